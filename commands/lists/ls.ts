@@ -1,0 +1,19 @@
+import { defineCommand, type ListFlags } from '../../src/cli/command.js';
+import { runList } from '../../src/cli/list.js';
+
+interface ListingSummary { id: string; title: string; dashboard_url: string }
+
+export default defineCommand<ListFlags>({
+  path: ['lists', 'ls'],
+  summary: 'List the workspace\'s listings, newest first',
+  list: true,
+  examples: ['wcm lists ls', 'wcm lists ls --all --json | jq length'],
+  async run(opts, f) {
+    const workspace = await f.workspace();
+    return runList<ListingSummary>(f, opts, 'listListings', { params: { workspace } }, [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'TITLE', value: (r) => r.title, maxWidth: 60 },
+      { header: 'DASHBOARD', value: (r) => r.dashboard_url, pretty: (r, s) => s.dim(r.dashboard_url) },
+    ], 'listings');
+  },
+});

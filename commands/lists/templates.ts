@@ -1,0 +1,17 @@
+import { defineCommand, type ListFlags } from '../../src/cli/command.js';
+import { runList } from '../../src/cli/list.js';
+
+interface Template { slug: string; name: string; description: string }
+
+export default defineCommand<ListFlags>({
+  path: ['lists', 'templates'],
+  summary: 'List the listing templates of the setup catalog',
+  list: true,
+  async run(opts, f) {
+    return runList<Template>(f, opts, 'listListingTemplates', {}, [
+      { header: 'SLUG', value: (r) => r.slug, pretty: (r, s) => s.bold(r.slug) },
+      { header: 'NAME', value: (r) => r.name },
+      { header: 'DESCRIPTION', value: (r) => r.description },
+    ], 'templates');
+  },
+});

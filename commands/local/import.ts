@@ -1,0 +1,75 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { defineCommand } from '../../src/cli/command.js';
+import { CliError } from '../../src/cli/errors.js';
+import { dataFileOf, dataOption } from '../../src/cli/local.js';
+
+export default defineCommand<{ data?: string; replace?: boolean }>({
+  path: ['local', 'import'],
+  summary: 'Import store fixtures into a local data file (not while a server runs on it)',
+  description: 'Adds the fixtures\' records; ids that already exist are refused. With --replace, the data file is\nreplaced by the fixtures. A bad fixture is rejected with the JSON path, and nothing is imported.',
+  args: [{ name: 'fixture', description: 'store fixture files (FIXTURES.md §1)', required: true, variadic: true }],
+  options: [dataOption, { flags: '--replace', description: 'replace everything in the data file with the fixtures' }],
+  async run(opts, f) {
+    const file = dataFileOf(f, opts.data);
+    const { readLock, StoreLockedError } = await import('../../src/store/lock.js');
+    const holder = await readLock(file);
+    if (holder) throw new CliError(`A wcm server (pid ${holder.pid}) is running on ${file}; stop it before importing.`, 1, 'Or seed a running server through the API with `wcm seed`.');
+    const { Store, StoreCorruptError } = await import('../../src/store/store.js');
+    const { seedStore } = await import('../../src/server/serve.js');
+    const { FixtureError } = await import('../../src/store/fixture.js');
+    const fixtures = opts.args.map((a) => path.resolve(f.cwd, a));
+    if (opts.replace) {
+      // Validate into a fresh store beside the real one, then swap: the old data stays until the new is whole.
+      const tmp = `${file}.import-${process.pid}`;
+      await fs.rm(tmp, { force: true });
+      await fs.rm(`${tmp}.journal`, { force: true });
+      let counts: Record<string, number>;
+      const fresh = await Store.open(tmp);
+      try {
+        counts = await seedStore(fresh, fixtures);
+      } catch (err) {
+        await fresh.close();
+        await Promise.all([fs.rm(tmp, { force: true }), fs.rm(`${tmp}.journal`, { force: true })]);
+        if (err instanceof FixtureError) throw new CliError(err.message, 1);
+        throw err;
+      }
+      await fresh.close();
+      const lock = await (await import('../../src/store/lock.js')).acquireLock(file).catch((err) => {
+        if (err instanceof StoreLockedError) throw new CliError(err.message);
+        throw err;
+      });
+      try {
+        await fs.rename(tmp, file);
+        await fs.rm(`${file}.journal`, { force: true });
+        await fs.rm(`${tmp}.journal`, { force: true });
+      } finally {
+        await lock();
+      }
+      f.io.stdout.write(`replaced ${file} with ${summary(counts)}\n`);
+      return 0;
+    }
+    let store;
+    try {
+      store = await Store.open(file);
+    } catch (err) {
+      if (err instanceof StoreLockedError || err instanceof StoreCorruptError) throw new CliError(err.message);
+      throw err;
+    }
+    try {
+      const counts = await seedStore(store, fixtures);
+      f.io.stdout.write(`imported into ${file}: ${summary(counts)}\n`);
+    } catch (err) {
+      if (err instanceof FixtureError) throw new CliError(err.message, 1);
+      throw err;
+    } finally {
+      await store.close();
+    }
+    return 0;
+  },
+});
+
+function summary(counts: Record<string, number>): string {
+  const parts = Object.entries(counts).map(([k, v]) => `${v} ${k}`);
+  return parts.length ? parts.join(', ') : 'nothing (the fixtures are empty)';
+}

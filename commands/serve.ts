@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { defineCommand } from '../src/cli/command.js';
+import { CliError, UsageError } from '../src/cli/errors.js';
+
+interface ServeOptions {
+  host: string;
+  port: string;
+  data?: string;
+  seed?: string[];
+  rateLimit?: string;
+  payments?: 'local' | 'stripe';
+}
+
+export default defineCommand<ServeOptions>({
+  path: ['serve'],
+  summary: 'Run the embedded v1 API server on a durable JSON-file store',
+  description:
+    'On an empty store without --seed, creates an owner, a workspace and an all-abilities token,\n' +
+    'saves them as profile `local`, and prints the token once. SIGINT/SIGTERM finish in-flight\n' +
+    'requests, flush the store and exit 0.',
+  examples: ['wcm serve', 'wcm serve --port 0 --data /tmp/wcm.json --seed fixtures/demo.json'],
+  options: [
+    { flags: '--host <host>', description: 'address to listen on', default: '127.0.0.1' },
+    { flags: '--port <port>', description: 'port (0 picks a free one)', default: '4010' },
+    { flags: '--data <file>', description: 'data file (default .wcm/store.json in the working directory)' },
+    { flags: '--seed <fixture>', description: 'store fixture to load into an empty store (repeatable)', repeatable: true },
+    { flags: '--rate-limit <n>', description: 'public requests per minute per client and route (default 60)' },
+    { flags: '--payments <provider>', description: 'payment provider (default local; stripe when STRIPE_SECRET_KEY is set)', choices: ['local', 'stripe'] },
+  ],
+  async run(opts, f) {
+    const port = Number(opts.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`\`--port\` must be an integer from 0 to 65535; received \`${opts.port}\`.`);
+    let rateLimit: number | undefined;
+    if (opts.rateLimit !== undefined) {
+      rateLimit = Number(opts.rateLimit);
+      if (!Number.isInteger(rateLimit) || rateLimit < 1) throw new UsageError(`\`--rate-limit\` must be a positive integer; received \`${opts.rateLimit}\`.`);
+    }
+    const dataFile = path.resolve(f.cwd, opts.data ?? '.wcm/store.json');
+    const { startLocalServer } = await import('../src/server/serve.js');
+    const { StoreLockedError } = await import('../src/store/lock.js');
+    const { FixtureError } = await import('../src/store/fixture.js');
+    const { StoreCorruptError } = await import('../src/store/store.js');
+    const { extendServer } = await import('../src/server/extend.js');
+    let server;
+    try {
+      server = await startLocalServer({
+        dataFile,
+        host: opts.host,
+        port,
+        seeds: opts.seed?.map((s) => path.resolve(f.cwd, s)),
+        rateLimit,
+        payments: opts.payments,
+        env: f.env,
+        extend: extendServer,
+        log: (line) => f.io.stderr.write(`${line}\n`),
+      });
+    } catch (err) {
+      if (err instanceof StoreLockedError || err instanceof FixtureError || err instanceof StoreCorruptError) throw new CliError(err.message);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new CliError(`Port ${port} on ${opts.host} is already in use.`, 1, 'Stop what is using it, or pass `--port 0` for a free port.');
+      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new CliError(`Cannot listen on ${opts.host}:${port} (${code}).`);
+      throw err;
+    }
+    const out = f.io.stdout;
+    out.write(`wcm listening on ${server.url}\n`);
+    out.write(`data: ${dataFile}\n`);
+    for (const note of server.notes) out.write(`${note}\n`);
+
+    // Profile `local`: created on first run, kept pointing at this server afterwards.
+    const profiles = await f.profiles();
+    if (server.bootstrap) {
+      profiles.set('local', { base_url: server.url, token: server.bootstrap.token, workspace: server.bootstrap.workspaceId });
+      if (!profiles.current()) profiles.use('local');
+      out.write(`created an owner, workspace ${server.bootstrap.workspaceId} and an all-abilities token (shown once):\n`);
+      out.write(`  ${server.bootstrap.token}\n`);
+      out.write(`saved as profile \`local\` in ${profiles.path}: in another terminal, try \`wcm lists ls\`\n`);
+    } else if (server.seededToken) {
+      profiles.set('local', { base_url: server.url, token: server.seededToken.token, workspace: server.seededToken.workspaceId });
+      if (!profiles.current()) profiles.use('local');
+      out.write(`profile \`local\` uses the fixture's first all-abilities token, workspace ${server.seededToken.workspaceId}: try \`wcm threads ls\`\n`);
+    } else {
+      const local = profiles.get('local');
+      if (local?.token && local.base_url !== server.url && server.store.get('tokens', (await import('../src/store/fixture.js')).tokenId((await import('../src/store/fixture.js')).hashToken(local.token)))) {
+        profiles.set('local', { ...local, base_url: server.url });
+        out.write(`profile \`local\` now points at ${server.url}\n`);
+      }
+    }
+
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (sig: string) => {
+        if (stopping) return;
+        stopping = true;
+        f.io.stderr.write(`\n${sig}: finishing in-flight requests and flushing the store…\n`);
+        void server.close().then(resolve, (err) => {
+          f.io.stderr.write(`error while stopping: ${(err as Error).message}\n`);
+          resolve();
+        });
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+    return 0;
+  },
+});

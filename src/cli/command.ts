@@ -1,0 +1,49 @@
+import type { Factory } from './factory.js';
+
+export interface ArgSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+  variadic?: boolean;
+}
+
+export interface OptionSpec {
+  /** Commander flags, e.g. `--title <title>` or `--publish`. */
+  flags: string;
+  description: string;
+  default?: string | boolean | string[];
+  /** Collect every occurrence into an array. */
+  repeatable?: boolean;
+  choices?: readonly string[];
+}
+
+/**
+ * A command is data plus a run function (wrangler's createCommand, GitHub CLI's Options + runF):
+ * the definition declares arguments, flags and help; `run` is a plain async function a test can
+ * call with options and a factory, without parsing argv.
+ */
+export interface CommandDef<O = Record<string, unknown>> {
+  /** e.g. ['lists', 'create']. */
+  path: string[];
+  summary: string;
+  description?: string;
+  examples?: string[];
+  args?: ArgSpec[];
+  options?: OptionSpec[];
+  /** Adds --limit, --cursor and --all. */
+  list?: boolean;
+  /** Returns the exit code (0 when omitted). Positional arguments arrive in `opts.args`. */
+  run(opts: O & { args: string[] }, f: Factory): Promise<number | void>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function defineCommand<O = any>(def: CommandDef<O>): CommandDef<O> {
+  return def;
+}
+
+/** Flags every list command takes. */
+export interface ListFlags {
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+}

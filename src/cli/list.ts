@@ -1,0 +1,55 @@
+import type { ListFlags } from './command.js';
+import { UsageError } from './errors.js';
+import type { Factory } from './factory.js';
+import { JsonArrayStream, errStyle, printJson, printRows, type Column } from './output.js';
+
+/** Checks `--limit`: an integer from 1 to 100. */
+export function parseLimit(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`\`--limit\` must be an integer from 1 to 100; received \`${raw}\`.`);
+  return n;
+}
+
+/**
+ * Runs a list operation with the shared flags: one page (`--limit`, `--cursor`) or every page
+ * (`--all`), as a table, tab-separated rows or JSON. `--all --json` streams one JSON array.
+ */
+export async function runList<T>(
+  f: Factory,
+  flags: ListFlags,
+  operationId: string,
+  input: { params?: Record<string, string | undefined>; query?: Record<string, string | number | undefined> },
+  columns: Column<T>[],
+  noun: string,
+): Promise<number> {
+  const limit = parseLimit(flags.limit);
+  const client = await f.client();
+  const query = { ...input.query, limit: limit ?? (flags.all ? 100 : undefined), cursor: flags.cursor };
+  const { io } = f;
+  if (flags.all) {
+    const json = f.globals.json ? new JsonArrayStream(io.stdout) : null;
+    const buffered: T[] = [];
+    let count = 0;
+    for await (const page of client.pages<T>(operationId, { params: input.params, query })) {
+      count += page.data.length;
+      if (json) await json.push(page.data);
+      else if (io.isStdoutTTY) buffered.push(...page.data);
+      else await printRows(io, page.data, columns);
+    }
+    if (json) json.end();
+    else if (io.isStdoutTTY) await printRows(io, buffered, columns);
+    if (!count && !json && io.isStderrTTY) io.stderr.write(`No ${noun}.\n`);
+    return 0;
+  }
+  const res = await client.call<T[]>(operationId, { params: input.params, query });
+  const { data, meta } = res.body;
+  if (f.globals.json) printJson(io.stdout, data);
+  else await printRows(io, data, columns);
+  if (!data.length && !f.globals.json && io.isStderrTTY) io.stderr.write(`No ${noun}.\n`);
+  if (meta.next_cursor) {
+    const s = await errStyle(io);
+    io.stderr.write(s.dim(`More ${noun}: add --cursor ${meta.next_cursor} (or --all for every page).\n`));
+  }
+  return 0;
+}

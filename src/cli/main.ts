@@ -1,0 +1,116 @@
+import { Command, CommanderError, Option } from 'commander';
+import { commands } from '../../commands/index.js';
+import type { CommandDef } from './command.js';
+import { CliError, EXIT } from './errors.js';
+import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
+import { systemIO, type IO } from './io.js';
+import { printError } from './output.js';
+
+export interface MainDeps {
+  io?: IO;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Build the factory (tests pass one with fake io and config). */
+  factory?: (globals: GlobalFlags) => Factory;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>): void {
+  let parent = program;
+  for (const name of def.path.slice(0, -1)) {
+    parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(`${name} commands`);
+  }
+  const cmd = parent.command(def.path[def.path.length - 1]).description(def.summary);
+  if (def.description) cmd.addHelpText('after', `\n${def.description}`);
+  if (def.examples?.length) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  $ ${e}`).join('\n')}`);
+  for (const a of def.args ?? []) {
+    const label = a.variadic ? `${a.name}...` : a.name;
+    cmd.argument(a.required ? `<${label}>` : `[${label}]`, a.description);
+  }
+  for (const o of def.options ?? []) {
+    const opt = new Option(o.flags, o.description);
+    if (o.choices) opt.choices(o.choices);
+    if (o.repeatable) opt.argParser(collect).default(undefined);
+    else if (o.default !== undefined) opt.default(o.default);
+    cmd.addOption(opt);
+  }
+  if (def.list) {
+    cmd.option('--limit <n>', 'page size, 1 to 100 (default 25; 100 with --all)');
+    cmd.option('--cursor <cursor>', 'start after this cursor (from a previous page)');
+    cmd.option('--all', 'follow next_cursor to the end (with --json: one JSON array, streamed)');
+  }
+  cmd.action(async (...received: unknown[]) => {
+    const self = received[received.length - 1] as Command;
+    const args = (received.slice(0, def.args?.length ?? 0) as Array<string | string[] | undefined>)
+      .flatMap((a) => (a === undefined ? [] : Array.isArray(a) ? a : [a]));
+    await onRun(def, self, args);
+  });
+}
+
+/** Runs the CLI; resolves to the exit code. */
+export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
+  const env = deps.env ?? process.env;
+  const globalsFromArgv: GlobalFlags = { color: !argv.includes('--no-color'), json: argv.includes('--json') };
+  const io = deps.io ?? systemIO(env, { noColor: !globalsFromArgv.color });
+  let exitCode: number = EXIT.ok;
+  const program = new Command('wcm')
+    .description('Workspace Contact Management: an embedded local API server and a client for any instance.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .option('--json', 'print JSON (the `data` member) on stdout; errors as JSON on stderr')
+    .option('--no-color', 'no colour (NO_COLOR is honoured too)')
+    .option('--debug', 'print each request and response line on stderr (token redacted)')
+    .option('--base-url <url>', 'API base URL ending in /v1 (env WCM_BASE_URL)')
+    .option('-w, --workspace <id>', 'workspace id (env WCM_WORKSPACE)')
+    .option('--profile <name>', 'profile to use (env WCM_PROFILE)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  program.addHelpText(
+    'after',
+    `
+Environment: WCM_BASE_URL, WCM_TOKEN, WCM_WORKSPACE, WCM_PROFILE, WCM_CONFIG_DIR, NO_COLOR.
+Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/allowed, 5 not found, 6 rate limited.`,
+  );
+
+  const run = async (def: CommandDef, cmd: Command, args: string[]) => {
+    const opts = cmd.optsWithGlobals() as Record<string, unknown> & GlobalFlags;
+    const globals: GlobalFlags = {
+      json: !!opts.json,
+      color: opts.color !== false,
+      debug: !!opts.debug,
+      baseUrl: opts.baseUrl,
+      workspace: opts.workspace,
+      profile: opts.profile,
+    };
+    const f = deps.factory ? deps.factory(globals) : createFactory(io, env, globals, deps.cwd);
+    try {
+      const code = await def.run({ ...opts, args }, f);
+      exitCode = typeof code === 'number' ? code : EXIT.ok;
+    } catch (err) {
+      await printError(io, err, !!globals.json);
+      if (!(err instanceof CliError)) {
+        if (globals.debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
+        exitCode = EXIT.failure;
+      } else exitCode = err.exitCode;
+    }
+  };
+  for (const def of commands) register(program, def, run);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      return EXIT.usage;
+    }
+    await printError(io, err, !!globalsFromArgv.json);
+    return EXIT.failure;
+  }
+  return exitCode;
+}

@@ -1,0 +1,151 @@
+import type { IO, Writer } from './io.js';
+import { ApiError, CliError } from './errors.js';
+
+/** A column of a list: plain text for pipes, optionally a prettier cell for terminals. */
+export interface Column<T> {
+  header: string;
+  value(row: T): string;
+  pretty?(row: T, style: Style): string;
+  /** Terminal only: longer cells are cut with an ellipsis. */
+  maxWidth?: number;
+}
+
+/** Colour helpers that are no-ops when colour is off (chalk is loaded only for terminals). */
+export interface Style {
+  dim(s: string): string;
+  bold(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  cyan(s: string): string;
+}
+
+const plain: Style = { dim: (s) => s, bold: (s) => s, red: (s) => s, green: (s) => s, yellow: (s) => s, cyan: (s) => s };
+
+export async function style(io: IO): Promise<Style> {
+  if (!io.color) return plain;
+  const { Chalk } = await import('chalk');
+  const c = new Chalk({ level: 1 });
+  return { dim: c.dim, bold: c.bold, red: c.red, green: c.green, yellow: c.yellow, cyan: c.cyan };
+}
+
+/** Style for stderr lines (its own TTY check). */
+export async function errStyle(io: IO): Promise<Style> {
+  if (!io.isStderrTTY || !io.color) return plain;
+  return style(io);
+}
+
+function truncate(s: string, max?: number): string {
+  if (!max || s.length <= max) return s;
+  return `${s.slice(0, Math.max(1, max - 1))}…`;
+}
+
+const tsvCell = (s: string) => s.replace(/[\t\n\r]/g, ' ');
+
+/** Rows as a table on a terminal, tab-separated rows (no header, no truncation) when piped. */
+export async function printRows<T>(io: IO, rows: T[], columns: Column<T>[]): Promise<void> {
+  if (!io.isStdoutTTY) {
+    for (const row of rows) io.stdout.write(columns.map((c) => tsvCell(c.value(row))).join('\t') + '\n');
+    return;
+  }
+  if (!rows.length) return;
+  const s = await style(io);
+  const { default: Table } = await import('cli-table3');
+  const table = new Table({
+    head: columns.map((c) => s.bold(c.header)),
+    style: { head: [], border: io.color ? ['grey'] : [], compact: true },
+    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
+  });
+  for (const row of rows) table.push(columns.map((c) => (c.pretty ? c.pretty(row, s) : truncate(c.value(row), c.maxWidth))));
+  io.stdout.write(table.toString().split('\n').map((l) => l.replace(/^ /, '')).join('\n') + '\n');
+}
+
+/** Key/value lines for one record: aligned on a terminal, `key<TAB>value` when piped. */
+export async function printFields(io: IO, fields: Array<[string, string]>): Promise<void> {
+  if (!io.isStdoutTTY) {
+    for (const [k, v] of fields) io.stdout.write(`${k}\t${tsvCell(v)}\n`);
+    return;
+  }
+  const s = await style(io);
+  const w = Math.max(...fields.map(([k]) => k.length));
+  for (const [k, v] of fields) io.stdout.write(`${s.dim(k.padEnd(w))}  ${v}\n`);
+}
+
+export function printJson(out: Writer, value: unknown): void {
+  out.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+/**
+ * Writes one JSON array as items arrive, so `--all --json` keeps memory flat however long the list.
+ */
+export class JsonArrayStream {
+  private first = true;
+  constructor(private readonly out: Writer) {
+    out.write('[');
+  }
+  async push(items: unknown[]): Promise<void> {
+    if (!items.length) return;
+    let chunk = '';
+    for (const item of items) {
+      chunk += (this.first ? '\n  ' : ',\n  ') + JSON.stringify(item);
+      this.first = false;
+    }
+    if (!this.out.write(chunk)) await drained(this.out);
+  }
+  end(): void {
+    this.out.write(this.first ? ']\n' : '\n]\n');
+  }
+}
+
+function drained(out: Writer): Promise<void> {
+  const e = out as unknown as { once?: (ev: string, cb: () => void) => void };
+  return e.once ? new Promise((r) => e.once!('drain', r)) : Promise.resolve();
+}
+
+/** Errors on stderr: title, detail, resolution, field errors, request id; `--json`: the problem object. */
+export async function printError(io: IO, err: unknown, json: boolean): Promise<void> {
+  if (err instanceof ApiError) {
+    const p = err.problem;
+    if (json) {
+      io.stderr.write(JSON.stringify({ status: err.status, ...p }) + '\n');
+      return;
+    }
+    const s = await errStyle(io);
+    io.stderr.write(`${s.red('Error:')} ${s.bold(p.title ?? `HTTP ${err.status}`)}${p.code ? s.dim(` (${err.status} ${p.code})`) : ''}\n`);
+    if (p.detail && p.detail !== p.title) io.stderr.write(`  ${p.detail}\n`);
+    for (const [field, msgs] of Object.entries(p.errors ?? {})) {
+      for (const m of msgs) io.stderr.write(`  ${s.yellow(`• ${field}`)}: ${m}\n`);
+    }
+    if (p.resolution) io.stderr.write(`  ${s.cyan('→')} ${p.resolution}\n`);
+    if (p.request_id) io.stderr.write(s.dim(`  request id: ${p.request_id}\n`));
+    return;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (json) {
+    io.stderr.write(JSON.stringify({ title: 'Error', detail: message, ...(err instanceof CliError && err.hint ? { resolution: err.hint } : {}) }) + '\n');
+    return;
+  }
+  const s = await errStyle(io);
+  io.stderr.write(`${s.red('Error:')} ${message}\n`);
+  if (err instanceof CliError && err.hint) io.stderr.write(`  ${s.cyan('→')} ${err.hint}\n`);
+}
+
+/** "3 minutes ago" for people; exact timestamps stay in piped output and JSON. */
+export function relativeTime(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const diff = (now - Date.parse(iso)) / 1000;
+  const future = diff < 0;
+  const d = Math.abs(diff);
+  const units: Array<[number, string]> = [[60, 'second'], [60, 'minute'], [24, 'hour'], [30, 'day'], [12, 'month'], [Infinity, 'year']];
+  let v = d;
+  for (const [size, name] of units) {
+    if (v < size) {
+      const n = Math.floor(v);
+      if (name === 'second' && n < 45) return future ? 'in a moment' : 'just now';
+      const label = `${n} ${name}${n === 1 ? '' : 's'}`;
+      return future ? `in ${label}` : `${label} ago`;
+    }
+    v /= size;
+  }
+  return iso;
+}

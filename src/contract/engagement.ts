@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { PagingQuery, Timestamp, Uuid } from './common.js';
+
+export const THREAD_VIEWS = ['inbox', 'unread', 'starred', 'closed'] as const;
+export const CHANNELS = ['web_chat', 'email', 'whatsapp', 'form'] as const;
+export type ThreadView = (typeof THREAD_VIEWS)[number];
+export type Channel = (typeof CHANNELS)[number];
+
+export const ThreadsQuery = z.strictObject({
+  view: z.enum(THREAD_VIEWS).default('inbox'),
+  channel: z.enum(CHANNELS).optional(),
+  q: z.string().max(200).optional().meta({ description: 'Case-insensitive match on contact name, email, subject and last message.' }),
+  ...PagingQuery,
+});
+
+export const Contact = z.object({
+  id: Uuid,
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+});
+
+export const ThreadSummary = z
+  .object({
+    id: Uuid,
+    contact: Contact,
+    channels: z.array(z.enum(CHANNELS)),
+    subject: z.string().nullable(),
+    status: z.enum(['open', 'closed']),
+    unread: z.boolean(),
+    starred: z.boolean(),
+    last_message_at: Timestamp.nullable(),
+    last_message_preview: z.string().nullable(),
+    message_count: z.number().int(),
+  })
+  .meta({ id: 'ThreadSummary' });
+
+export const Message = z
+  .object({
+    id: Uuid,
+    channel: z.enum(CHANNELS),
+    direction: z.enum(['inbound', 'outbound']),
+    body: z.string(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'Message' });
+
+export const Thread = ThreadSummary.extend({ messages: z.array(Message) }).meta({ id: 'Thread' });
+
+export const BOOKING_STATUSES = ['pending', 'confirmed', 'cancelled'] as const;
+export const BookingsQuery = z.strictObject({
+  status: z.enum(BOOKING_STATUSES).optional(),
+  from: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only bookings starting at or after this instant (ISO 8601).' }),
+  to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only bookings starting before this instant (ISO 8601).' }),
+  ...PagingQuery,
+});
+
+export const Booking = z
+  .object({
+    id: Uuid,
+    status: z.enum(BOOKING_STATUSES),
+    booking_type: z.object({ id: Uuid, name: z.string() }),
+    contact: z.object({ name: z.string().nullable(), email: z.string().nullable() }),
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+    timezone: z.string(),
+  })
+  .meta({ id: 'Booking' });
+
+export const VOICE_KINDS = ['call', 'voice_message'] as const;
+export const VOICE_STATUSES = ['answered', 'missed', 'voicemail'] as const;
+export const VoiceQuery = z.strictObject({
+  kind: z.enum(VOICE_KINDS).optional(),
+  ...PagingQuery,
+});
+
+export const VoiceInteraction = z
+  .object({
+    id: Uuid,
+    kind: z.enum(VOICE_KINDS),
+    from: z.string(),
+    to: z.string(),
+    status: z.enum(VOICE_STATUSES),
+    started_at: Timestamp,
+    duration_seconds: z.number().int(),
+    transcript: z.string().nullable(),
+  })
+  .meta({ id: 'VoiceInteraction' });

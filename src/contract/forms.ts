@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { JsonObject, Timestamp, Uuid, nonEmpty } from './common.js';
+
+export const FormField = z
+  .strictObject({
+    id: z.string().min(1).max(64),
+    label: z.string().min(1).max(255),
+    required: z.boolean().default(false),
+    options: z.array(z.string().max(255)).max(100).optional(),
+  })
+  .meta({ id: 'FormField' });
+
+const FormFields = z.array(FormField).max(100).superRefine((fields, ctx) => {
+  const seen = new Map<string, number>();
+  fields.forEach((f, i) => {
+    if (seen.has(f.id)) {
+      ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `Duplicate field id \`${f.id}\` (also at index ${seen.get(f.id)}).` });
+    } else seen.set(f.id, i);
+  });
+});
+
+export const UpdateFormBody = nonEmpty(
+  z.strictObject({
+    name: z.string().min(1).max(255).optional(),
+    fields: FormFields.optional(),
+    settings: JsonObject.optional(),
+    design: JsonObject.optional(),
+    integrations: JsonObject.optional(),
+    embed: JsonObject.optional(),
+  }),
+).meta({ id: 'UpdateFormBody', description: 'Members sent replace stored ones; object members merge by JSON Merge Patch (RFC 7396).' });
+
+export const Form = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    fields: z.array(z.object({ id: z.string(), label: z.string(), required: z.boolean(), options: z.array(z.string()).optional() })),
+    settings: z.record(z.string(), z.unknown()),
+    design: z.record(z.string(), z.unknown()),
+    integrations: z.record(z.string(), z.unknown()),
+    embed: z.record(z.string(), z.unknown()),
+    updated_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Form' });

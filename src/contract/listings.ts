@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { Timestamp, Uuid } from './common.js';
+
+export const ListingItem = z
+  .strictObject({
+    title: z.string().min(1).max(255),
+    description: z.string().max(2000).optional(),
+  })
+  .meta({ id: 'ListingItem' });
+
+export const CreateListingBody = z
+  .strictObject({
+    title: z.string().min(1).max(255),
+    template_slug: z.string().min(1).max(64).meta({ description: 'Slug of a template in GET /setup/listing-templates.' }),
+    items: z.array(ListingItem).max(50).default([]),
+  })
+  .meta({ id: 'CreateListingBody' });
+
+export const Listing = z
+  .object({
+    id: Uuid,
+    title: z.string(),
+    template_slug: z.string(),
+    items: z.array(z.object({ title: z.string(), description: z.string().optional() })),
+    button_id: Uuid.nullable(),
+    dashboard_url: z.string(),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'Listing' });
+
+export const ListingSummary = z
+  .object({ id: Uuid, title: z.string(), dashboard_url: z.string() })
+  .meta({ id: 'ListingSummary' });
+
+export const ListingTemplate = z
+  .object({ slug: z.string(), name: z.string(), description: z.string() })
+  .meta({ id: 'ListingTemplate' });
+
+/** The built-in setup catalog of listing templates (DECISIONS: createListing). */
+export const LISTING_TEMPLATES: ReadonlyArray<z.infer<typeof ListingTemplate>> = [
+  { slug: 'faq', name: 'FAQ', description: 'Questions and answers' },
+  { slug: 'hours', name: 'Opening hours', description: 'When you are open, day by day' },
+  { slug: 'links', name: 'Links', description: 'A list of useful links' },
+  { slug: 'menu', name: 'Menu', description: 'Dishes or drinks with descriptions' },
+  { slug: 'pricing', name: 'Pricing', description: 'Plans or price points' },
+  { slug: 'services', name: 'Services', description: 'What you offer' },
+  { slug: 'team', name: 'Team', description: 'The people behind the business' },
+];

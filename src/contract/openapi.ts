@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { ABILITIES, Problem } from './common.js';
+import { CONTRACT_VERSION, operationList, type AnyOperation } from './operations.js';
+
+type Json = Record<string, unknown>;
+
+/** Hoists zod's per-schema `$defs` into shared components, renaming on a clash of shapes. */
+class Components {
+  readonly schemas: Record<string, Json> = {};
+  private readonly keyOf = new Map<string, string>();
+
+  add(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+    const defs = (raw.$defs ?? {}) as Record<string, Json>;
+    delete raw.$defs;
+    delete raw.$schema;
+    const rename = new Map<string, string>();
+    for (const [id, def] of Object.entries(defs)) {
+      const text = JSON.stringify(def);
+      let name = id;
+      if (this.schemas[name] && this.keyOf.get(name) !== text) name = `${id}${io === 'input' ? 'Input' : 'Output'}`;
+      rename.set(id, name);
+      if (!this.schemas[name]) {
+        this.schemas[name] = def;
+        this.keyOf.set(name, text);
+      }
+    }
+    const fix = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(fix);
+      if (node && typeof node === 'object') {
+        const out: Json = {};
+        for (const [k, v] of Object.entries(node)) {
+          if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
+            out[k] = `#/components/schemas/${rename.get(v.slice(8)) ?? v.slice(8)}`;
+          } else out[k] = fix(v);
+        }
+        return out;
+      }
+      return node;
+    };
+    for (const name of new Set(rename.values())) this.schemas[name] = fix(this.schemas[name]) as Json;
+    return fix(raw) as Json;
+  }
+}
+
+const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+function parameters(op: AnyOperation, components: Components) {
+  const out: Json[] = [];
+  for (const [name, schema] of Object.entries(op.params.shape)) {
+    out.push({ name, in: 'path', required: true, schema: components.add(schema as z.ZodType, 'input') });
+  }
+  for (const [name, schema] of Object.entries(op.query.shape)) {
+    const s = schema as z.ZodType;
+    const json = components.add(s, 'input');
+    const description = json.description;
+    delete json.description;
+    out.push({ name, in: 'query', required: !s.safeParse(undefined).success, ...(description ? { description } : {}), schema: json });
+  }
+  if (op.idempotent) {
+    out.push({
+      name: 'Idempotency-Key', in: 'header', required: true,
+      description: 'A stable key (8 to 120 visible ASCII characters) to retry safely; kept 24 hours.',
+      schema: { type: 'string', minLength: 8, maxLength: 120 },
+    });
+  }
+  if (op.access === 'signature') {
+    out.push({ name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' } });
+  }
+  return out;
+}
+
+function operationObject(op: AnyOperation, components: Components): Json {
+  const data = components.add(op.response, 'output');
+  const meta = op.list
+    ? { type: 'object', properties: { request_id: { type: 'string' }, next_cursor: { type: ['string', 'null'] } }, required: ['request_id', 'next_cursor'] }
+    : { type: 'object', properties: { request_id: { type: 'string' } }, required: ['request_id'] };
+  const envelope = {
+    type: 'object',
+    properties: { data: op.list ? { type: 'array', items: data } : data, meta },
+    required: ['data', 'meta'],
+  };
+  const responses: Json = {
+    [String(op.status)]: { description: op.status === 201 ? 'Created' : 'OK', content: { 'application/json': { schema: envelope } } },
+  };
+  if (op.body || op.list || Object.keys(op.query.shape).length) responses['400'] = problemResponse('Bad request (invalid JSON, cursor or idempotency key)');
+  if (op.access === 'bearer' || op.access === 'token') {
+    responses['401'] = problemResponse('Missing or invalid token');
+    responses['403'] = problemResponse('Token lacks the ability, or its user is not a member of the workspace');
+  }
+  if (Object.keys(op.params.shape).length) responses['404'] = problemResponse('Not found');
+  if (op.idempotent) responses['409'] = problemResponse('The same Idempotency-Key is still in flight');
+  if (op.body) {
+    responses['413'] = problemResponse('Body over 1 MiB');
+    responses['415'] = problemResponse('Body is not application/json');
+  }
+  responses['422'] = problemResponse('Validation failed');
+  if (op.access === 'public') responses['429'] = problemResponse('Rate limited');
+  responses['default'] = problemResponse('Error');
+
+  const out: Json = {
+    operationId: op.operationId,
+    summary: op.summary,
+    tags: [op.tag],
+    parameters: parameters(op, components),
+    responses,
+  };
+  if (op.description || op.aliasOf) {
+    out.description = [op.description, op.aliasOf ? `Compatibility alias of \`${op.aliasOf}\`; behaves the same.` : undefined]
+      .filter(Boolean)
+      .join('\n\n');
+  }
+  if (op.body) {
+    out.requestBody = {
+      required: !op.bodyOptional,
+      content: { 'application/json': { schema: components.add(op.body, 'input') } },
+    };
+  } else if (op.access === 'signature') {
+    out.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object' } } } };
+  }
+  if (op.access === 'bearer' || op.access === 'token') {
+    out.security = [{ bearer: [] }];
+    if (op.ability) out['x-ability'] = op.ability;
+  } else {
+    out.security = [];
+  }
+  if (op.extension) out['x-extension'] = true;
+  return out;
+}
+
+/** The OpenAPI 3.1 document, generated from the operations table. */
+export function buildOpenApi(serverUrl = '/v1'): Json {
+  const components = new Components();
+  const paths: Record<string, Json> = {};
+  for (const op of operationList) {
+    const item = (paths[op.path] ??= {});
+    item[op.method.toLowerCase()] = operationObject(op, components);
+  }
+  components.add(Problem, 'output');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Workspace Contact Management API',
+      version: CONTRACT_VERSION,
+      description: 'Served by `wcm serve`. Operations marked `x-extension` are additions of this implementation.',
+    },
+    servers: [
+      { url: serverUrl, description: 'Canonical base address' },
+      { url: serverUrl.replace(/\/v1$/, '/api/v1'), description: 'Application-domain alias (same contract)' },
+    ],
+    tags: [...new Set(operationList.map((o) => o.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: components.schemas,
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `Personal access token (wcm_pat_…) or OAuth access token (wcm_oat_…). Abilities: ${ABILITIES.join(', ')}.`,
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { Timestamp, Uuid, nonEmpty } from './common.js';
+
+export const SCHEMA_TYPES = ['WebPage', 'ProfilePage', 'ContactPage', 'AboutPage', 'Organization', 'LocalBusiness', 'Service'] as const;
+export const SLUG_PATTERN = /^[a-z0-9_-]+$/;
+/** `custom`, or `<service>_contact` such as `whatsapp_contact`. */
+export const TEMPLATE_PATTERN = /^(custom|[a-z0-9]+(_[a-z0-9]+)*_contact)$/;
+
+export const SuggestedReply = z
+  .strictObject({
+    id: Uuid,
+    label: z.string().min(1).max(255),
+    event_label: z.string().max(255).optional(),
+    message: z.string().max(2000).optional(),
+    featured: z.boolean().optional(),
+    operation: z.literal('message').optional(),
+  })
+  .meta({ id: 'SuggestedReply' });
+
+export const PageChatPatch = z
+  .strictObject({
+    greeting: z.string().max(500).nullable().optional(),
+    suggested_replies: z.array(SuggestedReply).max(10).nullable().optional(),
+  })
+  .meta({ id: 'PageChatPatch' });
+
+const text = (max: number) => z.string().max(max).nullable().optional();
+
+export const UpdatePageBody = nonEmpty(
+  z.strictObject({
+    name: z.string().min(1).max(255).optional(),
+    slug: z.string().min(1).max(255).regex(SLUG_PATTERN, 'Must match ^[a-z0-9_-]+$ (lowercase letters, digits, _ and -).').optional(),
+    published: z.boolean().optional(),
+    template: z.string().max(255).regex(TEMPLATE_PATTERN, 'Must be `custom` or `<service>_contact`, e.g. `whatsapp_contact`.').optional(),
+    display_name: text(255),
+    bio: text(500),
+    seo_title: text(255),
+    seo_description: text(500),
+    aeo_summary: text(2000),
+    agent_instructions: text(2000),
+    schema_type: z.enum(SCHEMA_TYPES).optional(),
+    chat: PageChatPatch.nullable().optional(),
+    robots_index: z.boolean().optional(),
+    llms_enabled: z.boolean().optional(),
+  }),
+).meta({ id: 'UpdatePageBody', description: 'Members sent replace stored ones; `chat` merges by JSON Merge Patch (RFC 7396).' });
+
+export const Page = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    slug: z.string(),
+    published: z.boolean(),
+    template: z.string(),
+    display_name: z.string().nullable(),
+    bio: z.string().nullable(),
+    seo_title: z.string().nullable(),
+    seo_description: z.string().nullable(),
+    aeo_summary: z.string().nullable(),
+    agent_instructions: z.string().nullable(),
+    schema_type: z.enum(SCHEMA_TYPES),
+    chat: z.object({
+      greeting: z.string().nullable().optional(),
+      suggested_replies: z.array(z.record(z.string(), z.unknown())).optional(),
+    }),
+    robots_index: z.boolean(),
+    llms_enabled: z.boolean(),
+    updated_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Page' });

@@ -1,0 +1,255 @@
+import { randomBytes } from 'node:crypto';
+import { fieldErrors } from '../contract/issues.js';
+import { buildOpenApi } from '../contract/openapi.js';
+import { operationList, type AnyOperation } from '../contract/operations.js';
+import type { Store } from '../store/store.js';
+import { authenticate, requireAbility, requireMembership, type AuthContext } from './auth.js';
+import { systemClock, Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services } from './context.js';
+import { handlers as defaultHandlers } from './handlers/index.js';
+import { PROBLEM_KINDS, ProblemError, notFound, problemBody, validationFailed } from './problems.js';
+import { Router } from './router.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const BASE_PATHS = ['/v1', '/api/v1'] as const;
+
+/** A request as the dispatcher sees it: already read, with no socket attached. */
+export interface AppRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body?: Buffer | string;
+  remoteAddress?: string;
+}
+
+export interface AppResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Hooks around public operations (rate limits, idempotency). `around` wraps the handler call;
+ * `headers` adds headers to every response of the operation.
+ */
+export interface PublicGuard {
+  before?(op: AnyOperation, req: RequestInfo): { headers?: Record<string, string> } | void;
+  around?(op: AnyOperation, req: RequestInfo, run: () => Promise<AppResponse>): Promise<AppResponse>;
+}
+
+export interface AppOptions {
+  store: Store;
+  clock?: Clock;
+  handlers?: Record<string, Handler>;
+  services?: Record<string, unknown>;
+  guards?: PublicGuard[];
+  /** Called with unexpected errors (logged by `wcm serve`; never sent to the client). */
+  onError?(err: unknown, req: RequestInfo): void;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export function newRequestId(): string {
+  const bytes = randomBytes(20);
+  let s = 'req_';
+  for (const b of bytes) s += BASE62[b % 62];
+  return s;
+}
+
+const header = (h: AppRequest['headers'], name: string): string | undefined => {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
+
+/** The whole API as a function of a request: no port needed (tests call it in-process). */
+export class App {
+  readonly router = new Router(operationList);
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly services: Services;
+  private readonly handlers: Record<string, Handler>;
+  private readonly guards: PublicGuard[];
+  private openapiText: string | null = null;
+
+  constructor(private readonly options: AppOptions) {
+    this.store = options.store;
+    this.clock = options.clock ?? systemClock;
+    this.handlers = options.handlers ?? defaultHandlers;
+    this.guards = options.guards ?? [];
+    this.services = { ...(options.services ?? {}), store: this.store, clock: this.clock };
+  }
+
+  /** Answers one request. Never throws. */
+  async handle(req: AppRequest): Promise<AppResponse> {
+    const given = header(req.headers, 'x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : newRequestId();
+    const url = new URL(req.url, 'http://localhost');
+    const host = header(req.headers, 'host') ?? 'localhost';
+    const base = BASE_PATHS.find((b) => url.pathname === b || url.pathname.startsWith(`${b}/`));
+    const info: RequestInfo = {
+      id: requestId,
+      method: req.method.toUpperCase(),
+      path: url.pathname,
+      origin: `http://${host}`,
+      baseUrl: `http://${host}${base ?? '/v1'}`,
+      headers: req.headers,
+      remoteAddress: req.remoteAddress ?? '127.0.0.1',
+      rawBody: typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? Buffer.alloc(0)),
+    };
+    try {
+      if (url.pathname === '/healthz') {
+        if (info.method !== 'GET' && info.method !== 'HEAD') throw methodNotAllowed(['GET']);
+        return this.json(200, { status: 'ok' }, info, {});
+      }
+      if (!base) throw new ProblemError('route_not_found', { detail: `No route for \`${info.method} ${url.pathname}\`: API paths start with /v1 or /api/v1.` });
+      const rel = url.pathname.slice(base.length) || '/';
+      if (rel === '/openapi.json') {
+        if (info.method !== 'GET') throw methodNotAllowed(['GET']);
+        this.openapiText ??= JSON.stringify(buildOpenApi('/v1'));
+        return { status: 200, headers: this.baseHeaders(info, 'application/json; charset=utf-8'), body: this.openapiText };
+      }
+      const match = this.router.match(info.method, rel);
+      if (match.kind === 'none') throw new ProblemError('route_not_found', { detail: `No route for \`${info.method} ${url.pathname}\`.` });
+      if (match.kind === 'method') throw methodNotAllowed(match.allow);
+      const op = match.op;
+      const guardHeaders: Record<string, string> = {};
+      if (op.access === 'public') {
+        for (const g of this.guards) Object.assign(guardHeaders, g.before?.(op, info)?.headers ?? {});
+      }
+      let run = () => this.run(op, match.params, url.searchParams, info);
+      if (op.access === 'public') {
+        for (const g of this.guards) {
+          if (g.around) {
+            const inner = run;
+            run = () => g.around!(op, info, inner);
+          }
+        }
+      }
+      const res = await run().catch((err) => this.fail(err, info));
+      Object.assign(res.headers, guardHeaders);
+      if (op.access === 'bearer' || op.access === 'token') res.headers['Cache-Control'] = 'no-store';
+      return res;
+    } catch (err) {
+      return this.fail(err, info);
+    }
+  }
+
+  private async run(op: AnyOperation, rawParams: Record<string, string>, search: URLSearchParams, info: RequestInfo): Promise<AppResponse> {
+    let auth: AuthContext | null = null;
+    if (op.access === 'bearer' || op.access === 'token') {
+      auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now());
+      requireAbility(auth, op);
+    }
+    // Path parameters: a malformed id names nothing, so it is that resource's 404.
+    const paramsResult = op.params.safeParse(rawParams);
+    const bad = paramsResult.success ? null : String(paramsResult.error.issues[0]?.path[0] ?? '');
+    if (auth && 'workspace' in rawParams) {
+      if (bad === 'workspace') throw notFound('workspace_not_found', rawParams.workspace);
+      requireMembership(this.store, auth, rawParams.workspace);
+    }
+    if (bad !== null) throw notFound((op.notFound?.[bad] ?? 'not_found') as `${string}_not_found`, rawParams[bad] ?? '');
+    const params = paramsResult.data;
+
+    // Query: every parameter once, known names only.
+    const rawQuery: Record<string, string> = {};
+    const queryErrors: Record<string, string[]> = {};
+    for (const [k, v] of search) {
+      if (k in rawQuery) queryErrors[k] = ['Given more than once.'];
+      rawQuery[k] = v;
+    }
+    const q = op.query.safeParse(rawQuery);
+    if (!q.success || Object.keys(queryErrors).length) {
+      throw validationFailed({ ...queryErrors, ...(q.success ? {} : fieldErrors(q.error.issues)) }, 'Invalid query parameters.');
+    }
+
+    let body: unknown = undefined;
+    if (op.body) {
+      const raw = info.rawBody;
+      const type = header(info.headers, 'content-type');
+      if (raw.length === 0 && !type) {
+        // No body at all: an empty object, which optional bodies accept and PATCH bodies refuse (422).
+        body = {};
+      } else {
+        if (!type || !JSON_TYPE.test(type)) {
+          throw new ProblemError('unsupported_media_type', { detail: `The body must be sent as \`application/json\`; received ${type ? `\`${type}\`` : 'no Content-Type'}.` });
+        }
+        body = parseJson(raw, op.bodyOptional);
+      }
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        throw validationFailed({ '(body)': ['The body must be a JSON object.'] });
+      }
+      const b = op.body.safeParse(body);
+      if (!b.success) throw validationFailed(fieldErrors(b.error.issues));
+      body = b.data;
+    }
+
+    const handler = this.handlers[op.operationId];
+    if (!handler) {
+      throw new ProblemError('not_implemented', { detail: `\`${op.operationId}\` is in the contract but this server does not implement it yet.` });
+    }
+    const ctx: HandlerContext = {
+      params, query: q.data, body, auth, store: this.store, clock: this.clock, request: info, services: this.services,
+    };
+    const result = await handler(ctx as never);
+    if (result instanceof Reply) {
+      return this.json(result.status ?? op.status, { data: result.data, meta: { request_id: info.id } }, info, result.headers);
+    }
+    if (op.list) {
+      const page = result as { items: unknown[]; next_cursor: string | null };
+      return this.json(op.status, { data: page.items, meta: { request_id: info.id, next_cursor: page.next_cursor } }, info, {});
+    }
+    return this.json(op.status, { data: result, meta: { request_id: info.id } }, info, {});
+  }
+
+  private baseHeaders(info: RequestInfo, type: string): Record<string, string> {
+    return { 'Content-Type': type, 'X-Request-Id': info.id, 'X-Content-Type-Options': 'nosniff' };
+  }
+
+  json(status: number, body: unknown, info: RequestInfo, headers: Record<string, string>): AppResponse {
+    return { status, headers: { ...this.baseHeaders(info, 'application/json; charset=utf-8'), ...headers }, body: JSON.stringify(body) };
+  }
+
+  /** The one place an error becomes a response: typed problems as they are, anything else a 500. */
+  fail(err: unknown, info: RequestInfo): AppResponse {
+    let p: ProblemError;
+    if (err instanceof ProblemError) p = err;
+    else {
+      this.options.onError?.(err, info);
+      p = new ProblemError('internal_error', { detail: 'The server failed to handle this request. Nothing was changed.' });
+    }
+    return {
+      status: p.status,
+      headers: { ...this.baseHeaders(info, 'application/problem+json; charset=utf-8'), ...p.headers },
+      body: JSON.stringify(problemBody(p, info.path, info.id)),
+    };
+  }
+}
+
+function methodNotAllowed(allow: string[]): ProblemError {
+  return new ProblemError('method_not_allowed', {
+    detail: `Allowed methods: ${allow.join(', ')}.`,
+    headers: { Allow: allow.join(', ') },
+  });
+}
+
+function parseJson(raw: Buffer, optional?: boolean): unknown {
+  if (raw.length === 0) {
+    if (optional) return {};
+    throw new ProblemError('invalid_json', { detail: 'The body is empty; send a JSON object.' });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw new ProblemError('invalid_json', { detail: 'The body is not valid UTF-8.' });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ProblemError('invalid_json', { detail: `The body is not valid JSON: ${(err as Error).message}.` });
+  }
+}
+
+export { PROBLEM_KINDS };

@@ -1,0 +1,76 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AnyOperation } from '../contract/operations.js';
+import { tokenId } from '../store/fixture.js';
+import type { TokenRecord, UserRecord, WorkspaceRecord } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import { ProblemError } from './problems.js';
+
+/** Who is calling, once the token checks out. */
+export interface AuthContext {
+  token: TokenRecord;
+  user: UserRecord;
+}
+
+/** The audience OAuth access tokens must be bound to. */
+export const API_AUDIENCE = 'wcm-api-v1';
+
+const unauthenticated = () =>
+  new ProblemError('unauthenticated', {
+    detail: 'This operation needs a bearer token and none was sent.',
+    headers: { 'WWW-Authenticate': 'Bearer realm="wcm"' },
+  });
+const invalidToken = (why: string) =>
+  new ProblemError('invalid_token', {
+    detail: `The bearer token is ${why}.`,
+    headers: { 'WWW-Authenticate': 'Bearer realm="wcm", error="invalid_token"' },
+  });
+
+/** Finds and checks the bearer token. Tokens are stored only as SHA-256 hashes. */
+export function authenticate(store: Store, header: string | undefined, now: Date): AuthContext {
+  if (!header) throw unauthenticated();
+  const m = /^Bearer +(\S+) *$/i.exec(header);
+  if (!m) throw invalidToken('malformed (expected `Authorization: Bearer <token>`)');
+  const digest = createHash('sha256').update(m[1]).digest();
+  const rec = store.get('tokens', tokenId(digest.toString('hex')));
+  // Compare the full digest in constant time: the map lookup used only a prefix.
+  if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), digest)) throw invalidToken('not recognised');
+  if (rec.revoked_at) throw invalidToken('revoked');
+  if (rec.expires_at && new Date(rec.expires_at).getTime() <= now.getTime()) throw invalidToken(`expired (at ${rec.expires_at})`);
+  if (m[1].startsWith('wcm_oat_') && rec.audience !== API_AUDIENCE) throw invalidToken('issued for another audience');
+  const user = store.get('users', rec.user_id);
+  if (!user) throw invalidToken('not recognised');
+  return { token: rec, user };
+}
+
+/** 403 unless the token has the operation's ability. */
+export function requireAbility(auth: AuthContext, op: AnyOperation): void {
+  if (op.ability && !auth.token.abilities.includes(op.ability)) {
+    throw new ProblemError('insufficient_ability', {
+      detail: `\`${op.operationId}\` needs the \`${op.ability}\` ability; this token has ${auth.token.abilities.length ? auth.token.abilities.map((a) => `\`${a}\``).join(', ') : 'none'}.`,
+    });
+  }
+}
+
+/** The workspaces a token reaches: its user's memberships, narrowed by OAuth grants. */
+export function reachableWorkspaces(store: Store, auth: AuthContext): Array<{ workspace: WorkspaceRecord; role: string }> {
+  const out: Array<{ workspace: WorkspaceRecord; role: string }> = [];
+  for (const w of store.values('workspaces')) {
+    const m = w.members.find((x) => x.user_id === auth.user.id);
+    if (!m) continue;
+    if (auth.token.workspace_ids && !auth.token.workspace_ids.includes(w.id)) continue;
+    out.push({ workspace: w, role: m.role });
+  }
+  return out;
+}
+
+/** 403 `not_a_member` unless the token's user belongs to the workspace (and OAuth grants it). */
+export function requireMembership(store: Store, auth: AuthContext, workspaceId: string): WorkspaceRecord {
+  const w = store.get('workspaces', workspaceId);
+  const member = w?.members.some((m) => m.user_id === auth.user.id);
+  const granted = !auth.token.workspace_ids || auth.token.workspace_ids.includes(workspaceId);
+  if (!w || !member || !granted) {
+    // The same answer whether or not the workspace exists: no probing for workspace ids.
+    throw new ProblemError('not_a_member', { detail: `The token's user is not a member of workspace \`${workspaceId}\`${member && !granted ? ' (the OAuth token has no grant for it)' : ''}.` });
+  }
+  return w;
+}

@@ -1,0 +1,65 @@
+import type { z } from 'zod';
+import type { Operation } from '../contract/operations.js';
+import type { Store } from '../store/store.js';
+import type { AuthContext } from './auth.js';
+import type { Page } from './paging.js';
+
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };
+
+/** What a handler may know about the request beyond its validated parts. */
+export interface RequestInfo {
+  id: string;
+  method: string;
+  /** Full path as received, e.g. `/api/v1/workspaces/…/lists`. */
+  path: string;
+  /** `http://host:port/v1` or `/api/v1`: the base address the caller used. */
+  baseUrl: string;
+  origin: string;
+  headers: Record<string, string | string[] | undefined>;
+  remoteAddress: string;
+  rawBody: Buffer;
+}
+
+/** Server-wide services handlers use; later areas add theirs here. */
+export interface Services {
+  store: Store;
+  clock: Clock;
+  /** Extension point for areas that need more (payments, webhook secret, …). */
+  [name: string]: unknown;
+}
+
+export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Null for public and signature operations. */
+  auth: AuthContext | null;
+  store: Store;
+  clock: Clock;
+  request: RequestInfo;
+  services: Services;
+}
+
+/** A result with a status or headers other than the operation's defaults. */
+export class Reply {
+  constructor(
+    readonly data: unknown,
+    readonly status?: number,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+type Result<O extends Operation> = O['list'] extends true ? Page<z.input<O['response']>> : z.input<O['response']> | Reply;
+
+export type Handler<O extends Operation = Operation> = (
+  ctx: HandlerContext<Out<O['params']>, Out<O['query']>, Out<O['body']>>,
+) => Result<O> | Promise<Result<O>> | Reply | Promise<Reply>;
+
+/** Ties a handler to its operation so its context is typed from the operation's schemas. */
+export function implement<O extends Operation>(op: O, handler: Handler<O>): [string, Handler] {
+  return [op.operationId, handler as unknown as Handler];
+}

@@ -1,0 +1,9 @@
+import type { Handler } from '../context.js';
+import { accountHandlers } from './account.js';
+import { listingHandlers } from './listings.js';
+
+/** Every implemented operation's handler, by operationId. Areas add their map here. */
+export const handlers: Record<string, Handler> = Object.fromEntries([
+  ...accountHandlers,
+  ...listingHandlers,
+]);

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { LISTING_TEMPLATES } from '../../contract/listings.js';
+import { operations } from '../../contract/operations.js';
+import type { ListingRecord } from '../../store/records.js';
+import { implement } from '../context.js';
+import { pageIndex } from '../paging.js';
+import { validationFailed } from '../problems.js';
+
+const TEMPLATE_SLUGS = new Set(LISTING_TEMPLATES.map((t) => t.slug));
+
+/** Where the listing is managed in the dashboard of the instance the caller used. */
+export function dashboardUrl(origin: string, rec: ListingRecord): string {
+  return `${origin}/dashboard/workspaces/${rec.workspace_id}/lists/${rec.id}`;
+}
+
+export const listingHandlers = [
+  implement(operations.createListing, async ({ params, body, store, clock, request }) => {
+    if (!TEMPLATE_SLUGS.has(body.template_slug)) {
+      throw validationFailed({
+        template_slug: [`Unknown template \`${body.template_slug}\`; use one of: ${[...TEMPLATE_SLUGS].join(', ')} (GET /v1/setup/listing-templates).`],
+      });
+    }
+    const rec: ListingRecord = {
+      id: randomUUID(),
+      workspace_id: params.workspace,
+      title: body.title,
+      template_slug: body.template_slug,
+      items: body.items.map((i) => (i.description === undefined ? { title: i.title } : { title: i.title, description: i.description })),
+      button_id: null,
+      created_at: clock.now().toISOString(),
+    };
+    await store.transact((tx) => tx.put('listings', rec));
+    const { workspace_id: _w, ...out } = rec;
+    return { ...out, dashboard_url: dashboardUrl(request.origin, rec) };
+  }),
+  implement(operations.listListings, ({ params, query, store, request }) =>
+    pageIndex(store.index('listingsByWorkspace'), params.workspace, {
+      scope: `listings:${params.workspace}`,
+      cursor: query.cursor,
+      limit: query.limit,
+      map: (r) => ({ id: r.id, title: r.title, dashboard_url: dashboardUrl(request.origin, r) }),
+    }),
+  ),
+];

@@ -1,0 +1,117 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, MAX_BODY_BYTES, newRequestId, type AppResponse } from './app.js';
+import { ProblemError, problemBody } from './problems.js';
+
+export interface HttpServerOptions {
+  host?: string;
+  port?: number;
+  /** Bounds for clients that send slowly (ms). */
+  headersTimeout?: number;
+  requestTimeout?: number;
+}
+
+export interface RunningServer {
+  server: http.Server;
+  url: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, closes idle connections. */
+  close(): Promise<void>;
+}
+
+function send(res: http.ServerResponse, r: AppResponse, head: boolean): void {
+  res.writeHead(r.status, { ...r.headers, 'Content-Length': Buffer.byteLength(r.body) });
+  res.end(head ? undefined : r.body);
+}
+
+function tooLarge(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const id = newRequestId();
+  const p = new ProblemError('payload_too_large', { detail: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).` });
+  const body = JSON.stringify(problemBody(p, (req.url ?? '/').split('?')[0], id));
+  res.writeHead(413, {
+    'Content-Type': 'application/problem+json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': id,
+    'X-Content-Type-Options': 'nosniff',
+    Connection: 'close',
+  });
+  res.end(body, () => req.socket.destroy());
+}
+
+/** Serves an App on node:http. The body limit is enforced while reading, never after buffering. */
+export function listen(app: App, options: HttpServerOptions = {}): Promise<RunningServer> {
+  let inFlight = 0;
+  let closing = false;
+  let idleResolve: (() => void) | null = null;
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    res.on('close', () => {
+      inFlight--;
+      if (closing && inFlight === 0) idleResolve?.();
+    });
+    if (closing) res.setHeader('Connection', 'close');
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) return tooLarge(req, res);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let aborted = false;
+    req.on('data', (chunk: Buffer) => {
+      if (aborted) return;
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        aborted = true;
+        chunks.length = 0;
+        req.pause();
+        tooLarge(req, res);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => {
+      aborted = true;
+    });
+    req.on('end', () => {
+      if (aborted) return;
+      app
+        .handle({
+          method: req.method ?? 'GET',
+          url: req.url ?? '/',
+          headers: req.headers,
+          body: Buffer.concat(chunks),
+          remoteAddress: req.socket.remoteAddress,
+        })
+        .then((r) => {
+          if (!res.writableEnded && !res.destroyed) send(res, r, req.method === 'HEAD');
+        });
+    });
+  });
+  server.headersTimeout = options.headersTimeout ?? 10_000;
+  server.requestTimeout = options.requestTimeout ?? 30_000;
+  server.keepAliveTimeout = 5_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4010, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      const addr = server.address() as AddressInfo;
+      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      resolve({
+        server,
+        port: addr.port,
+        url: `http://${host}:${addr.port}/v1`,
+        close: () =>
+          new Promise<void>((done) => {
+            closing = true;
+            server.close(() => done());
+            server.closeIdleConnections();
+            const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (idleResolve = r));
+            // Give in-flight requests time to finish, then drop whatever is left.
+            const timer = setTimeout(() => server.closeAllConnections(), 10_000);
+            void idle.then(() => {
+              clearTimeout(timer);
+              server.closeIdleConnections();
+            });
+          }),
+      });
+    });
+  });
+}

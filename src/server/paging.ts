@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import type { IndexEntry, SortedIndex, SortKey } from '../store/indexes.js';
+import { ProblemError } from './problems.js';
+
+/** One page of a list operation, as handlers return it. */
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+const check = (scope: string, key: SortKey) => createHash('sha256').update(scope).update(JSON.stringify(key)).digest('base64url').slice(0, 10);
+
+/** An opaque cursor: base64url of the sort key of the last item, with a check against tampering. */
+export function encodeCursor(scope: string, key: SortKey): string {
+  return Buffer.from(JSON.stringify([key, check(scope, key)])).toString('base64url');
+}
+
+export function decodeCursor(scope: string, cursor: string): SortKey {
+  const bad = () =>
+    new ProblemError('invalid_cursor', {
+      detail: 'The `cursor` cannot be decoded: it was changed, truncated, or comes from another list.',
+      errors: { cursor: ['Invalid cursor.'] },
+    });
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  if (!Array.isArray(v) || v.length !== 2 || !Array.isArray(v[0]) || typeof v[1] !== 'string') throw bad();
+  const key = v[0] as SortKey;
+  if (!key.every((k) => k === null || typeof k === 'string' || typeof k === 'number')) throw bad();
+  if (check(scope, key) !== v[1]) throw bad();
+  return key;
+}
+
+/**
+ * Keyset paging over a sorted index partition: starts strictly after the cursor's key, so records
+ * inserted between pages never cause duplicates or skips. `filter` picks matching records and
+ * `map` shapes them; scanning stops as soon as the page is full.
+ */
+export function pageIndex<T extends { id: string }, R>(
+  index: SortedIndex<T>,
+  partition: string,
+  opts: { scope: string; cursor?: string; limit: number; filter?: (rec: T) => boolean; map: (rec: T) => R },
+): Page<R> {
+  const entries = index.entries(partition);
+  return pageEntries(entries, (key, after) => index.seek(entries, key, after), opts);
+}
+
+/** Keyset paging over entries already sorted by `key` (for small in-memory lists). */
+export function pageEntries<T, R>(
+  entries: ReadonlyArray<IndexEntry<T>>,
+  seek: (key: SortKey, after: boolean) => number,
+  opts: { scope: string; cursor?: string; limit: number; filter?: (rec: T) => boolean; map: (rec: T) => R },
+): Page<R> {
+  let i = opts.cursor ? seek(decodeCursor(opts.scope, opts.cursor), true) : 0;
+  const items: R[] = [];
+  let lastKey: SortKey | null = null;
+  for (; i < entries.length && items.length < opts.limit; i++) {
+    const e = entries[i];
+    if (opts.filter && !opts.filter(e.rec)) continue;
+    items.push(opts.map(e.rec));
+    lastKey = e.key;
+  }
+  let more = false;
+  if (items.length === opts.limit) {
+    for (let j = i; j < entries.length; j++) {
+      if (!opts.filter || opts.filter(entries[j].rec)) {
+        more = true;
+        break;
+      }
+    }
+  }
+  return { items, next_cursor: more && lastKey ? encodeCursor(opts.scope, lastKey) : null };
+}

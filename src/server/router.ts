@@ -1,0 +1,59 @@
+import type { AnyOperation } from '../contract/operations.js';
+
+interface Route {
+  pattern: RegExp;
+  names: string[];
+  byMethod: Map<string, AnyOperation>;
+}
+
+export type Match =
+  | { kind: 'ok'; op: AnyOperation; params: Record<string, string> }
+  | { kind: 'method'; allow: string[] }
+  | { kind: 'none' };
+
+/** Matches paths (relative to the base address) to operations of the table. */
+export class Router {
+  private readonly routes: Route[] = [];
+
+  constructor(ops: Iterable<AnyOperation>) {
+    const byPath = new Map<string, Route>();
+    for (const op of ops) {
+      let route = byPath.get(op.path);
+      if (!route) {
+        const names: string[] = [];
+        const src = op.path
+          .split('/')
+          .map((seg) => {
+            const m = /^\{(\w+)\}$/.exec(seg);
+            if (!m) return seg.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+            names.push(m[1]);
+            return '([^/]+)';
+          })
+          .join('/');
+        route = { pattern: new RegExp(`^${src}/?$`), names, byMethod: new Map() };
+        byPath.set(op.path, route);
+        this.routes.push(route);
+      }
+      route.byMethod.set(op.method, op);
+    }
+  }
+
+  match(method: string, path: string): Match {
+    for (const route of this.routes) {
+      const m = route.pattern.exec(path);
+      if (!m) continue;
+      const op = route.byMethod.get(method);
+      if (!op) return { kind: 'method', allow: [...route.byMethod.keys()] };
+      const params: Record<string, string> = {};
+      route.names.forEach((n, i) => {
+        try {
+          params[n] = decodeURIComponent(m[i + 1]);
+        } catch {
+          params[n] = m[i + 1];
+        }
+      });
+      return { kind: 'ok', op, params };
+    }
+    return { kind: 'none' };
+  }
+}

@@ -1,0 +1,150 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import { ABILITIES } from '../contract/common.js';
+import { FixtureError, hashToken, importRecords, parseFixture, tokenId } from '../store/fixture.js';
+import { Store, type StoreOptions } from '../store/store.js';
+import { App, type PublicGuard } from './app.js';
+import { systemClock, type Clock } from './context.js';
+import { listen, type RunningServer } from './http.js';
+
+export interface LocalServerOptions {
+  dataFile: string;
+  host?: string;
+  port?: number;
+  seeds?: string[];
+  rateLimit?: number;
+  payments?: 'local' | 'stripe';
+  clock?: Clock;
+  env?: NodeJS.ProcessEnv;
+  storeOptions?: StoreOptions;
+  /** Extra services and guards (payments, rate limits, idempotency) that areas provide. */
+  extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{ services?: Record<string, unknown>; guards?: PublicGuard[]; notes?: string[] }>;
+  log?: (line: string) => void;
+}
+
+export interface LocalServer extends RunningServer {
+  app: App;
+  store: Store;
+  /** What happened at start (seeded, bootstrapped token, …) for `wcm serve` to print. */
+  notes: string[];
+  /** Set when this start created the owner, workspace and token of an empty store. */
+  bootstrap?: { token: string; workspaceId: string; userId: string };
+  /** The first token of a seeded fixture that can do everything, for profile `local`. */
+  seededToken?: { token: string; workspaceId: string };
+  close(): Promise<void>;
+}
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export function newPersonalToken(): string {
+  let s = 'wcm_pat_';
+  for (const b of randomBytes(40)) s += BASE62[b % 62];
+  return s;
+}
+
+async function readFixture(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new FixtureError(file, [{ path: '$', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new FixtureError(file, [{ path: '$', message: `is not valid JSON (${(err as Error).message})` }]);
+  }
+}
+
+/** Reads, validates and imports fixture files into a store: all or nothing. */
+export async function seedStore(store: Store, files: string[]): Promise<Record<string, number>> {
+  const docs = await Promise.all(files.map(async (file) => ({ file, doc: await readFixture(file) })));
+  // Validate every file before writing any, each against the store plus the files before it.
+  const all: ReturnType<typeof parseFixture>[] = [];
+  for (const { file, doc } of docs) all.push(parseFixture(doc, file, store));
+  const counts: Record<string, number> = {};
+  for (const recs of all) {
+    for (const [k, v] of Object.entries(await importRecords(store, recs))) counts[k] = (counts[k] ?? 0) + v;
+  }
+  return counts;
+}
+
+function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; workspaceId: string } | undefined {
+  for (const doc of docs) {
+    const tokens = (doc as { tokens?: Array<{ token?: string; user_id: string; abilities: string[]; expires_at?: string | null; revoked_at?: string | null }> }).tokens ?? [];
+    for (const t of tokens) {
+      if (!t.token || t.revoked_at || (t.expires_at && Date.parse(t.expires_at) < Date.now())) continue;
+      if (!ABILITIES.every((a) => t.abilities.includes(a))) continue;
+      const ws = [...store.values('workspaces')].find((w) => w.members.some((m) => m.user_id === t.user_id && m.role === 'owner'));
+      if (ws) return { token: t.token, workspaceId: ws.id };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Opens the store, seeds or bootstraps an empty one, and starts the HTTP server: what `wcm serve`
+ * does, callable in-process by tests.
+ */
+export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
+  const clock = options.clock ?? systemClock;
+  const store = await Store.open(options.dataFile, options.storeOptions);
+  const notes: string[] = [];
+  let bootstrap: LocalServer['bootstrap'];
+  let seededToken: LocalServer['seededToken'];
+  try {
+    if (options.seeds?.length) {
+      if (store.isEmpty()) {
+        const docs = await Promise.all(options.seeds.map(readFixture));
+        const counts = await seedStore(store, options.seeds);
+        notes.push(`seeded from ${options.seeds.join(', ')}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+        seededToken = firstAllPowerfulToken(docs, store);
+      } else {
+        notes.push(`the store already holds data, so --seed was not applied (use \`wcm local import\` to add to it)`);
+      }
+    } else if (store.isEmpty()) {
+      const token = newPersonalToken();
+      const userId = `usr_${randomBytes(6).toString('hex')}`;
+      const workspaceId = randomUUID();
+      const name = (() => {
+        try {
+          return os.userInfo().username || 'owner';
+        } catch {
+          return 'owner';
+        }
+      })();
+      await store.transact((tx) => {
+        tx.put('users', { id: userId, name, email: `${name}@localhost` });
+        tx.put('workspaces', { id: workspaceId, name: 'Local workspace', stripe_account_id: null, members: [{ user_id: userId, role: 'owner' }] });
+        const sha = hashToken(token);
+        tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: userId, name: 'local-owner', abilities: [...ABILITIES], expires_at: null, revoked_at: null });
+      });
+      bootstrap = { token, workspaceId, userId };
+    }
+    const extra = (await options.extend?.({ store, clock, options })) ?? {};
+    notes.push(...(extra.notes ?? []));
+    const app = new App({
+      store,
+      clock,
+      services: extra.services,
+      guards: extra.guards,
+      onError: (err, req) => options.log?.(`[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    });
+    const running = await listen(app, { host: options.host, port: options.port });
+    return {
+      ...running,
+      app,
+      store,
+      notes,
+      bootstrap,
+      seededToken,
+      close: async () => {
+        await running.close();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,93 @@
+import { constants as fsc, promises as fs } from 'node:fs';
+import path from 'node:path';
+
+/** An append-only file that is durable after each `append`. */
+export interface JournalHandle {
+  readonly size: number;
+  /** Writes `buf` at the end and fdatasyncs; on failure the file is cut back to its previous size. */
+  append(buf: Buffer): Promise<void>;
+  truncate(size: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The store's whole contact with the disk, in one place so tests can inject faults into it.
+ */
+export interface FileLayer {
+  openJournal(file: string): Promise<JournalHandle>;
+  /** Write to a temp file, fsync it, rename over `file`, fsync the directory. */
+  writeAtomic(file: string, data: string | Buffer): Promise<void>;
+  readIfExists(file: string): Promise<Buffer | null>;
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await fs.open(dir, fsc.O_RDONLY);
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+class NodeJournal implements JournalHandle {
+  constructor(
+    private readonly fh: fs.FileHandle,
+    public size: number,
+  ) {}
+
+  async append(buf: Buffer): Promise<void> {
+    const before = this.size;
+    try {
+      let off = 0;
+      while (off < buf.length) {
+        const { bytesWritten } = await this.fh.write(buf, off, buf.length - off, before + off);
+        off += bytesWritten;
+      }
+      await this.fh.datasync();
+      this.size = before + buf.length;
+    } catch (err) {
+      await this.fh.truncate(before).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async truncate(size: number): Promise<void> {
+    await this.fh.truncate(size);
+    await this.fh.datasync();
+    this.size = size;
+  }
+
+  async close(): Promise<void> {
+    await this.fh.close();
+  }
+}
+
+export const nodeFileLayer: FileLayer = {
+  async openJournal(file) {
+    const existed = await fs.stat(file).then(() => true, () => false);
+    const fh = await fs.open(file, fsc.O_RDWR | fsc.O_CREAT, 0o600);
+    const { size } = await fh.stat();
+    if (!existed) await fsyncDir(path.dirname(file));
+    return new NodeJournal(fh, size);
+  },
+  async writeAtomic(file, data) {
+    const tmp = `${file}.tmp-${process.pid}`;
+    const fh = await fs.open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.rename(tmp, file);
+    await fsyncDir(path.dirname(file));
+  },
+  async readIfExists(file) {
+    try {
+      return await fs.readFile(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  },
+};

@@ -1,0 +1,363 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { AbilitySchema, JsonObject, Uuid } from '../contract/common.js';
+import { CHANNELS } from '../contract/engagement.js';
+import { FormField } from '../contract/forms.js';
+import { ORDER_STATES, SOURCE_TYPES } from '../contract/public.js';
+import { SCHEMA_TYPES, SLUG_PATTERN, TEMPLATE_PATTERN } from '../contract/pages.js';
+import type { CollectionName, RecordTypes, TokenRecord } from './records.js';
+import type { Store } from './store.js';
+
+const ts = z.iso.datetime({ offset: true });
+const tsOut = ts.transform((s) => new Date(s).toISOString());
+const TOKEN_PATTERN = /^wcm_(pat|oat)_[A-Za-z0-9]{32,}$/;
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const User = z.strictObject({ id: z.string().min(1).max(64), name: z.string(), email: z.string() });
+const Workspace = z.strictObject({
+  id: Uuid,
+  name: z.string().min(1).max(255),
+  stripe_account_id: z.string().nullable().default(null),
+  members: z.array(z.strictObject({ user_id: z.string(), role: z.enum(['owner', 'admin', 'member']) })).default([]),
+});
+const Token = z
+  .strictObject({
+    token: z.string().regex(TOKEN_PATTERN, 'Must look like wcm_pat_<32+ letters and digits> or wcm_oat_…').optional(),
+    token_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    user_id: z.string(),
+    name: z.string().default(''),
+    abilities: z.array(AbilitySchema),
+    expires_at: tsOut.nullable().default(null),
+    revoked_at: tsOut.nullable().default(null),
+    audience: z.string().optional(),
+    workspace_ids: z.array(Uuid).optional(),
+  })
+  .refine((t) => (t.token === undefined) !== (t.token_sha256 === undefined), {
+    message: 'Give exactly one of `token` (in clear) or `token_sha256`.',
+  });
+const Listing = z.strictObject({
+  id: Uuid,
+  workspace_id: Uuid,
+  title: z.string().min(1).max(255),
+  template_slug: z.string().min(1),
+  items: z.array(z.strictObject({ title: z.string().min(1).max(255), description: z.string().max(2000).optional() })).max(50).default([]),
+  button_id: Uuid.nullable().default(null),
+  created_at: tsOut,
+});
+const Form = z.strictObject({
+  id: Uuid,
+  workspace_id: Uuid,
+  name: z.string(),
+  fields: z.array(FormField).default([]),
+  settings: JsonObject.default({}),
+  design: JsonObject.default({}),
+  integrations: JsonObject.default({}),
+  embed: JsonObject.default({}),
+  updated_at: tsOut.nullable().default(null),
+});
+const Page = z.strictObject({
+  id: Uuid,
+  workspace_id: Uuid,
+  name: z.string().max(255),
+  slug: z.string().max(255).regex(SLUG_PATTERN),
+  published: z.boolean().default(false),
+  template: z.string().regex(TEMPLATE_PATTERN).default('custom'),
+  display_name: z.string().max(255).nullable().default(null),
+  bio: z.string().max(500).nullable().default(null),
+  seo_title: z.string().max(255).nullable().default(null),
+  seo_description: z.string().max(500).nullable().default(null),
+  aeo_summary: z.string().max(2000).nullable().default(null),
+  agent_instructions: z.string().max(2000).nullable().default(null),
+  schema_type: z.enum(SCHEMA_TYPES).default('WebPage'),
+  chat: z
+    .strictObject({
+      greeting: z.string().max(500).nullable().optional(),
+      suggested_replies: z
+        .array(
+          z.strictObject({
+            id: Uuid,
+            label: z.string().max(255),
+            event_label: z.string().max(255).optional(),
+            message: z.string().max(2000).optional(),
+            featured: z.boolean().optional(),
+            operation: z.literal('message').optional(),
+          }),
+        )
+        .max(10)
+        .optional(),
+    })
+    .default({}),
+  robots_index: z.boolean().default(true),
+  llms_enabled: z.boolean().default(true),
+  updated_at: tsOut.nullable().default(null),
+});
+const KnowledgeList = z.strictObject({ id: Uuid, workspace_id: Uuid, name: z.string() });
+const Article = z.strictObject({
+  id: Uuid,
+  list_id: Uuid,
+  versions: z
+    .array(
+      z.strictObject({
+        id: Uuid.optional(),
+        number: z.number().int().min(1),
+        title: z.string(),
+        body: z.string(),
+        published: z.boolean().default(false),
+        restored_from: z.number().int().nullable().default(null),
+        created_at: tsOut,
+      }),
+    )
+    .min(1)
+    .superRefine((vs, ctx) => {
+      const sorted = [...vs].map((v) => v.number).sort((a, b) => a - b);
+      sorted.forEach((n, i) => {
+        if (n !== i + 1) ctx.addIssue({ code: 'custom', message: 'Version numbers must be 1, 2, … N without gaps or repeats.' });
+      });
+    }),
+});
+const Message = z.strictObject({
+  id: Uuid,
+  channel: z.enum(CHANNELS),
+  direction: z.enum(['inbound', 'outbound']),
+  body: z.string(),
+  created_at: tsOut,
+});
+const Thread = z.strictObject({
+  id: Uuid,
+  workspace_id: Uuid,
+  subject: z.string().nullable().default(null),
+  status: z.enum(['open', 'closed']).default('open'),
+  unread: z.boolean().default(false),
+  starred: z.boolean().default(false),
+  contact: z.strictObject({ id: Uuid, name: z.string().nullable().default(null), email: z.string().nullable().default(null), phone: z.string().nullable().default(null) }),
+  messages: z.array(Message).default([]),
+});
+const Booking = z.strictObject({
+  id: Uuid,
+  workspace_id: Uuid,
+  status: z.enum(['pending', 'confirmed', 'cancelled']),
+  booking_type: z.strictObject({ id: Uuid, name: z.string() }),
+  contact: z.strictObject({ name: z.string().nullable().default(null), email: z.string().nullable().default(null) }),
+  starts_at: tsOut,
+  ends_at: tsOut,
+  timezone: z.string(),
+});
+const Voice = z.strictObject({
+  id: Uuid,
+  workspace_id: Uuid,
+  kind: z.enum(['call', 'voice_message']),
+  from: z.string(),
+  to: z.string(),
+  status: z.enum(['answered', 'missed', 'voicemail']),
+  started_at: tsOut,
+  duration_seconds: z.number().int().min(0),
+  transcript: z.string().nullable().default(null),
+});
+const Offer = z
+  .strictObject({
+    id: Uuid,
+    workspace_id: Uuid,
+    kind: z.enum(['fixed', 'contribution']),
+    title: z.string(),
+    currency: z.string().regex(/^[a-z]{3}$/, 'A lowercase ISO 4217 code such as `usd`.'),
+    unit_amount_minor: z.number().int().min(1).nullable().default(null),
+    active: z.boolean().default(true),
+  })
+  .refine((o) => o.kind !== 'fixed' || o.unit_amount_minor !== null, { message: 'A fixed offer needs `unit_amount_minor`.', path: ['unit_amount_minor'] });
+const Agent = z.strictObject({ id: Uuid, workspace_id: Uuid, name: z.string() });
+const Order = z.strictObject({
+  id: Uuid,
+  workspace_id: Uuid,
+  offer_id: Uuid,
+  payment_state: z.enum(ORDER_STATES),
+  quantity: z.number().int().min(1),
+  amount_total: z.number().int(),
+  currency: z.string(),
+  application_fee_amount: z.number().int(),
+  payment_intent_id: z.string(),
+  provider: z.enum(['local', 'stripe']).default('local'),
+  customer_name: z.string().nullable().default(null),
+  customer_email: z.string().nullable().default(null),
+  customer_message: z.string().nullable().default(null),
+  marketing_consent: z.boolean().default(false),
+  source_type: z.enum(SOURCE_TYPES).nullable().default(null),
+  source_id: z.string().nullable().default(null),
+  attribution: JsonObject.nullable().default(null),
+  created_at: tsOut,
+  updated_at: tsOut,
+});
+const AnalyticsEvent = z.strictObject({
+  id: Uuid,
+  type: z.literal('agent.chat_opened'),
+  workspace_id: Uuid,
+  agent_id: Uuid,
+  button_id: Uuid.nullable().default(null),
+  app_id: Uuid.nullable().default(null),
+  occurred_at: tsOut,
+});
+
+/** The store fixture format (FIXTURES.md §1), plus `orders` and `analytics_events` that exports carry. */
+export const FixtureSchema = z.strictObject({
+  version: z.literal(1),
+  users: z.array(User).optional(),
+  workspaces: z.array(Workspace).optional(),
+  tokens: z.array(Token).optional(),
+  listings: z.array(Listing).optional(),
+  forms: z.array(Form).optional(),
+  pages: z.array(Page).optional(),
+  knowledge_lists: z.array(KnowledgeList).optional(),
+  articles: z.array(Article).optional(),
+  threads: z.array(Thread).optional(),
+  bookings: z.array(Booking).optional(),
+  voice_interactions: z.array(Voice).optional(),
+  offers: z.array(Offer).optional(),
+  agents: z.array(Agent).optional(),
+  orders: z.array(Order).optional(),
+  analytics_events: z.array(AnalyticsEvent).optional(),
+});
+export type Fixture = z.input<typeof FixtureSchema>;
+
+/** The collections a fixture holds, in dependency order (referenced before referencing). */
+export const FIXTURE_COLLECTIONS = [
+  'users', 'workspaces', 'tokens', 'listings', 'forms', 'pages', 'knowledge_lists', 'articles',
+  'threads', 'bookings', 'voice_interactions', 'offers', 'agents', 'orders', 'analytics_events',
+] as const satisfies ReadonlyArray<CollectionName>;
+
+export class FixtureError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: Array<{ path: string; message: string }>,
+  ) {
+    super(
+      `${source} is not a valid store fixture; nothing was imported:\n` +
+        problems.slice(0, 20).map((p) => `  ${p.path}: ${p.message}`).join('\n') +
+        (problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''),
+    );
+  }
+}
+
+function jsonPath(path: ReadonlyArray<PropertyKey>): string {
+  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+}
+
+type Records = { [C in (typeof FIXTURE_COLLECTIONS)[number]]: RecordTypes[C][] };
+
+/**
+ * Validates a parsed fixture and turns it into store records: unknown members, duplicate ids and
+ * dangling references are reported with their JSON paths. `existing` supplies records already in
+ * the store that references may point to (and ids must not collide with).
+ */
+export function parseFixture(input: unknown, source: string, existing?: Store): Records {
+  const parsed = FixtureSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems: Array<{ path: string; message: string }> = [];
+    for (const issue of parsed.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const k of issue.keys) problems.push({ path: jsonPath([...issue.path, k]), message: 'unknown member' });
+      } else problems.push({ path: jsonPath(issue.path), message: issue.message });
+    }
+    throw new FixtureError(source, problems);
+  }
+  const f = parsed.data;
+  const problems: Array<{ path: string; message: string }> = [];
+  const ids = new Map<string, Set<string>>();
+  const seen = new Map<string, string>();
+  for (const c of FIXTURE_COLLECTIONS) {
+    const set = new Set<string>();
+    ids.set(c, set);
+    (f[c] ?? []).forEach((rec: { id?: string; token?: string; token_sha256?: string }, i: number) => {
+      const id = c === 'tokens' ? tokenId(rec.token ? hashToken(rec.token) : rec.token_sha256!) : rec.id!;
+      const where = `$.${c}[${i}]${c === 'tokens' ? '' : '.id'}`;
+      if (seen.has(`${c}:${id}`)) problems.push({ path: where, message: `duplicate ${c === 'tokens' ? 'token' : `id \`${id}\``} (also at ${seen.get(`${c}:${id}`)})` });
+      else if (existing?.get(c, id)) problems.push({ path: where, message: `id \`${id}\` already exists in the store` });
+      seen.set(`${c}:${id}`, where);
+      set.add(id);
+    });
+  }
+  const has = (c: CollectionName, id: string) => ids.get(c)?.has(id) || !!existing?.get(c, id);
+  const ref = (c: CollectionName, id: string | null | undefined, path: string) => {
+    if (id != null && !has(c, id)) problems.push({ path, message: `refers to ${c} \`${id}\`, which does not exist` });
+  };
+  f.workspaces?.forEach((w, i) => w.members.forEach((m, j) => ref('users', m.user_id, `$.workspaces[${i}].members[${j}].user_id`)));
+  f.tokens?.forEach((t, i) => {
+    ref('users', t.user_id, `$.tokens[${i}].user_id`);
+    t.workspace_ids?.forEach((w, j) => ref('workspaces', w, `$.tokens[${i}].workspace_ids[${j}]`));
+  });
+  for (const c of ['listings', 'forms', 'pages', 'knowledge_lists', 'threads', 'bookings', 'voice_interactions', 'offers', 'agents', 'orders', 'analytics_events'] as const) {
+    (f[c] ?? []).forEach((r: { workspace_id: string }, i: number) => ref('workspaces', r.workspace_id, `$.${c}[${i}].workspace_id`));
+  }
+  f.articles?.forEach((a, i) => ref('knowledge_lists', a.list_id, `$.articles[${i}].list_id`));
+  f.orders?.forEach((o, i) => ref('offers', o.offer_id, `$.orders[${i}].offer_id`));
+  f.analytics_events?.forEach((e, i) => ref('agents', e.agent_id, `$.analytics_events[${i}].agent_id`));
+  if (problems.length) throw new FixtureError(source, problems);
+
+  const tokens: TokenRecord[] = (f.tokens ?? []).map((t) => {
+    const sha = t.token ? hashToken(t.token) : t.token_sha256!;
+    const rec: TokenRecord = {
+      id: tokenId(sha), token_sha256: sha, user_id: t.user_id, name: t.name, abilities: t.abilities,
+      expires_at: t.expires_at, revoked_at: t.revoked_at,
+    };
+    if (t.audience !== undefined) rec.audience = t.audience;
+    if (t.workspace_ids !== undefined) rec.workspace_ids = t.workspace_ids;
+    return rec;
+  });
+  return {
+    users: f.users ?? [],
+    workspaces: f.workspaces ?? [],
+    tokens,
+    listings: f.listings ?? [],
+    forms: (f.forms ?? []) as RecordTypes['forms'][],
+    pages: (f.pages ?? []) as RecordTypes['pages'][],
+    knowledge_lists: f.knowledge_lists ?? [],
+    articles: (f.articles ?? []).map((a) => ({
+      id: a.id,
+      list_id: a.list_id,
+      versions: [...a.versions].sort((x, y) => x.number - y.number).map((v) => ({ ...v, id: v.id ?? versionId(a.id, v.number) })),
+    })),
+    threads: (f.threads ?? []).map((t) => ({ ...t, messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)) })),
+    bookings: f.bookings ?? [],
+    voice_interactions: f.voice_interactions ?? [],
+    offers: f.offers as RecordTypes['offers'][] ?? [],
+    agents: f.agents ?? [],
+    orders: (f.orders ?? []) as RecordTypes['orders'][],
+    analytics_events: f.analytics_events ?? [],
+  };
+}
+
+export function tokenId(sha256: string): string {
+  return `tok_${sha256.slice(0, 16)}`;
+}
+
+/** A stable id for a fixture version given without one, so re-imports agree. */
+function versionId(articleId: string, n: number): string {
+  const h = createHash('sha256').update(`${articleId}:${n}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Puts parsed fixture records into the store in one durable transaction. */
+export async function importRecords(store: Store, records: Records): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  await store.transact((tx) => {
+    for (const c of FIXTURE_COLLECTIONS) {
+      for (const rec of records[c]) tx.put(c, rec as never);
+      if (records[c].length) counts[c] = records[c].length;
+    }
+  });
+  return counts;
+}
+
+/** The store as a fixture: tokens as `token_sha256`; an export imports back to the same state. */
+export function exportFixture(store: Store): Record<string, unknown> {
+  const out: Record<string, unknown> = { version: 1 };
+  for (const c of FIXTURE_COLLECTIONS) {
+    const recs = [...store.values(c)];
+    if (!recs.length) continue;
+    out[c] = c === 'tokens'
+      ? (recs as TokenRecord[]).map(({ id: _id, token_sha256, ...rest }) => ({ token_sha256, ...rest }))
+      : recs;
+  }
+  return out;
+}
+
+export const newId = () => randomUUID();

@@ -1,0 +1,210 @@
+import type { Ability } from '../contract/common.js';
+import type { Channel } from '../contract/engagement.js';
+import type { OrderState } from '../contract/public.js';
+
+/** Every collection the store keeps; each record has an `id`. */
+export const COLLECTIONS = [
+  'users',
+  'workspaces',
+  'tokens',
+  'listings',
+  'forms',
+  'pages',
+  'knowledge_lists',
+  'articles',
+  'threads',
+  'bookings',
+  'voice_interactions',
+  'offers',
+  'agents',
+  'orders',
+  'analytics_events',
+  'payment_events',
+  'idempotency_keys',
+  'settings',
+] as const;
+export type CollectionName = (typeof COLLECTIONS)[number];
+
+export interface UserRecord { id: string; name: string; email: string }
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  stripe_account_id: string | null;
+  members: Array<{ user_id: string; role: 'owner' | 'admin' | 'member' }>;
+}
+export interface TokenRecord {
+  id: string;
+  token_sha256: string;
+  user_id: string;
+  name: string;
+  abilities: Ability[];
+  expires_at: string | null;
+  revoked_at: string | null;
+  /** OAuth tokens only: the audience and the workspaces granted. */
+  audience?: string;
+  workspace_ids?: string[];
+}
+export interface ListingRecord {
+  id: string;
+  workspace_id: string;
+  title: string;
+  template_slug: string;
+  items: Array<{ title: string; description?: string }>;
+  button_id: string | null;
+  created_at: string;
+}
+export interface FormRecord {
+  id: string;
+  workspace_id: string;
+  name: string;
+  fields: Array<{ id: string; label: string; required: boolean; options?: string[] }>;
+  settings: Record<string, unknown>;
+  design: Record<string, unknown>;
+  integrations: Record<string, unknown>;
+  embed: Record<string, unknown>;
+  updated_at: string | null;
+}
+export interface PageRecord {
+  id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  published: boolean;
+  template: string;
+  display_name: string | null;
+  bio: string | null;
+  seo_title: string | null;
+  seo_description: string | null;
+  aeo_summary: string | null;
+  agent_instructions: string | null;
+  schema_type: string;
+  chat: { greeting?: string | null; suggested_replies?: Array<Record<string, unknown>> };
+  robots_index: boolean;
+  llms_enabled: boolean;
+  updated_at: string | null;
+}
+export interface KnowledgeListRecord { id: string; workspace_id: string; name: string }
+export interface ArticleVersionRecord {
+  id: string;
+  number: number;
+  title: string;
+  body: string;
+  published: boolean;
+  restored_from: number | null;
+  created_at: string;
+}
+export interface ArticleRecord { id: string; list_id: string; versions: ArticleVersionRecord[] }
+export interface MessageRecord {
+  id: string;
+  channel: Channel;
+  direction: 'inbound' | 'outbound';
+  body: string;
+  created_at: string;
+}
+export interface ThreadRecord {
+  id: string;
+  workspace_id: string;
+  subject: string | null;
+  status: 'open' | 'closed';
+  unread: boolean;
+  starred: boolean;
+  contact: { id: string; name: string | null; email: string | null; phone: string | null };
+  /** Oldest first. */
+  messages: MessageRecord[];
+}
+export interface BookingRecord {
+  id: string;
+  workspace_id: string;
+  status: 'pending' | 'confirmed' | 'cancelled';
+  booking_type: { id: string; name: string };
+  contact: { name: string | null; email: string | null };
+  starts_at: string;
+  ends_at: string;
+  timezone: string;
+}
+export interface VoiceInteractionRecord {
+  id: string;
+  workspace_id: string;
+  kind: 'call' | 'voice_message';
+  from: string;
+  to: string;
+  status: 'answered' | 'missed' | 'voicemail';
+  started_at: string;
+  duration_seconds: number;
+  transcript: string | null;
+}
+export interface OfferRecord {
+  id: string;
+  workspace_id: string;
+  kind: 'fixed' | 'contribution';
+  title: string;
+  currency: string;
+  unit_amount_minor: number | null;
+  active: boolean;
+}
+export interface AgentRecord { id: string; workspace_id: string; name: string }
+export interface OrderRecord {
+  id: string;
+  workspace_id: string;
+  offer_id: string;
+  payment_state: OrderState;
+  quantity: number;
+  amount_total: number;
+  currency: string;
+  application_fee_amount: number;
+  payment_intent_id: string;
+  provider: 'local' | 'stripe';
+  customer_name: string | null;
+  customer_email: string | null;
+  customer_message: string | null;
+  marketing_consent: boolean;
+  source_type: string | null;
+  source_id: string | null;
+  attribution: Record<string, unknown> | null;
+  created_at: string;
+  updated_at: string;
+}
+export interface AnalyticsEventRecord {
+  id: string;
+  type: 'agent.chat_opened';
+  workspace_id: string;
+  agent_id: string;
+  button_id: string | null;
+  app_id: string | null;
+  occurred_at: string;
+}
+/** A payment notification already applied (each event id is applied once). */
+export interface PaymentEventRecord { id: string; type: string; order_id: string | null; applied: boolean; received_at: string }
+/** A finished public request, replayed for the same key and body for 24 hours. */
+export interface IdempotencyRecord {
+  id: string;
+  operation_id: string;
+  scope: string;
+  key: string;
+  body_sha256: string;
+  status: number;
+  response: unknown;
+  created_at: string;
+}
+export interface SettingRecord { id: string; value: unknown }
+
+export interface RecordTypes {
+  users: UserRecord;
+  workspaces: WorkspaceRecord;
+  tokens: TokenRecord;
+  listings: ListingRecord;
+  forms: FormRecord;
+  pages: PageRecord;
+  knowledge_lists: KnowledgeListRecord;
+  articles: ArticleRecord;
+  threads: ThreadRecord;
+  bookings: BookingRecord;
+  voice_interactions: VoiceInteractionRecord;
+  offers: OfferRecord;
+  agents: AgentRecord;
+  orders: OrderRecord;
+  analytics_events: AnalyticsEventRecord;
+  payment_events: PaymentEventRecord;
+  idempotency_keys: IdempotencyRecord;
+  settings: SettingRecord;
+}

@@ -1,0 +1,348 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { acquireLock } from './lock.js';
+import { nodeFileLayer, type FileLayer, type JournalHandle } from './files.js';
+import { INDEXES, SortedIndex, type IndexName } from './indexes.js';
+import { COLLECTIONS, type CollectionName, type RecordTypes } from './records.js';
+
+export class StoreCorruptError extends Error {}
+
+type Op = [CollectionName, string, unknown];
+interface Pending {
+  seq: number;
+  ops: Op[];
+  undo: Op[];
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** Writes inside one transaction. Records are replaced whole, never mutated in place. */
+export interface Tx {
+  get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined;
+  put<C extends CollectionName>(c: C, rec: RecordTypes[C]): RecordTypes[C];
+  delete(c: CollectionName, id: string): void;
+}
+
+export interface StoreOptions {
+  files?: FileLayer;
+  /** Compact the journal into the snapshot when it grows past this many bytes. */
+  compactBytes?: number;
+  /** Read-only: no lock, no journal writes, a torn tail is skipped rather than cut. */
+  readOnly?: boolean;
+}
+
+const SNAPSHOT_FORMAT = 'wcm-store';
+
+function frame(seq: number, ops: Op[]): string {
+  const json = JSON.stringify({ s: seq, o: ops });
+  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+}
+
+/**
+ * The durable JSON-file store. State lives in memory; every transaction is appended to a journal
+ * (`FILE.journal`, one CRC-checked line per transaction) and fdatasync'd before its promise
+ * resolves. Transactions arriving while a write is in flight are written together (group commit).
+ * The journal is folded into the snapshot (`FILE`, atomic rename) when it grows and on close.
+ */
+export class Store {
+  private readonly data = new Map<CollectionName, Map<string, unknown>>();
+  private readonly indexes = new Map<IndexName, SortedIndex<{ id: string }>>();
+  private readonly byCollection = new Map<CollectionName, SortedIndex<{ id: string }>[]>();
+  private seq = 0;
+  private snapshotSeq = 0;
+  private pending: Pending[] = [];
+  private flushing: Promise<void> | null = null;
+  private journal: JournalHandle | null = null;
+  private releaseLock: (() => Promise<void>) | null = null;
+  private closed = false;
+  private readonly files: FileLayer;
+
+  private constructor(
+    readonly file: string,
+    private readonly options: StoreOptions,
+  ) {
+    this.files = options.files ?? nodeFileLayer;
+    for (const c of COLLECTIONS) this.data.set(c, new Map());
+    for (const [name, def] of Object.entries(INDEXES)) {
+      const idx = new SortedIndex<{ id: string }>(def as never);
+      this.indexes.set(name as IndexName, idx);
+      const list = this.byCollection.get(def.collection) ?? [];
+      list.push(idx);
+      this.byCollection.set(def.collection, list);
+    }
+  }
+
+  get journalFile(): string {
+    return `${this.file}.journal`;
+  }
+
+  /** Opens (creating if needed) a data file for a server: takes the lock, recovers the journal. */
+  static async open(file: string, options: StoreOptions = {}): Promise<Store> {
+    const store = new Store(path.resolve(file), options);
+    await fs.mkdir(path.dirname(store.file), { recursive: true });
+    if (!options.readOnly) store.releaseLock = await acquireLock(store.file);
+    try {
+      await store.load();
+      if (!options.readOnly) store.journal = await store.files.openJournal(store.journalFile);
+    } catch (err) {
+      await store.releaseLock?.();
+      throw err;
+    }
+    return store;
+  }
+
+  /** Opens a data file to read what a running server has acknowledged, without the lock. */
+  static async openReadOnly(file: string): Promise<Store> {
+    const store = new Store(path.resolve(file), { readOnly: true });
+    // A compaction between reading the snapshot and the journal shows as a gap: read again.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await store.load();
+        return store;
+      } catch (err) {
+        if (!(err instanceof GapError) || attempt >= 5) throw err;
+        for (const m of store.data.values()) m.clear();
+        store.seq = store.snapshotSeq = 0;
+      }
+    }
+  }
+
+  private async load(): Promise<void> {
+    const snap = await this.files.readIfExists(this.file);
+    if (snap && snap.length) {
+      let doc: { format?: string; version?: number; seq?: number; collections?: Record<string, unknown[]> };
+      try {
+        doc = JSON.parse(snap.toString('utf8'));
+      } catch (err) {
+        throw new StoreCorruptError(`The data file ${this.file} is not valid JSON (${(err as Error).message}). Restore it from a backup or an export.`);
+      }
+      if (doc?.format !== SNAPSHOT_FORMAT) {
+        throw new StoreCorruptError(
+          `${this.file} is not a wcm data file (it has no "format": "${SNAPSHOT_FORMAT}"). To load a fixture, use \`--seed FILE\` or \`wcm local import FILE\`.`,
+        );
+      }
+      this.seq = this.snapshotSeq = doc.seq ?? 0;
+      for (const c of COLLECTIONS) {
+        const m = this.data.get(c)!;
+        for (const rec of doc.collections?.[c] ?? []) m.set((rec as { id: string }).id, rec);
+      }
+    }
+    await this.replay();
+    for (const [c, list] of this.byCollection) for (const idx of list) idx.load(this.data.get(c)!.values() as never);
+  }
+
+  private async replay(): Promise<void> {
+    const buf = await this.files.readIfExists(this.journalFile);
+    if (!buf || !buf.length) return;
+    let offset = 0;
+    let line = 0;
+    let goodEnd = 0;
+    let firstSeq: number | null = null;
+    while (offset < buf.length) {
+      const nl = buf.indexOf(10, offset);
+      line++;
+      const end = nl === -1 ? buf.length : nl;
+      const text = buf.toString('utf8', offset, end);
+      const parsed = nl === -1 ? null : parseFrame(text);
+      if (!parsed) {
+        // Bad line: a torn tail if nothing valid follows, corruption otherwise.
+        if (hasValidFrameAfter(buf, nl === -1 ? buf.length : nl + 1)) {
+          throw new StoreCorruptError(
+            `The journal ${this.journalFile} is corrupt at line ${line} (byte ${offset}): a record fails its checksum but later records are intact. ` +
+              `Nothing was changed. Move the data files aside and restore from a backup or \`wcm local export\`.`,
+          );
+        }
+        break;
+      }
+      if (firstSeq === null) firstSeq = parsed.s;
+      if (firstSeq === parsed.s && parsed.s > this.snapshotSeq + 1) {
+        if (this.options.readOnly) throw new GapError();
+        throw new StoreCorruptError(
+          `The journal ${this.journalFile} starts at record ${parsed.s} but the snapshot ends at ${this.snapshotSeq}: records are missing. Restore from a backup.`,
+        );
+      }
+      if (parsed.s > this.seq) {
+        for (const [c, id, value] of parsed.o) {
+          const m = this.data.get(c);
+          if (!m) throw new StoreCorruptError(`The journal ${this.journalFile} names an unknown collection \`${c}\` at line ${line}.`);
+          if (value === null) m.delete(id);
+          else m.set(id, value);
+        }
+        this.seq = parsed.s;
+      }
+      offset = end + 1;
+      goodEnd = offset;
+    }
+    if (goodEnd < buf.length && !this.options.readOnly) {
+      // The torn tail of a write that was never acknowledged: cut it off.
+      const fh = await fs.open(this.journalFile, 'r+');
+      try {
+        await fh.truncate(goodEnd);
+        await fh.datasync();
+      } finally {
+        await fh.close();
+      }
+    }
+  }
+
+  get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined {
+    return this.data.get(c)!.get(id) as RecordTypes[C] | undefined;
+  }
+
+  values<C extends CollectionName>(c: C): IterableIterator<RecordTypes[C]> {
+    return this.data.get(c)!.values() as IterableIterator<RecordTypes[C]>;
+  }
+
+  count(c: CollectionName): number {
+    return this.data.get(c)!.size;
+  }
+
+  index<N extends IndexName>(name: N): SortedIndex<RecordTypes[(typeof INDEXES)[N]['collection']]> {
+    return this.indexes.get(name) as never;
+  }
+
+  isEmpty(): boolean {
+    return this.count('users') === 0 && this.count('workspaces') === 0 && this.count('tokens') === 0;
+  }
+
+  private apply(c: CollectionName, id: string, value: unknown): unknown {
+    const m = this.data.get(c)!;
+    const old = m.get(id);
+    const idxs = this.byCollection.get(c);
+    if (idxs && old !== undefined) for (const idx of idxs) idx.remove(old as { id: string });
+    if (value === null) m.delete(id);
+    else {
+      m.set(id, value);
+      if (idxs) for (const idx of idxs) idx.insert(value as { id: string });
+    }
+    return old === undefined ? null : old;
+  }
+
+  /**
+   * Runs `fn` synchronously against the store, applying its writes at once, and resolves when they
+   * are durable. If `fn` throws, its writes are undone and nothing is journaled. If the disk write
+   * fails, every transaction not yet durable is undone and rejected.
+   */
+  transact<T>(fn: (tx: Tx) => T): Promise<T> {
+    if (this.options.readOnly) return Promise.reject(new Error('This store is open read-only.'));
+    if (this.closed) return Promise.reject(new Error('The store is closed.'));
+    const ops: Op[] = [];
+    const undo: Op[] = [];
+    const tx: Tx = {
+      get: (c, id) => this.get(c, id),
+      put: (c, rec) => {
+        Object.freeze(rec);
+        undo.push([c, rec.id, this.apply(c, rec.id, rec)]);
+        ops.push([c, rec.id, rec]);
+        return rec;
+      },
+      delete: (c, id) => {
+        if (!this.data.get(c)!.has(id)) return;
+        undo.push([c, id, this.apply(c, id, null)]);
+        ops.push([c, id, null]);
+      },
+    };
+    let result: T;
+    try {
+      result = fn(tx);
+    } catch (err) {
+      this.rollback(undo);
+      return Promise.reject(err);
+    }
+    if (!ops.length) return Promise.resolve(result);
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ seq: ++this.seq, ops, undo, resolve: () => resolve(result), reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private rollback(undo: Op[]): void {
+    for (let i = undo.length - 1; i >= 0; i--) {
+      const [c, id, value] = undo[i];
+      this.apply(c, id, value);
+    }
+  }
+
+  private async flush(): Promise<void> {
+    await new Promise<void>((r) => setImmediate(r));
+    try {
+      while (this.pending.length) {
+        const batch = this.pending;
+        this.pending = [];
+        const buf = Buffer.from(batch.map((p) => frame(p.seq, p.ops)).join(''));
+        try {
+          await this.journal!.append(buf);
+        } catch (err) {
+          // Undo this batch and everything queued behind it (it may build on this batch).
+          const failed = [...batch, ...this.pending];
+          this.pending = [];
+          for (let i = failed.length - 1; i >= 0; i--) this.rollback(failed[i].undo);
+          this.seq = failed[0].seq - 1;
+          for (const p of failed) p.reject(err);
+          continue;
+        }
+        for (const p of batch) p.resolve();
+        if (this.journal!.size > (this.options.compactBytes ?? 64 * 1024 * 1024) && !this.pending.length) {
+          await this.compact().catch((err) => process.emitWarning(`wcm: compaction failed: ${(err as Error).message}`));
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /** Everything acknowledged so far is durable once this resolves. */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  /** Writes the whole state as the snapshot and empties the journal. */
+  async compact(): Promise<void> {
+    const collections: Record<string, unknown[]> = {};
+    for (const c of COLLECTIONS) collections[c] = [...this.data.get(c)!.values()];
+    const seq = this.seq;
+    await this.files.writeAtomic(this.file, JSON.stringify({ format: SNAPSHOT_FORMAT, version: 1, seq, collections }));
+    this.snapshotSeq = seq;
+    await this.journal?.truncate(0);
+  }
+
+  /** Flushes, folds the journal into the snapshot, and releases the lock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.drain();
+    this.closed = true;
+    try {
+      if (this.journal && (this.journal.size > 0 || !(await this.files.readIfExists(this.file)))) await this.compact();
+    } finally {
+      await this.journal?.close();
+      await this.releaseLock?.();
+    }
+  }
+}
+
+class GapError extends Error {}
+
+function parseFrame(text: string): { s: number; o: Op[] } | null {
+  const sp = text.indexOf(' ');
+  if (sp !== 8) return null;
+  const json = text.slice(9);
+  if (crc32(json).toString(16).padStart(8, '0') !== text.slice(0, 8)) return null;
+  try {
+    const v = JSON.parse(json);
+    return typeof v?.s === 'number' && Array.isArray(v.o) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function hasValidFrameAfter(buf: Buffer, from: number): boolean {
+  let offset = from;
+  while (offset < buf.length) {
+    const nl = buf.indexOf(10, offset);
+    if (nl === -1) return false;
+    if (parseFrame(buf.toString('utf8', offset, nl))) return true;
+    offset = nl + 1;
+  }
+  return false;
+}
