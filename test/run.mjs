@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// Runs the whole suite with vitest and ends with one plain line, "Tests: N passed, N failed",
+// which CI reads; the exit code is vitest's.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dir = mkdtempSync(path.join(tmpdir(), 'wcm-vitest-'));
+const report = path.join(dir, 'report.json');
+const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
+const args = [vitest, 'run', '--config', 'test/vitest.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+let code = r.status ?? 1;
+try {
+  const j = JSON.parse(readFileSync(report, 'utf8'));
+  const skipped = (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
+  console.log(`Tests: ${j.numPassedTests} passed, ${j.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  if (j.numTotalTests === 0) code = code || 1;
+} catch {
+  console.log('Tests: 0 passed, 1 failed');
+  code = code || 1;
+}
+rmSync(dir, { recursive: true, force: true });
+process.exit(code);

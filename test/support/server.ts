@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { App, type AppRequest, type AppResponse } from '../../src/server/app.js';
+import type { Clock } from '../../src/server/context.js';
+import { extendServer } from '../../src/server/extend.js';
+import { seedStore, startLocalServer, type LocalServer } from '../../src/server/serve.js';
+import { Store } from '../../src/store/store.js';
+
+export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+export const DEMO = path.join(ROOT, 'fixtures/demo.json');
+
+/** Well-known ids and tokens of fixtures/demo.json. */
+export const demo = {
+  owner: 'wcm_pat_demoOwnerAllAbilities0123456789abcdefghi',
+  contentReader: 'wcm_pat_demoContentReader0123456789abcdefghijklm',
+  support: 'wcm_pat_demoSupportEngagements0123456789abcdefgh',
+  expired: 'wcm_pat_demoExpiredContentRead0123456789abcdefgh',
+  ciWriter: 'wcm_pat_demoCiWriterContent0123456789abcdefghijk',
+  revoked: 'wcm_pat_demoRevokedContentRead0123456789abcdefgh',
+  ws1: '775050e9-98e8-4600-8d0f-afce4b67e137',
+  ws2: '542ff9e7-e05a-46c0-ad3e-beacb5594f25',
+  ws3: '12c85f26-8978-4be2-9ba0-7cdbaa3b6166',
+  knowledgeList: '34245e7c-3e2f-40d4-838c-7d330fa624ba',
+  article4Versions: '4b59d3dc-e7ad-4374-92b1-2a4b915ca262',
+  article3Versions: 'c8662610-465b-432d-bc0c-117f751f478a',
+  articleNeverPublished: '5289b16f-a49c-4716-8e8c-e2201297cbc1',
+  offerFixedUsd: '47bf2ba6-6986-4574-8021-b3f80bc333f3',
+  offerContributionUsd: 'd36ee78f-370a-48f4-9ccb-a61edba6f404',
+  offerInactive: '779b93e4-2555-4b8a-b508-2a07986e9b75',
+  offerFixedEur: 'feb397a4-bf59-4e5a-9ca5-4062fd9c7ecd',
+  agent1: '78877ec3-e7f9-4eb3-b628-2184a18c24a4',
+  agent3: '64d7cc04-52d4-4705-8385-673836eab76f',
+  formCatering: 'e5bfd74f-95a3-4f41-b615-83ee8cf45bca',
+  pageAcme: '71184361-1989-42ed-9156-e4650146c0d5',
+  pageHoliday: '0845b14f-2854-49d9-a836-5194b4317c42',
+  newestThread: '5ea2a4c5-c797-4351-8165-a6a2bbcd6086',
+} as const;
+
+/** A fresh temp directory, removed by the returned function. */
+export function tempDir(prefix = 'wcm-test-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A settable clock for tests. */
+export class TestClock implements Clock {
+  constructor(public current = new Date('2026-11-22T12:00:00.000Z')) {}
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export interface InProcess {
+  app: App;
+  store: Store;
+  dir: string;
+  /** Sends a request to the app without a socket; `json` is the parsed body. */
+  request(req: Partial<AppRequest> & { method?: string; url: string; token?: string; json?: unknown }): Promise<AppResponse & { json: any }>;
+  close(): Promise<void>;
+}
+
+/** The real App and the real store in a temp directory, seeded with fixtures (demo by default). */
+export async function inProcess(opts: { fixtures?: string[]; clock?: Clock; services?: Record<string, unknown> } = {}): Promise<InProcess> {
+  const { dir, cleanup } = tempDir();
+  const store = await Store.open(path.join(dir, 'store.json'));
+  await seedStore(store, opts.fixtures ?? [DEMO]);
+  const app = new App({ store, clock: opts.clock, services: opts.services });
+  return {
+    app,
+    store,
+    dir,
+    async request(r) {
+      const headers: Record<string, string> = { host: 'localhost', ...(r.headers as Record<string, string>) };
+      if (r.token) headers.authorization = `Bearer ${r.token}`;
+      let body = r.body;
+      if (r.json !== undefined) {
+        body = JSON.stringify(r.json);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await app.handle({ method: r.method ?? 'GET', url: r.url, headers, body, remoteAddress: r.remoteAddress });
+      let json: unknown;
+      try {
+        json = JSON.parse(res.body);
+      } catch {
+        json = undefined;
+      }
+      return { ...res, json };
+    },
+    async close() {
+      await store.close();
+      cleanup();
+    },
+  };
+}
+
+/** The real server on a free loopback port, with everything `wcm serve` adds. */
+export async function onPort(opts: { fixtures?: string[]; clock?: Clock; rateLimit?: number; dataFile?: string } = {}): Promise<LocalServer & { dir: string; cleanup(): void }> {
+  const { dir, cleanup } = tempDir();
+  const server = await startLocalServer({
+    dataFile: opts.dataFile ?? path.join(dir, 'store.json'),
+    port: 0,
+    seeds: opts.fixtures ?? [DEMO],
+    clock: opts.clock,
+    rateLimit: opts.rateLimit,
+    extend: extendServer,
+  });
+  return Object.assign(server, {
+    dir,
+    cleanup,
+    close: async () => {
+      await server.close();
+      cleanup();
+    },
+  });
+}
