@@ -6,7 +6,7 @@ import type { ArticleRecord, ArticleVersionRecord, KnowledgeListRecord } from '.
 import type { Store, Tx } from '../../store/store.js';
 import { implement } from '../context.js';
 import { pageIndex } from '../paging.js';
-import { notFound } from '../problems.js';
+import { notFound, ProblemError } from '../problems.js';
 
 type Reader = Pick<Store, 'get'> | Tx;
 
@@ -26,9 +26,16 @@ function findArticle(store: Reader, workspace: string, listId: string, id: strin
 
 /** `{version}` is a number (`3`) or a version id: digits only means a number. */
 function findVersion(article: ArticleRecord, ref: string): ArticleVersionRecord {
-  const v = /^[0-9]{1,9}$/.test(ref) ? article.versions.find((x) => x.number === Number(ref)) : article.versions.find((x) => x.id === ref);
-  if (!v) throw notFound('version_not_found', ref);
-  return v;
+  const byNumber = /^[0-9]{1,9}$/.test(ref);
+  const v = byNumber ? article.versions.find((x) => x.number === Number(ref)) : article.versions.find((x) => x.id === ref);
+  if (v) return v;
+  const last = article.versions[article.versions.length - 1].number;
+  throw new ProblemError('version_not_found', {
+    detail: byNumber
+      ? `Article \`${article.id}\` has no version ${ref}; its versions are 1 to ${last}.`
+      : `Article \`${article.id}\` has no version with id \`${ref}\`.`,
+    resolution: 'Pass a version number (1, 2, …) or a version id of this article (GET the article to see its versions).',
+  });
 }
 
 /**
