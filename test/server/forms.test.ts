@@ -92,6 +92,12 @@ describe('updateForm', () => {
       expect(stored()!.embed).toEqual({ width: 600 });
     });
 
+    it('accepts application/merge-patch+json (RFC 7396) as well as application/json', async () => {
+      const res = await s.request({ method: 'PATCH', url: formUrl(), token: demo.owner, body: '{"embed": {"mode": null}}', headers: { 'content-type': 'application/merge-patch+json' } });
+      expect(res.status).toBe(200);
+      expect(stored()!.embed).toEqual({});
+    });
+
     it('the member itself sent as null empties it', async () => {
       const res = await patch({ settings: null });
       expect(res.status).toBe(200);

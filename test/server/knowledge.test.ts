@@ -22,30 +22,41 @@ const restore = (article: string, version: string | number, json?: unknown, toke
 const stored = (id: string) => s.store.get('articles', id)!;
 
 describe('listArticles', () => {
-  it('lists the articles of the list, most recently updated first, with the DECISIONS.md item shape', async () => {
+  it('lists the articles of the list, newest article first, with the DECISIONS.md item shape', async () => {
     const res = await s.request({ url: listUrl(), token: demo.contentReader });
     expect(res.status).toBe(200);
     expect(res.json.meta.next_cursor).toBeNull();
     expect(res.json.data).toEqual([
+      { id: demo.articleNeverPublished, title: 'Allergens', status: 'draft', current_version: 1, published_version: null, updated_at: '2026-10-20T12:00:00.000Z' },
       { id: demo.article4Versions, title: 'Bean subscription: how it works', status: 'published', current_version: 4, published_version: 3, updated_at: '2026-11-19T17:00:00.000Z' },
       { id: demo.article3Versions, title: 'Refunds and remakes', status: 'published', current_version: 3, published_version: 2, updated_at: '2026-11-12T16:45:00.000Z' },
-      { id: demo.articleNeverPublished, title: 'Allergens', status: 'draft', current_version: 1, published_version: null, updated_at: '2026-10-20T12:00:00.000Z' },
     ]);
   });
 
-  it('pages with limit and cursor, every article once', async () => {
+  const pageThrough = async (between?: (page: number) => Promise<void>) => {
     const seen: string[] = [];
     let cursor: string | null = null;
-    let pages = 0;
+    let page = 0;
     do {
       const res: any = await s.request({ url: `${listUrl()}?limit=1${cursor ? `&cursor=${cursor}` : ''}`, token: demo.owner });
       expect(res.status).toBe(200);
       expect(res.json.data).toHaveLength(1);
       seen.push(res.json.data[0].id);
       cursor = res.json.meta.next_cursor;
-      pages++;
-    } while (cursor && pages < 10);
-    expect(seen).toEqual([demo.article4Versions, demo.article3Versions, demo.articleNeverPublished]);
+      await between?.(++page);
+    } while (cursor && page < 10);
+    return seen;
+  };
+
+  it('pages with limit and cursor, every article once', async () => {
+    expect(await pageThrough()).toEqual([demo.articleNeverPublished, demo.article4Versions, demo.article3Versions]);
+  });
+
+  it('a restore between pages neither skips nor repeats an article', async () => {
+    const seen = await pageThrough(async (page) => {
+      if (page === 1) await restore(demo.article3Versions, 1, { publish: true });
+    });
+    expect(seen).toEqual([demo.articleNeverPublished, demo.article4Versions, demo.article3Versions]);
   });
 
   it.each([
@@ -58,7 +69,7 @@ describe('listArticles', () => {
     expect(res.json.code).toBe(code);
   });
 
-  it('a restore moves the article to the top and updates its item', async () => {
+  it('a restore updates its article\'s item: title, status, versions, updated_at', async () => {
     clock.current = new Date('2026-11-22T12:00:00.000Z');
     await restore(demo.articleNeverPublished, 1, { publish: true });
     const res = await s.request({ url: listUrl(), token: demo.owner });
