@@ -135,6 +135,18 @@ describe('wcm articles', () => {
     expect(rows.map((x) => x.slice(0, 3))).toEqual([['1', 'true', ''], ['2', 'true', ''], ['3', 'true', ''], ['4', 'false', ''], ['5', 'false', '1'], ['6', 'true', '2']]);
   });
 
+  it('20 concurrent restores over real sockets get 20 distinct, consecutive numbers', async () => {
+    const url = `${server.url}/workspaces/${demo.ws1}/knowledge-lists/${demo.knowledgeList}/articles/${demo.articleNeverPublished}/versions/1/restore`;
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(url, { method: 'POST', headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' }, body: '{"publish": false}' }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const numbers = (await Promise.all(responses.map((r) => r.json()))).map((b: any) => b.data.version.number).sort((a: number, b: number) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+  });
+
   it.each([
     ['unknown version', [demo.knowledgeList, demo.article3Versions, '42'], 'version_not_found'],
     ['unknown article', [demo.knowledgeList, '00000000-0000-4000-8000-000000000000', '1'], 'article_not_found'],
