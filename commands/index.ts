@@ -1,10 +1,17 @@
 import type { CommandDef } from '../src/cli/command.js';
+import articlesLs from './articles/ls.js';
+import articlesRestore from './articles/restore.js';
+import articlesShow from './articles/show.js';
+import formsGet from './forms/get.js';
+import formsUpdate from './forms/update.js';
 import listsCreate from './lists/create.js';
 import listsLs from './lists/ls.js';
 import listsTemplates from './lists/templates.js';
 import localExport from './local/export.js';
 import localImport from './local/import.js';
 import openapi from './openapi.js';
+import pagesGet from './pages/get.js';
+import pagesUpdate from './pages/update.js';
 import serve from './serve.js';
 
 /**
@@ -16,6 +23,13 @@ export const commands: CommandDef[] = [
   listsCreate,
   listsLs,
   listsTemplates,
+  formsGet,
+  formsUpdate,
+  pagesGet,
+  pagesUpdate,
+  articlesLs,
+  articlesShow,
+  articlesRestore,
   localImport,
   localExport,
   openapi,

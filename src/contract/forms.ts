@@ -19,16 +19,25 @@ const FormFields = z.array(FormField).max(100).superRefine((fields, ctx) => {
   });
 });
 
+/** A merge patch for one object member; `null` removes every key (RFC 7396 on the whole form). */
+const MergeObject = JsonObject.nullable().optional();
+
 export const UpdateFormBody = nonEmpty(
   z.strictObject({
     name: z.string().min(1).max(255).optional(),
     fields: FormFields.optional(),
-    settings: JsonObject.optional(),
-    design: JsonObject.optional(),
-    integrations: JsonObject.optional(),
-    embed: JsonObject.optional(),
+    settings: MergeObject,
+    design: MergeObject,
+    integrations: MergeObject,
+    embed: MergeObject,
   }),
-).meta({ id: 'UpdateFormBody', description: 'Members sent replace stored ones; object members merge by JSON Merge Patch (RFC 7396).' });
+).meta({
+  id: 'UpdateFormBody',
+  description:
+    'Members sent replace stored ones; members not sent are unchanged. `settings`, `design`, `integrations` and `embed` ' +
+    'merge by JSON Merge Patch (RFC 7396): a key sent as `null` is removed, a key not sent stays, nested objects merge, ' +
+    'arrays replace; the member itself sent as `null` empties it (`{}`).',
+});
 
 export const Form = z
   .object({

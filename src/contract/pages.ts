@@ -43,7 +43,13 @@ export const UpdatePageBody = nonEmpty(
     robots_index: z.boolean().optional(),
     llms_enabled: z.boolean().optional(),
   }),
-).meta({ id: 'UpdatePageBody', description: 'Members sent replace stored ones; `chat` merges by JSON Merge Patch (RFC 7396).' });
+).meta({
+  id: 'UpdatePageBody',
+  description:
+    'Members sent replace stored ones; members not sent are unchanged; `null` clears an optional text member. ' +
+    '`chat` merges by JSON Merge Patch (RFC 7396): `greeting: null` removes the greeting, `suggested_replies` replaces ' +
+    'the whole list, `chat: null` empties it. `published` moves the page to the value sent.',
+});
 
 export const Page = z
   .object({

@@ -28,12 +28,14 @@ export function compareKeys(a: SortKey, b: SortKey): number {
 }
 
 const lastMessageAt = (t: RecordTypes['threads']) => t.messages[t.messages.length - 1]?.created_at ?? null;
-const currentVersionAt = (a: RecordTypes['articles']) => a.versions[a.versions.length - 1]?.created_at ?? null;
+// Articles sort by creation (version 1), not by their current version: a restore must not move an
+// article past a cursor, or paging would skip it.
+const firstVersionAt = (a: RecordTypes['articles']) => a.versions[0]?.created_at ?? null;
 
 /** The indexes list operations page through. Sort keys always end in `id`: a stable tie-break. */
 export const INDEXES = {
   listingsByWorkspace: { name: 'listingsByWorkspace', collection: 'listings', partition: (r) => r.workspace_id, key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'listings'>,
-  articlesByList: { name: 'articlesByList', collection: 'articles', partition: (r) => r.list_id, key: (r) => [currentVersionAt(r), r.id], order: 'desc' } as IndexDef<'articles'>,
+  articlesByList: { name: 'articlesByList', collection: 'articles', partition: (r) => r.list_id, key: (r) => [firstVersionAt(r), r.id], order: 'desc' } as IndexDef<'articles'>,
   threadsByWorkspace: { name: 'threadsByWorkspace', collection: 'threads', partition: (r) => r.workspace_id, key: (r) => [lastMessageAt(r), r.id], order: 'desc' } as IndexDef<'threads'>,
   bookingsByWorkspace: { name: 'bookingsByWorkspace', collection: 'bookings', partition: (r) => r.workspace_id, key: (r) => [r.starts_at, r.id], order: 'asc' } as IndexDef<'bookings'>,
   voiceByWorkspace: { name: 'voiceByWorkspace', collection: 'voice_interactions', partition: (r) => r.workspace_id, key: (r) => [r.started_at, r.id], order: 'desc' } as IndexDef<'voice_interactions'>,

@@ -1,9 +1,15 @@
 import type { Handler } from '../context.js';
 import { accountHandlers } from './account.js';
+import { formHandlers } from './forms.js';
+import { knowledgeHandlers } from './knowledge.js';
 import { listingHandlers } from './listings.js';
+import { pageHandlers } from './pages.js';
 
 /** Every implemented operation's handler, by operationId. Areas add their map here. */
 export const handlers: Record<string, Handler> = Object.fromEntries([
   ...accountHandlers,
   ...listingHandlers,
+  ...formHandlers,
+  ...pageHandlers,
+  ...knowledgeHandlers,
 ]);

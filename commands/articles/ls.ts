@@ -1,0 +1,31 @@
+import { defineCommand, type ListFlags } from '../../src/cli/command.js';
+import { runList } from '../../src/cli/list.js';
+import { relativeTime } from '../../src/cli/output.js';
+
+export interface ArticleSummary {
+  id: string;
+  title: string;
+  status: 'published' | 'draft';
+  current_version: number;
+  published_version: number | null;
+  updated_at: string;
+}
+
+export default defineCommand<ListFlags>({
+  path: ['articles', 'ls'],
+  summary: 'List the articles of a knowledge list, most recently updated first',
+  args: [{ name: 'LIST', description: 'knowledge list id', required: true }],
+  list: true,
+  examples: ['wcm articles ls 3424…', 'wcm articles ls 3424… --all --json | jq \'.[] | select(.status == "draft")\''],
+  async run(opts, f) {
+    const workspace = await f.workspace();
+    return runList<ArticleSummary>(f, opts, 'listArticles', { params: { workspace, list: opts.args[0] } }, [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'TITLE', value: (r) => r.title, maxWidth: 50 },
+      { header: 'STATUS', value: (r) => r.status, pretty: (r, s) => (r.status === 'published' ? s.green(r.status) : s.yellow(r.status)) },
+      { header: 'CURRENT', value: (r) => String(r.current_version), pretty: (r) => `v${r.current_version}` },
+      { header: 'PUBLISHED', value: (r) => (r.published_version === null ? '' : String(r.published_version)), pretty: (r, s) => (r.published_version === null ? s.dim('—') : `v${r.published_version}`) },
+      { header: 'UPDATED', value: (r) => r.updated_at, pretty: (r, s) => s.dim(relativeTime(r.updated_at)) },
+    ], 'articles');
+  },
+});

@@ -1,0 +1,55 @@
+import { defineCommand } from '../../src/cli/command.js';
+import { printFields, printJson } from '../../src/cli/output.js';
+import type { ArticleSummary } from './ls.js';
+
+export interface ArticleVersion {
+  id: string;
+  number: number;
+  title: string;
+  body: string;
+  restored_from: number | null;
+  published: boolean;
+  created_at: string;
+}
+
+export default defineCommand<{ publish?: boolean }>({
+  path: ['articles', 'restore'],
+  summary: 'Restore an article version as a new current version',
+  description: 'Creates version N+1 with the restored title and body. It is published only with --publish; earlier versions never change.',
+  args: [
+    { name: 'LIST', description: 'knowledge list id', required: true },
+    { name: 'ARTICLE', description: 'article id', required: true },
+    { name: 'VERSION', description: 'version number (1, 2, …) or version id', required: true },
+  ],
+  options: [{ flags: '--publish', description: 'also make the new version the published one' }],
+  examples: ['wcm articles restore 3424… c866… 1', 'wcm articles restore 3424… c866… 2 --publish'],
+  async run(opts, f) {
+    const [list, article, version] = opts.args;
+    const workspace = await f.workspace();
+    const client = await f.client();
+    const res = await client.call<{ article: ArticleSummary; version: ArticleVersion }>('restoreArticleVersion', {
+      params: { workspace, list, article, version },
+      body: { publish: !!opts.publish },
+    });
+    const d = res.body.data;
+    if (f.globals.json) {
+      printJson(f.io.stdout, d);
+      return 0;
+    }
+    if (f.io.isStdoutTTY) {
+      f.io.stdout.write(
+        `Restored version ${d.version.restored_from} as version ${d.version.number} (${d.version.published ? 'published' : 'not published'}).\n`,
+      );
+    }
+    await printFields(f.io, [
+      ['version', String(d.version.number)],
+      ['published', String(d.version.published)],
+      ['restored_from', String(d.version.restored_from)],
+      ['version_id', d.version.id],
+      ['article', d.article.id],
+      ['title', d.version.title],
+      ['published_version', d.article.published_version === null ? '—' : String(d.article.published_version)],
+    ]);
+    return 0;
+  },
+});

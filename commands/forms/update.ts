@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { defineCommand } from '../../src/cli/command.js';
+import { UsageError } from '../../src/cli/errors.js';
+import type { Factory } from '../../src/cli/factory.js';
+import { printJson } from '../../src/cli/output.js';
+import { printForm, type Form } from './get.js';
+
+interface UpdateOptions {
+  name?: string;
+  fieldsFile?: string;
+  file?: string;
+}
+
+/** Reads a JSON file named by a flag; says which flag and why when it cannot. */
+export async function readJsonFile(f: Factory, flag: string, file: string): Promise<unknown> {
+  const full = path.resolve(f.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(full, 'utf8');
+  } catch (err) {
+    throw new UsageError(`\`${flag}\`: cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`\`${flag}\`: ${full} is not valid JSON (${(err as Error).message}).`);
+  }
+}
+
+/** A JSON file that must hold one object: the request body, merged with the other flags. */
+export async function readBodyFile(f: Factory, file: string): Promise<Record<string, unknown>> {
+  const body = await readJsonFile(f, '--file', file);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new UsageError('`--file` must hold one JSON object: the request body (e.g. {"name": "…"}).');
+  }
+  return body as Record<string, unknown>;
+}
+
+export default defineCommand<UpdateOptions>({
+  path: ['forms', 'update'],
+  summary: 'Update a form: members sent replace, object members merge (JSON Merge Patch)',
+  description:
+    'Members not sent stay as they are. `settings`, `design`, `integrations` and `embed` from --file merge key by key:\n' +
+    'a key set to null is removed, a key left out stays. --fields-file replaces the whole field list.',
+  args: [{ name: 'FORM', description: 'form id', required: true }],
+  examples: [
+    'wcm forms update 3f0c… --name "Catering request"',
+    'wcm forms update 3f0c… --fields-file fields.json',
+    'wcm forms update 3f0c… --file patch.json   # {"settings": {"notify_email": null}}',
+  ],
+  options: [
+    { flags: '--name <name>', description: 'new form name (max 255)' },
+    { flags: '--fields-file <file>', description: 'JSON array of fields {id, label, required, options} (or {"fields": [...]}); replaces them all' },
+    { flags: '--file <file>', description: 'JSON object: the request body; --name and --fields-file override its members' },
+  ],
+  async run(opts, f) {
+    const [form] = opts.args;
+    const workspace = await f.workspace();
+    const body: Record<string, unknown> = opts.file ? await readBodyFile(f, opts.file) : {};
+    if (opts.fieldsFile) {
+      const raw = await readJsonFile(f, '--fields-file', opts.fieldsFile);
+      const fields = Array.isArray(raw) ? raw : (raw as { fields?: unknown } | null)?.fields;
+      if (!Array.isArray(fields)) throw new UsageError('`--fields-file` must hold a JSON array of fields, e.g. [{"id": "email", "label": "Email", "required": true}].');
+      body.fields = fields;
+    }
+    if (opts.name !== undefined) body.name = opts.name;
+    if (!opts.file && !Object.keys(body).length) {
+      throw new UsageError('Nothing to change.', 'Pass --name, --fields-file or --file BODY.json, e.g. `wcm forms update FORM --name "Contact"`.');
+    }
+    const client = await f.client();
+    const res = await client.call<Form>('updateForm', { params: { workspace, form }, body });
+    if (f.globals.json) printJson(f.io.stdout, res.body.data);
+    else await printForm(f, res.body.data);
+    return 0;
+  },
+});

@@ -1,0 +1,173 @@
+import { defineCommand } from '../../src/cli/command.js';
+import { UsageError } from '../../src/cli/errors.js';
+import type { Factory } from '../../src/cli/factory.js';
+import type { Prompter } from '../../src/cli/io.js';
+import { errStyle, printJson } from '../../src/cli/output.js';
+import { readBodyFile } from '../forms/update.js';
+import { printPage, type Page } from './get.js';
+
+interface UpdateOptions {
+  name?: string;
+  slug?: string;
+  publish?: boolean;
+  unpublish?: boolean;
+  set?: string[];
+  file?: string;
+}
+
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+/**
+ * The value of `--set key=value`, typed: `true`, `false`, `null` and numbers are JSON; a quoted
+ * `"…"`, `[…]` or `{…}` that parses as JSON is that JSON; anything else is the string itself.
+ */
+export function parseSetValue(raw: string): unknown {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (raw === 'null') return null;
+  if (NUMBER.test(raw)) return Number(raw);
+  if (/^["[{]/.test(raw)) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+/**
+ * Applies one `--set key=value` to `body`: a dotted key reaches into objects
+ * (`chat.greeting=Hi` → `{"chat": {"greeting": "Hi"}}`), creating plain objects on the way.
+ */
+export function applySet(body: Record<string, unknown>, assignment: string): void {
+  const eq = assignment.indexOf('=');
+  if (eq <= 0) throw new UsageError(`\`--set\` takes key=value; received \`${assignment}\`.`, 'Example: --set bio="Open 8 to 6" --set chat.greeting=Hi');
+  const key = assignment.slice(0, eq);
+  const parts = key.split('.');
+  if (parts.some((p) => !p || FORBIDDEN.has(p))) {
+    throw new UsageError(`\`--set\`: \`${key}\` is not a usable key (empty segment, or one of __proto__, constructor, prototype).`);
+  }
+  let at: Record<string, unknown> = body;
+  for (const [i, part] of parts.slice(0, -1).entries()) {
+    const next = Object.hasOwn(at, part) ? at[part] : undefined;
+    if (next === undefined) at = at[part] = {} as Record<string, unknown>;
+    else if (next !== null && typeof next === 'object' && !Array.isArray(next)) at = next as Record<string, unknown>;
+    else {
+      const where = parts.slice(0, i + 1).join('.');
+      throw new UsageError(`\`--set ${key}=…\`: \`${where}\` is already set to ${JSON.stringify(next)}, so it cannot hold \`${parts.slice(i + 1).join('.')}\`.`);
+    }
+  }
+  at[parts[parts.length - 1]] = parseSetValue(assignment.slice(eq + 1));
+}
+
+type TextKey = 'name' | 'slug' | 'display_name' | 'bio' | 'seo_title' | 'seo_description' | 'aeo_summary' | 'agent_instructions';
+
+/**
+ * Asks for each page field, pre-filled with its current value, and returns only what changed. An
+ * emptied optional text becomes `null` (cleared).
+ */
+export async function promptPageChanges(p: Prompter, page: Page, rules: { slug: RegExp; schemaTypes: readonly string[] }): Promise<Record<string, unknown>> {
+  const changes: Record<string, unknown> = {};
+  const text = async (key: TextKey, message: string, max: number, check?: (v: string) => true | string) => {
+    const current = page[key] ?? '';
+    const required = key === 'name' || key === 'slug';
+    const v = await p.input({
+      message,
+      default: current,
+      validate: (s) => {
+        if (required && !s) return `${message} is required.`;
+        if (s.length > max) return `At most ${max} characters (this is ${s.length}).`;
+        return check ? check(s) : true;
+      },
+    });
+    if (v === current) return;
+    changes[key] = v === '' && !required ? null : v;
+  };
+  await text('name', 'Name', 255);
+  await text('slug', 'Slug', 255, (s) => (rules.slug.test(s) ? true : 'Use lowercase letters, digits, _ and - only.'));
+  await text('display_name', 'Display name', 255);
+  await text('bio', 'Bio', 500);
+  const published = await p.confirm({ message: 'Published?', default: page.published });
+  if (published !== page.published) changes.published = published;
+  if (await p.confirm({ message: 'Edit SEO, agent and chat settings too?', default: false })) {
+    await text('seo_title', 'SEO title', 255);
+    await text('seo_description', 'SEO description', 500);
+    await text('aeo_summary', 'AEO summary', 2000);
+    await text('agent_instructions', 'Agent instructions', 2000);
+    const schemaType = await p.select({ message: 'Schema type', choices: rules.schemaTypes.map((t) => ({ name: t, value: t })), default: page.schema_type });
+    if (schemaType !== page.schema_type) changes.schema_type = schemaType;
+    const greeting = page.chat.greeting ?? '';
+    const g = await p.input({ message: 'Chat greeting', default: greeting, validate: (s) => (s.length > 500 ? `At most 500 characters (this is ${s.length}).` : true) });
+    if (g !== greeting) changes.chat = { greeting: g === '' ? null : g };
+  }
+  return changes;
+}
+
+export default defineCommand<UpdateOptions>({
+  path: ['pages', 'update'],
+  summary: 'Update a page; on a terminal with no change flags, edit it field by field',
+  description:
+    'Members sent replace stored ones; members not sent stay. `chat` merges key by key (JSON Merge Patch).\n' +
+    '--set takes dotted keys into objects; values true, false, null and numbers are typed, a quoted "…", […] or {…}\n' +
+    'is JSON, anything else a string. Order of precedence: --file, then --set, then --name/--slug/--publish.',
+  args: [{ name: 'PAGE', description: 'page id', required: true }],
+  examples: [
+    'wcm pages update 7118… --publish',
+    'wcm pages update 7118… --name "Home" --slug home --set bio="Open 8 to 6"',
+    'wcm pages update 7118… --set chat.greeting="Hi there" --set robots_index=false',
+    'wcm pages update 7118… --set seo_title=null      # clears it',
+    'wcm pages update 7118… --file page.json',
+    'wcm pages update 7118…                           # on a terminal: prompts, pre-filled',
+  ],
+  options: [
+    { flags: '--name <name>', description: 'page name (max 255)' },
+    { flags: '--slug <slug>', description: 'URL slug: lowercase letters, digits, _ and - (max 255)' },
+    { flags: '--publish', description: 'publish the page (published: true)' },
+    { flags: '--unpublish', description: 'unpublish the page (published: false)' },
+    { flags: '--set <key=value>', description: 'set a member; dotted keys reach into objects, e.g. chat.greeting=Hi (repeatable)', repeatable: true },
+    { flags: '--file <file>', description: 'JSON object: the request body, merged with the other flags' },
+  ],
+  async run(opts, f) {
+    const [pageId] = opts.args;
+    if (opts.publish && opts.unpublish) throw new UsageError('`--publish` and `--unpublish` cannot be used together.', 'Pass one of them.');
+    const workspace = await f.workspace();
+    const flagged = opts.file !== undefined || !!opts.set?.length || opts.name !== undefined || opts.slug !== undefined || !!opts.publish || !!opts.unpublish;
+    let body: Record<string, unknown>;
+    if (flagged) {
+      body = opts.file ? await readBodyFile(f, opts.file) : {};
+      for (const s of opts.set ?? []) applySet(body, s);
+      if (opts.name !== undefined) body.name = opts.name;
+      if (opts.slug !== undefined) body.slug = opts.slug;
+      if (opts.publish) body.published = true;
+      if (opts.unpublish) body.published = false;
+    } else {
+      if (!f.io.canPrompt()) {
+        throw new UsageError(
+          'Nothing to change.',
+          'Pass --name, --slug, --publish, --unpublish, --set key=value or --file BODY.json (prompts need a terminal).',
+        );
+      }
+      body = await promptChanges(f, workspace, pageId);
+      if (!Object.keys(body).length) {
+        f.io.stderr.write('Nothing changed; nothing was sent.\n');
+        return 0;
+      }
+    }
+    const client = await f.client();
+    const res = await client.call<Page>('updatePage', { params: { workspace, page: pageId }, body });
+    if (f.globals.json) printJson(f.io.stdout, res.body.data);
+    else await printPage(f, res.body.data);
+    return 0;
+  },
+});
+
+async function promptChanges(f: Factory, workspace: string, pageId: string): Promise<Record<string, unknown>> {
+  const client = await f.client();
+  const current = (await client.call<Page>('getPage', { params: { workspace, page: pageId } })).body.data;
+  const { SLUG_PATTERN, SCHEMA_TYPES } = await import('../../src/contract/pages.js');
+  const s = await errStyle(f.io);
+  f.io.stderr.write(s.dim('Enter keeps a value; Backspace then Enter clears it; Tab edits it.\n'));
+  return promptPageChanges(await f.io.prompter(), current, { slug: SLUG_PATTERN, schemaTypes: SCHEMA_TYPES });
+}

@@ -1,0 +1,43 @@
+import type { z } from 'zod';
+import type { Form, UpdateFormBody } from '../../contract/forms.js';
+import { operations } from '../../contract/operations.js';
+import type { FormRecord } from '../../store/records.js';
+import type { Store, Tx } from '../../store/store.js';
+import { implement } from '../context.js';
+import { mergeMember } from '../merge-patch.js';
+import { notFound } from '../problems.js';
+
+const OBJECT_MEMBERS = ['settings', 'design', 'integrations', 'embed'] as const;
+
+/** The form, if it exists in this workspace: another workspace's form is as unknown as a missing one. */
+function findForm(store: Pick<Store, 'get'> | Tx, workspace: string, id: string): FormRecord {
+  const form = store.get('forms', id);
+  if (!form || form.workspace_id !== workspace) throw notFound('form_not_found', id);
+  return form;
+}
+
+function present(rec: FormRecord): z.input<typeof Form> {
+  const { workspace_id: _w, ...form } = rec;
+  return form;
+}
+
+function updated(rec: FormRecord, body: z.output<typeof UpdateFormBody>, now: string): FormRecord {
+  const next: FormRecord = { ...rec, updated_at: now };
+  if (body.name !== undefined) next.name = body.name;
+  if (body.fields !== undefined) {
+    next.fields = body.fields.map((f) => (f.options === undefined ? { id: f.id, label: f.label, required: f.required } : { id: f.id, label: f.label, required: f.required, options: [...f.options] }));
+  }
+  for (const m of OBJECT_MEMBERS) {
+    const patch = body[m];
+    if (patch !== undefined) next[m] = mergeMember(m, rec[m], patch);
+  }
+  return next;
+}
+
+export const formHandlers = [
+  implement(operations.getForm, ({ params, store }) => present(findForm(store, params.workspace, params.form))),
+  // Read, merge and write in one synchronous transaction: two concurrent patches both land.
+  implement(operations.updateForm, async ({ params, body, store, clock }) =>
+    present(await store.transact((tx) => tx.put('forms', updated(findForm(tx, params.workspace, params.form), body, clock.now().toISOString())))),
+  ),
+];

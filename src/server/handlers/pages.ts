@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+import { operations } from '../../contract/operations.js';
+import type { Page, UpdatePageBody } from '../../contract/pages.js';
+import type { PageRecord } from '../../store/records.js';
+import type { Store, Tx } from '../../store/store.js';
+import { implement } from '../context.js';
+import { mergeMember } from '../merge-patch.js';
+import { notFound } from '../problems.js';
+
+/** The page, if it exists in this workspace: another workspace's page is as unknown as a missing one. */
+function findPage(store: Pick<Store, 'get'> | Tx, workspace: string, id: string): PageRecord {
+  const page = store.get('pages', id);
+  if (!page || page.workspace_id !== workspace) throw notFound('page_not_found', id);
+  return page;
+}
+
+function present(rec: PageRecord): z.input<typeof Page> {
+  const { workspace_id: _w, ...page } = rec;
+  return page as z.input<typeof Page>;
+}
+
+/**
+ * Members sent replace stored ones (`null` clears a text member); `chat` merges by JSON Merge
+ * Patch; `published` moves the page's state to the value sent (seed Part 3).
+ */
+function updated(rec: PageRecord, body: z.output<typeof UpdatePageBody>, now: string): PageRecord {
+  const { chat, ...replace } = body;
+  const next: PageRecord = { ...rec, updated_at: now };
+  for (const [key, value] of Object.entries(replace)) {
+    if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+  }
+  if (chat !== undefined) next.chat = mergeMember('chat', rec.chat, chat);
+  return next;
+}
+
+export const pageHandlers = [
+  implement(operations.getPage, ({ params, store }) => present(findPage(store, params.workspace, params.page))),
+  // Read, merge and write in one synchronous transaction: two concurrent patches both land.
+  implement(operations.updatePage, async ({ params, body, store, clock }) =>
+    present(await store.transact((tx) => tx.put('pages', updated(findPage(tx, params.workspace, params.page), body, clock.now().toISOString())))),
+  ),
+];
