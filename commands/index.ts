@@ -1,10 +1,15 @@
 import type { CommandDef } from '../src/cli/command.js';
+import agentsOpened from './agents/opened.js';
+import commercePay from './commerce/pay.js';
 import listsCreate from './lists/create.js';
 import listsLs from './lists/ls.js';
 import listsTemplates from './lists/templates.js';
+import localEvents from './local/events.js';
 import localExport from './local/export.js';
 import localImport from './local/import.js';
+import localOrders from './local/orders.js';
 import openapi from './openapi.js';
+import paymentsSimulate from './payments/simulate.js';
 import serve from './serve.js';
 
 /**
@@ -18,5 +23,10 @@ export const commands: CommandDef[] = [
   listsTemplates,
   localImport,
   localExport,
+  localOrders,
+  localEvents,
+  commercePay,
+  agentsOpened,
+  paymentsSimulate,
   openapi,
 ] as CommandDef[];
