@@ -45,8 +45,16 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
     const extra = await extendServer({ store, clock: clock as Clock, options: { dataFile, rateLimit: opts.rateLimit ?? 1000, env, payments: opts.payments } });
     return new App({ store, clock, services: { ...extra.services, ...opts.services }, guards: extra.guards });
   };
+  let app: App;
+  try {
+    app = await build();
+  } catch (err) {
+    await store.close();
+    cleanup();
+    throw err;
+  }
   const h: PublicApp = {
-    app: await build(),
+    app,
     store,
     clock,
     dataFile,
