@@ -38,9 +38,16 @@ export interface Factory {
 let cachedVersion: string | null = null;
 export function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
-  const pkg = fileURLToPath(new URL('../../../package.json', import.meta.url));
-  cachedVersion = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
-  return cachedVersion;
+  // From dist/src/cli (the built binary) or src/cli (tests running the sources in-process).
+  for (const rel of ['../../../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'wcm') return (cachedVersion = pkg.version);
+    } catch {
+      // not here: try the next place
+    }
+  }
+  throw new Error('wcm: cannot find its package.json to read the version.');
 }
 
 export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFlags, cwd = process.cwd()): Factory {

@@ -108,11 +108,12 @@ export async function onPort(opts: { fixtures?: string[]; clock?: Clock; rateLim
     rateLimit: opts.rateLimit,
     extend: extendServer,
   });
+  const stop = server.close.bind(server); // taken before Object.assign replaces `close`
   return Object.assign(server, {
     dir,
     cleanup,
     close: async () => {
-      await server.close();
+      await stop();
       cleanup();
     },
   });
