@@ -7,7 +7,7 @@ let server: Awaited<ReturnType<typeof onPort>>;
 let secret: string;
 const cfg = tempDir('wcm-cmd-public-');
 beforeAll(async () => {
-  server = await onPort({ rateLimit: 3 });
+  server = await onPort({ rateLimit: 1000 });
   secret = server.app.services.webhookSecret as string;
 });
 afterAll(async () => {
@@ -71,17 +71,22 @@ describe('public commands against a real server', () => {
     expect(server.store.get('orders', paid.order.id)!.payment_state).toBe('canceled');
   });
 
-  it('over the rate limit (3 a minute here), a public command exits 6 with the problem', async () => {
-    const codes: number[] = [];
-    // createPaymentIntent has used 3 of its tokens above (test clocks are real here: refill is 1 per 20 s).
-    for (let i = 0; i < 4; i++) codes.push((await run(['agents', 'opened', demo.agent1])).code);
-    expect(codes).toEqual([0, 0, 0, 6]);
-    const r = await run(['agents', 'opened', demo.agent1]);
-    expect(r.stderr).toMatch(/rate_limited/);
+  it('over the rate limit, a public command exits 6 with the rate_limited problem', async () => {
+    const limited = await onPort({ rateLimit: 2 });
+    try {
+      const go = () => runInProcess(['agents', 'opened', demo.agent1, '--base-url', limited.url], { env: { WCM_CONFIG_DIR: cfg.dir, WCM_MAX_RETRY_WAIT_MS: '0' } });
+      const results = [await go(), await go(), await go()];
+      expect(results.map((r) => r.code)).toEqual([0, 0, 6]);
+      expect(results[2].stderr).toMatch(/429 rate_limited/);
+      expect(limited.store.count('analytics_events')).toBe(2);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('local orders / local events read the server\'s file while it runs', async () => {
     const data = path.join(server.dir, 'store.json');
+    expect((await run(['agents', 'opened', demo.agent1])).code).toBe(0);
     const orders = JSON.parse((await run(['local', 'orders', '--data', data, '--json'])).stdout);
     expect(orders.length).toBe(server.store.count('orders'));
     expect(orders.map((o: { created_at: string }) => o.created_at)).toEqual([...orders.map((o: { created_at: string }) => o.created_at)].sort().reverse());
