@@ -1,5 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { ApiError, UsageError } from '../../src/cli/errors.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 import { announceIdempotencyKey, idempotencyKeyOption, integerFlag, publicCall } from './public.js';
 
@@ -56,7 +56,13 @@ export default defineCommand<PayOptions>({
     if (opts.sourceType !== undefined) body.source_type = opts.sourceType;
     if (opts.sourceId !== undefined) body.source_id = opts.sourceId;
     const key = announceIdempotencyKey(f, opts.idempotencyKey, `wcm commerce pay ${offer}`);
-    const res = await publicCall<Created>(f, 'createPaymentIntent', { params: { offer }, body, idempotencyKey: key });
+    const res = await publicCall<Created>(f, 'createPaymentIntent', { params: { offer }, body, idempotencyKey: key }).catch((err) => {
+      // The server names body fields; say which flag sets them.
+      if (err instanceof ApiError && err.problem.errors?.amount_minor) {
+        err.problem.resolution = 'Pass `--amount N` in minor units, 1000 to 10000000 (e.g. `--amount 2500` for 25.00).';
+      }
+      throw err;
+    });
     const { order, payment_intent: pi } = res.body.data;
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else {

@@ -66,7 +66,8 @@ export class IdempotencyGuard implements PublicGuard {
       });
     }
     const now = this.clock.now().getTime();
-    await this.pruneExpired(now);
+    // Not awaited: the deletes apply in memory at once; their fsync need not delay this request.
+    void this.pruneExpired(now).catch(() => undefined);
     const scope = `${op.operationId} ${targetPath(req.path)}`;
     const id = sha256(`${scope}\n${key}`);
     const fingerprint = bodyFingerprint(req.rawBody);

@@ -56,6 +56,7 @@ describe('public commands against a real server', () => {
     const low = await run(['commerce', 'pay', demo.offerContributionUsd, '--amount', '999']);
     expect(low.code).toBe(3);
     expect(low.stderr).toMatch(/amount_minor/);
+    expect(low.stderr).toMatch(/Pass `--amount N`/);
     const gone = await run(['commerce', 'pay', demo.offerInactive]);
     expect(gone.code).toBe(5);
     expect(gone.stderr).toMatch(/offer_not_found/);
