@@ -165,6 +165,7 @@ class GatedProvider implements PaymentProvider {
   open() {
     this.release();
   }
+  async cancelPaymentIntent(): Promise<void> {}
 }
 
 describe('concurrent requests with one key', () => {

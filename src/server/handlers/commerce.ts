@@ -83,7 +83,13 @@ export const commerceHandlers = [
       created_at: now,
       updated_at: now,
     };
-    await store.transact((tx) => tx.put('orders', order));
+    try {
+      await store.transact((tx) => tx.put('orders', order));
+    } catch (err) {
+      // The order could not be made durable: withdraw the intent so nobody can pay for nothing.
+      await provider.cancelPaymentIntent(intent.id).catch(() => undefined);
+      throw err;
+    }
     return {
       order: orderView(order),
       payment_intent: {

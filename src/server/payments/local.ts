@@ -36,4 +36,8 @@ export class LocalPaymentProvider implements PaymentProvider {
     if (this.byOrder.size > 10_000) this.byOrder.delete(this.byOrder.keys().next().value!);
     return intent;
   }
+
+  async cancelPaymentIntent(id: string): Promise<void> {
+    for (const [order, intent] of this.byOrder) if (intent.id === id) this.byOrder.delete(order);
+  }
 }

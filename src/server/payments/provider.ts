@@ -25,6 +25,8 @@ export interface ProviderIntent {
 export interface PaymentProvider {
   readonly name: 'local' | 'stripe';
   createPaymentIntent(input: CreateIntentInput): Promise<ProviderIntent>;
+  /** Best effort: withdraws an intent whose order could not be stored, so it can never be paid. */
+  cancelPaymentIntent(id: string): Promise<void>;
 }
 
 /** The processor refused or could not be reached; `message` is safe to show to the caller. */

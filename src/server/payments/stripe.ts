@@ -80,4 +80,9 @@ export class StripePaymentProvider implements PaymentProvider {
       throw new PaymentProviderError(message, e.code ?? e.type, e.statusCode, e.requestId);
     }
   }
+
+  async cancelPaymentIntent(id: string): Promise<void> {
+    const stripe = await this.stripe();
+    await stripe.paymentIntents.cancel(id, { cancellation_reason: 'abandoned' });
+  }
 }

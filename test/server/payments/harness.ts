@@ -4,6 +4,7 @@ import type { Clock } from '../../../src/server/context.js';
 import { extendServer } from '../../../src/server/extend.js';
 import type { LocalServerOptions } from '../../../src/server/serve.js';
 import { seedStore } from '../../../src/server/serve.js';
+import type { FileLayer } from '../../../src/store/files.js';
 import { Store } from '../../../src/store/store.js';
 import { DEMO, TestClock, demo, tempDir } from '../../support/server.js';
 
@@ -27,6 +28,8 @@ export interface PublicAppOptions {
   payments?: LocalServerOptions['payments'];
   /** Replaces the payment provider `wcm serve` would choose. */
   services?: Record<string, unknown>;
+  /** The store's disk layer (fault injection). */
+  files?: FileLayer;
 }
 
 /**
@@ -39,7 +42,7 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
   const dataFile = path.join(dir, 'store.json');
   const clock = opts.clock ?? new TestClock();
   const env = opts.env ?? { WCM_WEBHOOK_SECRET: SECRET };
-  let store = await Store.open(dataFile);
+  let store = await Store.open(dataFile, { files: opts.files });
   await seedStore(store, [DEMO]);
   const build = async () => {
     const extra = await extendServer({ store, clock: clock as Clock, options: { dataFile, rateLimit: opts.rateLimit ?? 1000, env, payments: opts.payments } });
@@ -77,7 +80,7 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
     },
     async restart() {
       await store.close();
-      store = await Store.open(dataFile);
+      store = await Store.open(dataFile, { files: opts.files });
       h.store = store;
       h.app = await build();
     },

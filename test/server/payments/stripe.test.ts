@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StripePaymentProvider } from '../../../src/server/payments/stripe.js';
+import { nodeFileLayer, type FileLayer } from '../../../src/store/files.js';
 import { cardDeclined, paymentIntentCreated, stripeStub } from './stripe-stub.js';
 import { SECRET, demo, payUrl, publicApp, type PublicApp } from './harness.js';
 
@@ -66,6 +67,19 @@ describe('the stripe provider, against a local server speaking Stripe\'s wire fo
     expect(stub.received).toHaveLength(1);
   });
 
+  it('when Stripe fails transiently, the package retries with the same Idempotency-Key: one intent, one order', async () => {
+    let calls = 0;
+    const { s, stub } = await stripeApp((req) =>
+      ++calls === 1 ? { status: 500, body: { error: { type: 'api_error', message: 'Temporary failure' } }, headers: { 'stripe-should-retry': 'true' } } : paymentIntentCreated(req),
+    );
+    const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0008', json: {} });
+    expect(res.status).toBe(201);
+    expect(stub.received).toHaveLength(2);
+    expect(stub.received[1].headers['idempotency-key']).toBe(stub.received[0].headers['idempotency-key']);
+    expect(stub.received[1].form).toEqual(stub.received[0].form);
+    expect(s.store.count('orders')).toBe(1);
+  });
+
   it('a Stripe card error (402) is a clear 502 payment_provider_error, with no order and no idempotency record', async () => {
     const { s, stub } = await stripeApp(() => cardDeclined);
     const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0004', json: {} });
@@ -110,5 +124,38 @@ describe('the stripe provider, against a local server speaking Stripe\'s wire fo
 
   it('--payments stripe without STRIPE_SECRET_KEY refuses to start, saying what to set', async () => {
     await expect(publicApp({ payments: 'stripe', env: {} })).rejects.toThrow(/STRIPE_SECRET_KEY/);
+  });
+
+  it('if the order cannot be stored (disk failure), the intent is canceled at Stripe and nothing is half-created', async () => {
+    let failAppends = false;
+    const files: FileLayer = {
+      ...nodeFileLayer,
+      async openJournal(file) {
+        const j = await nodeFileLayer.openJournal(file);
+        return {
+          get size() {
+            return j.size;
+          },
+          append: (buf) => (failAppends ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })) : j.append(buf)),
+          truncate: (n) => j.truncate(n),
+          close: () => j.close(),
+        };
+      },
+    };
+    stub = await stripeStub((req) => (req.path.endsWith('/cancel') ? { status: 200, body: { id: 'pi_3StubIntent0000000000001', object: 'payment_intent', status: 'canceled' } } : paymentIntentCreated(req)));
+    s = await publicApp({ files, env: { STRIPE_SECRET_KEY: 'sk_test_stub_123', WCM_STRIPE_API_BASE: stub.url, WCM_WEBHOOK_SECRET: SECRET } });
+    failAppends = true;
+    const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0009', json: {} });
+    expect(res.status).toBe(500);
+    expect(res.json.code).toBe('internal_error');
+    expect(stub.received.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/payment_intents', 'POST /v1/payment_intents/pi_3StubIntent0000000000001/cancel']);
+    expect(stub.received[1].form.cancellation_reason).toBe('abandoned');
+    expect(s.store.count('orders')).toBe(0);
+    expect(s.store.count('idempotency_keys')).toBe(0);
+    // Once the disk recovers, the same key creates the order.
+    failAppends = false;
+    const retry = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0009', json: {} });
+    expect(retry.status).toBe(201);
+    expect(s.store.count('orders')).toBe(1);
   });
 });
