@@ -5,8 +5,10 @@ import { ProblemError } from './problems.js';
 
 export const DEFAULT_RATE_LIMIT = 60;
 const WINDOW_MS = 60_000;
-/** Past this many tracked clients, full (idle) buckets are dropped so memory stays bounded. */
+/** Past this many tracked clients, full (idle) buckets are dropped (at most once a second). */
 const PRUNE_AT = 10_000;
+/** Hard cap: beyond it the longest-tracked bucket goes (that client merely starts full again). */
+const MAX_BUCKETS = 100_000;
 
 interface Bucket {
   tokens: number;
@@ -22,6 +24,7 @@ interface Bucket {
 export class RateLimiter implements PublicGuard {
   private readonly buckets = new Map<string, Bucket>();
   private readonly msPerToken: number;
+  private lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly limit: number,
@@ -38,7 +41,8 @@ export class RateLimiter implements PublicGuard {
     b.tokens = Math.min(this.limit, b.tokens + Math.max(0, now - b.at) / this.msPerToken);
     b.at = now;
     if (!this.buckets.has(key)) {
-      if (this.buckets.size >= PRUNE_AT) this.prune(now);
+      if (this.buckets.size >= PRUNE_AT && Math.abs(now - this.lastPrune) >= 1000) this.prune(now);
+      if (this.buckets.size >= MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value!);
       this.buckets.set(key, b);
     }
     if (b.tokens < 1) {
@@ -62,6 +66,7 @@ export class RateLimiter implements PublicGuard {
   }
 
   private prune(now: number): void {
+    this.lastPrune = now;
     for (const [k, b] of this.buckets) {
       if (b.tokens + (now - b.at) / this.msPerToken >= this.limit) this.buckets.delete(k);
     }

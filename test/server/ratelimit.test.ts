@@ -98,3 +98,23 @@ describe('rate limits on public routes (token bucket per client address and rout
     }
   });
 });
+
+describe('RateLimiter memory', () => {
+  it('idle (refilled) buckets are dropped once 10 000 clients are tracked, so a spray of addresses cannot grow memory without bound', async () => {
+    const { RateLimiter } = await import('../../src/server/ratelimit.js');
+    const { operations } = await import('../../src/contract/operations.js');
+    const { TestClock } = await import('../support/server.js');
+    const clock = new TestClock();
+    const limiter = new RateLimiter(60, clock);
+    const op = operations.recordAgentChatOpened as never;
+    const req = (addr: string) => ({ remoteAddress: addr }) as never;
+    for (let i = 0; i < 10_000; i++) limiter.before(op, req(`10.0.${i >> 8}.${i & 255}`));
+    expect(limiter.size).toBe(10_000);
+    // Within the minute nobody is full again: a busy client keeps its bucket (and its count).
+    limiter.before(op, req('10.9.9.9'));
+    expect(limiter.size).toBe(10_001);
+    clock.advance(60_000);
+    limiter.before(op, req('10.9.9.10'));
+    expect(limiter.size).toBe(1);
+  });
+});
