@@ -4,14 +4,19 @@ import articlesRestore from './articles/restore.js';
 import articlesShow from './articles/show.js';
 import formsGet from './forms/get.js';
 import formsUpdate from './forms/update.js';
+import agentsOpened from './agents/opened.js';
+import commercePay from './commerce/pay.js';
 import listsCreate from './lists/create.js';
 import listsLs from './lists/ls.js';
 import listsTemplates from './lists/templates.js';
+import localEvents from './local/events.js';
 import localExport from './local/export.js';
 import localImport from './local/import.js';
+import localOrders from './local/orders.js';
 import openapi from './openapi.js';
 import pagesGet from './pages/get.js';
 import pagesUpdate from './pages/update.js';
+import paymentsSimulate from './payments/simulate.js';
 import serve from './serve.js';
 
 /**
@@ -32,5 +37,10 @@ export const commands: CommandDef[] = [
   articlesRestore,
   localImport,
   localExport,
+  localOrders,
+  localEvents,
+  commercePay,
+  agentsOpened,
+  paymentsSimulate,
   openapi,
 ] as CommandDef[];

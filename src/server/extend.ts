@@ -1,9 +1,42 @@
+import type { PublicGuard } from './app.js';
+import { IdempotencyGuard } from './idempotency.js';
+import { LocalPaymentProvider } from './payments/local.js';
+import type { PaymentProvider } from './payments/provider.js';
+import { StripePaymentProvider } from './payments/stripe.js';
+import { webhookSecret } from './payments/webhook.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
 import type { LocalServerOptions } from './serve.js';
+
+/** Chooses the processor: `--payments`, else Stripe when STRIPE_SECRET_KEY is set, else local. */
+export function choosePaymentProvider(options: Pick<LocalServerOptions, 'payments'>, env: NodeJS.ProcessEnv): PaymentProvider {
+  const kind = options.payments ?? (env.STRIPE_SECRET_KEY ? 'stripe' : 'local');
+  if (kind === 'local') return new LocalPaymentProvider();
+  if (!env.STRIPE_SECRET_KEY) {
+    throw new Error('`--payments stripe` needs STRIPE_SECRET_KEY in the environment (a `sk_test_…` key for testing). Set it, or use `--payments local`.');
+  }
+  return new StripePaymentProvider({ secretKey: env.STRIPE_SECRET_KEY, apiBase: env.WCM_STRIPE_API_BASE });
+}
 
 /**
  * The services and guards `wcm serve` adds to the core App: each area that needs server-wide
  * state (rate limits, idempotency, payments) hooks in here.
  */
-export const extendServer: NonNullable<LocalServerOptions['extend']> = async () => {
-  return { services: {}, guards: [], notes: [] };
+export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ store, clock, options }) => {
+  const env = options.env ?? process.env;
+  const payments = choosePaymentProvider(options, env);
+  const signing = await webhookSecret(store, env);
+  const limiter = new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
+  const idempotency = new IdempotencyGuard(store, clock);
+  await idempotency.pruneExpired();
+  // Rate limits run first (before), so a flood never reaches the idempotency records.
+  const guards: PublicGuard[] = [limiter, idempotency];
+  const notes = [
+    `public routes: ${limiter.limit} requests a minute per client and route; payments: ${payments.name === 'stripe' ? `Stripe${env.WCM_STRIPE_API_BASE ? ` at ${env.WCM_STRIPE_API_BASE}` : ''}` : 'local (offline, no card network)'}`,
+  ];
+  if (signing.source === 'env') notes.push('payment notifications (POST /v1/webhooks/payments): signed with WCM_WEBHOOK_SECRET');
+  else {
+    notes.push(`payment notifications (POST /v1/webhooks/payments): signing secret ${signing.secret} (${signing.source === 'generated' ? 'generated now, ' : ''}kept in the store)`);
+    notes.push(`  for \`wcm payments simulate\`: export WCM_WEBHOOK_SECRET=${signing.secret}`);
+  }
+  return { services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency }, guards, notes };
 };

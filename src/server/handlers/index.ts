@@ -4,6 +4,9 @@ import { formHandlers } from './forms.js';
 import { knowledgeHandlers } from './knowledge.js';
 import { listingHandlers } from './listings.js';
 import { pageHandlers } from './pages.js';
+import { agentHandlers } from './agents.js';
+import { commerceHandlers } from './commerce.js';
+import { webhookHandlers } from './webhooks.js';
 
 /** Every implemented operation's handler, by operationId. Areas add their map here. */
 export const handlers: Record<string, Handler> = Object.fromEntries([
@@ -12,4 +15,7 @@ export const handlers: Record<string, Handler> = Object.fromEntries([
   ...formHandlers,
   ...pageHandlers,
   ...knowledgeHandlers,
+  ...commerceHandlers,
+  ...agentHandlers,
+  ...webhookHandlers,
 ]);

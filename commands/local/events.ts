@@ -1,0 +1,26 @@
+import { defineCommand } from '../../src/cli/command.js';
+import { dataOption } from '../../src/cli/local.js';
+import { printJson, printRows } from '../../src/cli/output.js';
+import { openDataFile } from './read.js';
+
+export default defineCommand<{ data?: string }>({
+  path: ['local', 'events'],
+  summary: 'Analytics events a local server recorded (agent chat opens), newest first',
+  description: 'Read-only: works while `wcm serve` runs on the file. Events hold no visitor data.',
+  examples: ['wcm local events', 'wcm local events --json'],
+  options: [dataOption],
+  async run(opts, f) {
+    const store = await openDataFile(f, opts.data);
+    const events = store.index('eventsByOccurred').entries('*').map((e) => e.rec);
+    if (f.globals.json) return printJson(f.io.stdout, events);
+    if (!events.length && f.io.isStdoutTTY) f.io.stderr.write('no events yet: try `wcm agents opened AGENT`\n');
+    await printRows(f.io, events, [
+      { header: 'ID', value: (e) => e.id },
+      { header: 'TYPE', value: (e) => e.type },
+      { header: 'AGENT', value: (e) => e.agent_id },
+      { header: 'BUTTON', value: (e) => e.button_id ?? '—' },
+      { header: 'APP', value: (e) => e.app_id ?? '—' },
+      { header: 'OCCURRED', value: (e) => e.occurred_at },
+    ]);
+  },
+});

@@ -1,0 +1,27 @@
+import { defineCommand } from '../../src/cli/command.js';
+import { dataOption } from '../../src/cli/local.js';
+import { printJson, printRows } from '../../src/cli/output.js';
+import { openDataFile } from './read.js';
+
+export default defineCommand<{ data?: string }>({
+  path: ['local', 'orders'],
+  summary: 'Orders a local server recorded, newest first, with their payment state',
+  description: 'Read-only: works while `wcm serve` runs on the file and shows every write it acknowledged.',
+  examples: ['wcm local orders', 'wcm local orders --json | jq \'.[] | select(.payment_state == "paid")\''],
+  options: [dataOption],
+  async run(opts, f) {
+    const store = await openDataFile(f, opts.data);
+    const orders = store.index('ordersByCreated').entries('*').map((e) => e.rec);
+    if (f.globals.json) return printJson(f.io.stdout, orders);
+    if (!orders.length && f.io.isStdoutTTY) f.io.stderr.write('no orders yet: try `wcm commerce pay OFFER`\n');
+    await printRows(f.io, orders, [
+      { header: 'ID', value: (o) => o.id },
+      { header: 'STATE', value: (o) => o.payment_state },
+      { header: 'TOTAL', value: (o) => `${(o.amount_total / 100).toFixed(2)} ${o.currency.toUpperCase()}` },
+      { header: 'QTY', value: (o) => String(o.quantity) },
+      { header: 'OFFER', value: (o) => o.offer_id },
+      { header: 'PAYMENT INTENT', value: (o) => o.payment_intent_id },
+      { header: 'CREATED', value: (o) => o.created_at },
+    ]);
+  },
+});

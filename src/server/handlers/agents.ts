@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import { operations } from '../../contract/operations.js';
+import type { AnalyticsEventRecord } from '../../store/records.js';
+import { implement } from '../context.js';
+import { notFound } from '../problems.js';
+
+export const agentHandlers = [
+  // Privacy by construction: the event holds the agent, the optional button and app, and a time.
+  // Nothing from the request (address, user agent, cookies, referrer) is read, stored or echoed.
+  implement(operations.recordAgentChatOpened, async ({ params, body, store, clock }) => {
+    const agent = store.get('agents', params.agent);
+    if (!agent) throw notFound('agent_not_found', params.agent);
+    const event: AnalyticsEventRecord = {
+      id: randomUUID(),
+      type: 'agent.chat_opened',
+      workspace_id: agent.workspace_id,
+      agent_id: agent.id,
+      button_id: body.button ?? null,
+      app_id: body.app ?? null,
+      occurred_at: clock.now().toISOString(),
+    };
+    await store.transact((tx) => tx.put('analytics_events', event));
+    const { workspace_id: _w, ...out } = event;
+    return out;
+  }),
+];

@@ -1,0 +1,19 @@
+import { operations } from '../../contract/operations.js';
+import { implement } from '../context.js';
+import { applyPaymentEvent } from '../payments/notifications.js';
+import { verifyPaymentEvent } from '../payments/webhook.js';
+import { ProblemError } from '../problems.js';
+
+export const webhookHandlers = [
+  implement(operations.receivePaymentNotification, async ({ request, store, clock, services }) => {
+    const secret = services.webhookSecret as string | undefined;
+    if (!secret) {
+      throw new ProblemError('invalid_signature', { detail: 'This server has no payment-notification signing secret configured (set WCM_WEBHOOK_SECRET).' });
+    }
+    const sig = request.headers['stripe-signature'];
+    const event = await verifyPaymentEvent(request.rawBody, Array.isArray(sig) ? sig[0] : sig, secret, clock);
+    const now = clock.now().toISOString();
+    const outcome = await store.transact((tx) => applyPaymentEvent(tx, event, now, () => store.values('orders')));
+    return { received: true as const, event_id: event.id, applied: outcome.applied };
+  }),
+];

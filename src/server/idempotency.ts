@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import type { AnyOperation } from '../contract/operations.js';
+import type { IdempotencyRecord } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import { BASE_PATHS, type AppResponse, type PublicGuard } from './app.js';
+import type { Clock, RequestInfo } from './context.js';
+import { ProblemError } from './problems.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** 8–120 visible ASCII characters (no spaces, no control characters). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,120}$/;
+const PRUNE_EVERY_MS = 60_000;
+
+const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+
+/** The body as a stable string: JSON with sorted keys, so `{"a":1,"b":2}` and `{"b":2,"a":1}` match. */
+export function bodyFingerprint(raw: Buffer): string {
+  if (raw.length === 0) return sha256('{}');
+  try {
+    return sha256(canonicalJson(JSON.parse(raw.toString('utf8'))));
+  } catch {
+    return sha256(raw);
+  }
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function headerOf(req: RequestInfo, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Idempotency for public POSTs (Stripe's model). A key is scoped to the operation and its path
+ * target (the offer or agent), so one key cannot replay another route's answer. Only responses that
+ * created something (2xx) are recorded: a request refused before or by the handler creates nothing,
+ * so a corrected retry with the same key runs for real. Records persist in the store for 24 h and
+ * are replayed byte for byte; the raw key is never stored, only its hash.
+ */
+export class IdempotencyGuard implements PublicGuard {
+  /** Scoped key hash → body fingerprint, for requests still running in this process. */
+  private readonly inFlight = new Map<string, string>();
+  private lastPrune = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ttlMs = IDEMPOTENCY_TTL_MS,
+  ) {}
+
+  async around(op: AnyOperation, req: RequestInfo, run: () => Promise<AppResponse>): Promise<AppResponse> {
+    if (!op.idempotent) return run();
+    const key = headerOf(req, 'idempotency-key');
+    if (key === undefined || key === '') {
+      throw new ProblemError('idempotency_key_required', { detail: `\`${op.operationId}\` needs an \`Idempotency-Key\` header so a retry cannot create a second ${what(op)}.` });
+    }
+    if (!IDEMPOTENCY_KEY.test(key)) {
+      throw new ProblemError('invalid_idempotency_key', {
+        detail: `\`Idempotency-Key\` must be 8 to 120 visible ASCII characters; received ${key.length} character${key.length === 1 ? '' : 's'}${/^[\x21-\x7e]*$/.test(key) ? '' : ' including spaces or non-ASCII'}.`,
+      });
+    }
+    const now = this.clock.now().getTime();
+    // Not awaited: the deletes apply in memory at once; their fsync need not delay this request.
+    void this.pruneExpired(now).catch(() => undefined);
+    const scope = `${op.operationId} ${targetPath(req.path)}`;
+    const id = sha256(`${scope}\n${key}`);
+    const fingerprint = bodyFingerprint(req.rawBody);
+
+    const running = this.inFlight.get(id);
+    if (running !== undefined) {
+      if (running !== fingerprint) throw reused(op);
+      throw new ProblemError('idempotency_key_in_use', { detail: 'A request with this `Idempotency-Key` is still being processed.', headers: { 'Retry-After': '1' } });
+    }
+    const done = this.store.get('idempotency_keys', id);
+    if (done && !this.expired(done, now)) {
+      if (done.body_sha256 !== fingerprint) throw reused(op);
+      const response = done.response as { meta?: { request_id?: string } };
+      return {
+        status: done.status,
+        headers: {
+          'Content-Type': 'application/json; charset=utf-8',
+          'X-Content-Type-Options': 'nosniff',
+          // The body is the first response, request id included; the header matches it.
+          'X-Request-Id': response.meta?.request_id ?? req.id,
+          'Idempotent-Replayed': 'true',
+        },
+        body: JSON.stringify(done.response),
+      };
+    }
+
+    this.inFlight.set(id, fingerprint);
+    try {
+      const res = await run();
+      if (res.status >= 200 && res.status < 300) {
+        const rec: IdempotencyRecord = {
+          id,
+          operation_id: op.operationId,
+          scope,
+          key: `sha256:${sha256(key)}`,
+          body_sha256: fingerprint,
+          status: res.status,
+          response: JSON.parse(res.body),
+          created_at: new Date(now).toISOString(),
+        };
+        await this.store.transact((tx) => tx.put('idempotency_keys', rec));
+      }
+      return res;
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  private expired(rec: IdempotencyRecord, now: number): boolean {
+    return Date.parse(rec.created_at) + this.ttlMs <= now;
+  }
+
+  /** Drops records past their 24 h, at most once a minute (and at start-up). */
+  async pruneExpired(now = this.clock.now().getTime()): Promise<number> {
+    if (now - this.lastPrune < PRUNE_EVERY_MS && now >= this.lastPrune) return 0;
+    this.lastPrune = now;
+    const stale = [...this.store.values('idempotency_keys')].filter((r) => this.expired(r, now) && !this.inFlight.has(r.id));
+    if (stale.length) await this.store.transact((tx) => stale.forEach((r) => tx.delete('idempotency_keys', r.id)));
+    return stale.length;
+  }
+}
+
+/** `/v1/public/agents/X/…` and `/api/v1/public/agents/X/…` are the same target. */
+function targetPath(path: string): string {
+  const base = [...BASE_PATHS].sort((a, b) => b.length - a.length).find((b) => path.startsWith(`${b}/`));
+  return base ? path.slice(base.length) : path;
+}
+
+function what(op: AnyOperation): string {
+  return op.operationId === 'createPaymentIntent' ? 'order and charge' : 'record';
+}
+
+function reused(op: AnyOperation): ProblemError {
+  return new ProblemError('idempotency_key_reused', {
+    detail: `This \`Idempotency-Key\` was already used for \`${op.operationId}\` with a different request body.`,
+  });
+}

@@ -1,0 +1,216 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PaymentProvider, ProviderIntent } from '../../src/server/payments/provider.js';
+import { LocalPaymentProvider } from '../../src/server/payments/local.js';
+import { demo, openedUrl, payUrl, publicApp, type PublicApp } from './payments/harness.js';
+
+let s: PublicApp;
+afterEach(async () => {
+  await s?.close();
+});
+
+const DAY = 24 * 60 * 60 * 1000;
+const body = { quantity: 2, customer_email: 'ada@example.com' };
+
+describe('Idempotency-Key on public POSTs', () => {
+  beforeEach(async () => {
+    s = await publicApp();
+  });
+
+  it.each([
+    ['missing', null, 400, 'idempotency_key_required'],
+    ['empty', '', 400, 'idempotency_key_required'],
+    ['7 characters', 'a'.repeat(7), 400, 'invalid_idempotency_key'],
+    ['121 characters', 'a'.repeat(121), 400, 'invalid_idempotency_key'],
+    ['a space inside', 'abcd efgh', 400, 'invalid_idempotency_key'],
+    ['non-ASCII', 'clé-idempotence', 400, 'invalid_idempotency_key'],
+    ['a tab', 'abcd\tefgh', 400, 'invalid_idempotency_key'],
+  ])('a key %s is refused (%i %s) and creates nothing', async (_name, key, status, code) => {
+    for (const url of [payUrl(demo.offerFixedUsd), openedUrl(demo.agent1)]) {
+      const res = await s.request({ url, key, json: {} });
+      expect(res.status).toBe(status);
+      expect(res.json.code).toBe(code);
+    }
+    expect(s.store.count('orders')).toBe(0);
+    expect(s.store.count('analytics_events')).toBe(0);
+  });
+
+  it.each([
+    ['8 characters', 'a'.repeat(8)],
+    ['120 characters', 'b'.repeat(120)],
+    ['every visible ASCII symbol', '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'],
+  ])('a key of %s is accepted', async (_name, key) => {
+    const res = await s.request({ url: payUrl(demo.offerFixedUsd), key, json: {} });
+    expect(res.status).toBe(201);
+  });
+
+  it('a replay returns the first response (status, body, request id) with Idempotent-Replayed and creates nothing', async () => {
+    const first = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'order-key-0001', json: body });
+    expect(first.status).toBe(201);
+    expect(first.headers['Idempotent-Replayed']).toBeUndefined();
+    // Same members in another order: the same request.
+    const again = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'order-key-0001', body: '{"customer_email":"ada@example.com","quantity":2}', headers: { 'content-type': 'application/json' } });
+    expect(again.status).toBe(201);
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(again.headers['X-Request-Id']).toBe(first.json.meta.request_id);
+    expect(s.store.count('orders')).toBe(1);
+    expect(s.store.count('idempotency_keys')).toBe(1);
+  });
+
+  it('the same key with a different body is 422 idempotency_key_reused and creates nothing', async () => {
+    await s.request({ url: payUrl(demo.offerFixedUsd), key: 'order-key-0002', json: body });
+    const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'order-key-0002', json: { ...body, quantity: 3 } });
+    expect(res.status).toBe(422);
+    expect(res.json.code).toBe('idempotency_key_reused');
+    expect(s.store.count('orders')).toBe(1);
+  });
+
+  it('keys are scoped per operation and target: the same key on another offer or agent creates its own record', async () => {
+    const key = 'shared-key-0001';
+    const a = await s.request({ url: payUrl(demo.offerFixedUsd), key, json: {} });
+    const b = await s.request({ url: payUrl(demo.offerFixedEur), key, json: {} });
+    const c = await s.request({ url: openedUrl(demo.agent1), key, json: {} });
+    const d = await s.request({ url: openedUrl(demo.agent3), key, json: {} });
+    expect([a.status, b.status, c.status, d.status]).toEqual([201, 201, 201, 201]);
+    expect(a.json.data.order.id).not.toBe(b.json.data.order.id);
+    expect(s.store.count('orders')).toBe(2);
+    expect(s.store.count('analytics_events')).toBe(2);
+  });
+
+  it('/v1 and /api/v1 are the same target: the alias replays', async () => {
+    const first = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'alias-key-0001', json: {} });
+    const again = await s.request({ url: payUrl(demo.offerFixedUsd, '/api/v1'), key: 'alias-key-0001', json: {} });
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+  });
+
+  it.each([
+    ['a schema violation (422)', { quantity: 101 }, 422],
+    ['a price below the minimum (422)', { amount_minor: 999 }, 422],
+    ['a missing contribution amount (422)', {}, 422],
+  ])('%s is not recorded, so a corrected retry with the same key creates the order', async (_name, bad, status) => {
+    const url = payUrl(demo.offerContributionUsd);
+    const res = await s.request({ url, key: 'fix-and-retry-01', json: bad });
+    expect(res.status).toBe(status);
+    expect(s.store.count('idempotency_keys')).toBe(0);
+    const fixed = await s.request({ url, key: 'fix-and-retry-01', json: { amount_minor: 1500 } });
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers['Idempotent-Replayed']).toBeUndefined();
+    expect(s.store.count('orders')).toBe(1);
+  });
+
+  it('an unknown offer (404) is not recorded either', async () => {
+    const res = await s.request({ url: payUrl('00000000-0000-4000-8000-000000000000'), key: 'unknown-offer-1', json: {} });
+    expect(res.status).toBe(404);
+    expect(s.store.count('idempotency_keys')).toBe(0);
+  });
+
+  it('records expire after 24 h on the injected clock, and expired ones are pruned', async () => {
+    const first = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'expiring-key-01', json: {} });
+    s.clock.advance(DAY - 1);
+    const replay = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'expiring-key-01', json: {} });
+    expect(replay.headers['Idempotent-Replayed']).toBe('true');
+    expect(replay.body).toBe(first.body);
+    s.clock.advance(1);
+    const fresh = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'expiring-key-01', json: {} });
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers['Idempotent-Replayed']).toBeUndefined();
+    expect(fresh.json.data.order.id).not.toBe(first.json.data.order.id);
+    expect(s.store.count('orders')).toBe(2);
+    // Another key's record, older than 24 h, is deleted from the store by the next request's prune.
+    await s.request({ url: openedUrl(demo.agent1), key: 'old-record-0001', json: {} });
+    expect(s.store.count('idempotency_keys')).toBe(2);
+    s.clock.advance(DAY + 60_000);
+    await s.request({ url: openedUrl(demo.agent1), key: 'new-record-0001', json: {} });
+    expect([...s.store.values('idempotency_keys')].map((r) => r.created_at)).toEqual([s.clock.now().toISOString()]);
+  });
+
+  it('the raw key is not stored, only its hash', async () => {
+    await s.request({ url: payUrl(demo.offerFixedUsd), key: 'secret-ish-key-42', json: {} });
+    const [rec] = [...s.store.values('idempotency_keys')];
+    expect(JSON.stringify(rec)).not.toContain('secret-ish-key-42');
+    expect(rec.key).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+});
+
+describe('replay after a restart', () => {
+  it('the record is in the store file: after closing and reopening, the same key replays and creates nothing', async () => {
+    s = await publicApp();
+    const first = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'restart-key-0001', json: body });
+    const ev = await s.request({ url: openedUrl(demo.agent1), key: 'restart-key-0002', json: {} });
+    await s.restart();
+    const again = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'restart-key-0001', json: body });
+    const evAgain = await s.request({ url: openedUrl(demo.agent1), key: 'restart-key-0002', json: {} });
+    expect(again.status).toBe(201);
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(evAgain.body).toBe(ev.body);
+    expect(s.store.count('orders')).toBe(1);
+    expect(s.store.count('analytics_events')).toBe(1);
+  });
+});
+
+/** A provider that holds every intent until released: requests stay in flight. */
+class GatedProvider implements PaymentProvider {
+  readonly name = 'local' as const;
+  calls = 0;
+  private readonly inner = new LocalPaymentProvider();
+  private release!: () => void;
+  readonly gate = new Promise<void>((r) => (this.release = r));
+  async createPaymentIntent(input: Parameters<PaymentProvider['createPaymentIntent']>[0]): Promise<ProviderIntent> {
+    this.calls++;
+    await this.gate;
+    return this.inner.createPaymentIntent(input);
+  }
+  open() {
+    this.release();
+  }
+  async cancelPaymentIntent(): Promise<void> {}
+}
+
+describe('concurrent requests with one key', () => {
+  it('while the first is in flight, the same key is 409 idempotency_key_in_use; a different body is 422', async () => {
+    const provider = new GatedProvider();
+    s = await publicApp({ services: { payments: provider } });
+    const first = s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
+    expect(second.status).toBe(409);
+    expect(second.json.code).toBe('idempotency_key_in_use');
+    const third = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: { quantity: 5 } });
+    expect(third.json.code).toBe('idempotency_key_reused');
+    provider.open();
+    expect((await first).status).toBe(201);
+    const after = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
+    expect(after.headers['Idempotent-Replayed']).toBe('true');
+    expect(provider.calls).toBe(1);
+  });
+
+  it('50 concurrent requests with one key create exactly one order and one payment intent', async () => {
+    const provider = new GatedProvider();
+    s = await publicApp({ services: { payments: provider } });
+    const all = Array.from({ length: 50 }, () => s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00001', json: body }));
+    await new Promise((r) => setTimeout(r, 20));
+    provider.open();
+    const res = await Promise.all(all);
+    const statuses = res.map((r) => r.status).sort();
+    expect(statuses.filter((x) => x === 201)).toHaveLength(1);
+    expect(statuses.filter((x) => x === 409)).toHaveLength(49);
+    expect(s.store.count('orders')).toBe(1);
+    expect(provider.calls).toBe(1);
+    // Afterwards every retry replays that one order.
+    const retries = await Promise.all(Array.from({ length: 10 }, () => s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00001', json: body })));
+    const created = res.find((r) => r.status === 201)!;
+    for (const r of retries) expect(r.body).toBe(created.body);
+    expect(s.store.count('orders')).toBe(1);
+  });
+
+  it('50 concurrent requests with one key and the real (ungated) provider still create one order', async () => {
+    s = await publicApp();
+    const res = await Promise.all(Array.from({ length: 50 }, () => s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00002', json: body })));
+    const created = res.filter((r) => r.status === 201 && r.headers['Idempotent-Replayed'] !== 'true');
+    expect(created).toHaveLength(1);
+    for (const r of res) expect([201, 409]).toContain(r.status);
+    expect(s.store.count('orders')).toBe(1);
+  });
+});

@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { App, type AppResponse } from '../../../src/server/app.js';
+import type { Clock } from '../../../src/server/context.js';
+import { extendServer } from '../../../src/server/extend.js';
+import type { LocalServerOptions } from '../../../src/server/serve.js';
+import { seedStore } from '../../../src/server/serve.js';
+import type { FileLayer } from '../../../src/store/files.js';
+import { Store } from '../../../src/store/store.js';
+import { DEMO, TestClock, demo, tempDir } from '../../support/server.js';
+
+export const SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';
+
+export interface PublicApp {
+  app: App;
+  store: Store;
+  clock: TestClock;
+  dataFile: string;
+  request(r: { method?: string; url: string; key?: string | null; json?: unknown; body?: string | Buffer; headers?: Record<string, string>; remoteAddress?: string }): Promise<AppResponse & { json: any }>;
+  /** Closes the store and opens the same file again with a new App: a server restart. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PublicAppOptions {
+  clock?: TestClock;
+  rateLimit?: number;
+  env?: NodeJS.ProcessEnv;
+  payments?: LocalServerOptions['payments'];
+  /** Replaces the payment provider `wcm serve` would choose. */
+  services?: Record<string, unknown>;
+  /** The store's disk layer (fault injection). */
+  files?: FileLayer;
+}
+
+/**
+ * The real App with everything `wcm serve` adds (extendServer: rate limits, idempotency, payments,
+ * signing secret) on a real store file in a temp directory, seeded with fixtures/demo.json, and a
+ * TestClock. No socket: requests go to `app.handle`.
+ */
+export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp> {
+  const { dir, cleanup } = tempDir('wcm-public-');
+  const dataFile = path.join(dir, 'store.json');
+  const clock = opts.clock ?? new TestClock();
+  const env = opts.env ?? { WCM_WEBHOOK_SECRET: SECRET };
+  let store = await Store.open(dataFile, { files: opts.files });
+  await seedStore(store, [DEMO]);
+  const build = async () => {
+    const extra = await extendServer({ store, clock: clock as Clock, options: { dataFile, rateLimit: opts.rateLimit ?? 1000, env, payments: opts.payments } });
+    return new App({ store, clock, services: { ...extra.services, ...opts.services }, guards: extra.guards });
+  };
+  let app: App;
+  try {
+    app = await build();
+  } catch (err) {
+    await store.close();
+    cleanup();
+    throw err;
+  }
+  const h: PublicApp = {
+    app,
+    store,
+    clock,
+    dataFile,
+    async request(r) {
+      const headers: Record<string, string> = { host: 'localhost', ...r.headers };
+      let body = r.body;
+      if (r.json !== undefined) {
+        body = JSON.stringify(r.json);
+        headers['content-type'] ??= 'application/json';
+      }
+      if (r.key !== null && r.key !== undefined) headers['idempotency-key'] = r.key;
+      const res = await h.app.handle({ method: r.method ?? 'POST', url: r.url, headers, body, remoteAddress: r.remoteAddress ?? '192.0.2.10' });
+      let json: unknown;
+      try {
+        json = JSON.parse(res.body);
+      } catch {
+        json = undefined;
+      }
+      return { ...res, json };
+    },
+    async restart() {
+      await store.close();
+      store = await Store.open(dataFile, { files: opts.files });
+      h.store = store;
+      h.app = await build();
+    },
+    async close() {
+      await store.close();
+      cleanup();
+    },
+  };
+  return h;
+}
+
+export const payUrl = (offer: string, base = '/v1') => `${base}/public/commerce/offers/${offer}/payment-intents`;
+export const openedUrl = (agent: string, base = '/v1') => `${base}/public/agents/${agent}/analytics-events/opened`;
+export { demo, TestClock };
