@@ -5,6 +5,7 @@ import listsTemplates from './lists/templates.js';
 import localExport from './local/export.js';
 import localImport from './local/import.js';
 import openapi from './openapi.js';
+import seed from './seed.js';
 import serve from './serve.js';
 
 /**
@@ -19,4 +20,5 @@ export const commands: CommandDef[] = [
   localImport,
   localExport,
   openapi,
+  seed,
 ] as CommandDef[];
