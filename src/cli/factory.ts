@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ApiClient } from '../client/client.js';
 import type { ProfileStore } from './config.js';
@@ -38,7 +38,9 @@ export interface Factory {
 let cachedVersion: string | null = null;
 export function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
-  const pkg = fileURLToPath(new URL('../../../package.json', import.meta.url));
+  // Built, this file is dist/src/cli/factory.js (three levels down); run from source (tests), two.
+  let pkg = fileURLToPath(new URL('../../../package.json', import.meta.url));
+  if (!existsSync(pkg)) pkg = fileURLToPath(new URL('../../package.json', import.meta.url));
   cachedVersion = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
   return cachedVersion;
 }
