@@ -130,7 +130,7 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
     for (const [field, msgs] of Object.entries(p.errors ?? {})) for (const m of msgs) e.write(`  ${s.yellow(`• ${field}`)}: ${m}\n`);
     if (p.resolution) e.write(`  ${s.cyan('→')} ${p.resolution}\n`);
     if (p.request_id) e.write(s.dim(`  request id: ${p.request_id}\n`));
-    if (failed.length > 1) e.write(`${failed.length - 1} more step${failed.length > 2 ? 's' : ''} failed or skipped after it (see the rows above${output ? ` and ${opts.output}` : ''}).\n`);
+    if (failed.length > 1) e.write(`${failed.length - 1} more step${failed.length > 2 ? 's' : ''} failed or skipped after it (see the step rows on stdout${output ? ` and ${opts.output}` : ''}).\n`);
     if (done.length) {
       e.write(`Already created or changed (nothing is rolled back):\n`);
       const w = Math.max(...done.map((d) => d.name.length));
