@@ -136,7 +136,10 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
       const w = Math.max(...done.map((d) => d.name.length));
       for (const d of done) e.write(`  ${d.name.padEnd(w)}  ${d.operation}  ${d.ids.map(([k, v]) => (k === 'id' ? v : `${k}=${v}`)).join(' ') || '(no id)'}\n`);
     } else e.write('Nothing was created before the failure.\n');
-    if (run.notRun.length) e.write(`Not run: ${run.notRun.map((st) => st.name).join(', ')}\n`);
+    if (run.notRun.length) {
+      const names = run.notRun.map((st) => st.name);
+      e.write(`Not run: ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, … (${names.length} steps in all)` : ''}\n`);
+    }
     return fail.exitCode ?? EXIT.failure;
   },
 });

@@ -58,7 +58,18 @@ const expectedName = (e: string) => (e === 'int' ? 'an integer' : e === 'array' 
 
 /** The response envelope of an operation, as `${step:…}` paths see it. */
 export function envelopeSchema(op: AnyOperation): z.ZodType {
-  return op.list ? z.object({ data: z.array(op.response), meta: ListMeta }) : z.object({ data: op.response, meta: Meta });
+  let s = envelopes.get(op);
+  if (!s) envelopes.set(op, (s = op.list ? z.object({ data: z.array(op.response), meta: ListMeta }) : z.object({ data: op.response, meta: Meta })));
+  return s;
+}
+
+// Built once per operation: a long file would otherwise build the same schemas once per step.
+const envelopes = new WeakMap<AnyOperation, z.ZodType>();
+const partialParams = new WeakMap<AnyOperation, z.ZodType>();
+function pathParamsSchema(op: AnyOperation): z.ZodType {
+  let s = partialParams.get(op);
+  if (!s) partialParams.set(op, (s = op.params.partial()));
+  return s;
 }
 
 const SAMPLE: Record<Kind, unknown> = { string: 'x', number: 0, boolean: false, null: null, array: [], object: {}, unknown: null };
@@ -256,7 +267,7 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
         }
       };
       // Missing path parameters were reported above with a better message than "Required".
-      check(op.params.partial(), path, ['params'], true);
+      check(pathParamsSchema(op), path, ['params'], true);
       check(op.query, query, ['params'], true);
       if (op.body) {
         const body = step.body ?? {};
