@@ -69,7 +69,8 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
 
     const { runPlan, resultDocument, changes, createdIds } = await import('../src/seed/run.js');
     const client = await f.client({ requireToken: plan.steps.some((st) => st.operation.access !== 'public') });
-    const progress = f.io.isStderrTTY;
+    // With --json, stderr is for one JSON problem; progress text would get in its way.
+    const progress = f.io.isStderrTTY && !f.globals.json;
     const clear = '\r\x1b[2K';
     const started = Date.now();
     const run = await runPlan(plan.steps, {

@@ -269,6 +269,13 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
       // Missing path parameters were reported above with a better message than "Required".
       check(pathParamsSchema(op), path, ['params'], true);
       check(op.query, query, ['params'], true);
+      if (step.idempotencyKey !== undefined && op.idempotent) {
+        const t = parseTemplate(step.idempotencyKey);
+        if (t.parts!.every((x) => typeof x === 'string' || (x.kind === 'env' && envValue(x, ctx.env) !== undefined))) {
+          const key = t.parts!.map((x) => (typeof x === 'string' ? x : envValue(x as Extract<Ref, { kind: 'env' }>, ctx.env))).join('');
+          if (!/^[\x21-\x7e]{8,120}$/.test(key)) problem(['idempotency_key'], `must be 8 to 120 visible ASCII characters (no spaces); received ${JSON.stringify(key)}.`);
+        }
+      }
       if (op.body) {
         const body = step.body ?? {};
         const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);

@@ -45,6 +45,7 @@ const rows: Row[] = [
   ['body on an operation without one', { 'a.json': steps({ name: 'm', operation: 'getMe', body: {} }) }, [['$.steps[0].body', /`getMe` takes no body/]]],
   ['body that is not an object', { 'a.json': steps({ ...faq, body: ['FAQ'] }) }, [['$.steps[0].body', /must be a JSON object/]]],
   ['idempotency key on a private operation', { 'a.json': steps({ ...faq, idempotency_key: 'abcdefgh1' }) }, [['$.steps[0].idempotency_key', /takes no Idempotency-Key/]]],
+  ['idempotency key too short', { 'a.json': steps({ name: 'pay', operation: 'createPaymentIntent', params: { offer: demo.offerFixedUsd }, idempotency_key: 'k-${env:RUN|1}' }) }, [['$.steps[0].idempotency_key', /8 to 120 visible ASCII characters .*received "k-1"/]]],
   ['unknown step', { 'a.json': steps(faq, { name: 'b', operation: 'getForm', params: { form: '${fqa:data.id}' } }) }, [['$.steps[1].params.form', /refers to step `fqa`, which is not in this run; did you mean `faq`\?/]]],
   ['forward reference', { 'a.json': steps({ name: 'b', operation: 'createListing', body: { title: '${faq:data.title}', template_slug: 'faq' } }, faq) }, [['$.steps[0].body.title', /refers to step `faq`, which runs later \(steps\[1\]\)/]]],
   ['forward reference into a later file', { 'a.json': steps({ name: 'b', operation: 'createListing', body: { title: '${faq:data.title}', template_slug: 'faq' } }), 'b.json': steps(faq) }, [['$.steps[0].body.title', /runs later \(steps\[0\] of b\.json\)/]]],
