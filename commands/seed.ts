@@ -73,9 +73,19 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
     const progress = f.io.isStderrTTY && !f.globals.json;
     const clear = '\r\x1b[2K';
     const started = Date.now();
+    // Ctrl-C or a cancelled CI job: finish the step in flight, then stop and report as on a failure.
+    const stop = new AbortController();
+    let caught: NodeJS.Signals | undefined;
+    const onSignal = (sig: NodeJS.Signals) => {
+      caught = sig;
+      stop.abort();
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     const run = await runPlan(plan.steps, {
       client,
       env: f.env,
+      signal: stop.signal,
       continueOnError: opts.continueOnError,
       onStart: (st, n, total) => {
         if (progress) f.io.stderr.write(`${clear}[${n}/${total}] ${st.name} ${s.dim(st.operation.operationId)} …`);
@@ -87,6 +97,9 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
         // Failures stay on screen; successes are overwritten by the next step.
         if (o.state !== 'ok') f.io.stderr.write(`${o.problem?.code ? ` ${o.problem.code}` : ''}${o.reason ? ` skipped: ${o.reason}` : ''}\n`);
       },
+    }).finally(() => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
     });
     if (progress) f.io.stderr.write(clear);
 
@@ -105,7 +118,7 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
     }
 
     const failed = run.outcomes.filter((o) => o.state !== 'ok');
-    if (!run.failure) {
+    if (!run.failure && !run.interrupted) {
       if (progress) {
         const n = changes(run.outcomes).length;
         f.io.stderr.write(`${s.green('✓')} ${run.outcomes.length} step${run.outcomes.length === 1 ? '' : 's'} from ${files.length} file${files.length === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s (${n} created or changed)${output ? `; results in ${opts.output}` : ''}\n`);
@@ -113,12 +126,24 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
       return EXIT.ok;
     }
 
-    const fail = run.failure;
     const done = changes(run.outcomes);
+    const fail = run.failure;
+    // 128 + signal number, as shells report a command stopped by a signal.
+    const interruptedCode = caught === 'SIGINT' ? 130 : 143;
+    if (!fail) {
+      const e = f.io.stderr;
+      if (f.globals.json) {
+        e.write(JSON.stringify({ title: 'Interrupted', detail: `Stopped by ${caught} after ${run.outcomes.length} of ${plan.steps.length} steps.`, created: createdMap(done), not_run: run.notRun.map((st) => st.name) }) + '\n');
+        return interruptedCode;
+      }
+      e.write(`${s.red('Interrupted')} by ${caught} after ${run.outcomes.length} of ${plan.steps.length} steps (the step in flight finished).\n`);
+      writeDone(e, done, run.notRun.map((st) => st.name), 'before the interruption');
+      return interruptedCode;
+    }
     if (f.globals.json) {
       f.io.stderr.write(JSON.stringify({
         ...fail.problem, status: fail.status, step: fail.step.name, file: fail.step.file, operation: fail.step.operation.operationId,
-        created: Object.fromEntries(done.map((d) => [d.name, d.ids.length === 1 ? d.ids[0][1] : Object.fromEntries(d.ids)])),
+        created: createdMap(done),
         not_run: run.notRun.map((st) => st.name),
       }) + '\n');
       return fail.exitCode ?? EXIT.failure;
@@ -132,18 +157,27 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
     if (p.resolution) e.write(`  ${s.cyan('→')} ${p.resolution}\n`);
     if (p.request_id) e.write(s.dim(`  request id: ${p.request_id}\n`));
     if (failed.length > 1) e.write(`${failed.length - 1} more step${failed.length > 2 ? 's' : ''} failed or skipped after it (see the step rows on stdout${output ? ` and ${opts.output}` : ''}).\n`);
-    if (done.length) {
-      e.write(`Already created or changed (nothing is rolled back):\n`);
-      const w = Math.max(...done.map((d) => d.name.length));
-      for (const d of done) e.write(`  ${d.name.padEnd(w)}  ${d.operation}  ${d.ids.map(([k, v]) => (k === 'id' ? v : `${k}=${v}`)).join(' ') || '(no id)'}\n`);
-    } else e.write('Nothing was created before the failure.\n');
-    if (run.notRun.length) {
-      const names = run.notRun.map((st) => st.name);
-      e.write(`Not run: ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, … (${names.length} steps in all)` : ''}\n`);
-    }
+    writeDone(e, done, run.notRun.map((st) => st.name), 'before the failure');
     return fail.exitCode ?? EXIT.failure;
   },
 });
+
+type Done = Array<{ name: string; operation: string; ids: Array<[string, string]> }>;
+
+/** step name → id (or {member.id: id} when a write returned several). */
+function createdMap(done: Done): Record<string, unknown> {
+  return Object.fromEntries(done.map((d) => [d.name, d.ids.length === 1 ? d.ids[0][1] : Object.fromEntries(d.ids)]));
+}
+
+/** What a stopped run leaves behind: the writes that happened (nothing is rolled back) and the steps never run. */
+function writeDone(e: { write(s: string): unknown }, done: Done, notRun: string[], when: string): void {
+  if (done.length) {
+    e.write(`Already created or changed (nothing is rolled back):\n`);
+    const w = Math.max(...done.map((d) => d.name.length));
+    for (const d of done) e.write(`  ${d.name.padEnd(w)}  ${d.operation}  ${d.ids.map(([k, v]) => (k === 'id' ? v : `${k}=${v}`)).join(' ') || '(no id)'}\n`);
+  } else e.write(`Nothing was created ${when}.\n`);
+  if (notRun.length) e.write(`Not run: ${notRun.slice(0, 10).join(', ')}${notRun.length > 10 ? `, … (${notRun.length} steps in all)` : ''}\n`);
+}
 
 function resultCell(
   o: { state: string; response?: { data: unknown }; problem?: { code?: string; detail?: string; title?: string }; reason?: string },

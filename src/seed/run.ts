@@ -22,14 +22,18 @@ export interface RunResult {
   outcomes: StepOutcome[];
   /** The first failure, which sets the exit code. */
   failure?: StepOutcome;
-  /** Steps that did not run because the run stopped at a failure. */
+  /** Steps that did not run because the run stopped at a failure or was interrupted. */
   notRun: PlannedStep[];
+  /** Set when `signal` stopped the run (between steps: the one in flight finished). */
+  interrupted?: boolean;
 }
 
 export interface RunOptions {
   client: Pick<ApiClient, 'call'>;
   env: NodeJS.ProcessEnv;
   continueOnError?: boolean;
+  /** Stops the run before the next step (Ctrl-C, a cancelled CI job). */
+  signal?: AbortSignal;
   onStart?(step: PlannedStep, n: number, total: number): void;
   onDone?(outcome: StepOutcome, n: number, total: number): void;
 }
@@ -74,6 +78,7 @@ export async function runPlan(steps: PlannedStep[], opts: RunOptions): Promise<R
   for (let i = 0; i < total; i++) {
     const step = steps[i];
     if (failure && !opts.continueOnError) return { outcomes, failure, notRun: steps.slice(i) };
+    if (opts.signal?.aborted) return { outcomes, failure, notRun: steps.slice(i), interrupted: true };
     opts.onStart?.(step, i + 1, total);
     let outcome: StepOutcome;
     const blocker = step.needs.find((n) => broken.has(n));
@@ -142,7 +147,8 @@ export function resultDocument(run: RunResult, target: { baseUrl: string; worksp
   }
   return {
     version: 1,
-    ok: !run.failure,
+    ok: !run.failure && !run.interrupted,
+    ...(run.interrupted ? { interrupted: true } : {}),
     target: { base_url: target.baseUrl, workspace: target.workspace ?? null },
     steps,
     not_run: run.notRun.map((s) => s.name),

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnServe, wcm } from '../support/cli.js';
@@ -87,5 +87,41 @@ describe('wcm seed (the built binary against `wcm serve`)', () => {
     const alone = await wcm(['seed', CI_PAGES, '--dry-run'], { env });
     expect(alone.exitCode).toBe(2);
     expect(alone.stderr).toContain('› home › $.steps[0].body.bio: `${faq:data.dashboard_url}` refers to step `faq`, which is not in this run.');
+  });
+
+  it('stops between steps on SIGTERM (a cancelled CI job): the step in flight finishes, --output lists what was created', async () => {
+    server = await spawnServe(['--data', path.join(tmp.dir, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: tmp.dir } });
+    const env = { WCM_CONFIG_DIR: tmp.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws2 };
+    const count = async () => {
+      let n = 0;
+      let cursor: string | null = '';
+      do {
+        const res = await fetch(`${server!.url}/workspaces/${demo.ws2}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${demo.owner}` } });
+        const page = (await res.json()) as { data: unknown[]; meta: { next_cursor: string | null } };
+        n += page.data.length;
+        cursor = page.meta.next_cursor;
+      } while (cursor);
+      return n;
+    };
+    const baseline = await count();
+    const total = 1000;
+    const long = path.join(tmp.dir, 'long.steps.json');
+    writeFileSync(long, JSON.stringify({ version: 1, steps: Array.from({ length: total }, (_, i) => ({ name: `l${i}`, operation: 'createListing', body: { title: `L${i}`, template_slug: 'faq' } })) }));
+    const out = path.join(tmp.dir, 'out.json');
+    const proc = wcm(['seed', long, '--output', out], { env, timeout: 60_000 });
+    while ((await count()) < baseline + 3) await new Promise((r) => setTimeout(r, 50));
+    proc.kill('SIGTERM');
+    const r = await proc;
+    expect(r.exitCode).toBe(143);
+    const doc = JSON.parse(readFileSync(out, 'utf8'));
+    const ran = Object.keys(doc.steps);
+    expect(doc).toMatchObject({ ok: false, interrupted: true });
+    expect(ran.length).toBeGreaterThanOrEqual(3);
+    expect(ran.length).toBeLessThan(total);
+    expect(Object.values(doc.steps).every((st) => (st as { status: number }).status === 201)).toBe(true);
+    expect(doc.not_run).toHaveLength(total - ran.length);
+    // Nothing half-done: every listing the server holds now is one --output reports.
+    expect(await count()).toBe(baseline + ran.length);
+    expect(r.stderr).toContain(`Interrupted by SIGTERM after ${ran.length} of ${total} steps`);
   });
 });
