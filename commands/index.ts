@@ -17,6 +17,7 @@ import openapi from './openapi.js';
 import pagesGet from './pages/get.js';
 import pagesUpdate from './pages/update.js';
 import paymentsSimulate from './payments/simulate.js';
+import seed from './seed.js';
 import serve from './serve.js';
 
 /**
@@ -43,4 +44,5 @@ export const commands: CommandDef[] = [
   agentsOpened,
   paymentsSimulate,
   openapi,
+  seed,
 ] as CommandDef[];
