@@ -23,8 +23,12 @@ function message(issue: z.core.$ZodIssue): string {
     }
     case 'invalid_type': {
       const i = issue as z.core.$ZodIssueInvalidType;
-      if (i.input === undefined) return 'Required.';
-      return `Must be ${i.expected === 'int' ? 'an integer' : `a ${i.expected}`}; received ${describe(i.input)}.`;
+      // zod 4 leaves the input out of issues; its message still says what was received.
+      const received = 'input' in i && i.input !== undefined ? describe(i.input) : /received (\w+)/.exec(issue.message)?.[1];
+      if (received === 'undefined' || received === undefined) return 'Required.';
+      const expected = i.expected === 'int' ? 'an integer' : /^[aeiou]/.test(i.expected) ? `an ${i.expected}` : `a ${i.expected}`;
+      const what = received === 'null' || received.startsWith('a') ? received : /^[aeiou]/.test(received) ? `an ${received}` : `a ${received}`;
+      return `Must be ${expected}; received ${i.expected === 'int' && received === 'number' ? 'a non-integer number' : what}.`;
     }
     case 'invalid_value': {
       const i = issue as z.core.$ZodIssueInvalidValue;
@@ -44,8 +48,8 @@ function describe(input: unknown): string {
   if (input === null) return 'null';
   if (Array.isArray(input)) return 'an array';
   if (typeof input === 'number' && Number.isNaN(input)) return 'not a number';
-  if (typeof input === 'string') return `a string`;
-  return `a ${typeof input}`;
+  if (typeof input === 'string') return 'a string';
+  return typeof input === 'object' ? 'an object' : `a ${typeof input}`;
 }
 
 /**
