@@ -167,6 +167,8 @@ export class App {
     let body: unknown = undefined;
     if (op.body) {
       const raw = info.rawBody;
+      // The HTTP adapter stops reading at the limit; this covers callers that hand a body over directly.
+      if (raw.length > MAX_BODY_BYTES) throw new ProblemError('payload_too_large', { detail: `The body is ${raw.length} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).` });
       const type = header(info.headers, 'content-type');
       if (raw.length === 0 && !type) {
         // No body at all: an empty object, which optional bodies accept and PATCH bodies refuse (422).

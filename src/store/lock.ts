@@ -27,6 +27,34 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * When the process `pid` started (ms since the epoch), where the system tells (Linux /proc); null
+ * elsewhere. A lock whose pid now belongs to a process started after the lock was written is
+ * stale: the server died and its pid was reused.
+ */
+async function processStartMs(pid: number): Promise<number | null> {
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces), starttime is field 22.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(await fs.readFile('/proc/stat', 'utf8'))?.[1]);
+    if (!Number.isFinite(ticks) || !Number.isFinite(btime)) return null;
+    return btime * 1000 + (ticks / 100) * 1000;
+  } catch {
+    return null;
+  }
+}
+
+async function holderAlive(info: LockInfo): Promise<boolean> {
+  if (info.host !== os.hostname()) return true;
+  if (!alive(info.pid)) return false;
+  const started = await processStartMs(info.pid);
+  const locked = Date.parse(info.started_at);
+  // Clock ticks and btime are coarse: allow a few seconds before calling it reuse.
+  return started === null || !Number.isFinite(locked) || started <= locked + 5000;
+}
+
 /** Reads the lock next to a data file; null when none, or when it is stale (its process is gone). */
 export async function readLock(dataFile: string): Promise<LockInfo | null> {
   const lockFile = `${dataFile}.lock`;
@@ -38,8 +66,7 @@ export async function readLock(dataFile: string): Promise<LockInfo | null> {
   }
   try {
     const info = JSON.parse(text) as LockInfo;
-    if (info.host === os.hostname() && !alive(info.pid)) return null;
-    return info;
+    return (await holderAlive(info)) ? info : null;
   } catch {
     // A lock torn by a crash between create and write: stale once it is a few seconds old.
     const st = await fs.stat(lockFile).catch(() => null);

@@ -93,18 +93,21 @@ export class Store {
   }
 
   /** Opens a data file to read what a running server has acknowledged, without the lock. */
-  static async openReadOnly(file: string): Promise<Store> {
-    const store = new Store(path.resolve(file), { readOnly: true });
-    // A compaction between reading the snapshot and the journal shows as a gap: read again.
+  static async openReadOnly(file: string, options: Omit<StoreOptions, 'readOnly'> = {}): Promise<Store> {
+    const resolved = path.resolve(file);
+    // A compaction by the server between reading the snapshot and the journal would hide the
+    // records it moved into the new snapshot: it shows as a gap, or as a snapshot replaced while
+    // we read. Either way, read again from a fresh start.
     for (let attempt = 0; ; attempt++) {
+      const store = new Store(resolved, { ...options, readOnly: true });
+      const before = await snapshotIdentity(resolved);
       try {
         await store.load();
-        return store;
       } catch (err) {
-        if (!(err instanceof GapError) || attempt >= 5) throw err;
-        for (const m of store.data.values()) m.clear();
-        store.seq = store.snapshotSeq = 0;
+        if (!(err instanceof GapError) || attempt >= 20) throw err;
+        continue;
       }
+      if ((await snapshotIdentity(resolved)) === before || attempt >= 20) return store;
     }
   }
 
@@ -322,6 +325,12 @@ export class Store {
 }
 
 class GapError extends Error {}
+
+/** Changes whenever the snapshot is replaced (atomic rename gives it a new inode). */
+async function snapshotIdentity(file: string): Promise<string> {
+  const st = await fs.stat(file).catch(() => null);
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'none';
+}
 
 function parseFrame(text: string): { s: number; o: Op[] } | null {
   const sp = text.indexOf(' ');
