@@ -108,11 +108,13 @@ export async function onPort(opts: { fixtures?: string[]; clock?: Clock; rateLim
     rateLimit: opts.rateLimit,
     extend: extendServer,
   });
+  // Keep the server's own close: Object.assign replaces `server.close` on the same object.
+  const closeServer = server.close;
   return Object.assign(server, {
     dir,
     cleanup,
     close: async () => {
-      await server.close();
+      await closeServer();
       cleanup();
     },
   });
