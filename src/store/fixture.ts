@@ -318,7 +318,11 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
     articles: (f.articles ?? []).map((a) => ({
       id: a.id,
       list_id: a.list_id,
-      versions: [...a.versions].sort((x, y) => x.number - y.number).map((v) => ({ ...v, id: v.id ?? versionId(a.id, v.number) })),
+      // Fixed member order (id first, whether or not the fixture gave one): an export must
+      // import back to the byte-identical export.
+      versions: [...a.versions]
+        .sort((x, y) => x.number - y.number)
+        .map((v) => ({ id: v.id ?? versionId(a.id, v.number), number: v.number, title: v.title, body: v.body, published: v.published, restored_from: v.restored_from, created_at: v.created_at })),
     })),
     threads: (f.threads ?? []).map((t) => ({ ...t, messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)) })),
     bookings: f.bookings ?? [],
