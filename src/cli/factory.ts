@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ApiClient } from '../client/client.js';
 import type { ProfileStore } from './config.js';
@@ -38,7 +39,10 @@ export interface Factory {
 let cachedVersion: string | null = null;
 export function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
-  const pkg = fileURLToPath(new URL('../../../package.json', import.meta.url));
+  // The nearest package.json up the tree: dist/src/cli when built, src/cli when tests run the sources.
+  let dir = fileURLToPath(new URL('.', import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  const pkg = path.join(dir, 'package.json');
   cachedVersion = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
   return cachedVersion;
 }
