@@ -102,6 +102,8 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
           remoteAddress: req.socket.remoteAddress,
         })
         .then((r) => {
+          // A request that was in flight when shutdown began: tell the client not to reuse the connection.
+          if (closing) r.headers.Connection = 'close';
           if (!res.writableEnded && !res.destroyed) send(res, r, req.method === 'HEAD');
         });
     });
