@@ -105,7 +105,9 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
           // A request that was in flight when shutdown began: tell the client not to reuse the connection.
           if (closing) r.headers.Connection = 'close';
           if (!res.writableEnded && !res.destroyed) send(res, r, req.method === 'HEAD');
-        });
+        })
+        // `handle` never rejects; if sending fails anyway, drop this connection, never the process.
+        .catch(() => res.destroy());
     });
   });
   server.headersTimeout = options.headersTimeout ?? 10_000;

@@ -117,6 +117,16 @@ describe('through a real socket', () => {
     expect(res.status).toBe(200);
   });
 
+  it.each([
+    ['an absolute-form target with a bad port', 'GET http://x:99999/v1/me HTTP/1.1'],
+    ['an absolute-form target with a bad host', 'GET http://[/v1 HTTP/1.1'],
+  ])('%s is 404 route_not_found, and the server lives on', async (_n, line) => {
+    const res = await rawRequest(server.port, `${line}\r\nHost: x\r\nX-Request-Id: odd-target\r\n\r\n`, []);
+    expectProblem(res, 404, 'route_not_found');
+    expect(res.headers['x-request-id']).toBe('odd-target');
+    expect((await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${demo.owner}` } })).status).toBe(200);
+  });
+
   it('HEAD /healthz has headers and no body', async () => {
     const res = await rawRequest(server.port, 'HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', []);
     expect(res.status).toBe(200);
