@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 
@@ -58,12 +59,12 @@ async function holderAlive(info: LockInfo): Promise<boolean> {
 /** Reads the lock next to a data file; null when none, or when it is stale (its process is gone). */
 export async function readLock(dataFile: string): Promise<LockInfo | null> {
   const lockFile = `${dataFile}.lock`;
-  let text: string;
-  try {
-    text = await fs.readFile(lockFile, 'utf8');
-  } catch {
-    return null;
-  }
+  const text = await fs.readFile(lockFile, 'utf8').catch(() => null);
+  return text === null ? null : judgeLock(lockFile, text);
+}
+
+/** The holder of a lock whose content is `text`, or null when that lock is stale. */
+async function judgeLock(lockFile: string, text: string): Promise<LockInfo | null> {
   try {
     const info = JSON.parse(text) as LockInfo;
     return (await holderAlive(info)) ? info : null;
@@ -82,22 +83,36 @@ export async function readLock(dataFile: string): Promise<LockInfo | null> {
 export async function acquireLock(dataFile: string): Promise<() => Promise<void>> {
   const lockFile = `${dataFile}.lock`;
   const info: LockInfo = { pid: process.pid, host: os.hostname(), started_at: new Date().toISOString() };
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fh = await fs.open(lockFile, 'wx', 0o600);
       await fh.writeFile(JSON.stringify(info));
       await fh.close();
       let released = false;
+      const mine = JSON.stringify(info);
       return async () => {
         if (released) return;
         released = true;
-        await fs.unlink(lockFile).catch(() => undefined);
+        // Only our own lock: never remove one another process holds now.
+        if ((await fs.readFile(lockFile, 'utf8').catch(() => null)) === mine) await fs.unlink(lockFile).catch(() => undefined);
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = await readLock(dataFile);
+      const seen = await fs.readFile(lockFile, 'utf8').catch(() => null);
+      if (seen === null) continue; // released meanwhile: try again
+      const holder = await judgeLock(lockFile, seen);
       if (holder) throw new StoreLockedError(dataFile, holder.pid);
-      await fs.unlink(lockFile).catch(() => undefined);
+      // Move the stale lock aside (atomic), and keep it aside only if it is still the one judged
+      // stale: two starts racing for the same stale lock must not remove each other's new lock.
+      const aside = `${lockFile}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        await fs.rename(lockFile, aside);
+      } catch {
+        continue;
+      }
+      const moved = await fs.readFile(aside, 'utf8').catch(() => null);
+      if (moved !== seen) await fs.link(aside, lockFile).catch(() => undefined);
+      await fs.unlink(aside).catch(() => undefined);
     }
   }
   throw new Error(`Could not take the lock ${lockFile}.`);
