@@ -33,6 +33,8 @@ export interface StoreOptions {
 }
 
 const SNAPSHOT_FORMAT = 'wcm-store';
+/** Above this many writes to one collection in a transaction, its indexes are rebuilt instead. */
+const BULK_REINDEX = 512;
 
 function frame(seq: number, ops: Op[]): string {
   const json = JSON.stringify({ s: seq, o: ops });
@@ -209,10 +211,11 @@ export class Store {
     return this.count('users') === 0 && this.count('workspaces') === 0 && this.count('tokens') === 0;
   }
 
-  private apply(c: CollectionName, id: string, value: unknown): unknown {
+  /** Sets one record (null deletes) in its map and, unless `indexes` is false, in its indexes. */
+  private apply(c: CollectionName, id: string, value: unknown, indexes = true): unknown {
     const m = this.data.get(c)!;
     const old = m.get(id);
-    const idxs = this.byCollection.get(c);
+    const idxs = indexes ? this.byCollection.get(c) : undefined;
     if (idxs && old !== undefined) for (const idx of idxs) idx.remove(old as { id: string });
     if (value === null) m.delete(id);
     else {
@@ -220,6 +223,33 @@ export class Store {
       if (idxs) for (const idx of idxs) idx.insert(value as { id: string });
     }
     return old === undefined ? null : old;
+  }
+
+  /**
+   * Brings the indexes up to date with a transaction's writes. Small transactions update entry by
+   * entry; big ones (a fixture import) rebuild the collection's indexes with one sort, because
+   * entry-by-entry insertion into a sorted array is quadratic.
+   */
+  private reindex(ops: Op[], undo: Op[]): void {
+    const perCollection = new Map<CollectionName, number>();
+    for (const [c] of ops) perCollection.set(c, (perCollection.get(c) ?? 0) + 1);
+    for (const [c, n] of perCollection) {
+      const idxs = this.byCollection.get(c);
+      if (!idxs) continue;
+      if (n > BULK_REINDEX) {
+        for (const idx of idxs) idx.reset(this.data.get(c)!.values() as never);
+        continue;
+      }
+      for (let i = 0; i < ops.length; i++) {
+        if (ops[i][0] !== c) continue;
+        const [, , before] = undo[i];
+        const [, , after] = ops[i];
+        for (const idx of idxs) {
+          if (before !== null) idx.remove(before as { id: string });
+          if (after !== null) idx.insert(after as { id: string });
+        }
+      }
+    }
   }
 
   /**
@@ -236,13 +266,13 @@ export class Store {
       get: (c, id) => this.get(c, id),
       put: (c, rec) => {
         Object.freeze(rec);
-        undo.push([c, rec.id, this.apply(c, rec.id, rec)]);
+        undo.push([c, rec.id, this.apply(c, rec.id, rec, false)]);
         ops.push([c, rec.id, rec]);
         return rec;
       },
       delete: (c, id) => {
         if (!this.data.get(c)!.has(id)) return;
-        undo.push([c, id, this.apply(c, id, null)]);
+        undo.push([c, id, this.apply(c, id, null, false)]);
         ops.push([c, id, null]);
       },
     };
@@ -250,9 +280,11 @@ export class Store {
     try {
       result = fn(tx);
     } catch (err) {
-      this.rollback(undo);
+      // The indexes were not touched yet: undo the maps only.
+      this.rollback(undo, false);
       return Promise.reject(err);
     }
+    this.reindex(ops, undo);
     if (!ops.length) return Promise.resolve(result);
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ seq: ++this.seq, ops, undo, resolve: () => resolve(result), reject });
@@ -260,10 +292,10 @@ export class Store {
     });
   }
 
-  private rollback(undo: Op[]): void {
+  private rollback(undo: Op[], indexes = true): void {
     for (let i = undo.length - 1; i >= 0; i--) {
       const [c, id, value] = undo[i];
-      this.apply(c, id, value);
+      this.apply(c, id, value, indexes);
     }
   }
 

@@ -289,3 +289,38 @@ describe('an injected file-layer fault', () => {
     expect(JSON.parse(list.body).data.map((l: { title: string }) => l.title)).not.toContain('Lost');
   });
 });
+
+describe('indexes', () => {
+  const order = (s: Store) => s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.title);
+  const newestFirst = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `L${from + n - 1 - i}`);
+
+  it.each([[10], [2000]])('a transaction of %i writes leaves the index sorted, newest first (small: entry by entry; big: one rebuild)', async (n) => {
+    const s = await openStore(path.join(dir, 'store.json'));
+    await s.transact((tx) => tx.put('listings', listing(n + 1)));
+    await s.transact((tx) => {
+      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+      tx.put('listings', { ...listing(1), title: 'L1' }); // written twice in one transaction
+      tx.delete('listings', listing(n + 1).id);
+    });
+    expect(order(s)).toEqual(newestFirst(n));
+    expect(order(await openStore(crashCopy(path.join(dir, 'store.json'), 'crash.json')))).toEqual(newestFirst(n));
+  });
+
+  it.each([[10], [2000]])('a failed transaction of %i writes leaves the index as it was', async (n) => {
+    const files = faultyLayer();
+    const s = await openStore(path.join(dir, 'store.json'), { files });
+    await s.transact((tx) => tx.put('listings', listing(5000)));
+    await expect(s.transact((tx) => {
+      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+      throw new Error('abandoned');
+    })).rejects.toThrow('abandoned');
+    expect(order(s)).toEqual(['L5000']);
+    files.failing = true;
+    await expect(s.transact((tx) => {
+      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+      tx.delete('listings', listing(5000).id);
+    })).rejects.toThrow(/ENOSPC/);
+    expect(order(s)).toEqual(['L5000']);
+    expect(s.count('listings')).toBe(1);
+  });
+});
