@@ -61,6 +61,27 @@ export default defineCommand<ServeOptions>({
       if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new CliError(`Cannot listen on ${opts.host}:${port} (${code}).`);
       throw err;
     }
+    // Signals are handled from the moment the port is open: a SIGTERM that arrives while the
+    // lines below are printed must still finish requests, flush and exit 0.
+    const running = server;
+    const stopped = new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (sig: string) => {
+        // Repeats are ignored: when-exit (loaded by conf) re-raises every signal it sees once, and
+        // shutdown is bounded anyway (in-flight requests get 10 s).
+        if (stopping) return;
+        stopping = true;
+        f.io.stderr.write(`\n${sig}: finishing in-flight requests and flushing the store…\n`);
+        void running.close().then(resolve, (err) => {
+          f.io.stderr.write(`error while stopping: ${(err as Error).message}\n`);
+          resolve();
+        });
+      };
+      // `on`, not `once`: the signal when-exit re-raises must find a listener, or its default
+      // action would kill the process before the flush.
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+    });
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
     out.write(`data: ${dataFile}\n`);
@@ -86,20 +107,7 @@ export default defineCommand<ServeOptions>({
       }
     }
 
-    await new Promise<void>((resolve) => {
-      let stopping = false;
-      const stop = (sig: string) => {
-        if (stopping) return;
-        stopping = true;
-        f.io.stderr.write(`\n${sig}: finishing in-flight requests and flushing the store…\n`);
-        void server.close().then(resolve, (err) => {
-          f.io.stderr.write(`error while stopping: ${(err as Error).message}\n`);
-          resolve();
-        });
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-    });
+    await stopped;
     return 0;
   },
 });

@@ -1,6 +1,23 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common.js';
 
+export const ListingTemplate = z
+  .object({ slug: z.string(), name: z.string(), description: z.string() })
+  .meta({ id: 'ListingTemplate' });
+
+/** The built-in setup catalog of listing templates (DECISIONS: createListing). */
+export const LISTING_TEMPLATES: ReadonlyArray<z.infer<typeof ListingTemplate>> = [
+  { slug: 'faq', name: 'FAQ', description: 'Questions and answers' },
+  { slug: 'hours', name: 'Opening hours', description: 'When you are open, day by day' },
+  { slug: 'links', name: 'Links', description: 'A list of useful links' },
+  { slug: 'menu', name: 'Menu', description: 'Dishes or drinks with descriptions' },
+  { slug: 'pricing', name: 'Pricing', description: 'Plans or price points' },
+  { slug: 'services', name: 'Services', description: 'What you offer' },
+  { slug: 'team', name: 'Team', description: 'The people behind the business' },
+];
+
+const TEMPLATE_SLUGS = new Set(LISTING_TEMPLATES.map((t) => t.slug));
+
 export const ListingItem = z
   .strictObject({
     title: z.string().min(1).max(255),
@@ -11,7 +28,16 @@ export const ListingItem = z
 export const CreateListingBody = z
   .strictObject({
     title: z.string().min(1).max(255),
-    template_slug: z.string().min(1).max(64).meta({ description: 'Slug of a template in GET /setup/listing-templates.' }),
+    // Checked in the schema (not the handler) so one 422 names every failing field at once.
+    template_slug: z
+      .string()
+      .min(1)
+      .max(64)
+      .refine((s) => TEMPLATE_SLUGS.has(s), {
+        error: (i) => `Unknown template \`${String(i.input)}\`; use one of: ${[...TEMPLATE_SLUGS].join(', ')} (GET /v1/setup/listing-templates).`,
+        abort: true,
+      })
+      .meta({ description: 'Slug of a template in GET /setup/listing-templates.' }),
     items: z.array(ListingItem).max(50).default([]),
   })
   .meta({ id: 'CreateListingBody' });
@@ -32,17 +58,3 @@ export const ListingSummary = z
   .object({ id: Uuid, title: z.string(), dashboard_url: z.string() })
   .meta({ id: 'ListingSummary' });
 
-export const ListingTemplate = z
-  .object({ slug: z.string(), name: z.string(), description: z.string() })
-  .meta({ id: 'ListingTemplate' });
-
-/** The built-in setup catalog of listing templates (DECISIONS: createListing). */
-export const LISTING_TEMPLATES: ReadonlyArray<z.infer<typeof ListingTemplate>> = [
-  { slug: 'faq', name: 'FAQ', description: 'Questions and answers' },
-  { slug: 'hours', name: 'Opening hours', description: 'When you are open, day by day' },
-  { slug: 'links', name: 'Links', description: 'A list of useful links' },
-  { slug: 'menu', name: 'Menu', description: 'Dishes or drinks with descriptions' },
-  { slug: 'pricing', name: 'Pricing', description: 'Plans or price points' },
-  { slug: 'services', name: 'Services', description: 'What you offer' },
-  { slug: 'team', name: 'Team', description: 'The people behind the business' },
-];

@@ -131,6 +131,22 @@ function operationObject(op: AnyOperation, components: Components): Json {
   return out;
 }
 
+/** What each tag covers, in the seed's words (Part 1). */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Onboarding: 'Human-verified agent onboarding',
+  Workspaces: 'Workspace, team and domain management',
+  Pages: 'Hosted public pages',
+  Agents: 'Workspace agent profile and behaviour configuration',
+  Forms: 'Contact content: forms',
+  Knowledge: 'Knowledge lists and articles, and listings',
+  Booking: 'Booking types and bookings',
+  Telephony: 'Call flows, phone numbers and voice interactions',
+  Commerce: 'One-time orders and card payments',
+  Conversations: 'Contact-centric threads and messages across chat, email, messaging app and forms',
+  'Engagement inbox': 'Inbox views of engagement records',
+  'Public actions': 'Public, rate-limited actions that may require human confirmation',
+};
+
 /** The OpenAPI 3.1 document, generated from the operations table. */
 export function buildOpenApi(serverUrl = '/v1'): Json {
   const components = new Components();
@@ -146,12 +162,13 @@ export function buildOpenApi(serverUrl = '/v1'): Json {
       title: 'Workspace Contact Management API',
       version: CONTRACT_VERSION,
       description: 'Served by `wcm serve`. Operations marked `x-extension` are additions of this implementation.',
+      license: { name: 'Proprietary (private package)', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [
       { url: serverUrl, description: 'Canonical base address' },
       { url: serverUrl.replace(/\/v1$/, '/api/v1'), description: 'Application-domain alias (same contract)' },
     ],
-    tags: [...new Set(operationList.map((o) => o.tag))].map((name) => ({ name })),
+    tags: [...new Set(operationList.map((o) => o.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
     components: {
       schemas: components.schemas,

@@ -85,7 +85,16 @@ export class App {
   async handle(req: AppRequest): Promise<AppResponse> {
     const given = header(req.headers, 'x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : newRequestId();
-    const url = new URL(req.url, 'http://localhost');
+    // Only the path and query of the request target count; a target URL cannot parse (an
+    // absolute-form target with a bad port, say) names no route.
+    let url: URL;
+    let badTarget = false;
+    try {
+      url = new URL(req.url.startsWith('/') ? `http://localhost${req.url.replace(/^\/+/, '/')}` : req.url, 'http://localhost');
+    } catch {
+      url = new URL('http://localhost/');
+      badTarget = true;
+    }
     const host = header(req.headers, 'host') ?? 'localhost';
     const base = BASE_PATHS.find((b) => url.pathname === b || url.pathname.startsWith(`${b}/`));
     const info: RequestInfo = {
@@ -99,6 +108,7 @@ export class App {
       rawBody: typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? Buffer.alloc(0)),
     };
     try {
+      if (badTarget) throw new ProblemError('route_not_found', { detail: 'The request target is not a valid path.' });
       if (url.pathname === '/healthz') {
         if (info.method !== 'GET' && info.method !== 'HEAD') throw methodNotAllowed(['GET']);
         return this.json(200, { status: 'ok' }, info, {});
@@ -167,6 +177,8 @@ export class App {
     let body: unknown = undefined;
     if (op.body) {
       const raw = info.rawBody;
+      // The HTTP adapter stops reading at the limit; this covers callers that hand a body over directly.
+      if (raw.length > MAX_BODY_BYTES) throw new ProblemError('payload_too_large', { detail: `The body is ${raw.length} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).` });
       const type = header(info.headers, 'content-type');
       if (raw.length === 0 && !type) {
         // No body at all: an empty object, which optional bodies accept and PATCH bodies refuse (422).

@@ -24,18 +24,40 @@ function send(res: http.ServerResponse, r: AppResponse, head: boolean): void {
   res.end(head ? undefined : r.body);
 }
 
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** After a 413, how much more of the body we read and throw away before dropping the connection. */
+const DRAIN_BYTES = 8 * MAX_BODY_BYTES;
+const DRAIN_MS = 5_000;
+
+/**
+ * Answers 413 before the body is read, then keeps reading and discarding what the client is still
+ * sending: closing a socket with unread bytes makes the kernel send RST, and the client would often
+ * lose this response. A client that keeps sending past the drain budget is cut off.
+ */
 function tooLarge(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const id = newRequestId();
-  const p = new ProblemError('payload_too_large', { detail: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).` });
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+  const p = new ProblemError('payload_too_large', { detail: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB); it was not read.` });
   const body = JSON.stringify(problemBody(p, (req.url ?? '/').split('?')[0], id));
   res.writeHead(413, {
     'Content-Type': 'application/problem+json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': id,
     'X-Content-Type-Options': 'nosniff',
-    Connection: 'close',
   });
-  res.end(body, () => req.socket.destroy());
+  res.end(body);
+  let drained = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, DRAIN_MS);
+  timer.unref();
+  req.removeAllListeners('data');
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) cut();
+  });
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
 }
 
 /** Serves an App on node:http. The body limit is enforced while reading, never after buffering. */
@@ -61,7 +83,6 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
       if (size > MAX_BODY_BYTES) {
         aborted = true;
         chunks.length = 0;
-        req.pause();
         tooLarge(req, res);
         return;
       }
@@ -81,8 +102,12 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
           remoteAddress: req.socket.remoteAddress,
         })
         .then((r) => {
+          // A request that was in flight when shutdown began: tell the client not to reuse the connection.
+          if (closing) r.headers.Connection = 'close';
           if (!res.writableEnded && !res.destroyed) send(res, r, req.method === 'HEAD');
-        });
+        })
+        // `handle` never rejects; if sending fails anyway, drop this connection, never the process.
+        .catch(() => res.destroy());
     });
   });
   server.headersTimeout = options.headersTimeout ?? 10_000;

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { ABILITIES } from '../contract/common.js';
-import { FixtureError, hashToken, importRecords, parseFixture, tokenId } from '../store/fixture.js';
+import { FixtureError, hashToken, importRecords, lookupWith, parseFixture, tokenId } from '../store/fixture.js';
 import { Store, type StoreOptions } from '../store/store.js';
 import { App, type PublicGuard } from './app.js';
 import { systemClock, type Clock } from './context.js';
@@ -59,14 +59,11 @@ async function readFixture(file: string): Promise<unknown> {
 /** Reads, validates and imports fixture files into a store: all or nothing. */
 export async function seedStore(store: Store, files: string[]): Promise<Record<string, number>> {
   const docs = await Promise.all(files.map(async (file) => ({ file, doc: await readFixture(file) })));
-  // Validate every file before writing any, each against the store plus the files before it.
+  // Validate every file before writing any, each against the store plus the files before it, then
+  // write them in ONE transaction: a failure anywhere leaves the store as it was.
   const all: ReturnType<typeof parseFixture>[] = [];
-  for (const { file, doc } of docs) all.push(parseFixture(doc, file, store));
-  const counts: Record<string, number> = {};
-  for (const recs of all) {
-    for (const [k, v] of Object.entries(await importRecords(store, recs))) counts[k] = (counts[k] ?? 0) + v;
-  }
-  return counts;
+  for (const { file, doc } of docs) all.push(parseFixture(doc, file, lookupWith(store, all)));
+  return importRecords(store, ...all);
 }
 
 function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; workspaceId: string } | undefined {

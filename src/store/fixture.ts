@@ -243,12 +243,17 @@ function jsonPath(path: ReadonlyArray<PropertyKey>): string {
 
 type Records = { [C in (typeof FIXTURE_COLLECTIONS)[number]]: RecordTypes[C][] };
 
+/** Records that exist already (the store, plus fixture files read before this one). */
+export interface RecordLookup {
+  get(c: CollectionName, id: string): unknown;
+}
+
 /**
  * Validates a parsed fixture and turns it into store records: unknown members, duplicate ids and
  * dangling references are reported with their JSON paths. `existing` supplies records already in
  * the store that references may point to (and ids must not collide with).
  */
-export function parseFixture(input: unknown, source: string, existing?: Store): Records {
+export function parseFixture(input: unknown, source: string, existing?: RecordLookup): Records {
   const parsed = FixtureSchema.safeParse(input);
   if (!parsed.success) {
     const problems: Array<{ path: string; message: string }> = [];
@@ -313,7 +318,11 @@ export function parseFixture(input: unknown, source: string, existing?: Store): 
     articles: (f.articles ?? []).map((a) => ({
       id: a.id,
       list_id: a.list_id,
-      versions: [...a.versions].sort((x, y) => x.number - y.number).map((v) => ({ ...v, id: v.id ?? versionId(a.id, v.number) })),
+      // Fixed member order (id first, whether or not the fixture gave one): an export must
+      // import back to the byte-identical export.
+      versions: [...a.versions]
+        .sort((x, y) => x.number - y.number)
+        .map((v) => ({ id: v.id ?? versionId(a.id, v.number), number: v.number, title: v.title, body: v.body, published: v.published, restored_from: v.restored_from, created_at: v.created_at })),
     })),
     threads: (f.threads ?? []).map((t) => ({ ...t, messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)) })),
     bookings: f.bookings ?? [],
@@ -335,16 +344,34 @@ function versionId(articleId: string, n: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** Puts parsed fixture records into the store in one durable transaction. */
-export async function importRecords(store: Store, records: Records): Promise<Record<string, number>> {
+/** Puts parsed fixture records (of one or more files) into the store in one durable transaction. */
+export async function importRecords(store: Store, ...sets: Records[]): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   await store.transact((tx) => {
-    for (const c of FIXTURE_COLLECTIONS) {
-      for (const rec of records[c]) tx.put(c, rec as never);
-      if (records[c].length) counts[c] = records[c].length;
+    for (const records of sets) {
+      for (const c of FIXTURE_COLLECTIONS) {
+        for (const rec of records[c]) tx.put(c, rec as never);
+        if (records[c].length) counts[c] = (counts[c] ?? 0) + records[c].length;
+      }
     }
   });
   return counts;
+}
+
+/** A lookup over the store plus already-parsed fixture records, so later files may refer to earlier ones. */
+export function lookupWith(store: RecordLookup, sets: ReadonlyArray<Records>): RecordLookup {
+  return {
+    get(c, id) {
+      const hit = store.get(c, id);
+      if (hit !== undefined) return hit;
+      for (const set of sets) {
+        const recs = (set as Record<string, Array<{ id: string }>>)[c];
+        const found = recs?.find((r) => r.id === id);
+        if (found) return found;
+      }
+      return undefined;
+    },
+  };
 }
 
 /** The store as a fixture: tokens as `token_sha256`; an export imports back to the same state. */

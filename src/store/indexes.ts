@@ -90,6 +90,12 @@ export class SortedIndex<T extends { id: string }> {
     part.splice(this.seek(part, key, true), 0, { key, rec });
   }
 
+  /** Drops every entry and loads `recs` afresh (after a bulk write). */
+  reset(recs: Iterable<T>): void {
+    this.parts.clear();
+    this.load(recs);
+  }
+
   /** Bulk load: append everything, then sort once (start-up with 100k records). */
   load(recs: Iterable<T>): void {
     for (const rec of recs) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 
@@ -27,19 +28,46 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Reads the lock next to a data file; null when none, or when it is stale (its process is gone). */
-export async function readLock(dataFile: string): Promise<LockInfo | null> {
-  const lockFile = `${dataFile}.lock`;
-  let text: string;
+/**
+ * When the process `pid` started (ms since the epoch), where the system tells (Linux /proc); null
+ * elsewhere. A lock whose pid now belongs to a process started after the lock was written is
+ * stale: the server died and its pid was reused.
+ */
+async function processStartMs(pid: number): Promise<number | null> {
   try {
-    text = await fs.readFile(lockFile, 'utf8');
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces), starttime is field 22.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(await fs.readFile('/proc/stat', 'utf8'))?.[1]);
+    if (!Number.isFinite(ticks) || !Number.isFinite(btime)) return null;
+    return btime * 1000 + (ticks / 100) * 1000;
   } catch {
     return null;
   }
+}
+
+async function holderAlive(info: LockInfo): Promise<boolean> {
+  if (info.host !== os.hostname()) return true;
+  if (!alive(info.pid)) return false;
+  const started = await processStartMs(info.pid);
+  const locked = Date.parse(info.started_at);
+  // Clock ticks and btime are coarse: allow a few seconds before calling it reuse.
+  return started === null || !Number.isFinite(locked) || started <= locked + 5000;
+}
+
+/** Reads the lock next to a data file; null when none, or when it is stale (its process is gone). */
+export async function readLock(dataFile: string): Promise<LockInfo | null> {
+  const lockFile = `${dataFile}.lock`;
+  const text = await fs.readFile(lockFile, 'utf8').catch(() => null);
+  return text === null ? null : judgeLock(lockFile, text);
+}
+
+/** The holder of a lock whose content is `text`, or null when that lock is stale. */
+async function judgeLock(lockFile: string, text: string): Promise<LockInfo | null> {
   try {
     const info = JSON.parse(text) as LockInfo;
-    if (info.host === os.hostname() && !alive(info.pid)) return null;
-    return info;
+    return (await holderAlive(info)) ? info : null;
   } catch {
     // A lock torn by a crash between create and write: stale once it is a few seconds old.
     const st = await fs.stat(lockFile).catch(() => null);
@@ -55,22 +83,36 @@ export async function readLock(dataFile: string): Promise<LockInfo | null> {
 export async function acquireLock(dataFile: string): Promise<() => Promise<void>> {
   const lockFile = `${dataFile}.lock`;
   const info: LockInfo = { pid: process.pid, host: os.hostname(), started_at: new Date().toISOString() };
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     try {
       const fh = await fs.open(lockFile, 'wx', 0o600);
       await fh.writeFile(JSON.stringify(info));
       await fh.close();
       let released = false;
+      const mine = JSON.stringify(info);
       return async () => {
         if (released) return;
         released = true;
-        await fs.unlink(lockFile).catch(() => undefined);
+        // Only our own lock: never remove one another process holds now.
+        if ((await fs.readFile(lockFile, 'utf8').catch(() => null)) === mine) await fs.unlink(lockFile).catch(() => undefined);
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = await readLock(dataFile);
+      const seen = await fs.readFile(lockFile, 'utf8').catch(() => null);
+      if (seen === null) continue; // released meanwhile: try again
+      const holder = await judgeLock(lockFile, seen);
       if (holder) throw new StoreLockedError(dataFile, holder.pid);
-      await fs.unlink(lockFile).catch(() => undefined);
+      // Move the stale lock aside (atomic), and keep it aside only if it is still the one judged
+      // stale: two starts racing for the same stale lock must not remove each other's new lock.
+      const aside = `${lockFile}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        await fs.rename(lockFile, aside);
+      } catch {
+        continue;
+      }
+      const moved = await fs.readFile(aside, 'utf8').catch(() => null);
+      if (moved !== seen) await fs.link(aside, lockFile).catch(() => undefined);
+      await fs.unlink(aside).catch(() => undefined);
     }
   }
   throw new Error(`Could not take the lock ${lockFile}.`);

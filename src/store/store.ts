@@ -33,6 +33,8 @@ export interface StoreOptions {
 }
 
 const SNAPSHOT_FORMAT = 'wcm-store';
+/** Above this many writes to one collection in a transaction, its indexes are rebuilt instead. */
+const BULK_REINDEX = 512;
 
 function frame(seq: number, ops: Op[]): string {
   const json = JSON.stringify({ s: seq, o: ops });
@@ -93,18 +95,21 @@ export class Store {
   }
 
   /** Opens a data file to read what a running server has acknowledged, without the lock. */
-  static async openReadOnly(file: string): Promise<Store> {
-    const store = new Store(path.resolve(file), { readOnly: true });
-    // A compaction between reading the snapshot and the journal shows as a gap: read again.
+  static async openReadOnly(file: string, options: Omit<StoreOptions, 'readOnly'> = {}): Promise<Store> {
+    const resolved = path.resolve(file);
+    // A compaction by the server between reading the snapshot and the journal would hide the
+    // records it moved into the new snapshot: it shows as a gap, or as a snapshot replaced while
+    // we read. Either way, read again from a fresh start.
     for (let attempt = 0; ; attempt++) {
+      const store = new Store(resolved, { ...options, readOnly: true });
+      const before = await snapshotIdentity(resolved);
       try {
         await store.load();
-        return store;
       } catch (err) {
-        if (!(err instanceof GapError) || attempt >= 5) throw err;
-        for (const m of store.data.values()) m.clear();
-        store.seq = store.snapshotSeq = 0;
+        if (!(err instanceof GapError) || attempt >= 20) throw err;
+        continue;
       }
+      if ((await snapshotIdentity(resolved)) === before || attempt >= 20) return store;
     }
   }
 
@@ -206,10 +211,11 @@ export class Store {
     return this.count('users') === 0 && this.count('workspaces') === 0 && this.count('tokens') === 0;
   }
 
-  private apply(c: CollectionName, id: string, value: unknown): unknown {
+  /** Sets one record (null deletes) in its map and, unless `indexes` is false, in its indexes. */
+  private apply(c: CollectionName, id: string, value: unknown, indexes = true): unknown {
     const m = this.data.get(c)!;
     const old = m.get(id);
-    const idxs = this.byCollection.get(c);
+    const idxs = indexes ? this.byCollection.get(c) : undefined;
     if (idxs && old !== undefined) for (const idx of idxs) idx.remove(old as { id: string });
     if (value === null) m.delete(id);
     else {
@@ -217,6 +223,33 @@ export class Store {
       if (idxs) for (const idx of idxs) idx.insert(value as { id: string });
     }
     return old === undefined ? null : old;
+  }
+
+  /**
+   * Brings the indexes up to date with a transaction's writes. Small transactions update entry by
+   * entry; big ones (a fixture import) rebuild the collection's indexes with one sort, because
+   * entry-by-entry insertion into a sorted array is quadratic.
+   */
+  private reindex(ops: Op[], undo: Op[]): void {
+    const perCollection = new Map<CollectionName, number>();
+    for (const [c] of ops) perCollection.set(c, (perCollection.get(c) ?? 0) + 1);
+    for (const [c, n] of perCollection) {
+      const idxs = this.byCollection.get(c);
+      if (!idxs) continue;
+      if (n > BULK_REINDEX) {
+        for (const idx of idxs) idx.reset(this.data.get(c)!.values() as never);
+        continue;
+      }
+      for (let i = 0; i < ops.length; i++) {
+        if (ops[i][0] !== c) continue;
+        const [, , before] = undo[i];
+        const [, , after] = ops[i];
+        for (const idx of idxs) {
+          if (before !== null) idx.remove(before as { id: string });
+          if (after !== null) idx.insert(after as { id: string });
+        }
+      }
+    }
   }
 
   /**
@@ -233,13 +266,13 @@ export class Store {
       get: (c, id) => this.get(c, id),
       put: (c, rec) => {
         Object.freeze(rec);
-        undo.push([c, rec.id, this.apply(c, rec.id, rec)]);
+        undo.push([c, rec.id, this.apply(c, rec.id, rec, false)]);
         ops.push([c, rec.id, rec]);
         return rec;
       },
       delete: (c, id) => {
         if (!this.data.get(c)!.has(id)) return;
-        undo.push([c, id, this.apply(c, id, null)]);
+        undo.push([c, id, this.apply(c, id, null, false)]);
         ops.push([c, id, null]);
       },
     };
@@ -247,9 +280,11 @@ export class Store {
     try {
       result = fn(tx);
     } catch (err) {
-      this.rollback(undo);
+      // The indexes were not touched yet: undo the maps only.
+      this.rollback(undo, false);
       return Promise.reject(err);
     }
+    this.reindex(ops, undo);
     if (!ops.length) return Promise.resolve(result);
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ seq: ++this.seq, ops, undo, resolve: () => resolve(result), reject });
@@ -257,10 +292,10 @@ export class Store {
     });
   }
 
-  private rollback(undo: Op[]): void {
+  private rollback(undo: Op[], indexes = true): void {
     for (let i = undo.length - 1; i >= 0; i--) {
       const [c, id, value] = undo[i];
-      this.apply(c, id, value);
+      this.apply(c, id, value, indexes);
     }
   }
 
@@ -322,6 +357,12 @@ export class Store {
 }
 
 class GapError extends Error {}
+
+/** Changes whenever the snapshot is replaced (atomic rename gives it a new inode). */
+async function snapshotIdentity(file: string): Promise<string> {
+  const st = await fs.stat(file).catch(() => null);
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'none';
+}
 
 function parseFrame(text: string): { s: number; o: Op[] } | null {
   const sp = text.indexOf(' ');

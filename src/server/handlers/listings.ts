@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { LISTING_TEMPLATES } from '../../contract/listings.js';
 import { operations } from '../../contract/operations.js';
 import type { ListingRecord } from '../../store/records.js';
 import { implement } from '../context.js';
 import { pageIndex } from '../paging.js';
-import { validationFailed } from '../problems.js';
-
-const TEMPLATE_SLUGS = new Set(LISTING_TEMPLATES.map((t) => t.slug));
 
 /** Where the listing is managed in the dashboard of the instance the caller used. */
 export function dashboardUrl(origin: string, rec: ListingRecord): string {
@@ -15,11 +11,6 @@ export function dashboardUrl(origin: string, rec: ListingRecord): string {
 
 export const listingHandlers = [
   implement(operations.createListing, async ({ params, body, store, clock, request }) => {
-    if (!TEMPLATE_SLUGS.has(body.template_slug)) {
-      throw validationFailed({
-        template_slug: [`Unknown template \`${body.template_slug}\`; use one of: ${[...TEMPLATE_SLUGS].join(', ')} (GET /v1/setup/listing-templates).`],
-      });
-    }
     const rec: ListingRecord = {
       id: randomUUID(),
       workspace_id: params.workspace,

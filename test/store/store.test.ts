@@ -1,0 +1,326 @@
+import { appendFileSync, copyFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/server/app.js';
+import { seedStore } from '../../src/server/serve.js';
+import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
+import type { ListingRecord } from '../../src/store/records.js';
+import { Store, StoreCorruptError } from '../../src/store/store.js';
+import { DEMO, demo, tempDir } from '../support/server.js';
+import { expectProblem } from '../support/problem.js';
+
+let dir: string;
+let cleanup: () => void;
+const open: Store[] = [];
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+});
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close().catch(() => undefined);
+  cleanup();
+});
+
+const WS = '11111111-1111-4111-8111-111111111111';
+const listing = (n: number): ListingRecord => ({
+  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  workspace_id: WS, title: `L${n}`, template_slug: 'faq', items: [], button_id: null,
+  created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+});
+async function openStore(file: string, opts: Parameters<typeof Store.open>[1] = {}): Promise<Store> {
+  const s = await Store.open(file, opts);
+  open.push(s);
+  return s;
+}
+const titles = (s: Store) => [...s.values('listings')].map((l) => l.title).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+
+/**
+ * The files as a crash would leave them: copies taken while the writer is still running (no
+ * close, no compaction), under another name so the copy has no lock.
+ */
+function crashCopy(file: string, to: string): string {
+  const target = path.join(dir, to);
+  if (existsSync(file)) copyFileSync(file, target);
+  copyFileSync(`${file}.journal`, `${target}.journal`);
+  return target;
+}
+
+describe('journal recovery', () => {
+  async function written(n: number): Promise<{ file: string; journalSizes: number[] }> {
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file);
+    const journalSizes: number[] = [];
+    // One transaction per listing, awaited: each is its own journal line.
+    for (let i = 1; i <= n; i++) {
+      await s.transact((tx) => tx.put('listings', listing(i)));
+      journalSizes.push(statSync(`${file}.journal`).size);
+    }
+    return { file, journalSizes };
+  }
+
+  it.each([
+    ['garbage without a newline', (j: string) => appendFileSync(j, '3f2a91c0 {"s":4,"o":[["listi')],
+    ['a garbage line with a newline', (j: string) => appendFileSync(j, 'zzzz not a record\n')],
+    ['zero bytes (a torn page)', (j: string) => appendFileSync(j, Buffer.alloc(300))],
+  ])('a torn tail (%s) is cut: the start succeeds with every acknowledged write', async (_name, damage) => {
+    const { file, journalSizes } = await written(3);
+    const copy = crashCopy(file, 'crash.json');
+    damage(`${copy}.journal`);
+    const s = await openStore(copy);
+    expect(titles(s)).toEqual(['L1', 'L2', 'L3']);
+    expect(statSync(`${copy}.journal`).size).toBe(journalSizes[2]);
+    // Writes continue after the cut, and survive another crash.
+    await s.transact((tx) => tx.put('listings', listing(4)));
+    const again = await openStore(crashCopy(copy, 'crash2.json'));
+    expect(titles(again)).toEqual(['L1', 'L2', 'L3', 'L4']);
+  });
+
+  it('a partial last line (a write never acknowledged) is dropped; what came before is kept', async () => {
+    const { file, journalSizes } = await written(3);
+    const copy = crashCopy(file, 'crash.json');
+    // Cut the last record in half: as if the process died in the middle of writing it.
+    truncateSync(`${copy}.journal`, journalSizes[1] + Math.floor((journalSizes[2] - journalSizes[1]) / 2));
+    const s = await openStore(copy);
+    expect(titles(s)).toEqual(['L1', 'L2']);
+    expect(statSync(`${copy}.journal`).size).toBe(journalSizes[1]);
+  });
+
+  it('a whole last record missing only its newline is treated as torn', async () => {
+    const { file, journalSizes } = await written(2);
+    const copy = crashCopy(file, 'crash.json');
+    truncateSync(`${copy}.journal`, journalSizes[1] - 1);
+    const s = await openStore(copy);
+    expect(titles(s)).toEqual(['L1']);
+  });
+
+  it('corruption in the middle fails loudly, naming the line and byte, and changes nothing', async () => {
+    const { file, journalSizes } = await written(4);
+    const copy = crashCopy(file, 'crash.json');
+    const j = `${copy}.journal`;
+    const buf = readFileSync(j);
+    // Flip one character inside the title of line 2: its checksum fails, lines 3 and 4 are intact.
+    const at = buf.indexOf('"L2"', journalSizes[0]);
+    buf[at + 2] = '9'.charCodeAt(0);
+    writeFileSync(j, buf);
+    const before = readFileSync(j);
+    const err = await Store.open(copy).then(
+      (s) => {
+        open.push(s);
+        return null;
+      },
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StoreCorruptError);
+    expect((err as Error).message).toContain(`line 2 (byte ${journalSizes[0]})`);
+    expect((err as Error).message).toContain(j);
+    expect(readFileSync(j)).toEqual(before);
+    // The failed start released its lock: a second try gives the same answer, not "locked".
+    await expect(Store.open(copy)).rejects.toThrow(/line 2/);
+  });
+
+  it('a snapshot that is not a wcm data file is refused with a hint', async () => {
+    const file = path.join(dir, 'fixture.json');
+    writeFileSync(file, JSON.stringify({ version: 1, users: [] }));
+    await expect(Store.open(file)).rejects.toThrow(/not a wcm data file.*--seed/);
+  });
+
+  it('a missing range between snapshot and journal is refused', async () => {
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file);
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    await s.compact();
+    await s.transact((tx) => tx.put('listings', listing(2)));
+    await s.transact((tx) => tx.put('listings', listing(3)));
+    const copy = crashCopy(file, 'crash.json');
+    // Drop the first journal line (record 2): the journal now starts at 3, the snapshot ends at 1.
+    const text = readFileSync(`${copy}.journal`, 'utf8');
+    writeFileSync(`${copy}.journal`, text.slice(text.indexOf('\n') + 1));
+    await expect(Store.open(copy)).rejects.toThrow(/starts at record 3 but the snapshot ends at 1/);
+  });
+});
+
+describe('compaction', () => {
+  it('with a small compactBytes, folds the journal into the snapshot and keeps every record', async () => {
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file, { compactBytes: 1024 });
+    for (let i = 1; i <= 40; i++) await s.transact((tx) => tx.put('listings', listing(i)));
+    // Updates and deletes are folded too.
+    await s.transact((tx) => tx.put('listings', { ...listing(5), title: 'L5' }));
+    await s.transact((tx) => tx.delete('listings', listing(40).id));
+    expect(statSync(`${file}.journal`).size).toBeLessThan(1024 + 400);
+    const snap = JSON.parse(readFileSync(file, 'utf8'));
+    expect(snap.format).toBe('wcm-store');
+    expect(snap.collections.listings.length).toBeGreaterThan(20);
+    const expected = Array.from({ length: 39 }, (_, i) => `L${i + 1}`);
+    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(expected);
+    await s.close();
+    open.splice(open.indexOf(s), 1);
+    // Close compacts: the journal is empty and the snapshot alone holds everything.
+    expect(statSync(`${file}.journal`).size).toBe(0);
+    const reopened = await openStore(file);
+    expect(titles(reopened)).toEqual(expected);
+    expect(reopened.index('listingsByWorkspace').entries(WS).map((e) => e.rec.title)).toEqual([...expected].reverse());
+  });
+});
+
+describe('read-only open while a writer runs', () => {
+  it('sees every write acknowledged before it opened, through compactions', async () => {
+    const file = path.join(dir, 'store.json');
+    const w = await openStore(file, { compactBytes: 2048 });
+    let acked = 0;
+    let stop = false;
+    const writer = (async () => {
+      for (let i = 1; !stop && i <= 3000; i++) {
+        await w.transact((tx) => tx.put('listings', listing(i)));
+        acked = i;
+      }
+    })();
+    const checks: Array<{ before: number; seen: number; missing: number }> = [];
+    for (let k = 0; k < 40; k++) {
+      await new Promise((r) => setTimeout(r, 3));
+      const before = acked;
+      const r = await Store.openReadOnly(file);
+      const ids = new Set([...r.values('listings')].map((l) => l.id));
+      let missing = 0;
+      for (let i = 1; i <= before; i++) if (!ids.has(listing(i).id)) missing++;
+      checks.push({ before, seen: ids.size, missing });
+      // A read-only store never writes: no lock taken, nothing truncated.
+      await expect(r.transact((tx) => tx.put('listings', listing(99999)))).rejects.toThrow(/read-only/);
+    }
+    stop = true;
+    await writer;
+    expect(checks.every((c) => c.missing === 0)).toBe(true);
+    expect(checks.some((c) => c.before > 0)).toBe(true);
+    expect(existsSync(`${file}.lock`)).toBe(true);
+  });
+
+  it('leaves a torn tail in place (the writer owns the file)', async () => {
+    const file = path.join(dir, 'store.json');
+    const w = await openStore(file);
+    await w.transact((tx) => tx.put('listings', listing(1)));
+    const size = statSync(`${file}.journal`).size;
+    appendFileSync(`${file}.journal`, 'partial');
+    const r = await Store.openReadOnly(file);
+    expect(titles(r)).toEqual(['L1']);
+    expect(statSync(`${file}.journal`).size).toBe(size + 7);
+  });
+});
+
+/** The node file layer with a switch that makes journal appends fail like a full disk. */
+function faultyLayer(): FileLayer & { failing: boolean; appends: number } {
+  const layer = {
+    failing: false,
+    appends: 0,
+    openJournal: async (file: string) => {
+      const j = await nodeFileLayer.openJournal(file);
+      return {
+        get size() {
+          return j.size;
+        },
+        append: async (buf: Buffer) => {
+          layer.appends++;
+          if (layer.failing) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          return j.append(buf);
+        },
+        truncate: (n: number) => j.truncate(n),
+        close: () => j.close(),
+      };
+    },
+    writeAtomic: nodeFileLayer.writeAtomic,
+    readIfExists: nodeFileLayer.readIfExists,
+  };
+  return layer;
+}
+
+describe('an injected file-layer fault', () => {
+  it('rejects the transaction and rolls memory and indexes back; later writes work', async () => {
+    const files = faultyLayer();
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file, { files });
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    files.failing = true;
+    const p = s.transact((tx) => {
+      tx.put('listings', listing(2));
+      tx.put('listings', { ...listing(1), title: 'changed' });
+      tx.delete('listings', listing(1).id);
+    });
+    // Queued in the same group commit: it builds on the failing batch, so it fails too.
+    const q = s.transact((tx) => tx.put('listings', listing(3)));
+    await expect(p).rejects.toThrow(/ENOSPC/);
+    await expect(q).rejects.toThrow(/ENOSPC/);
+    expect(titles(s)).toEqual(['L1']);
+    expect(s.get('listings', listing(1).id)?.title).toBe('L1');
+    expect(s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.id)).toEqual([listing(1).id]);
+    files.failing = false;
+    await s.transact((tx) => tx.put('listings', listing(4)));
+    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
+  });
+
+  it('a transaction function that throws writes nothing', async () => {
+    const files = faultyLayer();
+    const s = await openStore(path.join(dir, 'store.json'), { files });
+    await expect(
+      s.transact((tx) => {
+        tx.put('listings', listing(1));
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(s.count('listings')).toBe(0);
+    expect(files.appends).toBe(0);
+  });
+
+  it('through the App: createListing answers 500 and the store is unchanged', async () => {
+    const files = faultyLayer();
+    const s = await openStore(path.join(dir, 'store.json'), { files });
+    await seedStore(s, [DEMO]);
+    const app = new App({ store: s });
+    const before = [...s.values('listings')];
+    files.failing = true;
+    const res = await app.handle({
+      method: 'POST', url: `/v1/workspaces/${demo.ws1}/lists`,
+      headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Lost', template_slug: 'faq' }),
+    });
+    const p = expectProblem(res, 500, 'internal_error');
+    expect(res.body).not.toMatch(/ENOSPC/);
+    expect(p.detail).toMatch(/Nothing was changed/);
+    expect([...s.values('listings')]).toEqual(before);
+    files.failing = false;
+    const list = await app.handle({ method: 'GET', url: `/v1/workspaces/${demo.ws1}/lists`, headers: { authorization: `Bearer ${demo.owner}` } });
+    expect(JSON.parse(list.body).data.map((l: { title: string }) => l.title)).not.toContain('Lost');
+  });
+});
+
+describe('indexes', () => {
+  const order = (s: Store) => s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.title);
+  const newestFirst = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `L${from + n - 1 - i}`);
+
+  it.each([[10], [2000]])('a transaction of %i writes leaves the index sorted, newest first (small: entry by entry; big: one rebuild)', async (n) => {
+    const s = await openStore(path.join(dir, 'store.json'));
+    await s.transact((tx) => tx.put('listings', listing(n + 1)));
+    await s.transact((tx) => {
+      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+      tx.put('listings', { ...listing(1), title: 'L1' }); // written twice in one transaction
+      tx.delete('listings', listing(n + 1).id);
+    });
+    expect(order(s)).toEqual(newestFirst(n));
+    expect(order(await openStore(crashCopy(path.join(dir, 'store.json'), 'crash.json')))).toEqual(newestFirst(n));
+  });
+
+  it.each([[10], [2000]])('a failed transaction of %i writes leaves the index as it was', async (n) => {
+    const files = faultyLayer();
+    const s = await openStore(path.join(dir, 'store.json'), { files });
+    await s.transact((tx) => tx.put('listings', listing(5000)));
+    await expect(s.transact((tx) => {
+      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+      throw new Error('abandoned');
+    })).rejects.toThrow('abandoned');
+    expect(order(s)).toEqual(['L5000']);
+    files.failing = true;
+    await expect(s.transact((tx) => {
+      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+      tx.delete('listings', listing(5000).id);
+    })).rejects.toThrow(/ENOSPC/);
+    expect(order(s)).toEqual(['L5000']);
+    expect(s.count('listings')).toBe(1);
+  });
+});
