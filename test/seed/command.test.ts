@@ -191,7 +191,9 @@ describe('wcm seed: validation stops the run before any request', () => {
 });
 
 describe('wcm seed: a step that fails', () => {
-  const bad = { name: 'bad', operation: 'createListing', body: { title: 'Oops', template_slug: 'brochure' } };
+  // A 422 only the server can see: the schema lets a contribution omit `amount_minor`, pricing does not.
+  // (Template slugs are checked by the schema, so `wcm seed` catches those before sending.)
+  const bad = { name: 'bad', operation: 'createPaymentIntent', params: { offer: demo.offerContributionUsd }, body: { quantity: 1 } };
   const after = { name: 'after', operation: 'createListing', body: { title: 'Never', template_slug: 'faq' } };
 
   it('stops, names the step and its problem, lists what was created, and writes --output with what succeeded', async () => {
@@ -206,20 +208,20 @@ describe('wcm seed: a step that fails', () => {
     expect((await listings()).length).toBe(before.length + 2);
     expect(created.map((l) => l.id)).toEqual([doc.steps.menu.data.id, doc.steps.faq.data.id]);
     expect(doc.ok).toBe(false);
-    expect(doc.steps.bad).toMatchObject({ operation: 'createListing', status: 422, ok: false, error: { code: 'validation_failed' } });
-    expect(doc.steps.bad.error.errors.template_slug[0]).toMatch(/Unknown template `brochure`/);
+    expect(doc.steps.bad).toMatchObject({ operation: 'createPaymentIntent', status: 422, ok: false, error: { code: 'validation_failed' } });
+    expect(doc.steps.bad.error.errors.amount_minor).toHaveLength(1);
     expect(doc.not_run).toEqual(['after']);
     expect(Object.keys(doc.steps)).toEqual(['faq', 'menu', 'bad']);
 
     const lines = r.stderr.split('\n');
-    expect(lines[0]).toBe(`Error: step bad (${b}, steps[0]) failed: createListing → 422 validation_failed`);
-    expect(r.stderr).toMatch(/\n {2}• template_slug: Unknown template `brochure`/);
+    expect(lines[0]).toBe(`Error: step bad (${b}, steps[0]) failed: createPaymentIntent → 422 validation_failed`);
+    expect(r.stderr).toMatch(/\n {2}• amount_minor: /);
     expect(r.stderr).toMatch(/\n {2}request id: req_/);
     const i = lines.indexOf('Already created or changed (nothing is rolled back):');
     expect(lines.slice(i + 1, i + 3)).toEqual([`  faq   createListing  ${doc.steps.faq.data.id}`, `  menu  createListing  ${doc.steps.menu.data.id}`]);
     expect(lines).toContain('Not run: after');
     // stdout still holds the rows of the steps that ran, the failed one included.
-    expect(r.stdout.trim().split('\n').map((l) => l.split('\t').slice(0, 3).join(' '))).toEqual(['faq createListing 201', 'menu createListing 201', 'bad createListing 422']);
+    expect(r.stdout.trim().split('\n').map((l) => l.split('\t').slice(0, 3).join(' '))).toEqual(['faq createListing 201', 'menu createListing 201', 'bad createPaymentIntent 422']);
   });
 
   it('says when nothing was created before the failure', async () => {
@@ -234,12 +236,12 @@ describe('wcm seed: a step that fails', () => {
     expect(r.code).toBe(3);
     const err = JSON.parse(r.stderr);
     const doc = JSON.parse(r.stdout);
-    expect(err).toMatchObject({ step: 'bad', operation: 'createListing', status: 422, code: 'validation_failed', created: { faq: doc.steps.faq.data.id }, not_run: [] });
+    expect(err).toMatchObject({ step: 'bad', operation: 'createPaymentIntent', status: 422, code: 'validation_failed', created: { faq: doc.steps.faq.data.id }, not_run: [] });
   });
 
   it('--continue-on-error runs the rest, skips steps that need the failed one, and exits with the failure\'s code', async () => {
     const before = (await listings()).length;
-    const needsBad = { name: 'needs_bad', operation: 'createListing', body: { title: 'About ${bad:data.title}', template_slug: 'faq' } };
+    const needsBad = { name: 'needs_bad', operation: 'createListing', body: { title: 'About ${bad:data.order.id}', template_slug: 'faq' } };
     const needsSkipped = { name: 'needs_skipped', operation: 'listListings', params: { cursor: '${needs_bad:meta.request_id}' } };
     const out = path.join(tmp.dir, 'out.json');
     const r = await seed([file('a.json', steps(faq, bad, needsBad, needsSkipped, menu)), '--continue-on-error', '--output', out]);

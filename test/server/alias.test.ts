@@ -18,7 +18,10 @@ function normalize(body: string, known: Set<string>): unknown {
     if (typeof v !== 'string') return v;
     // A problem names the path the caller used: the only place the base may show.
     if (key === 'instance' || key === 'detail') v = v.replace(/\/api\/v1\//g, '/v1/');
-    return v.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => (known.has(id) ? id : '<new-id>'));
+    return v
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => (known.has(id) ? id : '<new-id>'))
+      // Payment intents get fresh provider ids too (pi_…, and client secrets built on them).
+      .replace(/\bpi_[A-Za-z0-9]+(_secret_[A-Za-z0-9]+)?/g, (_m, secret: string | undefined) => (secret ? '<new-pi>_secret_<new>' : '<new-pi>'));
   };
   return walk(json);
 }
