@@ -46,9 +46,9 @@ function uuid(rand) {
 /**
  * `count` threads in `workspaceId`. Last messages fall on whole minutes from `start` onwards, so
  * some threads share a `last_message_at` (the id tie-break gets exercised). Roughly 70 % open
- * (a third of those unread), 30 % closed, 10 % starred; 1–4 messages over 1–3 channels.
+ * (a third of those unread), 30 % closed, 10 % starred (`starredShare`); 1–4 messages over 1–3 channels.
  */
-export function generateThreads({ count, workspaceId = DEMO_WS1, seed = 1, start = '2025-01-01T00:00:00Z' }) {
+export function generateThreads({ count, workspaceId = DEMO_WS1, seed = 1, start = '2025-01-01T00:00:00Z', starredShare = 0.1 }) {
   const rand = prng(seed);
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const t0 = Date.parse(start);
@@ -77,7 +77,7 @@ export function generateThreads({ count, workspaceId = DEMO_WS1, seed = 1, start
       subject: pick(SUBJECTS),
       status: open ? 'open' : 'closed',
       unread: open && rand() < 0.33,
-      starred: rand() < 0.1,
+      starred: rand() < starredShare,
       contact: {
         id: uuid(rand),
         name: rand() < 0.9 ? `${first} ${last}` : null,

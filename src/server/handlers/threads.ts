@@ -1,5 +1,6 @@
 import { CHANNELS, type Channel, type ThreadView } from '../../contract/engagement.js';
 import { operations } from '../../contract/operations.js';
+import { threadFilterPartition } from '../../store/indexes.js';
 import type { ThreadRecord } from '../../store/records.js';
 import { implement, type Handler } from '../context.js';
 import { pageIndex } from '../paging.js';
@@ -65,12 +66,14 @@ export function matchesQuery(t: ThreadRecord, q: string): boolean {
 const listThreads: Handler<typeof operations.listThreads> = ({ params, query, store }) => {
   const { view, channel, q } = query;
   const needle = q ? q.toLowerCase() : '';
-  return pageIndex(store.index('threadsByWorkspace'), params.workspace, {
+  // View and channel pick one pre-filtered partition of the index; only `q` is checked per record,
+  // and the scan stops once the page is full.
+  return pageIndex(store.index('threadsByFilter'), threadFilterPartition(params.workspace, view, channel), {
     // A cursor belongs to one list: the workspace and every filter are part of its check.
     scope: JSON.stringify(['threads', params.workspace, view, channel ?? null, q ?? null]),
     cursor: query.cursor,
     limit: query.limit,
-    filter: (t) => inView(t, view) && (!channel || t.messages.some((m) => m.channel === channel)) && (!needle || haystack(t).includes(needle)),
+    filter: needle ? (t) => haystack(t).includes(needle) : undefined,
     map: threadSummary,
   });
 };
