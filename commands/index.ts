@@ -1,4 +1,5 @@
 import type { CommandDef } from '../src/cli/command.js';
+import bookingsLs from './bookings/ls.js';
 import listsCreate from './lists/create.js';
 import listsLs from './lists/ls.js';
 import listsTemplates from './lists/templates.js';
@@ -6,6 +7,9 @@ import localExport from './local/export.js';
 import localImport from './local/import.js';
 import openapi from './openapi.js';
 import serve from './serve.js';
+import threadsLs from './threads/ls.js';
+import threadsShow from './threads/show.js';
+import voiceLs from './voice/ls.js';
 
 /**
  * Every command, in help order. Definitions are light: each loads what it needs inside `run`, so
@@ -16,6 +20,10 @@ export const commands: CommandDef[] = [
   listsCreate,
   listsLs,
   listsTemplates,
+  threadsLs,
+  threadsShow,
+  bookingsLs,
+  voiceLs,
   localImport,
   localExport,
   openapi,
