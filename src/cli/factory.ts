@@ -38,8 +38,16 @@ export interface Factory {
 let cachedVersion: string | null = null;
 export function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
-  const pkg = fileURLToPath(new URL('../../../package.json', import.meta.url));
-  cachedVersion = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
+  // Built: dist/src/cli/factory.js; in tests (vitest runs the sources): src/cli/factory.ts.
+  for (const rel of ['../../../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'wcm') return (cachedVersion = pkg.version);
+    } catch {
+      // not at this level: try the next
+    }
+  }
+  cachedVersion = '0.0.0';
   return cachedVersion;
 }
 
