@@ -83,6 +83,22 @@ describe('listThreads: views and channels', () => {
     }
   });
 
+  it('moves a thread between views and channels when it is replaced (index partitions follow the record)', async () => {
+    const base = s.store.get('threads', t(7))!;
+    const x = { ...base, id: t(71), messages: base.messages.map((msg) => ({ ...msg, id: '40000000-0000-4000-8000-000000000071' })) };
+    // Two writes with no read between: the second must find the first in the index to remove it.
+    await s.store.transact((tx) => tx.put('threads', x));
+    await s.store.transact((tx) => tx.put('threads', { ...x, status: 'closed', starred: true, messages: [{ ...x.messages[0], channel: 'form' }] }));
+    try {
+      expect(ids(await get(`${threads}?channel=email`))).toEqual([t(7), t(1)]);
+      expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(71), t(3)]);
+      expect(ids(await get(`${threads}?view=starred&channel=form`))).toEqual([t(71), t(3)]);
+    } finally {
+      await s.store.transact((tx) => tx.delete('threads', t(71)));
+    }
+    expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(3)]);
+  });
+
   it('never shows another workspace\'s threads', async () => {
     const res = await get(`/v1/workspaces/${eng.wsB}/threads?view=starred`);
     expect(ids(res)).toEqual([t(8)]);
