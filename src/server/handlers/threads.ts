@@ -1,4 +1,4 @@
-import { CHANNELS, type Channel, type ThreadView } from '../../contract/engagement.js';
+import { CHANNELS, type Channel } from '../../contract/engagement.js';
 import { operations } from '../../contract/operations.js';
 import { threadFilterPartition } from '../../store/indexes.js';
 import type { ThreadRecord } from '../../store/records.js';
@@ -36,17 +36,10 @@ export function threadSummary(t: ThreadRecord) {
   };
 }
 
-/** Whether a thread shows in a view: inbox = open, unread = open and unread, starred, closed. */
-export function inView(t: ThreadRecord, view: ThreadView): boolean {
-  switch (view) {
-    case 'inbox': return t.status === 'open';
-    case 'unread': return t.status === 'open' && t.unread;
-    case 'starred': return t.starred;
-    case 'closed': return t.status === 'closed';
-  }
-}
-
-// Records are frozen and replaced whole, so a lower-cased search text can be cached per record.
+/**
+ * `q` searches contact name, email, subject and the last message only (not earlier messages).
+ * Records are frozen and replaced whole, so the lower-cased text can be cached per record.
+ */
 const searchText = new WeakMap<ThreadRecord, string>();
 function haystack(t: ThreadRecord): string {
   let s = searchText.get(t);
@@ -56,11 +49,6 @@ function haystack(t: ThreadRecord): string {
     searchText.set(t, s);
   }
   return s;
-}
-
-/** `q`: case-insensitive substring of contact name, email, subject or the last message only. */
-export function matchesQuery(t: ThreadRecord, q: string): boolean {
-  return haystack(t).includes(q.toLowerCase());
 }
 
 const listThreads: Handler<typeof operations.listThreads> = ({ params, query, store }) => {
