@@ -92,7 +92,7 @@ export default defineCommand<LsOptions>({
   list: true,
   examples: ['wcm bookings ls', 'wcm bookings ls --status confirmed --from 2026-11-01 --to 2026-12-01', 'wcm bookings ls --all --json'],
   options: [
-    { flags: '--status <status>', description: 'pending, confirmed or cancelled', choices: BOOKING_STATUSES },
+    { flags: '--status <status>', description: 'only bookings with this status', choices: BOOKING_STATUSES },
     { flags: '--from <time>', description: 'only bookings starting at or after this ISO 8601 date or date-time' },
     { flags: '--to <time>', description: 'only bookings starting before this ISO 8601 date or date-time' },
   ],

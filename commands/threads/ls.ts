@@ -72,7 +72,7 @@ export default defineCommand<LsOptions>({
   list: true,
   examples: ['wcm threads ls', 'wcm threads ls --view unread --channel whatsapp', 'wcm threads ls --search "order 4821"', 'wcm threads ls --all --json | jq length'],
   options: [
-    { flags: '--view <view>', description: 'inbox, unread, starred or closed (default inbox)', choices: VIEWS },
+    { flags: '--view <view>', description: 'which threads (default inbox)', choices: VIEWS },
     { flags: '--channel <channel>', description: 'only threads with a message on this channel', choices: CHANNELS },
     { flags: '--search <text>', description: 'contact name, email, subject or last message (case-insensitive, max 200)' },
   ],

@@ -59,7 +59,7 @@ export default defineCommand<LsOptions>({
   description: 'Piped output is tab-separated: id, started_at, kind, status, from, to, duration in seconds, transcript.',
   list: true,
   examples: ['wcm voice ls', 'wcm voice ls --kind voice_message', 'wcm voice ls --all --json'],
-  options: [{ flags: '--kind <kind>', description: 'call or voice_message', choices: VOICE_KINDS }],
+  options: [{ flags: '--kind <kind>', description: 'only calls, or only web voice messages', choices: VOICE_KINDS }],
   async run(opts, f) {
     const workspace = await f.workspace();
     const columns = f.io.isStdoutTTY ? ttyColumns(Date.now()) : plainColumns;
