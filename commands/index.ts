@@ -6,6 +6,7 @@ import formsGet from './forms/get.js';
 import formsUpdate from './forms/update.js';
 import agentsOpened from './agents/opened.js';
 import commercePay from './commerce/pay.js';
+import bookingsLs from './bookings/ls.js';
 import listsCreate from './lists/create.js';
 import listsLs from './lists/ls.js';
 import listsTemplates from './lists/templates.js';
@@ -19,6 +20,9 @@ import pagesUpdate from './pages/update.js';
 import paymentsSimulate from './payments/simulate.js';
 import seed from './seed.js';
 import serve from './serve.js';
+import threadsLs from './threads/ls.js';
+import threadsShow from './threads/show.js';
+import voiceLs from './voice/ls.js';
 
 /**
  * Every command, in help order. Definitions are light: each loads what it needs inside `run`, so
@@ -36,6 +40,10 @@ export const commands: CommandDef[] = [
   articlesLs,
   articlesShow,
   articlesRestore,
+  threadsLs,
+  threadsShow,
+  bookingsLs,
+  voiceLs,
   localImport,
   localExport,
   localOrders,

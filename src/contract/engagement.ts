@@ -7,8 +7,8 @@ export type ThreadView = (typeof THREAD_VIEWS)[number];
 export type Channel = (typeof CHANNELS)[number];
 
 export const ThreadsQuery = z.strictObject({
-  view: z.enum(THREAD_VIEWS).default('inbox'),
-  channel: z.enum(CHANNELS).optional(),
+  view: z.enum(THREAD_VIEWS).default('inbox').meta({ description: 'inbox: open threads; unread: open and unread; starred: starred, open or closed; closed: closed threads.' }),
+  channel: z.enum(CHANNELS).optional().meta({ description: 'Only threads with at least one message on this channel.' }),
   q: z.string().max(200).optional().meta({ description: 'Case-insensitive match on contact name, email, subject and last message.' }),
   ...PagingQuery,
 });
@@ -24,13 +24,13 @@ export const ThreadSummary = z
   .object({
     id: Uuid,
     contact: Contact,
-    channels: z.array(z.enum(CHANNELS)),
+    channels: z.array(z.enum(CHANNELS)).meta({ description: 'Distinct channels of its messages, in the order web_chat, email, whatsapp, form.' }),
     subject: z.string().nullable(),
     status: z.enum(['open', 'closed']),
     unread: z.boolean(),
     starred: z.boolean(),
     last_message_at: Timestamp.nullable(),
-    last_message_preview: z.string().nullable(),
+    last_message_preview: z.string().nullable().meta({ description: 'The last message on one line (whitespace collapsed), at most 140 characters, ending in … when cut.' }),
     message_count: z.number().int(),
   })
   .meta({ id: 'ThreadSummary' });
@@ -70,7 +70,7 @@ export const Booking = z
 export const VOICE_KINDS = ['call', 'voice_message'] as const;
 export const VOICE_STATUSES = ['answered', 'missed', 'voicemail'] as const;
 export const VoiceQuery = z.strictObject({
-  kind: z.enum(VOICE_KINDS).optional(),
+  kind: z.enum(VOICE_KINDS).optional().meta({ description: 'call: inbound calls; voice_message: web voice messages.' }),
   ...PagingQuery,
 });
 

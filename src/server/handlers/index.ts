@@ -7,6 +7,9 @@ import { pageHandlers } from './pages.js';
 import { agentHandlers } from './agents.js';
 import { commerceHandlers } from './commerce.js';
 import { webhookHandlers } from './webhooks.js';
+import { bookingHandlers } from './bookings.js';
+import { threadHandlers } from './threads.js';
+import { voiceHandlers } from './voice.js';
 
 /** Every implemented operation's handler, by operationId. Areas add their map here. */
 export const handlers: Record<string, Handler> = Object.fromEntries([
@@ -18,4 +21,7 @@ export const handlers: Record<string, Handler> = Object.fromEntries([
   ...commerceHandlers,
   ...agentHandlers,
   ...webhookHandlers,
+  ...threadHandlers,
+  ...bookingHandlers,
+  ...voiceHandlers,
 ]);
