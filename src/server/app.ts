@@ -85,9 +85,11 @@ export class App {
   async handle(req: AppRequest): Promise<AppResponse> {
     const given = header(req.headers, 'x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : newRequestId();
-    const url = new URL(req.url, 'http://localhost');
+    // An absolute-form target such as `http://[` does not parse: answer 404 rather than throw.
+    const parsed = URL.canParse(req.url, 'http://localhost') ? new URL(req.url, 'http://localhost') : null;
+    const url = parsed ?? new URL('http://localhost/');
     const host = header(req.headers, 'host') ?? 'localhost';
-    const base = BASE_PATHS.find((b) => url.pathname === b || url.pathname.startsWith(`${b}/`));
+    const base = parsed ? BASE_PATHS.find((b) => url.pathname === b || url.pathname.startsWith(`${b}/`)) : undefined;
     const info: RequestInfo = {
       id: requestId,
       method: req.method.toUpperCase(),
@@ -153,10 +155,11 @@ export class App {
     const params = paramsResult.data;
 
     // Query: every parameter once, known names only.
-    const rawQuery: Record<string, string> = {};
-    const queryErrors: Record<string, string[]> = {};
+    // No prototype: `toString` or `constructor` are names like any other, `__proto__` an own key.
+    const rawQuery: Record<string, string> = Object.create(null);
+    const queryErrors: Record<string, string[]> = Object.create(null);
     for (const [k, v] of search) {
-      if (k in rawQuery) queryErrors[k] = ['Given more than once.'];
+      if (Object.hasOwn(rawQuery, k)) queryErrors[k] = ['Given more than once.'];
       rawQuery[k] = v;
     }
     const q = op.query.safeParse(rawQuery);

@@ -1,7 +1,7 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { App, MAX_BODY_BYTES, newRequestId, type AppResponse } from './app.js';
-import { ProblemError, problemBody } from './problems.js';
+import { PROBLEM_TYPE_BASE, ProblemError, problemBody } from './problems.js';
 
 export interface HttpServerOptions {
   host?: string;
@@ -38,12 +38,41 @@ function tooLarge(req: http.IncomingMessage, res: http.ServerResponse): void {
   res.end(body, () => req.socket.destroy());
 }
 
+/**
+ * Requests node's parser refuses before any handler runs (bad bytes, oversized headers, a client too
+ * slow to send its request) still get a problem+json, not node's bare `400 Bad Request`.
+ */
+function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  const httpMessage = (socket as Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, title, detail, resolution] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'Request timeout', 'The request was not received in time.', 'Send the headers and body promptly.']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'Request headers too large', 'The request headers are too large.', 'Send smaller headers (at most 16 KiB in all).']
+        : [400, 'bad_request', 'Bad request', 'The request is not well-formed HTTP/1.1.', 'Send a well-formed HTTP/1.1 request.'];
+  const id = newRequestId();
+  const body = JSON.stringify({ type: `${PROBLEM_TYPE_BASE}${code}`, title, status, code, detail, resolution, instance: '/', request_id: id, errors: {} });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status as number]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** Serves an App on node:http. The body limit is enforced while reading, never after buffering. */
 export function listen(app: App, options: HttpServerOptions = {}): Promise<RunningServer> {
   let inFlight = 0;
   let closing = false;
   let idleResolve: (() => void) | null = null;
-  const server = http.createServer((req, res) => {
+  const headersTimeout = options.headersTimeout ?? 10_000;
+  const requestTimeout = options.requestTimeout ?? 30_000;
+  // Node checks these timeouts only every `connectionsCheckingInterval` (30 s by default), so a
+  // short timeout needs a check at least as often as the timeout itself.
+  const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
+  const server = http.createServer({ connectionsCheckingInterval }, (req, res) => {
     inFlight++;
     res.on('close', () => {
       inFlight--;
@@ -80,13 +109,23 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
           body: Buffer.concat(chunks),
           remoteAddress: req.socket.remoteAddress,
         })
-        .then((r) => {
-          if (!res.writableEnded && !res.destroyed) send(res, r, req.method === 'HEAD');
-        });
+        .then(
+          (r) => {
+            if (!res.writableEnded && !res.destroyed) send(res, r, req.method === 'HEAD');
+          },
+          // App.handle is meant never to throw; if it does, a 500 beats an unhandled rejection killing the process.
+          () => {
+            if (res.writableEnded || res.destroyed) return;
+            const id = newRequestId();
+            const p = new ProblemError('internal_error', { detail: 'The server failed to handle this request.' });
+            send(res, { status: 500, headers: { 'Content-Type': 'application/problem+json; charset=utf-8', 'X-Request-Id': id, 'X-Content-Type-Options': 'nosniff' }, body: JSON.stringify(problemBody(p, '/', id)) }, false);
+          },
+        );
     });
   });
-  server.headersTimeout = options.headersTimeout ?? 10_000;
-  server.requestTimeout = options.requestTimeout ?? 30_000;
+  server.on('clientError', clientError);
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = requestTimeout;
   server.keepAliveTimeout = 5_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -108,11 +108,13 @@ export async function onPort(opts: { fixtures?: string[]; clock?: Clock; rateLim
     rateLimit: opts.rateLimit,
     extend: extendServer,
   });
+  // Keep the server's own close: after Object.assign, `server.close` is this wrapper (it called itself).
+  const closeServer = server.close;
   return Object.assign(server, {
     dir,
     cleanup,
     close: async () => {
-      await server.close();
+      await closeServer();
       cleanup();
     },
   });
