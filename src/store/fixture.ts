@@ -313,7 +313,9 @@ export function parseFixture(input: unknown, source: string, existing?: Store): 
     articles: (f.articles ?? []).map((a) => ({
       id: a.id,
       list_id: a.list_id,
-      versions: [...a.versions].sort((x, y) => x.number - y.number).map((v) => ({ ...v, id: v.id ?? versionId(a.id, v.number) })),
+      // `id` first, as the schema orders it: a fixture without version ids then exports byte for
+      // byte like its re-import does.
+      versions: [...a.versions].sort((x, y) => x.number - y.number).map(({ id, ...v }) => ({ id: id ?? versionId(a.id, v.number), ...v })),
     })),
     threads: (f.threads ?? []).map((t) => ({ ...t, messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)) })),
     bookings: f.bookings ?? [],
