@@ -4,10 +4,22 @@ import net from 'node:net';
 import { expect } from 'vitest';
 import { z } from 'zod';
 import { operationList, type AnyOperation } from '../../src/contract/operations.js';
+import { App } from '../../src/server/app.js';
+import { extendServer } from '../../src/server/extend.js';
 import { handlers } from '../../src/server/handlers/index.js';
 import { exportFixture } from '../../src/store/fixture.js';
 import type { Store } from '../../src/store/store.js';
-import { demo } from '../support/server.js';
+import path from 'node:path';
+import { demo, type InProcess } from '../support/server.js';
+
+/**
+ * The App as `wcm serve` builds it (services and guards of every area: payments, idempotency, rate
+ * limits) over an in-process store, with a rate limit high enough not to hide what is behind it.
+ */
+export async function fullApp(s: InProcess): Promise<App> {
+  const extra = await extendServer({ store: s.store, clock: s.app.clock, options: { dataFile: path.join(s.dir, 'store.json'), rateLimit: 1_000_000_000, payments: 'local', env: {} } });
+  return new App({ store: s.store, clock: s.app.clock, services: extra.services, guards: extra.guards });
+}
 
 export const ops = operationList;
 export const bearerOps = operationList.filter((o) => o.access === 'bearer');

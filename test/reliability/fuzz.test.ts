@@ -3,10 +3,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../src/contract/operations.js';
-import { MAX_BODY_BYTES } from '../../src/server/app.js';
+import { MAX_BODY_BYTES, type App } from '../../src/server/app.js';
 import { demo, inProcess, onPort, type InProcess } from '../support/server.js';
 import {
-  bodyKeys, checkAnswer, checkNoPollution, foreignIds, headerOf, ops, pathParams, rawRequest, storeState, validBody, validIds,
+  bodyKeys, checkAnswer, checkNoPollution, foreignIds, fullApp, headerOf, ops, pathParams, rawRequest, storeState, validBody, validIds,
 } from './attack.js';
 
 /** Percent-encodes any string byte by byte (lone surrogates included, which encodeURIComponent refuses). */
@@ -131,8 +131,10 @@ const describeGen = (g: Gen) => `${g.method} ${g.url.slice(0, 200)} ${JSON.strin
 
 describe('generated bad input, in-process (App.handle)', () => {
   let s: InProcess;
+  let app: App;
   beforeAll(async () => {
     s = await inProcess();
+    app = await fullApp(s);
   });
   afterAll(async () => {
     await s.close();
@@ -141,8 +143,11 @@ describe('generated bad input, in-process (App.handle)', () => {
   /** Sends one generated request; checks the answer, that a refusal changed nothing, no pollution. */
   async function attack(g: Gen): Promise<number> {
     const before = storeState(s.store);
-    const res = await s.app.handle({ method: g.method, url: g.url, headers: g.headers, body: g.body });
+    const res = await app.handle({ method: g.method, url: g.url, headers: g.headers, body: g.body });
     checkAnswer(res, describeGen(g));
+    const rid = g.headers['x-request-id'];
+    if (rid !== undefined && /^[A-Za-z0-9._-]{1,128}$/.test(rid)) expect(res.headers['X-Request-Id'], describeGen(g)).toBe(rid);
+    else expect(res.headers['X-Request-Id'], describeGen(g)).toMatch(/^req_[A-Za-z0-9]{20}$/);
     if (res.status >= 400) expect(storeState(s.store), `a refused request changed the store: ${describeGen(g)}`).toBe(before);
     checkNoPollution();
     return res.status;
@@ -193,7 +198,7 @@ describe('generated bad input, in-process (App.handle)', () => {
       await attack({ op, method: op.method, url, headers: { ...headers, 'content-type': type }, body: JSON.stringify(validBody(op) ?? {}) });
     }
     for (const q of ['limit=1&limit=2', 'cursor=a&cursor=a', 'limit=1e308', 'limit=-0', 'limit=18446744073709551616', '__proto__=1', 'constructor=1&toString=2', 'view=inbox&view=closed']) {
-      const res = await s.app.handle({ method: op.method, url: `${url}?${q}`, headers, body: JSON.stringify(validBody(op) ?? {}) });
+      const res = await app.handle({ method: op.method, url: `${url}?${q}`, headers, body: JSON.stringify(validBody(op) ?? {}) });
       checkAnswer(res, `${op.operationId} ?${q}`);
       if (/(\w+)=.*&\1=/.test(q) || /__proto__|constructor/.test(q)) {
         // A duplicated or unknown parameter is a 422 naming it (after auth), never silently taken.

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
@@ -108,6 +108,7 @@ for (const k of ['read', 'write', 'public']) console.log(`  ${k}: ${byKind[k].ma
 // ---- run ----
 const t0 = Date.now();
 const minutes = []; // per minute: latencies
+const byKindMinute = { read: [], write: [], public: [] }; // per kind, per minute: latencies
 const rss = []; // {t, kb}
 const unexpected = [];
 const counts = { read: 0, write: 0, public: 0 };
@@ -142,7 +143,7 @@ const sampler = setInterval(() => {
   const t = Date.now() - t0;
   const kb = readRss();
   rss.push({ t, kb });
-  console.log(`  t=${String(Math.round(t / 1000)).padStart(4)}s  rss=${(kb / 1024).toFixed(1)} MiB  requests=${counts.read + counts.write + counts.public}`);
+  console.log(`  t=${String(Math.round(t / 1000)).padStart(4)}s  rss=${(kb / 1024).toFixed(1)} MiB  requests=${counts.read + counts.write + counts.public}  load=${loadavg()[0].toFixed(1)}`);
 }, 10_000);
 
 async function worker() {
@@ -152,6 +153,7 @@ async function worker() {
     try {
       const r = await send(c);
       (minutes[minute] ??= []).push(r.ms);
+      (byKindMinute[c.kind][minute] ??= []).push(r.ms);
       counts[c.kind]++;
       if (r.status !== c.op.status) unexpected.push(`${c.op.operationId} → ${r.status} ${r.text.slice(0, 200)}`);
     } catch (err) {
@@ -170,10 +172,13 @@ await agent.close();
 rmSync(dir, { recursive: true, force: true });
 
 // ---- report ----
-console.log('\nminute  requests   p50 ms   p99 ms');
+const cell = (l) => {
+  const s = [...(l ?? [])].sort((a, b) => a - b);
+  return s.length ? `${pct(s, 50).toFixed(1).padStart(6)} ${pct(s, 99).toFixed(1).padStart(7)}` : '     -       -';
+};
+console.log('\nminute  requests   all p50/p99 ms   read p50/p99    write p50/p99   public p50/p99');
 minutes.forEach((l, i) => {
-  const s = [...l].sort((a, b) => a - b);
-  console.log(`${String(i + 1).padStart(6)}  ${String(s.length).padStart(8)}  ${pct(s, 50).toFixed(2).padStart(7)}  ${pct(s, 99).toFixed(2).padStart(7)}`);
+  console.log(`${String(i + 1).padStart(6)}  ${String(l.length).padStart(8)}   ${cell(l)}   ${cell(byKindMinute.read[i])}   ${cell(byKindMinute.write[i])}   ${cell(byKindMinute.public[i])}`);
 });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const warmSamples = rss.filter((s) => s.t >= WARM && s.t < WARM + 30_000).map((s) => s.kb);
