@@ -17,7 +17,7 @@ interface Refusal {
   name: string;
   /** Which operations the row applies to. */
   applies(op: AnyOperation): boolean;
-  authorization?: string;
+  authorization?: string | ((op: AnyOperation) => string);
   params?: (op: AnyOperation) => Record<string, string>;
   status: number;
   code: (op: AnyOperation) => string;
@@ -35,7 +35,7 @@ const refusals: Refusal[] = [
   { name: 'token one character off', applies: () => true, authorization: `Bearer ${demo.owner.slice(0, -1)}j`, status: 401, code: () => 'invalid_token' },
   { name: 'revoked token', applies: () => true, authorization: `Bearer ${demo.revoked}`, status: 401, code: () => 'invalid_token' },
   { name: 'expired token', applies: () => true, authorization: `Bearer ${demo.expired}`, status: 401, code: () => 'invalid_token' },
-  { name: 'missing ability', applies: (op) => op.access === 'bearer', authorization: `Bearer ${''}`, status: 403, code: () => 'insufficient_ability' },
+  { name: 'missing ability', applies: (op) => op.access === 'bearer', authorization: (op) => `Bearer ${lacking(op)}`, status: 403, code: () => 'insufficient_ability' },
   {
     name: "other workspace's member", applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
     params: () => ({ workspace: demo.ws3 }), status: 403, code: () => 'not_a_member',
@@ -82,7 +82,7 @@ describe('operation × refusal matrix (in-process)', () => {
 
   it.each(matrix)('%s, %s: refused with the decided status and code, nothing changed', async (_, name, op, r) => {
     const before = storeState(s.store);
-    const auth = name === 'missing ability' ? `Bearer ${lacking(op)}` : r.authorization;
+    const auth = typeof r.authorization === 'function' ? r.authorization(op) : r.authorization;
     const res = await send(op, auth, r.params?.(op));
     checkAnswer(res, `${op.operationId} ${name}`);
     const p = JSON.parse(res.body);
