@@ -60,7 +60,10 @@ export function fieldErrors(issues: ReadonlyArray<z.core.$ZodIssue>, prefix?: st
   const out: FieldErrors = {};
   const add = (path: string, msg: string) => {
     const key = prefix ? (path ? `${prefix}.${path}` : prefix) : path || '(body)';
-    (out[key] ??= []).push(msg);
+    // An own property even for `__proto__` or `constructor`: `out[key] ??= []` would find the
+    // inherited value (Object.prototype, Object) and throw, turning a 422 into a 500.
+    if (!Object.hasOwn(out, key)) Object.defineProperty(out, key, { value: [], enumerable: true, writable: true, configurable: true });
+    out[key].push(msg);
   };
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {

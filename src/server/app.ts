@@ -96,7 +96,7 @@ export class App {
       badTarget = true;
     }
     const host = header(req.headers, 'host') ?? 'localhost';
-    const base = BASE_PATHS.find((b) => url.pathname === b || url.pathname.startsWith(`${b}/`));
+    const base = badTarget ? undefined : BASE_PATHS.find((b) => url.pathname === b || url.pathname.startsWith(`${b}/`));
     const info: RequestInfo = {
       id: requestId,
       method: req.method.toUpperCase(),
@@ -163,10 +163,11 @@ export class App {
     const params = paramsResult.data;
 
     // Query: every parameter once, known names only.
-    const rawQuery: Record<string, string> = {};
-    const queryErrors: Record<string, string[]> = {};
+    // No prototype: `toString` or `constructor` are names like any other, `__proto__` an own key.
+    const rawQuery: Record<string, string> = Object.create(null);
+    const queryErrors: Record<string, string[]> = Object.create(null);
     for (const [k, v] of search) {
-      if (k in rawQuery) queryErrors[k] = ['Given more than once.'];
+      if (Object.hasOwn(rawQuery, k)) queryErrors[k] = ['Given more than once.'];
       rawQuery[k] = v;
     }
     const q = op.query.safeParse(rawQuery);

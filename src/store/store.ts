@@ -58,6 +58,8 @@ export class Store {
   private journal: JournalHandle | null = null;
   private releaseLock: (() => Promise<void>) | null = null;
   private closed = false;
+  /** A failed append may have left bytes past the journal's size that its own clean-up did not cut. */
+  private journalDirty = false;
   private readonly files: FileLayer;
 
   private constructor(
@@ -307,8 +309,15 @@ export class Store {
         this.pending = [];
         const buf = Buffer.from(batch.map((p) => frame(p.seq, p.ops)).join(''));
         try {
+          // Cut whatever a failed append left past the last good record before writing after it:
+          // a shorter record written over it would leave older whole records behind its end.
+          if (this.journalDirty) {
+            await this.journal!.truncate(this.journal!.size);
+            this.journalDirty = false;
+          }
           await this.journal!.append(buf);
         } catch (err) {
+          this.journalDirty = true;
           // Undo this batch and everything queued behind it (it may build on this batch).
           const failed = [...batch, ...this.pending];
           this.pending = [];

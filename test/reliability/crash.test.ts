@@ -1,0 +1,246 @@
+// Crashes: SIGKILL the real server at random moments during bursts of writes, restart it, and check
+// that every acknowledged write is there and nothing unacknowledged is half there. And a write that
+// fails in the file layer answers 500 and leaves memory and disk as they were.
+import { randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { Agent } from 'undici';
+import { App } from '../../src/server/app.js';
+import { seedStore } from '../../src/server/serve.js';
+import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
+import type { ListingRecord } from '../../src/store/records.js';
+import { Store } from '../../src/store/store.js';
+import { spawnServe } from '../support/cli.js';
+import { DEMO, demo, tempDir } from '../support/server.js';
+import { checkAnswer, LEAK, listingFor, storeState } from './attack.js';
+
+const KILLS = 20;
+const WORKERS = 24;
+const TITLE = /^crash-(\d+)-(\d+)-(\d+)$/;
+
+/** Every listing on disk whose title this test wrote is whole: the exact record it sent. */
+function checkComplete(rec: ListingRecord): void {
+  const sent = listingFor(rec.title);
+  expect({ title: rec.title, template_slug: rec.template_slug, items: rec.items, workspace_id: rec.workspace_id, button_id: rec.button_id }).toEqual({
+    ...sent, workspace_id: demo.ws1, button_id: null,
+  });
+  expect(Number.isNaN(Date.parse(rec.created_at))).toBe(false);
+}
+
+describe('SIGKILL during bursts of writes (built binary)', () => {
+  it(`loses no acknowledged write and leaves nothing half written, over ${KILLS} kills`, { timeout: 240_000 }, async () => {
+    const tmp = tempDir('wcm-crash-');
+    const data = path.join(tmp.dir, 'store.json');
+    const acked = new Map<string, string>(); // id → title
+    let attempted = 0;
+    const unackedPresent = new Set<string>();
+    let tornTails = 0;
+    try {
+      for (let round = 0; round < KILLS; round++) {
+        // The server must start every time, on whatever the last kill left behind.
+        const server = await spawnServe(['--data', data, '--seed', DEMO]);
+        const dispatcher = new Agent({ connections: WORKERS });
+        let killed = false;
+        let ackedThisRound = 0;
+        const worker = async (w: number) => {
+          for (let n = 0; !killed; n++) {
+            const title = `crash-${round}-${w}-${n}`;
+            attempted++;
+            try {
+              const r = await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, {
+                method: 'POST',
+                headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
+                body: JSON.stringify(listingFor(title)),
+                // @ts-expect-error undici's fetch option
+                dispatcher,
+              });
+              const j = (await r.json()) as { data: { id: string } };
+              if (r.status !== 201) throw new Error(`createListing answered ${r.status} before the kill`);
+              // Acknowledged: from here on it must survive any crash.
+              acked.set(j.data.id, title);
+              ackedThisRound++;
+            } catch (err) {
+              if (!killed) throw err;
+              return;
+            }
+          }
+        };
+        const burst = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
+        // Let some writes through, then kill at a random moment in the middle of the burst.
+        while (ackedThisRound < 5) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 150)));
+        killed = true;
+        server.proc.kill('SIGKILL');
+        await server.proc;
+        await burst;
+        await dispatcher.destroy();
+        expect(server.proc.killed || server.proc.signalCode === 'SIGKILL').toBe(true);
+
+        // The disk as the crash left it (read-only, as `wcm local export` would see it).
+        const disk = await Store.openReadOnly(data);
+        const present = new Map([...disk.values('listings')].map((l) => [l.id, l]));
+        for (const [id, title] of acked) {
+          expect(present.get(id)?.title, `acknowledged ${title} (${id}) lost after kill ${round + 1}`).toBe(title);
+        }
+        for (const rec of present.values()) {
+          expect(rec.title.startsWith('torn-'), `a torn record came back: ${rec.title}`).toBe(false);
+          if (!TITLE.test(rec.title)) continue;
+          checkComplete(rec);
+          if (!acked.has(rec.id)) unackedPresent.add(rec.id);
+        }
+        // SIGKILL never tears a write (the kernel finishes it); a power cut can. Every fourth round,
+        // leave two thirds of a well-formed record at the journal's end, as a power cut would: the
+        // next start must cut it, and it must never appear.
+        if (round % 4 === 3) {
+          const rec = { id: randomUUID(), workspace_id: demo.ws1, ...listingFor(`torn-${round}`), button_id: null, created_at: new Date().toISOString() };
+          const json = JSON.stringify({ s: 1e9, o: [['listings', rec.id, rec]] });
+          const frame = Buffer.from(`${crc32(json).toString(16).padStart(8, '0')} ${json}\n`);
+          await fs.appendFile(`${data}.journal`, frame.subarray(0, Math.floor((frame.length * 2) / 3)));
+          tornTails++;
+        }
+      }
+
+      // One last start: recovery cuts any torn tail, and the API shows every acknowledged write.
+      const server = await spawnServe(['--data', data]);
+      try {
+        const listed = new Set<string>();
+        let cursor: string | null = null;
+        do {
+          const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+          const r = await fetch(`${server.url}/workspaces/${demo.ws1}/lists?limit=100${q}`, { headers: { authorization: `Bearer ${demo.owner}` } });
+          expect(r.status).toBe(200);
+          const j = (await r.json()) as { data: Array<{ id: string; title: string }>; meta: { next_cursor: string | null } };
+          for (const d of j.data) {
+            expect(d.title.startsWith('torn-'), `a torn record came back: ${d.title}`).toBe(false);
+            listed.add(d.id);
+          }
+          cursor = j.meta.next_cursor;
+        } while (cursor);
+        for (const id of acked.keys()) expect(listed.has(id), id).toBe(true);
+      } finally {
+        server.proc.kill('SIGTERM');
+        await server.proc;
+      }
+      // Figures for the report (visible with --reporter=verbose).
+      console.log(`crash loop: ${KILLS} kills, ${attempted} writes attempted, ${acked.size} acknowledged and all present, ${unackedPresent.size} unacknowledged (answer lost in the kill) but complete, ${tornTails} torn tails (power-cut style) cut on restart`);
+      expect(acked.size).toBeGreaterThanOrEqual(KILLS * 5);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
+
+type Fault = null | 'enospc' | 'torn';
+
+/** The real file layer, with appends that fail on demand: before writing, or after half a write. */
+function faultyFiles(): { files: FileLayer; set(f: Fault): void } {
+  let fault: Fault = null;
+  const files: FileLayer = {
+    ...nodeFileLayer,
+    async openJournal(file) {
+      const real = await nodeFileLayer.openJournal(file);
+      return {
+        get size() {
+          return real.size;
+        },
+        async append(buf) {
+          if (fault === 'torn') {
+            // Half the frame reaches the disk and even the clean-up fails: the worst a disk can do.
+            const fh = await fs.open(file, 'r+');
+            await fh.write(buf, 0, buf.length >> 1, real.size);
+            await fh.close();
+          }
+          if (fault) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' });
+          return real.append(buf);
+        },
+        truncate: (n) => real.truncate(n),
+        close: () => real.close(),
+      };
+    },
+  };
+  return { files, set: (f) => (fault = f) };
+}
+
+describe('a write that fails in the file layer', () => {
+  async function setup() {
+    const tmp = tempDir('wcm-fault-');
+    const file = path.join(tmp.dir, 'store.json');
+    const { files, set } = faultyFiles();
+    const store = await Store.open(file, { files });
+    await seedStore(store, [DEMO]);
+    const errors: unknown[] = [];
+    const app = new App({ store, onError: (err) => errors.push(err) });
+    const create = (title: string) =>
+      app.handle({
+        method: 'POST', url: `/v1/workspaces/${demo.ws1}/lists`,
+        headers: { host: 'x', authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
+        body: JSON.stringify(title.startsWith('s') ? { title, template_slug: 'faq' } : listingFor(title)),
+      });
+    return { tmp, file, set, store, errors, app, create };
+  }
+
+  function checkFailed(res: Awaited<ReturnType<App['handle']>>, fault: string) {
+    checkAnswer(res, `fault ${fault}`, { internalError: true });
+    expect(JSON.parse(res.body).code).toBe('internal_error');
+    expect(res.body).not.toContain('ENOSPC');
+  }
+
+  it.each([
+    ['enospc', 3],
+    ['torn', 1],
+  ] as const)('(%s, %i at once) answers 500 through the App; memory and disk stay at the previous state', async (fault, n) => {
+    const { tmp, file, set, store, errors, app, create } = await setup();
+    try {
+      const before = storeState(store);
+      set(fault);
+      // Several at once share one group commit, and every one of them must fail.
+      const failed = await Promise.all(Array.from({ length: n }, (_, i) => create(`doomed-${i}`)));
+      for (const res of failed) checkFailed(res, fault);
+      expect(errors).toHaveLength(n);
+      expect(storeState(store), 'memory changed by a failed write').toBe(before);
+      const listed = await app.handle({ method: 'GET', url: `/v1/workspaces/${demo.ws1}/lists?limit=100`, headers: { host: 'x', authorization: `Bearer ${demo.owner}` } });
+      expect(listed.body).not.toContain('doomed');
+      // The disk as a crash right now would leave it.
+      expect(storeState(await Store.openReadOnly(file)), 'disk changed by a failed write').toBe(before);
+
+      // The store recovers once the disk does, and a reopen sees exactly what memory holds.
+      set(null);
+      expect((await create('after-fault')).status).toBe(201);
+      const after = storeState(store);
+      expect(after).not.toBe(before);
+      expect(storeState(await Store.openReadOnly(file))).toBe(after);
+      await store.close();
+      const reopened = await Store.open(file);
+      expect(storeState(reopened)).toBe(after);
+      await reopened.close();
+    } finally {
+      await store.close().catch(() => undefined);
+      tmp.cleanup();
+    }
+  });
+
+  it('a batch torn half way whose clean-up also failed, then a shorter write: the data file still opens, with exactly what was acknowledged', async () => {
+    const { tmp, file, set, store, create } = await setup();
+    try {
+      set('torn');
+      // Five frames in one group commit; half the bytes land: two whole frames, then a torn one.
+      const failed = await Promise.all(Array.from({ length: 5 }, (_, i) => create(`doomed-${i}`)));
+      for (const res of failed) checkFailed(res, 'torn batch');
+      set(null);
+      // Much shorter than the frames it lands on: without a cut, whole doomed frames would follow it.
+      expect((await create('s')).status).toBe(201);
+      const after = storeState(store);
+      expect(after).not.toContain('doomed');
+      expect(storeState(await Store.openReadOnly(file))).toBe(after);
+      await store.close();
+      const reopened = await Store.open(file);
+      expect(storeState(reopened)).toBe(after);
+      await reopened.close();
+    } finally {
+      await store.close().catch(() => undefined);
+      tmp.cleanup();
+    }
+  });
+});

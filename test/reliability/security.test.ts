@@ -1,0 +1,239 @@
+// Intruders: every operation × every way of being refused gives the decided status and code and
+// changes nothing; tokens never reach the disk in clear; headers; slow clients are cut off.
+import { readFileSync, existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyOperation } from '../../src/contract/operations.js';
+import { App } from '../../src/server/app.js';
+import { listen, type RunningServer } from '../../src/server/http.js';
+import { hashToken } from '../../src/store/fixture.js';
+import { demo, inProcess, onPort, TestClock, type InProcess } from '../support/server.js';
+import {
+  bearerOps, checkAnswer, foreignIds, headerOf, isImplemented, LEAK, ops, pathParams, rawRequest, storeState, tokenOps, urlFor, validBody,
+} from './attack.js';
+
+interface Refusal {
+  name: string;
+  /** Which operations the row applies to. */
+  applies(op: AnyOperation): boolean;
+  authorization?: string | ((op: AnyOperation) => string);
+  params?: (op: AnyOperation) => Record<string, string>;
+  status: number;
+  code: (op: AnyOperation) => string;
+}
+
+/** A token of fixtures/demo.json lacking the operation's ability. */
+const lacking = (op: AnyOperation) => (op.ability === 'content:read' ? demo.support : demo.contentReader);
+
+const refusals: Refusal[] = [
+  { name: 'no token', applies: () => true, status: 401, code: () => 'unauthenticated' },
+  { name: 'malformed header (no scheme)', applies: () => true, authorization: demo.owner, status: 401, code: () => 'invalid_token' },
+  { name: 'malformed header (Basic)', applies: () => true, authorization: `Basic ${Buffer.from('a:b').toString('base64')}`, status: 401, code: () => 'invalid_token' },
+  { name: 'malformed header (two tokens)', applies: () => true, authorization: `Bearer ${demo.owner} ${demo.owner}`, status: 401, code: () => 'invalid_token' },
+  { name: 'unknown token', applies: () => true, authorization: `Bearer wcm_pat_${'Z'.repeat(40)}`, status: 401, code: () => 'invalid_token' },
+  { name: 'token one character off', applies: () => true, authorization: `Bearer ${demo.owner.slice(0, -1)}j`, status: 401, code: () => 'invalid_token' },
+  { name: 'revoked token', applies: () => true, authorization: `Bearer ${demo.revoked}`, status: 401, code: () => 'invalid_token' },
+  { name: 'expired token', applies: () => true, authorization: `Bearer ${demo.expired}`, status: 401, code: () => 'invalid_token' },
+  { name: 'missing ability', applies: (op) => op.access === 'bearer', authorization: (op) => `Bearer ${lacking(op)}`, status: 403, code: () => 'insufficient_ability' },
+  {
+    name: "other workspace's member", applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
+    params: () => ({ workspace: demo.ws3 }), status: 403, code: () => 'not_a_member',
+  },
+  {
+    name: 'workspace that does not exist (same answer: no probing)', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
+    params: () => ({ workspace: '00000000-0000-4000-8000-000000000000' }), status: 403, code: () => 'not_a_member',
+  },
+  {
+    name: 'workspace id that is not a uuid', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
+    params: () => ({ workspace: 'not-a-uuid' }), status: 404, code: () => 'workspace_not_found',
+  },
+];
+
+/** Rows for a resource id of workspace 2/3 under workspace 1's path (the owner reaches both 1 and 2). */
+const foreignRows = bearerOps.flatMap((op) =>
+  pathParams(op)
+    .filter((p) => p in foreignIds)
+    .map((p) => ({ op, param: p, code: op.notFound?.[p] ?? 'not_found' })),
+);
+
+const matrix = tokenOps.flatMap((op) => refusals.filter((r) => r.applies(op)).map((r) => [op.operationId, r.name, op, r] as const));
+
+describe('operation × refusal matrix (in-process)', () => {
+  let s: InProcess;
+  beforeAll(async () => {
+    s = await inProcess({ clock: new TestClock() });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  async function send(op: AnyOperation, authorization: string | undefined, params: Record<string, string> = {}) {
+    const headers: Record<string, string> = { host: 'localhost', 'content-type': 'application/json' };
+    if (authorization !== undefined) headers.authorization = authorization;
+    const body = validBody(op);
+    return s.app.handle({ method: op.method, url: urlFor(op, params), headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  it('covers every bearer and token operation of the table', () => {
+    expect(new Set(matrix.map((m) => m[0]))).toEqual(new Set(tokenOps.map((o) => o.operationId)));
+    expect(bearerOps.length).toBeGreaterThan(10);
+  });
+
+  it.each(matrix)('%s, %s: refused with the decided status and code, nothing changed', async (_, name, op, r) => {
+    const before = storeState(s.store);
+    const auth = typeof r.authorization === 'function' ? r.authorization(op) : r.authorization;
+    const res = await send(op, auth, r.params?.(op));
+    checkAnswer(res, `${op.operationId} ${name}`);
+    const p = JSON.parse(res.body);
+    expect([res.status, p.code], res.body).toEqual([r.status, r.code(op)]);
+    if (r.status === 401) expect(headerOf(res, 'www-authenticate')).toMatch(/^Bearer/);
+    if (name === 'missing ability') expect(p.detail).toContain(op.ability);
+    expect(headerOf(res, 'cache-control')).toBe('no-store');
+    expect(storeState(s.store)).toBe(before);
+  });
+
+  it.each(foreignRows.map((f) => [f.op.operationId, f.param, f] as const))(
+    '%s with a %s of another workspace: 404 <resource>_not_found (or, not built yet, 501 after auth), nothing changed',
+    async (_, param, f) => {
+      const before = storeState(s.store);
+      const res = await send(f.op, `Bearer ${demo.owner}`, { [param]: foreignIds[param] });
+      checkAnswer(res, `${f.op.operationId} foreign ${param}`);
+      const p = JSON.parse(res.body);
+      if (isImplemented(f.op)) expect([res.status, p.code], res.body).toEqual([404, f.code]);
+      else expect([res.status, p.code], res.body).toEqual([501, 'not_implemented']);
+      expect(storeState(s.store)).toBe(before);
+    },
+  );
+
+  it.each(tokenOps.map((op) => [op.operationId, op] as const))('%s: the owner with valid ids passes every check (control row)', async (_, op) => {
+    const res = await send(op, `Bearer ${demo.owner}`);
+    checkAnswer(res, `${op.operationId} control`);
+    if (isImplemented(op)) expect(res.status).toBe(op.status);
+    else expect([res.status, JSON.parse(res.body).code]).toEqual([501, 'not_implemented']);
+    expect(headerOf(res, 'cache-control')).toBe('no-store');
+  });
+
+  it('every response carries nosniff, public and unauthenticated ones included', async () => {
+    for (const op of ops) {
+      const res = await s.app.handle({ method: op.method, url: urlFor(op), headers: { host: 'localhost' } });
+      expect(headerOf(res, 'x-content-type-options'), op.operationId).toBe('nosniff');
+    }
+    for (const url of ['/healthz', '/v1/openapi.json', '/v1/nope', '/nope', '/api/v1/me']) {
+      const res = await s.app.handle({ method: 'GET', url, headers: { host: 'localhost' } });
+      expect(headerOf(res, 'x-content-type-options'), url).toBe('nosniff');
+    }
+  });
+
+  it('an unexpected failure is a bare 500: no message, path or stack reaches the client', async () => {
+    const secret = new Error(`ENOENT: open '/work/secret/store.json' at Object.openSync (node:fs:573:3)`);
+    const app = new App({ store: s.store, handlers: { getMe: () => { throw secret; } }, onError: () => undefined });
+    const res = await app.handle({ method: 'GET', url: '/v1/me', headers: { host: 'x', authorization: `Bearer ${demo.owner}` } });
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body).code).toBe('internal_error');
+    expect(res.body).not.toContain('ENOENT');
+    expect(res.body).not.toMatch(LEAK);
+  });
+});
+
+describe('tokens on disk', () => {
+  it('the data file, its journal and an export never hold a demo token in clear, only hashes', async () => {
+    const server = await onPort();
+    try {
+      const dataFile = path.join(server.dir, 'store.json');
+      for (let i = 0; i < 5; i++) {
+        const r = await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${demo.ciWriter}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ title: `t${i}`, template_slug: 'faq' }),
+        });
+        // ciWriter is not a member of workspace 1: refused, still nothing in clear anywhere.
+        expect(r.status).toBe(403);
+        const ok = await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ title: `token ${demo.owner.slice(0, 12)} ${i}`, template_slug: 'faq' }),
+        });
+        expect(ok.status).toBe(201);
+      }
+      const { exportFixture } = await import('../../src/store/fixture.js');
+      const exported = JSON.stringify(exportFixture(server.store));
+      const live = [dataFile, `${dataFile}.journal`].filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n');
+      await server.store.drain();
+      const closedDir = server.dir;
+      await server.store.close();
+      const compacted = readFileSync(path.join(closedDir, 'store.json'), 'utf8');
+      const tokens = [demo.owner, demo.contentReader, demo.support, demo.expired, demo.ciWriter, demo.revoked];
+      for (const text of [live, compacted, exported]) {
+        for (const t of tokens) expect(text.includes(t), `token ${t.slice(0, 16)}… in clear`).toBe(false);
+        // What is there instead: the SHA-256 of each.
+        for (const t of tokens) expect(text.includes(hashToken(t))).toBe(true);
+      }
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('slow clients are cut off (headersTimeout / requestTimeout)', () => {
+  let s: InProcess;
+  let running: RunningServer;
+  beforeAll(async () => {
+    s = await inProcess();
+    running = await listen(new App({ store: s.store }), { port: 0, headersTimeout: 1000, requestTimeout: 2000 });
+  });
+  afterAll(async () => {
+    await running.close();
+    await s.close();
+  });
+
+  /** Writes `head`, then one byte of `drip` every 100 ms until the server closes; resolves with what it said. */
+  function trickle(head: string, drip: string): Promise<{ ms: number; answer: string }> {
+    return new Promise((resolve) => {
+      const started = Date.now();
+      const sock = net.connect(running.port, '127.0.0.1');
+      let answer = '';
+      let i = 0;
+      const timer = setInterval(() => {
+        if (!sock.destroyed) sock.write(drip[i++ % drip.length]);
+      }, 100);
+      const end = () => {
+        clearInterval(timer);
+        resolve({ ms: Date.now() - started, answer });
+      };
+      sock.on('data', (d) => (answer += d.toString()));
+      sock.on('close', end);
+      sock.on('error', () => undefined);
+      sock.on('connect', () => sock.write(head));
+      // A server that never cuts it off fails the test rather than hanging it.
+      setTimeout(() => sock.destroy(), 8000);
+    });
+  }
+
+  it('headers sent a byte at a time forever: cut off after about headersTimeout, with a 408 problem', async () => {
+    const before = storeState(s.store);
+    const { ms, answer } = await trickle(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: x\r\nX-Slow: `, 'abcdefgh');
+    expect(ms).toBeLessThan(4000);
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('application/problem+json');
+    expect(answer).toContain('"code":"request_timeout"');
+    expect(storeState(s.store)).toBe(before);
+  });
+
+  it('a body sent a byte at a time: cut off after about requestTimeout, nothing written', async () => {
+    const before = storeState(s.store);
+    const head = `POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"title":"`;
+    const { ms, answer } = await trickle(head, 'x');
+    expect(ms).toBeLessThan(5000);
+    expect(ms).toBeGreaterThanOrEqual(1900);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(storeState(s.store)).toBe(before);
+  });
+
+  it('a client that is fast enough is served normally', async () => {
+    const res = await rawRequest(running.port, { head: `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n` });
+    expect(res.status).toBe(200);
+    checkAnswer(res, 'fast client');
+  });
+});
