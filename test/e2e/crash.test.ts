@@ -41,8 +41,11 @@ async function burstAndKill(url: string, proc: { kill(sig: NodeJS.Signals): bool
   const acked: string[] = [];
   let failed = 0;
   let killed = false;
+  // Each writer keeps writing until the dead server fails one of its requests, so the burst runs
+  // right up to the kill (stopping when the signal is merely sent would let every in-flight request
+  // finish first on a slow machine, and the kill would land between writes).
   const writer = async (w: number) => {
-    for (let i = 0; !killed; i++) {
+    for (let i = 0, dead = false; !dead; i++) {
       const title = `r${round}-w${w}-${i}`;
       try {
         const res = await fetch(`${url}/workspaces/${demo.ws1}/lists`, {
@@ -56,6 +59,7 @@ async function burstAndKill(url: string, proc: { kill(sig: NodeJS.Signals): bool
         }
       } catch {
         failed++; // the connection died with the server: not acknowledged
+        if (killed) dead = true;
       }
     }
   };
