@@ -43,7 +43,8 @@ export function systemIO(env: NodeJS.ProcessEnv, opts: { noColor?: boolean } = {
     isStderrTTY: !!process.stderr.isTTY,
     isStdinTTY: !!process.stdin.isTTY,
     isCI,
-    color: isStdoutTTY && !opts.noColor && env.NO_COLOR === undefined && env.TERM !== 'dumb',
+    // no-color.org: NO_COLOR set to anything but the empty string turns colour off.
+    color: isStdoutTTY && !opts.noColor && !env.NO_COLOR && env.TERM !== 'dumb',
     columns: process.stdout.columns || 100,
     canPrompt: () => io.isStdinTTY && io.isStdoutTTY && !io.isCI,
     prompter: async () => {

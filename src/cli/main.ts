@@ -18,10 +18,18 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** Help lines for command groups (a group is created by its first command). */
+const GROUPS: Record<string, string> = {
+  auth: 'Log in with a token, show who you are, print or remove the token',
+  profile: 'Saved targets (base URL, token, default workspace)',
+  lists: 'Listings: create, list, templates',
+  local: 'The local data file: import, export, orders, events',
+};
+
 function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>): void {
   let parent = program;
   for (const name of def.path.slice(0, -1)) {
-    parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(`${name} commands`);
+    parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(GROUPS[name] ?? `${name} commands`);
   }
   const cmd = parent.command(def.path[def.path.length - 1]).description(def.summary);
   if (def.description) cmd.addHelpText('after', `\n${def.description}`);

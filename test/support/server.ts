@@ -108,11 +108,13 @@ export async function onPort(opts: { fixtures?: string[]; clock?: Clock; rateLim
     rateLimit: opts.rateLimit,
     extend: extendServer,
   });
+  // Keep the server's own close: the one assigned below calls it (assigning first would recurse).
+  const stop = server.close.bind(server);
   return Object.assign(server, {
     dir,
     cleanup,
     close: async () => {
-      await server.close();
+      await stop();
       cleanup();
     },
   });
