@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { commands } from '../../commands/index.js';
 import type { CommandDef } from './command.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT, UsageError } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
 import { systemIO, type IO } from './io.js';
 import { printError } from './output.js';
@@ -73,11 +73,15 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     .option('--base-url <url>', 'API base URL ending in /v1 (env WCM_BASE_URL)')
     .option('-w, --workspace <id>', 'workspace id (env WCM_WORKSPACE)')
     .option('--profile <name>', 'profile to use (env WCM_PROFILE)')
-    .showHelpAfterError('(run with --help for usage)')
+    .showHelpAfterError(globalsFromArgv.json ? false : '(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // With --json a usage error is printed once, as JSON, below.
+      outputError: (s, write) => {
+        if (!globalsFromArgv.json) write(s);
+      },
     });
   program.addHelpText(
     'after',
@@ -115,6 +119,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
       if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      if (globalsFromArgv.json) await printError(io, new UsageError(err.message.replace(/^error: /, ''), 'Run with --help for usage.'), true);
       return EXIT.usage;
     }
     await printError(io, err, !!globalsFromArgv.json);
