@@ -79,6 +79,13 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
           'Run `wcm auth login` (or set WCM_TOKEN). For a local server, `wcm serve` saves profile `local` on first run.',
         );
       }
+      if (token && !/^[\x21-\x7e]+$/.test(token)) {
+        // Said without the token itself: it may be a real one pasted with a stray character.
+        throw new UsageError(
+          `The token${t ? ` (from ${t.sources.token})` : ''} has spaces, line breaks or non-ASCII characters, so it cannot be sent.`,
+          'Tokens look like wcm_pat_… : copy it again, or log in again with `wcm auth login`.',
+        );
+      }
       if (t && io.isStderrTTY && !announced && !globals.json) {
         announced = true;
         const s = await errStyle(io);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeIO } from '../support/cli.js';
 import { demo } from '../support/server.js';
@@ -160,6 +160,26 @@ describe('wcm auth status / token / logout', () => {
     expect(r.stderr).toContain('[debug] > GET');
     expect(r.stderr).toContain('authorization: Bearer [REDACTED]');
     expect(r.stderr + r.stdout).not.toContain(demo.owner);
+  });
+});
+
+describe('a token never appears in an error', () => {
+  it('a token with a non-ASCII character: exit 2, the source named, the token not shown', async () => {
+    const bad = 'wcm_pat_secr\u00e9tValue0123456789abcdefghijkl';
+    const r = await h.run(['lists', 'ls'], { env: { WCM_BASE_URL: h.base, WCM_TOKEN: bad, WCM_WORKSPACE: demo.ws1 } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('(from WCM_TOKEN)');
+    expect(r.stderr).not.toContain('secr');
+  });
+
+  it('a broken config file: exit 1, none of its text quoted', async () => {
+    writeFileSync(h.configFile, `{"profiles":{"default":{"base_url":"${h.base}","token":"${demo.owner}",}}}`);
+    for (const args of [['lists', 'ls'], ['profile', 'ls'], ['auth', 'token']]) {
+      const r = await h.run(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('cannot be read (SyntaxError)');
+      expect(r.stderr + r.stdout).not.toContain(demo.owner);
+    }
   });
 });
 
