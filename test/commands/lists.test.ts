@@ -165,6 +165,13 @@ describe('wcm lists ls', () => {
     expect(r.stderr).toContain('invalid_cursor');
   });
 
+  it('--all --json that fails on the first page leaves stdout empty (no half array)', async () => {
+    const r = await h.run(['lists', 'ls', '--all', '--json'], { env: { ...env, WCM_TOKEN: demo.revoked } });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr).code).toBe('invalid_token');
+  });
+
   it('a token without content:read: exit 4', async () => {
     const r = await h.run(['lists', 'ls'], { env: { ...env, WCM_TOKEN: demo.support } });
     expect(r.code).toBe(4);
