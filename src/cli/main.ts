@@ -86,7 +86,9 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   program.addHelpText(
     'after',
     `
-Environment: WCM_BASE_URL, WCM_TOKEN, WCM_WORKSPACE, WCM_PROFILE, WCM_CONFIG_DIR, NO_COLOR.
+Environment: WCM_BASE_URL, WCM_TOKEN, WCM_WORKSPACE, WCM_PROFILE, WCM_CONFIG_DIR, NO_COLOR,
+  WCM_RETRIES (default 3), WCM_MAX_RETRY_WAIT_MS (default 30000), WCM_TIMEOUT_MS (default 30000),
+  HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/allowed, 5 not found, 6 rate limited.`,
   );
 

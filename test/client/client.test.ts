@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ClientOptions } from '../../src/client/client.js';
 import { ApiError, CliError, EXIT } from '../../src/cli/errors.js';
@@ -163,6 +165,23 @@ describe('requests', () => {
     const s = await stub(() => ok([1], 'same'));
     const it = client(s.base).pages('listListings', { params: { workspace: WS }, query: { cursor: 'same' } });
     await expect((async () => { for await (const _ of it) { /* drain */ } })()).rejects.toThrow(/same cursor twice/);
+  });
+});
+
+describe('timeouts', () => {
+  it('a server that never answers fails after the timeout (exit 1), retried only as often as allowed', async () => {
+    let seen = 0;
+    const server = http.createServer(() => void seen++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const started = Date.now();
+    const err = await client(base, { timeoutMs: 300, retries: 1, sleep: async () => undefined }).request({ method: 'GET', path: '/me' }).catch((e) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect(err.exitCode).toBe(EXIT.failure);
+    expect(err.message).toMatch(/Timeout/i);
+    expect(seen).toBe(2);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 
