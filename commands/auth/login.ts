@@ -1,6 +1,8 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { ApiError, UsageError } from '../../src/cli/errors.js';
+import { readTokenFromStdin, type Me } from '../../src/cli/auth.js';
 import { printJson, style } from '../../src/cli/output.js';
+import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../../src/cli/target.js';
 
 interface LoginOptions {
   withToken?: boolean;
@@ -24,7 +26,6 @@ export default defineCommand<LoginOptions>({
     const profiles = await f.profiles();
     const name = f.globals.profile || f.env.WCM_PROFILE || 'default';
     const existing = profiles.get(name);
-    const { normalizeBaseUrl, DEFAULT_BASE_URL } = await import('../../src/cli/target.js');
     const baseUrl = f.globals.baseUrl
       ? normalizeBaseUrl(f.globals.baseUrl, '`--base-url`')
       : f.env.WCM_BASE_URL
@@ -33,7 +34,6 @@ export default defineCommand<LoginOptions>({
 
     let token: string;
     if (opts.withToken) {
-      const { readTokenFromStdin } = await import('../../src/cli/auth.js');
       token = await readTokenFromStdin(f);
     } else if (f.io.canPrompt()) {
       const p = await f.io.prompter();
@@ -44,9 +44,9 @@ export default defineCommand<LoginOptions>({
     }
 
     const client = await f.client({ baseUrl, token });
-    let me: import('../../src/cli/auth.js').Me;
+    let me: Me;
     try {
-      me = (await client.call<import('../../src/cli/auth.js').Me>('getMe')).body.data;
+      me = (await client.call<Me>('getMe')).body.data;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
         throw new ApiError(err.status, { ...err.problem, resolution: `Nothing was saved. ${err.problem.resolution ?? 'Check the token and the base URL.'}` }, err.info);

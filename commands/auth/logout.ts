@@ -1,3 +1,4 @@
+import { profileNameOf } from '../../src/cli/auth.js';
 import { defineCommand } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/errors.js';
 
@@ -7,7 +8,6 @@ export default defineCommand({
   description: 'Acts on --profile, else WCM_PROFILE, else the current profile. The token stays valid on the server.',
   async run(_opts, f) {
     const profiles = await f.profiles();
-    const { profileNameOf } = await import('../../src/cli/auth.js');
     const name = profileNameOf(f, profiles.current());
     const p = profiles.get(name);
     if (!p) {

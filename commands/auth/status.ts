@@ -1,4 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
+import { notLoggedIn, type Me } from '../../src/cli/auth.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 
 export default defineCommand({
@@ -7,10 +8,9 @@ export default defineCommand({
   description: 'The token itself is never shown (`wcm auth token` prints it). Exit 4 when there is no token or the server refuses it.',
   async run(_opts, f) {
     const t = await f.target();
-    const { notLoggedIn } = await import('../../src/cli/auth.js');
     if (!t.token) throw notLoggedIn(t.baseUrl, t.profile);
     const client = await f.client();
-    const me = (await client.call<import('../../src/cli/auth.js').Me>('getMe')).body.data;
+    const me = (await client.call<Me>('getMe')).body.data;
     if (f.globals.json) {
       printJson(f.io.stdout, {
         profile: t.profile ?? null,

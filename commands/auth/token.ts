@@ -1,3 +1,4 @@
+import { notLoggedIn } from '../../src/cli/auth.js';
 import { defineCommand } from '../../src/cli/command.js';
 
 export default defineCommand({
@@ -7,10 +8,7 @@ export default defineCommand({
   examples: ['curl -H "Authorization: Bearer $(wcm auth token)" http://127.0.0.1:4010/v1/me'],
   async run(_opts, f) {
     const t = await f.target();
-    if (!t.token) {
-      const { notLoggedIn } = await import('../../src/cli/auth.js');
-      throw notLoggedIn(t.baseUrl, t.profile);
-    }
+    if (!t.token) throw notLoggedIn(t.baseUrl, t.profile);
     f.io.stdout.write(`${t.token}\n`);
     return 0;
   },
