@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { CliError, EXIT } from './errors.js';
 
 export interface Writer {
   write(chunk: string): boolean;
@@ -49,11 +50,21 @@ export function systemIO(env: NodeJS.ProcessEnv, opts: { noColor?: boolean } = {
     canPrompt: () => io.isStdinTTY && io.isStdoutTTY && !io.isCI,
     prompter: async () => {
       const p = await import('@inquirer/prompts');
+      // Ctrl+C in a prompt: a short message instead of inquirer's "force closed" error.
+      const cancellable = async <T>(ask: () => Promise<T>): Promise<T> => {
+        try {
+          return await ask();
+        } catch (err) {
+          if ((err as Error).name === 'ExitPromptError') throw new CliError('Cancelled; nothing was changed.', EXIT.failure);
+          throw err;
+        }
+      };
       return {
-        input: (o) => p.input(o),
-        password: (o) => p.password({ ...o, mask: '*' }),
-        select: (o) => p.select(o) as never,
-        confirm: (o) => p.confirm(o),
+        input: (o) => cancellable(() => p.input(o)),
+        // No mask: nothing of the token is echoed, not even its length.
+        password: (o) => cancellable(() => p.password(o)),
+        select: (o) => cancellable(() => p.select(o) as never),
+        confirm: (o) => cancellable(() => p.confirm(o)),
       };
     },
   };
