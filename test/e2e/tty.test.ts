@@ -24,9 +24,9 @@ afterAll(async () => {
   dirs.forEach((d) => d.cleanup());
 });
 
-function onTerminal(args: string[], env: Record<string, string>) {
+function onTerminal(args: string[], env: Record<string, string | undefined>) {
   const command = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const proc = execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: { ...env, CI: '', NO_COLOR: '1', TERM: 'xterm' }, timeout: 30_000 });
+  const proc = execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: { NO_COLOR: '1', ...env, CI: '', TERM: 'xterm' }, timeout: 30_000 });
   let screen = '';
   proc.stdout!.on('data', (d: Buffer) => (screen += d.toString()));
   return {
@@ -74,5 +74,18 @@ describe('on a real terminal', () => {
     const id = /id\s+([0-9a-f-]{36})/.exec(t.screen())![1];
     const ls = await wcm(['lists', 'ls', '--json', '--limit', '1'], { env });
     expect(JSON.parse(ls.stdout)[0]).toMatchObject({ id, title: 'Opening hours' });
+  });
+
+  it.each([
+    ['colour by default', {}, [], true],
+    ['NO_COLOR', { NO_COLOR: '1' }, [], false],
+    ['--no-color', {}, ['--no-color'], false],
+  ] as const)('lists ls as a table: %s', async (_name, extraEnv, flags, coloured) => {
+    const env = { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, NO_COLOR: undefined, ...extraEnv };
+    const t = onTerminal([...flags, 'lists', 'ls'], env);
+    const r = await t.proc;
+    expect(r.exitCode).toBe(0);
+    expect(t.screen()).toMatch(/ID\S*\s+\S*TITLE\S*\s+\S*DASHBOARD/);
+    expect(/\x1b\[\d+m/.test(t.screen())).toBe(coloured);
   });
 });
