@@ -7,6 +7,11 @@ import formsUpdate from './forms/update.js';
 import agentsOpened from './agents/opened.js';
 import commercePay from './commerce/pay.js';
 import bookingsLs from './bookings/ls.js';
+import api from './api.js';
+import authLogin from './auth/login.js';
+import authLogout from './auth/logout.js';
+import authStatus from './auth/status.js';
+import authToken from './auth/token.js';
 import listsCreate from './lists/create.js';
 import listsLs from './lists/ls.js';
 import listsTemplates from './lists/templates.js';
@@ -19,6 +24,8 @@ import pagesGet from './pages/get.js';
 import pagesUpdate from './pages/update.js';
 import paymentsSimulate from './payments/simulate.js';
 import seed from './seed.js';
+import profileLs from './profile/ls.js';
+import profileUse from './profile/use.js';
 import serve from './serve.js';
 import threadsLs from './threads/ls.js';
 import threadsShow from './threads/show.js';
@@ -30,6 +37,12 @@ import voiceLs from './voice/ls.js';
  */
 export const commands: CommandDef[] = [
   serve,
+  authLogin,
+  authStatus,
+  authToken,
+  authLogout,
+  profileLs,
+  profileUse,
   listsCreate,
   listsLs,
   listsTemplates,
@@ -53,4 +66,5 @@ export const commands: CommandDef[] = [
   paymentsSimulate,
   openapi,
   seed,
+  api,
 ] as CommandDef[];

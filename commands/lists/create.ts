@@ -55,7 +55,7 @@ export default defineCommand<CreateOptions>({
       }
       const client = await f.client();
       const p = await f.io.prompter();
-      title ??= await p.input({ message: 'Title', validate: (v) => (v.trim() ? true : 'A title is required') });
+      title ??= (await p.input({ message: 'Title', validate: (v) => (v.trim() ? true : 'A title is required') })).trim();
       if (!template) {
         const res = await client.call<Array<{ slug: string; name: string; description: string }>>('listListingTemplates', { query: { limit: 100 } });
         template = await p.select({
@@ -65,9 +65,9 @@ export default defineCommand<CreateOptions>({
       }
       if (!opts.item && !opts.itemsFile) {
         while (items.length < 50 && (await p.confirm({ message: items.length ? 'Add another item?' : 'Add an item?', default: items.length === 0 }))) {
-          const itemTitle = await p.input({ message: 'Item title', validate: (v) => (v.trim() ? true : 'An item needs a title') });
-          const description = await p.input({ message: 'Description (optional)' });
-          items.push(description.trim() ? { title: itemTitle, description } : { title: itemTitle });
+          const itemTitle = (await p.input({ message: 'Item title', validate: (v) => (v.trim() ? true : 'An item needs a title') })).trim();
+          const description = (await p.input({ message: 'Description (optional)' })).trim();
+          items.push(description ? { title: itemTitle, description } : { title: itemTitle });
         }
       }
     }

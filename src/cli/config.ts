@@ -1,4 +1,5 @@
 import { chmodSync } from 'node:fs';
+import { CliError, EXIT } from './errors.js';
 
 export interface Profile {
   base_url: string;
@@ -17,14 +18,27 @@ export class ProfileStore {
 
   static async open(env: NodeJS.ProcessEnv): Promise<ProfileStore> {
     const { default: Conf } = await import('conf');
-    const conf = new Conf<ConfigShape>({
+    const conf = ProfileStore.guard(() => new Conf<ConfigShape>({
       projectName: 'wcm',
       projectSuffix: '',
       ...(env.WCM_CONFIG_DIR ? { cwd: env.WCM_CONFIG_DIR } : {}),
       configFileMode: 0o600,
       defaults: { profiles: {} },
-    });
+    }), env.WCM_CONFIG_DIR);
     return new ProfileStore(conf as unknown as { store: ConfigShape; path: string });
+  }
+
+  /** Runs `fn`, turning a broken config file into a message that quotes none of its text. */
+  private static guard<T>(fn: () => T, dir: string | undefined): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw new CliError(
+        `The wcm config file${dir ? ` in ${dir}` : ''} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).name}).`,
+        EXIT.failure,
+        'Fix it by hand, or delete it and log in again with `wcm auth login`.',
+      );
+    }
   }
 
   get path(): string {
@@ -32,7 +46,17 @@ export class ProfileStore {
   }
 
   private read(): ConfigShape {
-    const s = this.conf.store;
+    let s: ConfigShape;
+    try {
+      s = this.conf.store;
+    } catch (err) {
+      // JSON.parse messages quote the text around the error, which may be a token: never pass them on.
+      throw new CliError(
+        `The config file ${this.conf.path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).name}).`,
+        EXIT.failure,
+        'Fix it by hand, or delete it and log in again with `wcm auth login`.',
+      );
+    }
     return { current_profile: s.current_profile, profiles: { ...(s.profiles ?? {}) } };
   }
 

@@ -20,6 +20,18 @@ export class CliError extends Error {
   }
 }
 
+/** A short machine-readable code for a CLI-side error, used in `--json` error objects. */
+export function codeForExit(exitCode: number): string {
+  switch (exitCode) {
+    case EXIT.usage: return 'usage_error';
+    case EXIT.validation: return 'validation_failed';
+    case EXIT.auth: return 'not_authenticated';
+    case EXIT.notFound: return 'not_found';
+    case EXIT.rateLimited: return 'rate_limited';
+    default: return 'error';
+  }
+}
+
 /** Wrong or missing input on the command line: exit 2. */
 export class UsageError extends CliError {
   constructor(message: string, hint?: string) {
@@ -44,6 +56,8 @@ export class ApiError extends CliError {
   constructor(
     readonly status: number,
     readonly problem: ProblemJson,
+    /** How many requests were sent (more than 1 after retries) and the last `Retry-After`. */
+    readonly info: { attempts?: number; retryAfter?: string } = {},
   ) {
     super(problem.detail ?? problem.title ?? `HTTP ${status}`, exitCodeForStatus(status));
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ApiClient } from '../client/client.js';
 import type { ProfileStore } from './config.js';
-import { UsageError } from './errors.js';
+import { CliError, EXIT, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { errStyle } from './output.js';
 import { resolveTarget, type Target } from './target.js';
@@ -29,25 +29,28 @@ export interface Factory {
   globals: GlobalFlags;
   profiles(): Promise<ProfileStore>;
   target(): Promise<Target>;
-  /** A client for the resolved target; announces the target on stderr when it is a terminal. */
-  client(opts?: { requireToken?: boolean }): Promise<ApiClient>;
+  /**
+   * A client for the resolved target; announces the target on stderr when it is a terminal.
+   * `baseUrl`/`token` replace the resolved ones (`wcm auth login` checks a token not yet saved).
+   */
+  client(opts?: { requireToken?: boolean; baseUrl?: string; token?: string }): Promise<ApiClient>;
   /** The workspace to act on, or a usage error saying how to set one. */
   workspace(): Promise<string>;
 }
 
 let cachedVersion: string | null = null;
+/** The package version; works from dist/src/cli (the binary) and from src/cli (tests run the sources). */
 export function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
-  // From dist/src/cli (the built binary) or src/cli (tests running the sources in-process).
   for (const rel of ['../../../package.json', '../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as { name?: string; version: string };
       if (pkg.name === 'wcm') return (cachedVersion = pkg.version);
     } catch {
-      // not here: try the next place
+      /* not at this level */
     }
   }
-  throw new Error('wcm: cannot find its package.json to read the version.');
+  return (cachedVersion = '0.0.0');
 }
 
 export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFlags, cwd = process.cwd()): Factory {
@@ -63,29 +66,43 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     profiles: () => (profiles ??= import('./config.js').then((m) => m.ProfileStore.open(env))),
     target: () => (target ??= f.profiles().then((p) => resolveTarget(globals, env, p))),
     async client(opts = {}) {
-      const t = await f.target();
-      if (opts.requireToken !== false && !t.token) {
-        throw new UsageError(
-          `No token for ${t.baseUrl}.`,
+      // Start loading the client (undici, the contract) while the profiles are read.
+      const clientModule = import('../client/client.js');
+      clientModule.catch(() => undefined);
+      const t = opts.baseUrl ? null : await f.target();
+      const baseUrl = opts.baseUrl ?? t!.baseUrl;
+      const token = opts.token ?? t?.token;
+      if (opts.requireToken !== false && !token) {
+        throw new CliError(
+          `Not logged in: no token for ${baseUrl}.`,
+          EXIT.auth,
           'Run `wcm auth login` (or set WCM_TOKEN). For a local server, `wcm serve` saves profile `local` on first run.',
         );
       }
-      if (io.isStderrTTY && !announced && !globals.json) {
+      if (token && !/^[\x21-\x7e]+$/.test(token)) {
+        // Said without the token itself: it may be a real one pasted with a stray character.
+        throw new UsageError(
+          `The token${t ? ` (from ${t.sources.token})` : ''} has spaces, line breaks or non-ASCII characters, so it cannot be sent.`,
+          'Tokens look like wcm_pat_… : copy it again, or log in again with `wcm auth login`.',
+        );
+      }
+      if (t && io.isStderrTTY && !announced && !globals.json) {
         announced = true;
         const s = await errStyle(io);
-        const who = t.profile ? `profile ${t.profile}` : t.sources.baseUrl;
+        const who = t.sources.baseUrl.startsWith('profile') || !t.profile ? t.sources.baseUrl : `${t.sources.baseUrl}, profile ${t.profile}`;
         io.stderr.write(s.dim(`→ ${t.baseUrl} (${who})${t.workspace ? ` · workspace ${t.workspace}` : ''}\n`));
       }
-      const { ApiClient } = await import('../client/client.js');
-      const token = t.token;
+      const { ApiClient } = await clientModule;
       return new ApiClient({
-        baseUrl: t.baseUrl,
+        baseUrl,
         token,
         userAgent: `wcm/${f.version}`,
         env,
+        // The client redacts too; this second cut covers anything written before it gets the line.
         debug: globals.debug ? (line) => io.stderr.write(`[debug] ${token ? line.split(token).join('[REDACTED]') : line}\n`) : undefined,
-        retries: env.WCM_RETRIES !== undefined ? Number(env.WCM_RETRIES) : undefined,
-        maxRetryWaitMs: env.WCM_MAX_RETRY_WAIT_MS !== undefined ? Number(env.WCM_MAX_RETRY_WAIT_MS) : undefined,
+        retries: intFromEnv(env, 'WCM_RETRIES', 0, 10),
+        maxRetryWaitMs: intFromEnv(env, 'WCM_MAX_RETRY_WAIT_MS', 0, 600_000),
+        timeoutMs: intFromEnv(env, 'WCM_TIMEOUT_MS', 1, 600_000),
       });
     },
     async workspace() {
@@ -97,4 +114,13 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     },
   };
   return f;
+}
+
+/** A whole number from the environment, or a usage error naming the variable. */
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}; received \`${raw}\`.`);
+  return n;
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { CliError, EXIT } from './errors.js';
 
 export interface Writer {
   write(chunk: string): boolean;
@@ -43,16 +44,27 @@ export function systemIO(env: NodeJS.ProcessEnv, opts: { noColor?: boolean } = {
     isStderrTTY: !!process.stderr.isTTY,
     isStdinTTY: !!process.stdin.isTTY,
     isCI,
-    color: isStdoutTTY && !opts.noColor && env.NO_COLOR === undefined && env.TERM !== 'dumb',
+    // no-color.org: NO_COLOR set to anything but the empty string turns colour off.
+    color: isStdoutTTY && !opts.noColor && !env.NO_COLOR && env.TERM !== 'dumb',
     columns: process.stdout.columns || 100,
     canPrompt: () => io.isStdinTTY && io.isStdoutTTY && !io.isCI,
     prompter: async () => {
       const p = await import('@inquirer/prompts');
+      // Ctrl+C in a prompt: a short message instead of inquirer's "force closed" error.
+      const cancellable = async <T>(ask: () => Promise<T>): Promise<T> => {
+        try {
+          return await ask();
+        } catch (err) {
+          if ((err as Error).name === 'ExitPromptError') throw new CliError('Cancelled; nothing was changed.', EXIT.failure);
+          throw err;
+        }
+      };
       return {
-        input: (o) => p.input(o),
-        password: (o) => p.password({ ...o, mask: '*' }),
-        select: (o) => p.select(o) as never,
-        confirm: (o) => p.confirm(o),
+        input: (o) => cancellable(() => p.input(o)),
+        // No mask: nothing of the token is echoed, not even its length.
+        password: (o) => cancellable(() => p.password(o)),
+        select: (o) => cancellable(() => p.select(o) as never),
+        confirm: (o) => cancellable(() => p.confirm(o)),
       };
     },
   };

@@ -28,18 +28,19 @@ export async function runList<T>(
   const query = { ...input.query, limit: limit ?? (flags.all ? 100 : undefined), cursor: flags.cursor };
   const { io } = f;
   if (flags.all) {
-    const json = f.globals.json ? new JsonArrayStream(io.stdout) : null;
+    // The array opens with the first page, so a request that fails at once leaves stdout empty.
+    let json: JsonArrayStream | null = null;
     const buffered: T[] = [];
     let count = 0;
     for await (const page of client.pages<T>(operationId, { params: input.params, query })) {
       count += page.data.length;
-      if (json) await json.push(page.data);
+      if (f.globals.json) await (json ??= new JsonArrayStream(io.stdout)).push(page.data);
       else if (io.isStdoutTTY) buffered.push(...page.data);
       else await printRows(io, page.data, columns);
     }
-    if (json) json.end();
+    if (f.globals.json) (json ?? new JsonArrayStream(io.stdout)).end();
     else if (io.isStdoutTTY) await printRows(io, buffered, columns);
-    if (!count && !json && io.isStderrTTY) io.stderr.write(`No ${noun}.\n`);
+    if (!count && !f.globals.json && io.isStderrTTY) io.stderr.write(`No ${noun}.\n`);
     return 0;
   }
   const res = await client.call<T[]>(operationId, { params: input.params, query });

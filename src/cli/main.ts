@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { commands } from '../../commands/index.js';
 import type { CommandDef } from './command.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT, UsageError } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
 import { systemIO, type IO } from './io.js';
 import { printError } from './output.js';
@@ -18,10 +18,18 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** Help lines for command groups (a group is created by its first command). */
+const GROUPS: Record<string, string> = {
+  auth: 'Log in with a token, show who you are, print or remove the token',
+  profile: 'Saved targets (base URL, token, default workspace)',
+  lists: 'Listings: create, list, templates',
+  local: 'The local data file: import, export, orders, events',
+};
+
 function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>): void {
   let parent = program;
   for (const name of def.path.slice(0, -1)) {
-    parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(`${name} commands`);
+    parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(GROUPS[name] ?? `${name} commands`);
   }
   const cmd = parent.command(def.path[def.path.length - 1]).description(def.summary);
   if (def.description) cmd.addHelpText('after', `\n${def.description}`);
@@ -65,16 +73,22 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     .option('--base-url <url>', 'API base URL ending in /v1 (env WCM_BASE_URL)')
     .option('-w, --workspace <id>', 'workspace id (env WCM_WORKSPACE)')
     .option('--profile <name>', 'profile to use (env WCM_PROFILE)')
-    .showHelpAfterError('(run with --help for usage)')
+    .showHelpAfterError(globalsFromArgv.json ? false : '(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // With --json a usage error is printed once, as JSON, below.
+      outputError: (s, write) => {
+        if (!globalsFromArgv.json) write(s);
+      },
     });
   program.addHelpText(
     'after',
     `
-Environment: WCM_BASE_URL, WCM_TOKEN, WCM_WORKSPACE, WCM_PROFILE, WCM_CONFIG_DIR, NO_COLOR.
+Environment: WCM_BASE_URL, WCM_TOKEN, WCM_WORKSPACE, WCM_PROFILE, WCM_CONFIG_DIR, NO_COLOR,
+  WCM_RETRIES (default 3), WCM_MAX_RETRY_WAIT_MS (default 30000), WCM_TIMEOUT_MS (default 30000),
+  HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/allowed, 5 not found, 6 rate limited.`,
   );
 
@@ -107,6 +121,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
       if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      if (globalsFromArgv.json) await printError(io, new UsageError(err.message.replace(/^error: /, ''), 'Run with --help for usage.'), true);
       return EXIT.usage;
     }
     await printError(io, err, !!globalsFromArgv.json);

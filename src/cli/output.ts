@@ -1,5 +1,5 @@
 import type { IO, Writer } from './io.js';
-import { ApiError, CliError } from './errors.js';
+import { ApiError, CliError, EXIT, codeForExit } from './errors.js';
 
 /** A column of a list: plain text for pipes, optionally a prettier cell for terminals. */
 export interface Column<T> {
@@ -56,8 +56,8 @@ export async function printRows<T>(io: IO, rows: T[], columns: Column<T>[]): Pro
     style: { head: [], border: io.color ? ['grey'] : [], compact: true },
     chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
   });
-  for (const row of rows) table.push(columns.map((c) => (c.pretty ? c.pretty(row, s) : truncate(c.value(row), c.maxWidth))));
-  io.stdout.write(table.toString().split('\n').map((l) => l.replace(/^ /, '')).join('\n') + '\n');
+  for (const row of rows) table.push(columns.map((c) => (c.pretty ? c.pretty(row, s) : truncate(tsvCell(c.value(row)), c.maxWidth))));
+  io.stdout.write(table.toString().split('\n').map((l) => l.replace(/^ /, '').replace(/\s+$/, '')).join('\n') + '\n');
 }
 
 /** Key/value lines for one record: aligned on a terminal, `key<TAB>value` when piped. */
@@ -122,7 +122,17 @@ export async function printError(io: IO, err: unknown, json: boolean): Promise<v
   }
   const message = err instanceof Error ? err.message : String(err);
   if (json) {
-    io.stderr.write(JSON.stringify({ title: 'Error', detail: message, ...(err instanceof CliError && err.hint ? { resolution: err.hint } : {}) }) + '\n');
+    // Same members as a server problem, so scripts parse one shape whatever failed.
+    const exitCode = err instanceof CliError ? err.exitCode : EXIT.failure;
+    io.stderr.write(
+      JSON.stringify({
+        title: exitCode === EXIT.usage ? 'Usage error' : 'Error',
+        code: codeForExit(exitCode),
+        detail: message,
+        ...(err instanceof CliError && err.hint ? { resolution: err.hint } : {}),
+        errors: {},
+      }) + '\n',
+    );
     return;
   }
   const s = await errStyle(io);

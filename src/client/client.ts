@@ -24,6 +24,8 @@ export interface RequestOptions {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** A body sent as is (with `Content-Type: application/json` unless `headers` say otherwise). */
+  rawBody?: string;
   headers?: Record<string, string>;
   /** Sent as `Idempotency-Key`; the same on every retry. */
   idempotencyKey?: string;
@@ -52,20 +54,38 @@ function fillPath(op: AnyOperation, params: Record<string, string | undefined>):
   });
 }
 
-let dispatcherPromise: Promise<unknown> | null = null;
+const dispatchers = new Map<string, Promise<unknown>>();
+let undiciModule: Promise<typeof import('undici')> | null = null;
+/** undici, loaded once and only when a request is made (it is the heaviest part of the client). */
+const undici = () => (undiciModule ??= import('undici'));
 
-/** One keep-alive agent per process, honouring HTTP(S)_PROXY and NO_PROXY. */
+/**
+ * One keep-alive agent per process and proxy setting. With HTTPS_PROXY/HTTP_PROXY set, undici's
+ * EnvHttpProxyAgent routes through the proxy and honours NO_PROXY; otherwise a plain Agent.
+ */
 async function dispatcher(env: NodeJS.ProcessEnv): Promise<unknown> {
-  dispatcherPromise ??= import('undici').then((u) => {
-    const proxied = env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy;
-    return proxied ? new u.EnvHttpProxyAgent() : new u.Agent({ keepAliveTimeout: 10_000, connections: 16 });
-  });
-  return dispatcherPromise;
+  const httpsProxy = env.HTTPS_PROXY || env.https_proxy;
+  const httpProxy = env.HTTP_PROXY || env.http_proxy;
+  const noProxy = env.NO_PROXY || env.no_proxy;
+  const key = JSON.stringify([httpsProxy, httpProxy, noProxy]);
+  let d = dispatchers.get(key);
+  if (!d) {
+    d = undici().then((u) =>
+      httpsProxy || httpProxy
+        ? new u.EnvHttpProxyAgent({ httpProxy, httpsProxy, noProxy, keepAliveTimeout: 10_000, connectTimeout: 10_000 })
+        : new u.Agent({ keepAliveTimeout: 10_000, connections: 16, connect: { timeout: 10_000 } }),
+    );
+    dispatchers.set(key, d);
+  }
+  return d;
 }
 
 /** The HTTP client for any wcm instance. */
 export class ApiClient {
-  constructor(readonly options: ClientOptions) {}
+  constructor(readonly options: ClientOptions) {
+    // Warm up: undici loads while the command does its other work (reading files, prompting).
+    undici().catch(() => undefined);
+  }
 
   get baseUrl(): string {
     return this.options.baseUrl;
@@ -73,7 +93,7 @@ export class ApiClient {
 
   /** Sends a request with bounded retries; non-2xx answers throw ApiError. */
   async request<T = unknown>(req: RequestOptions): Promise<ApiResponse<T>> {
-    const { request } = await import('undici');
+    const { request } = await undici();
     const url = new URL(this.options.baseUrl + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const headers: Record<string, string> = {
@@ -84,7 +104,10 @@ export class ApiClient {
     if (this.options.token && !req.anonymous) headers.authorization = `Bearer ${this.options.token}`;
     if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
     let payload: string | undefined;
-    if (req.body !== undefined) {
+    if (req.rawBody !== undefined) {
+      payload = req.rawBody;
+      headers['content-type'] ??= 'application/json';
+    } else if (req.body !== undefined) {
       payload = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
@@ -93,11 +116,17 @@ export class ApiClient {
     const retries = this.options.retries ?? 3;
     const maxWait = this.options.maxRetryWaitMs ?? 30_000;
     const sleep = this.options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-    const debug = this.options.debug;
+    const token = this.options.token;
+    // Every debug line passes through here: the token is cut out whatever the line says.
+    const debug = this.options.debug
+      ? (line: string) => this.options.debug!(token ? line.split(token).join('[REDACTED]') : line)
+      : undefined;
     const agent = await dispatcher(this.options.env ?? process.env);
+    const timeout = this.options.timeoutMs ?? 30_000;
 
     for (let attempt = 0; ; attempt++) {
-      debug?.(`> ${method} ${url.href}${req.idempotencyKey ? ` (Idempotency-Key: ${req.idempotencyKey})` : ''}${attempt ? ` [retry ${attempt}]` : ''}`);
+      debug?.(`> ${method} ${url.href}${attempt ? `  (retry ${attempt} of ${retries})` : ''}`);
+      for (const [k, v] of Object.entries(headers)) debug?.(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
       const started = Date.now();
       let status: number;
       let resHeaders: Record<string, string>;
@@ -108,30 +137,41 @@ export class ApiClient {
           headers,
           body: payload,
           dispatcher: agent as never,
-          headersTimeout: this.options.timeoutMs ?? 30_000,
-          bodyTimeout: this.options.timeoutMs ?? 30_000,
+          headersTimeout: timeout,
+          bodyTimeout: timeout,
         });
         status = res.statusCode;
         resHeaders = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
         text = await res.body.text();
       } catch (err) {
-        const msg = (err as Error).message || String(err);
+        const e = err as Error & { code?: string; cause?: { code?: string } };
+        const msg = [e.code ?? e.cause?.code, e.message].filter(Boolean).join(' ') || String(err);
         debug?.(`< network error after ${Date.now() - started} ms: ${msg}`);
         if (retryNetwork && attempt < retries) {
-          await sleep(backoff(attempt));
-          continue;
-        }
-        throw new CliError(`Could not reach ${url.origin}: ${msg}.`, EXIT.failure, 'Is the server running? Check the base URL with `wcm auth status`.');
-      }
-      debug?.(`< ${status} ${resHeaders['x-request-id'] ?? ''} (${Date.now() - started} ms)`);
-      if ((status === 429 || status === 503) && attempt < retries) {
-        const after = retryAfterMs(resHeaders['retry-after']);
-        const wait = after ?? backoff(attempt);
-        if (wait <= maxWait) {
+          const wait = backoff(attempt);
           debug?.(`  waiting ${wait} ms before retrying`);
           await sleep(wait);
           continue;
         }
+        throw new CliError(
+          `Could not reach ${url.origin}${attempt ? ` after ${attempt + 1} attempts` : ''}: ${msg}.`,
+          EXIT.failure,
+          'Is the server running and the base URL right? `wcm auth status` shows the target; `--base-url` or WCM_BASE_URL change it.',
+        );
+      }
+      debug?.(`< ${status} ${STATUS_TEXT[status] ?? ''} (${Date.now() - started} ms)${resHeaders['x-request-id'] ? ` request id ${resHeaders['x-request-id']}` : ''}`);
+      for (const k of ['content-type', 'retry-after', 'idempotent-replayed', 'ratelimit-remaining']) {
+        if (resHeaders[k] !== undefined) debug?.(`< ${k}: ${resHeaders[k]}`);
+      }
+      if ((status === 429 || status === 503) && attempt < retries) {
+        const after = retryAfterMs(resHeaders['retry-after']);
+        const wait = after ?? backoff(attempt);
+        if (wait <= maxWait) {
+          debug?.(`  waiting ${wait} ms before retrying (${after !== null ? 'Retry-After' : 'backoff'})`);
+          await sleep(wait);
+          continue;
+        }
+        debug?.(`  Retry-After of ${wait} ms is over the ${maxWait} ms limit: not retrying`);
       }
       let body: unknown = text;
       if (text && /json/.test(resHeaders['content-type'] ?? '')) {
@@ -142,9 +182,15 @@ export class ApiClient {
         }
       }
       if (status >= 200 && status < 300) return { status, headers: resHeaders, body: body as T };
-      const problem: ProblemJson = body && typeof body === 'object' ? (body as ProblemJson) : { title: `HTTP ${status}`, detail: String(text).slice(0, 200) || `The server answered ${status}.` };
+      const problem: ProblemJson =
+        body && typeof body === 'object' && !Array.isArray(body)
+          ? { ...(body as ProblemJson) }
+          : { title: STATUS_TEXT[status] ?? `HTTP ${status}`, status, detail: text ? String(text).slice(0, 200) : `The server answered ${status}.` };
       if (!problem.request_id && resHeaders['x-request-id']) problem.request_id = resHeaders['x-request-id'];
-      throw new ApiError(status, problem);
+      if ((status === 429 || status === 503) && attempt > 0 && !problem.resolution) {
+        problem.resolution = `Still ${status} after ${attempt + 1} attempts; wait a little and try again.`;
+      }
+      throw new ApiError(status, problem, { attempts: attempt + 1, retryAfter: resHeaders['retry-after'] });
     }
   }
 
@@ -176,12 +222,23 @@ export class ApiClient {
     for (;;) {
       const res = await this.call<T[]>(operationId, { ...input, query: { ...input.query, cursor } });
       yield res.body;
-      cursor = res.body.meta.next_cursor ?? undefined;
+      const next = res.body.meta?.next_cursor ?? undefined;
+      // A server that hands back the cursor it was given would loop forever.
+      if (next && next === cursor) throw new CliError(`The server returned the same cursor twice for ${operationId}; stopping.`);
+      cursor = next;
       if (!cursor) return;
     }
   }
 }
 
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
+  404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large',
+  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+/** Exponential backoff with jitter: 250 ms, 500 ms, 1 s, … capped at 4 s. */
 function backoff(attempt: number): number {
   return Math.min(250 * 2 ** attempt, 4000) + Math.floor(Math.random() * 100);
 }

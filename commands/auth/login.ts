@@ -1,0 +1,111 @@
+import { defineCommand } from '../../src/cli/command.js';
+import { ApiError, UsageError } from '../../src/cli/errors.js';
+import { readTokenFromStdin, type Me } from '../../src/cli/auth.js';
+import { printJson, style } from '../../src/cli/output.js';
+import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../../src/cli/target.js';
+
+interface LoginOptions {
+  withToken?: boolean;
+}
+
+export default defineCommand<LoginOptions>({
+  path: ['auth', 'login'],
+  summary: 'Check a token with GET /v1/me and save it in a profile',
+  description:
+    'The token comes from standard input with --with-token, or from a hidden prompt on a terminal; it\n' +
+    'never goes on the command line. It is checked before anything is saved. The default workspace is\n' +
+    '--workspace (one the token can reach), else the only one it can reach, else asked on a terminal.\n' +
+    'Global flags used: --profile (default `default`), --base-url, --workspace.',
+  examples: [
+    'wcm auth login',
+    'echo "$WCM_PAT" | wcm auth login --with-token --base-url https://api.example.com/v1 --workspace 775050e9-…',
+    'wcm auth login --profile staging --base-url https://staging.example.com/v1',
+  ],
+  options: [{ flags: '--with-token', description: 'read the token from standard input' }],
+  async run(opts, f) {
+    const profiles = await f.profiles();
+    const name = f.globals.profile || f.env.WCM_PROFILE || 'default';
+    const existing = profiles.get(name);
+    const baseUrl = f.globals.baseUrl
+      ? normalizeBaseUrl(f.globals.baseUrl, '`--base-url`')
+      : f.env.WCM_BASE_URL
+        ? normalizeBaseUrl(f.env.WCM_BASE_URL, 'WCM_BASE_URL')
+        : (existing?.base_url ?? DEFAULT_BASE_URL);
+
+    let token: string;
+    if (opts.withToken) {
+      token = await readTokenFromStdin(f);
+    } else if (f.io.canPrompt()) {
+      const p = await f.io.prompter();
+      token = (await p.password({ message: `Token for ${baseUrl}` })).trim();
+      if (!token) throw new UsageError('No token entered; nothing was saved.');
+    } else {
+      throw new UsageError('No token: `wcm auth login` needs `--with-token` (token on standard input) when it cannot prompt.', 'Example: `echo "$TOKEN" | wcm auth login --with-token`.');
+    }
+
+    const client = await f.client({ baseUrl, token });
+    let me: Me;
+    try {
+      me = (await client.call<Me>('getMe')).body.data;
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+        throw new ApiError(err.status, { ...err.problem, resolution: `Nothing was saved. ${err.problem.resolution ?? 'Check the token and the base URL.'}` }, err.info);
+      }
+      throw err;
+    }
+
+    let workspace: string | undefined;
+    let note: string | undefined;
+    const reachable = me.workspaces;
+    if (f.globals.workspace) {
+      const w = reachable.find((x) => x.id === f.globals.workspace || x.name === f.globals.workspace);
+      if (!w) {
+        throw new UsageError(
+          `\`--workspace ${f.globals.workspace}\` is not a workspace this token can reach; nothing was saved.`,
+          reachable.length ? `It can reach: ${reachable.map((x) => `${x.id} (${x.name})`).join(', ')}.` : 'It can reach no workspace: ask an owner to add you.',
+        );
+      }
+      workspace = w.id;
+    } else if (reachable.length === 1) {
+      workspace = reachable[0].id;
+    } else if (reachable.length > 1 && f.io.canPrompt()) {
+      const p = await f.io.prompter();
+      workspace = await p.select({
+        message: 'Default workspace',
+        choices: reachable.map((x) => ({ name: `${x.name} (${x.id})`, value: x.id, description: `role ${x.role}` })),
+        default: existing?.workspace && reachable.some((x) => x.id === existing.workspace) ? existing.workspace : undefined,
+      });
+    } else if (reachable.length > 1) {
+      note = `No default workspace saved: the token reaches ${reachable.length}. Pick one with \`wcm auth login --profile ${name} --workspace ID\`, or pass \`--workspace ID\` (or WCM_WORKSPACE) per command.`;
+    } else {
+      note = 'The token reaches no workspace yet; workspace commands will fail until an owner adds you.';
+    }
+
+    profiles.set(name, { base_url: baseUrl, token, ...(workspace ? { workspace } : {}) });
+    if (!profiles.current()) profiles.use(name);
+    const isCurrent = profiles.current() === name;
+
+    if (f.globals.json) {
+      printJson(f.io.stdout, {
+        profile: name,
+        base_url: baseUrl,
+        user: me.user,
+        abilities: me.token.abilities,
+        workspaces: reachable,
+        workspace: workspace ?? null,
+        config_file: profiles.path,
+      });
+    } else {
+      const s = await style(f.io);
+      const out = f.io.stdout;
+      out.write(`${s.green('✓')} Logged in to ${baseUrl} as ${me.user.name} <${me.user.email}>; saved as profile ${s.bold(name)} in ${profiles.path}\n`);
+      out.write(`Abilities: ${me.token.abilities.join(', ') || 'none'}\n`);
+      out.write(`Workspaces this token can reach (${reachable.length}):\n`);
+      for (const x of reachable) out.write(`  ${x.id === workspace ? '*' : ' '} ${x.id}  ${x.name}  (${x.role})\n`);
+      if (workspace) out.write(`Default workspace: ${workspace}\n`);
+      if (!isCurrent) out.write(`Use it with \`--profile ${name}\`, or make it the current profile with \`wcm profile use ${name}\`.\n`);
+    }
+    if (note) f.io.stderr.write(`${note}\n`);
+    return 0;
+  },
+});

@@ -1,0 +1,27 @@
+import { profileNameOf } from '../../src/cli/auth.js';
+import { defineCommand } from '../../src/cli/command.js';
+import { UsageError } from '../../src/cli/errors.js';
+
+export default defineCommand({
+  path: ['auth', 'logout'],
+  summary: 'Remove the token saved in a profile (its base URL and workspace stay)',
+  description: 'Acts on --profile, else WCM_PROFILE, else the current profile. The token stays valid on the server.',
+  async run(_opts, f) {
+    const profiles = await f.profiles();
+    const name = profileNameOf(f, profiles.current());
+    const p = profiles.get(name);
+    if (!p) {
+      const known = Object.keys(profiles.list()).sort();
+      throw new UsageError(`Profile \`${name}\` does not exist.`, known.length ? `Known profiles: ${known.join(', ')}.` : 'There are no profiles yet.');
+    }
+    if (!p.token) {
+      f.io.stderr.write(`Profile ${name} holds no token already.\n`);
+    } else {
+      const { token: _dropped, ...rest } = p;
+      profiles.set(name, rest);
+      f.io.stderr.write(`Removed the token of profile ${name} (${p.base_url}).\n`);
+    }
+    if (f.env.WCM_TOKEN) f.io.stderr.write('Note: WCM_TOKEN is set in this environment and still applies to every command.\n');
+    return 0;
+  },
+});

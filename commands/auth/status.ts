@@ -1,0 +1,39 @@
+import { defineCommand } from '../../src/cli/command.js';
+import { notLoggedIn, type Me } from '../../src/cli/auth.js';
+import { printFields, printJson } from '../../src/cli/output.js';
+
+export default defineCommand({
+  path: ['auth', 'status'],
+  summary: 'Show the target, the user, the token\'s abilities and workspaces, and where each came from',
+  description: 'The token itself is never shown (`wcm auth token` prints it). Exit 4 when there is no token or the server refuses it.',
+  async run(_opts, f) {
+    const t = await f.target();
+    if (!t.token) throw notLoggedIn(t.baseUrl, t.profile);
+    const client = await f.client();
+    const me = (await client.call<Me>('getMe')).body.data;
+    if (f.globals.json) {
+      printJson(f.io.stdout, {
+        profile: t.profile ?? null,
+        base_url: t.baseUrl,
+        base_url_source: t.sources.baseUrl,
+        token_source: t.sources.token,
+        user: me.user,
+        token: { name: me.token.name, kind: me.token.kind, abilities: me.token.abilities, expires_at: me.token.expires_at },
+        workspace: t.workspace ?? null,
+        workspace_source: t.sources.workspace,
+        workspaces: me.workspaces,
+      });
+      return 0;
+    }
+    await printFields(f.io, [
+      ['profile', t.profile ?? '(none)'],
+      ['base url', `${t.baseUrl} (from ${t.sources.baseUrl})`],
+      ['user', `${me.user.name} <${me.user.email}> (${me.user.id})`],
+      ['token', `${me.token.name}, ${me.token.kind} (from ${t.sources.token})${me.token.expires_at ? `, expires ${me.token.expires_at}` : ''}`],
+      ['abilities', me.token.abilities.join(', ') || 'none'],
+      ['workspace', t.workspace ? `${t.workspace} (from ${t.sources.workspace})` : '(none: pass --workspace or set WCM_WORKSPACE)'],
+      ['workspaces', me.workspaces.map((w) => `${w.id} ${w.name} (${w.role})`).join('; ') || 'none'],
+    ]);
+    return 0;
+  },
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { systemIO } from '../../src/cli/io.js';
+import { runInProcess } from '../support/cli.js';
+import { tempDir } from '../support/server.js';
+
+describe('main', () => {
+  it('--version prints the package version', async () => {
+    const r = await runInProcess(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('--help lists the command groups and the exit codes', async () => {
+    const r = await runInProcess(['--help']);
+    expect(r.code).toBe(0);
+    for (const word of ['auth', 'profile', 'lists', 'api', 'openapi', 'Exit codes: 0 ok, 1 failure, 2 usage']) expect(r.stdout).toContain(word);
+  });
+
+  it.each([
+    [['lists', 'ls', '--bogus'], "unknown option '--bogus'"],
+    [['bogus'], "unknown command 'bogus'"],
+    [['profile', 'use'], "missing required argument 'profile'"],
+  ])('usage error %j: exit 2, plain text; with --json one JSON object', async (args, message) => {
+    const d = tempDir();
+    try {
+      const env = { WCM_CONFIG_DIR: d.dir };
+      const text = await runInProcess(args, { env });
+      expect(text.code).toBe(2);
+      expect(text.stderr).toContain(message);
+      const json = await runInProcess(['--json', ...args], { env });
+      expect(json.code).toBe(2);
+      expect(json.stdout).toBe('');
+      expect(JSON.parse(json.stderr)).toEqual({ title: 'Usage error', code: 'usage_error', detail: message, resolution: 'Run with --help for usage.', errors: {} });
+    } finally {
+      d.cleanup();
+    }
+  });
+});
+
+describe('systemIO', () => {
+  it.each([
+    [{ CI: 'true' }, true],
+    [{ CI: '1' }, true],
+    [{ CI: 'false' }, false],
+    [{ CI: '0' }, false],
+    [{}, false],
+  ])('CI=%j → isCI %s; no prompts in CI or without terminals', (env, isCI) => {
+    const io = systemIO(env as NodeJS.ProcessEnv);
+    expect(io.isCI).toBe(isCI);
+    if (isCI) expect(io.canPrompt()).toBe(false);
+    // Under the test runner stdin/stdout are not terminals: never prompt, never colour.
+    expect(io.canPrompt()).toBe(false);
+    expect(io.color).toBe(false);
+  });
+});

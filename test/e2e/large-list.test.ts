@@ -1,0 +1,85 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { httpStub } from '../client/stubs.js';
+import { spawnServe, wcm } from '../support/cli.js';
+import { tempDir } from '../support/server.js';
+
+const dirs: Array<ReturnType<typeof tempDir>> = [];
+afterAll(() => dirs.forEach((d) => d.cleanup()));
+const fresh = () => {
+  const d = tempDir('wcm-large-');
+  dirs.push(d);
+  return d.dir;
+};
+
+const WS = 'a0000000-0000-4000-8000-000000000001';
+const TOKEN = 'wcm_pat_largeListOwner0123456789abcdefghijklmno';
+const uuid = (i: number) => `b0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+describe('--all --json on a large list', () => {
+  it('against the real server: 2,500 listings come back as one valid JSON array, newest first, no duplicates', async () => {
+    const dir = fresh();
+    const n = 2500;
+    const fixture = {
+      version: 1,
+      users: [{ id: 'usr_big', name: 'Big', email: 'big@example.com' }],
+      workspaces: [{ id: WS, name: 'Big', members: [{ user_id: 'usr_big', role: 'owner' }] }],
+      tokens: [{ token: TOKEN, user_id: 'usr_big', name: 'big', abilities: ['content:read', 'content:write'], expires_at: null }],
+      listings: Array.from({ length: n }, (_, i) => ({
+        id: uuid(i), workspace_id: WS, title: `Listing ${i}`, template_slug: 'faq', items: [],
+        created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+      })),
+    };
+    writeFileSync(path.join(dir, 'big.json'), JSON.stringify(fixture));
+    const serve = await spawnServe(['--data', path.join(dir, 'store.json'), '--seed', path.join(dir, 'big.json')], { env: { WCM_CONFIG_DIR: path.join(dir, 'serve-config') } });
+    try {
+      const r = await wcm(['lists', 'ls', '--all', '--json'], { env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: TOKEN, WCM_WORKSPACE: WS }, timeout: 60_000 });
+      expect(r.exitCode).toBe(0);
+      const all = JSON.parse(r.stdout) as Array<{ id: string; title: string }>;
+      expect(all).toHaveLength(n);
+      expect(new Set(all.map((l) => l.id)).size).toBe(n);
+      expect(all[0].title).toBe(`Listing ${n - 1}`);
+      expect(all[n - 1].title).toBe('Listing 0');
+    } finally {
+      serve.proc.kill('SIGTERM');
+      await serve.proc;
+    }
+  }, 120_000);
+
+  it('memory stays flat: 100,000 items take about the memory of 10,000, and make one JSON array', async () => {
+    // A page generator (the server is not the subject here): cursor = offset, 100 items a page.
+    const stub = await httpStub((req) => {
+      const u = new URL(req.url, 'http://x');
+      const total = Number(/\/workspaces\/(\d+)-/.exec(u.pathname)![1]);
+      const from = Number(u.searchParams.get('cursor') ?? 0);
+      const limit = Number(u.searchParams.get('limit') ?? 25);
+      const to = Math.min(total, from + limit);
+      const data = [];
+      for (let i = from; i < to; i++) data.push({ id: `item-${i}`, title: `Listing number ${i} with a title of ordinary length`, dashboard_url: `https://app.example.com/dashboard/lists/item-${i}` });
+      return { status: 200, body: { data, meta: { request_id: 'req_big', next_cursor: to < total ? String(to) : null } } };
+    });
+    const probe = path.join(fresh(), 'rss.mjs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write(`\\nMAXRSS ${process.resourceUsage().maxRSS}\\n`));\n");
+    const run = async (total: number) => {
+      const r = await wcm(['lists', 'ls', '--all', '--json'], {
+        env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: stub.base, WCM_TOKEN: 'wcm_pat_x', WCM_WORKSPACE: `${total}-ws`, NODE_OPTIONS: `--import=${probe}` },
+        timeout: 120_000,
+      });
+      expect(r.exitCode).toBe(0);
+      const items = JSON.parse(r.stdout) as Array<{ id: string }>;
+      expect(items).toHaveLength(total);
+      expect(items[total - 1].id).toBe(`item-${total - 1}`);
+      return Number(/MAXRSS (\d+)/.exec(r.stderr)![1]) / 1024; // MiB
+    };
+    try {
+      const small = await run(10_000);
+      const large = await run(100_000);
+      // Buffering 100k items would add well over 40 MiB of heap; streaming adds next to nothing.
+      console.log(`maxRSS ${small.toFixed(1)} MiB for 10k items, ${large.toFixed(1)} MiB for 100k`);
+      expect(large - small).toBeLessThan(25);
+    } finally {
+      await stub.close();
+    }
+  }, 240_000);
+});

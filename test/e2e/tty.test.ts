@@ -1,0 +1,91 @@
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, spawnServe, wcm } from '../support/cli.js';
+import { DEMO, demo, tempDir } from '../support/server.js';
+
+// A real terminal: util-linux `script` runs the binary on a pseudo-terminal, so stdin and stdout
+// are TTYs and @inquirer/prompts really prompts. Keys are typed once the prompt is on screen.
+const dirs: Array<ReturnType<typeof tempDir>> = [];
+const fresh = () => {
+  const d = tempDir('wcm-tty-');
+  dirs.push(d);
+  return d.dir;
+};
+let serve: Awaited<ReturnType<typeof spawnServe>>;
+beforeAll(async () => {
+  const d = fresh();
+  serve = await spawnServe(['--data', path.join(d, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: path.join(d, 'serve-config') } });
+});
+afterAll(async () => {
+  serve?.proc.kill('SIGTERM');
+  await serve?.proc;
+  dirs.forEach((d) => d.cleanup());
+});
+
+function onTerminal(args: string[], env: Record<string, string | undefined>) {
+  const command = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  const proc = execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: { NO_COLOR: '1', ...env, CI: '', TERM: 'xterm' }, timeout: 30_000 });
+  let screen = '';
+  proc.stdout!.on('data', (d: Buffer) => (screen += d.toString()));
+  return {
+    proc,
+    screen: () => screen,
+    /** Waits until `text` is on screen, then types `keys`. */
+    async when(text: string, keys: string) {
+      const started = Date.now();
+      while (!screen.includes(text)) {
+        if (Date.now() - started > 20_000) throw new Error(`never saw ${JSON.stringify(text)} on screen: ${screen}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      proc.stdin!.write(keys);
+    },
+  };
+}
+
+describe('on a real terminal', () => {
+  it('auth login prompts for the token with hidden input, then saves it', async () => {
+    const cfg = fresh();
+    const t = onTerminal(['auth', 'login', '--base-url', serve.url], { WCM_CONFIG_DIR: cfg });
+    await t.when('Token for', `${demo.ciWriter}\r`);
+    const r = await t.proc;
+    expect(r.exitCode).toBe(0);
+    expect(t.screen()).toContain('Logged in to');
+    // Typed, but never echoed.
+    expect(t.screen()).not.toContain(demo.ciWriter);
+    const saved = JSON.parse(readFileSync(path.join(cfg, 'config.json'), 'utf8'));
+    expect(saved.profiles.default).toEqual({ base_url: serve.url, token: demo.ciWriter, workspace: demo.ws3 });
+  });
+
+  it('lists create with no flags asks the title, offers the template catalog, loops to add items', async () => {
+    const env = { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws2 };
+    const t = onTerminal(['lists', 'create'], env);
+    await t.when('Title', 'Opening hours\r');
+    await t.when('Template', '\x1b[B\r'); // arrow down once: the second template of the catalog, `hours`
+    await t.when('Add an item?', 'y\r');
+    await t.when('Item title', 'Monday\r');
+    await t.when('Description', '8 to 6\r');
+    await t.when('Add another item?', 'n\r');
+    const r = await t.proc;
+    expect(r.exitCode).toBe(0);
+    expect(t.screen()).toMatch(/template\s+hours/);
+    expect(t.screen()).toMatch(/items\s+1/);
+    const id = /id\s+([0-9a-f-]{36})/.exec(t.screen())![1];
+    const ls = await wcm(['lists', 'ls', '--json', '--limit', '1'], { env });
+    expect(JSON.parse(ls.stdout)[0]).toMatchObject({ id, title: 'Opening hours' });
+  });
+
+  it.each([
+    ['colour by default', {}, [], true],
+    ['NO_COLOR', { NO_COLOR: '1' }, [], false],
+    ['--no-color', {}, ['--no-color'], false],
+  ] as const)('lists ls as a table: %s', async (_name, extraEnv, flags, coloured) => {
+    const env = { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, NO_COLOR: undefined, ...extraEnv };
+    const t = onTerminal([...flags, 'lists', 'ls'], env);
+    const r = await t.proc;
+    expect(r.exitCode).toBe(0);
+    expect(t.screen()).toMatch(/ID\S*\s+\S*TITLE\S*\s+\S*DASHBOARD/);
+    expect(/\x1b\[\d+m/.test(t.screen())).toBe(coloured);
+  });
+});
