@@ -45,7 +45,7 @@ const demo = {
 // ---- the server ----
 const dir = mkdtempSync(path.join(tmpdir(), 'wcm-soak-'));
 const proc = spawn(process.execPath, [path.join(root, 'bin/wcm.js'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', path.join(dir, 'store.json'),
-  '--seed', path.join(root, 'fixtures/demo.json'), '--rate-limit', '100000000'], { env: { ...process.env, NO_COLOR: '1', CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  '--seed', path.join(root, 'fixtures/demo.json'), '--rate-limit', '100000000'], { env: { ...process.env, NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: path.join(dir, 'config') }, stdio: ['ignore', 'pipe', 'pipe'] });
 let serverErr = '';
 proc.stderr.on('data', (d) => (serverErr += d));
 const base = await new Promise((resolve, reject) => {
