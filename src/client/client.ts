@@ -163,7 +163,10 @@ export class ApiClient {
       for (const k of ['content-type', 'retry-after', 'idempotent-replayed', 'ratelimit-remaining']) {
         if (resHeaders[k] !== undefined) debug?.(`< ${k}: ${resHeaders[k]}`);
       }
-      if ((status === 429 || status === 503) && attempt < retries) {
+      // 409 on a request with an Idempotency-Key: the first request with that key is still running
+      // (idempotency_key_in_use). Waiting and resending the same key gets its result.
+      const inFlight = status === 409 && !!req.idempotencyKey;
+      if ((status === 429 || status === 503 || inFlight) && attempt < retries) {
         const after = retryAfterMs(resHeaders['retry-after']);
         const wait = after ?? backoff(attempt);
         if (wait <= maxWait) {

@@ -50,7 +50,7 @@ export const JsonObject = z
 
 /** Query parameters shared by every list operation (DECISIONS: Lists). */
 export const PagingQuery = {
-  cursor: z.string().max(512).optional().meta({ description: 'Opaque cursor from meta.next_cursor.' }),
+  cursor: z.string().optional().meta({ description: 'Opaque cursor from meta.next_cursor.' }),
   limit: z.coerce
     .number()
     .int()

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { App, MAX_BODY_BYTES, newRequestId, type AppResponse } from './app.js';
-import { PROBLEM_TYPE_BASE, ProblemError, problemBody } from './problems.js';
+import { ProblemError, problemBody } from './problems.js';
 
 export interface HttpServerOptions {
   host?: string;
@@ -70,14 +70,15 @@ function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const [status, code, title, detail, resolution] =
+  const p =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'request_timeout', 'Request timeout', 'The request was not received in time.', 'Send the headers and body promptly.']
+      ? new ProblemError('request_timeout', { detail: 'The request was not received in time.' })
       : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'headers_too_large', 'Request headers too large', 'The request headers are too large.', 'Send smaller headers (at most 16 KiB in all).']
-        : [400, 'bad_request', 'Bad request', 'The request is not well-formed HTTP/1.1.', 'Send a well-formed HTTP/1.1 request.'];
+        ? new ProblemError('headers_too_large', { detail: 'The request headers are too large.' })
+        : new ProblemError('bad_request', { detail: 'The request is not well-formed HTTP/1.1.' });
   const id = newRequestId();
-  const body = JSON.stringify({ type: `${PROBLEM_TYPE_BASE}${code}`, title, status, code, detail, resolution, instance: '/', request_id: id, errors: {} });
+  const body = JSON.stringify(problemBody(p, '/', id));
+  const status = p.status;
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status as number]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,

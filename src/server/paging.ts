@@ -15,13 +15,16 @@ export function encodeCursor(scope: string, key: SortKey): string {
   return Buffer.from(JSON.stringify([key, check(scope, key)])).toString('base64url');
 }
 
+export const MAX_CURSOR_LENGTH = 1024;
+
 export function decodeCursor(scope: string, cursor: string): SortKey {
   const bad = () =>
     new ProblemError('invalid_cursor', {
       detail: 'The `cursor` cannot be decoded: it was changed, truncated, or comes from another list.',
       errors: { cursor: ['Invalid cursor.'] },
     });
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
+  // Our cursors are a few hundred characters at most; anything longer was not made here.
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
   let v: unknown;
   try {
     v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -8,6 +8,7 @@ interface ProblemKind {
 
 /** Every error code the server gives, with its status and what the caller should do. */
 export const PROBLEM_KINDS = {
+  bad_request: { status: 400, title: 'Bad request', resolution: 'Send a well-formed HTTP/1.1 request.' },
   invalid_json: { status: 400, title: 'Invalid JSON', resolution: 'Send a well-formed JSON body.' },
   invalid_cursor: { status: 400, title: 'Invalid cursor', resolution: 'Pass `cursor` exactly as returned in `meta.next_cursor`, or omit it to start from the first page.' },
   idempotency_key_required: { status: 400, title: 'Idempotency key required', resolution: 'Send an `Idempotency-Key` header of 8 to 120 visible ASCII characters, stable across retries.' },
@@ -20,12 +21,14 @@ export const PROBLEM_KINDS = {
   route_not_found: { status: 404, title: 'Route not found', resolution: 'Check the path against GET /v1/openapi.json.' },
   not_found: { status: 404, title: 'Not found', resolution: 'Check the identifier.' },
   method_not_allowed: { status: 405, title: 'Method not allowed', resolution: 'Use one of the methods in the `Allow` header.' },
+  request_timeout: { status: 408, title: 'Request timeout', resolution: 'Send the headers and body promptly.' },
   idempotency_key_in_use: { status: 409, title: 'Idempotency key in use', resolution: 'A request with this key is still being processed: retry after it completes.' },
   payload_too_large: { status: 413, title: 'Payload too large', resolution: 'Send a body of at most 1 MiB.' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', resolution: 'Send the body with `Content-Type: application/json`.' },
   validation_failed: { status: 422, title: 'Validation failed', resolution: 'Fix the fields listed in `errors` and retry.' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused', resolution: 'Use a new `Idempotency-Key` for a different request body.' },
   amount_below_minimum: { status: 422, title: 'Amount below minimum', resolution: 'Raise the amount or quantity so the total reaches the currency minimum.' },
+  headers_too_large: { status: 431, title: 'Request headers too large', resolution: 'Send smaller headers (at most 16 KiB in all).' },
   rate_limited: { status: 429, title: 'Too many requests', resolution: 'Wait for the number of seconds in `Retry-After`, then retry.' },
   internal_error: { status: 500, title: 'Internal error', resolution: 'Retry later; if it persists, report the request id.' },
   not_implemented: { status: 501, title: 'Not implemented', resolution: 'This operation is in the contract but not built in this server yet.' },

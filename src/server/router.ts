@@ -42,8 +42,12 @@ export class Router {
     for (const route of this.routes) {
       const m = route.pattern.exec(path);
       if (!m) continue;
-      const op = route.byMethod.get(method);
-      if (!op) return { kind: 'method', allow: [...route.byMethod.keys()] };
+      // HEAD is GET without the body (the adapter drops it).
+      const op = route.byMethod.get(method) ?? (method === 'HEAD' ? route.byMethod.get('GET') : undefined);
+      if (!op) {
+        const allow = [...route.byMethod.keys()];
+        return { kind: 'method', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
+      }
       const params: Record<string, string> = {};
       route.names.forEach((n, i) => {
         try {

@@ -122,6 +122,17 @@ describe('requests', () => {
     expect(s.requests[0].url).toBe(`/v1/public/agents/${AGENT}/analytics-events/opened`);
   });
 
+  it('retries a 409 idempotency_key_in_use with the same key (the first request is still running), but not a 409 without a key', async () => {
+    const s = await stub((_r, n) => (n === 1 ? { status: 409, headers: { 'retry-after': '0' }, body: problem(409, 'idempotency_key_in_use') } : { status: 201, body: { data: { id: 'e' }, meta: { request_id: 'r' } } }));
+    const res = await client(s.base).call('recordAgentChatOpened', { params: { agent: AGENT }, body: {}, idempotencyKey: 'key-in-flight-1' });
+    expect(res.status).toBe(201);
+    expect(s.requests.map((r) => r.headers['idempotency-key'])).toEqual(['key-in-flight-1', 'key-in-flight-1']);
+
+    const plain = await stub(() => ({ status: 409, headers: { 'retry-after': '0' }, body: problem(409, 'conflict') }));
+    await expect(client(plain.base).request({ method: 'POST', path: '/x', body: {} })).rejects.toBeInstanceOf(ApiError);
+    expect(plain.requests).toHaveLength(1);
+  });
+
   it('keeps a given Idempotency-Key', async () => {
     const s = await stub(() => ({ status: 201, body: { data: {}, meta: { request_id: 'r' } } }));
     await client(s.base).call('recordAgentChatOpened', { params: { agent: AGENT }, body: {}, idempotencyKey: 'my-key-0001' });

@@ -67,6 +67,7 @@ describe('400 invalid_cursor', () => {
     ['truncated', (c: string) => c.slice(0, c.length - 5)],
     ['characters outside base64url', (c: string) => `${c}!*`],
     ['base64url of something else', () => Buffer.from('[["2026-01-01",null],"x"]').toString('base64url')],
+    ['far too long (a valid cursor repeated)', (c: string) => c.repeat(20)],
   ])('%s', async (_name, tamper) => {
     const bad = tamper(cursor);
     expect(bad).not.toBe(cursor);
@@ -164,7 +165,7 @@ describe('404, 405', () => {
   it('405 method_not_allowed with Allow', async () => {
     const res = await s.request({ method: 'DELETE', url: lists(), token: demo.owner });
     expectProblem(res, 405, 'method_not_allowed');
-    expect(res.headers.Allow.split(', ').sort()).toEqual(['GET', 'POST']);
+    expect(res.headers.Allow.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
   });
 
   it('405 on /v1/openapi.json for POST, with Allow: GET', async () => {

@@ -135,6 +135,25 @@ describe('through a real socket', () => {
   });
 });
 
+describe('HEAD on API routes', () => {
+  let server: Awaited<ReturnType<typeof onPort>>;
+  beforeAll(async () => {
+    server = await onPort();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('answers like GET without the body: same status and Content-Length', async () => {
+    const get = await fetch(`${server.url}/setup/listing-templates`, { headers: { authorization: `Bearer ${demo.owner}` } });
+    const getBody = await get.text();
+    const res = await rawRequest(server.port, `HEAD /v1/setup/listing-templates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n`, []);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(getBody)));
+    expect(res.body).toBe('');
+  });
+});
+
 describe('graceful close', () => {
   it('lets an in-flight request finish, refuses new connections, then resolves', async () => {
     const { dir, cleanup } = tempDir();
