@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Operation } from '../contract/operations.js';
-import type { Store } from '../store/store.js';
+import type { Store, Tx } from '../store/store.js';
 import type { AuthContext } from './auth.js';
 import type { Page } from './paging.js';
 
@@ -21,6 +21,12 @@ export interface RequestInfo {
   headers: Record<string, string | string[] | undefined>;
   remoteAddress: string;
   rawBody: Buffer;
+  /**
+   * Set by the idempotency guard on public POSTs: records this request's success in the same
+   * transaction as what it creates, so a crash can never leave one without the other (a retry
+   * would then create a second order). Call it with the status and `data` the handler returns.
+   */
+  idempotency?: { record(tx: Tx, status: number, data: unknown): void };
 }
 
 /** Server-wide services handlers use; later areas add theirs here. */

@@ -95,20 +95,28 @@ export class IdempotencyGuard implements PublicGuard {
     }
 
     this.inFlight.set(id, fingerprint);
+    const record = (status: number, response: unknown): IdempotencyRecord => ({
+      id,
+      operation_id: op.operationId,
+      scope,
+      key: `sha256:${sha256(key)}`,
+      body_sha256: fingerprint,
+      status,
+      response,
+      created_at: new Date(now).toISOString(),
+    });
+    // Handlers that create something record the key in their own transaction (atomic with it).
+    let recorded = false;
+    req.idempotency = {
+      record(tx, status, data) {
+        tx.put('idempotency_keys', record(status, { data, meta: { request_id: req.id } }));
+        recorded = true;
+      },
+    };
     try {
       const res = await run();
-      if (res.status >= 200 && res.status < 300) {
-        const rec: IdempotencyRecord = {
-          id,
-          operation_id: op.operationId,
-          scope,
-          key: `sha256:${sha256(key)}`,
-          body_sha256: fingerprint,
-          status: res.status,
-          response: JSON.parse(res.body),
-          created_at: new Date(now).toISOString(),
-        };
-        await this.store.transact((tx) => tx.put('idempotency_keys', rec));
+      if (res.status >= 200 && res.status < 300 && !recorded) {
+        await this.store.transact((tx) => tx.put('idempotency_keys', record(res.status, JSON.parse(res.body))));
       }
       return res;
     } finally {

@@ -7,7 +7,7 @@ import { notFound } from '../problems.js';
 export const agentHandlers = [
   // Privacy by construction: the event holds the agent, the optional button and app, and a time.
   // Nothing from the request (address, user agent, cookies, referrer) is read, stored or echoed.
-  implement(operations.recordAgentChatOpened, async ({ params, body, store, clock }) => {
+  implement(operations.recordAgentChatOpened, async ({ params, body, store, clock, request }) => {
     const agent = store.get('agents', params.agent);
     if (!agent) throw notFound('agent_not_found', params.agent);
     const event: AnalyticsEventRecord = {
@@ -19,8 +19,12 @@ export const agentHandlers = [
       app_id: body.app ?? null,
       occurred_at: clock.now().toISOString(),
     };
-    await store.transact((tx) => tx.put('analytics_events', event));
     const { workspace_id: _w, ...out } = event;
+    // One event per key, even across a crash: the event and its idempotency record land together.
+    await store.transact((tx) => {
+      tx.put('analytics_events', event);
+      request.idempotency?.record(tx, operations.recordAgentChatOpened.status, out);
+    });
     return out;
   }),
 ];

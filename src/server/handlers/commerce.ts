@@ -33,7 +33,7 @@ export function orderView(o: OrderRecord) {
 }
 
 export const commerceHandlers = [
-  implement(operations.createPaymentIntent, async ({ params, body, store, clock, services }) => {
+  implement(operations.createPaymentIntent, async ({ params, body, store, clock, services, request }) => {
     const offer = store.get('offers', params.offer);
     if (!offer || !offer.active) throw notFound('offer_not_found', params.offer);
     const destination = store.get('workspaces', offer.workspace_id)?.stripe_account_id;
@@ -83,14 +83,7 @@ export const commerceHandlers = [
       created_at: now,
       updated_at: now,
     };
-    try {
-      await store.transact((tx) => tx.put('orders', order));
-    } catch (err) {
-      // The order could not be made durable: withdraw the intent so nobody can pay for nothing.
-      await provider.cancelPaymentIntent(intent.id).catch(() => undefined);
-      throw err;
-    }
-    return {
+    const data = {
       order: orderView(order),
       payment_intent: {
         id: intent.id,
@@ -101,5 +94,18 @@ export const commerceHandlers = [
         application_fee_amount: intent.application_fee_amount,
       },
     };
+    try {
+      // The order and its idempotency record land together: after a crash, a retry with the same
+      // key either replays this answer or starts afresh; it can never make a second order.
+      await store.transact((tx) => {
+        tx.put('orders', order);
+        request.idempotency?.record(tx, operations.createPaymentIntent.status, data);
+      });
+    } catch (err) {
+      // The order could not be made durable: withdraw the intent so nobody can pay for nothing.
+      await provider.cancelPaymentIntent(intent.id).catch(() => undefined);
+      throw err;
+    }
+    return data;
   }),
 ];
