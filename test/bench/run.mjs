@@ -70,8 +70,15 @@ async function startWcm(dataFile, { seed } = {}) {
 async function prepareStore(fixture, name) {
   const dataFile = path.join(work, name, 'store.json');
   const s = await startWcm(dataFile, { seed: fixture });
-  await stopServer(s);
+  await stopWcm(s);
   return dataFile;
+}
+
+/** SIGTERM once wcm handles it; it must then exit 0 (requests finished, store flushed). */
+async function stopWcm(s) {
+  const r = await stopServer(s, { graceful: true });
+  if (r.code !== 0) throw new Error(`wcm serve exited ${r.code} on SIGTERM: ${s.stderr().slice(-1000)}`);
+  return r;
 }
 
 async function startJsonServer(db, probePath) {
@@ -127,7 +134,7 @@ async function benchStartup() {
     const r = await listThreadsStatus(s.url);
     seeded.push(performance.now() - s.t0);
     seededRss = memoryOf(s.child.pid).rssMB;
-    await stopServer(s);
+    await stopWcm(s);
     if (i < cfg.slowRuns - 1) rmSync(path.dirname(dataFile), { recursive: true, force: true });
     else threadsStore = dataFile;
     if (r.status !== 200 && r.status !== 501) throw new Error(`the first request answered ${r.status}: ${r.body}`);
@@ -141,7 +148,7 @@ async function benchStartup() {
     await listThreadsStatus(s.url);
     restarted.push(performance.now() - s.t0);
     restartRss = memoryOf(s.child.pid).rssMB;
-    await stopServer(s);
+    await stopWcm(s);
     log(`restart ${i + 1}/${cfg.slowRuns}: ${fmt.ms(restarted[i])} ms`);
   }
   const { median } = await import('./procs.mjs');
@@ -174,7 +181,7 @@ async function benchRead() {
       log(`wcm read: ${loadText(wcmRes)}`);
     }
   } finally {
-    await stopServer(wcm);
+    await stopWcm(wcm);
   }
   // json-server on the same records, with its own query parameters for the same page.
   const js = await startJsonServer(data.threads.db, '/threads?_limit=1');
@@ -236,7 +243,7 @@ async function benchPaging() {
     const ratio = cli.medianMs / loop.medianMs;
     row(figure, `${fmt.ms(cli.medianMs)} ms; ${fmt.mb(cli.peakMB)}`, `fetch loop: ${fmt.ms(loop.medianMs)} ms; ${fmt.mb(loop.peakMB)}`, fmt.x(ratio), target, ratio <= 1.5 && cli.peakMB < 150);
   } finally {
-    await stopServer(wcm);
+    await stopWcm(wcm);
   }
 }
 
@@ -258,7 +265,7 @@ async function benchWrite() {
     checkLoad('wcm createListing', wcmRes);
     log(`wcm write: ${loadText(wcmRes)}`);
   } finally {
-    await stopServer(wcm);
+    await stopWcm(wcm);
   }
   // Every acknowledged write must be in the data file after the stop.
   const stored = JSON.parse(readFileSync(dataFile, 'utf8')).collections.listings.length;
@@ -322,7 +329,7 @@ async function benchCli() {
     const r2 = ls.medianMs / node0.medianMs;
     row(`\`wcm lists ls --json\` against a running local server (${data.smallListings.count} listings): wall time (median)`, `${fmt.ms(ls.medianMs)} ms`, `\`node -e 0\`: ${fmt.ms(node0.medianMs)} ms`, fmt.x(r2), '≤ 3× `node -e 0`', r2 <= 3);
   } finally {
-    await stopServer(wcm);
+    await stopWcm(wcm);
   }
 }
 
