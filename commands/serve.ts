@@ -61,6 +61,25 @@ export default defineCommand<ServeOptions>({
       if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new CliError(`Cannot listen on ${opts.host}:${port} (${code}).`);
       throw err;
     }
+    // Handle SIGINT/SIGTERM from the moment the server listens, not after the profile is saved: a
+    // signal in between would otherwise kill the process without finishing requests or flushing.
+    // `on`, not `once`: conf's when-exit re-raises the signal at once, which must find a listener
+    // (and be ignored) rather than kill the process in the middle of the flush.
+    const running = server;
+    const stopped = new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (sig: string) => {
+        if (stopping) return;
+        stopping = true;
+        f.io.stderr.write(`\n${sig}: finishing in-flight requests and flushing the store…\n`);
+        void running.close().then(resolve, (err) => {
+          f.io.stderr.write(`error while stopping: ${(err as Error).message}\n`);
+          resolve();
+        });
+      };
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+    });
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
     out.write(`data: ${dataFile}\n`);
@@ -86,20 +105,7 @@ export default defineCommand<ServeOptions>({
       }
     }
 
-    await new Promise<void>((resolve) => {
-      let stopping = false;
-      const stop = (sig: string) => {
-        if (stopping) return;
-        stopping = true;
-        f.io.stderr.write(`\n${sig}: finishing in-flight requests and flushing the store…\n`);
-        void server.close().then(resolve, (err) => {
-          f.io.stderr.write(`error while stopping: ${(err as Error).message}\n`);
-          resolve();
-        });
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-    });
+    await stopped;
     return 0;
   },
 });
