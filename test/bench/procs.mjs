@@ -74,33 +74,10 @@ export function startServer(cmd, args, { env, cwd, ready, probe, timeoutMs = 120
   });
 }
 
-/**
- * Resolves once the process catches `signal` (Linux: /proc/PID/status SigCgt). `wcm serve` installs
- * its SIGTERM handler (finish requests, flush, compact) a moment after it starts listening; a
- * SIGTERM sent before then would kill it without the orderly stop the benchmark relies on.
- */
-export async function waitForSignalHandler(pid, signal = 15, timeoutMs = 60_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    let status;
-    try {
-      status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    } catch {
-      return false;
-    }
-    const m = status.match(/^SigCgt:\s+([0-9a-f]+)/m);
-    if (!m) return false;
-    if ((BigInt(`0x${m[1]}`) >> BigInt(signal - 1)) & 1n) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return false;
-}
-
 /** Sends `signal` to the child by its pid and waits for it to exit (SIGKILL after `timeoutMs`). */
-export async function stopServer(server, { signal = 'SIGTERM', timeoutMs = 120_000, graceful = false } = {}) {
+export async function stopServer(server, { signal = 'SIGTERM', timeoutMs = 120_000 } = {}) {
   const child = server.child ?? server;
   if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, ms: 0 };
-  if (graceful) await waitForSignalHandler(child.pid);
   const t0 = performance.now();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

@@ -74,9 +74,9 @@ async function prepareStore(fixture, name) {
   return dataFile;
 }
 
-/** SIGTERM once wcm handles it; it must then exit 0 (requests finished, store flushed). */
+/** SIGTERM: wcm must finish in-flight requests, flush, and exit 0. */
 async function stopWcm(s) {
-  const r = await stopServer(s, { graceful: true });
+  const r = await stopServer(s);
   if (r.code !== 0) throw new Error(`wcm serve exited ${r.code} on SIGTERM: ${s.stderr().slice(-1000)}`);
   return r;
 }
