@@ -107,6 +107,21 @@ export function memoryOf(pid) {
   }
 }
 
+/** CPU time (user + system) a live process has used so far, in ms (Linux /proc; 10 ms ticks). */
+export function cpuTimeOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return Number(r.stdout?.trim()) || 100;
+})();
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
