@@ -177,8 +177,8 @@ function gnuTime() {
   if (timeBinary !== undefined) return timeBinary;
   timeBinary = null;
   if (existsSync('/usr/bin/time')) {
-    const r = spawnSync('/usr/bin/time', ['-f', 'WCM_BENCH_MAXRSS_KB=%M', process.execPath, '-e', '0'], { encoding: 'utf8' });
-    if (r.status === 0 && /WCM_BENCH_MAXRSS_KB=\d+/.test(r.stderr)) timeBinary = '/usr/bin/time';
+    const r = spawnSync('/usr/bin/time', ['-f', 'WCM_BENCH_TIME %M %U %S', process.execPath, '-e', '0'], { encoding: 'utf8' });
+    if (r.status === 0 && /WCM_BENCH_TIME \d+ [\d.]+ [\d.]+/.test(r.stderr)) timeBinary = '/usr/bin/time';
   }
   return timeBinary;
 }
@@ -188,14 +188,15 @@ export function peakRssMethod() {
 }
 
 /**
- * Runs a command once; resolves with its wall time (ms), exit code, stderr and peak RSS (MB).
- * stdout goes to `stdoutFile` (or /dev/null). Peak RSS comes from GNU time (the wrapper costs the
- * same for every command measured) or, without it, from polling /proc/PID/status VmHWM.
+ * Runs a command once; resolves with its wall time (ms), CPU time (user + system, ms), exit code,
+ * stderr and peak RSS (MB). stdout goes to `stdoutFile` (or /dev/null). With GNU time present every
+ * command runs under it (the same small cost for every command compared), which gives CPU time and
+ * peak RSS; without it, peak RSS comes from polling /proc/PID/status VmHWM and CPU time is unknown.
  */
 export function runOnce(cmd, args, { env, cwd, stdoutFile, measureRss = false } = {}) {
   const fd = openSync(stdoutFile ?? '/dev/null', 'w');
-  const time = measureRss ? gnuTime() : null;
-  const [c, a] = time ? [time, ['-f', 'WCM_BENCH_MAXRSS_KB=%M', cmd, ...args]] : [cmd, args];
+  const time = gnuTime();
+  const [c, a] = time ? [time, ['-f', 'WCM_BENCH_TIME %M %U %S', cmd, ...args]] : [cmd, args];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(c, a, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', fd, 'pipe'] });
@@ -211,12 +212,14 @@ export function runOnce(cmd, args, { env, cwd, stdoutFile, measureRss = false } 
       if (poll) clearInterval(poll);
       closeSync(fd);
       let peakMB = measureRss ? hwm : NaN;
-      const m = stderr.match(/WCM_BENCH_MAXRSS_KB=(\d+)/);
+      let cpuMs = NaN;
+      const m = stderr.match(/WCM_BENCH_TIME (\d+) ([\d.]+) ([\d.]+)/);
       if (m) {
         peakMB = Number(m[1]) / 1024;
-        stderr = stderr.replace(/WCM_BENCH_MAXRSS_KB=\d+\n?/, '');
+        cpuMs = (Number(m[2]) + Number(m[3])) * 1000;
+        stderr = stderr.replace(/(Command exited with non-zero status \d+\n)?WCM_BENCH_TIME .*\n?/, '');
       }
-      resolve({ ms, code, stderr, peakMB });
+      resolve({ ms, cpuMs, code, stderr, peakMB });
     });
   });
 }
@@ -228,20 +231,22 @@ export const median = (xs) => {
 };
 
 /**
- * Wall time of a short command: one warm-up run (file cache), then `runs` runs; the median, the
- * spread, and the largest peak RSS seen. Throws if any run fails.
+ * Wall time of a short command: one warm-up run (file cache), then `runs` runs; the median wall
+ * and CPU times, the spread, and the largest peak RSS seen. Throws if any run fails.
  */
 export async function wallTime(cmd, args, { runs, check, ...opts }) {
   const warm = await runOnce(cmd, args, opts);
   if (warm.code !== 0) throw new Error(`\`${[cmd, ...args].join(' ')}\` exited ${warm.code}: ${warm.stderr.slice(-1000)}`);
   if (check) check();
   const ms = [];
+  const cpu = [];
   let peakMB = NaN;
   for (let i = 0; i < runs; i++) {
     const r = await runOnce(cmd, args, opts);
     if (r.code !== 0) throw new Error(`\`${[cmd, ...args].join(' ')}\` exited ${r.code}: ${r.stderr.slice(-1000)}`);
     ms.push(r.ms);
+    cpu.push(r.cpuMs);
     if (!Number.isNaN(r.peakMB)) peakMB = Number.isNaN(peakMB) ? r.peakMB : Math.max(peakMB, r.peakMB);
   }
-  return { medianMs: median(ms), minMs: Math.min(...ms), maxMs: Math.max(...ms), runs: ms.length, peakMB };
+  return { medianMs: median(ms), cpuMs: median(cpu), minMs: Math.min(...ms), maxMs: Math.max(...ms), runs: ms.length, peakMB };
 }
