@@ -7,6 +7,7 @@ import { authenticate, requireAbility, requireMembership, type AuthContext } fro
 import { systemClock, Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services } from './context.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
 import { PROBLEM_KINDS, ProblemError, notFound, problemBody, validationFailed } from './problems.js';
+import { JsonItem } from './paging.js';
 import { Router } from './router.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -211,7 +212,13 @@ export class App {
     }
     if (op.list) {
       const page = result as { items: unknown[]; next_cursor: string | null };
-      return this.json(op.status, { data: page.items, meta: { request_id: info.id, next_cursor: page.next_cursor } }, info, {});
+      const meta = { request_id: info.id, next_cursor: page.next_cursor };
+      if (page.items.length && page.items.every((i) => i instanceof JsonItem)) {
+        // Items serialized once per record (paging.ts cachedJson): splice their text in.
+        const data = (page.items as JsonItem[]).map((i) => i.text).join(',');
+        return { status: op.status, headers: this.baseHeaders(info, 'application/json; charset=utf-8'), body: `{"data":[${data}],"meta":${JSON.stringify(meta)}}` };
+      }
+      return this.json(op.status, { data: page.items, meta }, info, {});
     }
     return this.json(op.status, { data: result, meta: { request_id: info.id } }, info, {});
   }

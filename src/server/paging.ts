@@ -8,6 +8,34 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
+/**
+ * A page item already serialized as JSON. Records are frozen and replaced whole, never mutated, so
+ * an item computed from a record alone can be cached by the record's identity: on a 100,000-thread
+ * store, serializing a page of 50 summaries was half the CPU of a listThreads request.
+ */
+export class JsonItem {
+  constructor(readonly text: string) {}
+  /** Anything that serializes the page normally still gets the same value. */
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
+/**
+ * Wraps a `map` that depends on the record ONLY (not on the request) so each record is serialized
+ * once; the App splices the cached text into the envelope. A replaced record is a new object, so
+ * the cache can never serve a stale item, and entries go with their records (WeakMap). Create it
+ * once per module, not per request. Typed as the item it stands for: it serializes to exactly that.
+ */
+export function cachedJson<T extends object, R>(map: (rec: T) => R): (rec: T) => R {
+  const cache = new WeakMap<T, JsonItem>();
+  return (rec) => {
+    let item = cache.get(rec);
+    if (!item) cache.set(rec, (item = new JsonItem(JSON.stringify(map(rec)))));
+    return item as unknown as R;
+  };
+}
+
 const check = (scope: string, key: SortKey) => createHash('sha256').update(scope).update(JSON.stringify(key)).digest('base64url').slice(0, 10);
 
 /** An opaque cursor: base64url of the sort key of the last item, with a check against tampering. */

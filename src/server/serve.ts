@@ -56,9 +56,12 @@ async function readFixture(file: string): Promise<unknown> {
   }
 }
 
-/** Reads, validates and imports fixture files into a store: all or nothing. */
-export async function seedStore(store: Store, files: string[]): Promise<Record<string, number>> {
-  const docs = await Promise.all(files.map(async (file) => ({ file, doc: await readFixture(file) })));
+/**
+ * Reads, validates and imports fixture files into a store: all or nothing. `parsed` are the files'
+ * documents when the caller already read them (a 100 MB fixture is not parsed twice).
+ */
+export async function seedStore(store: Store, files: string[], parsed?: unknown[]): Promise<Record<string, number>> {
+  const docs = parsed ? files.map((file, i) => ({ file, doc: parsed[i] })) : await Promise.all(files.map(async (file) => ({ file, doc: await readFixture(file) })));
   // Validate every file before writing any, each against the store plus the files before it, then
   // write them in ONE transaction: a failure anywhere leaves the store as it was.
   const all: ReturnType<typeof parseFixture>[] = [];
@@ -93,7 +96,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     if (options.seeds?.length) {
       if (store.isEmpty()) {
         const docs = await Promise.all(options.seeds.map(readFixture));
-        const counts = await seedStore(store, options.seeds);
+        const counts = await seedStore(store, options.seeds, docs);
         notes.push(`seeded from ${options.seeds.join(', ')}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
         seededToken = firstAllPowerfulToken(docs, store);
       } else {

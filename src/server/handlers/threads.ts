@@ -3,7 +3,7 @@ import { operations } from '../../contract/operations.js';
 import { threadFilterPartition } from '../../store/indexes.js';
 import type { ThreadRecord } from '../../store/records.js';
 import { implement, type Handler } from '../context.js';
-import { pageIndex } from '../paging.js';
+import { cachedJson, pageIndex } from '../paging.js';
 import { notFound } from '../problems.js';
 
 /** Longest `last_message_preview`, in characters (the ellipsis included). */
@@ -51,6 +51,9 @@ function haystack(t: ThreadRecord): string {
   return s;
 }
 
+/** Each thread's list item, serialized once per (immutable) record and spliced into pages. */
+const threadSummaryJson = cachedJson(threadSummary);
+
 const listThreads: Handler<typeof operations.listThreads> = ({ params, query, store }) => {
   const { view, channel, q } = query;
   const needle = q ? q.toLowerCase() : '';
@@ -62,7 +65,7 @@ const listThreads: Handler<typeof operations.listThreads> = ({ params, query, st
     cursor: query.cursor,
     limit: query.limit,
     filter: needle ? (t) => haystack(t).includes(needle) : undefined,
-    map: threadSummary,
+    map: threadSummaryJson,
   });
 };
 

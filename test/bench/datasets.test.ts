@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain ESM script of the benchmark, without type declarations.
+import { accounts, expectedThreadPage, generateListings, generateThreads, threadSummary } from './datasets.mjs';
+import { importRecords, parseFixture } from '../../src/store/fixture.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../support/server.js';
+
+interface Msg { channel: string; created_at: string }
+interface Thread { id: string; workspace_id: string; status: string; unread: boolean; starred: boolean; messages: Msg[] }
+
+describe('benchmark data sets', () => {
+  it('are deterministic: the same size gives the same records', () => {
+    expect(JSON.stringify(generateThreads(300))).toBe(JSON.stringify(generateThreads(300)));
+    expect(JSON.stringify(generateListings(300))).toBe(JSON.stringify(generateListings(300)));
+    expect(accounts().token).toBe(accounts().token);
+  });
+
+  it('are valid store fixtures, and the expected page is the store index order for that filter', async () => {
+    const acc = accounts();
+    const threads: Thread[] = generateThreads(2_000);
+    const fixture = { version: 1, users: acc.users, workspaces: acc.workspaces, tokens: acc.tokens, threads, listings: generateListings(500) };
+    const t = tempDir();
+    const store = await Store.open(`${t.dir}/store.json`);
+    try {
+      await importRecords(store, parseFixture(JSON.parse(JSON.stringify(fixture)), 'bench'));
+      expect(store.count('threads')).toBe(2_000);
+      expect(store.count('listings')).toBe(500);
+      for (const [view, channel] of [['inbox', 'whatsapp'], ['closed', undefined], ['unread', 'email'], ['starred', undefined]] as const) {
+        const page = expectedThreadPage(threads, { workspaceId: acc.workspaceId, view, channel, limit: 50 }) as Thread[];
+        expect(page.length).toBeGreaterThan(0);
+        const matches = (r: Thread) =>
+          (view === 'inbox' ? r.status === 'open' : view === 'unread' ? r.status === 'open' && r.unread : view === 'starred' ? r.starred : r.status === 'closed') &&
+          (!channel || r.messages.some((m) => m.channel === channel));
+        const fromIndex = store.index('threadsByWorkspace').entries(acc.workspaceId).map((e) => e.rec as unknown as Thread).filter(matches).slice(0, 50);
+        expect(page.map((x) => x.id)).toEqual(fromIndex.map((x) => x.id));
+      }
+      // json-server sorts by last_message_at: unique per thread, so both orders agree without a tie-break.
+      const last = new Set(threads.map((x) => threadSummary(x).last_message_at));
+      expect(last.size).toBe(threads.length);
+    } finally {
+      await store.close();
+      t.cleanup();
+    }
+  });
+});

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// The floors: bare node:http servers that bound what Node can do on this machine.
+//   node test/bench/floors.mjs read BODY_FILE   answers every request with BODY_FILE's bytes
+//   node test/bench/floors.mjs write LOG_FILE   parses the JSON body, appends one line to LOG_FILE
+//                                              and fdatasyncs it before every reply (no batching)
+// Both listen on a free port on 127.0.0.1 and print `listening PORT`.
+import fs from 'node:fs';
+import http from 'node:http';
+
+const [mode, file] = process.argv.slice(2);
+let handler;
+if (mode === 'read') {
+  const body = fs.readFileSync(file);
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length };
+  handler = (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, headers);
+      res.end(body);
+    });
+  };
+} else if (mode === 'write') {
+  const fd = fs.openSync(file, 'a');
+  let n = 0;
+  handler = (req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let rec;
+      try {
+        rec = { id: ++n, ...JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      const line = Buffer.from(JSON.stringify(rec) + '\n');
+      fs.write(fd, line, 0, line.length, null, (err) => {
+        if (err) return res.writeHead(500).end();
+        fs.fdatasync(fd, (err2) => {
+          if (err2) return res.writeHead(500).end();
+          const out = JSON.stringify({ data: rec });
+          res.writeHead(201, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(out) });
+          res.end(out);
+        });
+      });
+    });
+  };
+} else {
+  console.error('usage: floors.mjs read BODY_FILE | write LOG_FILE');
+  process.exit(2);
+}
+const server = http.createServer(handler);
+server.keepAliveTimeout = 5_000;
+server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+process.on('SIGTERM', () => server.close(() => process.exit(0)) && server.closeAllConnections());

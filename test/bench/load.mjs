@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// The load generator, run as its own process so it never competes with the server's event loop:
+//   node test/bench/load.mjs '{"url":…,"method":"GET","headers":{},"body":…,"connections":10,"duration":10}'
+// Prints one JSON line: requests/s counted from 2xx answers, latency percentiles (ms), errors.
+import autocannon from 'autocannon';
+
+const spec = JSON.parse(process.argv[2]);
+const result = await autocannon({
+  url: spec.url,
+  method: spec.method ?? 'GET',
+  headers: spec.headers ?? {},
+  body: spec.body,
+  connections: spec.connections ?? 10,
+  duration: spec.duration ?? 10,
+  // json-server takes seconds per request on 100,000 records: never count a slow answer as an error.
+  timeout: spec.timeout ?? 120,
+});
+const ok = result['2xx'];
+process.stdout.write(
+  JSON.stringify({
+    durationS: result.duration,
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: result.statusCodeStats,
+    rps: ok / result.duration,
+    latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.average },
+    bytesPerResponse: result.latency.totalCount ? Math.round(result.throughput.total / result.latency.totalCount) : 0,
+  }) + '\n',
+);

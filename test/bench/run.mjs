@@ -1,0 +1,395 @@
+#!/usr/bin/env node
+// `npm run bench`: the embedded server and the CLI measured side by side with json-server 0.17
+// (what a user would pick instead) and with the floor (bare node:http), in the same run, on the
+// same generated data. Prints a markdown table and writes it to test/bench/last-results.md.
+//
+//   node test/bench/run.mjs [--quick] [--only startup,read,paging,write,cli] [--duration S] [--runs N]
+//                           [--out FILE] [--dir DATA_DIR]
+// --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
+// comparable with the full run).
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_DIR, ROOT, ensureDatasets } from './datasets.mjs';
+import { cpuTimeOf, freePort, httpRequest, memoryOf, peakRssMethod, runLoad, startServer, stopServer, wallTime } from './procs.mjs';
+
+// ---- options
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i === -1 ? dflt : argv[i + 1];
+};
+const quick = flag('quick');
+const cfg = {
+  quick,
+  threads: Number(opt('threads', quick ? 10_000 : 100_000)),
+  listings: Number(opt('listings', quick ? 10_000 : 100_000)),
+  duration: Number(opt('duration', quick ? 3 : 10)),
+  runs: Number(opt('runs', quick ? 3 : 10)),
+  // Start-up and paging runs take seconds each: fewer repeats.
+  slowRuns: Number(opt('slow-runs', quick ? 3 : 5)),
+  connections: 10,
+  dir: path.resolve(opt('dir', DEFAULT_DIR)),
+  out: path.resolve(opt('out', path.join(ROOT, 'test/bench/last-results.md'))),
+  only: new Set((opt('only', 'startup,read,paging,write,cli')).split(',')),
+};
+
+const NODE = process.execPath;
+const WCM = path.join(ROOT, 'bin/wcm.js');
+const JSON_SERVER = path.join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
+const log = (s) => process.stderr.write(`[bench] ${s}\n`);
+const work = mkdtempSync(path.join(cfg.dir, 'run-'));
+// wcm serve saves profile `local`: keep that out of the user's real config.
+const cliEnv = { WCM_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1' };
+mkdirSync(cliEnv.WCM_CONFIG_DIR, { recursive: true });
+
+const fmt = {
+  rps: (r) => (r == null ? 'n/a' : r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)),
+  ms: (m) => (m == null || Number.isNaN(m) ? 'n/a' : m >= 100 ? m.toFixed(0) : m.toFixed(1)),
+  x: (r) => (r == null || !Number.isFinite(r) ? 'n/a' : r >= 10 ? `${r.toFixed(0)}×` : `${r.toFixed(2)}×`),
+  pct: (r) => (r == null || !Number.isFinite(r) ? 'n/a' : `${(r * 100).toFixed(0)}%`),
+  mb: (m) => (m == null || Number.isNaN(m) ? 'n/a' : `${m.toFixed(0)} MB`),
+  n: (n) => n.toLocaleString('en-US'),
+};
+
+/** Rows of the final table: figure | wcm | reference(s) | ratio | target | met? */
+const rows = [];
+const notes = [];
+const row = (figure, wcm, refs, ratio, target, met) => rows.push({ figure, wcm, refs, ratio, target, met: met === null ? 'n/a' : met ? 'yes' : '**no**' });
+
+// ---- servers under test
+async function startWcm(dataFile, { seed } = {}) {
+  const args = [WCM, 'serve', '--port', '0', '--data', dataFile, ...(seed ? ['--seed', seed] : [])];
+  const s = await startServer(NODE, args, { env: cliEnv, ready: /wcm listening on (\S+)/, timeoutMs: 300_000, name: 'wcm serve' });
+  s.url = s.match[1];
+  return s;
+}
+
+/** Seeds a fresh data file from a fixture and stops the server (which folds it into the snapshot). */
+async function prepareStore(fixture, name) {
+  const dataFile = path.join(work, name, 'store.json');
+  const s = await startWcm(dataFile, { seed: fixture });
+  await stopWcm(s);
+  return dataFile;
+}
+
+/** SIGTERM: wcm must finish in-flight requests, flush, and exit 0. */
+async function stopWcm(s) {
+  const r = await stopServer(s);
+  if (r.code !== 0) throw new Error(`wcm serve exited ${r.code} on SIGTERM: ${s.stderr().slice(-1000)}`);
+  return r;
+}
+
+async function startJsonServer(db, probePath) {
+  const port = await freePort();
+  const s = await startServer(NODE, [JSON_SERVER, db, '--port', String(port), '--host', '127.0.0.1', '--quiet'], {
+    probe: async () => (await httpRequest(`http://127.0.0.1:${port}${probePath}`)).status === 200,
+    timeoutMs: 300_000,
+    name: 'json-server',
+  });
+  s.url = `http://127.0.0.1:${port}`;
+  return s;
+}
+
+async function startFloor(mode, file) {
+  const s = await startServer(NODE, [path.join(ROOT, 'test/bench/floors.mjs'), mode, file], { ready: /listening (\d+)/, name: `${mode} floor` });
+  s.url = `http://127.0.0.1:${s.match[1]}`;
+  return s;
+}
+
+/**
+ * A load run against `server`; also the server's CPU time per answered request, which a busy
+ * machine disturbs far less than requests/s (it is printed next to them).
+ */
+async function load(server, spec) {
+  const cpu0 = cpuTimeOf(server.child.pid);
+  const r = await runLoad({ connections: cfg.connections, duration: cfg.duration, ...spec });
+  r.cpuPerRequestMs = (cpuTimeOf(server.child.pid) - cpu0) / Math.max(1, r.ok + r.non2xx);
+  return r;
+}
+/** A wall time with its CPU time: on a busy machine the CPU ratio is the steadier of the two. */
+const wallText = (w) => `${fmt.ms(w.medianMs)} ms${Number.isNaN(w.cpuMs) ? '' : ` (${fmt.ms(w.cpuMs)} ms CPU)`}`;
+const cpuRatio = (a, b) => (Number.isNaN(a.cpuMs) || !b.cpuMs ? '' : `<br>CPU: ${fmt.x(a.cpuMs / b.cpuMs)}`);
+const cpuText = (ms) => (ms >= 10 ? `${ms.toFixed(0)} ms` : ms >= 1 ? `${ms.toFixed(1)} ms` : `${(ms * 1000).toFixed(0)} µs`);
+const loadText = (r) => `${fmt.rps(r.rps)} req/s, p99 ${fmt.ms(r.latency.p99)} ms, ${cpuText(r.cpuPerRequestMs)} CPU/req`;
+function checkLoad(what, r) {
+  const bad = r.non2xx + r.errors;
+  if (bad) notes.push(`${what}: ${bad} of ${r.ok + bad} answers were not 2xx (${JSON.stringify(r.statusCodes)}); only 2xx are counted.`);
+  if (!r.ok) throw new Error(`${what}: no request succeeded in ${r.durationS} s (${JSON.stringify(r.statusCodes)}).`);
+}
+
+let data;
+let threadsStore = null;
+const auth = () => ({ authorization: `Bearer ${data.token}` });
+const NOT_IMPLEMENTED = 'n/a (listThreads not implemented)';
+
+/** The threads request of the read benchmark: one filtered page of 50, newest first. */
+function threadsPath(q = data.threads.query) {
+  return `/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}&limit=${q.limit}`;
+}
+
+async function listThreadsStatus(url) {
+  const r = await httpRequest(url + threadsPath(), { headers: auth() });
+  return r;
+}
+
+// ---- figures
+async function benchStartup() {
+  const fixture = data.threads.fixture;
+  const size = fmt.n(data.threads.count);
+  // 1. From a fixture: an empty data file seeded with --seed (validates and imports every record).
+  const seeded = [];
+  let seededRss = NaN;
+  for (let i = 0; i < cfg.slowRuns; i++) {
+    const dataFile = path.join(work, `threads-seed-${i}`, 'store.json');
+    const s = await startWcm(dataFile, { seed: fixture });
+    const r = await listThreadsStatus(s.url);
+    seeded.push(performance.now() - s.t0);
+    seededRss = memoryOf(s.child.pid).rssMB;
+    await stopWcm(s);
+    if (i < cfg.slowRuns - 1) rmSync(path.dirname(dataFile), { recursive: true, force: true });
+    else threadsStore = dataFile;
+    if (r.status !== 200 && r.status !== 501) throw new Error(`the first request answered ${r.status}: ${r.body}`);
+    log(`seeded start ${i + 1}/${cfg.slowRuns}: ${fmt.ms(seeded[i])} ms`);
+  }
+  // 2. Restart: the data file already holds the records (how a server normally starts).
+  const restarted = [];
+  let restartRss = NaN;
+  for (let i = 0; i < cfg.slowRuns; i++) {
+    const s = await startWcm(threadsStore);
+    await listThreadsStatus(s.url);
+    restarted.push(performance.now() - s.t0);
+    restartRss = memoryOf(s.child.pid).rssMB;
+    await stopWcm(s);
+    log(`restart ${i + 1}/${cfg.slowRuns}: ${fmt.ms(restarted[i])} ms`);
+  }
+  // What any Node process pays for the same data: read and parse it (and, for an import, write it
+  // back durably). Not a target, the limit that explains one.
+  const importFloor = await wallTime(NODE, ['-e', `const fs=require('fs');const t=fs.readFileSync(process.argv[1],'utf8');JSON.parse(t);fs.writeFileSync(process.argv[2],t);const fd=fs.openSync(process.argv[2],'r+');fs.fdatasyncSync(fd)`, fixture, path.join(work, 'import-floor.json')], { runs: cfg.slowRuns });
+  const parseFloor = await wallTime(NODE, ['-e', `JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))`, threadsStore], { runs: cfg.slowRuns });
+  rmSync(path.join(work, 'import-floor.json'), { force: true });
+  const { median } = await import('./procs.mjs');
+  const a = median(seeded) / 1000;
+  const b = median(restarted) / 1000;
+  row(`\`wcm serve --seed\` (empty store, ${size}-thread fixture): start to first answered request; RSS`, `${a.toFixed(2)} s; ${fmt.mb(seededRss)}`, `node reading, parsing and durably writing the fixture: ${(importFloor.medianMs / 1000).toFixed(2)} s`, fmt.x(a * 1000 / importFloor.medianMs), '< 2 s; RSS printed', a < 2);
+  row(`\`wcm serve\` (data file holding ${size} threads): start to first answered request; RSS`, `${b.toFixed(2)} s; ${fmt.mb(restartRss)}`, `node reading and parsing the data file: ${(parseFloor.medianMs / 1000).toFixed(2)} s`, fmt.x(b * 1000 / parseFloor.medianMs), '< 2 s; RSS printed', b < 2);
+}
+
+async function benchRead() {
+  const q = data.threads.query;
+  const dataFile = threadsStore ?? (threadsStore = await prepareStore(data.threads.fixture, 'threads'));
+  const figure = `list threads, one filtered page of 50 (\`view=${q.view}&channel=${q.channel}\`), ${fmt.n(data.threads.count)} threads: req/s, p99`;
+  // wcm
+  const wcm = await startWcm(dataFile);
+  let wcmRes = null;
+  let body;
+  try {
+    const probe = await listThreadsStatus(wcm.url);
+    if (probe.status === 501) {
+      log('listThreads answers 501: not implemented on this branch');
+    } else {
+      if (probe.status !== 200) throw new Error(`listThreads answered ${probe.status}: ${probe.body}`);
+      const ids = JSON.parse(probe.body).data.map((t) => t.id);
+      if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds)) throw new Error(`wcm's page is not the expected page (first ids ${ids.slice(0, 3)} vs ${data.threads.expectedIds.slice(0, 3)})`);
+      body = probe.body;
+      wcmRes = await load(wcm, { url: wcm.url + threadsPath(), headers: auth() });
+      checkLoad('wcm listThreads', wcmRes);
+      notes.push(`wcm serve RSS after the read load: ${fmt.mb(memoryOf(wcm.child.pid).rssMB)} (peak ${fmt.mb(memoryOf(wcm.child.pid).hwmMB)}).`);
+      log(`wcm read: ${loadText(wcmRes)}`);
+    }
+  } finally {
+    await stopWcm(wcm);
+  }
+  // json-server on the same records, with its own query parameters for the same page.
+  const js = await startJsonServer(data.threads.db, '/threads?_limit=1');
+  let jsRes;
+  try {
+    const jsPath = `/threads?workspace_id=${q.workspaceId}&status=open&channels_like=${q.channel}&_sort=last_message_at&_order=desc&_limit=${q.limit}`;
+    const probe = await httpRequest(js.url + jsPath);
+    const ids = JSON.parse(probe.body).map((t) => t.id);
+    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds)) throw new Error('json-server\'s page is not the expected page');
+    jsRes = await load(js, { url: js.url + jsPath });
+    checkLoad('json-server threads', jsRes);
+    log(`json-server read: ${loadText(jsRes)}`);
+  } finally {
+    await stopServer(js);
+  }
+  // The floor: the same bytes, precomputed. Until listThreads exists, the envelope of the expected page.
+  body ??= JSON.stringify({ data: data.threads.expectedPage, meta: { request_id: 'req_0000000000000000000000000', next_cursor: 'W1siMjAyNC0wMS0wMVQwMDowMDowMC4wMDBaIiwiMDAwMDAwMDAiXSwiMDAwMDAwMDAwMCJd' } });
+  const bodyFile = path.join(work, 'read-floor-body.json');
+  writeFileSync(bodyFile, body);
+  const floor = await startFloor('read', bodyFile);
+  let floorRes;
+  try {
+    floorRes = await load(floor, { url: floor.url + threadsPath(), headers: auth() });
+    checkLoad('read floor', floorRes);
+    log(`read floor: ${loadText(floorRes)}`);
+  } finally {
+    await stopServer(floor);
+  }
+  const refs = `json-server: ${loadText(jsRes)}<br>floor: ${loadText(floorRes)} (${fmt.n(Buffer.byteLength(body))} B body)`;
+  if (!wcmRes) return row(figure, NOT_IMPLEMENTED, refs, '—', '≥ 100× json-server and ≥ 50% of the floor', null);
+  const vsJs = wcmRes.rps / jsRes.rps;
+  const vsFloor = wcmRes.rps / floorRes.rps;
+  row(figure, loadText(wcmRes), refs, `${fmt.x(vsJs)} json-server<br>${fmt.pct(vsFloor)} of floor (CPU/req ${fmt.x(wcmRes.cpuPerRequestMs / floorRes.cpuPerRequestMs)} the floor's)`, '≥ 100× json-server and ≥ 50% of the floor', vsJs >= 100 && vsFloor >= 0.5);
+}
+
+async function benchPaging() {
+  const dataFile = threadsStore ?? (threadsStore = await prepareStore(data.threads.fixture, 'threads'));
+  const figure = `\`wcm threads ls --all --json\` (${fmt.n(data.threads.count)} threads; ${fmt.n(data.threads.inboxCountMain)} in the listed inbox): wall time; CLI peak RSS`;
+  const target = '≤ 1.5× the fetch loop; peak RSS < 150 MB';
+  const wcm = await startWcm(dataFile);
+  try {
+    const probe = await listThreadsStatus(wcm.url);
+    if (probe.status === 501) return row(figure, NOT_IMPLEMENTED, '—', '—', target, null);
+    const env = { ...cliEnv, WCM_BASE_URL: wcm.url, WCM_TOKEN: data.token, WCM_WORKSPACE: data.workspaceId };
+    const outFile = path.join(work, 'paging-out.json');
+    const expect = (who) => () => {
+      const items = JSON.parse(readFileSync(outFile, 'utf8'));
+      if (items.length !== data.threads.inboxCountMain) throw new Error(`${who} wrote ${items.length} threads, expected ${data.threads.inboxCountMain}`);
+    };
+    // Is the command there yet?
+    const { runOnce } = await import('./procs.mjs');
+    const tryCli = await runOnce(NODE, [WCM, 'threads', 'ls', '--all', '--json'], { env, stdoutFile: outFile });
+    if (tryCli.code === 2 && /unknown command/i.test(tryCli.stderr)) return row(figure, 'n/a (`wcm threads ls` not implemented)', '—', '—', target, null);
+    const cli = await wallTime(NODE, [WCM, 'threads', 'ls', '--all', '--json'], { runs: cfg.slowRuns, env, stdoutFile: outFile, measureRss: true, check: expect('wcm threads ls') });
+    log(`wcm threads ls --all --json: ${fmt.ms(cli.medianMs)} ms, peak ${fmt.mb(cli.peakMB)}`);
+    const loopUrl = `${wcm.url}/workspaces/${data.workspaceId}/threads?limit=100`;
+    const loop = await wallTime(NODE, [path.join(ROOT, 'test/bench/fetch-loop.mjs'), loopUrl, data.token], { runs: cfg.slowRuns, stdoutFile: outFile, measureRss: true, check: expect('the fetch loop') });
+    log(`fetch loop: ${fmt.ms(loop.medianMs)} ms, peak ${fmt.mb(loop.peakMB)}`);
+    const ratio = cli.medianMs / loop.medianMs;
+    row(figure, `${wallText(cli)}; ${fmt.mb(cli.peakMB)}`, `fetch loop: ${wallText(loop)}; ${fmt.mb(loop.peakMB)}`, `${fmt.x(ratio)}${cpuRatio(cli, loop)}`, target, ratio <= 1.5 && cli.peakMB < 150);
+  } finally {
+    await stopWcm(wcm);
+  }
+}
+
+async function benchWrite() {
+  const figure = `createListing, durable before the reply, ${fmt.n(data.listings.count)} listings stored: req/s, p99`;
+  const target = '≥ 100× json-server and ≥ 100% of the fsync-per-request floor';
+  const listing = { title: 'Bench listing', template_slug: 'faq', items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }] };
+  const body = JSON.stringify(listing);
+  const json = { 'content-type': 'application/json' };
+  // wcm on a data file already holding the listings.
+  const dataFile = await prepareStore(data.listings.fixture, 'listings');
+  const wcm = await startWcm(dataFile);
+  let wcmRes;
+  try {
+    const url = `${wcm.url}/workspaces/${data.workspaceId}/lists`;
+    const probe = await httpRequest(url, { method: 'POST', headers: { ...json, ...auth() }, body });
+    if (probe.status !== 201) throw new Error(`createListing answered ${probe.status}: ${probe.body}`);
+    wcmRes = await load(wcm, { url, method: 'POST', headers: { ...json, ...auth() }, body });
+    checkLoad('wcm createListing', wcmRes);
+    log(`wcm write: ${loadText(wcmRes)}`);
+  } finally {
+    await stopWcm(wcm);
+  }
+  // Every acknowledged write must be in the data file after the stop.
+  const stored = JSON.parse(readFileSync(dataFile, 'utf8')).collections.listings.length;
+  if (stored < data.listings.count + 1 + wcmRes.ok) throw new Error(`wcm acknowledged ${wcmRes.ok + 1} writes but the data file holds ${stored - data.listings.count} new listings`);
+  rmSync(path.dirname(dataFile), { recursive: true, force: true });
+
+  // json-server writes its db file on every change: it gets its own copy.
+  const db = path.join(work, 'listings-db.json');
+  copyFileSync(data.listings.db, db);
+  const js = await startJsonServer(db, '/listings?_limit=1');
+  let jsRes;
+  try {
+    const probe = await httpRequest(`${js.url}/listings`, { method: 'POST', headers: json, body });
+    if (probe.status !== 201) throw new Error(`json-server POST /listings answered ${probe.status}`);
+    jsRes = await load(js, { url: `${js.url}/listings`, method: 'POST', headers: json, body, duration: Math.max(cfg.duration, 10) });
+    checkLoad('json-server POST /listings', jsRes);
+    log(`json-server write: ${loadText(jsRes)}`);
+  } finally {
+    await stopServer(js);
+  }
+  rmSync(db, { force: true });
+
+  const logFile = path.join(work, 'write-floor.log');
+  const floor = await startFloor('write', logFile);
+  let floorRes;
+  try {
+    floorRes = await load(floor, { url: `${floor.url}/listings`, method: 'POST', headers: { ...json, ...auth() }, body });
+    checkLoad('write floor', floorRes);
+    log(`write floor: ${loadText(floorRes)}`);
+  } finally {
+    await stopServer(floor);
+  }
+  const vsJs = wcmRes.rps / jsRes.rps;
+  const vsFloor = wcmRes.rps / floorRes.rps;
+  row(figure, loadText(wcmRes), `json-server: ${loadText(jsRes)}<br>fsync-per-request floor: ${loadText(floorRes)}`, `${fmt.x(vsJs)} json-server<br>${fmt.pct(vsFloor)} of floor (CPU/req ${fmt.x(wcmRes.cpuPerRequestMs / floorRes.cpuPerRequestMs)} the floor's)`, target, vsJs >= 100 && vsFloor >= 1);
+}
+
+async function benchCli() {
+  const node0 = await wallTime(NODE, ['-e', '0'], { runs: cfg.runs });
+  log(`node -e 0: ${fmt.ms(node0.medianMs)} ms`);
+  const version = await wallTime(NODE, [WCM, '--version'], { runs: cfg.runs, env: cliEnv });
+  log(`wcm --version: ${fmt.ms(version.medianMs)} ms`);
+  const r1 = version.medianMs / node0.medianMs;
+  row('`wcm --version`: wall time (median)', wallText(version), `\`node -e 0\`: ${wallText(node0)}`, `${fmt.x(r1)}${cpuRatio(version, node0)}`, '≤ 1.5× `node -e 0`', r1 <= 1.5);
+
+  const dataFile = path.join(work, 'small', 'store.json');
+  const wcm = await startWcm(dataFile, { seed: data.smallListings.fixture });
+  try {
+    const env = { ...cliEnv, WCM_BASE_URL: wcm.url, WCM_TOKEN: data.token, WCM_WORKSPACE: data.workspaceId };
+    const outFile = path.join(work, 'lists-out.json');
+    const ls = await wallTime(NODE, [WCM, 'lists', 'ls', '--json'], {
+      runs: cfg.runs,
+      env,
+      stdoutFile: outFile,
+      check: () => {
+        const items = JSON.parse(readFileSync(outFile, 'utf8'));
+        if (!Array.isArray(items) || items.length !== 25) throw new Error(`wcm lists ls --json printed ${items.length} listings, expected the first page of 25`);
+      },
+    });
+    log(`wcm lists ls --json: ${fmt.ms(ls.medianMs)} ms`);
+    const r2 = ls.medianMs / node0.medianMs;
+    row(`\`wcm lists ls --json\` against a running local server (${data.smallListings.count} listings): wall time (median)`, wallText(ls), `\`node -e 0\`: ${wallText(node0)}`, `${fmt.x(r2)}${cpuRatio(ls, node0)}`, '≤ 3× `node -e 0`', r2 <= 3);
+  } finally {
+    await stopWcm(wcm);
+  }
+}
+
+// ---- main
+const sections = { startup: benchStartup, read: benchRead, paging: benchPaging, write: benchWrite, cli: benchCli };
+const load0 = os.loadavg();
+const started = new Date();
+let failed = false;
+try {
+  log(`data sets in ${cfg.dir} (${quick ? 'quick' : 'full'} mode)`);
+  data = ensureDatasets({ dir: cfg.dir, threads: cfg.threads, listings: cfg.listings, log });
+  for (const [name, fn] of Object.entries(sections)) {
+    if (!cfg.only.has(name)) continue;
+    log(`— ${name}`);
+    try {
+      await fn();
+    } catch (err) {
+      failed = true;
+      log(`${name} failed: ${err.stack ?? err}`);
+      row(name, `error: ${String(err.message ?? err).split('\n')[0]}`, '—', '—', '—', false);
+    }
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+const load1 = os.loadavg();
+const cpus = os.cpus();
+const lines = [
+  `Command: \`npm run bench${quick ? ' -- --quick' : ''}\` · ${started.toISOString()} · Node ${process.version} · ${cpus.length} × ${cpus[0]?.model ?? 'cpu'} · ` +
+    `load average ${load0[0].toFixed(1)} at start, ${load1[0].toFixed(1)} at end · ${cfg.connections} connections, ${cfg.duration} s per load run (autocannon in a second process), ` +
+    `wall times the median of ${cfg.runs} runs (${cfg.slowRuns} for start-up and paging) · peak RSS via ${peakRssMethod()}`,
+  '',
+  '| figure | wcm | reference(s) | ratio | target | met? |',
+  '|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.figure} | ${r.wcm} | ${r.refs} | ${r.ratio} | ${r.target} | ${r.met} |`),
+];
+if (quick) lines.push('', `Quick mode: ${fmt.n(cfg.threads)} threads and ${fmt.n(cfg.listings)} listings instead of 100,000; not comparable with a full run.`);
+if (load0[0] > cpus.length) lines.push('', `The machine was busy (load average ${load0[0].toFixed(1)} on ${cpus.length} CPUs): absolute figures are noisy; ratios measured in the same run are the useful part.`);
+for (const n of notes) lines.push('', n);
+const md = lines.join('\n') + '\n';
+process.stdout.write(`\n${md}`);
+writeFileSync(cfg.out, md);
+log(`written to ${path.relative(process.cwd(), cfg.out)}`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/server/app.js';
+import { operations } from '../../src/contract/operations.js';
+import { implement, type Handler } from '../../src/server/context.js';
+import { cachedJson, pageIndex } from '../../src/server/paging.js';
+import type { ListingRecord } from '../../src/store/records.js';
+import { demo, inProcess, type InProcess } from '../support/server.js';
+
+// A list handler whose items come from the record alone, as plain objects or cached JSON text.
+const shape = (r: ListingRecord) => ({ id: r.id, title: r.title, dashboard_url: `https://x/${r.id}` });
+const cached = cachedJson(shape);
+const handlerWith = (map: (r: ListingRecord) => ReturnType<typeof shape>): Record<string, Handler> =>
+  Object.fromEntries([
+    implement(operations.listListings, ({ params, query, store }) =>
+      pageIndex(store.index('listingsByWorkspace'), params.workspace, { scope: `l:${params.workspace}`, cursor: query.cursor, limit: query.limit, map }),
+    ),
+  ]);
+
+let s: InProcess;
+beforeEach(async () => {
+  s = await inProcess();
+});
+afterEach(async () => {
+  await s.close();
+});
+
+const get = (app: App, url: string) =>
+  app.handle({ method: 'GET', url, headers: { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'x-request-id': 'req_fixed' } });
+
+describe('cached JSON page items', () => {
+  it.each([1, 2, 100])('answer byte for byte what plain items answer (limit %i, every page)', async (limit) => {
+    const plain = new App({ store: s.store, handlers: handlerWith(shape) });
+    const fast = new App({ store: s.store, handlers: handlerWith(cached) });
+    let url = `/v1/workspaces/${demo.ws1}/lists?limit=${limit}`;
+    for (let pages = 0; pages < 50; pages++) {
+      const [a, b] = [await get(plain, url), await get(fast, url)];
+      expect(b.status).toBe(200);
+      expect(b.body).toBe(a.body);
+      expect(b.headers).toEqual(a.headers);
+      const next = JSON.parse(a.body).meta.next_cursor;
+      if (!next) return;
+      url = `/v1/workspaces/${demo.ws1}/lists?limit=${limit}&cursor=${next}`;
+    }
+  });
+
+  it('never serves a stale item: a replaced record is serialized again', async () => {
+    const fast = new App({ store: s.store, handlers: handlerWith(cached) });
+    const url = `/v1/workspaces/${demo.ws1}/lists?limit=100`;
+    const first = JSON.parse((await get(fast, url)).body).data as Array<{ id: string; title: string }>;
+    const target = s.store.get('listings', first[0].id)!;
+    await s.store.transact((tx) => tx.put('listings', { ...target, title: 'Renamed after caching' }));
+    const again = JSON.parse((await get(fast, url)).body).data as Array<{ id: string; title: string }>;
+    expect(again.find((i) => i.id === target.id)?.title).toBe('Renamed after caching');
+  });
+
+  it('an empty page is the same envelope as before', async () => {
+    const fast = new App({ store: s.store, handlers: handlerWith(cached) });
+    const inWs2 = [...s.store.values('listings')].filter((l) => l.workspace_id === demo.ws2);
+    expect(inWs2.length).toBeGreaterThan(0);
+    await s.store.transact((tx) => inWs2.forEach((l) => tx.delete('listings', l.id)));
+    const res = await get(fast, `/v1/workspaces/${demo.ws2}/lists`);
+    expect(JSON.parse(res.body)).toEqual({ data: [], meta: { request_id: 'req_fixed', next_cursor: null } });
+  });
+});
