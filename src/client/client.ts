@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { getOperation, type AnyOperation } from '../contract/operations.js';
+import { routeOf, type Route } from '../contract/routes.js';
 import { ApiError, CliError, EXIT, type ProblemJson } from '../cli/errors.js';
+import { transportFor } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -46,46 +47,17 @@ export interface Envelope<T = unknown> {
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
-function fillPath(op: AnyOperation, params: Record<string, string | undefined>): string {
-  return op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+function fillPath(operationId: string, route: Route, params: Record<string, string | undefined>): string {
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const v = params[name];
-    if (v === undefined || v === '') throw new CliError(`Missing path parameter \`${name}\` for ${op.operationId}.`, EXIT.usage);
+    if (v === undefined || v === '') throw new CliError(`Missing path parameter \`${name}\` for ${operationId}.`, EXIT.usage);
     return encodeURIComponent(v);
   });
 }
 
-const dispatchers = new Map<string, Promise<unknown>>();
-let undiciModule: Promise<typeof import('undici')> | null = null;
-/** undici, loaded once and only when a request is made (it is the heaviest part of the client). */
-const undici = () => (undiciModule ??= import('undici'));
-
-/**
- * One keep-alive agent per process and proxy setting. With HTTPS_PROXY/HTTP_PROXY set, undici's
- * EnvHttpProxyAgent routes through the proxy and honours NO_PROXY; otherwise a plain Agent.
- */
-async function dispatcher(env: NodeJS.ProcessEnv): Promise<unknown> {
-  const httpsProxy = env.HTTPS_PROXY || env.https_proxy;
-  const httpProxy = env.HTTP_PROXY || env.http_proxy;
-  const noProxy = env.NO_PROXY || env.no_proxy;
-  const key = JSON.stringify([httpsProxy, httpProxy, noProxy]);
-  let d = dispatchers.get(key);
-  if (!d) {
-    d = undici().then((u) =>
-      httpsProxy || httpProxy
-        ? new u.EnvHttpProxyAgent({ httpProxy, httpsProxy, noProxy, keepAliveTimeout: 10_000, connectTimeout: 10_000 })
-        : new u.Agent({ keepAliveTimeout: 10_000, connections: 16, connect: { timeout: 10_000 } }),
-    );
-    dispatchers.set(key, d);
-  }
-  return d;
-}
-
 /** The HTTP client for any wcm instance. */
 export class ApiClient {
-  constructor(readonly options: ClientOptions) {
-    // Warm up: undici loads while the command does its other work (reading files, prompting).
-    undici().catch(() => undefined);
-  }
+  constructor(readonly options: ClientOptions) {}
 
   get baseUrl(): string {
     return this.options.baseUrl;
@@ -93,7 +65,6 @@ export class ApiClient {
 
   /** Sends a request with bounded retries; non-2xx answers throw ApiError. */
   async request<T = unknown>(req: RequestOptions): Promise<ApiResponse<T>> {
-    const { request } = await undici();
     const url = new URL(this.options.baseUrl + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const headers: Record<string, string> = {
@@ -121,7 +92,7 @@ export class ApiClient {
     const debug = this.options.debug
       ? (line: string) => this.options.debug!(token ? line.split(token).join('[REDACTED]') : line)
       : undefined;
-    const agent = await dispatcher(this.options.env ?? process.env);
+    const send = await transportFor(url, this.options.env ?? process.env);
     const timeout = this.options.timeoutMs ?? 30_000;
 
     for (let attempt = 0; ; attempt++) {
@@ -132,17 +103,7 @@ export class ApiClient {
       let resHeaders: Record<string, string>;
       let text: string;
       try {
-        const res = await request(url, {
-          method: method as 'GET',
-          headers,
-          body: payload,
-          dispatcher: agent as never,
-          headersTimeout: timeout,
-          bodyTimeout: timeout,
-        });
-        status = res.statusCode;
-        resHeaders = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-        text = await res.body.text();
+        ({ status, headers: resHeaders, text } = await send({ method, url, headers, body: payload, timeoutMs: timeout }));
       } catch (err) {
         const e = err as Error & { code?: string; cause?: { code?: string } };
         const msg = [e.code ?? e.cause?.code, e.message].filter(Boolean).join(' ') || String(err);
@@ -202,13 +163,13 @@ export class ApiClient {
     operationId: string,
     input: { params?: Record<string, string | undefined>; query?: RequestOptions['query']; body?: unknown; idempotencyKey?: string } = {},
   ): Promise<ApiResponse<Envelope<T>>> {
-    const op = getOperation(operationId);
+    const op = routeOf(operationId);
     if (!op) throw new CliError(`Unknown operation \`${operationId}\`.`, EXIT.usage);
     let idempotencyKey = input.idempotencyKey;
     if (op.idempotent && !idempotencyKey) idempotencyKey = randomUUID();
     return this.request<Envelope<T>>({
       method: op.method,
-      path: fillPath(op, input.params ?? {}),
+      path: fillPath(operationId, op, input.params ?? {}),
       query: input.query,
       body: input.body,
       idempotencyKey,

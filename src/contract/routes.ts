@@ -1,0 +1,42 @@
+import type { Access, HttpMethod, OperationId } from './operations.js';
+
+/**
+ * What the client needs to call an operation, without zod: method, path, access and whether it
+ * takes an `Idempotency-Key`. A copy of those four fields of the operations table (the source of
+ * truth), kept apart so `wcm lists ls` does not load zod and every schema to find a URL. The types
+ * make a missing or extra operation a compile error; test/contract/routes.test.ts checks the values.
+ */
+export interface Route {
+  method: HttpMethod;
+  /** Relative to the base address, with `{param}` placeholders. */
+  path: string;
+  access: Access;
+  idempotent: boolean;
+}
+
+export const routes = {
+  getMe: { method: 'GET', path: '/me', access: 'token', idempotent: false },
+  listListingTemplates: { method: 'GET', path: '/setup/listing-templates', access: 'token', idempotent: false },
+  createListing: { method: 'POST', path: '/workspaces/{workspace}/lists', access: 'bearer', idempotent: false },
+  listListings: { method: 'GET', path: '/workspaces/{workspace}/lists', access: 'bearer', idempotent: false },
+  getForm: { method: 'GET', path: '/workspaces/{workspace}/forms/{form}', access: 'bearer', idempotent: false },
+  updateForm: { method: 'PATCH', path: '/workspaces/{workspace}/forms/{form}', access: 'bearer', idempotent: false },
+  getPage: { method: 'GET', path: '/workspaces/{workspace}/pages/{page}', access: 'bearer', idempotent: false },
+  updatePage: { method: 'PATCH', path: '/workspaces/{workspace}/pages/{page}', access: 'bearer', idempotent: false },
+  listArticles: { method: 'GET', path: '/workspaces/{workspace}/knowledge-lists/{list}/articles', access: 'bearer', idempotent: false },
+  getArticle: { method: 'GET', path: '/workspaces/{workspace}/knowledge-lists/{list}/articles/{article}', access: 'bearer', idempotent: false },
+  restoreArticleVersion: { method: 'POST', path: '/workspaces/{workspace}/knowledge-lists/{list}/articles/{article}/versions/{version}/restore', access: 'bearer', idempotent: false },
+  listThreads: { method: 'GET', path: '/workspaces/{workspace}/threads', access: 'bearer', idempotent: false },
+  listInboxThreads: { method: 'GET', path: '/workspaces/{workspace}/inbox-threads', access: 'bearer', idempotent: false },
+  getThread: { method: 'GET', path: '/workspaces/{workspace}/threads/{thread}', access: 'bearer', idempotent: false },
+  listBookings: { method: 'GET', path: '/workspaces/{workspace}/bookings', access: 'bearer', idempotent: false },
+  listVoiceInteractions: { method: 'GET', path: '/workspaces/{workspace}/voice-interactions', access: 'bearer', idempotent: false },
+  createPaymentIntent: { method: 'POST', path: '/public/commerce/offers/{offer}/payment-intents', access: 'public', idempotent: true },
+  recordAgentChatOpened: { method: 'POST', path: '/public/agents/{agent}/analytics-events/opened', access: 'public', idempotent: true },
+  receivePaymentNotification: { method: 'POST', path: '/webhooks/payments', access: 'signature', idempotent: false },
+} as const satisfies Record<OperationId, Route>;
+
+/** The route of an operation, or undefined for an unknown operationId. */
+export function routeOf(operationId: string): Route | undefined {
+  return Object.hasOwn(routes, operationId) ? (routes as Record<string, Route>)[operationId] : undefined;
+}
