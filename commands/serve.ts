@@ -90,19 +90,19 @@ export default defineCommand<ServeOptions>({
     // Profile `local`: created on first run, kept pointing at this server afterwards.
     const profiles = await f.profiles();
     if (server.bootstrap) {
-      profiles.set('local', { base_url: server.url, token: server.bootstrap.token, workspace: server.bootstrap.workspaceId });
-      if (!profiles.current()) profiles.use('local');
+      await profiles.set('local', { base_url: server.url, token: server.bootstrap.token, workspace: server.bootstrap.workspaceId });
+      if (!profiles.current()) await profiles.use('local');
       out.write(`created an owner, workspace ${server.bootstrap.workspaceId} and an all-abilities token (shown once):\n`);
       out.write(`  ${server.bootstrap.token}\n`);
       out.write(`saved as profile \`local\` in ${profiles.path}: in another terminal, try \`wcm lists ls\`\n`);
     } else if (server.seededToken) {
-      profiles.set('local', { base_url: server.url, token: server.seededToken.token, workspace: server.seededToken.workspaceId });
-      if (!profiles.current()) profiles.use('local');
+      await profiles.set('local', { base_url: server.url, token: server.seededToken.token, workspace: server.seededToken.workspaceId });
+      if (!profiles.current()) await profiles.use('local');
       out.write(`profile \`local\` uses the fixture's first all-abilities token, workspace ${server.seededToken.workspaceId}: try \`wcm threads ls\`\n`);
     } else {
       const local = profiles.get('local');
       if (local?.token && local.base_url !== server.url && server.store.get('tokens', (await import('../src/store/fixture.js')).tokenId((await import('../src/store/fixture.js')).hashToken(local.token)))) {
-        profiles.set('local', { ...local, base_url: server.url });
+        await profiles.set('local', { ...local, base_url: server.url });
         out.write(`profile \`local\` now points at ${server.url}\n`);
       }
     }

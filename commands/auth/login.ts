@@ -81,8 +81,8 @@ export default defineCommand<LoginOptions>({
       note = 'The token reaches no workspace yet; workspace commands will fail until an owner adds you.';
     }
 
-    profiles.set(name, { base_url: baseUrl, token, ...(workspace ? { workspace } : {}) });
-    if (!profiles.current()) profiles.use(name);
+    await profiles.set(name, { base_url: baseUrl, token, ...(workspace ? { workspace } : {}) });
+    if (!profiles.current()) await profiles.use(name);
     const isCurrent = profiles.current() === name;
 
     if (f.globals.json) {

@@ -18,7 +18,7 @@ export default defineCommand({
       f.io.stderr.write(`Profile ${name} holds no token already.\n`);
     } else {
       const { token: _dropped, ...rest } = p;
-      profiles.set(name, rest);
+      await profiles.set(name, rest);
       f.io.stderr.write(`Removed the token of profile ${name} (${p.base_url}).\n`);
     }
     if (f.env.WCM_TOKEN) f.io.stderr.write('Note: WCM_TOKEN is set in this environment and still applies to every command.\n');

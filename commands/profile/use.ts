@@ -12,7 +12,7 @@ export default defineCommand({
       const known = Object.keys(profiles.list()).sort();
       throw new UsageError(`Profile \`${name}\` does not exist.`, known.length ? `Known profiles: ${known.join(', ')}.` : 'Create one with `wcm auth login --profile NAME`.');
     }
-    profiles.use(name);
+    await profiles.use(name);
     f.io.stderr.write(`Current profile: ${name}\n`);
     return 0;
   },

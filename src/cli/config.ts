@@ -1,4 +1,6 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
 import { CliError, EXIT } from './errors.js';
 
 export interface Profile {
@@ -12,59 +14,98 @@ interface ConfigShape {
   profiles: Record<string, Profile>;
 }
 
-/** Profiles, kept by `conf` in a file of mode 0600 (directory from WCM_CONFIG_DIR). */
+/**
+ * The directory `conf` keeps wcm's config in: WCM_CONFIG_DIR, else env-paths' config directory
+ * for project `wcm` with no suffix (Linux `$XDG_CONFIG_HOME/wcm` or `~/.config/wcm`, macOS
+ * `~/Library/Preferences/wcm`, Windows `%APPDATA%\wcm\Config`).
+ */
+export function configDir(env: NodeJS.ProcessEnv, home = homedir(), platform: NodeJS.Platform = process.platform): string {
+  if (env.WCM_CONFIG_DIR) return path.resolve(env.WCM_CONFIG_DIR);
+  if (platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'wcm');
+  if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'wcm', 'Config');
+  return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'wcm');
+}
+
+type Conf = { store: ConfigShape; path: string };
+
+/**
+ * Profiles in a file of mode 0600 (directory from WCM_CONFIG_DIR). Reads are a plain
+ * `readFileSync` + `JSON.parse` of the file `conf` writes; `conf` (ajv, semver, atomic writes)
+ * loads only to write, so commands that only read their target start fast.
+ */
 export class ProfileStore {
-  private constructor(private readonly conf: { store: ConfigShape; path: string }) {}
+  private conf: Promise<Conf> | null = null;
+
+  private constructor(
+    readonly path: string,
+    private readonly dir: string,
+    private readonly label: string | undefined,
+  ) {}
 
   static async open(env: NodeJS.ProcessEnv): Promise<ProfileStore> {
-    const { default: Conf } = await import('conf');
-    const conf = ProfileStore.guard(() => new Conf<ConfigShape>({
-      projectName: 'wcm',
-      projectSuffix: '',
-      ...(env.WCM_CONFIG_DIR ? { cwd: env.WCM_CONFIG_DIR } : {}),
-      configFileMode: 0o600,
-      defaults: { profiles: {} },
-    }), env.WCM_CONFIG_DIR);
-    return new ProfileStore(conf as unknown as { store: ConfigShape; path: string });
+    const dir = configDir(env);
+    const store = new ProfileStore(path.join(dir, 'config.json'), dir, env.WCM_CONFIG_DIR);
+    // A broken file is reported when the store opens, as conf did: before any command work.
+    store.load((reason) => store.unreadable(reason));
+    return store;
   }
 
-  /** Runs `fn`, turning a broken config file into a message that quotes none of its text. */
-  private static guard<T>(fn: () => T, dir: string | undefined): T {
+  /** The error for a config file that cannot be read or parsed (`reason`: an errno code or error name). */
+  private unreadable(reason: string): CliError {
+    return new CliError(
+      `The wcm config file${this.label ? ` in ${this.label}` : ''} cannot be read (${reason}).`,
+      EXIT.failure,
+      'Fix it by hand, or delete it and log in again with `wcm auth login`.',
+    );
+  }
+
+  /** The file's contents (empty when there is none); a broken file throws `error(reason)`. */
+  private load(error: (reason: string) => CliError): ConfigShape {
+    let s: unknown;
     try {
-      return fn();
+      s = JSON.parse(readFileSync(this.path, 'utf8'));
     } catch (err) {
-      throw new CliError(
-        `The wcm config file${dir ? ` in ${dir}` : ''} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).name}).`,
-        EXIT.failure,
-        'Fix it by hand, or delete it and log in again with `wcm auth login`.',
-      );
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      // JSON.parse messages quote the text around the error, which may be a token: never pass them on.
+      throw error((err as NodeJS.ErrnoException).code ?? (err as Error).name);
     }
-  }
-
-  get path(): string {
-    return this.conf.path;
+    // As conf reads it: anything but an object holds no settings.
+    const o = (s && typeof s === 'object' && !Array.isArray(s) ? s : {}) as Partial<ConfigShape>;
+    return { current_profile: o.current_profile, profiles: { ...(o.profiles ?? {}) } };
   }
 
   private read(): ConfigShape {
-    let s: ConfigShape;
-    try {
-      s = this.conf.store;
-    } catch (err) {
-      // JSON.parse messages quote the text around the error, which may be a token: never pass them on.
-      throw new CliError(
-        `The config file ${this.conf.path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).name}).`,
-        EXIT.failure,
-        'Fix it by hand, or delete it and log in again with `wcm auth login`.',
-      );
-    }
-    return { current_profile: s.current_profile, profiles: { ...(s.profiles ?? {}) } };
+    return this.load((reason) => new CliError(
+      `The config file ${this.path} cannot be read (${reason}).`,
+      EXIT.failure,
+      'Fix it by hand, or delete it and log in again with `wcm auth login`.',
+    ));
   }
 
-  private write(s: ConfigShape): void {
-    this.conf.store = s;
+  /** conf, loaded on the first write, pointed at the directory reads use. */
+  private writer(): Promise<Conf> {
+    return (this.conf ??= import('conf').then(({ default: Conf }) => {
+      try {
+        return new Conf<ConfigShape>({
+          projectName: 'wcm',
+          projectSuffix: '',
+          cwd: this.dir,
+          configFileMode: 0o600,
+          defaults: { profiles: {} },
+        }) as unknown as Conf;
+      } catch (err) {
+        this.conf = null;
+        throw this.unreadable((err as NodeJS.ErrnoException).code ?? (err as Error).name);
+      }
+    }));
+  }
+
+  private async write(s: ConfigShape): Promise<void> {
+    const conf = await this.writer();
+    conf.store = s;
     // conf applies the mode on create; make sure a file created by an older version is 0600 too.
     try {
-      chmodSync(this.conf.path, 0o600);
+      chmodSync(this.path, 0o600);
     } catch {
       /* the file is written by conf; nothing to fix if it is gone */
     }
@@ -87,24 +128,24 @@ export class ProfileStore {
     return names.length === 1 ? names[0] : undefined;
   }
 
-  set(name: string, profile: Profile): void {
+  async set(name: string, profile: Profile): Promise<void> {
     const s = this.read();
     s.profiles[name] = profile;
-    this.write(s);
+    await this.write(s);
   }
 
-  remove(name: string): boolean {
+  async remove(name: string): Promise<boolean> {
     const s = this.read();
     if (!s.profiles[name]) return false;
     delete s.profiles[name];
     if (s.current_profile === name) delete s.current_profile;
-    this.write(s);
+    await this.write(s);
     return true;
   }
 
-  use(name: string): void {
+  async use(name: string): Promise<void> {
     const s = this.read();
     s.current_profile = name;
-    this.write(s);
+    await this.write(s);
   }
 }

@@ -9,8 +9,8 @@ let profiles: ProfileStore;
 beforeEach(async () => {
   dir = tempDir('wcm-target-');
   profiles = await ProfileStore.open({ WCM_CONFIG_DIR: dir.dir });
-  profiles.set('default', { base_url: 'http://default.test/v1', token: 'tok-default', workspace: 'ws-default' });
-  profiles.set('staging', { base_url: 'http://staging.test/v1', token: 'tok-staging', workspace: 'ws-staging' });
+  await profiles.set('default', { base_url: 'http://default.test/v1', token: 'tok-default', workspace: 'ws-default' });
+  await profiles.set('staging', { base_url: 'http://staging.test/v1', token: 'tok-staging', workspace: 'ws-staging' });
 });
 afterEach(() => dir.cleanup());
 
@@ -31,8 +31,8 @@ describe('resolveTarget: flag, then environment, then the chosen profile, then t
     expect([t.sources.baseUrl, t.sources.token, t.sources.workspace]).toEqual([bs, ts, ws]);
   });
 
-  it('`wcm profile use` makes a profile the current one', () => {
-    profiles.use('staging');
+  it('`wcm profile use` makes a profile the current one', async () => {
+    await profiles.use('staging');
     expect(resolveTarget({}, {}, profiles).baseUrl).toBe('http://staging.test/v1');
   });
 
