@@ -26,7 +26,40 @@ export interface AppResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * When set, `body` is exactly these buffers, concatenated, as UTF-8 (list pages are assembled
+   * from cached bytes): the HTTP adapter sends them instead of encoding `body` again. Setting
+   * `body` clears them.
+   */
+  parts?: readonly Buffer[];
 }
+
+/** A response whose body exists as byte parts; the string is built only if someone asks for it. */
+function partsResponse(status: number, headers: Record<string, string>, parts: readonly Buffer[]): AppResponse {
+  let text: string | undefined;
+  let raw: readonly Buffer[] | undefined = parts;
+  return {
+    status,
+    headers,
+    get body() {
+      return (text ??= Buffer.concat(raw ?? []).toString('utf8'));
+    },
+    set body(v: string) {
+      text = v;
+      raw = undefined;
+    },
+    get parts() {
+      return raw;
+    },
+    set parts(v: readonly Buffer[] | undefined) {
+      raw = v;
+      text = undefined;
+    },
+  };
+}
+
+const COMMA = Buffer.from(',');
+const PAGE_HEAD = Buffer.from('{"data":[');
 
 /**
  * Hooks around public operations (rate limits, idempotency). `around` wraps the handler call;
@@ -50,10 +83,19 @@ export interface AppOptions {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+/** Random bytes drawn in batches (one randomBytes call per 256 ids, not per request). */
+const ID_BYTES = 20;
+let idPool = Buffer.alloc(0);
+let idAt = 0;
+
 export function newRequestId(): string {
-  const bytes = randomBytes(20);
+  if (idAt + ID_BYTES > idPool.length) {
+    idPool = randomBytes(ID_BYTES * 256);
+    idAt = 0;
+  }
   let s = 'req_';
-  for (const b of bytes) s += BASE62[b % 62];
+  for (let i = idAt; i < idAt + ID_BYTES; i++) s += BASE62[idPool[i] % 62];
+  idAt += ID_BYTES;
   return s;
 }
 
@@ -215,8 +257,13 @@ export class App {
       const meta = { request_id: info.id, next_cursor: page.next_cursor };
       if (page.items.length && page.items.every((i) => i instanceof JsonItem)) {
         // Items serialized once per record (paging.ts cachedJson): splice their text in.
-        const data = (page.items as JsonItem[]).map((i) => i.text).join(',');
-        return { status: op.status, headers: this.baseHeaders(info, 'application/json; charset=utf-8'), body: `{"data":[${data}],"meta":${JSON.stringify(meta)}}` };
+        const parts: Buffer[] = [PAGE_HEAD];
+        for (let i = 0; i < page.items.length; i++) {
+          if (i) parts.push(COMMA);
+          parts.push((page.items[i] as JsonItem).bytes);
+        }
+        parts.push(Buffer.from(`],"meta":${JSON.stringify(meta)}}`));
+        return partsResponse(op.status, this.baseHeaders(info, 'application/json; charset=utf-8'), parts);
       }
       return this.json(op.status, { data: page.items, meta }, info, {});
     }

@@ -25,18 +25,46 @@ const invalidToken = (why: string) =>
     headers: { 'WWW-Authenticate': 'Bearer realm="wcm", error="invalid_token"' },
   });
 
+interface ParsedBearer {
+  digest: Buffer;
+  /** The store id the digest maps to. */
+  id: string;
+  oauth: boolean;
+}
+
+/**
+ * SHA-256 of the token, per raw Authorization header: a client sends the same header on every
+ * request, and hashing it was a visible share of a small request's CPU. Only the pure function of
+ * the header is cached, never the decision: the token record (revoked, expired, deleted, replaced)
+ * is looked up and checked on every request. Bounded; emptied whole when full.
+ */
+const BEARER_CACHE_MAX = 1024;
+const bearerCache = new Map<string, ParsedBearer>();
+
+function parseBearer(header: string): ParsedBearer | null {
+  const hit = bearerCache.get(header);
+  if (hit) return hit;
+  const m = /^Bearer +(\S+) *$/i.exec(header);
+  if (!m) return null;
+  const digest = createHash('sha256').update(m[1]).digest();
+  const parsed: ParsedBearer = { digest, id: tokenId(digest.toString('hex')), oauth: m[1].startsWith('wcm_oat_') };
+  if (bearerCache.size >= BEARER_CACHE_MAX) bearerCache.clear();
+  bearerCache.set(header, parsed);
+  return parsed;
+}
+
 /** Finds and checks the bearer token. Tokens are stored only as SHA-256 hashes. */
 export function authenticate(store: Store, header: string | undefined, now: Date): AuthContext {
   if (!header) throw unauthenticated();
-  const m = /^Bearer +(\S+) *$/i.exec(header);
-  if (!m) throw invalidToken('malformed (expected `Authorization: Bearer <token>`)');
-  const digest = createHash('sha256').update(m[1]).digest();
-  const rec = store.get('tokens', tokenId(digest.toString('hex')));
+  const parsed = parseBearer(header);
+  if (!parsed) throw invalidToken('malformed (expected `Authorization: Bearer <token>`)');
+  const { digest } = parsed;
+  const rec = store.get('tokens', parsed.id);
   // Compare the full digest in constant time: the map lookup used only a prefix.
   if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), digest)) throw invalidToken('not recognised');
   if (rec.revoked_at) throw invalidToken('revoked');
   if (rec.expires_at && new Date(rec.expires_at).getTime() <= now.getTime()) throw invalidToken(`expired (at ${rec.expires_at})`);
-  if (m[1].startsWith('wcm_oat_') && rec.audience !== API_AUDIENCE) throw invalidToken('issued for another audience');
+  if (parsed.oauth && rec.audience !== API_AUDIENCE) throw invalidToken('issued for another audience');
   const user = store.get('users', rec.user_id);
   if (!user) throw invalidToken('not recognised');
   return { token: rec, user };

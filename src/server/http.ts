@@ -19,9 +19,40 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Send buffers for bodies given as parts (list pages), reused once a response has been written:
+ * a fresh 24 KB buffer per page made V8 collect garbage for its external memory every few
+ * milliseconds. A buffer goes back only after `finish` (the socket write completed); a response
+ * that fails midway just leaves its buffer to the garbage collector.
+ */
+const SEND_BUFFER_BYTES = 64 * 1024;
+const SEND_BUFFERS_KEPT = 64;
+const sendBuffers: Buffer[] = [];
+
 function send(res: http.ServerResponse, r: AppResponse, head: boolean): void {
-  res.writeHead(r.status, { ...r.headers, 'Content-Length': Buffer.byteLength(r.body) });
-  res.end(head ? undefined : r.body);
+  const parts = r.parts;
+  if (!parts) {
+    res.writeHead(r.status, { ...r.headers, 'Content-Length': Buffer.byteLength(r.body) });
+    res.end(head ? undefined : r.body);
+    return;
+  }
+  let length = 0;
+  for (const p of parts) length += p.length;
+  res.writeHead(r.status, { ...r.headers, 'Content-Length': length });
+  if (head) {
+    res.end();
+    return;
+  }
+  if (length > SEND_BUFFER_BYTES) {
+    res.end(Buffer.concat(parts as Buffer[], length));
+    return;
+  }
+  const buf = sendBuffers.pop() ?? Buffer.allocUnsafeSlow(SEND_BUFFER_BYTES);
+  let at = 0;
+  for (const p of parts) at += p.copy(buf, at);
+  res.end(buf.subarray(0, length), () => {
+    if (sendBuffers.length < SEND_BUFFERS_KEPT) sendBuffers.push(buf);
+  });
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

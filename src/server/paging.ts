@@ -14,7 +14,12 @@ export interface Page<T> {
  * store, serializing a page of 50 summaries was half the CPU of a listThreads request.
  */
 export class JsonItem {
+  private utf8: Buffer | undefined;
   constructor(readonly text: string) {}
+  /** The text as UTF-8, encoded once: pages are assembled from bytes, never re-encoded per request. */
+  get bytes(): Buffer {
+    return (this.utf8 ??= Buffer.from(this.text, 'utf8'));
+  }
   /** Anything that serializes the page normally still gets the same value. */
   toJSON(): unknown {
     return JSON.parse(this.text);
