@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectProxy, httpStub, type Stub } from '../client/stubs.js';
 import { ROOT, tempDir } from '../support/server.js';
 
 // Records every module URL the process loads: `module.register` hooks run on a loader thread and
@@ -24,18 +25,39 @@ process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(load
 
 const HEAVY = [/node_modules\/stripe\//, /node_modules\/@inquirer\//, /node_modules\/undici\//, /node_modules\/zod\//, /node_modules\/conf\//, /\/dist\/src\/server\//, /\/dist\/src\/store\//, /\/dist\/src\/contract\//, /\/dist\/src\/client\//];
 
+// What a read-only list command may not load: a page of listings needs node:http, the client and
+// the zod-free route table, nothing else heavy (--json and piped output need no chalk or tables).
+const LIST_HEAVY = [
+  /node_modules\/(zod|conf|undici|ajv|semver|chalk|cli-table3|stripe|@inquirer)\//,
+  /\/dist\/src\/(server|store|seed)\//,
+  /\/dist\/src\/contract\/(?!routes\.js$)/,
+];
+
+const WS = '775050e9-98e8-4600-8d0f-afce4b67e137';
+const TOKEN = 'wcm_pat_startupProbeToken0123456789abcdefghijk';
+const LISTINGS = Array.from({ length: 25 }, (_, i) => ({ id: `lst_${i}`, title: `Listing ${i}`, dashboard_url: `https://dash.test/lists/${i}` }));
+
 let dir: { dir: string; cleanup(): void };
-beforeAll(() => {
+let api: Stub;
+beforeAll(async () => {
   dir = tempDir('wcm-startup-');
   writeFileSync(path.join(dir.dir, 'hooks.mjs'), HOOKS);
   writeFileSync(path.join(dir.dir, 'register.mjs'), REGISTER);
+  api = await httpStub((r) =>
+    r.url.startsWith(`/v1/workspaces/${WS}/lists`) && r.headers.authorization === `Bearer ${TOKEN}`
+      ? { status: 200, body: { data: LISTINGS, meta: { request_id: 'req_probe', next_cursor: 'more' } } }
+      : { status: 404, body: { title: 'Not Found', status: 404 } },
+  );
 });
-afterAll(() => dir.cleanup());
+afterAll(async () => {
+  await api.close();
+  dir.cleanup();
+});
 
-async function loadedBy(args: string[]): Promise<{ urls: string[]; stdout: string; exitCode?: number }> {
+async function loadedBy(args: string[], env: Record<string, string> = {}): Promise<{ urls: string[]; stdout: string; exitCode?: number }> {
   const r = await execa('node', ['--import', path.join(dir.dir, 'register.mjs'), path.join(ROOT, 'bin/wcm.js'), ...args], {
     reject: false,
-    env: { NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: dir.dir },
+    env: { NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: dir.dir, ...env },
   });
   const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
   if (!line) throw new Error(`no LOADED line: ${r.stderr}`);
@@ -61,5 +83,35 @@ describe('startup cost', () => {
   it('the probe does see heavy modules when a command needs them', async () => {
     const { urls } = await loadedBy(['openapi']);
     expect(urls.some((u) => /node_modules\/zod\//.test(u))).toBe(true);
+  });
+
+  const target = () => ({ WCM_BASE_URL: api.base, WCM_TOKEN: TOKEN, WCM_WORKSPACE: WS });
+
+  it.each([
+    ['lists ls --json', ['lists', 'ls', '--json']],
+    ['lists ls (piped: tab-separated rows)', ['lists', 'ls']],
+  ])('`wcm %s` against a server loads node:http, the client and the route table, but none of zod, conf, undici, ajv, chalk, cli-table3, the server, the store or the zod contract', async (_label, args) => {
+    const { urls, exitCode, stdout } = await loadedBy(args, target());
+    expect(exitCode).toBe(0);
+    if (args.includes('--json')) expect(JSON.parse(stdout)).toEqual(LISTINGS);
+    else expect(stdout.split('\n')[0]).toBe('lst_0\tListing 0\thttps://dash.test/lists/0');
+    expect(urls.some((u) => u.endsWith('/dist/src/client/client.js'))).toBe(true);
+    expect(urls.some((u) => u.endsWith('/dist/src/contract/routes.js'))).toBe(true);
+    expect(urls).toContain('node:http');
+    expect(urls.filter((u) => LIST_HEAVY.some((re) => re.test(u)))).toEqual([]);
+  });
+
+  it('with HTTP_PROXY set, the same command loads undici and goes through the proxy', async () => {
+    const proxy = await connectProxy();
+    try {
+      const { urls, exitCode, stdout } = await loadedBy(['lists', 'ls', '--json'], { ...target(), HTTP_PROXY: proxy.url });
+      expect(exitCode).toBe(0);
+      expect(JSON.parse(stdout)).toHaveLength(25);
+      expect(proxy.tunnels).toEqual([new URL(api.url).host]);
+      expect(urls.some((u) => /node_modules\/undici\//.test(u))).toBe(true);
+      expect(urls.filter((u) => /node_modules\/(zod|conf)\//.test(u))).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 });
