@@ -301,6 +301,9 @@ function methodNotAllowed(allow: string[]): ProblemError {
   });
 }
 
+/** Strict UTF-8 (a leading BOM is dropped). Not streaming, so one decoder serves every request. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function parseJson(raw: Buffer, optional?: boolean): unknown {
   if (raw.length === 0) {
     if (optional) return {};
@@ -308,7 +311,7 @@ function parseJson(raw: Buffer, optional?: boolean): unknown {
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    text = UTF8.decode(raw);
   } catch {
     throw new ProblemError('invalid_json', { detail: 'The body is not valid UTF-8.' });
   }

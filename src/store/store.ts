@@ -36,9 +36,15 @@ const SNAPSHOT_FORMAT = 'wcm-store';
 /** Above this many writes to one collection in a transaction, its indexes are rebuilt instead. */
 const BULK_REINDEX = 512;
 
-function frame(seq: number, ops: Op[]): string {
+/** One journal line: `CRC32-hex JSON\n`, the checksum over the JSON's UTF-8 bytes. */
+function frame(seq: number, ops: Op[]): Buffer {
   const json = JSON.stringify({ s: seq, o: ops });
-  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+  const len = Buffer.byteLength(json);
+  const buf = Buffer.allocUnsafe(len + 10);
+  buf.write(json, 9, 'utf8');
+  buf.write(`${crc32(buf.subarray(9, 9 + len)).toString(16).padStart(8, '0')} `, 0, 'latin1');
+  buf[len + 9] = 10;
+  return buf;
 }
 
 /**
@@ -307,7 +313,7 @@ export class Store {
       while (this.pending.length) {
         const batch = this.pending;
         this.pending = [];
-        const buf = Buffer.from(batch.map((p) => frame(p.seq, p.ops)).join(''));
+        const buf = batch.length === 1 ? frame(batch[0].seq, batch[0].ops) : Buffer.concat(batch.map((p) => frame(p.seq, p.ops)));
         try {
           // Cut whatever a failed append left past the last good record before writing after it:
           // a shorter record written over it would leave older whole records behind its end.
