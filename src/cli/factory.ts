@@ -66,7 +66,7 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     profiles: () => (profiles ??= import('./config.js').then((m) => m.ProfileStore.open(env))),
     target: () => (target ??= f.profiles().then((p) => resolveTarget(globals, env, p))),
     async client(opts = {}) {
-      // Start loading the client (undici, the contract) while the profiles are read.
+      // Start loading the client (node:http, the route table) while the profiles are read.
       const clientModule = import('../client/client.js');
       clientModule.catch(() => undefined);
       const t = opts.baseUrl ? null : await f.target();
