@@ -1,5 +1,4 @@
 import { Command, CommanderError, Option } from 'commander';
-import { commands } from '../../commands/index.js';
 import type { CommandDef } from './command.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
@@ -58,6 +57,36 @@ function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cm
   });
 }
 
+/** Global options that take a value, so the command words can be found after them. */
+const GLOBAL_WITH_VALUE = new Set(['--base-url', '-w', '--workspace', '--profile']);
+const GLOBAL_FLAGS = new Set(['--json', '--no-color', '--debug']);
+
+/**
+ * The one command `argv` names, loaded alone: a command lives in `commands/<path>.js`, so
+ * `wcm lists ls …` needs only commands/lists/ls.js, not all thirty definitions. Anything else
+ * (help, a group, an unknown word or option before the command) gets null, and every command.
+ */
+async function commandNamedBy(argv: string[]): Promise<CommandDef | null> {
+  let i = 0;
+  while (i < argv.length && argv[i].startsWith('-')) {
+    if (GLOBAL_WITH_VALUE.has(argv[i])) i += 2;
+    else if (GLOBAL_FLAGS.has(argv[i]) || /^--(base-url|workspace|profile)=/.test(argv[i])) i += 1;
+    else return null;
+  }
+  const words = argv.slice(i, i + 2);
+  const word = /^[a-z]+$/;
+  for (const path of [words, words.slice(0, 1)]) {
+    if (!path.length || !path.every((w) => word.test(w))) continue;
+    try {
+      const def = ((await import(`../../commands/${path.join('/')}.js`)) as { default?: CommandDef }).default;
+      if (def && Array.isArray(def.path) && def.path.join(' ') === path.join(' ')) return def;
+    } catch {
+      /* no such file, or not a command: look further */
+    }
+  }
+  return null;
+}
+
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
   const env = deps.env ?? process.env;
@@ -114,7 +143,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
       } else exitCode = err.exitCode;
     }
   };
-  for (const def of commands) register(program, def, run);
+  const one = await commandNamedBy(argv);
+  for (const def of one ? [one] : (await import('../../commands/index.js')).commands) register(program, def, run);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { commands } from '../../commands/index.js';
 import { systemIO } from '../../src/cli/io.js';
+import { ROOT, tempDir } from '../support/server.js';
 import { runInProcess } from '../support/cli.js';
-import { tempDir } from '../support/server.js';
 
 describe('main', () => {
   it('--version prints the package version', async () => {
@@ -34,6 +37,14 @@ describe('main', () => {
     } finally {
       d.cleanup();
     }
+  });
+});
+
+describe('commands', () => {
+  // main loads only the named command from commands/<path>.js (falling back to all of them when
+  // it is elsewhere), so a command kept anywhere else would still work, only start slower.
+  it.each(commands.map((c) => [c.path.join(' '), c.path] as const))('`wcm %s` lives in commands/<path>.ts', (_name, p) => {
+    expect(existsSync(path.join(ROOT, 'commands', ...p) + '.ts')).toBe(true);
   });
 });
 

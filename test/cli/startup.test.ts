@@ -99,6 +99,8 @@ describe('startup cost', () => {
     expect(urls.some((u) => u.endsWith('/dist/src/contract/routes.js'))).toBe(true);
     expect(urls).toContain('node:http');
     expect(urls.filter((u) => LIST_HEAVY.some((re) => re.test(u)))).toEqual([]);
+    // Only the named command's definition loads, not the other thirty.
+    expect(urls.filter((u) => u.includes('/dist/commands/'))).toEqual([expect.stringMatching(/\/dist\/commands\/lists\/ls\.js$/)]);
   });
 
   it('with HTTP_PROXY set, the same command loads undici and goes through the proxy', async () => {
