@@ -22,6 +22,15 @@ const GROUPS: Record<string, string> = {
   auth: 'Log in with a token, show who you are, print or remove the token',
   profile: 'Saved targets (base URL, token, default workspace)',
   lists: 'Listings: create, list, templates',
+  forms: 'Forms: show one, update (members replace, objects merge)',
+  pages: 'Hosted pages: show one, update, publish or unpublish',
+  articles: 'Knowledge articles: list, show with versions, restore a version',
+  threads: 'Conversation threads across chat, email, WhatsApp and forms: list, show',
+  bookings: 'Bookings: list by status and date',
+  voice: 'Inbound calls and voice messages: list',
+  commerce: 'Public card payments: create an order and payment intent (no token)',
+  agents: 'Public agent analytics: record a chat open (no token)',
+  payments: 'Payment notifications: sign and send one, like the processor would',
   local: 'The local data file: import, export, orders, events',
 };
 
