@@ -3,9 +3,19 @@ import path from 'node:path';
 
 /** An append-only file that is durable after each `append`. */
 export interface JournalHandle {
+  /** Bytes written so far (durable only after `append`, or after `sync` for bytes from `write`). */
   readonly size: number;
   /** Writes `buf` at the end and fdatasyncs; on failure the file is cut back to its previous size. */
   append(buf: Buffer): Promise<void>;
+  /**
+   * Optional, with `sync`: writes `buf` at the end without syncing and grows `size`; on failure
+   * `size` stays and bytes past it may remain (the caller cuts them with `truncate`). Calls are
+   * made one at a time. A layer with both lets the store pipeline commits: the next batch is
+   * written while earlier syncs run.
+   */
+  write?(buf: Buffer): Promise<void>;
+  /** Optional, with `write`: fdatasyncs everything written so far. May run concurrently with itself and with `write`. */
+  sync?(): Promise<void>;
   truncate(size: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -49,6 +59,20 @@ class NodeJournal implements JournalHandle {
       await this.fh.truncate(before).catch(() => undefined);
       throw err;
     }
+  }
+
+  async write(buf: Buffer): Promise<void> {
+    const before = this.size;
+    let off = 0;
+    while (off < buf.length) {
+      const { bytesWritten } = await this.fh.write(buf, off, buf.length - off, before + off);
+      off += bytesWritten;
+    }
+    this.size = before + buf.length;
+  }
+
+  async sync(): Promise<void> {
+    await this.fh.datasync();
   }
 
   async truncate(size: number): Promise<void> {

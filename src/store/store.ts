@@ -17,6 +17,27 @@ interface Pending {
   reject(err: unknown): void;
 }
 
+/** One batch in the commit pipeline: written after the batch before it, then synced. */
+interface Flight {
+  batch: Pending[];
+  /** Journal offset of its first byte: where the file is cut back to if it fails. */
+  start: number;
+  idx: number;
+  state: 'running' | 'ok' | 'failed';
+  err?: unknown;
+  /**
+   * How many syncs had been started when this one succeeded. Concurrent fdatasyncs on one file
+   * report a writeback error to whichever checks first, so a sync that ran alongside this one may
+   * have taken the error for this batch's pages: it is acknowledged only once those succeeded too.
+   */
+  barrier: number;
+  /** Never rejects. */
+  settled: Promise<void>;
+}
+
+/** Batches written and being synced at once, at most. */
+const PIPELINE_DEPTH = 4;
+
 /** Writes inside one transaction. Records are replaced whole, never mutated in place. */
 export interface Tx {
   get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined;
@@ -61,11 +82,17 @@ export class Store {
   private snapshotSeq = 0;
   private pending: Pending[] = [];
   private flushing: Promise<void> | null = null;
+  /** Wakes the pipelined flush loop (a batch settled, or transactions arrived). */
+  private wake: (() => void) | null = null;
+  private kickScheduled = false;
   private journal: JournalHandle | null = null;
   private releaseLock: (() => Promise<void>) | null = null;
   private closed = false;
-  /** A failed append may have left bytes past the journal's size that its own clean-up did not cut. */
-  private journalDirty = false;
+  /**
+   * After a failed write whose clean-up did not finish: the offset the journal must be cut back to
+   * before anything else is written (bytes past it may remain).
+   */
+  private cutTo: number | null = null;
   private readonly files: FileLayer;
 
   private constructor(
@@ -296,7 +323,8 @@ export class Store {
     if (!ops.length) return Promise.resolve(result);
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ seq: ++this.seq, ops, undo, resolve: () => resolve(result), reject });
-      this.flushing ??= this.flush();
+      if (this.flushing) this.kick();
+      else this.flushing = this.flush();
     });
   }
 
@@ -307,38 +335,176 @@ export class Store {
     }
   }
 
+  /** Lets a waiting pipelined flush take new transactions, after the ones from this turn joined them. */
+  private kick(): void {
+    if (this.kickScheduled) return;
+    this.kickScheduled = true;
+    setImmediate(() => {
+      this.kickScheduled = false;
+      this.wake?.();
+    });
+  }
+
   private async flush(): Promise<void> {
     await new Promise<void>((r) => setImmediate(r));
     try {
-      while (this.pending.length) {
-        const batch = this.pending;
-        this.pending = [];
-        const buf = batch.length === 1 ? frame(batch[0].seq, batch[0].ops) : Buffer.concat(batch.map((p) => frame(p.seq, p.ops)));
-        try {
-          // Cut whatever a failed append left past the last good record before writing after it:
-          // a shorter record written over it would leave older whole records behind its end.
-          if (this.journalDirty) {
-            await this.journal!.truncate(this.journal!.size);
-            this.journalDirty = false;
-          }
-          await this.journal!.append(buf);
-        } catch (err) {
-          this.journalDirty = true;
-          // Undo this batch and everything queued behind it (it may build on this batch).
-          const failed = [...batch, ...this.pending];
-          this.pending = [];
-          for (let i = failed.length - 1; i >= 0; i--) this.rollback(failed[i].undo);
-          this.seq = failed[0].seq - 1;
-          for (const p of failed) p.reject(err);
-          continue;
-        }
-        for (const p of batch) p.resolve();
-        if (this.journal!.size > (this.options.compactBytes ?? 64 * 1024 * 1024) && !this.pending.length) {
-          await this.compact().catch((err) => process.emitWarning(`wcm: compaction failed: ${(err as Error).message}`));
-        }
-      }
+      const j = this.journal!;
+      if (j.write && j.sync) await this.flushPipelined(j as Required<JournalHandle>);
+      else await this.flushSerial(j);
     } finally {
       this.flushing = null;
+    }
+  }
+
+  /** Undoes `failed` (in seq order) in reverse and rejects them all. */
+  private fail(failed: Pending[], err: unknown): void {
+    if (!failed.length) return;
+    for (let i = failed.length - 1; i >= 0; i--) this.rollback(failed[i].undo);
+    this.seq = failed[0].seq - 1;
+    for (const p of failed) p.reject(err);
+  }
+
+  private async maybeCompact(): Promise<void> {
+    if (this.journal!.size > (this.options.compactBytes ?? 64 * 1024 * 1024) && !this.pending.length) {
+      await this.compact().catch((err) => process.emitWarning(`wcm: compaction failed: ${(err as Error).message}`));
+    }
+  }
+
+  /** One write-and-sync at a time, through `append` (a file layer without `write`/`sync`). */
+  private async flushSerial(j: JournalHandle): Promise<void> {
+    while (this.pending.length) {
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        // Cut whatever a failed append left past the last good record before writing after it:
+        // a shorter record written over it would leave older whole records behind its end.
+        if (this.cutTo !== null) {
+          await j.truncate(this.cutTo);
+          this.cutTo = null;
+        }
+        await j.append(buildBatch(batch));
+      } catch (err) {
+        this.cutTo ??= j.size;
+        // Undo this batch and everything queued behind it (it may build on this batch).
+        const failed = [...batch, ...this.pending];
+        this.pending = [];
+        this.fail(failed, err);
+        continue;
+      }
+      for (const p of batch) p.resolve();
+      await this.maybeCompact();
+    }
+  }
+
+  /**
+   * Pipelined group commit: while a batch's fdatasync runs, the next batches are written (one
+   * write at a time, in seq order) and synced, up to PIPELINE_DEPTH batches in flight.
+   * Acknowledgements stay in seq order: a batch resolves only once its own sync and every earlier
+   * batch's succeeded (and every sync that ran alongside its own, see Flight.barrier). If batch k
+   * fails, k and everything after it (in flight or queued) is undone in reverse order and
+   * rejected, and once the in-flight operations settled the journal is cut back to k's start.
+   */
+  private async flushPipelined(j: Required<JournalHandle>): Promise<void> {
+    const inflight: Flight[] = [];
+    let nextIdx = 0;
+    let syncsStarted = 0;
+    let lastWrite: Promise<void> = Promise.resolve();
+    let end = j.size;
+    for (;;) {
+      // Start batches while there is room.
+      while (this.pending.length && inflight.length < PIPELINE_DEPTH) {
+        if (!inflight.length) {
+          if (this.cutTo !== null) {
+            try {
+              await j.truncate(this.cutTo);
+              this.cutTo = null;
+            } catch (err) {
+              const failed = this.pending;
+              this.pending = [];
+              this.fail(failed, err);
+              continue;
+            }
+          }
+          end = j.size;
+          lastWrite = Promise.resolve();
+        }
+        const batch = this.pending;
+        this.pending = [];
+        const buf = buildBatch(batch);
+        const f: Flight = { batch, start: end, idx: nextIdx++, state: 'running', barrier: 0, settled: Promise.resolve() };
+        end += buf.length;
+        // A write starts only after the one before it succeeded; if that failed, this one fails too.
+        const written = lastWrite.then(() => j.write(buf));
+        lastWrite = written;
+        f.settled = written
+          .then(() => {
+            syncsStarted = Math.max(syncsStarted, f.idx + 1);
+            return j.sync();
+          })
+          .then(
+            () => {
+              f.state = 'ok';
+              f.barrier = syncsStarted;
+            },
+            (err) => {
+              f.state = 'failed';
+              f.err = err;
+            },
+          )
+          .finally(() => this.wake?.());
+        inflight.push(f);
+      }
+
+      // Acknowledge from the front, in order.
+      let failure: Flight | null = null;
+      let failErr: unknown;
+      while (inflight.length) {
+        const head = inflight[0];
+        if (head.state === 'running') break;
+        if (head.state === 'failed') {
+          failure = head;
+          failErr = head.err;
+          break;
+        }
+        let ready = true;
+        for (let i = 1; i < inflight.length && inflight[i].idx < head.barrier; i++) {
+          if (inflight[i].state === 'failed') {
+            failure = head;
+            failErr = inflight[i].err;
+            break;
+          }
+          if (inflight[i].state === 'running') ready = false;
+        }
+        if (failure || !ready) break;
+        inflight.shift();
+        for (const p of head.batch) p.resolve();
+      }
+
+      if (failure) {
+        // Undo and reject the failed batch and everything after it (each may build on the one before).
+        const failed = [...inflight.flatMap((f) => f.batch), ...this.pending];
+        this.pending = [];
+        this.fail(failed, failErr);
+        await Promise.all(inflight.map((f) => f.settled));
+        inflight.length = 0;
+        this.cutTo = failure.start;
+        try {
+          await j.truncate(failure.start);
+          this.cutTo = null;
+        } catch {
+          // Cut before the next write (above).
+        }
+        continue;
+      }
+
+      if (!inflight.length) {
+        if (this.pending.length) continue;
+        await this.maybeCompact();
+        if (this.pending.length) continue;
+        return;
+      }
+      await new Promise<void>((r) => (this.wake = r));
+      this.wake = null;
     }
   }
 
@@ -377,6 +543,11 @@ class GapError extends Error {}
 async function snapshotIdentity(file: string): Promise<string> {
   const st = await fs.stat(file).catch(() => null);
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'none';
+}
+
+/** A batch's journal lines, one per transaction. */
+function buildBatch(batch: Pending[]): Buffer {
+  return batch.length === 1 ? frame(batch[0].seq, batch[0].ops) : Buffer.concat(batch.map((p) => frame(p.seq, p.ops)));
 }
 
 function parseFrame(text: string): { s: number; o: Op[] } | null {

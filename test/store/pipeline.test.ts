@@ -1,0 +1,270 @@
+import { copyFileSync, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
+import type { ListingRecord } from '../../src/store/records.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../support/server.js';
+
+let dir: string;
+let cleanup: () => void;
+const open: Store[] = [];
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+});
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close().catch(() => undefined);
+  cleanup();
+});
+
+const WS = '11111111-1111-4111-8111-111111111111';
+const listing = (n: number): ListingRecord => ({
+  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  workspace_id: WS, title: `L${n}`, template_slug: 'faq', items: [], button_id: null,
+  created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+});
+const titles = (s: Store) => [...s.values('listings')].map((l) => l.title).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+async function openStore(file: string, opts: Parameters<typeof Store.open>[1] = {}): Promise<Store> {
+  const s = await Store.open(file, opts);
+  open.push(s);
+  return s;
+}
+function crashCopy(file: string, to: string): string {
+  const target = path.join(dir, to);
+  if (existsSync(file)) copyFileSync(file, target);
+  copyFileSync(`${file}.journal`, `${target}.journal`);
+  return target;
+}
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+const settleFor = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface HeldSync {
+  n: number;
+  done: boolean;
+  release(): void;
+  fail(err: Error): void;
+}
+
+/**
+ * The node file layer with `write`/`sync` (the pipelined path) where, while `holding`, every sync
+ * really syncs and then waits to be released or failed by the test. Everything is logged.
+ */
+function heldSyncLayer(): FileLayer & { holding: boolean; log: string[]; syncs: HeldSync[]; journal: JournalHandle | null } {
+  const layer = {
+    holding: false,
+    log: [] as string[],
+    syncs: [] as HeldSync[],
+    journal: null as JournalHandle | null,
+    openJournal: async (file: string) => {
+      const j = await nodeFileLayer.openJournal(file);
+      let writes = 0;
+      const h: JournalHandle = {
+        get size() {
+          return j.size;
+        },
+        append: (buf: Buffer) => j.append(buf),
+        write: async (buf: Buffer) => {
+          const n = ++writes;
+          await j.write!(buf);
+          layer.log.push(`write ${n}`);
+        },
+        sync: async () => {
+          const n = writes;
+          layer.log.push(`sync ${n} start`);
+          await j.sync!();
+          if (layer.holding) {
+            await new Promise<void>((resolve, reject) => {
+              const held: HeldSync = {
+                n,
+                done: false,
+                release: () => ((held.done = true), resolve()),
+                fail: (err) => ((held.done = true), reject(err)),
+              };
+              layer.syncs.push(held);
+            });
+          }
+          layer.log.push(`sync ${n} done`);
+        },
+        truncate: (n: number) => j.truncate(n),
+        close: () => j.close(),
+      };
+      layer.journal = h;
+      return h;
+    },
+    writeAtomic: nodeFileLayer.writeAtomic,
+    readIfExists: nodeFileLayer.readIfExists,
+  };
+  return layer;
+}
+
+const EIO = () => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+
+describe('pipelined commits', () => {
+  it('writes batch N+1 while batch N is still syncing, and acknowledges in order', async () => {
+    const files = heldSyncLayer();
+    const s = await openStore(path.join(dir, 'store.json'), { files });
+    files.holding = true;
+    const acks: string[] = [];
+    const a = s.transact((tx) => tx.put('listings', listing(1))).then(() => acks.push('A'));
+    await until(() => files.syncs.length === 1, 'the first sync');
+    const b = s.transact((tx) => tx.put('listings', listing(2))).then(() => acks.push('B'));
+    await until(() => files.syncs.length === 2, 'the second sync');
+    // Batch 2 was written, and its sync started, while batch 1's sync had not finished.
+    expect(files.log).toEqual(['write 1', 'sync 1 start', 'write 2', 'sync 2 start']);
+    // The later sync finishing first acknowledges nothing.
+    files.syncs[1].release();
+    await settleFor(20);
+    expect(acks).toEqual([]);
+    files.syncs[0].release();
+    await Promise.all([a, b]);
+    expect(acks).toEqual(['A', 'B']);
+    expect(titles(s)).toEqual(['L1', 'L2']);
+  });
+
+  it('never has more than 4 batches in flight', async () => {
+    const files = heldSyncLayer();
+    const s = await openStore(path.join(dir, 'store.json'), { files });
+    files.holding = true;
+    const all: Promise<unknown>[] = [];
+    for (let i = 1; i <= 6; i++) {
+      all.push(s.transact((tx) => tx.put('listings', listing(i))));
+      if (i <= 4) await until(() => files.syncs.length === i, `sync ${i}`);
+      else await settleFor(10);
+    }
+    expect(files.syncs.length).toBe(4);
+    expect(files.log.filter((l) => l.startsWith('write')).length).toBe(4);
+    for (const h of files.syncs) h.release();
+    // 5 and 6 go together in one more batch once there is room.
+    await until(() => files.syncs.length === 5, 'the fifth sync');
+    files.syncs[4].release();
+    await Promise.all(all);
+    expect(titles(s)).toEqual(['L1', 'L2', 'L3', 'L4', 'L5', 'L6']);
+  });
+
+  it('a failed sync rejects that batch and every later one, rolls memory back, cuts the file; later writes work and a reopen shows exactly what was acknowledged', async () => {
+    const files = heldSyncLayer();
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file, { files });
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    const goodSize = statSync(`${file}.journal`).size;
+    files.holding = true;
+    const results: string[] = [];
+    const track = (name: string, p: Promise<unknown>) =>
+      p.then(() => results.push(`${name} ok`), (err: Error) => results.push(`${name} ${(err as { code?: string }).code ?? err.message}`));
+    const b = track('B', s.transact((tx) => {
+      tx.put('listings', listing(2));
+      tx.put('listings', { ...listing(1), title: 'L1 changed' });
+    }));
+    await until(() => files.syncs.length === 1, 'sync B');
+    const c = track('C', s.transact((tx) => {
+      tx.delete('listings', listing(1).id);
+      tx.put('listings', listing(3));
+    }));
+    await until(() => files.syncs.length === 2, 'sync C');
+    const d = track('D', s.transact((tx) => tx.put('listings', { ...listing(2), title: 'L2 changed' })));
+    await until(() => files.syncs.length === 3, 'sync D');
+    expect(statSync(`${file}.journal`).size).toBeGreaterThan(goodSize);
+    // C and D's syncs succeed first; B's fails: B, C and D are all rejected.
+    files.syncs[1].release();
+    files.syncs[2].release();
+    await settleFor(10);
+    expect(results).toEqual([]);
+    files.syncs[0].fail(EIO());
+    await Promise.all([b, c, d]);
+    expect(results).toEqual(['B EIO', 'C EIO', 'D EIO']);
+    expect(titles(s)).toEqual(['L1']);
+    expect(s.get('listings', listing(1).id)?.title).toBe('L1');
+    expect(s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.id)).toEqual([listing(1).id]);
+    await s.drain();
+    expect(statSync(`${file}.journal`).size).toBe(goodSize);
+    expect(files.journal!.size).toBe(goodSize);
+
+    files.holding = false;
+    await s.transact((tx) => tx.put('listings', listing(4)));
+    expect(titles(s)).toEqual(['L1', 'L4']);
+    const reopened = await openStore(crashCopy(file, 'crash.json'));
+    expect(titles(reopened)).toEqual(['L1', 'L4']);
+    expect(reopened.get('listings', listing(1).id)?.title).toBe('L1');
+  });
+
+  it('a batch whose sync succeeded while a later sync was running is not acknowledged if that later sync fails', async () => {
+    // Concurrent fdatasyncs on one file: the error for the first batch's pages may be reported to
+    // the second sync only, so the first batch cannot be called durable either.
+    const files = heldSyncLayer();
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file, { files });
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    files.holding = true;
+    const results: string[] = [];
+    const b = s.transact((tx) => tx.put('listings', listing(2))).then(() => results.push('B ok'), () => results.push('B rejected'));
+    await until(() => files.syncs.length === 1, 'sync B');
+    const c = s.transact((tx) => tx.put('listings', listing(3))).then(() => results.push('C ok'), () => results.push('C rejected'));
+    await until(() => files.syncs.length === 2, 'sync C');
+    files.syncs[0].release();
+    await settleFor(10);
+    expect(results).toEqual([]);
+    files.syncs[1].fail(EIO());
+    await Promise.all([b, c]);
+    expect(results).toEqual(['B rejected', 'C rejected']);
+    expect(titles(s)).toEqual(['L1']);
+    files.holding = false;
+    await s.transact((tx) => tx.put('listings', listing(5)));
+    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L5']);
+  });
+
+  it('a failed write stops the writes behind it; the file is cut back to that batch', async () => {
+    const file = path.join(dir, 'store.json');
+    let failWrite = false;
+    const held = heldSyncLayer();
+    const files: FileLayer = {
+      ...held,
+      openJournal: async (f) => {
+        const j = await held.openJournal(f);
+        return {
+          get size() {
+            return j.size;
+          },
+          append: (buf) => j.append(buf),
+          write: async (buf) => {
+            if (failWrite) {
+              // A torn write: part of the bytes land, then the error.
+              await j.write!(buf.subarray(0, 5));
+              throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+            }
+            return j.write!(buf);
+          },
+          sync: () => j.sync!(),
+          truncate: (n) => j.truncate(n),
+          close: () => j.close(),
+        };
+      },
+    };
+    const s = await openStore(file, { files });
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    const goodSize = statSync(`${file}.journal`).size;
+    held.holding = true;
+    const b = s.transact((tx) => tx.put('listings', listing(2)));
+    await until(() => held.syncs.length === 1, 'sync B');
+    failWrite = true;
+    const c = s.transact((tx) => tx.put('listings', listing(3)));
+    const cOutcome = c.then(() => 'ok', (err: Error) => err.message);
+    await settleFor(10);
+    // B was written before C failed: C's failure leaves it alone, and C is answered after B.
+    held.syncs[0].release();
+    await expect(b).resolves.toMatchObject({ title: 'L2' });
+    expect(await cOutcome).toMatch(/ENOSPC/);
+    await s.drain();
+    expect(titles(s)).toEqual(['L1', 'L2']);
+    expect(statSync(`${file}.journal`).size).toBeGreaterThan(goodSize);
+    failWrite = false;
+    held.holding = false;
+    await s.transact((tx) => tx.put('listings', listing(4)));
+    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L2', 'L4']);
+  });
+});
