@@ -267,4 +267,45 @@ describe('pipelined commits', () => {
     await s.transact((tx) => tx.put('listings', listing(4)));
     expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L2', 'L4']);
   });
+
+  it('a torn write whose clean-up cut also fails is cut before the next write', async () => {
+    const file = path.join(dir, 'store.json');
+    let torn = false;
+    let failTruncate = false;
+    const files: FileLayer = {
+      ...nodeFileLayer,
+      openJournal: async (f) => {
+        const j = await nodeFileLayer.openJournal(f);
+        return {
+          get size() {
+            return j.size;
+          },
+          append: (buf) => j.append(buf),
+          write: async (buf) => {
+            if (!torn) return j.write!(buf);
+            await j.write!(buf.subarray(0, buf.length >> 1));
+            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          },
+          sync: () => j.sync!(),
+          truncate: (n) => (failTruncate ? Promise.reject(new Error('EIO: i/o error, ftruncate')) : j.truncate(n)),
+          close: () => j.close(),
+        };
+      },
+    };
+    const s = await openStore(file, { files });
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    const goodSize = statSync(`${file}.journal`).size;
+    torn = failTruncate = true;
+    await expect(s.transact((tx) => tx.put('listings', listing(2)))).rejects.toThrow(/EIO/);
+    await s.drain();
+    expect(statSync(`${file}.journal`).size).toBeGreaterThan(goodSize); // the half line is still there
+    expect(titles(s)).toEqual(['L1']);
+    torn = false;
+    // Still cannot cut: the next write is refused rather than written after the torn bytes.
+    await expect(s.transact((tx) => tx.put('listings', listing(3)))).rejects.toThrow(/ftruncate/);
+    failTruncate = false;
+    await s.transact((tx) => tx.put('listings', listing(4)));
+    expect(titles(s)).toEqual(['L1', 'L4']);
+    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
+  });
 });
