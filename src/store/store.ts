@@ -71,7 +71,9 @@ function frame(seq: number, ops: Op[]): Buffer {
 /**
  * The durable JSON-file store. State lives in memory; every transaction is appended to a journal
  * (`FILE.journal`, one CRC-checked line per transaction) and fdatasync'd before its promise
- * resolves. Transactions arriving while a write is in flight are written together (group commit).
+ * resolves. Transactions arriving while a write is in flight are written together (group commit),
+ * and with a file layer that has `write`/`sync` several such batches are in flight at once
+ * (see flushPipelined), acknowledged strictly in order.
  * The journal is folded into the snapshot (`FILE`, atomic rename) when it grows and on close.
  */
 export class Store {
