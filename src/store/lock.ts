@@ -82,8 +82,9 @@ async function judgeLock(lockFile: string, text: string): Promise<LockInfo | nul
  */
 export async function acquireLock(dataFile: string): Promise<() => Promise<void>> {
   const lockFile = `${dataFile}.lock`;
-  const info: LockInfo = { pid: process.pid, host: os.hostname(), started_at: new Date().toISOString() };
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // The nonce makes every lock's content unique, so "still the lock I judged" is exact.
+  const info: LockInfo & { nonce: string } = { pid: process.pid, host: os.hostname(), started_at: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
+  for (let attempt = 0; attempt < 20; attempt++) {
     try {
       const fh = await fs.open(lockFile, 'wx', 0o600);
       await fh.writeFile(JSON.stringify(info));
@@ -102,18 +103,36 @@ export async function acquireLock(dataFile: string): Promise<() => Promise<void>
       if (seen === null) continue; // released meanwhile: try again
       const holder = await judgeLock(lockFile, seen);
       if (holder) throw new StoreLockedError(dataFile, holder.pid);
-      // Move the stale lock aside (atomic), and keep it aside only if it is still the one judged
-      // stale: two starts racing for the same stale lock must not remove each other's new lock.
-      const aside = `${lockFile}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
-      try {
-        await fs.rename(lockFile, aside);
-      } catch {
-        continue;
-      }
-      const moved = await fs.readFile(aside, 'utf8').catch(() => null);
-      if (moved !== seen) await fs.link(aside, lockFile).catch(() => undefined);
-      await fs.unlink(aside).catch(() => undefined);
+      // Break the stale lock under a second, exclusive "breaker" file, and only if it still holds
+      // exactly what was judged stale: of several starts racing for one stale lock, one removes it
+      // and the rest find the winner's new lock (moving it aside and back, as before, left a window
+      // in which a third start could take the lock too).
+      await breakStaleLock(lockFile, seen);
     }
   }
   throw new Error(`Could not take the lock ${lockFile}.`);
+}
+
+/** A breaker older than this was left by a process that died mid-takeover. */
+const BREAKER_STALE_MS = 10_000;
+
+async function breakStaleLock(lockFile: string, judged: string): Promise<void> {
+  const breaker = `${lockFile}.breaker`;
+  let fh;
+  try {
+    fh = await fs.open(breaker, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const st = await fs.stat(breaker).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > BREAKER_STALE_MS) await fs.unlink(breaker).catch(() => undefined);
+    // Someone else is breaking it: give them a moment, then look again.
+    await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
+    return;
+  }
+  try {
+    if ((await fs.readFile(lockFile, 'utf8').catch(() => null)) === judged) await fs.unlink(lockFile).catch(() => undefined);
+  } finally {
+    await fh.close();
+    await fs.unlink(breaker).catch(() => undefined);
+  }
 }
