@@ -6,7 +6,7 @@
 //   listings-N/db.json       the same listings for json-server
 // The same seed and sizes always give the same bytes, so runs on different machines compare.
 //
-//   node test/bench/datasets.mjs [--dir bench/.data] [--threads 100000] [--listings 100000]
+//   node test/bench/datasets.mjs [--dir test/bench/.data] [--threads 100000] [--listings 100000]
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 export const GENERATOR_VERSION = 3;
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const DEFAULT_DIR = process.env.WCM_BENCH_DIR ?? path.join(ROOT, 'bench/.data');
+export const DEFAULT_DIR = process.env.WCM_BENCH_DIR ?? path.join(ROOT, 'test/bench/.data');
 
 const CHANNELS = ['email', 'web_chat', 'form', 'whatsapp'];
 const CHANNEL_WEIGHTS = [0.45, 0.3, 0.15, 0.1];
