@@ -2,6 +2,7 @@ import { defineCommand } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 import { announceIdempotencyKey, idempotencyKeyOption, publicCall } from '../commerce/public.js';
+import type { AgentChatOpened as ChatOpened } from '../../src/contract/types.js';
 
 interface OpenedOptions {
   button?: string;
@@ -9,7 +10,6 @@ interface OpenedOptions {
   idempotencyKey?: string;
 }
 
-interface ChatOpened { id: string; type: string; agent_id: string; button_id: string | null; app_id: string | null; occurred_at: string }
 
 export default defineCommand<OpenedOptions>({
   path: ['agents', 'opened'],

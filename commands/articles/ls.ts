@@ -1,15 +1,9 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
 import { relativeTime } from '../../src/cli/output.js';
+import type { ArticleSummary } from '../../src/contract/types.js';
+export type { ArticleSummary } from '../../src/contract/types.js';
 
-export interface ArticleSummary {
-  id: string;
-  title: string;
-  status: 'published' | 'draft';
-  current_version: number;
-  published_version: number | null;
-  updated_at: string;
-}
 
 export default defineCommand<ListFlags>({
   path: ['articles', 'ls'],

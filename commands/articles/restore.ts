@@ -1,16 +1,9 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 import type { ArticleSummary } from './ls.js';
+import type { ArticleVersion } from '../../src/contract/types.js';
+export type { ArticleVersion } from '../../src/contract/types.js';
 
-export interface ArticleVersion {
-  id: string;
-  number: number;
-  title: string;
-  body: string;
-  restored_from: number | null;
-  published: boolean;
-  created_at: string;
-}
 
 export default defineCommand<{ publish?: boolean }>({
   path: ['articles', 'restore'],

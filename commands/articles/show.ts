@@ -1,12 +1,7 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { printFields, printJson, printRows, relativeTime } from '../../src/cli/output.js';
-import type { ArticleSummary } from './ls.js';
-import type { ArticleVersion } from './restore.js';
+import type { Article, ArticleVersion } from '../../src/contract/types.js';
 
-interface Article extends ArticleSummary {
-  list_id: string;
-  versions: ArticleVersion[];
-}
 
 export default defineCommand({
   path: ['articles', 'show'],

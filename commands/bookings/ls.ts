@@ -2,18 +2,10 @@ import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { runList } from '../../src/cli/list.js';
 import type { Column } from '../../src/cli/output.js';
+import type { Booking } from '../../src/contract/types.js';
 
 export const BOOKING_STATUSES = ['pending', 'confirmed', 'cancelled'] as const;
 
-interface Booking {
-  id: string;
-  status: (typeof BOOKING_STATUSES)[number];
-  booking_type: { id: string; name: string };
-  contact: { name: string | null; email: string | null };
-  starts_at: string;
-  ends_at: string;
-  timezone: string;
-}
 
 interface LsOptions extends ListFlags {
   status?: string;

@@ -2,6 +2,7 @@ import { defineCommand } from '../../src/cli/command.js';
 import { ApiError, UsageError } from '../../src/cli/errors.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 import { announceIdempotencyKey, idempotencyKeyOption, integerFlag, publicCall } from './public.js';
+import type { CreatedPaymentIntent as Created } from '../../src/contract/types.js';
 
 interface PayOptions {
   amount?: string;
@@ -16,10 +17,6 @@ interface PayOptions {
 
 const SOURCE_TYPES = ['direct', 'button', 'list', 'popup', 'page', 'post', 'booking'] as const;
 
-interface Created {
-  order: { id: string; payment_state: string; quantity: number; amount_total: number; currency: string; application_fee_amount: number; payment_intent_id: string };
-  payment_intent: { id: string; client_secret: string; status: string; amount: number; currency: string; application_fee_amount: number };
-}
 
 export function formatMoney(minor: number, currency: string): string {
   return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;

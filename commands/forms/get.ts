@@ -1,18 +1,9 @@
 import { defineCommand } from '../../src/cli/command.js';
 import type { Factory } from '../../src/cli/factory.js';
 import { printFields, printJson } from '../../src/cli/output.js';
+import type { FormField, Form } from '../../src/contract/types.js';
+export type { FormField, Form } from '../../src/contract/types.js';
 
-export interface FormField { id: string; label: string; required: boolean; options?: string[] }
-export interface Form {
-  id: string;
-  name: string;
-  fields: FormField[];
-  settings: Record<string, unknown>;
-  design: Record<string, unknown>;
-  integrations: Record<string, unknown>;
-  embed: Record<string, unknown>;
-  updated_at: string | null;
-}
 
 /** `email*` for a required field, `(3 options)` when it has choices. */
 const fieldLabel = (x: FormField) => `${x.id}${x.required ? '*' : ''}${x.options ? ` (${x.options.length} options)` : ''}`;

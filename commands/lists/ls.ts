@@ -1,7 +1,7 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
+import type { ListingSummary } from '../../src/contract/types.js';
 
-interface ListingSummary { id: string; title: string; dashboard_url: string }
 
 export default defineCommand<ListFlags>({
   path: ['lists', 'ls'],

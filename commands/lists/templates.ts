@@ -1,7 +1,7 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
+import type { ListingTemplate as Template } from '../../src/contract/types.js';
 
-interface Template { slug: string; name: string; description: string }
 
 export default defineCommand<ListFlags>({
   path: ['lists', 'templates'],

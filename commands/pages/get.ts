@@ -1,26 +1,9 @@
 import { defineCommand } from '../../src/cli/command.js';
 import type { Factory } from '../../src/cli/factory.js';
 import { printFields, printJson } from '../../src/cli/output.js';
+import type { SuggestedReply, Page } from '../../src/contract/types.js';
+export type { SuggestedReply, Page } from '../../src/contract/types.js';
 
-export interface SuggestedReply { id: string; label: string; event_label?: string; message?: string; featured?: boolean; operation?: string }
-export interface Page {
-  id: string;
-  name: string;
-  slug: string;
-  published: boolean;
-  template: string;
-  display_name: string | null;
-  bio: string | null;
-  seo_title: string | null;
-  seo_description: string | null;
-  aeo_summary: string | null;
-  agent_instructions: string | null;
-  schema_type: string;
-  chat: { greeting?: string | null; suggested_replies?: SuggestedReply[] };
-  robots_index: boolean;
-  llms_enabled: boolean;
-  updated_at: string | null;
-}
 
 /** One page as key/value lines. */
 export async function printPage(f: Factory, p: Page): Promise<void> {

@@ -2,23 +2,13 @@ import { UsageError } from '../../src/cli/errors.js';
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
 import { relativeTime, type Column } from '../../src/cli/output.js';
+import type { ThreadSummary } from '../../src/contract/types.js';
+export type { ThreadSummary } from '../../src/contract/types.js';
 
 // Kept here rather than imported from the contract: `wcm --help` must not load zod.
 export const VIEWS = ['inbox', 'unread', 'starred', 'closed'] as const;
 export const CHANNELS = ['web_chat', 'email', 'whatsapp', 'form'] as const;
 
-export interface ThreadSummary {
-  id: string;
-  contact: { id: string; name: string | null; email: string | null; phone: string | null };
-  channels: string[];
-  subject: string | null;
-  status: 'open' | 'closed';
-  unread: boolean;
-  starred: boolean;
-  last_message_at: string | null;
-  last_message_preview: string | null;
-  message_count: number;
-}
 
 interface LsOptions extends ListFlags {
   view?: string;

@@ -2,10 +2,9 @@ import { UsageError } from '../../src/cli/errors.js';
 import { defineCommand } from '../../src/cli/command.js';
 import { printJson, relativeTime, style, type Style } from '../../src/cli/output.js';
 import type { IO } from '../../src/cli/io.js';
-import { contactLabel, type ThreadSummary } from './ls.js';
+import { contactLabel } from './ls.js';
+import type { Thread } from '../../src/contract/types.js';
 
-interface Message { id: string; channel: string; direction: 'inbound' | 'outbound'; body: string; created_at: string }
-type Thread = ThreadSummary & { messages: Message[] };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

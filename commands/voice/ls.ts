@@ -1,19 +1,10 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
 import { relativeTime, type Column } from '../../src/cli/output.js';
+import type { VoiceInteraction } from '../../src/contract/types.js';
 
 export const VOICE_KINDS = ['call', 'voice_message'] as const;
 
-interface VoiceInteraction {
-  id: string;
-  kind: (typeof VOICE_KINDS)[number];
-  from: string;
-  to: string;
-  status: 'answered' | 'missed' | 'voicemail';
-  started_at: string;
-  duration_seconds: number;
-  transcript: string | null;
-}
 
 interface LsOptions extends ListFlags {
   kind?: string;

@@ -1,0 +1,28 @@
+/**
+ * Response shapes as TypeScript types, derived from the contract's zod schemas. Type-only: commands
+ * import these with `import type`, which TypeScript erases, so no zod loads at start-up.
+ */
+import type { z } from 'zod';
+import type { ArticleSummary as ArticleSummarySchema, Article as ArticleSchema, ArticleVersion as ArticleVersionSchema } from './knowledge.js';
+import type { Booking as BookingSchema, Message as MessageSchema, Thread as ThreadSchema, ThreadSummary as ThreadSummarySchema, VoiceInteraction as VoiceInteractionSchema } from './engagement.js';
+import type { Form as FormSchema } from './forms.js';
+import type { ListingSummary as ListingSummarySchema, ListingTemplate as ListingTemplateSchema } from './listings.js';
+import type { Page as PageSchema, SuggestedReply as SuggestedReplySchema } from './pages.js';
+import type { AgentChatOpened as AgentChatOpenedSchema, CreatedPaymentIntent as CreatedPaymentIntentSchema } from './public.js';
+
+export type ListingSummary = z.output<typeof ListingSummarySchema>;
+export type ListingTemplate = z.output<typeof ListingTemplateSchema>;
+export type Form = z.output<typeof FormSchema>;
+export type FormField = Form['fields'][number];
+export type Page = z.output<typeof PageSchema>;
+export type SuggestedReply = z.output<typeof SuggestedReplySchema>;
+export type ArticleSummary = z.output<typeof ArticleSummarySchema>;
+export type Article = z.output<typeof ArticleSchema>;
+export type ArticleVersion = z.output<typeof ArticleVersionSchema>;
+export type ThreadSummary = z.output<typeof ThreadSummarySchema>;
+export type Message = z.output<typeof MessageSchema>;
+export type Thread = z.output<typeof ThreadSchema>;
+export type Booking = z.output<typeof BookingSchema>;
+export type VoiceInteraction = z.output<typeof VoiceInteractionSchema>;
+export type AgentChatOpened = z.output<typeof AgentChatOpenedSchema>;
+export type CreatedPaymentIntent = z.output<typeof CreatedPaymentIntentSchema>;
