@@ -63,6 +63,31 @@ export interface InProcess {
   close(): Promise<void>;
 }
 
+/**
+ * Sends a request to an App without a socket: `token` becomes the bearer header, `json` the body
+ * (with its content type); the answer comes back with `json`, its parsed body (or undefined).
+ */
+export async function sendJson(
+  app: App,
+  r: Partial<AppRequest> & { method?: string; url: string; token?: string; json?: unknown },
+): Promise<AppResponse & { json: any }> {
+  const headers: Record<string, string> = { host: 'localhost', ...(r.headers as Record<string, string>) };
+  if (r.token) headers.authorization = `Bearer ${r.token}`;
+  let body = r.body;
+  if (r.json !== undefined) {
+    body = JSON.stringify(r.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await app.handle({ method: r.method ?? 'GET', url: r.url, headers, body, remoteAddress: r.remoteAddress });
+  let json: unknown;
+  try {
+    json = JSON.parse(res.body);
+  } catch {
+    json = undefined;
+  }
+  return { ...res, json };
+}
+
 /** The real App and the real store in a temp directory, seeded with fixtures (demo by default). */
 export async function inProcess(opts: { fixtures?: string[]; clock?: Clock; services?: Record<string, unknown> } = {}): Promise<InProcess> {
   const { dir, cleanup } = tempDir();
@@ -73,23 +98,7 @@ export async function inProcess(opts: { fixtures?: string[]; clock?: Clock; serv
     app,
     store,
     dir,
-    async request(r) {
-      const headers: Record<string, string> = { host: 'localhost', ...(r.headers as Record<string, string>) };
-      if (r.token) headers.authorization = `Bearer ${r.token}`;
-      let body = r.body;
-      if (r.json !== undefined) {
-        body = JSON.stringify(r.json);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await app.handle({ method: r.method ?? 'GET', url: r.url, headers, body, remoteAddress: r.remoteAddress });
-      let json: unknown;
-      try {
-        json = JSON.parse(res.body);
-      } catch {
-        json = undefined;
-      }
-      return { ...res, json };
-    },
+    request: (r) => sendJson(app, r),
     async close() {
       await store.close();
       cleanup();

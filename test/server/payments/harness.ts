@@ -6,7 +6,7 @@ import type { LocalServerOptions } from '../../../src/server/serve.js';
 import { seedStore } from '../../../src/server/serve.js';
 import type { FileLayer } from '../../../src/store/files.js';
 import { Store } from '../../../src/store/store.js';
-import { DEMO, TestClock, demo, tempDir } from '../../support/server.js';
+import { DEMO, TestClock, demo, sendJson, tempDir } from '../../support/server.js';
 
 export const SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';
 
@@ -61,22 +61,10 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
     store,
     clock,
     dataFile,
-    async request(r) {
-      const headers: Record<string, string> = { host: 'localhost', ...r.headers };
-      let body = r.body;
-      if (r.json !== undefined) {
-        body = JSON.stringify(r.json);
-        headers['content-type'] ??= 'application/json';
-      }
+    request(r) {
+      const headers: Record<string, string> = { ...r.headers };
       if (r.key !== null && r.key !== undefined) headers['idempotency-key'] = r.key;
-      const res = await h.app.handle({ method: r.method ?? 'POST', url: r.url, headers, body, remoteAddress: r.remoteAddress ?? '192.0.2.10' });
-      let json: unknown;
-      try {
-        json = JSON.parse(res.body);
-      } catch {
-        json = undefined;
-      }
-      return { ...res, json };
+      return sendJson(h.app, { ...r, method: r.method ?? 'POST', headers, remoteAddress: r.remoteAddress ?? '192.0.2.10' });
     },
     async restart() {
       await store.close();
