@@ -1,34 +1,17 @@
 import { copyFileSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
-import type { ListingRecord } from '../../src/store/records.js';
-import { Store } from '../../src/store/store.js';
-import { tempDir } from '../support/server.js';
+import { STORE_TEST_WS, listing, listingTitles, useTempStores } from '../support/store.js';
 
+const stores = useTempStores();
 let dir: string;
-let cleanup: () => void;
-const open: Store[] = [];
 beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
+  dir = stores.dir;
 });
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  cleanup();
-});
+const WS = STORE_TEST_WS;
+const openStore = stores.open;
 
-const WS = '11111111-1111-4111-8111-111111111111';
-const listing = (n: number): ListingRecord => ({
-  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  workspace_id: WS, title: `L${n}`, template_slug: 'faq', items: [], button_id: null,
-  created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-});
-const titles = (s: Store) => [...s.values('listings')].map((l) => l.title).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-async function openStore(file: string, opts: Parameters<typeof Store.open>[1] = {}): Promise<Store> {
-  const s = await Store.open(file, opts);
-  open.push(s);
-  return s;
-}
 function crashCopy(file: string, to: string): string {
   const target = path.join(dir, to);
   if (existsSync(file)) copyFileSync(file, target);
@@ -124,7 +107,7 @@ describe('pipelined commits', () => {
     files.syncs[0].release();
     await Promise.all([a, b]);
     expect(acks).toEqual(['A', 'B']);
-    expect(titles(s)).toEqual(['L1', 'L2']);
+    expect(listingTitles(s)).toEqual(['L1', 'L2']);
   });
 
   it('never has more than 4 batches in flight', async () => {
@@ -144,7 +127,7 @@ describe('pipelined commits', () => {
     await until(() => files.syncs.length === 5, 'the fifth sync');
     files.syncs[4].release();
     await Promise.all(all);
-    expect(titles(s)).toEqual(['L1', 'L2', 'L3', 'L4', 'L5', 'L6']);
+    expect(listingTitles(s)).toEqual(['L1', 'L2', 'L3', 'L4', 'L5', 'L6']);
   });
 
   it('a failed sync rejects that batch and every later one, rolls memory back, cuts the file; later writes work and a reopen shows exactly what was acknowledged', async () => {
@@ -178,7 +161,7 @@ describe('pipelined commits', () => {
     files.syncs[0].fail(EIO());
     await Promise.all([b, c, d]);
     expect(results).toEqual(['B EIO', 'C EIO', 'D EIO']);
-    expect(titles(s)).toEqual(['L1']);
+    expect(listingTitles(s)).toEqual(['L1']);
     expect(s.get('listings', listing(1).id)?.title).toBe('L1');
     expect(s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.id)).toEqual([listing(1).id]);
     await s.drain();
@@ -187,9 +170,9 @@ describe('pipelined commits', () => {
 
     files.holding = false;
     await s.transact((tx) => tx.put('listings', listing(4)));
-    expect(titles(s)).toEqual(['L1', 'L4']);
+    expect(listingTitles(s)).toEqual(['L1', 'L4']);
     const reopened = await openStore(crashCopy(file, 'crash.json'));
-    expect(titles(reopened)).toEqual(['L1', 'L4']);
+    expect(listingTitles(reopened)).toEqual(['L1', 'L4']);
     expect(reopened.get('listings', listing(1).id)?.title).toBe('L1');
   });
 
@@ -212,10 +195,10 @@ describe('pipelined commits', () => {
     files.syncs[1].fail(EIO());
     await Promise.all([b, c]);
     expect(results).toEqual(['B rejected', 'C rejected']);
-    expect(titles(s)).toEqual(['L1']);
+    expect(listingTitles(s)).toEqual(['L1']);
     files.holding = false;
     await s.transact((tx) => tx.put('listings', listing(5)));
-    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L5']);
+    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L5']);
   });
 
   it('a failed write stops the writes behind it; the file is cut back to that batch', async () => {
@@ -260,12 +243,12 @@ describe('pipelined commits', () => {
     await expect(b).resolves.toMatchObject({ title: 'L2' });
     expect(await cOutcome).toMatch(/ENOSPC/);
     await s.drain();
-    expect(titles(s)).toEqual(['L1', 'L2']);
+    expect(listingTitles(s)).toEqual(['L1', 'L2']);
     expect(statSync(`${file}.journal`).size).toBeGreaterThan(goodSize);
     failWrite = false;
     held.holding = false;
     await s.transact((tx) => tx.put('listings', listing(4)));
-    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L2', 'L4']);
+    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L2', 'L4']);
   });
 
   it('a torn write whose clean-up cut also fails is cut before the next write', async () => {
@@ -299,13 +282,13 @@ describe('pipelined commits', () => {
     await expect(s.transact((tx) => tx.put('listings', listing(2)))).rejects.toThrow(/EIO/);
     await s.drain();
     expect(statSync(`${file}.journal`).size).toBeGreaterThan(goodSize); // the half line is still there
-    expect(titles(s)).toEqual(['L1']);
+    expect(listingTitles(s)).toEqual(['L1']);
     torn = false;
     // Still cannot cut: the next write is refused rather than written after the torn bytes.
     await expect(s.transact((tx) => tx.put('listings', listing(3)))).rejects.toThrow(/ftruncate/);
     failTruncate = false;
     await s.transact((tx) => tx.put('listings', listing(4)));
-    expect(titles(s)).toEqual(['L1', 'L4']);
-    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
+    expect(listingTitles(s)).toEqual(['L1', 'L4']);
+    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
   });
 });

@@ -1,37 +1,22 @@
 import { appendFileSync, copyFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
 import { seedStore } from '../../src/server/serve.js';
 import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
-import type { ListingRecord } from '../../src/store/records.js';
 import { Store, StoreCorruptError } from '../../src/store/store.js';
-import { DEMO, demo, tempDir } from '../support/server.js';
+import { DEMO, demo } from '../support/server.js';
 import { expectProblem } from '../support/problem.js';
+import { STORE_TEST_WS, listing, listingTitles, useTempStores } from '../support/store.js';
 
+const stores = useTempStores();
 let dir: string;
-let cleanup: () => void;
-const open: Store[] = [];
 beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
+  dir = stores.dir;
 });
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  cleanup();
-});
+const WS = STORE_TEST_WS;
+const openStore = stores.open;
 
-const WS = '11111111-1111-4111-8111-111111111111';
-const listing = (n: number): ListingRecord => ({
-  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  workspace_id: WS, title: `L${n}`, template_slug: 'faq', items: [], button_id: null,
-  created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-});
-async function openStore(file: string, opts: Parameters<typeof Store.open>[1] = {}): Promise<Store> {
-  const s = await Store.open(file, opts);
-  open.push(s);
-  return s;
-}
-const titles = (s: Store) => [...s.values('listings')].map((l) => l.title).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
 
 /**
  * The files as a crash would leave them: copies taken while the writer is still running (no
@@ -66,12 +51,12 @@ describe('journal recovery', () => {
     const copy = crashCopy(file, 'crash.json');
     damage(`${copy}.journal`);
     const s = await openStore(copy);
-    expect(titles(s)).toEqual(['L1', 'L2', 'L3']);
+    expect(listingTitles(s)).toEqual(['L1', 'L2', 'L3']);
     expect(statSync(`${copy}.journal`).size).toBe(journalSizes[2]);
     // Writes continue after the cut, and survive another crash.
     await s.transact((tx) => tx.put('listings', listing(4)));
     const again = await openStore(crashCopy(copy, 'crash2.json'));
-    expect(titles(again)).toEqual(['L1', 'L2', 'L3', 'L4']);
+    expect(listingTitles(again)).toEqual(['L1', 'L2', 'L3', 'L4']);
   });
 
   it('a partial last line (a write never acknowledged) is dropped; what came before is kept', async () => {
@@ -80,7 +65,7 @@ describe('journal recovery', () => {
     // Cut the last record in half: as if the process died in the middle of writing it.
     truncateSync(`${copy}.journal`, journalSizes[1] + Math.floor((journalSizes[2] - journalSizes[1]) / 2));
     const s = await openStore(copy);
-    expect(titles(s)).toEqual(['L1', 'L2']);
+    expect(listingTitles(s)).toEqual(['L1', 'L2']);
     expect(statSync(`${copy}.journal`).size).toBe(journalSizes[1]);
   });
 
@@ -89,7 +74,7 @@ describe('journal recovery', () => {
     const copy = crashCopy(file, 'crash.json');
     truncateSync(`${copy}.journal`, journalSizes[1] - 1);
     const s = await openStore(copy);
-    expect(titles(s)).toEqual(['L1']);
+    expect(listingTitles(s)).toEqual(['L1']);
   });
 
   it('corruption in the middle fails loudly, naming the line and byte, and changes nothing', async () => {
@@ -104,7 +89,7 @@ describe('journal recovery', () => {
     const before = readFileSync(j);
     const err = await Store.open(copy).then(
       (s) => {
-        open.push(s);
+        stores.track(s);
         return null;
       },
       (e: unknown) => e,
@@ -151,13 +136,12 @@ describe('compaction', () => {
     expect(snap.format).toBe('wcm-store');
     expect(snap.collections.listings.length).toBeGreaterThan(20);
     const expected = Array.from({ length: 39 }, (_, i) => `L${i + 1}`);
-    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(expected);
+    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(expected);
     await s.close();
-    open.splice(open.indexOf(s), 1);
     // Close compacts: the journal is empty and the snapshot alone holds everything.
     expect(statSync(`${file}.journal`).size).toBe(0);
     const reopened = await openStore(file);
-    expect(titles(reopened)).toEqual(expected);
+    expect(listingTitles(reopened)).toEqual(expected);
     expect(reopened.index('listingsByWorkspace').entries(WS).map((e) => e.rec.title)).toEqual([...expected].reverse());
   });
 });
@@ -200,7 +184,7 @@ describe('read-only open while a writer runs', () => {
     const size = statSync(`${file}.journal`).size;
     appendFileSync(`${file}.journal`, 'partial');
     const r = await Store.openReadOnly(file);
-    expect(titles(r)).toEqual(['L1']);
+    expect(listingTitles(r)).toEqual(['L1']);
     expect(statSync(`${file}.journal`).size).toBe(size + 7);
   });
 });
@@ -247,12 +231,12 @@ describe('an injected file-layer fault', () => {
     const q = s.transact((tx) => tx.put('listings', listing(3)));
     await expect(p).rejects.toThrow(/ENOSPC/);
     await expect(q).rejects.toThrow(/ENOSPC/);
-    expect(titles(s)).toEqual(['L1']);
+    expect(listingTitles(s)).toEqual(['L1']);
     expect(s.get('listings', listing(1).id)?.title).toBe('L1');
     expect(s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.id)).toEqual([listing(1).id]);
     files.failing = false;
     await s.transact((tx) => tx.put('listings', listing(4)));
-    expect(titles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
+    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
   });
 
   it('a transaction function that throws writes nothing', async () => {

@@ -1,0 +1,45 @@
+import { afterEach, beforeEach } from 'vitest';
+import type { ListingRecord } from '../../src/store/records.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from './server.js';
+
+/**
+ * A fresh temp directory per test, and stores opened in it closed after the test. Call at the top
+ * of a test file; read `dir` inside tests (it changes per test).
+ */
+export function useTempStores(): { readonly dir: string; open(file: string, opts?: Parameters<typeof Store.open>[1]): Promise<Store>; track(s: Store): Store } {
+  let current: { dir: string; cleanup(): void } | null = null;
+  const opened: Store[] = [];
+  beforeEach(() => {
+    current = tempDir();
+  });
+  afterEach(async () => {
+    for (const s of opened.splice(0)) await s.close().catch(() => undefined);
+    current?.cleanup();
+  });
+  const track = (s: Store) => {
+    opened.push(s);
+    return s;
+  };
+  return {
+    get dir() {
+      if (!current) throw new Error('useTempStores: `dir` is only there inside a test');
+      return current.dir;
+    },
+    open: async (file, opts = {}) => track(await Store.open(file, opts)),
+    /** Closes `s` after the test too (closing a closed store does nothing). */
+    track,
+  };
+}
+
+export const STORE_TEST_WS = '11111111-1111-4111-8111-111111111111';
+
+/** Listing n, with a fixed id and a time n seconds into 2026. */
+export const listing = (n: number): ListingRecord => ({
+  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  workspace_id: STORE_TEST_WS, title: `L${n}`, template_slug: 'faq', items: [], button_id: null,
+  created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+});
+
+/** The store's listing titles in number order (L1, L2, …). */
+export const listingTitles = (s: Store) => [...s.values('listings')].map((l) => l.title).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
