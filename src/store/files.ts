@@ -26,7 +26,7 @@ export interface JournalHandle {
 export interface FileLayer {
   openJournal(file: string): Promise<JournalHandle>;
   /** Write to a temp file, fsync it, rename over `file`, fsync the directory. */
-  writeAtomic(file: string, data: string | Buffer): Promise<void>;
+  writeAtomic(file: string, data: string | Buffer | readonly Buffer[]): Promise<void>;
   readIfExists(file: string): Promise<Buffer | null>;
 }
 
@@ -98,7 +98,8 @@ export const nodeFileLayer: FileLayer = {
     const tmp = `${file}.tmp-${process.pid}`;
     const fh = await fs.open(tmp, 'w', 0o600);
     try {
-      await fh.writeFile(data);
+      // Each writeFile continues where the one before it ended.
+      for (const chunk of typeof data === 'string' || Buffer.isBuffer(data) ? [data] : data) await fh.writeFile(chunk);
       await fh.sync();
     } finally {
       await fh.close();

@@ -7,6 +7,7 @@ import { ORDER_STATES, SOURCE_TYPES } from '../contract/public.js';
 import { SCHEMA_TYPES, SLUG_PATTERN, TEMPLATE_PATTERN } from '../contract/pages.js';
 import type { CollectionName, RecordTypes, TokenRecord } from './records.js';
 import type { Store } from './store.js';
+import { joinThread, putThread, type FullThread } from './threads.js';
 
 const ts = z.iso.datetime({ offset: true });
 // Already canonical (what exports write) stays as is: re-formatting 450,000 timestamps through Date
@@ -244,7 +245,8 @@ function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
 }
 
-type Records = { [C in (typeof FIXTURE_COLLECTIONS)[number]]: RecordTypes[C][] };
+/** A fixture's records; threads still carry their messages (the store keeps them apart). */
+type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & { threads: FullThread[] };
 
 /** Records that exist already (the store, plus fixture files read before this one). */
 export interface RecordLookup {
@@ -327,7 +329,7 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
         .sort((x, y) => x.number - y.number)
         .map((v) => ({ id: v.id ?? versionId(a.id, v.number), number: v.number, title: v.title, body: v.body, published: v.published, restored_from: v.restored_from, created_at: v.created_at })),
     })),
-    threads: (f.threads ?? []).map((t) => ({ ...t, messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)) })),
+    threads: (f.threads ?? []).map((t) => ({ ...t, messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)) })) as FullThread[],
     bookings: f.bookings ?? [],
     voice_interactions: f.voice_interactions ?? [],
     offers: f.offers as RecordTypes['offers'][] ?? [],
@@ -353,7 +355,8 @@ export async function importRecords(store: Store, ...sets: Records[]): Promise<R
   await store.transact((tx) => {
     for (const records of sets) {
       for (const c of FIXTURE_COLLECTIONS) {
-        for (const rec of records[c]) tx.put(c, rec as never);
+        if (c === 'threads') for (const t of records.threads) putThread(tx, t);
+        else for (const rec of records[c]) tx.put(c, rec as never);
         if (records[c].length) counts[c] = (counts[c] ?? 0) + records[c].length;
       }
     }
@@ -381,7 +384,7 @@ export function lookupWith(store: RecordLookup, sets: ReadonlyArray<Records>): R
 export function exportFixture(store: Store): Record<string, unknown> {
   const out: Record<string, unknown> = { version: 1 };
   for (const c of FIXTURE_COLLECTIONS) {
-    const recs = [...store.values(c)];
+    const recs = c === 'threads' ? store.valuesInOrder(c).map((t) => joinThread(t, store.get('thread_messages', t.id))) : store.valuesInOrder(c);
     if (!recs.length) continue;
     out[c] = c === 'tokens'
       ? (recs as TokenRecord[]).map(({ id: _id, token_sha256, ...rest }) => ({ token_sha256, ...rest }))

@@ -1,20 +1,31 @@
-import type { CollectionName, RecordTypes } from './records.js';
+import { CHANNELS } from '../contract/engagement.js';
+import type { CollectionName, RecordTypes, ThreadRecord } from './records.js';
 
 export type SortKey = ReadonlyArray<string | number | null>;
 
-/** A sorted view of one collection, partitioned (for example by workspace). */
-export interface IndexDef<C extends CollectionName = CollectionName> {
+/**
+ * A sorted view of one collection, partitioned (for example by workspace). `R` is what the index
+ * holds of each record: the record itself, or, on a lazy collection (LAZY_COLLECTIONS), the
+ * record's `fields` alone (its index stub), so start-up builds the index without parsing records.
+ */
+export interface IndexDef<C extends CollectionName = CollectionName, R extends { id: string } = RecordTypes[C]> {
   name: string;
   collection: C;
-  partition(rec: RecordTypes[C]): string;
+  /** Lazy collections only: every member `partition(s)` and `key` read, besides `id`. */
+  fields?: ReadonlyArray<keyof R & string>;
+  partition(rec: R): string;
   /**
    * When given, replaces `partition`: a record sits in every partition listed (or in none), so a
    * filter the index anticipates reads a pre-filtered list instead of scanning.
    */
-  partitions?(rec: RecordTypes[C]): readonly string[];
-  key(rec: RecordTypes[C]): SortKey;
+  partitions?(rec: R): readonly string[];
+  key(rec: R): SortKey;
   order: 'asc' | 'desc';
 }
+
+/** What the threads index holds of a thread; entries may be just these members, so read the record with `store.get`. */
+export type ThreadKeys = Pick<ThreadRecord, 'id' | 'workspace_id' | 'status' | 'unread' | 'starred' | 'channels' | 'last_message_at'>;
+const THREAD_KEY_FIELDS = ['workspace_id', 'status', 'unread', 'starred', 'channels', 'last_message_at'] as const satisfies ReadonlyArray<keyof ThreadKeys>;
 
 function cmpValue(a: string | number | null, b: string | number | null): number {
   if (a === b) return 0;
@@ -32,7 +43,6 @@ export function compareKeys(a: SortKey, b: SortKey): number {
   return a.length - b.length;
 }
 
-const lastMessageAt = (t: RecordTypes['threads']) => t.messages[t.messages.length - 1]?.created_at ?? null;
 // Articles sort by creation (version 1), not by their current version: a restore must not move an
 // article past a cursor, or paging would skip it.
 const firstVersionAt = (a: RecordTypes['articles']) => a.versions[0]?.created_at ?? null;
@@ -42,16 +52,35 @@ const firstVersionAt = (a: RecordTypes['articles']) => a.versions[0]?.created_at
  * in (inbox = open, unread = open and unread, starred, closed) crossed with `*` and each channel it
  * has a message on. Each view × channel filter of listThreads then reads one sorted list.
  */
-export function threadFilterPartitions(t: RecordTypes['threads']): string[] {
-  const views: string[] = [];
-  if (t.status === 'open') views.push('inbox');
-  if (t.status === 'open' && t.unread) views.push('unread');
-  if (t.starred) views.push('starred');
-  if (t.status === 'closed') views.push('closed');
-  const channels = ['*', ...new Set(t.messages.map((m) => m.channel))];
+export function threadFilterPartitions(t: ThreadKeys): string[] {
+  const names = partitionNames(t.workspace_id);
   const out: string[] = [];
-  for (const v of views) for (const c of channels) out.push(threadFilterPartition(t.workspace_id, v, c));
+  const add = (view: number) => {
+    out.push(names[view * SLOTS]);
+    for (const c of t.channels) out.push(names[view * SLOTS + 1 + CHANNELS.indexOf(c)]);
+  };
+  if (t.status === 'open') add(0);
+  if (t.status === 'open' && t.unread) add(1);
+  if (t.starred) add(2);
+  if (t.status === 'closed') add(3);
   return out;
+}
+
+/**
+ * A workspace's partition names, made once: start-up files 100,000 threads into several
+ * partitions each, and reusing the strings (with their hashes) halves the index build.
+ */
+const VIEWS = ['inbox', 'unread', 'starred', 'closed'] as const;
+/** Per view: `*`, then each channel in CHANNELS order. */
+const SLOTS = 1 + CHANNELS.length;
+const namesByWorkspace = new Map<string, string[]>();
+function partitionNames(workspace: string): string[] {
+  let names = namesByWorkspace.get(workspace);
+  if (!names) {
+    names = VIEWS.flatMap((v) => ['*', ...CHANNELS].map((c) => threadFilterPartition(workspace, v, c)));
+    namesByWorkspace.set(workspace, names);
+  }
+  return names;
 }
 export const threadFilterPartition = (workspace: string, view: string, channel: string | undefined) => `${workspace}|${view}|${channel ?? '*'}`;
 
@@ -59,14 +88,15 @@ export const threadFilterPartition = (workspace: string, view: string, channel: 
 export const INDEXES = {
   listingsByWorkspace: { name: 'listingsByWorkspace', collection: 'listings', partition: (r) => r.workspace_id, key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'listings'>,
   articlesByList: { name: 'articlesByList', collection: 'articles', partition: (r) => r.list_id, key: (r) => [firstVersionAt(r), r.id], order: 'desc' } as IndexDef<'articles'>,
-  threadsByWorkspace: { name: 'threadsByWorkspace', collection: 'threads', partition: (r) => r.workspace_id, key: (r) => [lastMessageAt(r), r.id], order: 'desc' } as IndexDef<'threads'>,
-  threadsByFilter: { name: 'threadsByFilter', collection: 'threads', partition: (r) => r.workspace_id, partitions: threadFilterPartitions, key: (r) => [lastMessageAt(r), r.id], order: 'desc' } as IndexDef<'threads'>,
+  threadsByFilter: { name: 'threadsByFilter', collection: 'threads', fields: THREAD_KEY_FIELDS, partition: (r) => r.workspace_id, partitions: threadFilterPartitions, key: (r) => [r.last_message_at, r.id], order: 'desc' } as IndexDef<'threads', ThreadKeys>,
   bookingsByWorkspace: { name: 'bookingsByWorkspace', collection: 'bookings', partition: (r) => r.workspace_id, key: (r) => [r.starts_at, r.id], order: 'asc' } as IndexDef<'bookings'>,
   voiceByWorkspace: { name: 'voiceByWorkspace', collection: 'voice_interactions', partition: (r) => r.workspace_id, key: (r) => [r.started_at, r.id], order: 'desc' } as IndexDef<'voice_interactions'>,
   ordersByCreated: { name: 'ordersByCreated', collection: 'orders', partition: () => '*', key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'orders'>,
   eventsByOccurred: { name: 'eventsByOccurred', collection: 'analytics_events', partition: () => '*', key: (r) => [r.occurred_at, r.id], order: 'desc' } as IndexDef<'analytics_events'>,
 } as const;
 export type IndexName = keyof typeof INDEXES;
+/** What index `N`'s entries hold of each record. */
+export type IndexedRecord<N extends IndexName> = (typeof INDEXES)[N] extends IndexDef<CollectionName, infer R> ? R : never;
 
 /** Entries kept sorted by the index's order, each with its key precomputed. */
 export interface IndexEntry<T> { key: SortKey; rec: T }
@@ -147,6 +177,18 @@ export class SortedIndex<T extends { id: string }> {
       if (!add) this.pending.set(p, (add = []));
       add.push({ key, rec });
     }
+  }
+
+  /** Every entry's record, partition by partition (a record in several partitions comes once per partition). */
+  *all(): Iterable<T> {
+    for (const p of [...this.parts.keys(), ...this.pending.keys()]) for (const e of this.entries(p)) yield e.rec;
+  }
+
+  /** `recs` sorted as this index orders them (across partitions): how the snapshot writes them. */
+  order(recs: T[]): T[] {
+    const keyed = recs.map((rec) => ({ key: this.def.key(rec as never), rec }));
+    keyed.sort((x, y) => this.cmp(x.key, y.key));
+    return keyed.map((e) => e.rec);
   }
 
   /** Drops every entry and loads `recs` afresh (after a bulk write). */

@@ -13,6 +13,7 @@ export const COLLECTIONS = [
   'knowledge_lists',
   'articles',
   'threads',
+  'thread_messages',
   'bookings',
   'voice_interactions',
   'offers',
@@ -24,6 +25,13 @@ export const COLLECTIONS = [
   'settings',
 ] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
+
+/**
+ * Collections whose records stay as bytes of the snapshot until first read: most of a big store's
+ * bytes, needed a page or one record at a time, so start-up does not parse them. Their indexes
+ * hold stubs (IndexDef.fields) until a record is read or written.
+ */
+export const LAZY_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>(['threads', 'thread_messages']);
 
 export interface UserRecord { id: string; name: string; email: string }
 export interface WorkspaceRecord {
@@ -101,6 +109,11 @@ export interface MessageRecord {
   body: string;
   created_at: string;
 }
+/**
+ * A thread without its messages, which live apart in `thread_messages` (read only when one thread
+ * is opened, and left unparsed in the snapshot until then). What lists show of the messages is
+ * kept here, derived by `splitThread` (src/store/threads.ts) whenever a thread is written.
+ */
 export interface ThreadRecord {
   id: string;
   workspace_id: string;
@@ -109,9 +122,14 @@ export interface ThreadRecord {
   unread: boolean;
   starred: boolean;
   contact: { id: string; name: string | null; email: string | null; phone: string | null };
-  /** Oldest first. */
-  messages: MessageRecord[];
+  /** The channels of its messages, in CHANNELS order. */
+  channels: Channel[];
+  message_count: number;
+  last_message_at: string | null;
+  last_message_body: string | null;
 }
+/** A thread's messages, oldest first; `id` is the thread's. */
+export interface ThreadMessagesRecord { id: string; messages: MessageRecord[] }
 export interface BookingRecord {
   id: string;
   workspace_id: string;
@@ -198,6 +216,7 @@ export interface RecordTypes {
   knowledge_lists: KnowledgeListRecord;
   articles: ArticleRecord;
   threads: ThreadRecord;
+  thread_messages: ThreadMessagesRecord;
   bookings: BookingRecord;
   voice_interactions: VoiceInteractionRecord;
   offers: OfferRecord;

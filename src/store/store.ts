@@ -3,8 +3,9 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { acquireLock } from './lock.js';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from './files.js';
-import { INDEXES, SortedIndex, type IndexName } from './indexes.js';
-import { COLLECTIONS, type CollectionName, type RecordTypes } from './records.js';
+import { INDEXES, SortedIndex, type IndexedRecord, type IndexName } from './indexes.js';
+import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes } from './records.js';
+import { encodeSnapshot, readSnapshot, SnapshotError, upgradeRecord, type SnapshotSection } from './snapshot.js';
 
 export class StoreCorruptError extends Error {}
 
@@ -53,7 +54,6 @@ export interface StoreOptions {
   readOnly?: boolean;
 }
 
-const SNAPSHOT_FORMAT = 'wcm-store';
 /** Above this many writes to one collection in a transaction, its indexes are rebuilt instead. */
 const BULK_REINDEX = 512;
 
@@ -77,7 +77,14 @@ function frame(seq: number, ops: Op[]): Buffer {
  * The journal is folded into the snapshot (`FILE`, atomic rename) when it grows and on close.
  */
 export class Store {
+  /**
+   * Records by collection and id. In a lazy collection (LAZY_COLLECTIONS) a value may still be a
+   * number: the byte offset of the record's JSON in `lazyBytes`, parsed on first read.
+   */
   private readonly data = new Map<CollectionName, Map<string, unknown>>();
+  private readonly lazyBytes = new Map<CollectionName, Buffer>();
+  /** Lazy collections with indexes: the members the indexes read (the stub of each record). */
+  private readonly stubFields = new Map<CollectionName, readonly string[]>();
   private readonly indexes = new Map<IndexName, SortedIndex<{ id: string }>>();
   private readonly byCollection = new Map<CollectionName, SortedIndex<{ id: string }>[]>();
   private seq = 0;
@@ -104,6 +111,12 @@ export class Store {
     this.files = options.files ?? nodeFileLayer;
     for (const c of COLLECTIONS) this.data.set(c, new Map());
     for (const [name, def] of Object.entries(INDEXES)) {
+      if (LAZY_COLLECTIONS.has(def.collection)) {
+        // The index is built from stubs at start-up: it must say which members it reads.
+        const fields = (def as { fields?: readonly string[] }).fields;
+        if (!fields) throw new Error(`index ${name} is on lazy collection ${def.collection} but does not list its \`fields\``);
+        this.stubFields.set(def.collection, [...new Set([...(this.stubFields.get(def.collection) ?? []), ...fields])]);
+      }
       const idx = new SortedIndex<{ id: string }>(def as never);
       this.indexes.set(name as IndexName, idx);
       const list = this.byCollection.get(def.collection) ?? [];
@@ -152,26 +165,37 @@ export class Store {
 
   private async load(): Promise<void> {
     const snap = await this.files.readIfExists(this.file);
+    const stubLists = new Map<CollectionName, Array<{ id: string }>>();
     if (snap && snap.length) {
-      let doc: { format?: string; version?: number; seq?: number; collections?: Record<string, unknown[]> };
       try {
-        doc = JSON.parse(snap.toString('utf8'));
+        this.seq = this.snapshotSeq = readSnapshot(snap, {
+          record: (c, rec) => this.data.get(c)!.set(rec.id, rec),
+          lazy: (c, bytes, ids, offsets, stubs) => {
+            const m = this.data.get(c)!;
+            for (let i = 0; i < ids.length; i++) m.set(ids[i], offsets[i]);
+            this.lazyBytes.set(c, bytes);
+            if (stubs) stubLists.set(c, stubs);
+          },
+        });
       } catch (err) {
-        throw new StoreCorruptError(`The data file ${this.file} is not valid JSON (${(err as Error).message}). Restore it from a backup or an export.`);
-      }
-      if (doc?.format !== SNAPSHOT_FORMAT) {
-        throw new StoreCorruptError(
-          `${this.file} is not a wcm data file (it has no "format": "${SNAPSHOT_FORMAT}"). To load a fixture, use \`--seed FILE\` or \`wcm local import FILE\`.`,
-        );
-      }
-      this.seq = this.snapshotSeq = doc.seq ?? 0;
-      for (const c of COLLECTIONS) {
-        const m = this.data.get(c)!;
-        for (const rec of doc.collections?.[c] ?? []) m.set((rec as { id: string }).id, rec);
+        if (!(err instanceof SnapshotError)) throw err;
+        const hint = /not a wcm data file/.test(err.message)
+          ? 'To load a fixture, use `--seed FILE` or `wcm local import FILE`.'
+          : 'Restore it from a backup or an export.';
+        throw new StoreCorruptError(`The data file ${this.file} ${err.message}. ${hint}`);
       }
     }
+    // The snapshot's records are indexed in one bulk load (a lazy collection's from its stubs),
+    // then the journal is replayed on top through `apply`, which keeps the indexes current.
+    for (const [c, list] of this.byCollection) {
+      const m = this.data.get(c)!;
+      const recs = stubLists.get(c) ?? (m.values() as Iterable<{ id: string }>);
+      if (LAZY_COLLECTIONS.has(c) && !stubLists.has(c) && [...m.values()].some((v) => typeof v === 'number')) {
+        throw new StoreCorruptError(`The data file ${this.file} is damaged: collection ${c} has no index stubs. Restore it from a backup or an export.`);
+      }
+      for (const idx of list) idx.load(recs);
+    }
     await this.replay();
-    for (const [c, list] of this.byCollection) for (const idx of list) idx.load(this.data.get(c)!.values() as never);
   }
 
   private async replay(): Promise<void> {
@@ -206,10 +230,10 @@ export class Store {
       }
       if (parsed.s > this.seq) {
         for (const [c, id, value] of parsed.o) {
-          const m = this.data.get(c);
-          if (!m) throw new StoreCorruptError(`The journal ${this.journalFile} names an unknown collection \`${c}\` at line ${line}.`);
-          if (value === null) m.delete(id);
-          else m.set(id, value);
+          if (!this.data.has(c)) throw new StoreCorruptError(`The journal ${this.journalFile} names an unknown collection \`${c}\` at line ${line}.`);
+          // A journal written before threads kept their messages apart.
+          if (c === 'threads' && value === null) this.apply('thread_messages', id, null);
+          for (const [cc, v] of upgradeRecord(c, value)) this.apply(cc, id, v);
         }
         this.seq = parsed.s;
       }
@@ -229,18 +253,39 @@ export class Store {
   }
 
   get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined {
-    return this.data.get(c)!.get(id) as RecordTypes[C] | undefined;
+    const v = this.data.get(c)!.get(id);
+    return (typeof v === 'number' ? this.materialize(c, id, v) : v) as RecordTypes[C] | undefined;
   }
 
   values<C extends CollectionName>(c: C): IterableIterator<RecordTypes[C]> {
-    return this.data.get(c)!.values() as IterableIterator<RecordTypes[C]>;
+    const m = this.data.get(c)!;
+    if (!LAZY_COLLECTIONS.has(c)) return m.values() as IterableIterator<RecordTypes[C]>;
+    return (function* (store: Store) {
+      for (const [id, v] of m) yield (typeof v === 'number' ? store.materialize(c, id, v) : v) as RecordTypes[C];
+    })(this);
+  }
+
+  /** Parses a lazy record from the snapshot's bytes, once: the parsed record replaces the offset. */
+  private materialize(c: CollectionName, id: string, start: number): unknown {
+    const buf = this.lazyBytes.get(c)!;
+    let rec: { id?: unknown };
+    try {
+      rec = JSON.parse(buf.toString('utf8', start, buf.indexOf(10, start)));
+    } catch (err) {
+      throw new StoreCorruptError(`The data file ${this.file} is damaged: record \`${id}\` of ${c} is not valid JSON (${(err as Error).message}). Restore it from a backup or an export.`);
+    }
+    if (rec?.id !== id) throw new StoreCorruptError(`The data file ${this.file} is damaged: the record filed as \`${id}\` of ${c} has id ${JSON.stringify(rec?.id)}. Restore it from a backup or an export.`);
+    Object.freeze(rec);
+    this.data.get(c)!.set(id, rec);
+    return rec;
   }
 
   count(c: CollectionName): number {
     return this.data.get(c)!.size;
   }
 
-  index<N extends IndexName>(name: N): SortedIndex<RecordTypes[(typeof INDEXES)[N]['collection']]> {
+  /** Entries of a lazy collection's index may be stubs: read the record with `get`. */
+  index<N extends IndexName>(name: N): SortedIndex<IndexedRecord<N>> {
     return this.indexes.get(name) as never;
   }
 
@@ -251,7 +296,9 @@ export class Store {
   /** Sets one record (null deletes) in its map and, unless `indexes` is false, in its indexes. */
   private apply(c: CollectionName, id: string, value: unknown, indexes = true): unknown {
     const m = this.data.get(c)!;
-    const old = m.get(id);
+    let old = m.get(id);
+    // Undo and the indexes need the record itself, not its offset.
+    if (typeof old === 'number') old = this.materialize(c, id, old);
     const idxs = indexes ? this.byCollection.get(c) : undefined;
     if (idxs && old !== undefined) for (const idx of idxs) idx.remove(old as { id: string });
     if (value === null) m.delete(id);
@@ -517,12 +564,41 @@ export class Store {
 
   /** Writes the whole state as the snapshot and empties the journal. */
   async compact(): Promise<void> {
-    const collections: Record<string, unknown[]> = {};
-    for (const c of COLLECTIONS) collections[c] = [...this.data.get(c)!.values()];
+    const sections: SnapshotSection[] = COLLECTIONS.map((c) => {
+      const m = this.data.get(c)!;
+      if (!LAZY_COLLECTIONS.has(c)) return { collection: c, records: this.valuesInOrder(c) };
+      // Records never read are copied as the bytes they were loaded from, with the stubs the
+      // indexes hold for them.
+      const bytes = this.lazyBytes.get(c);
+      const fields = this.stubFields.get(c);
+      const stubs = new Map<string, { id: string }>();
+      if (fields) for (const idx of this.byCollection.get(c)!) for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
+      if (!fields) return { collection: c, lazy: m.entries(), source: bytes };
+      // A record in no partition of any index has no stub there: read it.
+      const keyed = [...m].map(([id, v]) => (typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string })));
+      const ordered = this.byCollection.get(c)![0].order(keyed);
+      return {
+        collection: c,
+        lazy: ordered.map((k) => [k.id, m.get(k.id)] as [string, unknown]),
+        source: bytes,
+        stubs: ordered.map((k) => pick(k, fields)),
+      };
+    });
     const seq = this.seq;
-    await this.files.writeAtomic(this.file, JSON.stringify({ format: SNAPSHOT_FORMAT, version: 1, seq, collections }));
+    await this.files.writeAtomic(this.file, encodeSnapshot(seq, sections));
     this.snapshotSeq = seq;
     await this.journal?.truncate(0);
+  }
+
+  /**
+   * A collection's records in the order of its first index (else as stored): how snapshots and
+   * exports list them, the same after every restart. The next start-up's index load then sorts
+   * lists that are sorted already (V8's sort makes one pass).
+   */
+  valuesInOrder<C extends CollectionName>(c: C): Array<RecordTypes[C]> {
+    const recs = [...this.values(c)] as Array<RecordTypes[C]>;
+    const idx = this.byCollection.get(c)?.[0];
+    return idx ? (idx.order(recs as Array<{ id: string }>) as Array<RecordTypes[C]>) : recs;
   }
 
   /** Flushes, folds the journal into the snapshot, and releases the lock. */
@@ -540,6 +616,12 @@ export class Store {
 }
 
 class GapError extends Error {}
+
+function pick(rec: { id: string }, fields: readonly string[]): { id: string } {
+  const out: Record<string, unknown> = { id: rec.id };
+  for (const f of fields) out[f] = (rec as unknown as Record<string, unknown>)[f];
+  return out as { id: string };
+}
 
 /** Changes whenever the snapshot is replaced (atomic rename gives it a new inode). */
 async function snapshotIdentity(file: string): Promise<string> {

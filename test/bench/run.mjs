@@ -286,7 +286,9 @@ async function benchWrite() {
     await stopWcm(wcm);
   }
   // Every acknowledged write must be in the data file after the stop.
-  const stored = JSON.parse(readFileSync(dataFile, 'utf8')).collections.listings.length;
+  const { readSnapshot } = await import(path.join(ROOT, 'dist/src/store/snapshot.js'));
+  let stored = 0;
+  readSnapshot(readFileSync(dataFile), { record: (c) => c === 'listings' && stored++, lazy() {} });
   if (stored < data.listings.count + 1 + wcmRes.ok) throw new Error(`wcm acknowledged ${wcmRes.ok + 1} writes but the data file holds ${stored - data.listings.count} new listings`);
   rmSync(path.dirname(dataFile), { recursive: true, force: true });
 

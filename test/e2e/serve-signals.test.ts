@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnServe } from '../support/cli.js';
 import { DEMO, demo, tempDir } from '../support/server.js';
+import { readSnapshotFile } from '../support/store.js';
 
 // `wcm serve` loads conf, whose when-exit hook re-raises SIGINT/SIGTERM at once: the server must
 // still finish, fold the journal into the data file, release the lock and exit 0.
@@ -28,7 +29,7 @@ describe('wcm serve stops cleanly on a signal', () => {
     expect(r.exitCode).toBe(0);
     expect(existsSync(`${data}.lock`)).toBe(false);
     expect(readFileSync(`${data}.journal`).length).toBe(0);
-    const snapshot = JSON.parse(readFileSync(data, 'utf8')) as { collections: { listings: Array<{ id: string }> } };
+    const snapshot = readSnapshotFile(data);
     expect(snapshot.collections.listings.map((l) => l.id)).toContain(created.data.id);
   });
 });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
 import { spawnServe, wcm } from '../support/cli.js';
 import { DEMO, demo, tempDir } from '../support/server.js';
+import { readSnapshotFile } from '../support/store.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -139,7 +140,7 @@ describe('wcm serve', () => {
     expect(add.status).toBe(201);
     a.proc.kill('SIGTERM');
     expect((await a.proc).exitCode).toBe(0);
-    const before = readFileSync(data, 'utf8');
+    const before = readSnapshotFile(data);
 
     const b = await serve(['--data', data, '--seed', DEMO]);
     await waitFor(() => b.lines.some((l) => l.includes('--seed was not applied')), 'the note');
@@ -148,7 +149,7 @@ describe('wcm serve', () => {
     expect(list.data).toHaveLength(6);
     b.proc.kill('SIGTERM');
     await b.proc;
-    expect(JSON.parse(readFileSync(data, 'utf8')).collections).toEqual(JSON.parse(before).collections);
+    expect(readSnapshotFile(data).collections).toEqual(before.collections);
   });
 
   it('GET /v1/openapi.json of the running binary equals `wcm openapi`', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { eng, t, writeEngagementFixture } from '../support/engagement.js';
 import { inProcess, tempDir, type InProcess } from '../support/server.js';
+import { deleteThread, getFullThread, putThread, type FullThread } from '../../src/store/threads.js';
 
 let s: InProcess;
 let fixtures: ReturnType<typeof tempDir>;
@@ -69,8 +70,8 @@ describe('listThreads: views and channels', () => {
   it('cuts a long last message to a one-line preview of 140 characters ending in …', async () => {
     const body = `Line one\n\n${'word '.repeat(60)}`;
     await s.store.transact((tx) => {
-      const t7 = tx.get('threads', t(7))!;
-      tx.put('threads', { ...t7, id: t(70), messages: [{ ...t7.messages[0], id: '40000000-0000-4000-8000-000000000070', body }] });
+      const t7 = getFullThread(tx, t(7))!;
+      putThread(tx, { ...t7, id: t(70), messages: [{ ...t7.messages[0], id: '40000000-0000-4000-8000-000000000070', body }] });
     });
     try {
       const res = await get(`${threads}?channel=email`);
@@ -79,22 +80,22 @@ describe('listThreads: views and channels', () => {
       expect(preview).toBe(`Line one ${'word '.repeat(26).trimEnd()}…`);
       expect(Array.from(preview).length).toBeLessThanOrEqual(140);
     } finally {
-      await s.store.transact((tx) => tx.delete('threads', t(70)));
+      await s.store.transact((tx) => deleteThread(tx, t(70)));
     }
   });
 
   it('moves a thread between views and channels when it is replaced (index partitions follow the record)', async () => {
-    const base = s.store.get('threads', t(7))!;
+    const base = getFullThread(s.store, t(7))!;
     const x = { ...base, id: t(71), messages: base.messages.map((msg) => ({ ...msg, id: '40000000-0000-4000-8000-000000000071' })) };
     // Two writes with no read between: the second must find the first in the index to remove it.
-    await s.store.transact((tx) => tx.put('threads', x));
-    await s.store.transact((tx) => tx.put('threads', { ...x, status: 'closed', starred: true, messages: [{ ...x.messages[0], channel: 'form' }] }));
+    await s.store.transact((tx) => putThread(tx, x));
+    await s.store.transact((tx) => putThread(tx, { ...x, status: 'closed', starred: true, messages: [{ ...x.messages[0], channel: 'form' }] }));
     try {
       expect(ids(await get(`${threads}?channel=email`))).toEqual([t(7), t(1)]);
       expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(71), t(3)]);
       expect(ids(await get(`${threads}?view=starred&channel=form`))).toEqual([t(71), t(3)]);
     } finally {
-      await s.store.transact((tx) => tx.delete('threads', t(71)));
+      await s.store.transact((tx) => deleteThread(tx, t(71)));
     }
     expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(3)]);
   });
@@ -236,7 +237,7 @@ describe('paging while threads arrive', () => {
         await p.store.transact((tx) => {
           extra.forEach((x, i) => {
             const messages = x.messages.map((msg) => ({ ...msg, created_at: times[i] }));
-            tx.put('threads', { ...x, status: 'open', messages } as never);
+            putThread(tx, { ...x, status: 'open', messages } as unknown as FullThread);
             added++;
           });
         });

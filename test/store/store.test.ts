@@ -7,7 +7,7 @@ import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import { Store, StoreCorruptError } from '../../src/store/store.js';
 import { DEMO, demo } from '../support/server.js';
 import { expectProblem } from '../support/problem.js';
-import { STORE_TEST_WS, listing, listingTitles, useTempStores } from '../support/store.js';
+import { STORE_TEST_WS, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
 
 const stores = useTempStores();
 let dir: string;
@@ -132,8 +132,8 @@ describe('compaction', () => {
     await s.transact((tx) => tx.put('listings', { ...listing(5), title: 'L5' }));
     await s.transact((tx) => tx.delete('listings', listing(40).id));
     expect(statSync(`${file}.journal`).size).toBeLessThan(1024 + 400);
-    const snap = JSON.parse(readFileSync(file, 'utf8'));
-    expect(snap.format).toBe('wcm-store');
+    const snap = readSnapshotFile(file);
+    expect(snap.version).toBe(2);
     expect(snap.collections.listings.length).toBeGreaterThan(20);
     const expected = Array.from({ length: 39 }, (_, i) => `L${i + 1}`);
     expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(expected);

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach } from 'vitest';
+import { readSnapshot } from '../../src/store/snapshot.js';
 import type { ListingRecord } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from './server.js';
@@ -43,3 +45,25 @@ export const listing = (n: number): ListingRecord => ({
 
 /** The store's listing titles in number order (L1, L2, …). */
 export const listingTitles = (s: Store) => [...s.values('listings')].map((l) => l.title).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+
+/**
+ * A snapshot file read whole, every record parsed (lazy ones too), for tests that check what is on
+ * disk rather than what a store makes of it.
+ */
+export function readSnapshotFile(file: string): { version: number; seq: number; collections: Record<string, Array<{ id: string }>> } {
+  const buf = readFileSync(file);
+  const collections: Record<string, Array<{ id: string }>> = {};
+  const add = (c: string, rec: { id: string }) => (collections[c] ??= []).push(rec);
+  const seq = readSnapshot(buf, {
+    record: add,
+    lazy: (c, bytes, ids, offsets) => {
+      ids.forEach((id, i) => {
+        const rec = JSON.parse(bytes.toString('utf8', offsets[i], bytes.indexOf(10, offsets[i])));
+        if (rec.id !== id) throw new Error(`lazy record filed as ${id} has id ${rec.id}`);
+        add(c, rec);
+      });
+    },
+  });
+  const version = JSON.parse(buf.toString('utf8', 0, buf.indexOf(10))).version;
+  return { version, seq, collections };
+}

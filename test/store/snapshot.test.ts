@@ -1,0 +1,158 @@
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { App } from '../../src/server/app.js';
+import { seedStore } from '../../src/server/serve.js';
+import { encodeSnapshot, readSnapshot } from '../../src/store/snapshot.js';
+import { Store, StoreCorruptError } from '../../src/store/store.js';
+import { deleteThread, getFullThread, putThread } from '../../src/store/threads.js';
+import { eng, fixture, t, writeEngagementFixture } from '../support/engagement.js';
+import { sendJson } from '../support/server.js';
+import { readSnapshotFile, useTempStores } from '../support/store.js';
+
+const stores = useTempStores();
+const threads = `/v1/workspaces/${eng.wsA}/threads`;
+
+/** A data file holding the engagement fixture, closed (so all of it is in the version 2 snapshot). */
+async function seeded(): Promise<string> {
+  const file = path.join(stores.dir, 'store.json');
+  const s = await Store.open(file);
+  await seedStore(s, [writeEngagementFixture(stores.dir)]);
+  await s.close();
+  return file;
+}
+
+async function list(store: Store, query = ''): Promise<string[]> {
+  const res = await sendJson(new App({ store }), { url: `${threads}${query}`, token: eng.token });
+  expect(res.status).toBe(200);
+  return res.json.data.map((x: { id: string }) => x.id);
+}
+
+/** A copy of the data files as a crash would leave them (no close, no compaction). */
+function crashCopy(file: string): string {
+  const to = path.join(stores.dir, 'crash.json');
+  if (existsSync(file)) copyFileSync(file, to);
+  copyFileSync(`${file}.journal`, `${to}.journal`);
+  return to;
+}
+
+describe('version 2 snapshot: threads and their messages load lazily', () => {
+  it('lists, opens and pages threads after a restart exactly as before it', async () => {
+    const file = await seeded();
+    const s = await stores.open(file);
+    // The fixture's documented order (test/support/engagement.ts).
+    expect(await list(s)).toEqual([t(5), t(2), t(7), t(1), t(6)]);
+    expect(await list(s, '?view=closed')).toEqual([t(4), t(3)]);
+    expect(await list(s, '?channel=whatsapp')).toEqual([t(5), t(1)]);
+    const one = await sendJson(new App({ store: s }), { url: `${threads}/${t(1)}`, token: eng.token });
+    expect(one.status).toBe(200);
+    expect(one.json.data.messages.map((m: { body: string }) => m.body)).toEqual(['A mango question from earlier', 'Parcel landed safely, thanks!']);
+    expect(one.json.data).toMatchObject({ message_count: 2, channels: ['email', 'whatsapp'], last_message_preview: 'Parcel landed safely, thanks!' });
+  });
+
+  it('writes the threads as lazy lines with index stubs, in index order, and the messages apart', async () => {
+    const file = await seeded();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(JSON.parse(lines[0])).toMatchObject({ format: 'wcm-store', version: 2 });
+    const header = JSON.parse(lines.find((l) => l.startsWith('{"collection":"threads"'))!);
+    // Stubs carry only what the index reads, newest last message first (both workspaces together).
+    expect(Object.keys(header.stubs[0]).sort()).toEqual(['channels', 'id', 'last_message_at', 'starred', 'status', 'unread', 'workspace_id']);
+    expect(header.stubs.map((x: { id: string }) => x.id)).toEqual([t(8), t(5), t(4), t(2), t(7), t(1), t(3), t(6)]);
+    const snap = readSnapshotFile(file);
+    expect(snap.collections.threads.find((x) => x.id === t(1))).not.toHaveProperty('messages');
+    expect(snap.collections.thread_messages.find((x) => x.id === t(1))).toMatchObject({ messages: [{ channel: 'email' }, { channel: 'whatsapp' }] });
+    // The end marker counts the collection sections, and ends the file.
+    expect(lines.at(-2)).toBe(`{"end":${lines.filter((l) => l.startsWith('{"collection":')).length}}`);
+    expect(lines.at(-1)).toBe('');
+  });
+
+  it('moves a thread that was never read when it is written after a restart, and keeps it through a crash and a compaction', async () => {
+    const file = await seeded();
+    const s = await stores.open(file);
+    // t(7) and t(3) are still unparsed stubs in the index: the writes must find and replace them.
+    await s.transact((tx) => putThread(tx, { ...getFullThread(tx, t(7))!, status: 'closed' }));
+    await s.transact((tx) => deleteThread(tx, t(3)));
+    expect(await list(s, '?view=closed')).toEqual([t(4), t(7)]);
+    expect(await list(s)).toEqual([t(5), t(2), t(1), t(6)]);
+
+    // Recovery replays the journal over the lazy snapshot.
+    const crashed = await stores.open(crashCopy(file));
+    expect(await list(crashed, '?view=closed')).toEqual([t(4), t(7)]);
+    expect(crashed.get('threads', t(3))).toBeUndefined();
+    expect(crashed.get('thread_messages', t(3))).toBeUndefined();
+    await crashed.close();
+
+    // Compaction copies unread records' bytes and writes the changed ones.
+    await s.close();
+    const again = await stores.open(file);
+    expect(await list(again, '?view=closed')).toEqual([t(4), t(7)]);
+    expect(await list(again)).toEqual([t(5), t(2), t(1), t(6)]);
+    expect(getFullThread(again, t(1))!.messages).toHaveLength(2);
+  });
+
+  it('exports the same fixture before and after a restart', async () => {
+    const { exportFixture } = await import('../../src/store/fixture.js');
+    const file = await seeded();
+    const a = await stores.open(path.join(stores.dir, 'fresh.json'));
+    await seedStore(a, [writeEngagementFixture(stores.dir)]);
+    const b = await stores.open(file);
+    expect(JSON.stringify(exportFixture(b))).toBe(JSON.stringify(exportFixture(a)));
+    const exported = exportFixture(b) as { threads: Array<{ id: string; messages: unknown[] }> };
+    expect(exported.threads.find((x) => x.id === t(1))!.messages).toEqual(fixture.threads.find((x) => x.id === t(1))!.messages.map((m) => ({ ...m, created_at: new Date(m.created_at).toISOString() })));
+  });
+
+  it('names the damaged record when a lazy line does not parse, and refuses a file whose lines are cut', async () => {
+    const file = await seeded();
+    const text = readFileSync(file, 'utf8');
+    const i = text.indexOf('"body":"Parcel landed');
+    writeFileSync(file, `${text.slice(0, i)}"body":Parcel${text.slice(i + 14)}`);
+    const s = await stores.open(file);
+    expect(await list(s, '?view=closed')).toEqual([t(4), t(3)]);
+    expect(() => s.get('thread_messages', t(1))).toThrow(StoreCorruptError);
+    expect(() => s.get('thread_messages', t(1))).toThrow(new RegExp(`damaged: record \`${t(1)}\` of thread_messages is not valid JSON`));
+    await s.close();
+
+    writeFileSync(file, text.replace(/\t/, ' '));
+    await expect(Store.open(file)).rejects.toThrow(/is damaged: a record of `threads` is malformed/);
+    writeFileSync(file, text.slice(0, text.lastIndexOf('{"end"')));
+    await expect(Store.open(file)).rejects.toThrow(/is damaged: it ends before its end marker/);
+    writeFileSync(file, text.replace('"version":2', '"version":3'));
+    await expect(Store.open(file)).rejects.toThrow(/written by a newer wcm \(data format version 3/);
+  });
+});
+
+describe('version 1 data files', () => {
+  it('still load: threads with inline messages are split, in the snapshot and in the journal', async () => {
+    const file = path.join(stores.dir, 'v1.json');
+    const [thread1, ...rest] = fixture.threads;
+    const collections = {
+      users: fixture.users,
+      workspaces: fixture.workspaces,
+      tokens: [],
+      threads: rest,
+    };
+    writeFileSync(file, JSON.stringify({ format: 'wcm-store', version: 1, seq: 1, collections }));
+    // A v1 journal line (CRC32 of the JSON, then the JSON) adding the remaining thread.
+    const { crc32 } = await import('node:zlib');
+    const json = JSON.stringify({ s: 2, o: [['threads', thread1.id, thread1]] });
+    writeFileSync(`${file}.journal`, `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`);
+    const s = await stores.open(file);
+    expect(s.count('threads')).toBe(fixture.threads.length);
+    expect(s.get('threads', t(1))).toMatchObject({ message_count: 2, channels: ['email', 'whatsapp'], last_message_at: '2025-03-01T11:00:00Z' });
+    expect(getFullThread(s, t(5))!.messages).toHaveLength(1);
+    expect([...s.index('threadsByFilter').entries(`${eng.wsA}|inbox|whatsapp`)].map((e) => e.rec.id)).toEqual([t(5), t(1)]);
+    await s.close();
+    expect(readSnapshotFile(file).version).toBe(2);
+  });
+});
+
+describe('encodeSnapshot', () => {
+  it('writes a collection of 200,000 lazy records (more than a call takes arguments) and reads it back', () => {
+    const recs = Array.from({ length: 200_000 }, (_, i) => [`id${i}`, { id: `id${i}`, messages: [] }] as [string, unknown]);
+    const buf = Buffer.concat(encodeSnapshot(7, [{ collection: 'thread_messages', lazy: recs }]));
+    let n = 0;
+    let last = '';
+    expect(readSnapshot(buf, { record() {}, lazy: (_c, _b, ids) => ((n = ids.length), (last = ids[ids.length - 1])) })).toBe(7);
+    expect([n, last]).toEqual([200_000, 'id199999']);
+  });
+});
