@@ -194,11 +194,27 @@ export function encodeSnapshot(seq: number, sections: SnapshotSection[]): Buffer
     if (!items.length) continue;
     if (s.stubs && s.stubs.length !== items.length) throw new Error(`${s.collection}: ${items.length} records but ${s.stubs.length} stubs`);
     out.string(`${JSON.stringify(s.stubs ? { collection: s.collection, lazy: items.length, stubs: s.stubs } : { collection: s.collection, lazy: items.length })}\n`);
+    // Unread records are copied as their whole lines; lines that follow each other in the source
+    // (the usual case: unchanged records keep their order) go out in one copy.
+    const src = s.source;
+    let runStart = -1;
+    let runEnd = -1;
     for (const [id, v] of items) {
-      out.string(`${JSON.stringify(id)}\t`);
-      if (typeof v === 'number') out.bytes(s.source!, v, s.source!.indexOf(NL, v) + 1);
-      else out.string(`${JSON.stringify(v)}\n`);
+      if (typeof v === 'number') {
+        const lineStart = src!.lastIndexOf(NL, v) + 1;
+        const lineEnd = src!.indexOf(NL, v) + 1;
+        if (lineStart !== runEnd) {
+          if (runStart >= 0) out.bytes(src!, runStart, runEnd);
+          runStart = lineStart;
+        }
+        runEnd = lineEnd;
+        continue;
+      }
+      if (runStart >= 0) out.bytes(src!, runStart, runEnd);
+      runStart = runEnd = -1;
+      out.string(`${JSON.stringify(id)}\t${JSON.stringify(v)}\n`);
     }
+    if (runStart >= 0) out.bytes(src!, runStart, runEnd);
     written++;
   }
   out.string(`${JSON.stringify({ end: written })}\n`);
