@@ -185,22 +185,36 @@ export class Store {
         throw new StoreCorruptError(`The data file ${this.file} ${err.message}. ${hint}`);
       }
     }
-    // The snapshot's records are indexed in one bulk load (a lazy collection's from its stubs),
-    // then the journal is replayed on top through `apply`, which keeps the indexes current.
+    // The journal is replayed into the maps, then every index is built in one bulk load: a lazy
+    // collection's from the snapshot's stubs, except for records the journal wrote or deleted.
+    const touched = await this.replay();
     for (const [c, list] of this.byCollection) {
       const m = this.data.get(c)!;
-      const recs = stubLists.get(c) ?? (m.values() as Iterable<{ id: string }>);
-      if (LAZY_COLLECTIONS.has(c) && !stubLists.has(c) && [...m.values()].some((v) => typeof v === 'number')) {
+      const stubs = stubLists.get(c);
+      let recs: Iterable<{ id: string }> = m.values() as Iterable<{ id: string }>;
+      if (stubs) {
+        const t = touched.get(c);
+        recs = !t?.size ? stubs : [...stubs.filter((s) => !t.has(s.id)), ...[...t].flatMap((id) => (m.has(id) ? [m.get(id) as { id: string }] : []))];
+      } else if (LAZY_COLLECTIONS.has(c) && [...m.values()].some((v) => typeof v === 'number')) {
         throw new StoreCorruptError(`The data file ${this.file} is damaged: collection ${c} has no index stubs. Restore it from a backup or an export.`);
       }
       for (const idx of list) idx.load(recs);
     }
-    await this.replay();
   }
 
-  private async replay(): Promise<void> {
+  /** Applies the journal to the maps (not the indexes); returns the ids it wrote in lazy collections. */
+  private async replay(): Promise<Map<CollectionName, Set<string>>> {
+    const touched = new Map<CollectionName, Set<string>>();
+    const set = (c: CollectionName, id: string, value: unknown) => {
+      if (value === null) this.data.get(c)!.delete(id);
+      else this.data.get(c)!.set(id, value);
+      if (!LAZY_COLLECTIONS.has(c)) return;
+      let ids = touched.get(c);
+      if (!ids) touched.set(c, (ids = new Set()));
+      ids.add(id);
+    };
     const buf = await this.files.readIfExists(this.journalFile);
-    if (!buf || !buf.length) return;
+    if (!buf || !buf.length) return touched;
     let offset = 0;
     let line = 0;
     let goodEnd = 0;
@@ -232,8 +246,8 @@ export class Store {
         for (const [c, id, value] of parsed.o) {
           if (!this.data.has(c)) throw new StoreCorruptError(`The journal ${this.journalFile} names an unknown collection \`${c}\` at line ${line}.`);
           // A journal written before threads kept their messages apart.
-          if (c === 'threads' && value === null) this.apply('thread_messages', id, null);
-          for (const [cc, v] of upgradeRecord(c, value)) this.apply(cc, id, v);
+          if (c === 'threads' && value === null) set('thread_messages', id, null);
+          for (const [cc, v] of upgradeRecord(c, value)) set(cc, id, v);
         }
         this.seq = parsed.s;
       }
@@ -250,6 +264,7 @@ export class Store {
         await fh.close();
       }
     }
+    return touched;
   }
 
   get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined {
