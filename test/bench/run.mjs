@@ -167,13 +167,15 @@ async function benchStartup() {
   // What any Node process pays for the same data: read and parse it (and, for an import, write it
   // back durably). Not a target, the limit that explains one.
   const importFloor = await wallTime(NODE, ['-e', `const fs=require('fs');const t=fs.readFileSync(process.argv[1],'utf8');JSON.parse(t);fs.writeFileSync(process.argv[2],t);const fd=fs.openSync(process.argv[2],'r+');fs.fdatasyncSync(fd)`, fixture, path.join(work, 'import-floor.json')], { runs: cfg.slowRuns });
-  const parseFloor = await wallTime(NODE, ['-e', `JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))`, threadsStore], { runs: cfg.slowRuns });
+  // The data file is parsed lazily (one record per line, threads read on demand), so the floor for
+  // a restart is what parsing the same records eagerly costs: the fixture, one JSON document.
+  const parseFloor = await wallTime(NODE, ['-e', `JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))`, fixture], { runs: cfg.slowRuns });
   rmSync(path.join(work, 'import-floor.json'), { force: true });
   const { median } = await import('./procs.mjs');
   const a = median(seeded) / 1000;
   const b = median(restarted) / 1000;
   row(`\`wcm serve --seed\` (empty store, ${size}-thread fixture): start to first answered request; RSS`, `${a.toFixed(2)} s; ${fmt.mb(seededRss)}`, `node reading, parsing and durably writing the fixture: ${(importFloor.medianMs / 1000).toFixed(2)} s`, fmt.x(a * 1000 / importFloor.medianMs), '< 2 s; RSS printed', a < 2);
-  row(`\`wcm serve\` (data file holding ${size} threads): start to first answered request; RSS`, `${b.toFixed(2)} s; ${fmt.mb(restartRss)}`, `node reading and parsing the data file: ${(parseFloor.medianMs / 1000).toFixed(2)} s`, fmt.x(b * 1000 / parseFloor.medianMs), '< 2 s; RSS printed', b < 2);
+  row(`\`wcm serve\` (data file holding ${size} threads): start to first answered request; RSS`, `${b.toFixed(2)} s; ${fmt.mb(restartRss)}`, `node reading and parsing the same records as one JSON document (the fixture): ${(parseFloor.medianMs / 1000).toFixed(2)} s`, fmt.x(b * 1000 / parseFloor.medianMs), '< 2 s; RSS printed', b < 2);
 }
 
 async function benchRead() {
