@@ -125,6 +125,8 @@ export function plainTarget(target: string): { pathname: string; search: string 
   return { pathname, search: query ? `?${query}` : '' };
 }
 
+const NO_QUERY: Record<string, string> = Object.freeze(Object.create(null));
+
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
 
 /** The whole API as a function of a request: no port needed (tests call it in-process). */
@@ -231,15 +233,19 @@ export class App {
 
     // Query: every parameter once, known names only.
     // No prototype: `toString` or `constructor` are names like any other, `__proto__` an own key.
-    const rawQuery: Record<string, string> = Object.create(null);
-    const queryErrors: Record<string, string[]> = Object.create(null);
-    // `search` as URL serializes it (`?…` or empty); its parameters as `URL.searchParams` gives them.
-    if (search.length > 1) for (const [k, v] of new URLSearchParams(search)) {
-      if (Object.hasOwn(rawQuery, k)) queryErrors[k] = ['Given more than once.'];
-      rawQuery[k] = v;
+    // (Most requests have no query: they share one empty, frozen object and skip the counting.)
+    let rawQuery: Record<string, string> = NO_QUERY;
+    let queryErrors: Record<string, string[]> | null = null;
+    if (search.length > 1) {
+      rawQuery = Object.create(null);
+      queryErrors = Object.create(null);
+      for (const [k, v] of new URLSearchParams(search)) {
+        if (Object.hasOwn(rawQuery, k)) queryErrors![k] = ['Given more than once.'];
+        rawQuery[k] = v;
+      }
     }
     const q = op.query.safeParse(rawQuery);
-    if (!q.success || Object.keys(queryErrors).length) {
+    if (!q.success || (queryErrors && Object.keys(queryErrors).length)) {
       throw validationFailed({ ...queryErrors, ...(q.success ? {} : fieldErrors(q.error.issues)) }, 'Invalid query parameters.');
     }
 

@@ -113,6 +113,21 @@ describe('request targets read without a URL parser', () => {
     expect(plainTarget(t)).toBeNull();
   });
 
+  it('no query, an empty query and a query of separators only answer alike (the shared empty query)', async () => {
+    s = await inProcess();
+    const base = `/v1/workspaces/${demo.ws1}/lists`;
+    const bodies: string[] = [];
+    for (const q of ['', '?', '?&', '?&&']) {
+      const res = await s.request({ url: base + q, token: demo.owner, headers: { 'x-request-id': 'req_same' } });
+      expect(res.status).toBe(200);
+      bodies.push(res.body);
+    }
+    expect(new Set(bodies).size).toBe(1);
+    const unknown = await s.request({ url: `${base}?nope=1`, token: demo.owner });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.json.errors)).toEqual(['nope']);
+  });
+
   it('a repeated or unknown query parameter still answers 422 through the shortcut', async () => {
     s = await inProcess();
     const twice = await s.request({ url: `/v1/workspaces/${demo.ws1}/lists?limit=2&limit=3`, token: demo.owner });
