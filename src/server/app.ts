@@ -104,6 +104,29 @@ const header = (h: AppRequest['headers'], name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
+/**
+ * Path segments that need no normalizing (no dot segments, no percent-escapes, nothing URL would
+ * encode), and a query of characters URL keeps as they are.
+ */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_~.-]*)*\/?$/;
+const PLAIN_QUERY = /^[A-Za-z0-9_~.\-=&%+,:@/?!$*();]*$/;
+
+/**
+ * The pathname and search `new URL` would give for an origin-form target in the plain form most
+ * clients send, without parsing a URL per request; null for anything else (the caller then uses URL).
+ */
+export function plainTarget(target: string): { pathname: string; search: string } | null {
+  const q = target.indexOf('?');
+  const pathname = q === -1 ? target : target.slice(0, q);
+  if (!pathname.startsWith('/') || !PLAIN_PATH.test(pathname)) return null;
+  if (q === -1) return { pathname, search: '' };
+  const query = target.slice(q + 1);
+  if (!PLAIN_QUERY.test(query)) return null;
+  return { pathname, search: query ? `?${query}` : '' };
+}
+
+const NO_QUERY: Record<string, string> = Object.freeze(Object.create(null));
+
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
 
 /** The whole API as a function of a request: no port needed (tests call it in-process). */
@@ -130,13 +153,15 @@ export class App {
     const requestId = given && REQUEST_ID.test(given) ? given : newRequestId();
     // Only the path and query of the request target count; a target URL cannot parse (an
     // absolute-form target with a bad port, say) names no route.
-    let url: URL;
+    let url: { pathname: string; search: string } | null = plainTarget(req.url);
     let badTarget = false;
-    try {
-      url = new URL(req.url.startsWith('/') ? `http://localhost${req.url.replace(/^\/+/, '/')}` : req.url, 'http://localhost');
-    } catch {
-      url = new URL('http://localhost/');
-      badTarget = true;
+    if (!url) {
+      try {
+        url = new URL(req.url.startsWith('/') ? `http://localhost${req.url.replace(/^\/+/, '/')}` : req.url, 'http://localhost');
+      } catch {
+        url = new URL('http://localhost/');
+        badTarget = true;
+      }
     }
     const host = header(req.headers, 'host') ?? 'localhost';
     const base = badTarget ? undefined : BASE_PATHS.find((b) => url.pathname === b || url.pathname.startsWith(`${b}/`));
@@ -171,7 +196,8 @@ export class App {
       if (op.access === 'public') {
         for (const g of this.guards) Object.assign(guardHeaders, g.before?.(op, info)?.headers ?? {});
       }
-      let run = () => this.run(op, match.params, url.searchParams, info);
+      const search = url.search;
+      let run = () => this.run(op, match.params, search, info);
       if (op.access === 'public') {
         for (const g of this.guards) {
           if (g.around) {
@@ -189,7 +215,7 @@ export class App {
     }
   }
 
-  private async run(op: AnyOperation, rawParams: Record<string, string>, search: URLSearchParams, info: RequestInfo): Promise<AppResponse> {
+  private async run(op: AnyOperation, rawParams: Record<string, string>, search: string, info: RequestInfo): Promise<AppResponse> {
     let auth: AuthContext | null = null;
     if (op.access === 'bearer' || op.access === 'token') {
       auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now());
@@ -207,14 +233,19 @@ export class App {
 
     // Query: every parameter once, known names only.
     // No prototype: `toString` or `constructor` are names like any other, `__proto__` an own key.
-    const rawQuery: Record<string, string> = Object.create(null);
-    const queryErrors: Record<string, string[]> = Object.create(null);
-    for (const [k, v] of search) {
-      if (Object.hasOwn(rawQuery, k)) queryErrors[k] = ['Given more than once.'];
-      rawQuery[k] = v;
+    // (Most requests have no query: they share one empty, frozen object and skip the counting.)
+    let rawQuery: Record<string, string> = NO_QUERY;
+    let queryErrors: Record<string, string[]> | null = null;
+    if (search.length > 1) {
+      rawQuery = Object.create(null);
+      queryErrors = Object.create(null);
+      for (const [k, v] of new URLSearchParams(search)) {
+        if (Object.hasOwn(rawQuery, k)) queryErrors![k] = ['Given more than once.'];
+        rawQuery[k] = v;
+      }
     }
     const q = op.query.safeParse(rawQuery);
-    if (!q.success || Object.keys(queryErrors).length) {
+    if (!q.success || (queryErrors && Object.keys(queryErrors).length)) {
       throw validationFailed({ ...queryErrors, ...(q.success ? {} : fieldErrors(q.error.issues)) }, 'Invalid query parameters.');
     }
 
@@ -275,7 +306,9 @@ export class App {
   }
 
   json(status: number, body: unknown, info: RequestInfo, headers: Record<string, string>): AppResponse {
-    return { status, headers: { ...this.baseHeaders(info, 'application/json; charset=utf-8'), ...headers }, body: JSON.stringify(body) };
+    const all = this.baseHeaders(info, 'application/json; charset=utf-8');
+    for (const k in headers) all[k] = headers[k];
+    return { status, headers: all, body: JSON.stringify(body) };
   }
 
   /** The one place an error becomes a response: typed problems as they are, anything else a 500. */

@@ -53,6 +53,17 @@ function parseBearer(header: string): ParsedBearer | null {
   return parsed;
 }
 
+/**
+ * The stored digest as bytes, decoded once per token record: records are immutable (a change
+ * replaces the record, which is then decoded afresh), so this is a pure function of the record.
+ */
+const storedDigests = new WeakMap<TokenRecord, Buffer>();
+function storedDigest(rec: TokenRecord): Buffer {
+  let d = storedDigests.get(rec);
+  if (!d) storedDigests.set(rec, (d = Buffer.from(rec.token_sha256, 'hex')));
+  return d;
+}
+
 /** Finds and checks the bearer token. Tokens are stored only as SHA-256 hashes. */
 export function authenticate(store: Store, header: string | undefined, now: Date): AuthContext {
   if (!header) throw unauthenticated();
@@ -61,7 +72,7 @@ export function authenticate(store: Store, header: string | undefined, now: Date
   const { digest } = parsed;
   const rec = store.get('tokens', parsed.id);
   // Compare the full digest in constant time: the map lookup used only a prefix.
-  if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), digest)) throw invalidToken('not recognised');
+  if (!rec || !timingSafeEqual(storedDigest(rec), digest)) throw invalidToken('not recognised');
   if (rec.revoked_at) throw invalidToken('revoked');
   if (rec.expires_at && new Date(rec.expires_at).getTime() <= now.getTime()) throw invalidToken(`expired (at ${rec.expires_at})`);
   if (parsed.oauth && rec.audience !== API_AUDIENCE) throw invalidToken('issued for another audience');

@@ -32,7 +32,10 @@ const sendBuffers: Buffer[] = [];
 function send(res: http.ServerResponse, r: AppResponse, head: boolean): void {
   const parts = r.parts;
   if (!parts) {
-    res.writeHead(r.status, { ...r.headers, 'Content-Length': Buffer.byteLength(r.body) });
+    // The response's own headers object (built for this response, never shared) takes the length.
+    const headers = r.headers as Record<string, string | number>;
+    headers['Content-Length'] = Buffer.byteLength(r.body);
+    res.writeHead(r.status, headers);
     res.end(head ? undefined : r.body);
     return;
   }
@@ -160,7 +163,8 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
           method: req.method ?? 'GET',
           url: req.url ?? '/',
           headers: req.headers,
-          body: Buffer.concat(chunks),
+          // One chunk (most requests) needs no copy: the buffer is this request's alone.
+          body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
           remoteAddress: req.socket.remoteAddress,
         })
         .then(

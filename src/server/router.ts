@@ -49,15 +49,21 @@ export class Router {
         return { kind: 'method', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
       }
       const params: Record<string, string> = {};
-      route.names.forEach((n, i) => {
-        try {
-          params[n] = decodeURIComponent(m[i + 1]);
-        } catch {
-          params[n] = m[i + 1];
-        }
-      });
+      for (let i = 0; i < route.names.length; i++) {
+        const raw = m[i + 1];
+        params[route.names[i]] = raw.includes('%') ? decodeOr(raw) : raw;
+      }
       return { kind: 'ok', op, params };
     }
     return { kind: 'none' };
+  }
+}
+
+/** The percent-decoded segment, or the segment as sent when it does not decode. */
+function decodeOr(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
   }
 }

@@ -1,4 +1,4 @@
-import { constants as fsc, promises as fs } from 'node:fs';
+import { constants as fsc, fdatasync, promises as fs, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** An append-only file that is durable after each `append`. */
@@ -61,18 +61,20 @@ class NodeJournal implements JournalHandle {
     }
   }
 
+  /**
+   * Written on the calling thread: an append of a few KB to the page cache takes microseconds,
+   * less than handing it to the thread pool and back (the durable part, the sync, stays async).
+   */
   async write(buf: Buffer): Promise<void> {
     const before = this.size;
     let off = 0;
-    while (off < buf.length) {
-      const { bytesWritten } = await this.fh.write(buf, off, buf.length - off, before + off);
-      off += bytesWritten;
-    }
+    while (off < buf.length) off += writeSync(this.fh.fd, buf, off, buf.length - off, before + off);
     this.size = before + buf.length;
   }
 
-  async sync(): Promise<void> {
-    await this.fh.datasync();
+  /** The callback form: lighter than FileHandle.datasync, which this runs once per commit. */
+  sync(): Promise<void> {
+    return new Promise((resolve, reject) => fdatasync(this.fh.fd, (err) => (err ? reject(err) : resolve())));
   }
 
   async truncate(size: number): Promise<void> {

@@ -57,16 +57,8 @@ export interface StoreOptions {
 /** Above this many writes to one collection in a transaction, its indexes are rebuilt instead. */
 const BULK_REINDEX = 512;
 
-/** One journal line: `CRC32-hex JSON\n`, the checksum over the JSON's UTF-8 bytes. */
-function frame(seq: number, ops: Op[]): Buffer {
-  const json = JSON.stringify({ s: seq, o: ops });
-  const len = Buffer.byteLength(json);
-  const buf = Buffer.allocUnsafe(len + 10);
-  buf.write(json, 9, 'utf8');
-  buf.write(`${crc32(buf.subarray(9, 9 + len)).toString(16).padStart(8, '0')} `, 0, 'latin1');
-  buf[len + 9] = 10;
-  return buf;
-}
+/** The JSON of one journal line (framed by buildBatch). */
+const frameJson = (p: Pending): string => JSON.stringify({ s: p.seq, o: p.ops });
 
 /**
  * The durable JSON-file store. State lives in memory; every transaction is appended to a journal
@@ -330,6 +322,20 @@ export class Store {
    * entry-by-entry insertion into a sorted array is quadratic.
    */
   private reindex(ops: Op[], undo: Op[]): void {
+    if (ops.length <= BULK_REINDEX) {
+      // No collection can pass the bulk threshold: entry by entry, in order.
+      for (let i = 0; i < ops.length; i++) {
+        const idxs = this.byCollection.get(ops[i][0]);
+        if (!idxs) continue;
+        const before = undo[i][2];
+        const after = ops[i][2];
+        for (const idx of idxs) {
+          if (before !== null) idx.remove(before as { id: string });
+          if (after !== null) idx.insert(after as { id: string });
+        }
+      }
+      return;
+    }
     const perCollection = new Map<CollectionName, number>();
     for (const [c] of ops) perCollection.set(c, (perCollection.get(c) ?? 0) + 1);
     for (const [c, n] of perCollection) {
@@ -644,9 +650,27 @@ async function snapshotIdentity(file: string): Promise<string> {
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'none';
 }
 
-/** A batch's journal lines, one per transaction. */
+/**
+ * A batch's journal lines, one per transaction: `CRC32-hex JSON\n`, the checksum over the JSON's
+ * UTF-8 bytes. Written straight into one buffer (no buffer per line, no concatenation).
+ */
 function buildBatch(batch: Pending[]): Buffer {
-  return batch.length === 1 ? frame(batch[0].seq, batch[0].ops) : Buffer.concat(batch.map((p) => frame(p.seq, p.ops)));
+  const jsons: string[] = new Array(batch.length);
+  let total = 0;
+  for (let i = 0; i < batch.length; i++) {
+    jsons[i] = frameJson(batch[i]);
+    total += Buffer.byteLength(jsons[i]) + 10;
+  }
+  const buf = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const json of jsons) {
+    const len = buf.write(json, at + 9, 'utf8');
+    buf.write(crc32(buf.subarray(at + 9, at + 9 + len)).toString(16).padStart(8, '0'), at, 'latin1');
+    buf[at + 8] = 32;
+    buf[at + 9 + len] = 10;
+    at += len + 10;
+  }
+  return buf;
 }
 
 function parseFrame(text: string): { s: number; o: Op[] } | null {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { plainTarget } from '../../src/server/app.js';
 import { hashToken, tokenId } from '../../src/store/fixture.js';
 import { demo, inProcess, onPort, type InProcess } from '../support/server.js';
 
@@ -72,5 +73,82 @@ describe('list pages over HTTP', () => {
       await srv.close();
       srv.cleanup();
     }
+  });
+});
+
+describe('request targets read without a URL parser', () => {
+  const viaUrl = (t: string) => {
+    const u = new URL(`http://localhost${t.replace(/^\/+/, '/')}`, 'http://localhost');
+    return { pathname: u.pathname, search: u.search };
+  };
+  // Plain targets take the shortcut and read exactly as URL reads them.
+  it.each([
+    '/v1/workspaces/02ff152c-0fdc-4f12-aa16-9e5eb2f38b96/lists',
+    '/v1/workspaces/w/threads?view=inbox&channel=whatsapp&limit=50',
+    '/v1/workspaces/w/threads/',
+    '/v1/a.b/c~d/e_f-g',
+    '/',
+    '/v1?',
+    '/v1/x?a=1&a=2&b=%20c+d&e=f?g&h=(i)*',
+  ])('%s', (t) => {
+    const plain = plainTarget(t);
+    expect(plain).not.toBeNull();
+    expect(plain).toEqual(viaUrl(t));
+  });
+  // Anything URL would normalize or encode is left to URL.
+  it.each([
+    '//v1/workspaces',
+    '/v1/./workspaces',
+    '/v1/../v1/workspaces',
+    '/v1/.well-known',
+    '/v1/caf%C3%A9',
+    '/v1/a b',
+    '/v1\\workspaces',
+    '/v1/x?a="b"',
+    '/v1/x?a=b#frag',
+    '/v1/x?a b',
+    'http://localhost/v1/me',
+    '*',
+  ])('%s is not taken as plain', (t) => {
+    expect(plainTarget(t)).toBeNull();
+  });
+
+  it('no query, an empty query and a query of separators only answer alike (the shared empty query)', async () => {
+    s = await inProcess();
+    const base = `/v1/workspaces/${demo.ws1}/lists`;
+    const bodies: string[] = [];
+    for (const q of ['', '?', '?&', '?&&']) {
+      const res = await s.request({ url: base + q, token: demo.owner, headers: { 'x-request-id': 'req_same' } });
+      expect(res.status).toBe(200);
+      bodies.push(res.body);
+    }
+    expect(new Set(bodies).size).toBe(1);
+    const unknown = await s.request({ url: `${base}?nope=1`, token: demo.owner });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.json.errors)).toEqual(['nope']);
+  });
+
+  it('a repeated or unknown query parameter still answers 422 through the shortcut', async () => {
+    s = await inProcess();
+    const twice = await s.request({ url: `/v1/workspaces/${demo.ws1}/lists?limit=2&limit=3`, token: demo.owner });
+    expect(twice.status).toBe(422);
+    expect(twice.json.errors).toEqual({ limit: ['Given more than once.'] });
+  });
+});
+
+describe('stored token digests decoded once per record', () => {
+  it('a token record replaced with another digest under the same id stops the old token at once', async () => {
+    s = await inProcess();
+    const url = `/v1/workspaces/${demo.ws1}/lists`;
+    expect((await s.request({ url, token: demo.owner })).status).toBe(200);
+    const id = tokenId(hashToken(demo.owner));
+    const rec = s.store.get('tokens', id)!;
+    const other = `${rec.token_sha256.slice(0, 60)}${rec.token_sha256.endsWith('0000') ? 'ffff' : '0000'}`;
+    await s.store.transact((tx) => tx.put('tokens', { ...rec, token_sha256: other }));
+    const res = await s.request({ url, token: demo.owner });
+    expect(res.status).toBe(401);
+    expect(res.body).toContain('not recognised');
+    await s.store.transact((tx) => tx.put('tokens', { ...rec }));
+    expect((await s.request({ url, token: demo.owner })).status).toBe(200);
   });
 });

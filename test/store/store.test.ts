@@ -1,5 +1,6 @@
 import { appendFileSync, copyFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
 import { seedStore } from '../../src/server/serve.js';
@@ -57,6 +58,24 @@ describe('journal recovery', () => {
     await s.transact((tx) => tx.put('listings', listing(4)));
     const again = await openStore(crashCopy(copy, 'crash2.json'));
     expect(listingTitles(again)).toEqual(['L1', 'L2', 'L3', 'L4']);
+  });
+
+  it('one group commit of several transactions with multi-byte text: one CRC-checked line each, all replayed', async () => {
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file);
+    const titles = ['Café ☕', 'L2', '日本語のリスト', '𝄞 clef', 'plain'];
+    // Not awaited one by one: the five join one batch (one write, one sync).
+    await Promise.all(titles.map((title, i) => s.transact((tx) => tx.put('listings', { ...listing(i + 1), title }))));
+    const lines = readFileSync(`${file}.journal`).toString('utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toHaveLength(5);
+    lines.forEach((line, i) => {
+      const json = line.slice(9);
+      expect(line.slice(0, 9)).toBe(`${crc32(Buffer.from(json, 'utf8')).toString(16).padStart(8, '0')} `);
+      expect(JSON.parse(json)).toEqual({ s: i + 1, o: [['listings', listing(i + 1).id, { ...listing(i + 1), title: titles[i] }]] });
+    });
+    const again = await openStore(crashCopy(file, 'crash.json'));
+    expect([...again.values('listings')].map((l) => l.title).sort()).toEqual([...titles].sort());
   });
 
   it('a partial last line (a write never acknowledged) is dropped; what came before is kept', async () => {
@@ -214,6 +233,25 @@ function faultyLayer(): FileLayer & { failing: boolean; appends: number } {
   };
   return layer;
 }
+
+describe('the node journal', () => {
+  it('appends with write, makes it durable with sync, and a failed write rejects without growing size', async () => {
+    const file = path.join(dir, 'j.journal');
+    const j = await nodeFileLayer.openJournal(file);
+    const write = j.write!.bind(j);
+    await write(Buffer.from('abc\n'));
+    await write(Buffer.from('déf\n'));
+    await j.sync!();
+    expect(j.size).toBe(9);
+    expect(readFileSync(file, 'utf8')).toBe('abc\ndéf\n');
+    await j.close();
+    // Written on the calling thread now: a failure must still come back as a rejection.
+    const failed = write(Buffer.from('x\n'));
+    await expect(failed).rejects.toThrow();
+    expect(j.size).toBe(9);
+    expect(readFileSync(file, 'utf8')).toBe('abc\ndéf\n');
+  });
+});
 
 describe('an injected file-layer fault', () => {
   it('rejects the transaction and rolls memory and indexes back; later writes work', async () => {

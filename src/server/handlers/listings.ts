@@ -21,8 +21,16 @@ export const listingHandlers = [
       created_at: clock.now().toISOString(),
     };
     await store.transact((tx) => tx.put('listings', rec));
-    const { workspace_id: _w, ...out } = rec;
-    return { ...out, dashboard_url: dashboardUrl(request.origin, rec) };
+    // The record without workspace_id, plus dashboard_url (built directly: no rest/spread copies).
+    return {
+      id: rec.id,
+      title: rec.title,
+      template_slug: rec.template_slug,
+      items: rec.items,
+      button_id: rec.button_id,
+      created_at: rec.created_at,
+      dashboard_url: dashboardUrl(request.origin, rec),
+    };
   }),
   implement(operations.listListings, ({ params, query, store, request }) =>
     pageIndex(store.index('listingsByWorkspace'), params.workspace, {
