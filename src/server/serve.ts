@@ -93,6 +93,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   let bootstrap: LocalServer['bootstrap'];
   let seededToken: LocalServer['seededToken'];
   try {
+    // Extensions first: their own writes (the webhook signing secret) then go ahead of a big seed,
+    // and do not wait for the compaction that a big seed starts (reads are served meanwhile).
+    const extra = (await options.extend?.({ store, clock, options })) ?? {};
     if (options.seeds?.length) {
       if (store.isEmpty()) {
         const docs = await Promise.all(options.seeds.map(readFixture));
@@ -121,7 +124,6 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       });
       bootstrap = { token, workspaceId, userId };
     }
-    const extra = (await options.extend?.({ store, clock, options })) ?? {};
     notes.push(...(extra.notes ?? []));
     const app = new App({
       store,

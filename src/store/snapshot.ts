@@ -178,28 +178,58 @@ class ChunkWriter {
   }
 }
 
-/** The bytes of a version 2 snapshot, in order, as a few large buffers. */
-export function encodeSnapshot(seq: number, sections: SnapshotSection[]): Buffer[] {
+/**
+ * The bytes of a version 2 snapshot, in order, as a few large buffers. Encoding a big store takes
+ * seconds, so it yields to the event loop every few milliseconds: reads go on meanwhile. The
+ * sections must not change while it runs (the store hands it arrays taken at one moment).
+ */
+export async function encodeSnapshot(seq: number, sections: SnapshotSection[], sliceMs = 10): Promise<Buffer[]> {
   const out = new ChunkWriter();
+  let sliceStart = performance.now();
+  let n = 0;
+  // Checked every 256 records; `await` only when the slice is used up (an await per record costs).
+  const due = () => (++n & 255) === 0 && performance.now() - sliceStart >= sliceMs;
+  const pause = async () => {
+    await new Promise<void>((r) => setImmediate(r));
+    sliceStart = performance.now();
+  };
   out.string(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq })}\n`);
   let written = 0;
   for (const s of sections) {
     if ('records' in s) {
       if (!s.records.length) continue;
-      out.string(`${JSON.stringify({ collection: s.collection, records: s.records })}\n`);
+      // The same bytes as JSON.stringify({ collection, records }), one record at a time.
+      out.string(`{"collection":${JSON.stringify(s.collection)},"records":[`);
+      for (let i = 0; i < s.records.length; i++) {
+        if (i) out.string(',');
+        out.string(JSON.stringify(s.records[i]));
+        if (due()) await pause();
+      }
+      out.string(']}\n');
       written++;
       continue;
     }
     const items = [...s.lazy];
     if (!items.length) continue;
     if (s.stubs && s.stubs.length !== items.length) throw new Error(`${s.collection}: ${items.length} records but ${s.stubs.length} stubs`);
-    out.string(`${JSON.stringify(s.stubs ? { collection: s.collection, lazy: items.length, stubs: s.stubs } : { collection: s.collection, lazy: items.length })}\n`);
+    out.string(`{"collection":${JSON.stringify(s.collection)},"lazy":${items.length}`);
+    if (s.stubs) {
+      out.string(',"stubs":[');
+      for (let i = 0; i < s.stubs.length; i++) {
+        if (i) out.string(',');
+        out.string(JSON.stringify(s.stubs[i]));
+        if (due()) await pause();
+      }
+      out.string(']');
+    }
+    out.string('}\n');
     // Unread records are copied as their whole lines; lines that follow each other in the source
     // (the usual case: unchanged records keep their order) go out in one copy.
     const src = s.source;
     let runStart = -1;
     let runEnd = -1;
     for (const [id, v] of items) {
+      if (due()) await pause();
       if (typeof v === 'number') {
         const lineStart = src!.lastIndexOf(NL, v) + 1;
         const lineEnd = src!.indexOf(NL, v) + 1;
@@ -212,7 +242,10 @@ export function encodeSnapshot(seq: number, sections: SnapshotSection[]): Buffer
       }
       if (runStart >= 0) out.bytes(src!, runStart, runEnd);
       runStart = runEnd = -1;
-      out.string(`${JSON.stringify(id)}\t${JSON.stringify(v)}\n`);
+      out.string(JSON.stringify(id));
+      out.string('\t');
+      out.string(JSON.stringify(v));
+      out.string('\n');
     }
     if (runStart >= 0) out.bytes(src!, runStart, runEnd);
     written++;

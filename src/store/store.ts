@@ -436,7 +436,7 @@ export class Store {
 
   private async maybeCompact(): Promise<void> {
     if (this.journal!.size > (this.options.compactBytes ?? 64 * 1024 * 1024) && !this.pending.length) {
-      await this.compact().catch((err) => process.emitWarning(`wcm: compaction failed: ${(err as Error).message}`));
+      await this.writeSnapshot().catch((err) => process.emitWarning(`wcm: compaction failed: ${(err as Error).message}`));
     }
   }
 
@@ -583,8 +583,32 @@ export class Store {
     while (this.flushing) await this.flushing;
   }
 
-  /** Writes the whole state as the snapshot and empties the journal. */
+  /**
+   * Writes the whole state as the snapshot and empties the journal, now. Transactions arriving
+   * meanwhile wait, and are written after it.
+   */
   async compact(): Promise<void> {
+    await this.drain();
+    const run = this.writeSnapshot();
+    // While `flushing` is set, transact() queues into `pending` instead of starting a flush.
+    this.flushing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await run;
+    } finally {
+      this.flushing = null;
+      if (this.pending.length) this.flushing = this.flush();
+    }
+  }
+
+  /**
+   * The state as the snapshot, then the journal emptied. The state is taken at once; encoding
+   * yields to reads, and no journal write may happen until it is done (it runs inside the flush
+   * loop, from compact(), or at close), so the journal holds nothing past `seq` when it is emptied.
+   */
+  private async writeSnapshot(): Promise<void> {
     const sections: SnapshotSection[] = COLLECTIONS.map((c) => {
       const m = this.data.get(c)!;
       if (!LAZY_COLLECTIONS.has(c)) return { collection: c, records: this.valuesInOrder(c) };
@@ -594,7 +618,7 @@ export class Store {
       const fields = this.stubFields.get(c);
       const stubs = new Map<string, { id: string }>();
       if (fields) for (const idx of this.byCollection.get(c)!) for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
-      if (!fields) return { collection: c, lazy: m.entries(), source: bytes };
+      if (!fields) return { collection: c, lazy: [...m], source: bytes };
       // A record in no partition of any index has no stub there: read it.
       const keyed = [...m].map(([id, v]) => (typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string })));
       const ordered = this.byCollection.get(c)![0].order(keyed);
@@ -606,7 +630,7 @@ export class Store {
       };
     });
     const seq = this.seq;
-    await this.files.writeAtomic(this.file, encodeSnapshot(seq, sections));
+    await this.files.writeAtomic(this.file, await encodeSnapshot(seq, sections));
     this.snapshotSeq = seq;
     await this.journal?.truncate(0);
   }
@@ -628,7 +652,7 @@ export class Store {
     await this.drain();
     this.closed = true;
     try {
-      if (this.journal && (this.journal.size > 0 || !(await this.files.readIfExists(this.file)))) await this.compact();
+      if (this.journal && (this.journal.size > 0 || !(await this.files.readIfExists(this.file)))) await this.writeSnapshot();
     } finally {
       await this.journal?.close();
       await this.releaseLock?.();

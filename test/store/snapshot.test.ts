@@ -8,7 +8,7 @@ import { Store, StoreCorruptError } from '../../src/store/store.js';
 import { deleteThread, getFullThread, putThread } from '../../src/store/threads.js';
 import { eng, fixture, t, writeEngagementFixture } from '../support/engagement.js';
 import { sendJson } from '../support/server.js';
-import { readSnapshotFile, useTempStores } from '../support/store.js';
+import { listing, readSnapshotFile, useTempStores } from '../support/store.js';
 
 const stores = useTempStores();
 const threads = `/v1/workspaces/${eng.wsA}/threads`;
@@ -146,13 +146,44 @@ describe('version 1 data files', () => {
   });
 });
 
+describe('compaction', () => {
+  it('answers reads while it encodes, holds writes until it is done, and loses none of them', async () => {
+    const file = path.join(stores.dir, 'big.json');
+    const s = await stores.open(file);
+    await s.transact((tx) => {
+      for (let i = 1; i <= 60_000; i++) tx.put('listings', listing(i));
+    });
+    const events: string[] = [];
+    const compaction = s.compact().then(() => events.push('compacted'));
+    // The next turn of the event loop comes while the snapshot is still being encoded.
+    const read = await new Promise((r) => setImmediate(() => r(s.get('listings', listing(7).id)?.title)));
+    events.push(`read ${read}`);
+    const write = s.transact((tx) => tx.put('listings', listing(60_001))).then(() => events.push('written'));
+    await Promise.all([compaction, write]);
+    expect(events).toEqual(['read L7', 'compacted', 'written']);
+    // The write went to the journal after it was emptied: a crash now keeps it.
+    const crashed = await stores.open(crashCopy(file));
+    expect(crashed.count('listings')).toBe(60_001);
+    expect(readSnapshotFile(file).collections.listings).toHaveLength(60_000);
+  });
+});
+
 describe('encodeSnapshot', () => {
-  it('writes a collection of 200,000 lazy records (more than a call takes arguments) and reads it back', () => {
+  it('writes a collection of 200,000 lazy records (more than a call takes arguments) and reads it back', async () => {
     const recs = Array.from({ length: 200_000 }, (_, i) => [`id${i}`, { id: `id${i}`, messages: [] }] as [string, unknown]);
-    const buf = Buffer.concat(encodeSnapshot(7, [{ collection: 'thread_messages', lazy: recs }]));
+    const buf = Buffer.concat(await encodeSnapshot(7, [{ collection: 'thread_messages', lazy: recs }]));
     let n = 0;
     let last = '';
     expect(readSnapshot(buf, { record() {}, lazy: (_c, _b, ids) => ((n = ids.length), (last = ids[ids.length - 1])) })).toBe(7);
     expect([n, last]).toEqual([200_000, 'id199999']);
+  });
+
+  it('yields to the event loop while it encodes a big store', async () => {
+    const records = Array.from({ length: 100_000 }, (_, i) => listing(i + 1));
+    const events: string[] = [];
+    const encoding = encodeSnapshot(1, [{ collection: 'listings', records }], 1).then(() => events.push('encoded'));
+    setImmediate(() => events.push('event loop turn'));
+    await encoding;
+    expect(events).toEqual(['event loop turn', 'encoded']);
   });
 });
