@@ -7,6 +7,14 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {
+  // A reader that stops early (`wcm threads ls | head`) closes the pipe: stop quietly, as other
+  // CLIs do, instead of a stack trace. `wcm serve` keeps running (its store must close cleanly).
+  const onStreamError = (err) => {
+    if (err?.code !== 'EPIPE') throw err;
+    if (argv[0] !== 'serve') process.exit(process.exitCode ?? 0);
+  };
+  process.stdout.on('error', onStreamError);
+  process.stderr.on('error', onStreamError);
   let main;
   try {
     ({ main } = await import('../dist/src/cli/main.js'));
