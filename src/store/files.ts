@@ -1,4 +1,4 @@
-import { constants as fsc, fdatasync, promises as fs, writeSync } from 'node:fs';
+import { closeSync, constants as fsc, fdatasync, openSync, promises as fs, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** An append-only file that is durable after each `append`. */
@@ -16,6 +16,14 @@ export interface JournalHandle {
   write?(buf: Buffer): Promise<void>;
   /** Optional, with `write`: fdatasyncs everything written so far. May run concurrently with itself and with `write`. */
   sync?(): Promise<void>;
+  /**
+   * True when each of up to SYNC_SLOTS concurrent `sync` calls reports every writeback error by
+   * itself, so its success covers everything written before it started whatever other syncs
+   * report. Linux reports a writeback error once per open file description (errseq), and each
+   * concurrent sync here goes through a description of its own. Without it, a sync that ran
+   * alongside another may have had its error taken by the other: the store then waits for both.
+   */
+  readonly independentSyncs?: boolean;
   truncate(size: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -39,11 +47,21 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** Concurrent syncs a NodeJournal runs through file descriptions of their own (the store's pipeline depth). */
+export const SYNC_SLOTS = 4;
+
 class NodeJournal implements JournalHandle {
+  readonly independentSyncs = true;
+  /** Read-only descriptions of the journal, one per concurrent sync; the ones not in use. */
+  private readonly idle: number[];
+
   constructor(
     private readonly fh: fs.FileHandle,
     public size: number,
-  ) {}
+    private readonly syncFds: number[],
+  ) {
+    this.idle = [...syncFds];
+  }
 
   async append(buf: Buffer): Promise<void> {
     const before = this.size;
@@ -72,9 +90,20 @@ class NodeJournal implements JournalHandle {
     this.size = before + buf.length;
   }
 
-  /** The callback form: lighter than FileHandle.datasync, which this runs once per commit. */
+  /**
+   * The callback form: lighter than FileHandle.datasync, which this runs once per commit. Each
+   * concurrent call syncs through a description of its own (see `independentSyncs`).
+   */
   sync(): Promise<void> {
-    return new Promise((resolve, reject) => fdatasync(this.fh.fd, (err) => (err ? reject(err) : resolve())));
+    const fd = this.idle.pop();
+    if (fd === undefined) return Promise.reject(new Error(`more than ${SYNC_SLOTS} journal syncs at once`));
+    return new Promise((resolve, reject) =>
+      fdatasync(fd, (err) => {
+        this.idle.push(fd);
+        if (err) reject(err);
+        else resolve();
+      }),
+    );
   }
 
   async truncate(size: number): Promise<void> {
@@ -84,6 +113,7 @@ class NodeJournal implements JournalHandle {
   }
 
   async close(): Promise<void> {
+    for (const fd of this.syncFds) closeSync(fd);
     await this.fh.close();
   }
 }
@@ -94,7 +124,16 @@ export const nodeFileLayer: FileLayer = {
     const fh = await fs.open(file, fsc.O_RDWR | fsc.O_CREAT, 0o600);
     const { size } = await fh.stat();
     if (!existed) await fsyncDir(path.dirname(file));
-    return new NodeJournal(fh, size);
+    // Opened now, before anything is written through `fh`: an error from then on reaches each.
+    const syncFds: number[] = [];
+    try {
+      for (let i = 0; i < SYNC_SLOTS; i++) syncFds.push(openSync(file, fsc.O_RDONLY));
+    } catch (err) {
+      for (const fd of syncFds) closeSync(fd);
+      await fh.close();
+      throw err;
+    }
+    return new NodeJournal(fh, size, syncFds);
   },
   async writeAtomic(file, data) {
     const tmp = `${file}.tmp-${process.pid}`;

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { acquireLock } from './lock.js';
-import { nodeFileLayer, type FileLayer, type JournalHandle } from './files.js';
+import { nodeFileLayer, SYNC_SLOTS, type FileLayer, type JournalHandle } from './files.js';
 import { INDEXES, SortedIndex, type IndexedRecord, type IndexName } from './indexes.js';
 import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes } from './records.js';
 import { encodeSnapshot, readSnapshot, SnapshotError, upgradeRecord, type SnapshotSection } from './snapshot.js';
@@ -36,8 +36,8 @@ interface Flight {
   settled: Promise<void>;
 }
 
-/** Batches written and being synced at once, at most. */
-const PIPELINE_DEPTH = 4;
+/** Batches written and being synced at once, at most (a NodeJournal has a sync slot for each). */
+const PIPELINE_DEPTH = SYNC_SLOTS;
 
 /** Writes inside one transaction. Records are replaced whole, never mutated in place. */
 export interface Tx {
@@ -514,7 +514,8 @@ export class Store {
           .then(
             () => {
               f.state = 'ok';
-              f.barrier = syncsStarted;
+              // Syncs that report their errors independently cover this batch by themselves.
+              f.barrier = j.independentSyncs ? 0 : syncsStarted;
             },
             (err) => {
               f.state = 'failed';

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
@@ -38,7 +38,7 @@ interface HeldSync {
  * The node file layer with `write`/`sync` (the pipelined path) where, while `holding`, every sync
  * really syncs and then waits to be released or failed by the test. Everything is logged.
  */
-function heldSyncLayer(): FileLayer & { holding: boolean; log: string[]; syncs: HeldSync[]; journal: JournalHandle | null } {
+function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & { holding: boolean; log: string[]; syncs: HeldSync[]; journal: JournalHandle | null } {
   const layer = {
     holding: false,
     log: [] as string[],
@@ -76,6 +76,7 @@ function heldSyncLayer(): FileLayer & { holding: boolean; log: string[]; syncs: 
         },
         truncate: (n: number) => j.truncate(n),
         close: () => j.close(),
+        independentSyncs: opts.independentSyncs,
       };
       layer.journal = h;
       return h;
@@ -199,6 +200,47 @@ describe('pipelined commits', () => {
     files.holding = false;
     await s.transact((tx) => tx.put('listings', listing(5)));
     expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L5']);
+  });
+
+  it('with syncs that report their errors independently (the node layer), a batch is acknowledged once its own sync and the earlier ones succeeded', async () => {
+    const files = heldSyncLayer({ independentSyncs: true });
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file, { files });
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    files.holding = true;
+    const results: string[] = [];
+    const b = s.transact((tx) => tx.put('listings', listing(2))).then(() => results.push('B ok'), () => results.push('B rejected'));
+    await until(() => files.syncs.length === 1, 'sync B');
+    const c = s.transact((tx) => tx.put('listings', listing(3))).then(() => results.push('C ok'), () => results.push('C rejected'));
+    await until(() => files.syncs.length === 2, 'sync C');
+    files.syncs[0].release();
+    await b;
+    // B did not wait for C's sync, which is still running.
+    expect(results).toEqual(['B ok']);
+    expect(files.syncs[1].done).toBe(false);
+    files.syncs[1].fail(EIO());
+    await c;
+    expect(results).toEqual(['B ok', 'C rejected']);
+    files.holding = false;
+    // The next write comes after the cut of C's bytes.
+    await s.transact((tx) => tx.put('listings', listing(5)));
+    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L2', 'L5']);
+  });
+
+  it('the node journal syncs through a file description per concurrent sync, and closes them', async () => {
+    const { SYNC_SLOTS } = await import('../../src/store/files.js');
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    const j = await nodeFileLayer.openJournal(path.join(dir, 'j.journal'));
+    expect(j.independentSyncs).toBe(true);
+    expect(fds()).toBe(before + 1 + SYNC_SLOTS);
+    await j.write!(Buffer.from('x\n'));
+    await Promise.all(Array.from({ length: SYNC_SLOTS }, () => j.sync!()));
+    const over = await Promise.allSettled(Array.from({ length: SYNC_SLOTS + 1 }, () => j.sync!()));
+    expect(over.filter((r) => r.status === 'fulfilled')).toHaveLength(SYNC_SLOTS);
+    expect(over.find((r) => r.status === 'rejected')).toMatchObject({ reason: { message: 'more than 4 journal syncs at once' } });
+    await j.close();
+    expect(fds()).toBe(before);
   });
 
   it('a failed write stops the writes behind it; the file is cut back to that batch', async () => {
