@@ -82,30 +82,35 @@ export default defineCommand<ServeOptions>({
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
-    const out = f.io.stdout;
-    out.write(`wcm listening on ${server.url}\n`);
-    out.write(`data: ${dataFile}\n`);
-    for (const note of server.notes) out.write(`${note}\n`);
-
-    // Profile `local`: created on first run, kept pointing at this server afterwards.
+    // Profile `local`: created on first run, kept pointing at this server afterwards. Saved before
+    // the first line is printed, so a script that waits for `wcm listening on` finds it.
+    const profileLines: string[] = [];
     const profiles = await f.profiles();
     if (server.bootstrap) {
       await profiles.set('local', { base_url: server.url, token: server.bootstrap.token, workspace: server.bootstrap.workspaceId });
       if (!profiles.current()) await profiles.use('local');
-      out.write(`created an owner, workspace ${server.bootstrap.workspaceId} and an all-abilities token (shown once):\n`);
-      out.write(`  ${server.bootstrap.token}\n`);
-      out.write(`saved as profile \`local\` in ${profiles.path}: in another terminal, try \`wcm lists ls\`\n`);
+      profileLines.push(
+        `created an owner, workspace ${server.bootstrap.workspaceId} and an all-abilities token (shown once):`,
+        `  ${server.bootstrap.token}`,
+        `saved as profile \`local\` in ${profiles.path}: in another terminal, try \`wcm lists ls\``,
+      );
     } else if (server.seededToken) {
       await profiles.set('local', { base_url: server.url, token: server.seededToken.token, workspace: server.seededToken.workspaceId });
       if (!profiles.current()) await profiles.use('local');
-      out.write(`profile \`local\` uses the fixture's first all-abilities token, workspace ${server.seededToken.workspaceId}: try \`wcm threads ls\`\n`);
+      profileLines.push(`profile \`local\` uses the fixture's first all-abilities token, workspace ${server.seededToken.workspaceId}: try \`wcm threads ls\``);
     } else {
       const local = profiles.get('local');
       if (local?.token && local.base_url !== server.url && server.store.get('tokens', (await import('../src/store/fixture.js')).tokenId((await import('../src/store/fixture.js')).hashToken(local.token)))) {
         await profiles.set('local', { ...local, base_url: server.url });
-        out.write(`profile \`local\` now points at ${server.url}\n`);
+        profileLines.push(`profile \`local\` now points at ${server.url}`);
       }
     }
+
+    const out = f.io.stdout;
+    out.write(`wcm listening on ${server.url}\n`);
+    out.write(`data: ${dataFile}\n`);
+    for (const note of server.notes) out.write(`${note}\n`);
+    for (const line of profileLines) out.write(`${line}\n`);
 
     await stopped;
     return 0;

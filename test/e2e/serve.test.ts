@@ -35,6 +35,9 @@ const get = (url: string, token?: string) => fetch(url, { headers: token ? { aut
 describe('wcm serve', () => {
   it('first run on an empty store: exact first line, --port 0, default data file, bootstrap token saved as profile `local`', async () => {
     const { url, lines, proc } = await serve([]);
+    // A script that waits for the first line can use the profile at once: it is saved before.
+    const atFirstLine = JSON.parse(readFileSync(path.join(dir, 'config', 'config.json'), 'utf8'));
+    expect(atFirstLine.profiles.local.base_url).toBe(url);
     expect(lines[0]).toMatch(/^wcm listening on http:\/\/127\.0\.0\.1:(\d+)\/v1$/);
     const port = Number(/:(\d+)\/v1$/.exec(lines[0])![1]);
     expect(port).toBeGreaterThan(0);
