@@ -89,6 +89,21 @@ function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & {
 
 const EIO = () => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
 
+/** L1 durable; then batches B (L2) and C (L3) written, both syncs started and held. */
+async function twoSyncsAtOnce(opts: { independentSyncs?: boolean } = {}) {
+  const files = heldSyncLayer(opts);
+  const file = path.join(dir, 'store.json');
+  const s = await openStore(file, { files });
+  await s.transact((tx) => tx.put('listings', listing(1)));
+  files.holding = true;
+  const results: string[] = [];
+  const b = s.transact((tx) => tx.put('listings', listing(2))).then(() => results.push('B ok'), () => results.push('B rejected'));
+  await until(() => files.syncs.length === 1, 'sync B');
+  const c = s.transact((tx) => tx.put('listings', listing(3))).then(() => results.push('C ok'), () => results.push('C rejected'));
+  await until(() => files.syncs.length === 2, 'sync C');
+  return { files, file, s, results, b, c };
+}
+
 describe('pipelined commits', () => {
   it('writes batch N+1 while batch N is still syncing, and acknowledges in order', async () => {
     const files = heldSyncLayer();
@@ -180,16 +195,7 @@ describe('pipelined commits', () => {
   it('a batch whose sync succeeded while a later sync was running is not acknowledged if that later sync fails', async () => {
     // Concurrent fdatasyncs on one file: the error for the first batch's pages may be reported to
     // the second sync only, so the first batch cannot be called durable either.
-    const files = heldSyncLayer();
-    const file = path.join(dir, 'store.json');
-    const s = await openStore(file, { files });
-    await s.transact((tx) => tx.put('listings', listing(1)));
-    files.holding = true;
-    const results: string[] = [];
-    const b = s.transact((tx) => tx.put('listings', listing(2))).then(() => results.push('B ok'), () => results.push('B rejected'));
-    await until(() => files.syncs.length === 1, 'sync B');
-    const c = s.transact((tx) => tx.put('listings', listing(3))).then(() => results.push('C ok'), () => results.push('C rejected'));
-    await until(() => files.syncs.length === 2, 'sync C');
+    const { files, file, s, results, b, c } = await twoSyncsAtOnce();
     files.syncs[0].release();
     await settleFor(10);
     expect(results).toEqual([]);
@@ -203,16 +209,7 @@ describe('pipelined commits', () => {
   });
 
   it('with syncs that report their errors independently (the node layer), a batch is acknowledged once its own sync and the earlier ones succeeded', async () => {
-    const files = heldSyncLayer({ independentSyncs: true });
-    const file = path.join(dir, 'store.json');
-    const s = await openStore(file, { files });
-    await s.transact((tx) => tx.put('listings', listing(1)));
-    files.holding = true;
-    const results: string[] = [];
-    const b = s.transact((tx) => tx.put('listings', listing(2))).then(() => results.push('B ok'), () => results.push('B rejected'));
-    await until(() => files.syncs.length === 1, 'sync B');
-    const c = s.transact((tx) => tx.put('listings', listing(3))).then(() => results.push('C ok'), () => results.push('C rejected'));
-    await until(() => files.syncs.length === 2, 'sync C');
+    const { files, file, s, results, b, c } = await twoSyncsAtOnce({ independentSyncs: true });
     files.syncs[0].release();
     await b;
     // B did not wait for C's sync, which is still running.
