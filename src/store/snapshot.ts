@@ -22,7 +22,15 @@ import { splitThread, type FullThread } from './threads.js';
 export const SNAPSHOT_FORMAT = 'wcm-store';
 export const SNAPSHOT_VERSION = 2;
 
-export class SnapshotError extends Error {}
+/** Why a file is not a readable snapshot; `notOurs` when it is some other JSON file (a fixture, say). */
+export class SnapshotError extends Error {
+  constructor(
+    message: string,
+    readonly notOurs = false,
+  ) {
+    super(message);
+  }
+}
 
 export interface SnapshotSink {
   /** A parsed record. */
@@ -51,7 +59,7 @@ export function readSnapshot(buf: Buffer, sink: SnapshotSink): number {
   } catch (err) {
     throw new SnapshotError(`is not valid JSON (${(err as Error).message})`);
   }
-  if (header?.format !== SNAPSHOT_FORMAT) throw new SnapshotError(`is not a wcm data file (it has no "format": "${SNAPSHOT_FORMAT}")`);
+  if (header?.format !== SNAPSHOT_FORMAT) throw new SnapshotError(`is not a wcm data file (it has no "format": "${SNAPSHOT_FORMAT}")`, true);
   const seq = typeof header.seq === 'number' ? header.seq : 0;
   if (header.version === 1 || header.version === undefined) {
     readVersion1(header.collections ?? {}, sink);
@@ -125,11 +133,14 @@ function readVersion1(collections: Record<string, unknown[]>, sink: SnapshotSink
 }
 
 /**
- * A record as version 1 wrote it (in a snapshot or a journal line), as the records it is now: a
- * thread with its messages inline becomes the thread and its `thread_messages`.
+ * A record as version 1 wrote it (in a snapshot or a journal line; null for a deletion), as the
+ * records it is now: a thread with its messages inline becomes the thread and its
+ * `thread_messages`, and deleting a thread deletes both.
  */
 export function upgradeRecord(c: CollectionName, rec: unknown): Array<[CollectionName, unknown]> {
-  if (c === 'threads' && rec !== null && Array.isArray((rec as { messages?: unknown }).messages)) {
+  if (c !== 'threads') return [[c, rec]];
+  if (rec === null) return [['threads', null], ['thread_messages', null]];
+  if (Array.isArray((rec as { messages?: unknown }).messages)) {
     const { thread, messages } = splitThread(rec as FullThread);
     return [['threads', thread], ['thread_messages', messages]];
   }

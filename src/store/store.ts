@@ -171,7 +171,7 @@ export class Store {
         });
       } catch (err) {
         if (!(err instanceof SnapshotError)) throw err;
-        const hint = /not a wcm data file/.test(err.message)
+        const hint = err.notOurs
           ? 'To load a fixture, use `--seed FILE` or `wcm local import FILE`.'
           : 'Restore it from a backup or an export.';
         throw new StoreCorruptError(`The data file ${this.file} ${err.message}. ${hint}`);
@@ -237,8 +237,7 @@ export class Store {
       if (parsed.s > this.seq) {
         for (const [c, id, value] of parsed.o) {
           if (!this.data.has(c)) throw new StoreCorruptError(`The journal ${this.journalFile} names an unknown collection \`${c}\` at line ${line}.`);
-          // A journal written before threads kept their messages apart.
-          if (c === 'threads' && value === null) set('thread_messages', id, null);
+          // A journal written before threads kept their messages apart is upgraded as it is read.
           for (const [cc, v] of upgradeRecord(c, value)) set(cc, id, v);
         }
         this.seq = parsed.s;
@@ -617,9 +616,9 @@ export class Store {
       // indexes hold for them.
       const bytes = this.lazyBytes.get(c);
       const fields = this.stubFields.get(c);
-      const stubs = new Map<string, { id: string }>();
-      if (fields) for (const idx of this.byCollection.get(c)!) for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
       if (!fields) return { collection: c, lazy: [...m], source: bytes };
+      const stubs = new Map<string, { id: string }>();
+      for (const idx of this.byCollection.get(c)!) for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
       // A record in no partition of any index has no stub there: read it.
       const keyed = [...m].map(([id, v]) => (typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string })));
       const ordered = this.byCollection.get(c)![0].order(keyed);

@@ -1,8 +1,8 @@
-import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
-import { STORE_TEST_WS, listing, listingTitles, useTempStores } from '../support/store.js';
+import { STORE_TEST_WS, crashCopy, listing, listingTitles, useTempStores } from '../support/store.js';
 
 const stores = useTempStores();
 let dir: string;
@@ -12,12 +12,6 @@ beforeEach(() => {
 const WS = STORE_TEST_WS;
 const openStore = stores.open;
 
-function crashCopy(file: string, to: string): string {
-  const target = path.join(dir, to);
-  if (existsSync(file)) copyFileSync(file, target);
-  copyFileSync(`${file}.journal`, `${target}.journal`);
-  return target;
-}
 async function until(cond: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
     if (cond()) return;

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
@@ -8,7 +8,7 @@ import { Store, StoreCorruptError } from '../../src/store/store.js';
 import { deleteThread, getFullThread, putThread } from '../../src/store/threads.js';
 import { eng, fixture, t, writeEngagementFixture } from '../support/engagement.js';
 import { sendJson } from '../support/server.js';
-import { listing, readSnapshotFile, useTempStores } from '../support/store.js';
+import { crashCopy, listing, readSnapshotFile, useTempStores } from '../support/store.js';
 
 const stores = useTempStores();
 const threads = `/v1/workspaces/${eng.wsA}/threads`;
@@ -26,14 +26,6 @@ async function list(store: Store, query = ''): Promise<string[]> {
   const res = await sendJson(new App({ store }), { url: `${threads}${query}`, token: eng.token });
   expect(res.status).toBe(200);
   return res.json.data.map((x: { id: string }) => x.id);
-}
-
-/** A copy of the data files as a crash would leave them (no close, no compaction). */
-function crashCopy(file: string): string {
-  const to = path.join(stores.dir, 'crash.json');
-  if (existsSync(file)) copyFileSync(file, to);
-  copyFileSync(`${file}.journal`, `${to}.journal`);
-  return to;
 }
 
 describe('version 2 snapshot: threads and their messages load lazily', () => {

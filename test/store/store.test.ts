@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import { Store, StoreCorruptError } from '../../src/store/store.js';
 import { DEMO, demo } from '../support/server.js';
 import { expectProblem } from '../support/problem.js';
-import { STORE_TEST_WS, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
+import { STORE_TEST_WS, crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
 
 const stores = useTempStores();
 let dir: string;
@@ -18,17 +18,6 @@ beforeEach(() => {
 const WS = STORE_TEST_WS;
 const openStore = stores.open;
 
-
-/**
- * The files as a crash would leave them: copies taken while the writer is still running (no
- * close, no compaction), under another name so the copy has no lock.
- */
-function crashCopy(file: string, to: string): string {
-  const target = path.join(dir, to);
-  if (existsSync(file)) copyFileSync(file, target);
-  copyFileSync(`${file}.journal`, `${target}.journal`);
-  return target;
-}
 
 describe('journal recovery', () => {
   async function written(n: number): Promise<{ file: string; journalSizes: number[] }> {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { readSnapshot } from '../../src/store/snapshot.js';
 import type { ListingRecord } from '../../src/store/records.js';
@@ -66,4 +67,15 @@ export function readSnapshotFile(file: string): { version: number; seq: number; 
   });
   const version = JSON.parse(buf.toString('utf8', 0, buf.indexOf(10))).version;
   return { version, seq, collections };
+}
+
+/**
+ * The files as a crash would leave them: copies taken while the writer is still running (no
+ * close, no compaction), beside the originals under another name so the copy has no lock.
+ */
+export function crashCopy(file: string, to = 'crash.json'): string {
+  const target = path.join(path.dirname(file), to);
+  if (existsSync(file)) copyFileSync(file, target);
+  copyFileSync(`${file}.journal`, `${target}.journal`);
+  return target;
 }
