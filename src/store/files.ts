@@ -87,11 +87,6 @@ class NodeJournal implements JournalHandle {
     this.allocated = size;
   }
 
-  /** The file's length, zeros written ahead included. */
-  get fileSize(): number {
-    return this.allocated;
-  }
-
   async append(buf: Buffer): Promise<void> {
     const before = this.size;
     try {
