@@ -23,6 +23,8 @@ interface Flight {
   batch: Pending[];
   /** Journal offset of its first byte: where the file is cut back to if it fails. */
   start: number;
+  /** Journal offset just past its last byte: everything before it is durable once it is acknowledged. */
+  end: number;
   idx: number;
   state: 'running' | 'ok' | 'failed';
   err?: unknown;
@@ -57,8 +59,12 @@ export interface StoreOptions {
 /** Above this many writes to one collection in a transaction, its indexes are rebuilt instead. */
 const BULK_REINDEX = 512;
 
-/** The JSON of one journal line (framed by buildBatch). */
-const frameJson = (p: Pending): string => JSON.stringify({ s: p.seq, o: p.ops });
+/**
+ * The JSON of one journal line (framed by buildBatch). `d` is the journal offset up to which
+ * everything was durable (acknowledged) when the line was written: recovery tells a line that was
+ * damaged after it was acknowledged from one a crash tore while it was still being synced.
+ */
+const frameJson = (p: Pending, durable: number): string => JSON.stringify({ s: p.seq, d: durable, o: p.ops });
 
 /**
  * The durable JSON-file store. State lives in memory; every transaction is appended to a journal
@@ -218,11 +224,23 @@ export class Store {
       const text = buf.toString('utf8', offset, end);
       const parsed = nl === -1 ? null : parseFrame(text);
       if (!parsed) {
-        // Bad line: a torn tail if nothing valid follows, corruption otherwise.
-        if (hasValidFrameAfter(buf, nl === -1 ? buf.length : nl + 1)) {
+        // A bad line is the torn tail of a crash unless a line after it was written once it had
+        // been acknowledged: then an acknowledged record is damaged, and that is corruption.
+        // (The tail of a crash during a group commit can have holes: the kernel writes pages back
+        // in any order until the sync returns, so lines after a lost page may have reached the disk.
+        // None of them was acknowledged: a line is acknowledged only once every line before it is
+        // durable.)
+        const after = framesAfter(buf, nl === -1 ? buf.length : nl + 1, offset);
+        if (after.writtenAfterAck) {
           throw new StoreCorruptError(
             `The journal ${this.journalFile} is corrupt at line ${line} (byte ${offset}): a record fails its checksum but later records are intact. ` +
               `Nothing was changed. Move the data files aside and restore from a backup or \`wcm local export\`.`,
+          );
+        }
+        if (after.count && !this.options.readOnly) {
+          process.emitWarning(
+            `wcm: the journal ${this.journalFile} ends in a write torn by a crash (line ${line}, byte ${offset}); ` +
+              `${after.count} record${after.count === 1 ? '' : 's'} after it, never acknowledged, ${after.count === 1 ? 'was' : 'were'} dropped with it.`,
           );
         }
         break;
@@ -451,7 +469,8 @@ export class Store {
           await j.truncate(this.cutTo);
           this.cutTo = null;
         }
-        await j.append(buildBatch(batch));
+        // Every earlier append finished (a failed one was cut off above): all of it is durable.
+        await j.append(buildBatch(batch, j.size));
       } catch (err) {
         this.cutTo ??= j.size;
         // Undo this batch and everything queued behind it (it may build on this batch).
@@ -479,6 +498,8 @@ export class Store {
     let syncsStarted = 0;
     let lastWrite: Promise<void> = Promise.resolve();
     let end = j.size;
+    /** Everything before this offset is durable: the journal as found, then each batch acknowledged. */
+    let durable = j.size;
     for (;;) {
       // Start batches while there is room.
       while (this.pending.length && inflight.length < PIPELINE_DEPTH) {
@@ -494,13 +515,13 @@ export class Store {
               continue;
             }
           }
-          end = j.size;
+          end = durable = j.size;
           lastWrite = Promise.resolve();
         }
         const batch = this.pending;
         this.pending = [];
-        const buf = buildBatch(batch);
-        const f: Flight = { batch, start: end, idx: nextIdx++, state: 'running', barrier: 0, settled: Promise.resolve() };
+        const buf = buildBatch(batch, durable);
+        const f: Flight = { batch, start: end, end: end + buf.length, idx: nextIdx++, state: 'running', barrier: 0, settled: Promise.resolve() };
         end += buf.length;
         // A write starts only after the one before it succeeded; if that failed, this one fails too.
         const written = lastWrite.then(() => j.write(buf));
@@ -547,6 +568,7 @@ export class Store {
         }
         if (failure || !ready) break;
         inflight.shift();
+        durable = head.end;
         for (const p of head.batch) p.resolve();
       }
 
@@ -678,11 +700,11 @@ async function snapshotIdentity(file: string): Promise<string> {
  * A batch's journal lines, one per transaction: `CRC32-hex JSON\n`, the checksum over the JSON's
  * UTF-8 bytes. Written straight into one buffer (no buffer per line, no concatenation).
  */
-function buildBatch(batch: Pending[]): Buffer {
+function buildBatch(batch: Pending[], durable: number): Buffer {
   const jsons: string[] = new Array(batch.length);
   let total = 0;
   for (let i = 0; i < batch.length; i++) {
-    jsons[i] = frameJson(batch[i]);
+    jsons[i] = frameJson(batch[i], durable);
     total += Buffer.byteLength(jsons[i]) + 10;
   }
   const buf = Buffer.allocUnsafe(total);
@@ -697,26 +719,44 @@ function buildBatch(batch: Pending[]): Buffer {
   return buf;
 }
 
-function parseFrame(text: string): { s: number; o: Op[] } | null {
+interface Frame {
+  s: number;
+  /** Missing in journals written before wcm recorded it. */
+  d?: number;
+  o: Op[];
+}
+
+function parseFrame(text: string): Frame | null {
   const sp = text.indexOf(' ');
   if (sp !== 8) return null;
   const json = text.slice(9);
   if (crc32(json).toString(16).padStart(8, '0') !== text.slice(0, 8)) return null;
   try {
     const v = JSON.parse(json);
-    return typeof v?.s === 'number' && Array.isArray(v.o) ? v : null;
+    return typeof v?.s === 'number' && Array.isArray(v.o) && (v.d === undefined || typeof v.d === 'number') ? v : null;
   } catch {
     return null;
   }
 }
 
-function hasValidFrameAfter(buf: Buffer, from: number): boolean {
+/**
+ * The intact lines after a bad one at `bad`, and whether any of them was written once the bad
+ * line had been acknowledged (its `d` past `bad`, or no `d` at all: a journal from before wcm
+ * recorded it, which cannot tell).
+ */
+function framesAfter(buf: Buffer, from: number, bad: number): { count: number; writtenAfterAck: boolean } {
   let offset = from;
+  let count = 0;
+  let writtenAfterAck = false;
   while (offset < buf.length) {
     const nl = buf.indexOf(10, offset);
-    if (nl === -1) return false;
-    if (parseFrame(buf.toString('utf8', offset, nl))) return true;
+    if (nl === -1) break;
+    const f = parseFrame(buf.toString('utf8', offset, nl));
+    if (f) {
+      count++;
+      if (f.d === undefined || f.d > bad) writtenAfterAck = true;
+    }
     offset = nl + 1;
   }
-  return false;
+  return { count, writtenAfterAck };
 }

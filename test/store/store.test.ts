@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/server/app.js';
 import { seedStore } from '../../src/server/serve.js';
 import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
@@ -61,7 +61,8 @@ describe('journal recovery', () => {
     lines.forEach((line, i) => {
       const json = line.slice(9);
       expect(line.slice(0, 9)).toBe(`${crc32(Buffer.from(json, 'utf8')).toString(16).padStart(8, '0')} `);
-      expect(JSON.parse(json)).toEqual({ s: i + 1, o: [['listings', listing(i + 1).id, { ...listing(i + 1), title: titles[i] }]] });
+      // d: nothing was durable before this batch (a new journal).
+      expect(JSON.parse(json)).toEqual({ s: i + 1, d: 0, o: [['listings', listing(i + 1).id, { ...listing(i + 1), title: titles[i] }]] });
     });
     const again = await openStore(crashCopy(file, 'crash.json'));
     expect([...again.values('listings')].map((l) => l.title).sort()).toEqual([...titles].sort());
@@ -108,6 +109,83 @@ describe('journal recovery', () => {
     expect(readFileSync(j)).toEqual(before);
     // The failed start released its lock: a second try gives the same answer, not "locked".
     await expect(Store.open(copy)).rejects.toThrow(/line 2/);
+  });
+
+  describe('a crash during a group commit', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    /**
+     * L1 and L2 acknowledged one by one, then L3–L7 in one group commit, copied as a crash before
+     * that commit's sync returned could leave them.
+     */
+    async function setUp(): Promise<{ copy: string; acked: number; lineStarts: number[] }> {
+      const file = path.join(dir, 'store.json');
+      const s = await openStore(file);
+      await s.transact((tx) => tx.put('listings', listing(1)));
+      await s.transact((tx) => tx.put('listings', listing(2)));
+      const acked = statSync(`${file}.journal`).size;
+      await Promise.all([3, 4, 5, 6, 7].map((n) => s.transact((tx) => tx.put('listings', listing(n)))));
+      const copy = crashCopy(file, 'crash.json');
+      const buf = readFileSync(`${copy}.journal`);
+      const lineStarts = [0];
+      for (let at = buf.indexOf(10); at !== -1 && at + 1 < buf.length; at = buf.indexOf(10, at + 1)) lineStarts.push(at + 1);
+      expect(lineStarts).toHaveLength(7);
+      expect(lineStarts[2]).toBe(acked);
+      return { copy, acked, lineStarts };
+    }
+
+    /** Zeros over line `i` (0-based): a page the kernel had not written back yet. */
+    function losePage(copy: string, lineStarts: number[], i: number): void {
+      const j = `${copy}.journal`;
+      const buf = readFileSync(j);
+      buf.fill(0, lineStarts[i], lineStarts[i + 1] - 1);
+      writeFileSync(j, buf);
+    }
+
+    it('lines after a lost page were never acknowledged: they are dropped with the torn tail, with a warning', async () => {
+      const { copy, acked, lineStarts } = await setUp();
+      losePage(copy, lineStarts, 2);
+      const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+      const s = await openStore(copy);
+      expect(listingTitles(s)).toEqual(['L1', 'L2']);
+      expect(statSync(`${copy}.journal`).size).toBe(acked);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toMatch(/torn by a crash \(line 3, byte \d+\); 4 records after it, never acknowledged, were dropped/);
+      // Writing goes on after the cut, and survives another crash.
+      await s.transact((tx) => tx.put('listings', listing(8)));
+      const again = await openStore(crashCopy(copy, 'crash2.json'));
+      expect(listingTitles(again)).toEqual(['L1', 'L2', 'L8']);
+    });
+
+    it('a lost page inside the commit keeps the lines before it', async () => {
+      const { copy, lineStarts } = await setUp();
+      losePage(copy, lineStarts, 4);
+      vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+      const s = await openStore(copy);
+      expect(listingTitles(s)).toEqual(['L1', 'L2', 'L3', 'L4']);
+      expect(statSync(`${copy}.journal`).size).toBe(lineStarts[4]);
+    });
+
+    it('an acknowledged line damaged later is still corruption, whatever came after it', async () => {
+      const { copy, lineStarts } = await setUp();
+      // L2 was acknowledged before the group commit was written: the commit's lines say so.
+      losePage(copy, lineStarts, 1);
+      const before = readFileSync(`${copy}.journal`);
+      await expect(Store.open(copy)).rejects.toThrow(new RegExp(`corrupt at line 2 \\(byte ${lineStarts[1]}\\)`));
+      expect(readFileSync(`${copy}.journal`)).toEqual(before);
+    });
+
+    it('a journal from before lines recorded what was durable cannot tell: a bad line with intact lines after it is corruption', async () => {
+      const file = path.join(dir, 'old.json');
+      const frame = (o: unknown) => {
+        const json = JSON.stringify(o);
+        return `${crc32(Buffer.from(json)).toString(16).padStart(8, '0')} ${json}\n`;
+      };
+      writeFileSync(`${file}.journal`, frame({ s: 1, o: [['listings', listing(1).id, listing(1)]] }) + `${'\0'.repeat(40)}\n` + frame({ s: 3, o: [['listings', listing(3).id, listing(3)]] }));
+      await expect(Store.open(file)).rejects.toThrow(/corrupt at line 2/);
+    });
   });
 
   it('a snapshot that is not a wcm data file is refused with a hint', async () => {
