@@ -87,16 +87,18 @@ const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const ID_BYTES = 20;
 let idPool = Buffer.alloc(0);
 let idAt = 0;
+const BASE62_BYTES = Buffer.from(BASE62, 'latin1');
+/** The id is spelled into these bytes and read out as one string (not 20 concatenations). */
+const idSpelling = Buffer.from(`req_${'x'.repeat(ID_BYTES)}`, 'latin1');
 
 export function newRequestId(): string {
   if (idAt + ID_BYTES > idPool.length) {
     idPool = randomBytes(ID_BYTES * 256);
     idAt = 0;
   }
-  let s = 'req_';
-  for (let i = idAt; i < idAt + ID_BYTES; i++) s += BASE62[idPool[i] % 62];
+  for (let i = 0; i < ID_BYTES; i++) idSpelling[4 + i] = BASE62_BYTES[idPool[idAt + i] % 62];
   idAt += ID_BYTES;
-  return s;
+  return idSpelling.toString('latin1');
 }
 
 const header = (h: AppRequest['headers'], name: string): string | undefined => {
@@ -123,6 +125,13 @@ export function plainTarget(target: string): { pathname: string; search: string 
   const query = target.slice(q + 1);
   if (!PLAIN_QUERY.test(query)) return null;
   return { pathname, search: query ? `?${query}` : '' };
+}
+
+const BASE_PREFIXES = BASE_PATHS.map((b) => [b, `${b}/`] as const);
+/** The API base path (`/v1`, `/api/v1`) a path is under, if any. */
+function basePathOf(pathname: string): string | undefined {
+  for (const [b, prefix] of BASE_PREFIXES) if (pathname === b || pathname.startsWith(prefix)) return b;
+  return undefined;
 }
 
 const NO_QUERY: Record<string, string> = Object.freeze(Object.create(null));
@@ -164,7 +173,7 @@ export class App {
       }
     }
     const host = header(req.headers, 'host') ?? 'localhost';
-    const base = badTarget ? undefined : BASE_PATHS.find((b) => url.pathname === b || url.pathname.startsWith(`${b}/`));
+    const base = badTarget ? undefined : basePathOf(url.pathname);
     const info: RequestInfo = {
       id: requestId,
       method: req.method.toUpperCase(),

@@ -91,6 +91,9 @@ function tooLarge(req: http.IncomingMessage, res: http.ServerResponse): void {
   res.end(body);
 }
 
+/** While closing: how often connections that fell idle are closed. */
+const IDLE_SWEEP_MS = 50;
+
 /** How long a refused upload may keep sending (into the void) after its 413, before the socket is cut. */
 const LINGER_MS = 2000;
 
@@ -121,20 +124,13 @@ function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
 
 /** Serves an App on node:http. The body limit is enforced while reading, never after buffering. */
 export function listen(app: App, options: HttpServerOptions = {}): Promise<RunningServer> {
-  let inFlight = 0;
   let closing = false;
-  let idleResolve: (() => void) | null = null;
   const headersTimeout = options.headersTimeout ?? 10_000;
   const requestTimeout = options.requestTimeout ?? 30_000;
   // Node checks these timeouts only every `connectionsCheckingInterval` (30 s by default), so a
   // short timeout needs a check at least as often as the timeout itself.
   const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
   const server = http.createServer({ connectionsCheckingInterval }, (req, res) => {
-    inFlight++;
-    res.on('close', () => {
-      inFlight--;
-      if (closing && inFlight === 0) idleResolve?.();
-    });
     if (closing) res.setHeader('Connection', 'close');
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) return tooLarge(req, res);
@@ -199,18 +195,21 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
         server,
         port: addr.port,
         url: `http://${host}:${addr.port}/v1`,
+        // Answers given from now on say `Connection: close`, so each connection with a request in
+        // flight closes after its answer. Connections that fall idle otherwise (an answer already
+        // on its way when closing began) are swept while we wait. No per-request bookkeeping.
         close: () =>
           new Promise<void>((done) => {
             closing = true;
-            server.close(() => done());
-            server.closeIdleConnections();
-            const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (idleResolve = r));
+            const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
             // Give in-flight requests time to finish, then drop whatever is left.
             const timer = setTimeout(() => server.closeAllConnections(), 10_000);
-            void idle.then(() => {
+            server.close(() => {
+              clearInterval(sweep);
               clearTimeout(timer);
-              server.closeIdleConnections();
+              done();
             });
+            server.closeIdleConnections();
           }),
       });
     });

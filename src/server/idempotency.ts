@@ -3,7 +3,7 @@ import type { AnyOperation } from '../contract/operations.js';
 import type { IdempotencyRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { BASE_PATHS, type AppResponse, type PublicGuard } from './app.js';
-import type { Clock, RequestInfo } from './context.js';
+import { isoTime, type Clock, type RequestInfo } from './context.js';
 import { ProblemError } from './problems.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -103,7 +103,7 @@ export class IdempotencyGuard implements PublicGuard {
       body_sha256: fingerprint,
       status,
       response,
-      created_at: new Date(now).toISOString(),
+      created_at: isoTime(new Date(now)),
     });
     // Handlers that create something record the key in their own transaction (atomic with it).
     let recorded = false;

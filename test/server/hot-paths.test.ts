@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { plainTarget } from '../../src/server/app.js';
+import { newRequestId, plainTarget } from '../../src/server/app.js';
+import { isoTime } from '../../src/server/context.js';
 import { hashToken, tokenId } from '../../src/store/fixture.js';
 import { demo, inProcess, onPort, type InProcess } from '../support/server.js';
 
@@ -150,5 +151,35 @@ describe('stored token digests decoded once per record', () => {
     expect(res.body).toContain('not recognised');
     await s.store.transact((tx) => tx.put('tokens', { ...rec }));
     expect((await s.request({ url, token: demo.owner })).status).toBe(200);
+  });
+});
+
+describe('timestamps formatted once per second', () => {
+  it('isoTime gives exactly what toISOString gives, in any order of calls', () => {
+    const base = Date.UTC(2026, 10, 22, 12, 34, 56);
+    const times = [
+      base, base + 1, base + 9, base + 10, base + 99, base + 100, base + 999, base + 1000, base + 7, base - 1, base - 1000, base,
+      0, 1, -1, -999, -1000, -1001, 951782400000 /* 2000-02-29 */, 253402300799999 /* 9999-12-31T23:59:59.999Z */,
+      253402300800000 /* +010000 */, 253402300800123, -62198755200000 /* year 0 */, -62198755199877,
+    ];
+    for (const t of times) expect(isoTime(new Date(t))).toBe(new Date(t).toISOString());
+    // The same second again, after other seconds: the cached prefix follows the second asked for.
+    expect(isoTime(new Date(base + 500))).toBe('2026-11-22T12:34:56.500Z');
+    expect(isoTime(new Date(base + 1500))).toBe('2026-11-22T12:34:57.500Z');
+    expect(isoTime(new Date(base + 1005))).toBe('2026-11-22T12:34:57.005Z');
+  });
+
+  it('an invalid date throws as toISOString does', () => {
+    expect(() => isoTime(new Date(Number.NaN))).toThrow(RangeError);
+    // And does not poison the cache.
+    expect(isoTime(new Date(5))).toBe('1970-01-01T00:00:00.005Z');
+  });
+});
+
+describe('request ids', () => {
+  it('are req_ and 20 base-62 characters, and do not repeat', () => {
+    const ids = Array.from({ length: 2000 }, () => newRequestId());
+    for (const id of ids) expect(id).toMatch(/^req_[A-Za-z0-9]{20}$/);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

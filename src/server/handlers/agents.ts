@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
 import type { AnalyticsEventRecord } from '../../store/records.js';
-import { implement } from '../context.js';
+import { implement, timestamp } from '../context.js';
 import { notFound } from '../problems.js';
 
 export const agentHandlers = [
@@ -17,7 +17,7 @@ export const agentHandlers = [
       agent_id: agent.id,
       button_id: body.button ?? null,
       app_id: body.app ?? null,
-      occurred_at: clock.now().toISOString(),
+      occurred_at: timestamp(clock),
     };
     const { workspace_id: _w, ...out } = event;
     // One event per key, even across a crash: the event and its idempotency record land together.

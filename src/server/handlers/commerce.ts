@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
 import type { OrderRecord } from '../../store/records.js';
-import { implement, type Services } from '../context.js';
+import { implement, timestamp, type Services } from '../context.js';
 import { LocalPaymentProvider } from '../payments/local.js';
 import { priceOrder } from '../payments/pricing.js';
 import { PaymentProviderError, type PaymentProvider } from '../payments/provider.js';
@@ -61,7 +61,7 @@ export const commerceHandlers = [
       if (!(err instanceof PaymentProviderError)) throw err;
       throw new ProblemError('payment_provider_error', { detail: `${err.message} No order was created.` });
     }
-    const now = clock.now().toISOString();
+    const now = timestamp(clock);
     const order: OrderRecord = {
       id: orderId,
       workspace_id: offer.workspace_id,

@@ -3,7 +3,7 @@ import type { Form, UpdateFormBody } from '../../contract/forms.js';
 import { operations } from '../../contract/operations.js';
 import type { FormRecord } from '../../store/records.js';
 import type { Store, Tx } from '../../store/store.js';
-import { implement } from '../context.js';
+import { implement, timestamp } from '../context.js';
 import { mergeMember } from '../merge-patch.js';
 import { notFound } from '../problems.js';
 
@@ -38,6 +38,6 @@ export const formHandlers = [
   implement(operations.getForm, ({ params, store }) => present(findForm(store, params.workspace, params.form))),
   // Read, merge and write in one synchronous transaction: two concurrent patches both land.
   implement(operations.updateForm, async ({ params, body, store, clock }) =>
-    present(await store.transact((tx) => tx.put('forms', updated(findForm(tx, params.workspace, params.form), body, clock.now().toISOString())))),
+    present(await store.transact((tx) => tx.put('forms', updated(findForm(tx, params.workspace, params.form), body, timestamp(clock))))),
   ),
 ];

@@ -4,7 +4,7 @@ import type { ArticleSummary, ArticleVersion } from '../../contract/knowledge.js
 import { operations } from '../../contract/operations.js';
 import type { ArticleRecord, ArticleVersionRecord, KnowledgeListRecord } from '../../store/records.js';
 import type { Store, Tx } from '../../store/store.js';
-import { implement } from '../context.js';
+import { implement, timestamp } from '../context.js';
 import { pageIndex } from '../paging.js';
 import { notFound, ProblemError } from '../problems.js';
 
@@ -87,7 +87,7 @@ export const knowledgeHandlers = [
         body: source.body,
         published: body.publish,
         restored_from: source.number,
-        created_at: clock.now().toISOString(),
+        created_at: timestamp(clock),
       };
       const next = tx.put('articles', { ...article, versions: [...article.versions, version] });
       return { article: summarize(next), version: presentVersion(version) };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
 import type { ListingRecord } from '../../store/records.js';
-import { implement } from '../context.js';
+import { implement, timestamp } from '../context.js';
 import { pageIndex } from '../paging.js';
 
 /** Where the listing is managed in the dashboard of the instance the caller used. */
@@ -18,7 +18,7 @@ export const listingHandlers = [
       template_slug: body.template_slug,
       items: body.items.map((i) => (i.description === undefined ? { title: i.title } : { title: i.title, description: i.description })),
       button_id: null,
-      created_at: clock.now().toISOString(),
+      created_at: timestamp(clock),
     };
     await store.transact((tx) => tx.put('listings', rec));
     // The record without workspace_id, plus dashboard_url (built directly: no rest/spread copies).

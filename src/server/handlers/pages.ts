@@ -3,7 +3,7 @@ import { operations } from '../../contract/operations.js';
 import type { Page, UpdatePageBody } from '../../contract/pages.js';
 import type { PageRecord } from '../../store/records.js';
 import type { Store, Tx } from '../../store/store.js';
-import { implement } from '../context.js';
+import { implement, timestamp } from '../context.js';
 import { mergeMember } from '../merge-patch.js';
 import { notFound } from '../problems.js';
 
@@ -37,6 +37,6 @@ export const pageHandlers = [
   implement(operations.getPage, ({ params, store }) => present(findPage(store, params.workspace, params.page))),
   // Read, merge and write in one synchronous transaction: two concurrent patches both land.
   implement(operations.updatePage, async ({ params, body, store, clock }) =>
-    present(await store.transact((tx) => tx.put('pages', updated(findPage(tx, params.workspace, params.page), body, clock.now().toISOString())))),
+    present(await store.transact((tx) => tx.put('pages', updated(findPage(tx, params.workspace, params.page), body, timestamp(clock))))),
   ),
 ];

@@ -1,5 +1,5 @@
 import { operations } from '../../contract/operations.js';
-import { implement } from '../context.js';
+import { implement, timestamp } from '../context.js';
 import { applyPaymentEvent } from '../payments/notifications.js';
 import { verifyPaymentEvent } from '../payments/webhook.js';
 import { ProblemError } from '../problems.js';
@@ -12,7 +12,7 @@ export const webhookHandlers = [
     }
     const sig = request.headers['stripe-signature'];
     const event = await verifyPaymentEvent(request.rawBody, Array.isArray(sig) ? sig[0] : sig, secret, clock);
-    const now = clock.now().toISOString();
+    const now = timestamp(clock);
     const outcome = await store.transact((tx) => applyPaymentEvent(tx, event, now, () => store.values('orders')));
     return { received: true as const, event_id: event.id, applied: outcome.applied };
   }),
