@@ -1,27 +1,26 @@
-import { closeSync, constants as fsc, fdatasync, openSync, promises as fs, writeSync } from 'node:fs';
+import { closeSync, constants as fsc, openSync, promises as fs, write, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** An append-only file that is durable after each `append`. */
 export interface JournalHandle {
-  /** Bytes written so far (durable only after `append`, or after `sync` for bytes from `write`). */
+  /** Bytes written or being written (durable once the `append` or `writeDurable` that wrote them resolved). */
   readonly size: number;
   /** Writes `buf` at the end and fdatasyncs; on failure the file is cut back to its previous size. */
   append(buf: Buffer): Promise<void>;
   /**
-   * Optional, with `sync`: writes `buf` at the end without syncing and grows `size`; on failure
-   * `size` stays and bytes past it may remain (the caller cuts them with `truncate`). Calls are
-   * made one at a time. A layer with both lets the store pipeline commits: the next batch is
-   * written while earlier syncs run.
+   * Optional: writes `buf` at the end and resolves once it is durable. Its place is taken at the
+   * call (`size` grows at once), so the next call writes after it without waiting: up to
+   * SYNC_SLOTS calls run at once, and their bytes may reach the disk in any order. On failure the
+   * bytes from its place on may be anything (the caller cuts them with `truncate`). A layer with it
+   * lets the store pipeline commits: a batch is written while earlier ones are still being made durable.
    */
-  write?(buf: Buffer): Promise<void>;
-  /** Optional, with `write`: fdatasyncs everything written so far. May run concurrently with itself and with `write`. */
-  sync?(): Promise<void>;
+  writeDurable?(buf: Buffer): Promise<void>;
   /**
-   * True when each of up to SYNC_SLOTS concurrent `sync` calls reports every writeback error by
-   * itself, so its success covers everything written before it started whatever other syncs
-   * report. Linux reports a writeback error once per open file description (errseq), and each
-   * concurrent sync here goes through a description of its own. Without it, a sync that ran
-   * alongside another may have had its error taken by the other: the store then waits for both.
+   * True when each of up to SYNC_SLOTS concurrent `writeDurable` calls reports every writeback
+   * error by itself, so its success means its bytes are durable whatever the others report.
+   * Linux reports a writeback error once per open file description (errseq), and each concurrent
+   * write here goes through a description of its own. Without it, a call that ran alongside
+   * another may have had its error taken by the other: the store then waits for both.
    */
   readonly independentSyncs?: boolean;
   truncate(size: number): Promise<void>;
@@ -47,7 +46,7 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Concurrent syncs a NodeJournal runs through file descriptions of their own (the store's pipeline depth). */
+/** Concurrent durable writes a NodeJournal runs through file descriptions of their own (the store's pipeline depth). */
 export const SYNC_SLOTS = 4;
 
 /**
@@ -70,20 +69,27 @@ export const DEFAULT_PREALLOCATE: PreallocateOptions = { after: 256 * 1024, chun
 const ZERO_PIECE = 256 * 1024;
 let zeroPiece: Buffer | null = null;
 
+/**
+ * The journal on node:fs. `append` writes through `fh` and fdatasyncs it. `writeDurable` writes
+ * through a description opened with O_DSYNC: the write returns once its bytes are durable, so a
+ * commit is one call on the thread pool (not a write, then an fdatasync), and nothing is written
+ * on the event loop.
+ */
 class NodeJournal implements JournalHandle {
   readonly independentSyncs = true;
-  /** Read-only descriptions of the journal, one per concurrent sync; the ones not in use. */
+  /** O_DSYNC descriptions of the journal, one per concurrent durable write; the ones not in use. */
   private readonly idle: number[];
   /** The file's length: `size` plus the zeros written ahead of the records (never less than `size`). */
   private allocated: number;
+  private closed = false;
 
   constructor(
     private readonly fh: fs.FileHandle,
     public size: number,
-    private readonly syncFds: number[],
+    private readonly dsyncFds: number[],
     private readonly preallocate: PreallocateOptions | null,
   ) {
-    this.idle = [...syncFds];
+    this.idle = [...dsyncFds];
     this.allocated = size;
   }
 
@@ -104,24 +110,33 @@ class NodeJournal implements JournalHandle {
     }
   }
 
-  /**
-   * Written on the calling thread: an append of a few KB to the page cache takes microseconds,
-   * less than handing it to the thread pool and back (the durable part, the sync, stays async).
-   */
-  async write(buf: Buffer): Promise<void> {
-    const before = this.size;
-    const end = before + buf.length;
+  writeDurable(buf: Buffer): Promise<void> {
+    // Its descriptors are closed: their numbers may belong to other files by now.
+    if (this.closed) return Promise.reject(new Error('The journal is closed.'));
+    const fd = this.idle.pop();
+    if (fd === undefined) return Promise.reject(new Error(`more than ${SYNC_SLOTS} durable journal writes at once`));
+    const at = this.size;
+    const end = at + buf.length;
     if (this.preallocate && end > this.allocated && end > this.preallocate.after) this.extend(end + this.preallocate.chunk);
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fh.fd, buf, off, buf.length - off, before + off);
     this.size = end;
     if (end > this.allocated) this.allocated = end;
+    return new Promise((resolve, reject) => {
+      const from = (off: number) =>
+        write(fd, buf, off, buf.length - off, at + off, (err, n) => {
+          if (!err && n > 0 && off + n < buf.length) return from(off + n);
+          this.idle.push(fd);
+          if (err) reject(err);
+          else if (n === 0 && buf.length > 0) reject(new Error('The journal write made no progress.'));
+          else resolve();
+        });
+      from(0);
+    });
   }
 
   /**
-   * Writes zeros from the file's end to `to`, on this thread (`write` calls come one at a time, so
-   * nothing else writes past `size` meanwhile). Best effort: if it fails (a full disk), the writes
-   * simply append, and the write itself reports the error.
+   * Writes zeros from the file's allocated end to `to`, on this thread: past every place taken so
+   * far, so nothing in flight is overwritten. Best effort: if it fails (a full disk), the writes
+   * simply extend the file, and the write itself reports the error.
    */
   private extend(to: number): void {
     const zeros = (zeroPiece ??= Buffer.alloc(ZERO_PIECE));
@@ -130,22 +145,6 @@ class NodeJournal implements JournalHandle {
     } catch {
       // Left as far as it got.
     }
-  }
-
-  /**
-   * The callback form: lighter than FileHandle.datasync, which this runs once per commit. Each
-   * concurrent call syncs through a description of its own (see `independentSyncs`).
-   */
-  sync(): Promise<void> {
-    const fd = this.idle.pop();
-    if (fd === undefined) return Promise.reject(new Error(`more than ${SYNC_SLOTS} journal syncs at once`));
-    return new Promise((resolve, reject) =>
-      fdatasync(fd, (err) => {
-        this.idle.push(fd);
-        if (err) reject(err);
-        else resolve();
-      }),
-    );
   }
 
   async truncate(size: number): Promise<void> {
@@ -157,8 +156,9 @@ class NodeJournal implements JournalHandle {
 
   /** Cuts the zeros written ahead, if any (best effort: they read as the end of the journal anyway). */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.allocated > this.size) await this.fh.truncate(this.size).catch(() => undefined);
-    for (const fd of this.syncFds) closeSync(fd);
+    for (const fd of this.dsyncFds) closeSync(fd);
     await this.fh.close();
   }
 }
@@ -168,16 +168,16 @@ async function openNodeJournal(file: string, preallocate: PreallocateOptions | n
   const fh = await fs.open(file, fsc.O_RDWR | fsc.O_CREAT, 0o600);
   const { size } = await fh.stat();
   if (!existed) await fsyncDir(path.dirname(file));
-  // Opened now, before anything is written through `fh`: an error from then on reaches each.
-  const syncFds: number[] = [];
+  // Opened now, before anything is written: a writeback error from then on reaches each.
+  const dsyncFds: number[] = [];
   try {
-    for (let i = 0; i < SYNC_SLOTS; i++) syncFds.push(openSync(file, fsc.O_RDONLY));
+    for (let i = 0; i < SYNC_SLOTS; i++) dsyncFds.push(openSync(file, fsc.O_WRONLY | fsc.O_DSYNC));
   } catch (err) {
-    for (const fd of syncFds) closeSync(fd);
+    for (const fd of dsyncFds) closeSync(fd);
     await fh.close();
     throw err;
   }
-  return new NodeJournal(fh, size, syncFds, preallocate);
+  return new NodeJournal(fh, size, dsyncFds, preallocate);
 }
 
 /** The file layer on node:fs. `preallocate: null` turns preallocation off. */

@@ -29,9 +29,10 @@ interface Flight {
   state: 'running' | 'ok' | 'failed';
   err?: unknown;
   /**
-   * How many syncs had been started when this one succeeded. Concurrent fdatasyncs on one file
-   * report a writeback error to whichever checks first, so a sync that ran alongside this one may
-   * have taken the error for this batch's pages: it is acknowledged only once those succeeded too.
+   * How many durable writes had been started when this one succeeded. Concurrent syncs of one
+   * file (through one description) report a writeback error to whichever checks first, so a write
+   * that ran alongside this one may have taken the error for this batch's pages: it is
+   * acknowledged only once those succeeded too (unless the layer has independentSyncs).
    */
   barrier: number;
   /** Never rejects. */
@@ -70,7 +71,7 @@ const frameJson = (p: Pending, durable: number): string => JSON.stringify({ s: p
  * The durable JSON-file store. State lives in memory; every transaction is appended to a journal
  * (`FILE.journal`, one CRC-checked line per transaction) and fdatasync'd before its promise
  * resolves. Transactions arriving while a write is in flight are written together (group commit),
- * and with a file layer that has `write`/`sync` several such batches are in flight at once
+ * and with a file layer that has `writeDurable` several such batches are in flight at once
  * (see flushPipelined), acknowledged strictly in order.
  * The journal is folded into the snapshot (`FILE`, atomic rename) when it grows and on close.
  */
@@ -436,7 +437,7 @@ export class Store {
     await new Promise<void>((r) => setImmediate(r));
     try {
       const j = this.journal!;
-      if (j.write && j.sync) await this.flushPipelined(j as Required<JournalHandle>);
+      if (j.writeDurable) await this.flushPipelined(j as Required<JournalHandle>);
       else await this.flushSerial(j);
     } finally {
       this.flushing = null;
@@ -457,7 +458,7 @@ export class Store {
     }
   }
 
-  /** One write-and-sync at a time, through `append` (a file layer without `write`/`sync`). */
+  /** One write-and-sync at a time, through `append` (a file layer without `writeDurable`). */
   private async flushSerial(j: JournalHandle): Promise<void> {
     while (this.pending.length) {
       const batch = this.pending;
@@ -485,18 +486,18 @@ export class Store {
   }
 
   /**
-   * Pipelined group commit: while a batch's fdatasync runs, the next batches are written (one
-   * write at a time, in seq order) and synced, up to PIPELINE_DEPTH batches in flight.
-   * Acknowledgements stay in seq order: a batch resolves only once its own sync and every earlier
-   * batch's succeeded (and every sync that ran alongside its own, see Flight.barrier). If batch k
+   * Pipelined group commit: while a batch is being made durable, the next batches are written
+   * after it (each in its own place, taken in seq order), up to PIPELINE_DEPTH batches in flight.
+   * Acknowledgements stay in seq order: a batch resolves only once its own write and every earlier
+   * batch's succeeded (and every write that ran alongside its own, see Flight.barrier). If batch k
    * fails, k and everything after it (in flight or queued) is undone in reverse order and
    * rejected, and once the in-flight operations settled the journal is cut back to k's start.
+   * (A crash can leave later batches on disk without k: each line's `d` lets recovery drop them.)
    */
   private async flushPipelined(j: Required<JournalHandle>): Promise<void> {
     const inflight: Flight[] = [];
     let nextIdx = 0;
-    let syncsStarted = 0;
-    let lastWrite: Promise<void> = Promise.resolve();
+    let writesStarted = 0;
     let end = j.size;
     /** Everything before this offset is durable: the journal as found, then each batch acknowledged. */
     let durable = j.size;
@@ -516,26 +517,20 @@ export class Store {
             }
           }
           end = durable = j.size;
-          lastWrite = Promise.resolve();
         }
         const batch = this.pending;
         this.pending = [];
         const buf = buildBatch(batch, durable);
         const f: Flight = { batch, start: end, end: end + buf.length, idx: nextIdx++, state: 'running', barrier: 0, settled: Promise.resolve() };
         end += buf.length;
-        // A write starts only after the one before it succeeded; if that failed, this one fails too.
-        const written = lastWrite.then(() => j.write(buf));
-        lastWrite = written;
-        f.settled = written
-          .then(() => {
-            syncsStarted = Math.max(syncsStarted, f.idx + 1);
-            return j.sync();
-          })
+        writesStarted = f.idx + 1;
+        f.settled = j
+          .writeDurable(buf)
           .then(
             () => {
               f.state = 'ok';
-              // Syncs that report their errors independently cover this batch by themselves.
-              f.barrier = j.independentSyncs ? 0 : syncsStarted;
+              // Writes that report their errors independently cover this batch by themselves.
+              f.barrier = j.independentSyncs ? 0 : writesStarted;
             },
             (err) => {
               f.state = 'failed';

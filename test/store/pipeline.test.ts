@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { constants, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
@@ -21,6 +21,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 }
 const settleFor = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A durable write held after it really finished, until the test releases or fails it. */
 interface HeldSync {
   n: number;
   done: boolean;
@@ -29,12 +30,15 @@ interface HeldSync {
 }
 
 /**
- * The node file layer with `write`/`sync` (the pipelined path) where, while `holding`, every sync
- * really syncs and then waits to be released or failed by the test. Everything is logged.
+ * The node file layer with `writeDurable` (the pipelined path) where, while `holding`, every
+ * durable write really writes and syncs and then waits to be released or failed by the test (in
+ * `syncs`). With `tear` set, a write puts its first 5 bytes in its place and fails with that error.
+ * Everything is logged.
  */
-function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & { holding: boolean; log: string[]; syncs: HeldSync[]; journal: JournalHandle | null } {
+function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & { holding: boolean; tear: Error | null; log: string[]; syncs: HeldSync[]; journal: JournalHandle | null } {
   const layer = {
     holding: false,
+    tear: null as Error | null,
     log: [] as string[],
     syncs: [] as HeldSync[],
     journal: null as JournalHandle | null,
@@ -46,15 +50,17 @@ function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & {
           return j.size;
         },
         append: (buf: Buffer) => j.append(buf),
-        write: async (buf: Buffer) => {
+        writeDurable: async (buf: Buffer) => {
           const n = ++writes;
-          await j.write!(buf);
-          layer.log.push(`write ${n}`);
-        },
-        sync: async () => {
-          const n = writes;
-          layer.log.push(`sync ${n} start`);
-          await j.sync!();
+          layer.log.push(`write ${n} start`);
+          if (layer.tear) {
+            // A torn write: its first bytes land, the rest of its place stays zeros, then the error.
+            const err = layer.tear;
+            await j.writeDurable!(Buffer.concat([buf.subarray(0, 5), Buffer.alloc(buf.length - 5)]));
+            layer.log.push(`write ${n} failed`);
+            throw err;
+          }
+          await j.writeDurable!(buf);
           if (layer.holding) {
             await new Promise<void>((resolve, reject) => {
               const held: HeldSync = {
@@ -66,7 +72,7 @@ function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & {
               layer.syncs.push(held);
             });
           }
-          layer.log.push(`sync ${n} done`);
+          layer.log.push(`write ${n} done`);
         },
         truncate: (n: number) => j.truncate(n),
         close: () => j.close(),
@@ -108,8 +114,8 @@ describe('pipelined commits', () => {
     await until(() => files.syncs.length === 1, 'the first sync');
     const b = s.transact((tx) => tx.put('listings', listing(2))).then(() => acks.push('B'));
     await until(() => files.syncs.length === 2, 'the second sync');
-    // Batch 2 was written, and its sync started, while batch 1's sync had not finished.
-    expect(files.log).toEqual(['write 1', 'sync 1 start', 'write 2', 'sync 2 start']);
+    // Batch 2 was written while batch 1 was not yet durable.
+    expect(files.log).toEqual(['write 1 start', 'write 2 start']);
     // The later sync finishing first acknowledges nothing.
     files.syncs[1].release();
     await settleFor(20);
@@ -131,7 +137,7 @@ describe('pipelined commits', () => {
       else await settleFor(10);
     }
     expect(files.syncs.length).toBe(4);
-    expect(files.log.filter((l) => l.startsWith('write')).length).toBe(4);
+    expect(files.log.filter((l) => l.endsWith('start')).length).toBe(4);
     for (const h of files.syncs) h.release();
     // 5 and 6 go together in one more batch once there is room.
     await until(() => files.syncs.length === 5, 'the fifth sync');
@@ -218,70 +224,66 @@ describe('pipelined commits', () => {
     expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L2', 'L5']);
   });
 
-  it('the node journal syncs through a file description per concurrent sync, and closes them', async () => {
+  it('the node journal writes through an O_DSYNC file description per concurrent write, and closes them', async () => {
     const { SYNC_SLOTS } = await import('../../src/store/files.js');
-    const fds = () => readdirSync('/proc/self/fd').length;
-    const before = fds();
-    const j = await nodeFileLayer.openJournal(path.join(dir, 'j.journal'));
+    const file = path.join(dir, 'j.journal');
+    const fds = () => readdirSync('/proc/self/fd');
+    const before = fds().length;
+    const j = await nodeFileLayer.openJournal(file);
     expect(j.independentSyncs).toBe(true);
-    expect(fds()).toBe(before + 1 + SYNC_SLOTS);
-    await j.write!(Buffer.from('x\n'));
-    await Promise.all(Array.from({ length: SYNC_SLOTS }, () => j.sync!()));
-    const over = await Promise.allSettled(Array.from({ length: SYNC_SLOTS + 1 }, () => j.sync!()));
+    expect(fds().length).toBe(before + 1 + SYNC_SLOTS);
+    // Each write is durable when it returns: the descriptions it uses carry O_DSYNC.
+    const O_DSYNC = constants.O_DSYNC;
+    const onJournal = fds().filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    });
+    const flags = onJournal.map((fd) => parseInt(/^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1], 8));
+    expect(flags.filter((f) => (f & O_DSYNC) === O_DSYNC)).toHaveLength(SYNC_SLOTS);
+    await Promise.all(Array.from({ length: SYNC_SLOTS }, (_, i) => j.writeDurable!(Buffer.from(`${i}\n`))));
+    const over = await Promise.allSettled(Array.from({ length: SYNC_SLOTS + 1 }, () => j.writeDurable!(Buffer.from('x\n'))));
     expect(over.filter((r) => r.status === 'fulfilled')).toHaveLength(SYNC_SLOTS);
-    expect(over.find((r) => r.status === 'rejected')).toMatchObject({ reason: { message: 'more than 4 journal syncs at once' } });
+    expect(over.find((r) => r.status === 'rejected')).toMatchObject({ reason: { message: 'more than 4 durable journal writes at once' } });
+    // The refused one took no place.
+    expect(j.size).toBe(2 * SYNC_SLOTS * 2);
     await j.close();
-    expect(fds()).toBe(before);
+    expect(fds().length).toBe(before);
   });
 
-  it('a failed write stops the writes behind it; the file is cut back to that batch', async () => {
+  it('a failed write rejects its batch and every later one, never an earlier one; the file is cut back to it', async () => {
+    // Writes that report their errors independently, as the node journal's do.
+    const held = heldSyncLayer({ independentSyncs: true });
     const file = path.join(dir, 'store.json');
-    let failWrite = false;
-    const held = heldSyncLayer();
-    const files: FileLayer = {
-      ...held,
-      openJournal: async (f) => {
-        const j = await held.openJournal(f);
-        return {
-          get size() {
-            return j.size;
-          },
-          append: (buf) => j.append(buf),
-          write: async (buf) => {
-            if (failWrite) {
-              // A torn write: part of the bytes land, then the error.
-              await j.write!(buf.subarray(0, 5));
-              throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-            }
-            return j.write!(buf);
-          },
-          sync: () => j.sync!(),
-          truncate: (n) => j.truncate(n),
-          close: () => j.close(),
-        };
-      },
-    };
-    const s = await openStore(file, { files });
+    const s = await openStore(file, { files: held });
     await s.transact((tx) => tx.put('listings', listing(1)));
     const goodSize = statSync(`${file}.journal`).size;
     held.holding = true;
     const b = s.transact((tx) => tx.put('listings', listing(2)));
-    await until(() => held.syncs.length === 1, 'sync B');
-    failWrite = true;
+    await until(() => held.syncs.length === 1, 'write B');
+    held.tear = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     const c = s.transact((tx) => tx.put('listings', listing(3)));
     const cOutcome = c.then(() => 'ok', (err: Error) => err.message);
+    await until(() => held.log.includes('write 3 failed'), 'C to fail');
+    held.tear = null;
+    const d = s.transact((tx) => tx.put('listings', listing(4)));
+    const dOutcome = d.then(() => 'ok', (err: Error) => err.message);
     await settleFor(10);
     // B was written before C failed: C's failure leaves it alone, and C is answered after B.
     held.syncs[0].release();
     await expect(b).resolves.toMatchObject({ title: 'L2' });
+    for (const h of held.syncs.slice(1)) h.release();
     expect(await cOutcome).toMatch(/ENOSPC/);
+    // D came after C (it may build on it): rejected too.
+    expect(await dOutcome).toMatch(/ENOSPC/);
     await s.drain();
     expect(listingTitles(s)).toEqual(['L1', 'L2']);
     expect(statSync(`${file}.journal`).size).toBeGreaterThan(goodSize);
-    failWrite = false;
     held.holding = false;
-    await s.transact((tx) => tx.put('listings', listing(4)));
-    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L2', 'L4']);
+    await s.transact((tx) => tx.put('listings', listing(5)));
+    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L2', 'L5']);
   });
 
   it('a torn write whose clean-up cut also fails is cut before the next write', async () => {
@@ -297,12 +299,11 @@ describe('pipelined commits', () => {
             return j.size;
           },
           append: (buf) => j.append(buf),
-          write: async (buf) => {
-            if (!torn) return j.write!(buf);
-            await j.write!(buf.subarray(0, buf.length >> 1));
+          writeDurable: async (buf) => {
+            if (!torn) return j.writeDurable!(buf);
+            await j.writeDurable!(buf.subarray(0, buf.length >> 1));
             throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
           },
-          sync: () => j.sync!(),
           truncate: (n) => (failTruncate ? Promise.reject(new Error('EIO: i/o error, ftruncate')) : j.truncate(n)),
           close: () => j.close(),
         };

@@ -67,12 +67,12 @@ describe('journal preallocation', () => {
 
   it('a failed batch is cut back with the zeros after it; the next write preallocates again', async () => {
     const j = await small.openJournal(path.join(stores.dir, 'j.journal'));
-    await j.write!(Buffer.from('a\n'));
+    await j.writeDurable!(Buffer.from('a\n'));
     expect(statSync(path.join(stores.dir, 'j.journal')).size).toBe(2 + 4096);
     await j.truncate(1);
     expect(statSync(path.join(stores.dir, 'j.journal')).size).toBe(1);
     expect(j.size).toBe(1);
-    await j.write!(Buffer.from('b\n'));
+    await j.writeDurable!(Buffer.from('b\n'));
     const buf = readFileSync(path.join(stores.dir, 'j.journal'));
     expect(buf.subarray(0, 3).toString()).toBe('ab\n');
     expect(buf.length).toBe(3 + 4096);
@@ -84,13 +84,12 @@ describe('journal preallocation', () => {
   it('by default a quiet journal is not preallocated; one past the threshold is, a chunk ahead', async () => {
     const f = path.join(stores.dir, 'd.journal');
     const j = await nodeFileLayer.openJournal(f);
-    await j.write!(Buffer.from('x\n'));
+    await j.writeDurable!(Buffer.from('x\n'));
     expect(statSync(f).size).toBe(2);
     const big = Buffer.alloc(DEFAULT_PREALLOCATE.after, 'y');
-    await j.write!(big);
+    await j.writeDurable!(big);
     expect(j.size).toBe(2 + big.length);
     expect(statSync(f).size).toBe(2 + big.length + DEFAULT_PREALLOCATE.chunk);
-    await j.sync!();
     await j.close();
     expect(statSync(f).size).toBe(2 + big.length);
   });
@@ -98,7 +97,7 @@ describe('journal preallocation', () => {
   it('without preallocation the file is always exactly the records', async () => {
     const f = path.join(stores.dir, 'n.journal');
     const j = await createNodeFileLayer({ preallocate: null }).openJournal(f);
-    await j.write!(Buffer.alloc(DEFAULT_PREALLOCATE.after + 10, 'z'));
+    await j.writeDurable!(Buffer.alloc(DEFAULT_PREALLOCATE.after + 10, 'z'));
     expect(statSync(f).size).toBe(DEFAULT_PREALLOCATE.after + 10);
     await j.close();
   });

@@ -302,21 +302,18 @@ function faultyLayer(): FileLayer & { failing: boolean; appends: number } {
 }
 
 describe('the node journal', () => {
-  it('appends with write, makes it durable with sync, and a failed write rejects without growing size', async () => {
+  it('writeDurable: each call takes its place at once, so calls made together land in call order; after close it refuses', async () => {
     const file = path.join(dir, 'j.journal');
     const j = await nodeFileLayer.openJournal(file);
-    const write = j.write!.bind(j);
-    await write(Buffer.from('abc\n'));
-    await write(Buffer.from('déf\n'));
-    await j.sync!();
-    expect(j.size).toBe(9);
-    expect(readFileSync(file, 'utf8')).toBe('abc\ndéf\n');
+    const parts = ['abc\n', 'déf\n', 'ghi\n', 'jkl\n'];
+    const writes = parts.map((p) => j.writeDurable!(Buffer.from(p)));
+    // The places are taken before any of them finished.
+    expect(j.size).toBe(Buffer.byteLength(parts.join('')));
+    await Promise.all(writes);
+    expect(readFileSync(file, 'utf8')).toBe(parts.join(''));
     await j.close();
-    // Written on the calling thread now: a failure must still come back as a rejection.
-    const failed = write(Buffer.from('x\n'));
-    await expect(failed).rejects.toThrow();
-    expect(j.size).toBe(9);
-    expect(readFileSync(file, 'utf8')).toBe('abc\ndéf\n');
+    await expect(j.writeDurable!(Buffer.from('x\n'))).rejects.toThrow(/closed/);
+    expect(readFileSync(file, 'utf8')).toBe(parts.join(''));
   });
 });
 
