@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -161,5 +161,37 @@ describe('wcm serve', () => {
     const printed = await wcm(['openapi']);
     expect(printed.exitCode).toBe(0);
     expect(JSON.parse(printed.stdout)).toEqual(served);
+  });
+});
+
+describe('the thread pool of wcm serve', () => {
+  /** Threads of a freshly started `wcm serve`, with this environment on top of ours. */
+  async function threads(args: string[], env: Record<string, string | undefined>): Promise<number> {
+    const file = path.join(dir, `store-${procs.length}.json`);
+    const s = await spawnServe(['--data', file, ...args], {
+      cwd: dir,
+      env: { WCM_CONFIG_DIR: path.join(dir, 'config'), UV_THREADPOOL_SIZE: undefined, STRIPE_SECRET_KEY: undefined, ...env },
+    });
+    procs.push(s.proc);
+    try {
+      // Serving: the store was opened through the pool, so it exists, at its size.
+      const res = await fetch(new URL('/healthz', s.url));
+      expect(res.status).toBe(200);
+      return readdirSync(`/proc/${s.proc.pid}/task`).length;
+    } finally {
+      s.proc.kill('SIGTERM');
+      await s.proc;
+    }
+  }
+
+  it('has one thread by default, the default four when Stripe is used, and whatever UV_THREADPOOL_SIZE says', async () => {
+    const four = await threads([], { UV_THREADPOOL_SIZE: '4' });
+    const byDefault = await threads([], {});
+    expect(four - byDefault).toBe(3);
+    expect(await threads([], { UV_THREADPOOL_SIZE: '2' })).toBe(byDefault + 1);
+    // Stripe's DNS lookups run on the pool: a slow one must not hold the journal's writes up.
+    expect(await threads([], { STRIPE_SECRET_KEY: 'sk_test_threads' })).toBe(four);
+    expect(await threads(['--payments', 'stripe'], { STRIPE_SECRET_KEY: 'sk_test_threads' })).toBe(four);
+    expect(await threads(['--payments=local'], { STRIPE_SECRET_KEY: 'sk_test_threads' })).toBe(byDefault);
   });
 });
