@@ -8,6 +8,7 @@
 // --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
 // comparable with the full run).
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIR, ROOT, ensureDatasets } from './datasets.mjs';
@@ -313,6 +314,10 @@ async function benchWrite() {
     const url = `${wcm.url}/workspaces/${data.workspaceId}/lists`;
     const probe = await httpRequest(url, { method: 'POST', headers: { ...json, ...auth() }, body });
     if (probe.status !== 201) throw new Error(`createListing answered ${probe.status}: ${probe.body}`);
+    // The data file was written just before (about 40 MB): flush it now, so the kernel's
+    // background writeback of it does not compete with the first rounds' syncs, on either side.
+    execFileSync('sync');
+    await new Promise((r) => setTimeout(r, 1000));
     pair = await alternate(
       { server: wcm, spec: { url, method: 'POST', headers: { ...json, ...auth() }, body } },
       { server: floor, spec: { url: `${floor.url}/listings`, method: 'POST', headers: { ...json, ...auth() }, body } },
