@@ -15,8 +15,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   if (argv[0] === 'serve' && process.env.UV_THREADPOOL_SIZE === undefined && !usesStripe(argv)) {
     // The journal's durable writes run on the thread pool. With one thread, a write queued while
     // the one before it runs is taken up at once, instead of waking a sleeping thread each time
-    // (a futex wake, costly on virtual machines): about 10% more durable writes a second on the
-    // benchmark host. The server's other pool work is start-up file I/O, and DNS lookups when it
+    // (a futex wake, costly on virtual machines): less CPU per durable write in same-moment A/Bs
+    // on the benchmark host (README, Durability). The server's other pool work is start-up file I/O, and DNS lookups when it
     // talks to Stripe: a slow lookup would hold writes up, so with Stripe the default stays.
     // An explicit UV_THREADPOOL_SIZE always wins.
     process.env.UV_THREADPOOL_SIZE = '1';

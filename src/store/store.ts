@@ -39,7 +39,7 @@ interface Flight {
   settled: Promise<void>;
 }
 
-/** Batches written and being synced at once, at most (a NodeJournal has a sync slot for each). */
+/** Batches being made durable at once, at most (a NodeJournal has a write slot for each). */
 const PIPELINE_DEPTH = SYNC_SLOTS;
 
 /** Writes inside one transaction. Records are replaced whole, never mutated in place. */
@@ -496,8 +496,8 @@ export class Store {
    */
   private async flushPipelined(j: Required<JournalHandle>): Promise<void> {
     const inflight: Flight[] = [];
+    /** Batches started so far (each flight's idx is its place in this count). */
     let nextIdx = 0;
-    let writesStarted = 0;
     let end = j.size;
     /** Everything before this offset is durable: the journal as found, then each batch acknowledged. */
     let durable = j.size;
@@ -523,14 +523,13 @@ export class Store {
         const buf = buildBatch(batch, durable);
         const f: Flight = { batch, start: end, end: end + buf.length, idx: nextIdx++, state: 'running', barrier: 0, settled: Promise.resolve() };
         end += buf.length;
-        writesStarted = f.idx + 1;
         f.settled = j
           .writeDurable(buf)
           .then(
             () => {
               f.state = 'ok';
               // Writes that report their errors independently cover this batch by themselves.
-              f.barrier = j.independentSyncs ? 0 : writesStarted;
+              f.barrier = j.independentSyncs ? 0 : nextIdx;
             },
             (err) => {
               f.state = 'failed';
