@@ -40,6 +40,9 @@ const NODE = process.execPath;
 const WCM = path.join(ROOT, 'bin/wcm.js');
 const JSON_SERVER = path.join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
 const log = (s) => process.stderr.write(`[bench] ${s}\n`);
+// A fresh clone has no data directory yet: the data sets are generated later, the run's own
+// directory is made now.
+mkdirSync(cfg.dir, { recursive: true });
 const work = mkdtempSync(path.join(cfg.dir, 'run-'));
 // wcm serve saves profile `local`: keep that out of the user's real config.
 const cliEnv = { WCM_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1' };
