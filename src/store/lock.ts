@@ -28,32 +28,50 @@ function alive(pid: number): boolean {
   }
 }
 
-/**
- * When the process `pid` started (ms since the epoch), where the system tells (Linux /proc); null
- * elsewhere. A lock whose pid now belongs to a process started after the lock was written is
- * stale: the server died and its pid was reused.
- */
-async function processStartMs(pid: number): Promise<number | null> {
+/** What /proc tells of a process (Linux); null elsewhere, or when it is gone. */
+interface ProcStat {
+  /** R, S, D, … ; Z (zombie) and X (dead) hold nothing any more. */
+  state: string;
+  /** The kernel's task flags: PF_EXITING is set from the moment it starts to exit. */
+  flags: number;
+  /** When it started, ms since the epoch. */
+  startMs: number | null;
+}
+
+const PF_EXITING = 0x4;
+
+async function procStat(pid: number): Promise<ProcStat | null> {
   try {
     const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces), starttime is field 22.
+    // Fields after the command name (which may contain spaces): state is field 3, flags 9, starttime 22.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[19]);
     const btime = Number(/^btime (\d+)$/m.exec(await fs.readFile('/proc/stat', 'utf8'))?.[1]);
-    if (!Number.isFinite(ticks) || !Number.isFinite(btime)) return null;
-    return btime * 1000 + (ticks / 100) * 1000;
+    return {
+      state: fields[0],
+      flags: Number(fields[6]),
+      startMs: Number.isFinite(ticks) && Number.isFinite(btime) ? btime * 1000 + (ticks / 100) * 1000 : null,
+    };
   } catch {
     return null;
   }
 }
 
+/**
+ * Whether the lock's process still holds it. On Linux also: a process that is exiting (a server
+ * just killed with SIGKILL takes a moment to release its memory) or a zombie its parent has not
+ * reaped yet holds nothing; and a pid that now belongs to a process started after the lock was
+ * written is stale (the server died and its pid was reused).
+ */
 async function holderAlive(info: LockInfo): Promise<boolean> {
   if (info.host !== os.hostname()) return true;
   if (!alive(info.pid)) return false;
-  const started = await processStartMs(info.pid);
+  const st = await procStat(info.pid);
+  if (!st) return true;
+  if (st.state === 'Z' || st.state === 'X' || (Number.isFinite(st.flags) && st.flags & PF_EXITING)) return false;
   const locked = Date.parse(info.started_at);
   // Clock ticks and btime are coarse: allow a few seconds before calling it reuse.
-  return started === null || !Number.isFinite(locked) || started <= locked + 5000;
+  return st.startMs === null || !Number.isFinite(locked) || st.startMs <= locked + 5000;
 }
 
 /** Reads the lock next to a data file; null when none, or when it is stale (its process is gone). */

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +42,26 @@ describe('the data-file lock', () => {
     const release = await acquireLock(file);
     expect(JSON.parse(readFileSync(`${file}.lock`, 'utf8')).pid).toBe(process.pid);
     await release();
+  });
+
+  it.runIf(process.platform === 'linux')('a lock whose process is a zombie (exited, not yet reaped by its parent) is stale and taken over', async () => {
+    // `sleep 0` exits at once, and its parent (sh, replaced by `sleep 30` through exec) never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))));
+      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0];
+      for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(state()).toBe('Z');
+      // The pid still exists (signal 0 reaches a zombie), but it holds nothing.
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      writeLock({ pid, host: os.hostname(), started_at: new Date().toISOString() });
+      expect(await readLock(file)).toBeNull();
+      const release = await acquireLock(file);
+      expect(JSON.parse(readFileSync(`${file}.lock`, 'utf8')).pid).toBe(process.pid);
+      await release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('starts racing for the same stale lock: exactly one wins, the others are told who holds it (30 rounds)', async () => {
