@@ -3,6 +3,8 @@
 //   node test/bench/floors.mjs read BODY_FILE   answers every request with BODY_FILE's bytes
 //   node test/bench/floors.mjs write LOG_FILE   parses the JSON body, appends one line to LOG_FILE
 //                                              and fdatasyncs it before every reply (no batching)
+//   node test/bench/floors.mjs write-nosync LOG_FILE   the same without the fdatasync: not durable,
+//                                              it shows what the sync costs the floor (test/bench/ab.mjs)
 // Both listen on a free port on 127.0.0.1 and print `listening PORT`.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,7 +21,8 @@ if (mode === 'read') {
       res.end(body);
     });
   };
-} else if (mode === 'write') {
+} else if (mode === 'write' || mode === 'write-nosync') {
+  const sync = mode === 'write' ? fs.fdatasync : (fd, cb) => cb(null);
   const fd = fs.openSync(file, 'a');
   let n = 0;
   handler = (req, res) => {
@@ -36,7 +39,7 @@ if (mode === 'read') {
       const line = Buffer.from(JSON.stringify(rec) + '\n');
       fs.write(fd, line, 0, line.length, null, (err) => {
         if (err) return res.writeHead(500).end();
-        fs.fdatasync(fd, (err2) => {
+        sync(fd, (err2) => {
           if (err2) return res.writeHead(500).end();
           const out = JSON.stringify({ data: rec });
           res.writeHead(201, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(out) });
@@ -46,7 +49,7 @@ if (mode === 'read') {
     });
   };
 } else {
-  console.error('usage: floors.mjs read BODY_FILE | write LOG_FILE');
+  console.error('usage: floors.mjs read BODY_FILE | write LOG_FILE | write-nosync LOG_FILE');
   process.exit(2);
 }
 const server = http.createServer(handler);

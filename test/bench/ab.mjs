@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// Same-moment A/B of durable writes (createListing), for work on the write path. Every server is up
+// at once and the load alternates between them in short windows (the order flips every round), so
+// a host whose speed drifts within seconds disturbs each side alike. `npm run bench` measures its
+// write row the same way with two sides; this runs any number of them.
+//
+//   node test/bench/ab.mjs [--rounds 12] [--seconds 4] [--listings 100000] [--dir DATA_DIR] SIDE...
+//
+// SIDE:
+//   NAME=CHECKOUT[,VAR=VALUE...]  `wcm serve` from CHECKOUT (built: `npm run build` there), with
+//                                 extra environment, e.g. `pool2=.,UV_THREADPOOL_SIZE=2`
+//   floor                         the fsync-per-request floor (floors.mjs write)
+//   floor-nosync                  the same floor without its fdatasync: what a sync costs it here
+// Ratios are per round, against `floor` if it is a side, else the first side; the median is printed.
+// Besides each server's CPU per request it prints the machine's (all CPUs, every process, the load
+// generator and kernel threads included, from /proc/stat) and how idle the machine was.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_DIR, ensureDatasets } from './datasets.mjs';
+import { cpuTimeOf, httpRequest, median, runLoad, startServer, stopServer } from './procs.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const argv = process.argv.slice(2);
+const opts = { rounds: 12, seconds: 4, listings: 100_000, dir: DEFAULT_DIR };
+const sides = [];
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a.startsWith('--')) {
+    const k = a.slice(2);
+    if (!(k in opts) || i + 1 >= argv.length) usage(`unknown or incomplete option ${a}`);
+    opts[k] = k === 'dir' ? path.resolve(argv[++i]) : Number(argv[++i]);
+    if (k !== 'dir' && !(opts[k] > 0)) usage(`--${k} must be a positive number`);
+  } else if (a === 'floor' || a === 'floor-nosync') sides.push({ name: a, floor: a === 'floor' ? 'write' : 'write-nosync' });
+  else {
+    const eq = a.indexOf('=');
+    if (eq < 1) usage(`\`${a}\` is not a side`);
+    const [dir, ...vars] = a.slice(eq + 1).split(',');
+    const env = {};
+    for (const v of vars) {
+      const e = v.indexOf('=');
+      if (e < 1) usage(`\`${v}\` in \`${a}\` is not VAR=VALUE`);
+      env[v.slice(0, e)] = v.slice(e + 1);
+    }
+    sides.push({ name: a.slice(0, eq), checkout: path.resolve(dir), env });
+  }
+}
+if (sides.length < 2) usage('give at least two sides');
+for (const s of sides) {
+  if (s.checkout && !existsSync(path.join(s.checkout, 'dist/src/cli/main.js'))) usage(`${s.name}: ${s.checkout} is not a built wcm checkout (run \`npm run build\` there)`);
+}
+
+function usage(msg) {
+  console.error(`ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--rounds N] [--seconds S] [--listings N] [--dir DIR] NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`);
+  process.exit(2);
+}
+
+const data = ensureDatasets({ dir: opts.dir, listings: opts.listings, log: (l) => console.error(l) });
+mkdirSync(opts.dir, { recursive: true });
+const work = mkdtempSync(path.join(opts.dir, 'ab-'));
+const env = { WCM_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1' };
+mkdirSync(env.WCM_CONFIG_DIR);
+const body = JSON.stringify({ title: 'Bench listing', template_slug: 'faq', items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }] });
+const headers = { 'content-type': 'application/json', authorization: `Bearer ${data.token}` };
+
+const startWcm = (checkout, file, extra = [], sideEnv = {}) =>
+  startServer(process.execPath, [path.join(checkout, 'bin/wcm.js'), 'serve', '--port', '0', '--data', file, ...extra], {
+    env: { ...env, ...sideEnv },
+    ready: /wcm listening on (\S+)/,
+    timeoutMs: 300_000,
+    name: 'wcm serve',
+  });
+
+/** Busy and total time of all CPUs so far (jiffies); idle and iowait count as not busy. */
+function machine() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  const all = f.reduce((a, b) => a + b, 0);
+  return { busy: all - f[3] - f[4], all };
+}
+
+let template = null;
+try {
+  for (const s of sides) {
+    const d = mkdtempSync(path.join(work, `${s.name.replace(/[^\w-]/g, '_')}-`));
+    if (s.floor) {
+      s.server = await startServer(process.execPath, [path.join(ROOT, 'test/bench/floors.mjs'), s.floor, path.join(d, 'log')], { ready: /listening (\d+)/, name: s.name });
+      s.url = `http://127.0.0.1:${s.server.match[1]}/listings`;
+    } else {
+      // Every wcm side starts from a copy of one data file holding the listings.
+      if (!template) {
+        template = path.join(work, 'template', 'store.json');
+        await stopServer(await startWcm(s.checkout, template, ['--seed', data.listings.fixture]));
+      }
+      copyFileSync(template, path.join(d, 'store.json'));
+      s.server = await startWcm(s.checkout, path.join(d, 'store.json'), [], s.env);
+      s.url = `${s.server.match[1]}/workspaces/${data.workspaceId}/lists`;
+    }
+    const probe = await httpRequest(s.url, { method: 'POST', headers, body });
+    if (probe.status !== 201) throw new Error(`${s.name}: the probe answered ${probe.status} ${probe.body}`);
+    Object.assign(s, { rps: [], cpu: [], machineCpu: [], idle: [], p99: [] });
+  }
+  // The data files just written: flushed now, so their writeback does not meet the first rounds' syncs.
+  execFileSync('sync');
+  await new Promise((r) => setTimeout(r, 1000));
+
+  for (let r = 0; r < opts.rounds; r++) {
+    for (const s of r % 2 ? [...sides].reverse() : sides) {
+      const c0 = cpuTimeOf(s.server.child.pid);
+      const m0 = machine();
+      const l = await runLoad({ url: s.url, method: 'POST', headers, body, connections: 10, duration: opts.seconds });
+      const m1 = machine();
+      const n = Math.max(1, l.ok + l.non2xx);
+      if (l.non2xx || l.errors) throw new Error(`${s.name}: ${l.non2xx} answers not 2xx, ${l.errors} errors`);
+      s.rps.push(l.rps);
+      s.cpu.push(((cpuTimeOf(s.server.child.pid) - c0) / n) * 1000);
+      // jiffies are 10 ms: µs per request.
+      s.machineCpu.push(((m1.busy - m0.busy) * 10_000) / n);
+      s.idle.push((100 * (m1.all - m1.busy - (m0.all - m0.busy))) / (m1.all - m0.all));
+      s.p99.push(l.latency.p99);
+    }
+    console.log(`round ${r + 1}: ${sides.map((s) => `${s.name} ${s.rps.at(-1).toFixed(0)} req/s`).join(', ')}`);
+  }
+  const ref = sides.find((s) => s.name === 'floor') ?? sides[0];
+  console.log(`\n${opts.rounds} rounds of ${opts.seconds} s, 10 connections; ratios against ${ref.name}, median of the per-round ratios`);
+  for (const s of sides) {
+    const ratio = median(s.rps.map((x, i) => x / ref.rps[i]));
+    const cpuRatio = median(s.cpu.map((x, i) => x / ref.cpu[i]));
+    console.log(
+      `${s.name.padEnd(14)} ${median(s.rps).toFixed(0).padStart(6)} req/s (${(100 * ratio).toFixed(1)}%), p99 ${median(s.p99)} ms, ` +
+        `server CPU ${median(s.cpu).toFixed(1)} µs/req (${cpuRatio.toFixed(3)}×), machine CPU ${median(s.machineCpu).toFixed(0)} µs/req, idle ${median(s.idle).toFixed(0)}%`,
+    );
+  }
+} finally {
+  for (const s of sides) if (s.server) await stopServer(s.server).catch(() => undefined);
+  rmSync(work, { recursive: true, force: true });
+}
