@@ -1,26 +1,23 @@
 import { execa } from 'execa';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectProxy, httpStub, type Stub } from '../client/stubs.js';
 import { ROOT, tempDir } from '../support/server.js';
 
 // Records every module URL the process loads: `module.register` hooks run on a loader thread and
-// post each URL back over a MessagePort; at exit the list goes to stderr as one JSON line.
+// append each URL to a file (synchronously, before the module is handed over), which the test reads
+// once the process has exited. (Posting them back over a MessagePort lost the last ones when a
+// command exits at once, as `--version` does: messages not yet delivered at exit are dropped.)
 const HOOKS = `
-let port;
-export async function initialize(data) { port = data.port; }
-export async function load(url, context, next) { port.postMessage(url); return next(url, context); }
+import { appendFileSync } from 'node:fs';
+let file;
+export async function initialize(data) { file = data.file; }
+export async function load(url, context, next) { appendFileSync(file, url + '\\n'); return next(url, context); }
 `;
 const REGISTER = `
 import { register } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
-const { port1, port2 } = new MessageChannel();
-const loaded = [];
-port1.on('message', (u) => loaded.push(u));
-port1.unref();
-register(new URL('./hooks.mjs', import.meta.url), { data: { port: port2 }, transferList: [port2] });
-process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(loaded) + '\\n'));
+register(new URL('./hooks.mjs', import.meta.url), { data: { file: process.env.WCM_TEST_LOADED_FILE } });
 `;
 
 const HEAVY = [/node_modules\/stripe\//, /node_modules\/@inquirer\//, /node_modules\/undici\//, /node_modules\/zod\//, /node_modules\/conf\//, /\/dist\/src\/server\//, /\/dist\/src\/store\//, /\/dist\/src\/contract\//, /\/dist\/src\/client\//];
@@ -54,14 +51,17 @@ afterAll(async () => {
   dir.cleanup();
 });
 
+let probes = 0;
 async function loadedBy(args: string[], env: Record<string, string> = {}): Promise<{ urls: string[]; stdout: string; exitCode?: number }> {
+  const file = path.join(dir.dir, `loaded-${++probes}.txt`);
+  writeFileSync(file, '');
   const r = await execa('node', ['--import', path.join(dir.dir, 'register.mjs'), path.join(ROOT, 'bin/wcm.js'), ...args], {
     reject: false,
-    env: { NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: dir.dir, ...env },
+    env: { NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: dir.dir, WCM_TEST_LOADED_FILE: file, ...env },
   });
-  const line = r.stderr.split('\n').find((l) => l.startsWith('LOADED '));
-  if (!line) throw new Error(`no LOADED line: ${r.stderr}`);
-  return { urls: JSON.parse(line.slice(7)) as string[], stdout: r.stdout, exitCode: r.exitCode };
+  const urls = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  if (!urls.length) throw new Error(`the probe recorded nothing: ${r.stderr}`);
+  return { urls, stdout: r.stdout, exitCode: r.exitCode };
 }
 
 describe('startup cost', () => {
