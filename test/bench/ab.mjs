@@ -4,7 +4,10 @@
 // a host whose speed drifts within seconds disturbs each side alike. `npm run bench` measures its
 // write row the same way with two sides; this runs any number of them.
 //
-//   node test/bench/ab.mjs [--rounds 12] [--seconds 4] [--listings 100000] [--dir DATA_DIR] SIDE...
+//   node test/bench/ab.mjs [--rounds 12] [--seconds 4] [--warmup 2] [--listings 100000] [--dir DATA_DIR] SIDE...
+//
+// Each side first gets --warmup seconds of the same load, not counted (wcm has far more code to
+// compile than the floor: without it, short runs measure the JIT).
 //
 // SIDE:
 //   NAME=CHECKOUT[,VAR=VALUE...]  `wcm serve` from CHECKOUT (built: `npm run build` there), with
@@ -23,7 +26,7 @@ import { cpuTimeOf, httpRequest, median, runLoad, startServer, stopServer } from
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
-const opts = { rounds: 12, seconds: 4, listings: 100_000, dir: DEFAULT_DIR };
+const opts = { rounds: 12, seconds: 4, warmup: 2, listings: 100_000, dir: DEFAULT_DIR };
 const sides = [];
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -31,7 +34,7 @@ for (let i = 0; i < argv.length; i++) {
     const k = a.slice(2);
     if (!(k in opts) || i + 1 >= argv.length) usage(`unknown or incomplete option ${a}`);
     opts[k] = k === 'dir' ? path.resolve(argv[++i]) : Number(argv[++i]);
-    if (k !== 'dir' && !(opts[k] > 0)) usage(`--${k} must be a positive number`);
+    if (k === 'warmup' ? !(opts[k] >= 0) : k !== 'dir' && !(opts[k] > 0)) usage(`--${k} must be ${k === 'warmup' ? 'a number of seconds, 0 or more' : 'a positive number'}`);
   } else if (a === 'floor' || a === 'floor-nosync') sides.push({ name: a, floor: a === 'floor' ? 'write' : 'write-nosync' });
   else {
     const eq = a.indexOf('=');
@@ -52,11 +55,12 @@ for (const s of sides) {
 }
 
 function usage(msg) {
-  console.error(`ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--rounds N] [--seconds S] [--listings N] [--dir DIR] NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`);
+  console.error(`ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--rounds N] [--seconds S] [--warmup S] [--listings N] [--dir DIR] NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`);
   process.exit(2);
 }
 
-const data = ensureDatasets({ dir: opts.dir, listings: opts.listings, log: (l) => console.error(l) });
+// Only the listings are used here: the smallest thread set keeps a first run short.
+const data = ensureDatasets({ dir: opts.dir, listings: opts.listings, threads: 1_000, log: (l) => console.error(l) });
 mkdirSync(opts.dir, { recursive: true });
 const work = mkdtempSync(path.join(opts.dir, 'ab-'));
 const env = { WCM_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1' };
@@ -100,6 +104,7 @@ try {
     if (probe.status !== 201) throw new Error(`${s.name}: the probe answered ${probe.status} ${probe.body}`);
     Object.assign(s, { rps: [], cpu: [], machineCpu: [], idle: [], p99: [] });
   }
+  if (opts.warmup) for (const s of sides) await runLoad({ url: s.url, method: 'POST', headers, body, connections: 10, duration: opts.warmup });
   // The data files just written: flushed now, so their writeback does not meet the first rounds' syncs.
   execFileSync('sync');
   await new Promise((r) => setTimeout(r, 1000));
