@@ -12,11 +12,17 @@ const journalBytes = (file: string) => readFileSync(`${file}.journal`);
 /** Where the records end: after the last newline (zeros follow it in a preallocated file). */
 const recordsEnd = (buf: Buffer) => buf.lastIndexOf(10) + 1;
 
+/** A data file open on the small preallocating layer, holding listings L1…Ln (each its own transaction). */
+async function preallocatedWith(count: number): Promise<string> {
+  const file = path.join(stores.dir, 'store.json');
+  const s = await stores.open(file, { files: small });
+  for (let n = 1; n <= count; n++) await s.transact((tx) => tx.put('listings', listing(n)));
+  return file;
+}
+
 describe('journal preallocation', () => {
   it('writes zeros ahead of the records; a crash copy reopens with every acknowledged write and the zeros cut', async () => {
-    const file = path.join(stores.dir, 'store.json');
-    const s = await stores.open(file, { files: small });
-    for (let n = 1; n <= 40; n++) await s.transact((tx) => tx.put('listings', listing(n)));
+    const file = await preallocatedWith(40);
     const buf = journalBytes(file);
     const end = recordsEnd(buf);
     expect(end).toBeGreaterThan(4096); // the records crossed at least one chunk
@@ -39,9 +45,7 @@ describe('journal preallocation', () => {
   });
 
   it('a record torn short inside the preallocated zeros is a torn tail, not corruption', async () => {
-    const file = path.join(stores.dir, 'store.json');
-    const s = await stores.open(file, { files: small });
-    for (let n = 1; n <= 3; n++) await s.transact((tx) => tx.put('listings', listing(n)));
+    const file = await preallocatedWith(3);
     const copy = crashCopy(file);
     // The last record's second half never reached the disk: zeros where it was.
     const buf = journalBytes(copy);
@@ -55,9 +59,7 @@ describe('journal preallocation', () => {
   });
 
   it('a read-only open (export) reads a preallocated journal without touching it', async () => {
-    const file = path.join(stores.dir, 'store.json');
-    const s = await stores.open(file, { files: small });
-    for (let n = 1; n <= 5; n++) await s.transact((tx) => tx.put('listings', listing(n)));
+    const file = await preallocatedWith(5);
     const before = journalBytes(file);
     const ro = await Store.openReadOnly(file);
     expect(listingTitles(ro)).toEqual(['L1', 'L2', 'L3', 'L4', 'L5']);
