@@ -16,8 +16,12 @@
 //   floor-nosync                  the same floor without its fdatasync: what a sync costs it here
 // Ratios are per round, against `floor` if it is a side, else the first side; the median is printed.
 // Besides each server's CPU per request it prints the machine's (all CPUs, every process, the load
-// generator and kernel threads included, from /proc/stat) and how idle the machine was.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// generator and kernel threads included, from /proc/stat), how idle the machine was and how much of
+// it the hypervisor took (steal), and per request the writes and cache flushes the disk holding
+// --dir completed, with the disk's mean time for each (/sys/dev/block/MAJ:MIN/stat; every process's
+// I/O counts, so only an otherwise quiet disk tells them apart). The kernel merges concurrent
+// fdatasyncs into one flush, the floor's included.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,13 +80,29 @@ const startWcm = (checkout, file, extra = [], sideEnv = {}) =>
     name: 'wcm serve',
   });
 
-/** Busy and total time of all CPUs so far (jiffies); idle and iowait count as not busy. */
+/** Busy, stolen and total time of all CPUs so far (jiffies); idle and iowait count as not busy. */
 function machine() {
   const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
   const all = f.reduce((a, b) => a + b, 0);
-  return { busy: all - f[3] - f[4], all };
+  return { busy: all - f[3] - f[4], steal: f[7] ?? 0, all };
 }
 
+/** The block device holding `dir`: its stat file, if the kernel has one (not on tmpfs or overlays). */
+function diskStatFile(dir) {
+  const dev = statSync(dir).dev;
+  const major = Math.floor(dev / 256) & 0xfff;
+  const file = `/sys/dev/block/${major}:${dev & 0xff}/stat`;
+  return major && existsSync(file) ? file : null;
+}
+
+/** Writes and cache flushes the disk completed so far (Documentation/block/stat.rst; flushes since Linux 5.5). */
+function disk(file) {
+  if (!file) return null;
+  const f = readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
+  return { writes: f[4], writeMs: f[7], flushes: f.length > 15 ? f[15] : NaN, flushMs: f.length > 16 ? f[16] : NaN };
+}
+
+const diskFile = diskStatFile(work);
 let template = null;
 try {
   for (const s of sides) {
@@ -102,7 +122,7 @@ try {
     }
     const probe = await httpRequest(s.url, { method: 'POST', headers, body });
     if (probe.status !== 201) throw new Error(`${s.name}: the probe answered ${probe.status} ${probe.body}`);
-    Object.assign(s, { rps: [], cpu: [], machineCpu: [], idle: [], p99: [] });
+    Object.assign(s, { rps: [], cpu: [], machineCpu: [], idle: [], steal: [], writes: [], flushes: [], writeUs: [], flushUs: [], p99: [] });
   }
   if (opts.warmup) for (const s of sides) await runLoad({ url: s.url, method: 'POST', headers, body, connections: 10, duration: opts.warmup });
   // The data files just written: flushed now, so their writeback does not meet the first rounds' syncs.
@@ -113,8 +133,10 @@ try {
     for (const s of r % 2 ? [...sides].reverse() : sides) {
       const c0 = cpuTimeOf(s.server.child.pid);
       const m0 = machine();
+      const d0 = disk(diskFile);
       const l = await runLoad({ url: s.url, method: 'POST', headers, body, connections: 10, duration: opts.seconds });
       const m1 = machine();
+      const d1 = disk(diskFile);
       const n = Math.max(1, l.ok + l.non2xx);
       if (l.non2xx || l.errors) throw new Error(`${s.name}: ${l.non2xx} answers not 2xx, ${l.errors} errors`);
       s.rps.push(l.rps);
@@ -122,18 +144,27 @@ try {
       // jiffies are 10 ms: µs per request.
       s.machineCpu.push(((m1.busy - m0.busy) * 10_000) / n);
       s.idle.push((100 * (m1.all - m1.busy - (m0.all - m0.busy))) / (m1.all - m0.all));
+      s.steal.push((100 * (m1.steal - m0.steal)) / (m1.all - m0.all));
+      if (d0) {
+        s.writes.push((d1.writes - d0.writes) / n);
+        s.flushes.push((d1.flushes - d0.flushes) / n);
+        s.writeUs.push((1000 * (d1.writeMs - d0.writeMs)) / Math.max(1, d1.writes - d0.writes));
+        s.flushUs.push((1000 * (d1.flushMs - d0.flushMs)) / Math.max(1, d1.flushes - d0.flushes));
+      }
       s.p99.push(l.latency.p99);
     }
     console.log(`round ${r + 1}: ${sides.map((s) => `${s.name} ${s.rps.at(-1).toFixed(0)} req/s`).join(', ')}`);
   }
   const ref = sides.find((s) => s.name === 'floor') ?? sides[0];
+  if (!diskFile) console.log(`(no block device statistics for ${work}: disk figures left out)`);
   console.log(`\n${opts.rounds} rounds of ${opts.seconds} s, 10 connections; ratios against ${ref.name}, median of the per-round ratios`);
   for (const s of sides) {
     const ratio = median(s.rps.map((x, i) => x / ref.rps[i]));
     const cpuRatio = median(s.cpu.map((x, i) => x / ref.cpu[i]));
     console.log(
       `${s.name.padEnd(14)} ${median(s.rps).toFixed(0).padStart(6)} req/s (${(100 * ratio).toFixed(1)}%), p99 ${median(s.p99)} ms, ` +
-        `server CPU ${median(s.cpu).toFixed(1)} µs/req (${cpuRatio.toFixed(3)}×), machine CPU ${median(s.machineCpu).toFixed(0)} µs/req, idle ${median(s.idle).toFixed(0)}%`,
+        `server CPU ${median(s.cpu).toFixed(1)} µs/req (${cpuRatio.toFixed(3)}×), machine CPU ${median(s.machineCpu).toFixed(0)} µs/req, idle ${median(s.idle).toFixed(0)}%, steal ${median(s.steal).toFixed(0)}%` +
+        (s.writes.length ? `, disk ${median(s.writes).toFixed(2)} writes (${median(s.writeUs).toFixed(0)} µs) and ${median(s.flushes).toFixed(2)} flushes (${median(s.flushUs).toFixed(0)} µs)/req` : ''),
     );
   }
 } finally {
