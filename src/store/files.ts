@@ -186,14 +186,47 @@ export function createNodeFileLayer(options: { preallocate?: PreallocateOptions 
   return { ...nodeFileLayer, openJournal: (file) => openNodeJournal(file, preallocate) };
 }
 
+/** The most one write call of writeAtomic writes. */
+const WRITE_PIECE = 1024 * 1024;
+
+/**
+ * `bufs` as pieces of at most WRITE_PIECE bytes: large buffers cut, small ones joined. A snapshot
+ * written while the server runs shares the thread pool with the journal's durable writes (one
+ * thread, see bin/wcm.js): a journal write waits for one piece at the most, not a whole 8 MB chunk.
+ */
+function* pieces(bufs: readonly Buffer[]): Generator<Buffer> {
+  let small: Buffer[] = [];
+  let smallBytes = 0;
+  for (const b of bufs) {
+    if (smallBytes + b.length > WRITE_PIECE && small.length) {
+      yield Buffer.concat(small, smallBytes);
+      small = [];
+      smallBytes = 0;
+    }
+    if (b.length >= WRITE_PIECE) {
+      for (let off = 0; off < b.length; off += WRITE_PIECE) yield b.subarray(off, off + WRITE_PIECE);
+    } else {
+      small.push(b);
+      smallBytes += b.length;
+    }
+  }
+  if (small.length) yield Buffer.concat(small, smallBytes);
+}
+
 export const nodeFileLayer: FileLayer = {
   openJournal: (file) => openNodeJournal(file, DEFAULT_PREALLOCATE),
   async writeAtomic(file, data) {
     const tmp = `${file}.tmp-${process.pid}`;
     const fh = await fs.open(tmp, 'w', 0o600);
     try {
-      // Each writeFile continues where the one before it ended.
-      for (const chunk of typeof data === 'string' || Buffer.isBuffer(data) ? [data] : data) await fh.writeFile(chunk);
+      let at = 0;
+      for (const piece of pieces(typeof data === 'string' ? [Buffer.from(data)] : Buffer.isBuffer(data) ? [data] : data)) {
+        for (let off = 0; off < piece.length; ) {
+          const { bytesWritten } = await fh.write(piece, off, piece.length - off, at);
+          off += bytesWritten;
+          at += bytesWritten;
+        }
+      }
       await fh.sync();
     } finally {
       await fh.close();

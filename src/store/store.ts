@@ -39,6 +39,27 @@ interface Flight {
   settled: Promise<void>;
 }
 
+/**
+ * An automatic compaction running beside the writes (pipelined journals only). The state at `seq`,
+ * which is the journal's first `from` bytes, is encoded and written as the snapshot while later
+ * batches go on being appended; the bytes of each are kept in `tail`. Once the snapshot is durable
+ * (`ready`), the flush loop lets the batches in flight settle and replaces the journal by its tail.
+ */
+interface Background {
+  seq: number;
+  from: number;
+  tail: Array<{ start: number; buf: Buffer }>;
+  /** The snapshot is being encoded or written. */
+  running: boolean;
+  /** The snapshot is durable; the journal's first `from` bytes are not needed any more. */
+  ready: boolean;
+  /** Settles when `running` ends (never rejects). */
+  done: Promise<void>;
+}
+
+/** How long a compaction beside the writes encodes before it lets the event loop go round (ms). */
+const BACKGROUND_SLICE_MS = 2;
+
 /** Batches being made durable at once, at most (a NodeJournal has a write slot for each). */
 const PIPELINE_DEPTH = SYNC_SLOTS;
 
@@ -93,6 +114,9 @@ export class Store {
   /** Wakes the pipelined flush loop (a batch settled, or transactions arrived). */
   private wake: (() => void) | null = null;
   private kickScheduled = false;
+  private background: Background | null = null;
+  /** After a compaction beside the writes failed: the journal size at which the next one may start. */
+  private compactRetryAt = 0;
   private journal: JournalHandle | null = null;
   private releaseLock: (() => Promise<void>) | null = null;
   private closed = false;
@@ -436,11 +460,25 @@ export class Store {
   private async flush(): Promise<void> {
     await new Promise<void>((r) => setImmediate(r));
     try {
-      const j = this.journal!;
+      if (!this.journal) {
+        // A journal replacement whose reopen failed (swapJournal): try again, else refuse the writes.
+        try {
+          this.journal = await this.files.openJournal(this.journalFile);
+        } catch (err) {
+          const failed = this.pending;
+          this.pending = [];
+          this.fail(failed, err);
+          return;
+        }
+      }
+      const j = this.journal;
       if (j.writeDurable) await this.flushPipelined(j as Required<JournalHandle>);
       else await this.flushSerial(j);
     } finally {
       this.flushing = null;
+      // Transactions (or a finished compaction) that arrived after the loop's last look, whose
+      // kick found no loop waiting: start again rather than leave them until the next write.
+      if (this.pending.length || this.background?.ready) this.flushing = this.flush();
     }
   }
 
@@ -452,10 +490,90 @@ export class Store {
     for (const p of failed) p.reject(err);
   }
 
+  private get compactBytes(): number {
+    return this.options.compactBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** Compacts now if the journal is past compactBytes, holding writes meanwhile (the serial path). */
   private async maybeCompact(): Promise<void> {
-    if (this.journal!.size > (this.options.compactBytes ?? 64 * 1024 * 1024) && !this.pending.length) {
+    if (this.journal!.size > this.compactBytes && !this.pending.length) {
       await this.writeSnapshot().catch((err) => process.emitWarning(`wcm: compaction failed: ${(err as Error).message}`));
     }
+  }
+
+  /**
+   * Starts a compaction beside the writes if the journal is past compactBytes (see Background).
+   * Called by the flush loop with nothing in flight or pending, so the state taken here is
+   * exactly what the journal holds.
+   */
+  private startBackgroundCompaction(j: JournalHandle): void {
+    if (this.background || j.size <= this.compactBytes || j.size < this.compactRetryAt) return;
+    const sections = this.snapshotSections();
+    const seq = this.seq;
+    const bg: Background = { seq, from: j.size, tail: [], running: true, ready: false, done: Promise.resolve() };
+    this.background = bg;
+    bg.done = (async () => {
+      try {
+        // Short slices: requests are being answered between them (10 ms slices held p99 at ~30 ms).
+        await this.files.writeAtomic(this.file, await encodeSnapshot(seq, sections, BACKGROUND_SLICE_MS));
+        this.snapshotSeq = seq;
+        bg.ready = true;
+      } catch (err) {
+        // The journal still holds everything: the next compaction tries once it has grown again.
+        this.background = null;
+        this.compactRetryAt = bg.from + this.compactBytes;
+        process.emitWarning(`wcm: compaction failed: ${(err as Error).message}`);
+      } finally {
+        bg.running = false;
+      }
+      if (bg.ready && this.background === bg) {
+        if (this.flushing) this.wake?.();
+        else this.flushing = this.flush();
+      }
+    })();
+  }
+
+  /**
+   * Replaces the journal by the part the durable snapshot does not hold (nothing in flight): the
+   * bytes of the batches written since the compaction started, written aside, synced and renamed
+   * over it. A crash at any point leaves the old snapshot with the whole journal, or the new one
+   * with either journal (replay skips records the snapshot holds). Returns the journal to write
+   * to next, or null if it could not be opened again (the next flush tries).
+   */
+  private async swapJournal(j: JournalHandle): Promise<JournalHandle | null> {
+    const bg = this.background!;
+    this.background = null;
+    const bufs: Buffer[] = [];
+    let at = bg.from;
+    for (const t of bg.tail) {
+      if (t.start !== at) break;
+      bufs.push(t.buf);
+      at += t.buf.length;
+    }
+    // Not the whole tail (a failed cut is still pending): keep the journal as it is; replay skips
+    // the records the snapshot holds, and a later compaction replaces it.
+    if (at !== j.size || this.cutTo !== null) {
+      this.compactRetryAt = j.size + this.compactBytes;
+      return j;
+    }
+    try {
+      await j.close();
+      await this.files.writeAtomic(this.journalFile, bufs).then(
+        () => (this.compactRetryAt = 0),
+        (err) => {
+          this.compactRetryAt = j.size + this.compactBytes;
+          process.emitWarning(`wcm: the journal could not be replaced after a compaction (it keeps the records the snapshot holds): ${(err as Error).message}`);
+        },
+      );
+      this.journal = await this.files.openJournal(this.journalFile);
+    } catch (err) {
+      this.journal = null;
+      const failed = this.pending;
+      this.pending = [];
+      this.fail(failed, err);
+      return null;
+    }
+    return this.journal;
   }
 
   /** One write-and-sync at a time, through `append` (a file layer without `writeDurable`). */
@@ -494,7 +612,8 @@ export class Store {
    * rejected, and once the in-flight operations settled the journal is cut back to k's start.
    * (A crash can leave later batches on disk without k: each line's `d` lets recovery drop them.)
    */
-  private async flushPipelined(j: Required<JournalHandle>): Promise<void> {
+  private async flushPipelined(journal: Required<JournalHandle>): Promise<void> {
+    let j = journal;
     const inflight: Flight[] = [];
     /** Batches started so far (each flight's idx is its place in this count). */
     let nextIdx = 0;
@@ -503,7 +622,8 @@ export class Store {
     let durable = j.size;
     for (;;) {
       // Start batches while there is room.
-      while (this.pending.length && inflight.length < PIPELINE_DEPTH) {
+      // A compaction's snapshot is durable: start nothing more until the journal is replaced (below).
+      while (this.pending.length && inflight.length < PIPELINE_DEPTH && !this.background?.ready) {
         if (!inflight.length) {
           if (this.cutTo !== null) {
             try {
@@ -523,6 +643,7 @@ export class Store {
         const buf = buildBatch(batch, durable);
         const f: Flight = { batch, start: end, end: end + buf.length, idx: nextIdx++, state: 'running', barrier: 0, settled: Promise.resolve() };
         end += buf.length;
+        this.background?.tail.push({ start: f.start, buf });
         f.settled = j
           .writeDurable(buf)
           .then(
@@ -573,6 +694,7 @@ export class Store {
         this.fail(failed, failErr);
         await Promise.all(inflight.map((f) => f.settled));
         inflight.length = 0;
+        if (this.background) this.background.tail = this.background.tail.filter((t) => t.start < failure.start);
         this.cutTo = failure.start;
         try {
           await j.truncate(failure.start);
@@ -584,9 +706,14 @@ export class Store {
       }
 
       if (!inflight.length) {
+        if (this.background?.ready) {
+          const next = await this.swapJournal(j);
+          if (!next) return;
+          j = next as Required<JournalHandle>;
+          continue;
+        }
         if (this.pending.length) continue;
-        await this.maybeCompact();
-        if (this.pending.length) continue;
+        this.startBackgroundCompaction(j);
         return;
       }
       await new Promise<void>((r) => (this.wake = r));
@@ -594,9 +721,17 @@ export class Store {
     }
   }
 
-  /** Everything acknowledged so far is durable once this resolves. */
+  /**
+   * Everything acknowledged so far is durable once this resolves, and no compaction is running
+   * (one started beside the writes has replaced the journal, or failed).
+   */
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    for (;;) {
+      if (this.flushing) await this.flushing;
+      else if (this.background?.running) await this.background.done;
+      else if (this.background?.ready) this.flushing = this.flush();
+      else return;
+    }
   }
 
   /**
@@ -625,7 +760,19 @@ export class Store {
    * loop, from compact(), or at close), so the journal holds nothing past `seq` when it is emptied.
    */
   private async writeSnapshot(): Promise<void> {
-    const sections: SnapshotSection[] = COLLECTIONS.map((c) => {
+    // Only with no compaction running beside the writes (callers drain first). One whose snapshot
+    // is durable but whose journal was not yet replaced is superseded: this one empties the journal.
+    this.background = null;
+    const sections = this.snapshotSections();
+    const seq = this.seq;
+    await this.files.writeAtomic(this.file, await encodeSnapshot(seq, sections));
+    this.snapshotSeq = seq;
+    await this.journal?.truncate(0);
+  }
+
+  /** The whole state, taken at once, as the sections encodeSnapshot writes. */
+  private snapshotSections(): SnapshotSection[] {
+    return COLLECTIONS.map((c) => {
       const m = this.data.get(c)!;
       if (!LAZY_COLLECTIONS.has(c)) return { collection: c, records: this.valuesInOrder(c) };
       // Records never read are copied as the bytes they were loaded from, with the stubs the
@@ -645,10 +792,6 @@ export class Store {
         stubs: ordered.map((k) => pick(k, fields)),
       };
     });
-    const seq = this.seq;
-    await this.files.writeAtomic(this.file, await encodeSnapshot(seq, sections));
-    this.snapshotSeq = seq;
-    await this.journal?.truncate(0);
   }
 
   /**
