@@ -60,8 +60,17 @@ interface Background {
 /** How long a compaction beside the writes encodes before it lets the event loop go round (ms). */
 const BACKGROUND_SLICE_MS = 2;
 
-/** Batches being made durable at once, at most (a NodeJournal has a write slot for each). */
-const PIPELINE_DEPTH = SYNC_SLOTS;
+/**
+ * Batches being made durable at once, at most: one per thread of libuv's pool that can run a
+ * write (UV_THREADPOOL_SIZE, 4 unless set; `wcm serve` sets 1), and no more than the journal's
+ * write slots. A batch started while every thread is busy would only wait in the pool's queue,
+ * sealed: what arrives meanwhile would go into yet another batch and another disk flush. With
+ * one thread and depth 1, a batch takes everything that arrived during the write before it.
+ */
+export function defaultPipelineDepth(env: NodeJS.ProcessEnv = process.env): number {
+  const threads = Number(env.UV_THREADPOOL_SIZE);
+  return Number.isInteger(threads) && threads >= 1 ? Math.min(threads, SYNC_SLOTS) : SYNC_SLOTS;
+}
 
 /** Writes inside one transaction. Records are replaced whole, never mutated in place. */
 export interface Tx {
@@ -74,6 +83,8 @@ export interface StoreOptions {
   files?: FileLayer;
   /** Compact the journal into the snapshot when it grows past this many bytes. */
   compactBytes?: number;
+  /** Batches in flight at once, 1 to 4 (default: defaultPipelineDepth()). */
+  pipelineDepth?: number;
   /** Read-only: no lock, no journal writes, a torn tail is skipped rather than cut. */
   readOnly?: boolean;
 }
@@ -605,7 +616,7 @@ export class Store {
 
   /**
    * Pipelined group commit: while a batch is being made durable, the next batches are written
-   * after it (each in its own place, taken in seq order), up to PIPELINE_DEPTH batches in flight.
+   * after it (each in its own place, taken in seq order), up to `depth` batches in flight.
    * Acknowledgements stay in seq order: a batch resolves only once its own write and every earlier
    * batch's succeeded (and every write that ran alongside its own, see Flight.barrier). If batch k
    * fails, k and everything after it (in flight or queued) is undone in reverse order and
@@ -614,6 +625,7 @@ export class Store {
    */
   private async flushPipelined(journal: Required<JournalHandle>): Promise<void> {
     let j = journal;
+    const depth = Math.max(1, Math.min(SYNC_SLOTS, this.options.pipelineDepth ?? defaultPipelineDepth()));
     const inflight: Flight[] = [];
     /** Batches started so far (each flight's idx is its place in this count). */
     let nextIdx = 0;
@@ -623,7 +635,7 @@ export class Store {
     for (;;) {
       // Start batches while there is room.
       // A compaction's snapshot is durable: start nothing more until the journal is replaced (below).
-      while (this.pending.length && inflight.length < PIPELINE_DEPTH && !this.background?.ready) {
+      while (this.pending.length && inflight.length < depth && !this.background?.ready) {
         if (!inflight.length) {
           if (this.cutTo !== null) {
             try {

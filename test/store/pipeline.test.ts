@@ -2,6 +2,7 @@ import { constants, readdirSync, readFileSync, readlinkSync, statSync } from 'no
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
+import { defaultPipelineDepth } from '../../src/store/store.js';
 import { STORE_TEST_WS, crashCopy, listing, listingTitles, useTempStores } from '../support/store.js';
 
 const stores = useTempStores();
@@ -10,7 +11,8 @@ beforeEach(() => {
   dir = stores.dir;
 });
 const WS = STORE_TEST_WS;
-const openStore = stores.open;
+// These tests run batches side by side: depth 4 whatever UV_THREADPOOL_SIZE the test run has.
+const openStore: typeof stores.open = (file, opts = {}) => stores.open(file, { pipelineDepth: 4, ...opts });
 
 async function until(cond: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
@@ -144,6 +146,38 @@ describe('pipelined commits', () => {
     files.syncs[4].release();
     await Promise.all(all);
     expect(listingTitles(s)).toEqual(['L1', 'L2', 'L3', 'L4', 'L5', 'L6']);
+  });
+
+  it('at depth 1, every transaction that arrives while a batch is written goes into the one next batch', async () => {
+    const files = heldSyncLayer();
+    const s = await openStore(path.join(dir, 'store.json'), { files, pipelineDepth: 1 });
+    files.holding = true;
+    const first = s.transact((tx) => tx.put('listings', listing(1)));
+    await until(() => files.syncs.length === 1, 'the first sync');
+    const rest: Promise<unknown>[] = [];
+    for (let i = 2; i <= 6; i++) {
+      rest.push(s.transact((tx) => tx.put('listings', listing(i))));
+      await settleFor(5);
+    }
+    // Nothing more was started while the first write ran (at depth 4, four batches would be).
+    expect(files.log).toEqual(['write 1 start']);
+    files.syncs[0].release();
+    await first;
+    await until(() => files.syncs.length === 2, 'the second sync');
+    files.syncs[1].release();
+    await Promise.all(rest);
+    // L2..L6 were written together: two writes in all.
+    expect(files.log).toEqual(['write 1 start', 'write 1 done', 'write 2 start', 'write 2 done']);
+    expect(listingTitles(s)).toEqual(['L1', 'L2', 'L3', 'L4', 'L5', 'L6']);
+  });
+
+  it('the default depth is the thread pool size (UV_THREADPOOL_SIZE), from 1 to 4', () => {
+    expect(defaultPipelineDepth({})).toBe(4);
+    expect(defaultPipelineDepth({ UV_THREADPOOL_SIZE: '1' })).toBe(1);
+    expect(defaultPipelineDepth({ UV_THREADPOOL_SIZE: '2' })).toBe(2);
+    expect(defaultPipelineDepth({ UV_THREADPOOL_SIZE: '16' })).toBe(4);
+    expect(defaultPipelineDepth({ UV_THREADPOOL_SIZE: 'lots' })).toBe(4);
+    expect(defaultPipelineDepth({ UV_THREADPOOL_SIZE: '0' })).toBe(4);
   });
 
   it('a failed sync rejects that batch and every later one, rolls memory back, cuts the file; later writes work and a reopen shows exactly what was acknowledged', async () => {
