@@ -46,7 +46,6 @@ interface Flight {
  * (`ready`), the flush loop lets the batches in flight settle and replaces the journal by its tail.
  */
 interface Background {
-  seq: number;
   from: number;
   tail: Array<{ start: number; buf: Buffer }>;
   /** The snapshot is being encoded or written. */
@@ -131,6 +130,8 @@ export class Store {
   private journal: JournalHandle | null = null;
   private releaseLock: (() => Promise<void>) | null = null;
   private closed = false;
+  /** close() has begun (transactions are still taken until it has drained). */
+  private closing = false;
   /**
    * After a failed write whose clean-up did not finish: the offset the journal must be cut back to
    * before anything else is written (bytes past it may remain).
@@ -518,10 +519,11 @@ export class Store {
    * exactly what the journal holds.
    */
   private startBackgroundCompaction(j: JournalHandle): void {
-    if (this.background || j.size <= this.compactBytes || j.size < this.compactRetryAt) return;
+    // Not while closing: close compacts anyway, with everything.
+    if (this.closing || this.background || j.size <= this.compactBytes || j.size < this.compactRetryAt) return;
     const sections = this.snapshotSections();
     const seq = this.seq;
-    const bg: Background = { seq, from: j.size, tail: [], running: true, ready: false, done: Promise.resolve() };
+    const bg: Background = { from: j.size, tail: [], running: true, ready: false, done: Promise.resolve() };
     this.background = bg;
     bg.done = (async () => {
       try {
@@ -820,6 +822,7 @@ export class Store {
   /** Flushes, folds the journal into the snapshot, and releases the lock. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.closing = true;
     await this.drain();
     this.closed = true;
     try {
