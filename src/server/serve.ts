@@ -93,8 +93,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   let bootstrap: LocalServer['bootstrap'];
   let seededToken: LocalServer['seededToken'];
   try {
-    // Extensions first: their own writes (the webhook signing secret) then go ahead of a big seed,
-    // and do not wait for the compaction that a big seed starts (reads are served meanwhile).
+    // Extensions first: their own writes (the webhook signing secret) then go ahead of a big seed.
+    // (The compaction a big seed starts runs beside reads and writes alike.)
     const extra = (await options.extend?.({ store, clock, options })) ?? {};
     if (options.seeds?.length) {
       if (store.isEmpty()) {
