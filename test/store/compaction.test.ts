@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
 import { Store } from '../../src/store/store.js';
 import { ROOT } from '../support/server.js';
-import { STORE_TEST_WS, crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
+import { STORE_TEST_WS, crashCopy, listing, listingTitles, readSnapshotFile, until, useTempStores } from '../support/store.js';
 
 // Automatic compaction on the pipelined journal runs beside the writes: the snapshot is encoded
 // and written while later batches are appended, then the journal is replaced by those batches.
@@ -75,13 +75,6 @@ function controlledLayer(): FileLayer & { holdSnapshot: boolean; snapshots: Held
   return layer;
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Resolves to 'blocked' if `p` has not settled within `ms`. */
 const within = <T>(p: Promise<T>, ms = 3000) => Promise.race([p.then(() => 'done' as const), new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), ms))]);

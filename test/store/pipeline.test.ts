@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
 import { defaultPipelineDepth } from '../../src/store/store.js';
-import { STORE_TEST_WS, crashCopy, listing, listingTitles, useTempStores } from '../support/store.js';
+import { STORE_TEST_WS, crashCopy, listing, listingTitles, until, useTempStores } from '../support/store.js';
 
 const stores = useTempStores();
 let dir: string;
@@ -14,13 +14,6 @@ const WS = STORE_TEST_WS;
 // These tests run batches side by side: depth 4 whatever UV_THREADPOOL_SIZE the test run has.
 const openStore: typeof stores.open = (file, opts = {}) => stores.open(file, { pipelineDepth: 4, ...opts });
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 const settleFor = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A durable write held after it really finished, until the test releases or fails it. */

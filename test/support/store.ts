@@ -79,3 +79,12 @@ export function crashCopy(file: string, to = 'crash.json'): string {
   copyFileSync(`${file}.journal`, `${target}.journal`);
   return target;
 }
+
+/** Waits (polling every 2 ms, up to about 2 s) until `cond` holds; throws naming `what` if it never does. */
+export async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
