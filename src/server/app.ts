@@ -32,6 +32,23 @@ export interface AppResponse {
    * `body` clears them.
    */
   parts?: readonly Buffer[];
+  /**
+   * When set, the HTTP adapter writes the status and headers and then hands the socket's response
+   * to this function, which writes the body over time and ends it (Server-Sent Events). `body` is
+   * then unused.
+   */
+  stream?(res: import('node:http').ServerResponse): void;
+}
+
+/**
+ * A part of the server outside the v1 API (OAuth endpoints, MCP, the control plane, the
+ * dashboard) that answers every path under its prefix (`/oauth` answers `/oauth` and `/oauth/…`).
+ * It gets the request as read, the request's id and origin, and the App: to dispatch a v1 request
+ * in-process (`app.handle`) or turn a thrown ProblemError into problem+json (`app.fail`).
+ */
+export interface Mount {
+  prefix: string;
+  handle(req: AppRequest, info: RequestInfo, app: App): Promise<AppResponse> | AppResponse;
 }
 
 /** A response whose body exists as byte parts; the string is built only if someone asks for it. */
@@ -76,6 +93,8 @@ export interface AppOptions {
   handlers?: Record<string, Handler>;
   services?: Record<string, unknown>;
   guards?: PublicGuard[];
+  /** Parts of the server outside `/v1` and `/api/v1`, by path prefix. */
+  mounts?: Mount[];
   /** Called with unexpected errors (logged by `wcm serve`; never sent to the client). */
   onError?(err: unknown, req: RequestInfo): void;
 }
@@ -146,6 +165,7 @@ export class App {
   readonly services: Services;
   private readonly handlers: Record<string, Handler>;
   private readonly guards: PublicGuard[];
+  private readonly mounts: Mount[];
   private openapiText: string | null = null;
 
   constructor(private readonly options: AppOptions) {
@@ -153,6 +173,7 @@ export class App {
     this.clock = options.clock ?? systemClock;
     this.handlers = options.handlers ?? defaultHandlers;
     this.guards = options.guards ?? [];
+    this.mounts = options.mounts ?? [];
     this.services = { ...(options.services ?? {}), store: this.store, clock: this.clock };
   }
 
@@ -190,6 +211,10 @@ export class App {
         if (info.method !== 'GET' && info.method !== 'HEAD') throw methodNotAllowed(['GET']);
         return this.json(200, { status: 'ok' }, info, {});
       }
+      if (!base) {
+        const mount = this.mountFor(url.pathname);
+        if (mount) return await mount.handle(req, info, this);
+      }
       if (!base) throw new ProblemError('route_not_found', { detail: `No route for \`${info.method} ${url.pathname}\`: API paths start with /v1 or /api/v1.` });
       const rel = url.pathname.slice(base.length) || '/';
       if (rel === '/openapi.json') {
@@ -222,6 +247,11 @@ export class App {
     } catch (err) {
       return this.fail(err, info);
     }
+  }
+
+  private mountFor(pathname: string): Mount | undefined {
+    for (const m of this.mounts) if (pathname === m.prefix || pathname.startsWith(`${m.prefix}/`)) return m;
+    return undefined;
   }
 
   private async run(op: AnyOperation, rawParams: Record<string, string>, search: string, info: RequestInfo): Promise<AppResponse> {

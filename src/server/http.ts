@@ -30,6 +30,12 @@ const SEND_BUFFERS_KEPT = 64;
 const sendBuffers: Buffer[] = [];
 
 function send(res: http.ServerResponse, r: AppResponse, head: boolean): void {
+  if (r.stream) {
+    res.writeHead(r.status, r.headers);
+    if (head) res.end();
+    else r.stream(res);
+    return;
+  }
   const parts = r.parts;
   if (!parts) {
     // The response's own headers object (built for this response, never shared) takes the length.

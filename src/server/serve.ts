@@ -4,7 +4,7 @@ import os from 'node:os';
 import { ABILITIES } from '../contract/common.js';
 import { FixtureError, hashToken, importRecords, lookupWith, parseFixture, tokenId } from '../store/fixture.js';
 import { Store, type StoreOptions } from '../store/store.js';
-import { App, type PublicGuard } from './app.js';
+import { App, type Mount, type PublicGuard } from './app.js';
 import { systemClock, type Clock } from './context.js';
 import { listen, type RunningServer } from './http.js';
 
@@ -19,7 +19,7 @@ export interface LocalServerOptions {
   env?: NodeJS.ProcessEnv;
   storeOptions?: StoreOptions;
   /** Extra services and guards (payments, rate limits, idempotency) that areas provide. */
-  extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{ services?: Record<string, unknown>; guards?: PublicGuard[]; notes?: string[] }>;
+  extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{ services?: Record<string, unknown>; guards?: PublicGuard[]; mounts?: Mount[]; notes?: string[] }>;
   log?: (line: string) => void;
 }
 
@@ -130,6 +130,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       clock,
       services: extra.services,
       guards: extra.guards,
+      mounts: extra.mounts,
       onError: (err, req) => options.log?.(`[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     });
     const running = await listen(app, { host: options.host, port: options.port });
