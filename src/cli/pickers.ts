@@ -134,7 +134,7 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
     client = await f.client();
   } catch (err) {
     // A public command (`commerce pay`) may run with neither: say what was missing first.
-    if (err instanceof CliError) throw new CliError(`Missing the \`${def.args![index].name}\` argument; to offer a choice, wcm needs ${err.message[0].toLowerCase()}${err.message.slice(1)}`, err.exitCode, err.hint);
+    if (err instanceof CliError) throw new CliError(`Missing the \`${def.args![index].name}\` argument, and no list to choose it from: ${err.message}`, err.exitCode, err.hint);
     throw err;
   }
   const params: Record<string, string> = { workspace };
@@ -160,7 +160,7 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
   const choices = items.map((x) => ({ name: picker.label(x), value: picker.value(x), description: picker.description?.(x) }));
   const prompter = await f.io.prompter();
   return prompter.search({
-    message: `Choose a ${picker.noun}`,
+    message: `Choose ${/^[aeiou]/.test(picker.noun) ? 'an' : 'a'} ${picker.noun}`,
     pageSize: 12,
     source: async (term) => {
       const t = term?.trim().toLowerCase();
