@@ -26,15 +26,13 @@ export default defineCommand({
       ['dashboard', l.dashboard_url],
     ]);
     if (!l.items.length) return 0;
-    if (f.io.isStdoutTTY) {
-      f.io.stdout.write('\n');
-      await printRows(f.io, l.items, [
-        { header: 'ITEM', value: (i) => i.title, maxWidth: 40 },
-        { header: 'DESCRIPTION', value: (i) => i.description ?? '', pretty: (i, s) => (i.description === undefined ? s.dim('—') : i.description), maxWidth: 70 },
-      ]);
-    } else {
-      for (const i of l.items) f.io.stdout.write(`item\t${[i.title, i.description ?? ''].map((v) => v.replace(/[\t\n\r]/g, ' ')).join('\t')}\n`);
-    }
+    // Piped, each item is one more line, tagged `item` so it cannot be read as a field.
+    if (f.io.isStdoutTTY) f.io.stdout.write('\n');
+    await printRows(f.io, l.items, [
+      ...(f.io.isStdoutTTY ? [] : [{ header: '', value: () => 'item' }]),
+      { header: 'ITEM', value: (i) => i.title, maxWidth: 40 },
+      { header: 'DESCRIPTION', value: (i) => i.description ?? '', pretty: (i, s) => (i.description === undefined ? s.dim('—') : i.description), maxWidth: 70 },
+    ]);
     return 0;
   },
 });
