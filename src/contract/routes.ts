@@ -1,8 +1,9 @@
 import type { Access, HttpMethod, OperationId } from './operations.js';
 
 /**
- * What the client needs to call an operation, without zod: method, path, access and whether it
- * takes an `Idempotency-Key`. A copy of those four fields of the operations table (the source of
+ * What the client needs to call an operation, without zod: method, path, access, whether it
+ * takes an `Idempotency-Key`, and whether it is an extension (so a 404 `route_not_found` can be
+ * told as "this server does not have it"). A copy of those fields of the operations table (the source of
  * truth), kept apart so `wcm lists ls` does not load zod and every schema to find a URL. The types
  * make a missing or extra operation a compile error; test/contract/routes.test.ts checks the values.
  */
