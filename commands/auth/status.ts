@@ -1,4 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
+import { withheldTokenError } from '../../src/cli/target.js';
 import { notLoggedIn, type Me } from '../../src/cli/auth.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 
@@ -8,6 +9,7 @@ export default defineCommand({
   description: 'The token itself is never shown (`wcm auth token` prints it). Exit 4 when there is no token or the server refuses it.',
   async run(_opts, f) {
     const t = await f.target();
+    if (t.withheld) throw withheldTokenError(t);
     if (!t.token) throw notLoggedIn(t.baseUrl, t.profile);
     const client = await f.client();
     const me = (await client.call<Me>('getMe')).body.data;

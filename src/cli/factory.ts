@@ -5,7 +5,7 @@ import type { ProfileStore } from './config.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { errStyle } from './output.js';
-import { resolveTarget, type Target } from './target.js';
+import { resolveTarget, withheldTokenError, type Target } from './target.js';
 
 /** Flags every command accepts. */
 export interface GlobalFlags {
@@ -72,6 +72,9 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
       const t = opts.baseUrl ? null : await f.target();
       const baseUrl = opts.baseUrl ?? t!.baseUrl;
       const token = opts.token ?? t?.token;
+      // The one place every command (and `wcm mcp`) gets its client: a profile token bound to
+      // another origin stops the command here, before any request, even one that needs no token.
+      if (t?.withheld && opts.token === undefined) throw withheldTokenError(t);
       if (opts.requireToken !== false && !token) {
         throw new CliError(
           `Not logged in: no token for ${baseUrl}.`,
