@@ -81,7 +81,8 @@ export default defineCommand<LoginOptions>({
       note = 'The token reaches no workspace yet; workspace commands will fail until an owner adds you.';
     }
 
-    await profiles.set(name, { base_url: baseUrl, token, ...(workspace ? { workspace } : {}) });
+    const { openKeychain, saveProfileToken } = await import('../../src/cli/credentials.js');
+    const storage = await saveProfileToken(profiles, name, { base_url: baseUrl, ...(workspace ? { workspace } : {}) }, token, await openKeychain(f.env));
     if (!profiles.current()) await profiles.use(name);
     const isCurrent = profiles.current() === name;
 
@@ -94,11 +95,13 @@ export default defineCommand<LoginOptions>({
         workspaces: reachable,
         workspace: workspace ?? null,
         config_file: profiles.path,
+        token_storage: storage,
       });
     } else {
       const s = await style(f.io);
       const out = f.io.stdout;
       out.write(`${s.green('✓')} Logged in to ${baseUrl} as ${me.user.name} <${me.user.email}>; saved as profile ${s.bold(name)} in ${profiles.path}\n`);
+      out.write(`Token stored in ${storage === 'keychain' ? 'the OS keychain' : `${profiles.path} (mode 0600; no OS keychain here)`}; it is sent only to ${new URL(baseUrl).origin}.\n`);
       out.write(`Abilities: ${me.token.abilities.join(', ') || 'none'}\n`);
       out.write(`Workspaces this token can reach (${reachable.length}):\n`);
       for (const x of reachable) out.write(`  ${x.id === workspace ? '*' : ' '} ${x.id}  ${x.name}  (${x.role})\n`);

@@ -14,11 +14,11 @@ export default defineCommand({
       const known = Object.keys(profiles.list()).sort();
       throw new UsageError(`Profile \`${name}\` does not exist.`, known.length ? `Known profiles: ${known.join(', ')}.` : 'There are no profiles yet.');
     }
-    if (!p.token) {
+    if (!p.token && !p.token_ref) {
       f.io.stderr.write(`Profile ${name} holds no token already.\n`);
     } else {
-      const { token: _dropped, ...rest } = p;
-      await profiles.set(name, rest);
+      const { forgetProfileToken, openKeychain } = await import('../../src/cli/credentials.js');
+      await forgetProfileToken(profiles, name, p.token_ref ? await openKeychain(f.env) : null);
       f.io.stderr.write(`Removed the token of profile ${name} (${p.base_url}).\n`);
     }
     if (f.env.WCM_TOKEN) f.io.stderr.write('Note: WCM_TOKEN is set in this environment and still applies to every command.\n');

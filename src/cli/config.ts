@@ -4,8 +4,12 @@ import path from 'node:path';
 import { CliError, EXIT } from './errors.js';
 
 export interface Profile {
+  /** Also the origin the token is bound to (issue 18): it is sent to no other. */
   base_url: string;
+  /** The token itself, when there is no OS keychain (this file is 0600). */
   token?: string;
+  /** The keychain account holding the token, when there is a keychain (src/cli/credentials.ts). */
+  token_ref?: string;
   workspace?: string;
 }
 

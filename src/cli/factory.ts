@@ -64,7 +64,13 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     version: packageVersion(),
     globals,
     profiles: () => (profiles ??= import('./config.js').then((m) => m.ProfileStore.open(env))),
-    target: () => (target ??= f.profiles().then((p) => resolveTarget(globals, env, p))),
+    target: () =>
+      (target ??= f.profiles().then(async (p) => {
+        const t = resolveTarget(globals, env, p);
+        // The keychain module loads only here, for a profile whose token lives in the keychain.
+        if (t.tokenRef) t.token = (await (await import('./credentials.js')).openKeychain(env))?.get(t.tokenRef);
+        return t;
+      })),
     async client(opts = {}) {
       // Start loading the client (node:http, the route table) while the profiles are read.
       const clientModule = import('../client/client.js');
@@ -75,6 +81,13 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
       // The one place every command (and `wcm mcp`) gets its client: a profile token bound to
       // another origin stops the command here, before any request, even one that needs no token.
       if (t?.withheld && opts.token === undefined) throw withheldTokenError(t);
+      if (t?.tokenRef && !t.token && opts.token === undefined) {
+        throw new CliError(
+          `Profile ${t.profile}'s token is kept in the OS keychain, which cannot be read here.`,
+          EXIT.auth,
+          `Unlock the keychain, or log in again with \`wcm auth login --profile ${t.profile} --base-url ${t.baseUrl}\` (or set WCM_TOKEN).`,
+        );
+      }
       if (opts.requireToken !== false && !token) {
         throw new CliError(
           `Not logged in: no token for ${baseUrl}.`,

@@ -16,6 +16,10 @@ export interface Target {
   workspace?: string;
   profile?: string;
   sources: { baseUrl: string; token: string; workspace: string };
+  /** Where the token is kept: `keychain`, `file` (the 0600 config file), `environment`, or `none`. */
+  storage: 'keychain' | 'file' | 'environment' | 'none';
+  /** The keychain account to read the token from (the factory reads it, lazily). */
+  tokenRef?: string;
   /**
    * Set when the profile holds a token saved for another origin than the resolved base URL: the
    * token was withheld (issue 18) and any command that would send a request must stop, exit 4.
@@ -103,19 +107,25 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
 
   // A profile's token goes only to the origin it was saved for (the profile's base URL, path left
   // out); a WCM_TOKEN is explicit per invocation and goes where the user points it.
-  const bound = (p: typeof profile) => (p?.token && tokenOrigin(p.base_url) === tokenOrigin(baseUrl) ? p.token : undefined);
+  const bound = (p: typeof profile) => ((p?.token || p?.token_ref) && tokenOrigin(p.base_url) === tokenOrigin(baseUrl) ? p : undefined);
   let token: string | undefined;
+  let tokenRef: string | undefined;
   let tokenSource = 'none';
-  if (bound(strong)) [token, tokenSource] = [strong!.token, pLabel];
-  else if (env.WCM_TOKEN) [token, tokenSource] = [env.WCM_TOKEN.trim(), 'WCM_TOKEN'];
-  else if (bound(weak)) [token, tokenSource] = [weak!.token, pLabel];
+  let storage: Target['storage'] = 'none';
+  const fromProfile = bound(strong) ?? (env.WCM_TOKEN ? undefined : bound(weak));
+  if (fromProfile) {
+    [token, tokenRef, tokenSource] = [fromProfile.token, fromProfile.token ? undefined : fromProfile.token_ref, pLabel];
+    storage = fromProfile.token ? 'file' : 'keychain';
+  } else if (env.WCM_TOKEN) {
+    [token, tokenSource, storage] = [env.WCM_TOKEN.trim(), 'WCM_TOKEN', 'environment'];
+  }
 
   let withheld: Target['withheld'];
-  if (!token && profile?.token) {
+  if (!token && !tokenRef && (profile?.token || profile?.token_ref)) {
     const host = tokenOrigin(baseUrl);
     const all = profiles?.list() ?? {};
-    const loginProfile = Object.keys(all).sort().find((n) => all[n].token && tokenOrigin(all[n].base_url) === host);
-    withheld = { profile: profileName!, savedFor: tokenOrigin(profile.base_url), ...(loginProfile ? { loginProfile } : {}) };
+    const loginProfile = Object.keys(all).sort().find((n) => (all[n].token || all[n].token_ref) && tokenOrigin(all[n].base_url) === host);
+    withheld = { profile: profileName!, savedFor: tokenOrigin(profile!.base_url), ...(loginProfile ? { loginProfile } : {}) };
     tokenSource = `withheld: profile ${profileName}'s token belongs to ${withheld.savedFor}`;
   }
 
@@ -132,6 +142,8 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
     workspace,
     profile: profile ? profileName : undefined,
     sources: { baseUrl: baseSource, token: tokenSource, workspace: wsSource },
+    storage,
+    ...(tokenRef ? { tokenRef } : {}),
     ...(withheld ? { withheld } : {}),
   };
 }
