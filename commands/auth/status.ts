@@ -13,6 +13,9 @@ export default defineCommand({
     if (!t.token) throw notLoggedIn(t.baseUrl, t.profile);
     const client = await f.client();
     const me = (await client.call<Me>('getMe')).body.data;
+    // For `auth login --web` profiles: what the grant holds, never the tokens themselves.
+    const o = t.profile && t.storage !== 'environment' ? (await f.profiles()).get(t.profile)?.oauth : undefined;
+    const oauth = o ? { expires_at: o.expires_at ?? null, scopes: o.scope?.split(' ') ?? null, refresh_token_stored_in: o.refresh_ref ? 'keychain' : o.refresh_token ? 'file' : 'none' } : null;
     if (f.globals.json) {
       printJson(f.io.stdout, {
         profile: t.profile ?? null,
@@ -20,6 +23,7 @@ export default defineCommand({
         base_url_source: t.sources.baseUrl,
         token_source: t.sources.token,
         token_storage: t.storage,
+        oauth,
         user: me.user,
         token: { name: me.token.name, kind: me.token.kind, abilities: me.token.abilities, expires_at: me.token.expires_at },
         workspace: t.workspace ?? null,
@@ -34,6 +38,7 @@ export default defineCommand({
       ['user', `${me.user.name} <${me.user.email}> (${me.user.id})`],
       ['token', `${me.token.name}, ${me.token.kind} (from ${t.sources.token})${me.token.expires_at ? `, expires ${me.token.expires_at}` : ''}`],
       ['stored in', t.storage === 'keychain' ? 'the OS keychain' : t.storage === 'file' ? `${(await f.profiles()).path} (mode 0600)` : 'WCM_TOKEN (not stored)'],
+      ...(oauth ? [['oauth', `scopes ${oauth.scopes?.join(' ') ?? '(as granted)'}; access token expires ${oauth.expires_at ?? '(unknown)'}, renewed by itself; refresh token in ${oauth.refresh_token_stored_in}`] as [string, string]] : []),
       ['abilities', me.token.abilities.join(', ') || 'none'],
       ['workspace', t.workspace ? `${t.workspace} (from ${t.sources.workspace})` : '(none: pass --workspace or set WCM_WORKSPACE)'],
       ['workspaces', me.workspaces.map((w) => `${w.id} ${w.name} (${w.role})`).join('; ') || 'none'],

@@ -104,7 +104,18 @@ export async function saveProfileToken(
 export async function forgetProfileToken(profiles: ProfileStore, name: string, keychain: CredentialStore | null): Promise<void> {
   const p = profiles.get(name);
   if (!p) return;
-  const { token: _t, token_ref: ref, ...rest } = p;
+  const { token: _t, token_ref: ref, oauth, ...rest } = p;
   if (ref) keychain?.delete(ref);
+  if (oauth?.refresh_ref) keychain?.delete(oauth.refresh_ref);
   await profiles.set(name, rest);
+}
+
+/** Saves the OAuth part of a profile; the refresh token goes to the keychain when there is one. */
+export async function saveOAuthState(profiles: ProfileStore, name: string, oauth: NonNullable<Profile['oauth']>, keychain: CredentialStore | null): Promise<void> {
+  const p = profiles.get(name);
+  if (!p) return;
+  const { refresh_token: refresh, ...rest } = oauth;
+  const account = `${tokenAccount(name, new URL(p.base_url).origin)}#refresh`;
+  const inKeychain = !!refresh && !!keychain?.set(account, refresh);
+  await profiles.set(name, { ...p, oauth: inKeychain ? { ...rest, refresh_ref: account } : { ...rest, ...(refresh ? { refresh_token: refresh } : {}) } });
 }

@@ -69,6 +69,12 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
         const t = resolveTarget(globals, env, p);
         // The keychain module loads only here, for a profile whose token lives in the keychain.
         if (t.tokenRef) t.token = (await (await import('./credentials.js')).openKeychain(env))?.get(t.tokenRef);
+        // An OAuth access token (auth login --web) that has expired or will within a minute is
+        // renewed here, once, for every command; the OAuth code loads only then.
+        const oauth = t.profile && (t.storage === 'file' || t.storage === 'keychain') ? p.get(t.profile)?.oauth : undefined;
+        if (oauth?.expires_at && Date.parse(oauth.expires_at) - Date.now() < 60_000) {
+          t.token = await (await import('./oauth-login.js')).refreshProfileToken(p, t.profile!, env);
+        }
         return t;
       })),
     async client(opts = {}) {
