@@ -92,7 +92,10 @@ export async function saveProfileToken(
   token: string,
   keychain: CredentialStore | null,
 ): Promise<'keychain' | 'file'> {
-  const old = profiles.get(name)?.token_ref;
+  const before = profiles.get(name);
+  const old = before?.token_ref;
+  // A profile saved without OAuth state no longer needs the refresh token a `--web` login kept.
+  if (before?.oauth?.refresh_ref && !profile.oauth) keychain?.delete(before.oauth.refresh_ref);
   const account = tokenAccount(name, new URL(profile.base_url).origin);
   const inKeychain = !!keychain?.set(account, token);
   await profiles.set(name, inKeychain ? { ...profile, token_ref: account } : { ...profile, token });
