@@ -87,7 +87,8 @@ export default defineCommand<ServeOptions>({
     const profileLines: string[] = [];
     const profiles = await f.profiles();
     if (server.bootstrap) {
-      await profiles.set('local', { base_url: server.url, token: server.bootstrap.token, workspace: server.bootstrap.workspaceId });
+      const { openKeychain, saveProfileToken } = await import('../src/cli/credentials.js');
+      await saveProfileToken(profiles, 'local', { base_url: server.url, workspace: server.bootstrap.workspaceId }, server.bootstrap.token, await openKeychain(f.env));
       if (!profiles.current()) await profiles.use('local');
       profileLines.push(
         `created an owner, workspace ${server.bootstrap.workspaceId} and an all-abilities token (shown once):`,
@@ -95,13 +96,21 @@ export default defineCommand<ServeOptions>({
         `saved as profile \`local\` in ${profiles.path}: in another terminal, try \`wcm lists ls\``,
       );
     } else if (server.seededToken) {
-      await profiles.set('local', { base_url: server.url, token: server.seededToken.token, workspace: server.seededToken.workspaceId });
+      const { openKeychain, saveProfileToken } = await import('../src/cli/credentials.js');
+      await saveProfileToken(profiles, 'local', { base_url: server.url, workspace: server.seededToken.workspaceId }, server.seededToken.token, await openKeychain(f.env));
       if (!profiles.current()) await profiles.use('local');
       profileLines.push(`profile \`local\` uses the fixture's first all-abilities token, workspace ${server.seededToken.workspaceId}: try \`wcm threads ls\``);
     } else {
       const local = profiles.get('local');
-      if (local?.token && local.base_url !== server.url && server.store.get('tokens', (await import('../src/store/fixture.js')).tokenId((await import('../src/store/fixture.js')).hashToken(local.token)))) {
-        await profiles.set('local', { ...local, base_url: server.url });
+      // The token binds to the origin (issue 18): re-pointing `local` at this server's new port is
+      // safe only because this server holds the token; it is saved again under the new origin.
+      const keychain = local?.token_ref ? await (await import('../src/cli/credentials.js')).openKeychain(f.env) : null;
+      const token = local?.token ?? (local?.token_ref ? keychain?.get(local.token_ref) : undefined);
+      const { tokenId, hashToken } = await import('../src/store/fixture.js');
+      if (local && token && local.base_url !== server.url && server.store.get('tokens', tokenId(hashToken(token)))) {
+        const { token: _t, token_ref: _r, ...rest } = local;
+        const { saveProfileToken } = await import('../src/cli/credentials.js');
+        await saveProfileToken(profiles, 'local', { ...rest, base_url: server.url }, token, keychain);
         profileLines.push(`profile \`local\` now points at ${server.url}`);
       }
     }

@@ -6,6 +6,10 @@ import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../../src/cli/target.js';
 
 interface LoginOptions {
   withToken?: boolean;
+  web?: boolean;
+  clientId?: string;
+  scopes?: string;
+  timeout?: string;
 }
 
 export default defineCommand<LoginOptions>({
@@ -21,7 +25,13 @@ export default defineCommand<LoginOptions>({
     'echo "$WCM_PAT" | wcm auth login --with-token --base-url https://api.example.com/v1 --workspace 775050e9-…',
     'wcm auth login --profile staging --base-url https://staging.example.com/v1',
   ],
-  options: [{ flags: '--with-token', description: 'read the token from standard input' }],
+  options: [
+    { flags: '--with-token', description: 'read the token from standard input' },
+    { flags: '--web', description: 'log in through the browser (OAuth, PKCE) instead of a pasted token' },
+    { flags: '--client-id <id>', description: 'with --web: the OAuth client (default wcm-cli)' },
+    { flags: '--scopes <list>', description: 'with --web: comma- or space-separated abilities (default all seven)' },
+    { flags: '--timeout <seconds>', description: 'with --web: how long to wait for the browser (default 300)' },
+  ],
   async run(opts, f) {
     const profiles = await f.profiles();
     const name = f.globals.profile || f.env.WCM_PROFILE || 'default';
@@ -33,7 +43,27 @@ export default defineCommand<LoginOptions>({
         : (existing?.base_url ?? DEFAULT_BASE_URL);
 
     let token: string;
-    if (opts.withToken) {
+    let oauth: { refresh_token?: string; expires_at?: string; scope?: string; client_id: string; token_endpoint: string; revocation_endpoint?: string } | undefined;
+    if (opts.web) {
+      if (opts.withToken) throw new UsageError('`--web` and `--with-token` are two ways to log in: pass one.');
+      const seconds = opts.timeout === undefined ? 300 : Number(opts.timeout);
+      if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new UsageError(`\`--timeout\` must be a whole number of seconds from 1 to 3600; received \`${opts.timeout}\`.`);
+      const { ALL_SCOPES, webLogin } = await import('../../src/cli/oauth-login.js');
+      const scopes = opts.scopes ? opts.scopes.split(/[\s,]+/).filter(Boolean) : [...ALL_SCOPES];
+      const unknown = scopes.filter((x) => !ALL_SCOPES.includes(x));
+      if (unknown.length) throw new UsageError(`\`--scopes\`: unknown ${unknown.map((x) => `\`${x}\``).join(', ')}.`, `Scopes are the abilities: ${ALL_SCOPES.join(', ')}.`);
+      const clientId = opts.clientId ?? 'wcm-cli';
+      const { tokens, as } = await webLogin({ baseUrl, clientId, scopes, timeoutMs: seconds * 1000, io: f.io, env: f.env });
+      token = tokens.access_token;
+      oauth = {
+        client_id: clientId,
+        token_endpoint: as.token_endpoint,
+        ...(as.revocation_endpoint ? { revocation_endpoint: as.revocation_endpoint } : {}),
+        ...(tokens.refresh_token ? { refresh_token: tokens.refresh_token } : {}),
+        ...(tokens.expires_in ? { expires_at: new Date(Date.now() + tokens.expires_in * 1000).toISOString() } : {}),
+        ...(tokens.scope ? { scope: tokens.scope } : {}),
+      };
+    } else if (opts.withToken) {
       token = await readTokenFromStdin(f);
     } else if (f.io.canPrompt()) {
       const p = await f.io.prompter();
@@ -81,7 +111,10 @@ export default defineCommand<LoginOptions>({
       note = 'The token reaches no workspace yet; workspace commands will fail until an owner adds you.';
     }
 
-    await profiles.set(name, { base_url: baseUrl, token, ...(workspace ? { workspace } : {}) });
+    const { openKeychain, saveProfileToken } = await import('../../src/cli/credentials.js');
+    const keychain = await openKeychain(f.env);
+    const storage = await saveProfileToken(profiles, name, { base_url: baseUrl, ...(workspace ? { workspace } : {}) }, token, keychain);
+    if (oauth) await (await import('../../src/cli/credentials.js')).saveOAuthState(profiles, name, oauth, keychain);
     if (!profiles.current()) await profiles.use(name);
     const isCurrent = profiles.current() === name;
 
@@ -94,11 +127,13 @@ export default defineCommand<LoginOptions>({
         workspaces: reachable,
         workspace: workspace ?? null,
         config_file: profiles.path,
+        token_storage: storage,
       });
     } else {
       const s = await style(f.io);
       const out = f.io.stdout;
       out.write(`${s.green('✓')} Logged in to ${baseUrl} as ${me.user.name} <${me.user.email}>; saved as profile ${s.bold(name)} in ${profiles.path}\n`);
+      out.write(`Token stored in ${storage === 'keychain' ? 'the OS keychain' : `${profiles.path} (mode 0600; no OS keychain here)`}; it is sent only to ${new URL(baseUrl).origin}.\n`);
       out.write(`Abilities: ${me.token.abilities.join(', ') || 'none'}\n`);
       out.write(`Workspaces this token can reach (${reachable.length}):\n`);
       for (const x of reachable) out.write(`  ${x.id === workspace ? '*' : ' '} ${x.id}  ${x.name}  (${x.role})\n`);

@@ -12,7 +12,7 @@ export default defineCommand({
     const current = profiles.current();
     const rows: Row[] = Object.entries(profiles.list())
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, p]) => ({ name, base_url: p.base_url, workspace: p.workspace ?? null, logged_in: !!p.token, current: name === current }));
+      .map(([name, p]) => ({ name, base_url: p.base_url, workspace: p.workspace ?? null, logged_in: !!(p.token || p.token_ref), current: name === current }));
     if (f.globals.json) {
       printJson(f.io.stdout, rows);
       return 0;

@@ -4,9 +4,24 @@ import path from 'node:path';
 import { CliError, EXIT } from './errors.js';
 
 export interface Profile {
+  /** Also the origin the token is bound to (issue 18): it is sent to no other. */
   base_url: string;
+  /** The token itself, when there is no OS keychain (this file is 0600). */
   token?: string;
+  /** The keychain account holding the token, when there is a keychain (src/cli/credentials.ts). */
+  token_ref?: string;
   workspace?: string;
+  /** Set by `wcm auth login --web`: how to refresh and revoke the OAuth access token. */
+  oauth?: {
+    client_id: string;
+    token_endpoint: string;
+    revocation_endpoint?: string;
+    /** The refresh token, when there is no keychain; else `refresh_ref` names its keychain account. */
+    refresh_token?: string;
+    refresh_ref?: string;
+    expires_at?: string;
+    scope?: string;
+  };
 }
 
 interface ConfigShape {

@@ -5,7 +5,7 @@ import type { ProfileStore } from './config.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { errStyle } from './output.js';
-import { resolveTarget, type Target } from './target.js';
+import { resolveTarget, withheldTokenError, type Target } from './target.js';
 
 /** Flags every command accepts. */
 export interface GlobalFlags {
@@ -64,7 +64,19 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     version: packageVersion(),
     globals,
     profiles: () => (profiles ??= import('./config.js').then((m) => m.ProfileStore.open(env))),
-    target: () => (target ??= f.profiles().then((p) => resolveTarget(globals, env, p))),
+    target: () =>
+      (target ??= f.profiles().then(async (p) => {
+        const t = resolveTarget(globals, env, p);
+        // The keychain module loads only here, for a profile whose token lives in the keychain.
+        if (t.tokenRef) t.token = (await (await import('./credentials.js')).openKeychain(env))?.get(t.tokenRef);
+        // An OAuth access token (auth login --web) that has expired or will within a minute is
+        // renewed here, once, for every command; the OAuth code loads only then.
+        const oauth = t.profile && (t.storage === 'file' || t.storage === 'keychain') ? p.get(t.profile)?.oauth : undefined;
+        if (oauth?.expires_at && Date.parse(oauth.expires_at) - Date.now() < 60_000) {
+          t.token = await (await import('./oauth-login.js')).refreshProfileToken(p, t.profile!, env);
+        }
+        return t;
+      })),
     async client(opts = {}) {
       // Start loading the client (node:http, the route table) while the profiles are read.
       const clientModule = import('../client/client.js');
@@ -72,6 +84,16 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
       const t = opts.baseUrl ? null : await f.target();
       const baseUrl = opts.baseUrl ?? t!.baseUrl;
       const token = opts.token ?? t?.token;
+      // The one place every command (and `wcm mcp`) gets its client: a profile token bound to
+      // another origin stops the command here, before any request, even one that needs no token.
+      if (t?.withheld && opts.token === undefined) throw withheldTokenError(t);
+      if (t?.tokenRef && !t.token && opts.token === undefined) {
+        throw new CliError(
+          `Profile ${t.profile}'s token is kept in the OS keychain, which cannot be read here.`,
+          EXIT.auth,
+          `Unlock the keychain, or log in again with \`wcm auth login --profile ${t.profile} --base-url ${t.baseUrl}\` (or set WCM_TOKEN).`,
+        );
+      }
       if (opts.requireToken !== false && !token) {
         throw new CliError(
           `Not logged in: no token for ${baseUrl}.`,

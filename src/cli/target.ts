@@ -1,5 +1,5 @@
 import type { ProfileStore } from './config.js';
-import { UsageError } from './errors.js';
+import { CliError, EXIT, UsageError } from './errors.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1';
 
@@ -16,6 +16,43 @@ export interface Target {
   workspace?: string;
   profile?: string;
   sources: { baseUrl: string; token: string; workspace: string };
+  /** Where the token is kept: `keychain`, `file` (the 0600 config file), `environment`, or `none`. */
+  storage: 'keychain' | 'file' | 'environment' | 'none';
+  /** The keychain account to read the token from (the factory reads it, lazily). */
+  tokenRef?: string;
+  /**
+   * Set when the profile holds a token saved for another origin than the resolved base URL: the
+   * token was withheld (issue 18) and any command that would send a request must stop, exit 4.
+   */
+  withheld?: { profile: string; savedFor: string; loginProfile?: string };
+}
+
+/**
+ * The origin a token is bound to: scheme, host and port. The path is left out on purpose, so
+ * `/v1` and `/api/v1` of one origin are one host.
+ */
+export function tokenOrigin(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return baseUrl;
+  }
+}
+
+/**
+ * Exit 4 for a target whose profile token was withheld because it belongs to another origin;
+ * said before anything is sent, naming the host and how to log in to it.
+ */
+export function withheldTokenError(t: Target): CliError {
+  const w = t.withheld!;
+  const host = tokenOrigin(t.baseUrl);
+  return new CliError(
+    `No token saved for ${host}: profile ${w.profile}'s token belongs to ${w.savedFor}, so it is not sent to ${host}.`,
+    EXIT.auth,
+    w.loginProfile
+      ? `Use \`--profile ${w.loginProfile}\` (it holds a token for ${host}), run \`wcm auth login --base-url ${t.baseUrl} --profile NAME\`, or set WCM_TOKEN for this command.`
+      : `Log in to it with \`wcm auth login --base-url ${t.baseUrl} --profile NAME\`, or set WCM_TOKEN for this command.`,
+  );
 }
 
 /** Checks and normalises a base URL: http(s), path ending in /v1 (or /api/v1), no trailing slash. */
@@ -68,11 +105,29 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
   else if (weak?.base_url) [baseUrl, baseSource] = [weak.base_url, pLabel];
   else [baseUrl, baseSource] = [DEFAULT_BASE_URL, 'built-in default'];
 
+  // A profile's token goes only to the origin it was saved for (the profile's base URL, path left
+  // out); a WCM_TOKEN is explicit per invocation and goes where the user points it.
+  const bound = (p: typeof profile) => ((p?.token || p?.token_ref) && tokenOrigin(p.base_url) === tokenOrigin(baseUrl) ? p : undefined);
   let token: string | undefined;
+  let tokenRef: string | undefined;
   let tokenSource = 'none';
-  if (strong?.token) [token, tokenSource] = [strong.token, pLabel];
-  else if (env.WCM_TOKEN) [token, tokenSource] = [env.WCM_TOKEN.trim(), 'WCM_TOKEN'];
-  else if (weak?.token) [token, tokenSource] = [weak.token, pLabel];
+  let storage: Target['storage'] = 'none';
+  const fromProfile = bound(strong) ?? (env.WCM_TOKEN ? undefined : bound(weak));
+  if (fromProfile) {
+    [token, tokenRef, tokenSource] = [fromProfile.token, fromProfile.token ? undefined : fromProfile.token_ref, pLabel];
+    storage = fromProfile.token ? 'file' : 'keychain';
+  } else if (env.WCM_TOKEN) {
+    [token, tokenSource, storage] = [env.WCM_TOKEN.trim(), 'WCM_TOKEN', 'environment'];
+  }
+
+  let withheld: Target['withheld'];
+  if (!token && !tokenRef && (profile?.token || profile?.token_ref)) {
+    const host = tokenOrigin(baseUrl);
+    const all = profiles?.list() ?? {};
+    const loginProfile = Object.keys(all).sort().find((n) => (all[n].token || all[n].token_ref) && tokenOrigin(all[n].base_url) === host);
+    withheld = { profile: profileName!, savedFor: tokenOrigin(profile!.base_url), ...(loginProfile ? { loginProfile } : {}) };
+    tokenSource = `withheld: profile ${profileName}'s token belongs to ${withheld.savedFor}`;
+  }
 
   let workspace: string | undefined;
   let wsSource = 'none';
@@ -87,5 +142,8 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
     workspace,
     profile: profile ? profileName : undefined,
     sources: { baseUrl: baseSource, token: tokenSource, workspace: wsSource },
+    storage,
+    ...(tokenRef ? { tokenRef } : {}),
+    ...(withheld ? { withheld } : {}),
   };
 }

@@ -24,7 +24,12 @@ describe('resolveTarget: flag, then environment, then the chosen profile, then t
     ['WCM_PROFILE chooses the profile', {}, { WCM_PROFILE: 'staging' }, ['http://staging.test/v1', 'tok-staging', 'ws-staging'], ['profile staging', 'profile staging', 'profile staging']],
     ['environment values over the WCM_PROFILE profile', {}, { ...ENV, WCM_PROFILE: 'staging' }, ['http://env.test/v1', 'tok-env', 'ws-env'], ['WCM_BASE_URL', 'WCM_TOKEN', 'WCM_WORKSPACE']],
     ['--profile (a flag) over the environment', { profile: 'staging' }, ENV, ['http://staging.test/v1', 'tok-staging', 'ws-staging'], ['profile staging', 'profile staging', 'profile staging']],
-    ['--base-url and --workspace over --profile', { profile: 'staging', baseUrl: 'http://flag.test/v1', workspace: 'ws-flag' }, ENV, ['http://flag.test/v1', 'tok-staging', 'ws-flag'], ['--base-url', 'profile staging', '--workspace']],
+    ['--base-url and --workspace over --profile (same origin: the token goes)', { profile: 'staging', baseUrl: 'http://staging.test/api/v1', workspace: 'ws-flag' }, ENV, ['http://staging.test/api/v1', 'tok-staging', 'ws-flag'], ['--base-url', 'profile staging', '--workspace']],
+    // Issue 18: a profile token never goes to another origin; an explicit WCM_TOKEN does.
+    ['--base-url of another origin than --profile: WCM_TOKEN, never the profile token', { profile: 'staging', baseUrl: 'http://flag.test/v1', workspace: 'ws-flag' }, ENV, ['http://flag.test/v1', 'tok-env', 'ws-flag'], ['--base-url', 'WCM_TOKEN', '--workspace']],
+    ['--base-url of another origin, no WCM_TOKEN: no token', { baseUrl: 'http://flag.test/v1' }, {}, ['http://flag.test/v1', undefined, 'ws-default'], ['--base-url', "withheld: profile default's token belongs to http://default.test", 'profile default']],
+    ['another port is another origin', { baseUrl: 'http://default.test:8080/v1' }, {}, ['http://default.test:8080/v1', undefined, 'ws-default'], ['--base-url', "withheld: profile default's token belongs to http://default.test", 'profile default']],
+    ['/api/v1 of the same origin is the same host', { baseUrl: 'http://default.test/api/v1' }, {}, ['http://default.test/api/v1', 'tok-default', 'ws-default'], ['--base-url', 'profile default', 'profile default']],
   ])('%s', (_name, flags, env, [baseUrl, token, workspace], [bs, ts, ws]) => {
     const t = resolveTarget(flags, env, profiles);
     expect([t.baseUrl, t.token, t.workspace]).toEqual([baseUrl, token, workspace]);

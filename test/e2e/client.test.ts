@@ -151,15 +151,16 @@ describe('precedence: flag > environment > profile', () => {
       expect((await run([])).exitCode).toBe(0);
       expect(last(seen.profile)).toBe(`/v1/workspaces/${demo.ws1}/lists`);
 
-      expect((await run([], { WCM_BASE_URL: seen.env.base, WCM_WORKSPACE: demo.ws2 })).exitCode).toBe(0);
+      // The profile's token is bound to the profile's origin (issue 18): the other hosts get an
+      // explicit WCM_TOKEN, which goes wherever the user points it.
+      expect((await run([], { WCM_BASE_URL: seen.env.base, WCM_WORKSPACE: demo.ws2, WCM_TOKEN: demo.support })).exitCode).toBe(0);
       expect(last(seen.env)).toBe(`/v1/workspaces/${demo.ws2}/lists`);
 
-      expect((await run(['--base-url', seen.flag.base, '--workspace', demo.ws3], { WCM_BASE_URL: seen.env.base, WCM_WORKSPACE: demo.ws2 })).exitCode).toBe(0);
+      expect((await run(['--base-url', seen.flag.base, '--workspace', demo.ws3], { WCM_BASE_URL: seen.env.base, WCM_WORKSPACE: demo.ws2, WCM_TOKEN: demo.support })).exitCode).toBe(0);
       expect(last(seen.flag)).toBe(`/v1/workspaces/${demo.ws3}/lists`);
 
       expect([seen.profile, seen.env, seen.flag].map((s) => s.requests.length)).toEqual([1, 1, 1]);
-      // The token came from the profile each time.
-      for (const s of Object.values(seen)) expect(s.requests[0].headers.authorization).toBe(`Bearer ${demo.owner}`);
+      expect([seen.profile, seen.env, seen.flag].map((s) => s.requests[0].headers.authorization)).toEqual([`Bearer ${demo.owner}`, `Bearer ${demo.support}`, `Bearer ${demo.support}`]);
     } finally {
       for (const s of Object.values(seen)) await s.close();
     }

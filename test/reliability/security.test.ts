@@ -8,7 +8,11 @@ import type { AnyOperation } from '../../src/contract/operations.js';
 import { App } from '../../src/server/app.js';
 import { listen, type RunningServer } from '../../src/server/http.js';
 import { hashToken } from '../../src/store/fixture.js';
-import { demo, inProcess, onPort, TestClock, type InProcess } from '../support/server.js';
+import http from 'node:http';
+import { ProfileStore } from '../../src/cli/config.js';
+import { createFactory } from '../../src/cli/factory.js';
+import { fakeIO } from '../support/cli.js';
+import { demo, inProcess, onPort, tempDir, TestClock, type InProcess } from '../support/server.js';
 import {
   bearerOps, checkAnswer, foreignId, headerOf, isImplemented, LEAK, ops, pathParams, rawRequest, storeState, tokenOps, urlFor, validBody,
 } from './attack.js';
@@ -235,5 +239,68 @@ describe('slow clients are cut off (headersTimeout / requestTimeout)', () => {
     const res = await rawRequest(running.port, { head: `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n` });
     expect(res.status).toBe(200);
     checkAnswer(res, 'fast client');
+  });
+});
+
+// Issue 18: the CLI side of the matrix. A profile's token is bound to the origin it was saved
+// for; every way of pointing a command elsewhere stops in the factory (where every command, and
+// `wcm mcp`, gets its client) with exit 4, and the other host receives nothing.
+describe('a saved token goes only to the origin it was saved for', () => {
+  let spyServer: http.Server;
+  let spyOrigin = '';
+  const seen: Array<string | undefined> = [];
+  let cfg: ReturnType<typeof tempDir>;
+  const saved = `wcm_pat_${'B'.repeat(40)}`;
+  beforeAll(async () => {
+    spyServer = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: [], meta: { request_id: 'r', next_cursor: null } }));
+    });
+    await new Promise<void>((resolve) => spyServer.listen(0, '127.0.0.2', resolve));
+    spyOrigin = `http://127.0.0.2:${(spyServer.address() as net.AddressInfo).port}`;
+    cfg = tempDir('wcm-bind-');
+    const profiles = await ProfileStore.open({ WCM_CONFIG_DIR: cfg.dir });
+    await profiles.set('default', { base_url: 'http://127.0.0.1:9/v1', token: saved, workspace: demo.ws1 });
+    await profiles.set('spyhost', { base_url: `${spyOrigin}/api/v1`, token: saved, workspace: demo.ws1 });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => spyServer.close(resolve));
+    cfg.cleanup();
+  });
+
+  const ways: Array<[string, (o: string) => { flags: Record<string, string>; env: Record<string, string> }]> = [
+    ['--base-url', (o) => ({ flags: { baseUrl: `${o}/v1` }, env: {} })],
+    ['WCM_BASE_URL', (o) => ({ flags: {}, env: { WCM_BASE_URL: `${o}/v1` } })],
+    ['--profile with --base-url', (o) => ({ flags: { profile: 'default', baseUrl: `${o}/v1` }, env: {} })],
+    ['WCM_PROFILE with WCM_BASE_URL', (o) => ({ flags: {}, env: { WCM_PROFILE: 'default', WCM_BASE_URL: `${o}/v1` } })],
+    ['--base-url /api/v1 of another origin', (o) => ({ flags: { baseUrl: `${o}/api/v1` }, env: {} })],
+  ];
+  const others: Array<[string, () => string]> = [
+    ['another address', () => spyOrigin],
+    ['another port of the same address', () => 'http://127.0.0.1:10'],
+    ['another scheme', () => 'https://127.0.0.1:9'],
+  ];
+  const rows = ways.flatMap(([how, point]) => others.map(([what, origin]) => [how, what, point, origin] as const));
+
+  it.each(rows)('%s to %s: exit 4 naming the host, nothing sent', async (_how, _what, point, origin) => {
+    const { flags, env } = point(origin());
+    seen.length = 0;
+    const f = createFactory(fakeIO(), { WCM_CONFIG_DIR: cfg.dir, ...env }, flags);
+    const err = await f.client().then(() => null, (e: { exitCode?: number; message: string; hint?: string }) => e);
+    expect(err?.exitCode).toBe(4);
+    expect(err?.message).toContain(`No token saved for ${new URL(origin()).origin}`);
+    expect(err?.hint).toContain('wcm auth login --base-url');
+    expect(`${err?.message} ${err?.hint}`).not.toContain(saved);
+    expect(seen).toEqual([]);
+  });
+
+  it('the same origin under /v1 instead of /api/v1 gets the token; WCM_TOKEN goes anywhere', async () => {
+    seen.length = 0;
+    const own = createFactory(fakeIO(), { WCM_CONFIG_DIR: cfg.dir }, { profile: 'spyhost', baseUrl: `${spyOrigin}/v1` });
+    await (await own.client()).call('getMe');
+    const explicit = createFactory(fakeIO(), { WCM_CONFIG_DIR: cfg.dir, WCM_TOKEN: 'wcm_pat_explicit' }, { baseUrl: `${spyOrigin}/v1` });
+    await (await explicit.client()).call('getMe');
+    expect(seen).toEqual([`Bearer ${saved}`, 'Bearer wcm_pat_explicit']);
   });
 });
