@@ -67,9 +67,9 @@ th, td { text-align: left; padding: .6rem .85rem; border-bottom: 1px solid var(-
 th { font-size: .76rem; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); font-weight: 600; background: #fafbfc; white-space: nowrap; }
 tbody tr:last-child td { border-bottom: 0; }
 tbody tr:hover td { background: #fafbff; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; width: 1%; white-space: nowrap; }
 td.nowrap { white-space: nowrap; }
-td .sub { display: block; color: var(--muted); font-size: .84rem; overflow-wrap: anywhere; }
+td .sub { display: block; color: var(--muted); font-size: .84rem; overflow-wrap: break-word; }
 tr.unread td { font-weight: 600; }
 tr.unread td .sub { font-weight: 400; }
 .empty { padding: 2rem 1rem; text-align: center; color: var(--muted); }
@@ -100,6 +100,10 @@ dl.facts dt { color: var(--muted); font-size: .9rem; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .prose { white-space: pre-wrap; overflow-wrap: anywhere; }
 
+.split { display: grid; grid-template-columns: minmax(0, 1fr) 300px; gap: 1.5rem; align-items: start; }
+.split > aside .panel { position: sticky; top: 1rem; }
+.split dl.facts { grid-template-columns: 1fr; gap: .1rem; }
+.split dl.facts dd { margin-bottom: .55rem; }
 .conversation { display: flex; flex-direction: column; gap: .85rem; max-width: 760px; }
 .msg { max-width: 82%; }
 .msg .bubble { padding: .7rem .95rem; border-radius: 12px; background: var(--panel); border: 1px solid var(--line); white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -122,11 +126,16 @@ label { display: block; font-weight: 600; margin: .8rem 0 .3rem; }
 .alert { border-radius: var(--radius); padding: .7rem .95rem; margin: .8rem 0; background: var(--bad-soft); color: var(--bad); border: 1px solid #f3c7c7; }
 .notice { border-radius: var(--radius); padding: .7rem .95rem; margin: .8rem 0; background: var(--accent-soft); color: #22397f; border: 1px solid #d3ddfb; }
 
+.visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+pre { margin: 0; background: #f3f4f7; border: 1px solid var(--line); border-radius: 6px; padding: .7rem .9rem; font-size: .84rem; overflow-x: auto; }
+details summary { cursor: pointer; color: var(--accent); }
+details[open] summary { margin-bottom: .4rem; }
 .log td { font-family: var(--mono); font-size: .82rem; }
 @media (max-width: 760px) {
   .frame { grid-template-columns: 1fr; }
   .side { border-right: 0; border-bottom: 1px solid var(--line); }
   main { padding: 1.1rem 1rem 2rem; }
   .msg { max-width: 100%; }
+  .split { grid-template-columns: 1fr; }
 }
 `;

@@ -1,0 +1,105 @@
+import { fieldErrors } from '../../contract/issues.js';
+import { operations, type AnyOperation } from '../../contract/operations.js';
+import { compareKeys, type IndexName, type SortKey } from '../../store/indexes.js';
+import type { CollectionName, RecordTypes } from '../../store/records.js';
+import type { Store } from '../../store/store.js';
+import type { Clock, HandlerContext, RequestInfo, Services } from '../context.js';
+import { handlers } from '../handlers/index.js';
+import { JsonItem, pageEntries, pageIndex, type Page } from '../paging.js';
+import { validationFailed } from '../problems.js';
+
+/** Rows per page, as the issue asks (the API's default is 25; 50 is within its 1–100). */
+export const PAGE_SIZE = 50;
+
+/** What the dashboard's data access needs: the server's own store, clock and services. */
+export interface DataEnv {
+  store: Store;
+  clock: Clock;
+  services: Services;
+  info: RequestInfo;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Row = Record<string, any>;
+
+/** Items as plain objects (handlers hand some back pre-serialized, to splice into JSON). */
+const plain = (item: unknown): Row => (item instanceof JsonItem ? (item.toJSON() as Row) : (item as Row));
+
+/** Whether this server has a v1 operation and its handler (some arrive with other branches). */
+export function hasOperation(operationId: string): boolean {
+  return Object.hasOwn(operations, operationId) && Object.hasOwn(handlers, operationId);
+}
+
+/**
+ * Runs a v1 operation's own handler in-process, with the query validated by the operation's own
+ * schema: the dashboard reads exactly what the API would answer, through the same indexes and
+ * paging (cursors are the API's). The caller has already checked the user's membership of the
+ * workspace; handlers that take a record id check it belongs to that workspace (404 otherwise).
+ */
+export async function callOperation(env: DataEnv, operationId: string, params: Record<string, string>, query: Record<string, string | undefined> = {}): Promise<unknown> {
+  const op = (operations as unknown as Record<string, AnyOperation>)[operationId];
+  const given: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') given[k] = v;
+  if (op.list) given.limit = String(PAGE_SIZE);
+  const q = op.query.safeParse(given);
+  if (!q.success) throw validationFailed(fieldErrors(q.error.issues), 'Invalid filters in the address.');
+  const ctx: HandlerContext = { params, query: q.data, body: undefined, auth: null, store: env.store, clock: env.clock, request: env.info, services: env.services };
+  return handlers[operationId](ctx as never);
+}
+
+/** A list operation's page with its items as plain objects. */
+export async function listPage(env: DataEnv, operationId: string, params: Record<string, string>, query: Record<string, string | undefined>): Promise<Page<Row>> {
+  const page = (await callOperation(env, operationId, params, query)) as Page<unknown>;
+  return { items: page.items.map(plain), next_cursor: page.next_cursor };
+}
+
+type WorkspaceOwned = { [C in CollectionName]: RecordTypes[C] extends { workspace_id: string } ? C : never }[CollectionName];
+
+/**
+ * A workspace's records of a small collection (forms, pages, knowledge lists), newest first, paged
+ * like the API. Used until the list operations of EMULATOR.md section 1 are on this server; then
+ * the caller uses the operation instead (hasOperation).
+ */
+export function pageOwned<C extends WorkspaceOwned, R>(
+  store: Store,
+  collection: C,
+  workspaceId: string,
+  opts: { cursor?: string; key: (rec: RecordTypes[C]) => SortKey; map: (rec: RecordTypes[C]) => R },
+): Page<R> {
+  const entries = [...store.values(collection)]
+    .filter((r) => (r as { workspace_id: string }).workspace_id === workspaceId)
+    .map((rec) => ({ key: opts.key(rec), rec }))
+    .sort((a, b) => -compareKeys(a.key, b.key));
+  const seek = (key: SortKey, after: boolean) => {
+    const i = entries.findIndex((e) => (after ? -compareKeys(e.key, key) > 0 : -compareKeys(e.key, key) >= 0));
+    return i === -1 ? entries.length : i;
+  };
+  return pageEntries(entries, seek, { scope: JSON.stringify(['dashboard', collection, workspaceId]), cursor: opts.cursor, limit: PAGE_SIZE, map: opts.map });
+}
+
+/**
+ * A workspace's records from an index kept across workspaces (orders, analytics events: no list
+ * operation yet), newest first; the scan stops once the page is full, as the API's lists do.
+ */
+export function pageAcrossIndex<N extends 'ordersByCreated' | 'eventsByOccurred'>(store: Store, index: N, workspaceId: string, cursor?: string) {
+  type Rec = N extends 'ordersByCreated' ? RecordTypes['orders'] : RecordTypes['analytics_events'];
+  return pageIndex(store.index(index) as never, '*', {
+    scope: JSON.stringify(['dashboard', index, workspaceId]),
+    cursor,
+    limit: PAGE_SIZE,
+    filter: (r: Rec) => r.workspace_id === workspaceId,
+    map: (r: Rec) => r,
+  }) as Page<Rec>;
+}
+
+/** How many records an index holds in one partition (no scan: the partition's length). */
+export function indexCount(store: Store, index: IndexName, partition: string): number {
+  return store.index(index).entries(partition).length;
+}
+
+/** How many records of a collection belong to a workspace (small collections, or across-workspace indexes). */
+export function countOwned(store: Store, collection: WorkspaceOwned, workspaceId: string): number {
+  let n = 0;
+  for (const r of store.values(collection)) if ((r as { workspace_id: string }).workspace_id === workspaceId) n++;
+  return n;
+}

@@ -1,0 +1,134 @@
+import type { Store } from '../../store/store.js';
+import type { AppRequest, AppResponse, Mount } from '../app.js';
+import type { Clock, RequestInfo } from '../context.js';
+import { ProblemError } from '../problems.js';
+import { html, htmlResponse } from '../web/html.js';
+import type { Sessions } from '../web/session.js';
+import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
+import { DASHBOARD, page, type NavEntry, type View } from './chrome.js';
+import { eventsView, ordersView } from './pages/commerce.js';
+import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
+import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
+import { memberships, overviewView, workspaceNav, workspacesNav, workspacesView } from './pages/workspaces.js';
+import type { WorkspaceRequest } from './request.js';
+
+export interface DashboardOptions {
+  store: Store;
+  clock: Clock;
+  /** The server's one session store, shared with the OAuth pages. */
+  sessions: Sessions;
+  /** `wcm serve --host` is a loopback address: sign-in offers the account chooser. */
+  loopback: boolean;
+}
+
+type WorkspacePage = (r: WorkspaceRequest, ...ids: string[]) => View | Promise<View>;
+
+/** A workspace's pages, by the path after `/dashboard/workspaces/{w}`. Ids are single path segments. */
+const WORKSPACE_PAGES: Array<[RegExp, WorkspacePage]> = [
+  [/^$/, overviewView],
+  [/^\/lists$/, listingsView],
+  [/^\/lists\/([^/]+)$/, listingView],
+  [/^\/forms$/, formsView],
+  [/^\/forms\/([^/]+)$/, formView],
+  [/^\/pages$/, pagesView],
+  [/^\/pages\/([^/]+)$/, pageView],
+  [/^\/knowledge$/, knowledgeListsView],
+  [/^\/knowledge\/([^/]+)$/, articlesView],
+  [/^\/knowledge\/([^/]+)\/articles\/([^/]+)$/, articleView],
+  [/^\/threads$/, threadsView],
+  [/^\/threads\/([^/]+)$/, threadView],
+  [/^\/bookings$/, bookingsView],
+  [/^\/voice$/, voiceView],
+  [/^\/orders$/, ordersView],
+  [/^\/events$/, eventsView],
+];
+
+const WORKSPACE_PATH = /^\/dashboard\/workspaces\/([^/]+)((?:\/[^/]+)*)\/?$/;
+
+/** A problem the pages raise (a record of another workspace, a bad cursor) as its status and words. */
+function problemStatus(p: ProblemError): number {
+  return p.status === 422 ? 400 : p.status;
+}
+
+/**
+ * The read-only dashboard (EMULATOR.md section 4) under `/dashboard`: server-rendered pages over the
+ * same store, handlers and indexes as the API. Only signed-in users, and only for workspaces they
+ * are a member of: anything else is the same 404 as a record that does not exist.
+ */
+export function dashboardMount(options: DashboardOptions): Mount {
+  const { store, clock, sessions, loopback } = options;
+  const auth = signIn({ prefix: DASHBOARD, loopback, store, sessions, clock, purpose: 'to open the wcm dashboard (read-only).' });
+
+  const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest): AppResponse =>
+    htmlResponse(status, page(view, { signed, nav, workspace: workspace && { record: workspace.workspace, role: workspace.role } }), { headers: { 'X-Request-Id': info.id } });
+
+  const notFoundView = (what: string): View => ({
+    title: 'Not found',
+    section: 'workspaces',
+    body: html`<section class="panel"><p>${what}</p><p><a href="${DASHBOARD}">Back to your workspaces</a></p></section>`,
+  });
+
+  return {
+    prefix: DASHBOARD,
+    async handle(req: AppRequest, info: RequestInfo, app) {
+      const own = auth.handle(req, info);
+      if (own) return own;
+      const signed = auth.requireSession(req, info);
+      if (!('user' in signed)) return signed;
+      if (info.method !== 'GET' && info.method !== 'HEAD') {
+        const res = respond(405, { title: 'Read-only', section: 'workspaces', body: html`<p>The dashboard only shows data; change it with the API or <code>wcm</code>.</p>` }, signed, info, []);
+        res.headers.Allow = 'GET, HEAD';
+        return res;
+      }
+      const path = info.path;
+      const homeNav = workspacesNav(store, signed.user, { requestLog: false });
+      if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {
+        return respond(200, workspacesView(store, signed.user), signed, info, homeNav);
+      }
+      const m = WORKSPACE_PATH.exec(path);
+      let ids: string[];
+      try {
+        ids = m ? [m[1], ...m[2].split('/').slice(1)].map(decodeURIComponent) : [];
+      } catch {
+        ids = [];
+      }
+      if (!m || !ids.length) return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, homeNav);
+      // Not a member, or no such workspace: one answer, as the API gives one answer for both.
+      const membership = memberships(store, signed.user).find((x) => x.record.id === ids[0]);
+      if (!membership) return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav);
+      const url = targetUrl(req);
+      const r: WorkspaceRequest = {
+        store,
+        clock: app.clock,
+        services: app.services,
+        info,
+        req,
+        signed,
+        workspace: membership.record,
+        role: membership.role,
+        query: url?.searchParams ?? new URLSearchParams(),
+        now: app.clock.now(),
+      };
+      const nav = workspaceNav(store, membership.record.id, { requestLog: false });
+      const rest = m[2];
+      for (const [pattern, render] of WORKSPACE_PAGES) {
+        const hit = pattern.exec(rest);
+        if (!hit) continue;
+        try {
+          return respond(200, await render(r, ...hit.slice(1).map(decodeURIComponent)), signed, info, nav, r);
+        } catch (err) {
+          if (!(err instanceof ProblemError)) throw err;
+          const status = problemStatus(err);
+          const errors = Object.entries(err.errors ?? {}).map(([k, v]) => html`<li><code>${k}</code>: ${v.join(' ')}</li>`);
+          const view: View = {
+            title: status === 404 ? 'Not found' : 'This address cannot be shown',
+            section: 'overview',
+            body: html`<section class="panel"><p>${err.message}</p>${errors.length ? html`<ul>${errors}</ul>` : ''}<p><a href="${DASHBOARD}/workspaces/${membership.record.id}">Back to ${membership.record.name}</a></p></section>`,
+          };
+          return respond(status, view, signed, info, nav, r);
+        }
+      }
+      return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, nav, r);
+    },
+  };
+}
