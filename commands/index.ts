@@ -3,6 +3,12 @@ import articlesLs from './articles/ls.js';
 import articlesRestore from './articles/restore.js';
 import articlesShow from './articles/show.js';
 import formsGet from './forms/get.js';
+import formsLs from './forms/ls.js';
+import pagesLs from './pages/ls.js';
+import knowledgeLs from './knowledge/ls.js';
+import offersLs from './offers/ls.js';
+import agentsLs from './agents/ls.js';
+import listsShow from './lists/show.js';
 import formsUpdate from './forms/update.js';
 import agentsOpened from './agents/opened.js';
 import commercePay from './commerce/pay.js';
@@ -45,11 +51,15 @@ export const commands: CommandDef[] = [
   profileUse,
   listsCreate,
   listsLs,
+  listsShow,
   listsTemplates,
+  formsLs,
   formsGet,
   formsUpdate,
+  pagesLs,
   pagesGet,
   pagesUpdate,
+  knowledgeLs,
   articlesLs,
   articlesShow,
   articlesRestore,
@@ -61,7 +71,9 @@ export const commands: CommandDef[] = [
   localExport,
   localOrders,
   localEvents,
+  offersLs,
   commercePay,
+  agentsLs,
   agentsOpened,
   paymentsSimulate,
   openapi,

@@ -16,7 +16,7 @@ export default defineCommand<OpenedOptions>({
   summary: 'Record that a visitor opened an agent chat (public: no token needed)',
   description: 'One privacy-safe event per agent and Idempotency-Key: nothing about the visitor is sent or stored.',
   examples: ['wcm agents opened AGENT_ID', 'wcm agents opened AGENT_ID --button BUTTON_UUID --idempotency-key visit-7f3a2c91'],
-  args: [{ name: 'agent', description: 'agent id (uuid)', required: true }],
+  args: [{ name: 'AGENT', description: 'agent id (uuid)', required: true, pick: 'agent' }],
   options: [
     { flags: '--button <uuid>', description: 'the button the chat was opened from' },
     { flags: '--app <uuid>', description: 'the app the chat was opened in' },

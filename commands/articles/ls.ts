@@ -8,7 +8,7 @@ export type { ArticleSummary } from '../../src/contract/types.js';
 export default defineCommand<ListFlags>({
   path: ['articles', 'ls'],
   summary: 'List the articles of a knowledge list, most recently updated first',
-  args: [{ name: 'LIST', description: 'knowledge list id', required: true }],
+  args: [{ name: 'LIST', description: 'knowledge list id', required: true, pick: 'knowledgeList' }],
   list: true,
   examples: ['wcm articles ls 3424…', 'wcm articles ls 3424… --all --json | jq \'.[] | select(.status == "draft")\''],
   async run(opts, f) {

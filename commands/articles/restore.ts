@@ -10,9 +10,9 @@ export default defineCommand<{ publish?: boolean }>({
   summary: 'Restore an article version as a new current version',
   description: 'Creates version N+1 with the restored title and body. It is published only with --publish; earlier versions never change.',
   args: [
-    { name: 'LIST', description: 'knowledge list id', required: true },
-    { name: 'ARTICLE', description: 'article id', required: true },
-    { name: 'VERSION', description: 'version number (1, 2, …) or version id', required: true },
+    { name: 'LIST', description: 'knowledge list id', required: true, pick: 'knowledgeList' },
+    { name: 'ARTICLE', description: 'article id', required: true, pick: 'article' },
+    { name: 'VERSION', description: 'version number (1, 2, …) or version id', required: true, pick: 'articleVersion' },
   ],
   options: [{ flags: '--publish', description: 'also make the new version the published one' }],
   examples: ['wcm articles restore 3424… c866… 1', 'wcm articles restore 3424… c866… 2 --publish'],

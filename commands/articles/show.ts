@@ -8,8 +8,8 @@ export default defineCommand({
   summary: 'Show an article and its versions',
   description: 'On a terminal: the article, then a table of versions. Piped: one tab-separated row per version\n(number, published, restored_from, created_at, title), oldest first.',
   args: [
-    { name: 'LIST', description: 'knowledge list id', required: true },
-    { name: 'ARTICLE', description: 'article id', required: true },
+    { name: 'LIST', description: 'knowledge list id', required: true, pick: 'knowledgeList' },
+    { name: 'ARTICLE', description: 'article id', required: true, pick: 'article' },
   ],
   examples: ['wcm articles show 3424… c866…', 'wcm articles show 3424… c866… --json | jq .versions'],
   async run(opts, f) {

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { ApiError, UsageError } from '../../src/cli/errors.js';
-import { printFields, printJson } from '../../src/cli/output.js';
+import { formatMoney, printFields, printJson } from '../../src/cli/output.js';
 import { announceIdempotencyKey, idempotencyKeyOption, integerFlag, publicCall } from './public.js';
 import type { CreatedPaymentIntent as Created } from '../../src/contract/types.js';
 
@@ -17,10 +17,7 @@ interface PayOptions {
 
 const SOURCE_TYPES = ['direct', 'button', 'list', 'popup', 'page', 'post', 'booking'] as const;
 
-
-export function formatMoney(minor: number, currency: string): string {
-  return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
-}
+export { formatMoney } from '../../src/cli/output.js';
 
 export default defineCommand<PayOptions>({
   path: ['commerce', 'pay'],
@@ -30,7 +27,7 @@ export default defineCommand<PayOptions>({
     '`--amount` (minor units, e.g. 2500 = 25.00) × quantity. The Idempotency-Key used is printed on\n' +
     'stderr; run again with `--idempotency-key KEY` to replay the same request without a second order.',
   examples: ['wcm commerce pay OFFER_ID', 'wcm commerce pay OFFER_ID --amount 5000 --email ada@example.com --idempotency-key order-2026-0001'],
-  args: [{ name: 'offer', description: 'offer id (uuid)', required: true }],
+  args: [{ name: 'OFFER', description: 'offer id (uuid)', required: true, pick: 'offer' }],
   options: [
     { flags: '--amount <minor>', description: 'contribution per unit in minor units (1000–10000000); ignored by fixed-price offers' },
     { flags: '--quantity <n>', description: 'quantity, 1–100 (default 1)' },

@@ -25,7 +25,7 @@ export async function printForm(f: Factory, form: Form): Promise<void> {
 export default defineCommand({
   path: ['forms', 'get'],
   summary: 'Show a form (fields marked * are required)',
-  args: [{ name: 'FORM', description: 'form id', required: true }],
+  args: [{ name: 'FORM', description: 'form id', required: true, pick: 'form' }],
   examples: ['wcm forms get 3f0c…', 'wcm forms get 3f0c… --json | jq .fields'],
   async run(opts, f) {
     const workspace = await f.workspace();

@@ -43,7 +43,7 @@ export default defineCommand<UpdateOptions>({
   description:
     'Members not sent stay as they are. `settings`, `design`, `integrations` and `embed` from --file merge key by key:\n' +
     'a key set to null is removed, a key left out stays. --fields-file replaces the whole field list.',
-  args: [{ name: 'FORM', description: 'form id', required: true }],
+  args: [{ name: 'FORM', description: 'form id', required: true, pick: 'form' }],
   examples: [
     'wcm forms update 3f0c… --name "Catering request"',
     'wcm forms update 3f0c… --fields-file fields.json',

@@ -32,7 +32,7 @@ export async function printPage(f: Factory, p: Page): Promise<void> {
 export default defineCommand({
   path: ['pages', 'get'],
   summary: 'Show a page',
-  args: [{ name: 'PAGE', description: 'page id', required: true }],
+  args: [{ name: 'PAGE', description: 'page id', required: true, pick: 'page' }],
   examples: ['wcm pages get 7118…', 'wcm pages get 7118… --json | jq .chat'],
   async run(opts, f) {
     const workspace = await f.workspace();

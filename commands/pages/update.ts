@@ -112,7 +112,7 @@ export default defineCommand<UpdateOptions>({
     'Members sent replace stored ones; members not sent stay. `chat` merges key by key (JSON Merge Patch).\n' +
     '--set takes dotted keys into objects; values true, false, null and numbers are typed, a quoted "…", […] or {…}\n' +
     'is JSON, anything else a string. Order of precedence: --file, then --set, then --name/--slug/--publish.',
-  args: [{ name: 'PAGE', description: 'page id', required: true }],
+  args: [{ name: 'PAGE', description: 'page id', required: true, pick: 'page' }],
   examples: [
     'wcm pages update 7118… --publish',
     'wcm pages update 7118… --name "Home" --slug home --set bio="Open 8 to 6"',

@@ -66,7 +66,7 @@ function printPlain(io: IO, t: Thread): void {
 export default defineCommand({
   path: ['threads', 'show'],
   summary: 'Show one thread: the contact, then the conversation, oldest message first',
-  args: [{ name: 'thread', description: 'thread id (from `wcm threads ls`)', required: true }],
+  args: [{ name: 'THREAD', description: 'thread id (from `wcm threads ls`)', required: true, pick: 'thread' }],
   examples: ['wcm threads show 5ea2a4c5-c797-4351-8165-a6a2bbcd6086', 'wcm threads show THREAD --json | jq ".messages[].body"'],
   async run(opts, f) {
     const [thread] = opts.args;

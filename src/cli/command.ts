@@ -1,10 +1,16 @@
 import type { Factory } from './factory.js';
+import type { PickerName } from './pickers.js';
 
 export interface ArgSpec {
   name: string;
   description: string;
   required?: boolean;
   variadic?: boolean;
+  /**
+   * An id found through this picker (src/cli/pickers.ts) when left out: on a terminal a searchable
+   * choice, piped a usage error naming the argument. Such an argument is optional to the parser.
+   */
+  pick?: PickerName;
 }
 
 export interface OptionSpec {

@@ -11,6 +11,8 @@ export interface Prompter {
   password(o: { message: string }): Promise<string>;
   select<T extends string>(o: { message: string; choices: Array<{ name: string; value: T; description?: string }>; default?: T }): Promise<T>;
   confirm(o: { message: string; default?: boolean }): Promise<boolean>;
+  /** A choice filtered as the user types (`source` gets the term typed so far). */
+  search<T extends string>(o: { message: string; source: (term: string | undefined) => Promise<Array<{ name: string; value: T; description?: string }>>; pageSize?: number }): Promise<T>;
 }
 
 /**
@@ -65,6 +67,7 @@ export function systemIO(env: NodeJS.ProcessEnv, opts: { noColor?: boolean } = {
         password: (o) => cancellable(() => p.password(o)),
         select: (o) => cancellable(() => p.select(o) as never),
         confirm: (o) => cancellable(() => p.confirm(o)),
+        search: (o) => cancellable(() => p.search({ message: o.message, pageSize: o.pageSize, source: (term) => o.source(term) }) as never),
       };
     },
   };

@@ -21,15 +21,17 @@ function collect(value: string, previous: string[] = []): string[] {
 const GROUPS: Record<string, string> = {
   auth: 'Log in with a token, show who you are, print or remove the token',
   profile: 'Saved targets (base URL, token, default workspace)',
-  lists: 'Listings: create, list, templates',
-  forms: 'Forms: show one, update (members replace, objects merge)',
-  pages: 'Hosted pages: show one, update, publish or unpublish',
+  lists: 'Listings: create, list, show one, templates',
+  forms: 'Forms: list, show one, update (members replace, objects merge)',
+  pages: 'Hosted pages: list, show one, update, publish or unpublish',
+  knowledge: 'Knowledge lists: list them (their articles: `wcm articles`)',
+  offers: 'Commerce offers: list them (pay one: `wcm commerce pay`)',
   articles: 'Knowledge articles: list, show with versions, restore a version',
   threads: 'Conversation threads across chat, email, WhatsApp and forms: list, show',
   bookings: 'Bookings: list by status and date',
   voice: 'Inbound calls and voice messages: list',
   commerce: 'Public card payments: create an order and payment intent (no token)',
-  agents: 'Public agent analytics: record a chat open (no token)',
+  agents: 'Agents: list them; record a chat open (public: no token)',
   payments: 'Payment notifications: sign and send one, like the processor would',
   local: 'The local data file: import, export, orders, events',
 };
@@ -44,7 +46,7 @@ function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cm
   if (def.examples?.length) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  $ ${e}`).join('\n')}`);
   for (const a of def.args ?? []) {
     const label = a.variadic ? `${a.name}...` : a.name;
-    cmd.argument(a.required ? `<${label}>` : `[${label}]`, a.description);
+    cmd.argument(a.required && !a.pick ? `<${label}>` : `[${label}]`, a.description);
   }
   for (const o of def.options ?? []) {
     const opt = new Option(o.flags, o.description);
@@ -142,7 +144,10 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
     };
     const f = deps.factory ? deps.factory(globals) : createFactory(io, env, globals, deps.cwd);
     try {
-      const code = await def.run({ ...opts, args }, f);
+      // Ids left out: a choice on a terminal, a usage error otherwise (loaded only then).
+      const ids = def.args?.some((a) => a.pick) && args.length < def.args.length ? await import('./pickers.js') : null;
+      const filled = ids ? await ids.fillMissingIds(def, args, f) : args;
+      const code = await def.run({ ...opts, args: filled }, f);
       exitCode = typeof code === 'number' ? code : EXIT.ok;
     } catch (err) {
       await printError(io, err, !!globals.json);

@@ -140,6 +140,11 @@ export async function printError(io: IO, err: unknown, json: boolean): Promise<v
   if (err instanceof CliError && err.hint) io.stderr.write(`  ${s.cyan('→')} ${err.hint}\n`);
 }
 
+/** `25.00 USD`: an amount in minor units, as people read it. */
+export function formatMoney(minor: number, currency: string): string {
+  return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
+}
+
 /** "3 minutes ago" for people; exact timestamps stay in piped output and JSON. */
 export function relativeTime(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '—';

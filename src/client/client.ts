@@ -167,7 +167,7 @@ export class ApiClient {
     if (!op) throw new CliError(`Unknown operation \`${operationId}\`.`, EXIT.usage);
     let idempotencyKey = input.idempotencyKey;
     if (op.idempotent && !idempotencyKey) idempotencyKey = randomUUID();
-    return this.request<Envelope<T>>({
+    const sent = this.request<Envelope<T>>({
       method: op.method,
       path: fillPath(operationId, op, input.params ?? {}),
       query: input.query,
@@ -175,6 +175,7 @@ export class ApiClient {
       idempotencyKey,
       anonymous: op.access === 'public',
     });
+    return op.extension ? sent.catch((err) => Promise.reject(missingExtension(err, operationId, op))) : sent;
   }
 
   /** Follows `meta.next_cursor` page by page, from `cursor` (or the start) to the end. */
@@ -193,6 +194,19 @@ export class ApiClient {
       if (!cursor) return;
     }
   }
+}
+
+/**
+ * An instance without an extension (a server that only has the seed contract, or an older wcm)
+ * answers 404 `route_not_found`: say that plainly, not "Route not found". Exit 5, as for any 404.
+ */
+function missingExtension(err: unknown, operationId: string, route: Route): unknown {
+  if (!(err instanceof ApiError) || err.status !== 404 || err.problem.code !== 'route_not_found') return err;
+  return new CliError(
+    `This server does not have the \`${operationId}\` operation (${route.method} ${route.path}).`,
+    EXIT.notFound,
+    'It is an extension of wcm\'s local server (`wcm serve`); this instance lacks it. Pass the id yourself, or use a server that has it.',
+  );
 }
 
 const STATUS_TEXT: Record<number, string> = {

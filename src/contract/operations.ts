@@ -14,6 +14,7 @@ import {
   PaymentNotificationReceipt,
 } from './public.js';
 import { Me } from './account.js';
+import { AgentSummary, FormSummary, KnowledgeListSummary, OfferSummary, PageSummary, PagesQuery } from './finding.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -187,6 +188,43 @@ export const operations = {
     operationId: 'receivePaymentNotification', method: 'POST', path: '/webhooks/payments', tag: 'Commerce', extension: true,
     summary: 'Receive a signed payment notification (Stripe event format)',
     access: 'signature', params: z.strictObject({}), query: noQuery, body: undefined, response: PaymentNotificationReceipt, status: 200,
+  }),
+  // Finding things (EMULATOR.md §1): the ids the other operations need, one list per kind.
+  getListing: op({
+    operationId: 'getListing', method: 'GET', path: '/workspaces/{workspace}/lists/{list}', tag: 'Knowledge', extension: true,
+    summary: 'Get a listing',
+    access: 'bearer', ability: 'content:read', params: z.strictObject({ ...ws, list: Uuid }), query: noQuery, body: undefined,
+    response: Listing, status: 200, notFound: { workspace: 'workspace_not_found', list: 'listing_not_found' },
+  }),
+  listForms: op({
+    operationId: 'listForms', method: 'GET', path: '/workspaces/{workspace}/forms', tag: 'Forms', extension: true,
+    summary: 'List the workspace\'s forms, most recently updated first (never updated last)',
+    access: 'bearer', ability: 'content:read', params: z.strictObject(ws), query: pagingQuery, body: undefined,
+    response: FormSummary, status: 200, list: true, notFound: { workspace: 'workspace_not_found' },
+  }),
+  listPages: op({
+    operationId: 'listPages', method: 'GET', path: '/workspaces/{workspace}/pages', tag: 'Pages', extension: true,
+    summary: 'List the workspace\'s pages, most recently updated first (never updated last)',
+    access: 'bearer', ability: 'content:read', params: z.strictObject(ws), query: PagesQuery, body: undefined,
+    response: PageSummary, status: 200, list: true, notFound: { workspace: 'workspace_not_found' },
+  }),
+  listKnowledgeLists: op({
+    operationId: 'listKnowledgeLists', method: 'GET', path: '/workspaces/{workspace}/knowledge-lists', tag: 'Knowledge', extension: true,
+    summary: 'List the workspace\'s knowledge lists, by name',
+    access: 'bearer', ability: 'content:read', params: z.strictObject(ws), query: pagingQuery, body: undefined,
+    response: KnowledgeListSummary, status: 200, list: true, notFound: { workspace: 'workspace_not_found' },
+  }),
+  listOffers: op({
+    operationId: 'listOffers', method: 'GET', path: '/workspaces/{workspace}/offers', tag: 'Commerce', extension: true,
+    summary: 'List the workspace\'s offers, by title',
+    access: 'bearer', ability: 'content:read', params: z.strictObject(ws), query: pagingQuery, body: undefined,
+    response: OfferSummary, status: 200, list: true, notFound: { workspace: 'workspace_not_found' },
+  }),
+  listAgents: op({
+    operationId: 'listAgents', method: 'GET', path: '/workspaces/{workspace}/agents', tag: 'Public actions', extension: true,
+    summary: 'List the workspace\'s agents, by name',
+    access: 'bearer', ability: 'content:read', params: z.strictObject(ws), query: pagingQuery, body: undefined,
+    response: AgentSummary, status: 200, list: true, notFound: { workspace: 'workspace_not_found' },
   }),
 } as const;
 

@@ -26,3 +26,18 @@ export type Booking = z.output<typeof BookingSchema>;
 export type VoiceInteraction = z.output<typeof VoiceInteractionSchema>;
 export type AgentChatOpened = z.output<typeof AgentChatOpenedSchema>;
 export type CreatedPaymentIntent = z.output<typeof CreatedPaymentIntentSchema>;
+
+import type {
+  AgentSummary as AgentSummarySchema,
+  FormSummary as FormSummarySchema,
+  KnowledgeListSummary as KnowledgeListSummarySchema,
+  OfferSummary as OfferSummarySchema,
+  PageSummary as PageSummarySchema,
+} from './finding.js';
+import type { Listing as ListingSchema } from './listings.js';
+export type FormSummary = z.output<typeof FormSummarySchema>;
+export type PageSummary = z.output<typeof PageSummarySchema>;
+export type KnowledgeListSummary = z.output<typeof KnowledgeListSummarySchema>;
+export type OfferSummary = z.output<typeof OfferSummarySchema>;
+export type AgentSummary = z.output<typeof AgentSummarySchema>;
+export type Listing = z.output<typeof ListingSchema>;

@@ -84,6 +84,9 @@ function partitionNames(workspace: string): string[] {
 }
 export const threadFilterPartition = (workspace: string, view: string, channel: string | undefined) => `${workspace}|${view}|${channel ?? '*'}`;
 
+/** The `pagesByWorkspace` partition of a workspace's published (or unpublished) pages. */
+export const pagesPartition = (workspace: string, published: boolean) => `${workspace}|${published ? 'published' : 'unpublished'}`;
+
 /** The indexes list operations page through. Sort keys always end in `id`: a stable tie-break. */
 export const INDEXES = {
   listingsByWorkspace: { name: 'listingsByWorkspace', collection: 'listings', partition: (r) => r.workspace_id, key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'listings'>,
@@ -91,6 +94,15 @@ export const INDEXES = {
   threadsByFilter: { name: 'threadsByFilter', collection: 'threads', fields: THREAD_KEY_FIELDS, partition: (r) => r.workspace_id, partitions: threadFilterPartitions, key: (r) => [r.last_message_at, r.id], order: 'desc' } as IndexDef<'threads', ThreadKeys>,
   bookingsByWorkspace: { name: 'bookingsByWorkspace', collection: 'bookings', partition: (r) => r.workspace_id, key: (r) => [r.starts_at, r.id], order: 'asc' } as IndexDef<'bookings'>,
   voiceByWorkspace: { name: 'voiceByWorkspace', collection: 'voice_interactions', partition: (r) => r.workspace_id, key: (r) => [r.started_at, r.id], order: 'desc' } as IndexDef<'voice_interactions'>,
+  // Forms and pages have no creation time: most recently updated first, never-updated (null) last.
+  // An update moves a record to the top, so a pager already past the top does not see it again.
+  formsByWorkspace: { name: 'formsByWorkspace', collection: 'forms', partition: (r) => r.workspace_id, key: (r) => [r.updated_at, r.id], order: 'desc' } as IndexDef<'forms'>,
+  // Also by published state, so `published=true|false` reads a pre-filtered list.
+  pagesByWorkspace: { name: 'pagesByWorkspace', collection: 'pages', partition: (r) => r.workspace_id, partitions: (r) => [r.workspace_id, pagesPartition(r.workspace_id, r.published)], key: (r) => [r.updated_at, r.id], order: 'desc' } as IndexDef<'pages'>,
+  // No timestamps at all, and nothing renames them: by name (case-folded), then id.
+  knowledgeListsByWorkspace: { name: 'knowledgeListsByWorkspace', collection: 'knowledge_lists', partition: (r) => r.workspace_id, key: (r) => [r.name.toLowerCase(), r.id], order: 'asc' } as IndexDef<'knowledge_lists'>,
+  offersByWorkspace: { name: 'offersByWorkspace', collection: 'offers', partition: (r) => r.workspace_id, key: (r) => [r.title.toLowerCase(), r.id], order: 'asc' } as IndexDef<'offers'>,
+  agentsByWorkspace: { name: 'agentsByWorkspace', collection: 'agents', partition: (r) => r.workspace_id, key: (r) => [r.name.toLowerCase(), r.id], order: 'asc' } as IndexDef<'agents'>,
   ordersByCreated: { name: 'ordersByCreated', collection: 'orders', partition: () => '*', key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'orders'>,
   eventsByOccurred: { name: 'eventsByOccurred', collection: 'analytics_events', partition: () => '*', key: (r) => [r.occurred_at, r.id], order: 'desc' } as IndexDef<'analytics_events'>,
 } as const;

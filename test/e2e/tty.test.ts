@@ -89,3 +89,28 @@ describe('on a real terminal', () => {
     expect(/\x1b\[\d+m/.test(t.screen())).toBe(coloured);
   });
 });
+
+describe('id pickers on a real terminal', () => {
+  it('forms get with the id left out: a searchable list of the workspace\'s forms; typing filters, Enter shows the form', async () => {
+    const env = { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 };
+    const t = onTerminal(['forms', 'get'], env);
+    await t.when('Choose a form', 'feedback');
+    // Typing filters the list: the highlight (❯) moves to the only match, which is last unfiltered.
+    await t.when('❯ Café feedback', '\r');
+    const r = await t.proc;
+    expect(r.exitCode).toBe(0);
+    expect(t.screen()).toMatch(/name\s+Café feedback/);
+    expect(t.screen()).toMatch(/id\s+7c86d445-fd1e-4f52-ae6e-a7045cb9c2ec/);
+  });
+
+  it('articles show with both ids left out: the knowledge list first, then an article of that list', async () => {
+    const env = { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 };
+    const t = onTerminal(['articles', 'show'], env);
+    await t.when('Choose a knowledge list', 'customer');
+    await t.when('❯ Customer help', '\r');
+    await t.when('Choose an article', '\r');
+    const r = await t.proc;
+    expect(r.exitCode).toBe(0);
+    expect(t.screen()).toMatch(/VERSION\s+PUBLISHED/);
+  });
+});

@@ -50,11 +50,20 @@ export const foreignIds: Record<string, string> = {
   thread: 'df4398f7-bd64-4fa8-88e1-17f9d298bf69', // ws2
 };
 
+/** Where a parameter name means another resource: `{list}` of getListing is a listing, not a knowledge list. */
+const IDS_BY_OPERATION: Record<string, { valid: Record<string, string>; foreign: Record<string, string> }> = {
+  getListing: { valid: { list: 'a1a51204-8860-445f-a27b-3ddb86cc4014' }, foreign: { list: '35f4ebfa-876a-4d32-8367-658b4d49912e' /* ws2 */ } },
+};
+/** A valid id for parameter `name` of `op` (in workspace 1). */
+export const validId = (op: AnyOperation, name: string): string | undefined => IDS_BY_OPERATION[op.operationId]?.valid[name] ?? validIds[name];
+/** An id for parameter `name` of `op` that exists in another workspace. */
+export const foreignId = (op: AnyOperation, name: string): string | undefined => IDS_BY_OPERATION[op.operationId]?.foreign[name] ?? foreignIds[name];
+
 export const pathParams = (op: AnyOperation) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
 /** `/v1/…` for an operation, each parameter from `params` (URL-encoded) or the valid id. */
 export function urlFor(op: AnyOperation, params: Record<string, string> = {}, base = '/v1'): string {
-  return base + op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n] ?? validIds[n] ?? 'x'));
+  return base + op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n] ?? validId(op, n) ?? 'x'));
 }
 
 /** The member names of an operation's body schema (empty when it has none). */

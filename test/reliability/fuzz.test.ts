@@ -7,7 +7,7 @@ import type { AnyOperation } from '../../src/contract/operations.js';
 import { MAX_BODY_BYTES, type App } from '../../src/server/app.js';
 import { demo, inProcess, onPort, type InProcess } from '../support/server.js';
 import {
-  bodyKeys, checkAnswer, checkNoPollution, foreignIds, fullApp, headerOf, ops, pathParams, rawRequest, storeState, validBody, validIds,
+  bodyKeys, checkAnswer, checkNoPollution, foreignId, fullApp, headerOf, ops, pathParams, rawRequest, storeState, urlFor, validBody, validId,
 } from './attack.js';
 
 /** Percent-encodes any string byte by byte (lone surrogates included, which encodeURIComponent refuses). */
@@ -16,10 +16,10 @@ const enc = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9_.
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 const HUGE = ['1e308', '-1e308', '1e400', '-0', '18446744073709551616', '-9223372036854775809', '0.0000000000000000000001', '9007199254740993', 'NaN', 'Infinity'];
 
-const arbSegment = (name: string) =>
+const arbSegment = (op: AnyOperation) => (name: string) =>
   fc.oneof(
-    { weight: 4, arbitrary: fc.constant(enc(validIds[name] ?? 'x')) },
-    { weight: 1, arbitrary: fc.constant(enc(foreignIds[name] ?? validIds[name] ?? 'x')) },
+    { weight: 4, arbitrary: fc.constant(enc(validId(op, name) ?? 'x')) },
+    { weight: 1, arbitrary: fc.constant(enc(foreignId(op, name) ?? validId(op, name) ?? 'x')) },
     { weight: 2, arbitrary: fc.uuid().map(enc) },
     { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 80 }).filter((s) => s.length > 0).map(enc) },
     { weight: 2, arbitrary: fc.constantFrom('%zz', '%E0%A4%A', '%C0%AF', '..', '.', '%2F', 'a%00b', '%FF%FE', 'x'.repeat(5000), ...HUGE, ...HOSTILE_KEYS) },
@@ -98,7 +98,7 @@ interface Gen {
 const arbRequest: fc.Arbitrary<Gen> = fc.constantFrom(...ops).chain((op) =>
   fc
     .record({
-      segs: fc.tuple(...pathParams(op).map(arbSegment), fc.constant('')),
+      segs: fc.tuple(...pathParams(op).map(arbSegment(op)), fc.constant('')),
       base: fc.constantFrom('/v1', '/api/v1'),
       query: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 3, arbitrary: arbQuery }),
       method: fc.oneof({ weight: 9, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE') }),
@@ -170,14 +170,14 @@ describe('generated bad input, in-process (App.handle)', () => {
   it.each(ops.map((op) => [op.operationId, op] as const))('%s: prototype keys at any depth are refused or ignored, never merged', async (_, op) => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...HOSTILE_KEYS.slice(0, 3)), fc.nat(12), async (key, depth) => {
-        await attack({ op, method: op.method, url: `/v1${op.path.replace(/\{(\w+)\}/g, (_, n: string) => validIds[n])}`, headers: { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': `k-${key}-${depth}-fuzz` }, body: withHostileKey(validBody(op), key, depth) });
+        await attack({ op, method: op.method, url: urlFor(op), headers: { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': `k-${key}-${depth}-fuzz` }, body: withHostileKey(validBody(op), key, depth) });
       }),
       { numRuns: 12 },
     );
   });
 
   it.each(ops.map((op) => [op.operationId, op] as const))('%s: 10k-deep nesting, huge numbers, invalid UTF-8, wrong types, duplicated query', async (_, op) => {
-    const url = `/v1${op.path.replace(/\{(\w+)\}/g, (_, n: string) => validIds[n])}`;
+    const url = urlFor(op);
     const headers = { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': 'fuzz-fixed-key-1' };
     const bodies: Array<string | Buffer> = [
       deep(10_000, 'array'),

@@ -10,7 +10,7 @@ import { listen, type RunningServer } from '../../src/server/http.js';
 import { hashToken } from '../../src/store/fixture.js';
 import { demo, inProcess, onPort, TestClock, type InProcess } from '../support/server.js';
 import {
-  bearerOps, checkAnswer, foreignIds, headerOf, isImplemented, LEAK, ops, pathParams, rawRequest, storeState, tokenOps, urlFor, validBody,
+  bearerOps, checkAnswer, foreignId, headerOf, isImplemented, LEAK, ops, pathParams, rawRequest, storeState, tokenOps, urlFor, validBody,
 } from './attack.js';
 
 interface Refusal {
@@ -53,7 +53,7 @@ const refusals: Refusal[] = [
 /** Rows for a resource id of workspace 2/3 under workspace 1's path (the owner reaches both 1 and 2). */
 const foreignRows = bearerOps.flatMap((op) =>
   pathParams(op)
-    .filter((p) => p in foreignIds)
+    .filter((p) => foreignId(op, p) !== undefined)
     .map((p) => ({ op, param: p, code: op.notFound?.[p] ?? 'not_found' })),
 );
 
@@ -97,7 +97,7 @@ describe('operation × refusal matrix (in-process)', () => {
     '%s with a %s of another workspace: 404 <resource>_not_found (or, not built yet, 501 after auth), nothing changed',
     async (_, param, f) => {
       const before = storeState(s.store);
-      const res = await send(f.op, `Bearer ${demo.owner}`, { [param]: foreignIds[param] });
+      const res = await send(f.op, `Bearer ${demo.owner}`, { [param]: foreignId(f.op, param)! });
       checkAnswer(res, `${f.op.operationId} foreign ${param}`);
       const p = JSON.parse(res.body);
       if (isImplemented(f.op)) expect([res.status, p.code], res.body).toEqual([404, f.code]);

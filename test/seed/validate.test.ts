@@ -104,6 +104,12 @@ describe('buildPlan: valid files', () => {
         { name: 'voice', operation: 'listVoiceInteractions', params: { kind: 'call' } },
         { name: 'pay', operation: 'createPaymentIntent', params: { offer: demo.offerFixedUsd }, body: { quantity: 2, customer_email: 'bo@example.com', source_type: 'list', source_id: '${faq:data.id}' }, idempotency_key: 'seed-${env:RUN_ID|local}-pay' },
         { name: 'opened', operation: 'recordAgentChatOpened', params: { agent: demo.agent1 }, body: { button: '${faq:data.button_id|00000000-0000-4000-8000-000000000000}' } },
+        { name: 'listing', operation: 'getListing', params: { list: '${faq:data.id}' } },
+        { name: 'forms', operation: 'listForms', params: { limit: 100 } },
+        { name: 'pages', operation: 'listPages', params: { published: 'false' } },
+        { name: 'knowledge', operation: 'listKnowledgeLists' },
+        { name: 'offers', operation: 'listOffers' },
+        { name: 'agents', operation: 'listAgents' },
       ),
     });
     expect(p.problems).toEqual([]);
@@ -115,6 +121,8 @@ describe('buildPlan: valid files', () => {
     expect(p.steps.find((s) => s.name === 'restore')!.needs).toEqual(['article']);
     expect(p.steps.find((s) => s.name === 'page2')!.needs.sort()).toEqual(['faq', 'page']);
     expect(p.steps.find((s) => s.name === 'me')!.path).toEqual({});
+    expect(p.steps.find((s) => s.name === 'pages')!.query).toEqual({ published: 'false' });
+    expect(p.steps.find((s) => s.name === 'listing')!.path).toEqual({ workspace: demo.ws1, list: '${faq:data.id}' });
   });
 
   it('lets a step name its own workspace instead of the target\'s', () => {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
-import type { OrderRecord } from '../../store/records.js';
+import type { OfferRecord, OrderRecord } from '../../store/records.js';
 import { implement, timestamp, type Services } from '../context.js';
 import { LocalPaymentProvider } from '../payments/local.js';
 import { priceOrder } from '../payments/pricing.js';
 import { PaymentProviderError, type PaymentProvider } from '../payments/provider.js';
 import { ProblemError, notFound } from '../problems.js';
+import { cachedJson, pageIndex } from '../paging.js';
 
 const fallbackProvider = new LocalPaymentProvider();
 
@@ -32,7 +33,13 @@ export function orderView(o: OrderRecord) {
   };
 }
 
+const summarizeOffer = cachedJson((r: OfferRecord) => ({ id: r.id, kind: r.kind, title: r.title, currency: r.currency, unit_amount_minor: r.unit_amount_minor, active: r.active }));
+
 export const commerceHandlers = [
+  // Inactive offers too (the `active` column says so): an operator looks for them as well.
+  implement(operations.listOffers, ({ params, query, store }) =>
+    pageIndex(store.index('offersByWorkspace'), params.workspace, { scope: `offers:${params.workspace}`, cursor: query.cursor, limit: query.limit, map: summarizeOffer }),
+  ),
   implement(operations.createPaymentIntent, async ({ params, body, store, clock, services, request }) => {
     const offer = store.get('offers', params.offer);
     if (!offer || !offer.active) throw notFound('offer_not_found', params.offer);

@@ -5,6 +5,7 @@ import type { FormRecord } from '../../store/records.js';
 import type { Store, Tx } from '../../store/store.js';
 import { implement, timestamp } from '../context.js';
 import { mergeMember } from '../merge-patch.js';
+import { cachedJson, pageIndex } from '../paging.js';
 import { notFound } from '../problems.js';
 
 const OBJECT_MEMBERS = ['settings', 'design', 'integrations', 'embed'] as const;
@@ -34,7 +35,12 @@ function updated(rec: FormRecord, body: z.output<typeof UpdateFormBody>, now: st
   return next;
 }
 
+const summarize = cachedJson((r: FormRecord) => ({ id: r.id, name: r.name, field_count: r.fields.length, updated_at: r.updated_at }));
+
 export const formHandlers = [
+  implement(operations.listForms, ({ params, query, store }) =>
+    pageIndex(store.index('formsByWorkspace'), params.workspace, { scope: `forms:${params.workspace}`, cursor: query.cursor, limit: query.limit, map: summarize }),
+  ),
   implement(operations.getForm, ({ params, store }) => present(findForm(store, params.workspace, params.form))),
   // Read, merge and write in one synchronous transaction: two concurrent patches both land.
   implement(operations.updateForm, async ({ params, body, store, clock }) =>

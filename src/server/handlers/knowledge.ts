@@ -61,6 +61,16 @@ function presentVersion(v: ArticleVersionRecord): z.input<typeof ArticleVersion>
 }
 
 export const knowledgeHandlers = [
+  // article_count depends on the articles, not the list record alone: counted (an index partition's length), not cached.
+  implement(operations.listKnowledgeLists, ({ params, query, store }) => {
+    const articles = store.index('articlesByList');
+    return pageIndex(store.index('knowledgeListsByWorkspace'), params.workspace, {
+      scope: `knowledge-lists:${params.workspace}`,
+      cursor: query.cursor,
+      limit: query.limit,
+      map: (r) => ({ id: r.id, name: r.name, article_count: articles.entries(r.id).length }),
+    });
+  }),
   implement(operations.listArticles, ({ params, query, store }) => {
     findList(store, params.workspace, params.list);
     return pageIndex(store.index('articlesByList'), params.list, {

@@ -3,10 +3,24 @@ import { operations } from '../../contract/operations.js';
 import type { ListingRecord } from '../../store/records.js';
 import { implement, timestamp } from '../context.js';
 import { pageIndex } from '../paging.js';
+import { notFound } from '../problems.js';
 
 /** Where the listing is managed in the dashboard of the instance the caller used. */
 export function dashboardUrl(origin: string, rec: ListingRecord): string {
   return `${origin}/dashboard/workspaces/${rec.workspace_id}/lists/${rec.id}`;
+}
+
+/** The record without workspace_id, plus dashboard_url (built directly: no rest/spread copies). */
+function presentListing(rec: ListingRecord, origin: string) {
+  return {
+    id: rec.id,
+    title: rec.title,
+    template_slug: rec.template_slug,
+    items: rec.items,
+    button_id: rec.button_id,
+    created_at: rec.created_at,
+    dashboard_url: dashboardUrl(origin, rec),
+  };
 }
 
 export const listingHandlers = [
@@ -21,16 +35,13 @@ export const listingHandlers = [
       created_at: timestamp(clock),
     };
     await store.transact((tx) => tx.put('listings', rec));
-    // The record without workspace_id, plus dashboard_url (built directly: no rest/spread copies).
-    return {
-      id: rec.id,
-      title: rec.title,
-      template_slug: rec.template_slug,
-      items: rec.items,
-      button_id: rec.button_id,
-      created_at: rec.created_at,
-      dashboard_url: dashboardUrl(request.origin, rec),
-    };
+    return presentListing(rec, request.origin);
+  }),
+  // Another workspace's listing is as unknown as a missing one.
+  implement(operations.getListing, ({ params, store, request }) => {
+    const rec = store.get('listings', params.list);
+    if (!rec || rec.workspace_id !== params.workspace) throw notFound('listing_not_found', params.list);
+    return presentListing(rec, request.origin);
   }),
   implement(operations.listListings, ({ params, query, store, request }) =>
     pageIndex(store.index('listingsByWorkspace'), params.workspace, {

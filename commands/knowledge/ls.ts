@@ -1,0 +1,19 @@
+import { defineCommand, type ListFlags } from '../../src/cli/command.js';
+import { runList } from '../../src/cli/list.js';
+import type { KnowledgeListSummary } from '../../src/contract/types.js';
+
+export default defineCommand<ListFlags>({
+  path: ['knowledge', 'ls'],
+  summary: 'List the workspace\'s knowledge lists, by name (their ids go to `wcm articles ls LIST`)',
+  description: 'Piped output is tab-separated: id, name, article count.',
+  list: true,
+  examples: ['wcm knowledge ls', 'wcm articles ls "$(wcm knowledge ls --json | jq -r ".[0].id")"'],
+  async run(opts, f) {
+    const workspace = await f.workspace();
+    return runList<KnowledgeListSummary>(f, opts, 'listKnowledgeLists', { params: { workspace } }, [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'NAME', value: (r) => r.name, maxWidth: 50 },
+      { header: 'ARTICLES', value: (r) => String(r.article_count) },
+    ], 'knowledge lists');
+  },
+});
