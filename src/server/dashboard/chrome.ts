@@ -87,6 +87,17 @@ export function when(iso: string | null | undefined): Html {
   return html`<time datetime="${iso}">${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC</time>`;
 }
 
+/** Filter tabs: one link per value, the current one marked; other filters kept. */
+export function tabs(base: string, name: string, values: ReadonlyArray<[string | undefined, string]>, current: string | undefined, keep: Record<string, string | undefined>): Html {
+  const href = (v: string | undefined) => {
+    const q = new URLSearchParams();
+    for (const [k, val] of Object.entries({ ...keep, [name]: v })) if (val) q.set(k, val);
+    const s = q.toString();
+    return s ? `${base}?${s}` : base;
+  };
+  return html`<nav class="tabs" aria-label="Filter">${values.map(([v, label]) => html`<a href="${href(v)}"${v === current ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
+}
+
 /** A short date for dense lists: the time today, else day and month (and year when not this year). */
 export function shortWhen(iso: string | null, now: Date): Html {
   if (!iso) return html`<span class="muted">—</span>`;

@@ -1,9 +1,7 @@
-import type { FormRecord, KnowledgeListRecord, PageRecord } from '../../../store/records.js';
-import { dashboardUrl } from '../../handlers/listings.js';
-import { notFound } from '../../problems.js';
+import type { FormRecord, PageRecord } from '../../../store/records.js';
 import { html, type Html } from '../../web/html.js';
-import { badge, facts, jsonBlock, pager, seg, table, when, wsHref, yesNo, type View } from '../chrome.js';
-import { callOperation, hasOperation, indexCount, listPage, pageOwned, type Row } from '../data.js';
+import { badge, facts, jsonBlock, pager, seg, table, tabs, when, wsHref, yesNo, type View } from '../chrome.js';
+import { callOperation, listPage, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
 const crumbsOf = (r: WorkspaceRequest, ...more: Array<[string, string]>): Array<[string, string]> => [[r.workspace.name, wsHref(r.workspace.id)], ...more];
@@ -26,11 +24,10 @@ export async function listingsView(r: WorkspaceRequest): Promise<View> {
   };
 }
 
-/** `…/lists/{id}`: one listing: the page every `dashboard_url` points at. */
-export function listingView(r: WorkspaceRequest, id: string): View {
-  const rec = r.store.get('listings', id);
-  if (!rec || rec.workspace_id !== r.workspace.id) throw notFound('listing_not_found', id);
-  const items = rec.items.map((i, n) => html`<tr><td class="num">${n + 1}</td><td>${i.title}</td><td class="prose">${i.description ?? ''}</td></tr>`);
+/** `…/lists/{id}`: one listing (getListing): the page every `dashboard_url` points at. */
+export async function listingView(r: WorkspaceRequest, id: string): Promise<View> {
+  const rec = (await callOperation(r, 'getListing', { workspace: r.workspace.id, list: id })) as Row;
+  const items = (rec.items as Array<{ title: string; description?: string }>).map((i, n) => html`<tr><td class="num">${n + 1}</td><td>${i.title}</td><td class="prose">${i.description ?? ''}</td></tr>`);
   return {
     title: rec.title,
     section: 'lists',
@@ -40,20 +37,18 @@ export function listingView(r: WorkspaceRequest, id: string): View {
       ['Template', rec.template_slug],
       ['Button', rec.button_id ? html`<code>${rec.button_id}</code>` : 'not attached'],
       ['Created', when(rec.created_at)],
-      ['Dashboard URL', html`<code>${dashboardUrl(r.info.origin, rec)}</code>`],
+      ['Dashboard URL', html`<code>${rec.dashboard_url}</code>`],
     ])}</section>
 <h2>Items</h2>
 ${table([['#', 'num'], 'Title', 'Description'], items, 'This listing has no items.')}`,
   };
 }
 
-/** `…/forms`: listForms when the server has it, else the workspace's forms by last update. */
+/** `…/forms`: most recently updated first (listForms). */
 export async function formsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
-  const page = hasOperation('listForms')
-    ? await listPage(r, 'listForms', { workspace: w }, { cursor })
-    : pageOwned(r.store, 'forms', w, { cursor, key: (f: FormRecord) => [f.updated_at, f.id], map: (f: FormRecord): Row => ({ id: f.id, name: f.name, field_count: f.fields.length, updated_at: f.updated_at }) });
+  const page = await listPage(r, 'listForms', { workspace: w }, { cursor });
   const rows = page.items.map(
     (f) => html`<tr><td><a href="${wsHref(w, `forms/${seg(f.id)}`)}">${f.name}</a><span class="sub mono">${f.id}</span></td><td class="num">${f.field_count}</td><td class="nowrap">${when(f.updated_at)}</td></tr>`,
   );
@@ -82,13 +77,13 @@ ${objects.map((k) => html`<h2>${k[0].toUpperCase() + k.slice(1)}</h2>${jsonBlock
   };
 }
 
-/** `…/pages`: listPages when the server has it, else the workspace's pages by last update. */
+/** `…/pages`: most recently updated first, all or by published state (listPages). */
 export async function pagesView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
-  const page = hasOperation('listPages')
-    ? await listPage(r, 'listPages', { workspace: w }, { cursor })
-    : pageOwned(r.store, 'pages', w, { cursor, key: (p: PageRecord) => [p.updated_at, p.id], map: (p: PageRecord): Row => ({ id: p.id, name: p.name, slug: p.slug, published: p.published, updated_at: p.updated_at }) });
+  const published = param(r.query, 'published');
+  const page = await listPage(r, 'listPages', { workspace: w }, { published, cursor });
+  const base = wsHref(w, 'pages');
   const rows = page.items.map(
     (p) => html`<tr><td><a href="${wsHref(w, `pages/${seg(p.id)}`)}">${p.name}</a><span class="sub mono">${p.id}</span></td><td><code>${p.slug}</code></td><td>${p.published ? badge('published', 'ok') : badge('unpublished')}</td><td class="nowrap">${when(p.updated_at)}</td></tr>`,
   );
@@ -96,7 +91,8 @@ export async function pagesView(r: WorkspaceRequest): Promise<View> {
     title: 'Pages',
     section: 'pages',
     crumbs: crumbsOf(r),
-    body: html`${table(['Page', 'Slug', 'State', 'Updated'], rows, 'No pages in this workspace.')}${pager(wsHref(w, 'pages'), {}, page.next_cursor, rows.length, !!cursor)}`,
+    body: html`<div class="toolbar">${tabs(base, 'published', [[undefined, 'All'], ['true', 'Published'], ['false', 'Unpublished']], published, {})}</div>
+${table(['Page', 'Slug', 'State', 'Updated'], rows, 'No pages here.')}${pager(base, { published }, page.next_cursor, rows.length, !!cursor)}`,
   };
 }
 
@@ -134,17 +130,11 @@ ${table(['Label', 'Message', ''], replies, 'No suggested replies.')}
   };
 }
 
-/** `…/knowledge`: the workspace's knowledge lists with their article counts. */
+/** `…/knowledge`: the workspace's knowledge lists by name, with their article counts (listKnowledgeLists). */
 export async function knowledgeListsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
-  const page = hasOperation('listKnowledgeLists')
-    ? await listPage(r, 'listKnowledgeLists', { workspace: w }, { cursor })
-    : pageOwned(r.store, 'knowledge_lists', w, {
-        cursor,
-        key: (l: KnowledgeListRecord) => [l.id],
-        map: (l: KnowledgeListRecord): Row => ({ id: l.id, name: l.name, article_count: indexCount(r.store, 'articlesByList', l.id) }),
-      });
+  const page = await listPage(r, 'listKnowledgeLists', { workspace: w }, { cursor });
   const rows = page.items.map(
     (l) => html`<tr><td><a href="${wsHref(w, `knowledge/${seg(l.id)}`)}">${l.name}</a><span class="sub mono">${l.id}</span></td><td class="num">${l.article_count}</td></tr>`,
   );

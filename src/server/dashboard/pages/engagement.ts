@@ -1,24 +1,13 @@
 import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, type Channel } from '../../../contract/engagement.js';
 import { threadFilterPartition } from '../../../store/indexes.js';
 import { html, type Html } from '../../web/html.js';
-import { badge, facts, pager, seg, shortWhen, table, when, wsHref, type View } from '../chrome.js';
+import { badge, facts, pager, seg, shortWhen, table, tabs, when, wsHref, type View } from '../chrome.js';
 import { callOperation, indexCount, listPage, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
 const CHANNEL_LABELS: Record<Channel, string> = { web_chat: 'Web chat', email: 'Email', whatsapp: 'WhatsApp', form: 'Form' };
 const VIEW_LABELS: Record<(typeof THREAD_VIEWS)[number], string> = { inbox: 'Inbox', unread: 'Unread', starred: 'Starred', closed: 'Closed' };
 const channelLabel = (c: string) => CHANNEL_LABELS[c as Channel] ?? c;
-
-/** Filter tabs: one link per value, the current one marked; other filters kept. */
-function tabs(base: string, name: string, values: ReadonlyArray<[string | undefined, string]>, current: string | undefined, keep: Record<string, string | undefined>): Html {
-  const href = (v: string | undefined) => {
-    const q = new URLSearchParams();
-    for (const [k, val] of Object.entries({ ...keep, [name]: v })) if (val) q.set(k, val);
-    const s = q.toString();
-    return s ? `${base}?${s}` : base;
-  };
-  return html`<nav class="tabs" aria-label="Filter">${values.map(([v, label]) => html`<a href="${href(v)}"${v === current ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
-}
 
 /** `…/threads`: the inbox with the API's views, channel filter and search (listThreads). */
 export async function threadsView(r: WorkspaceRequest): Promise<View> {

@@ -3,7 +3,7 @@ import { COLLECTIONS, type UserRecord, type WorkspaceRecord } from '../../../sto
 import type { Store } from '../../../store/store.js';
 import { html } from '../../web/html.js';
 import { DASHBOARD, table, wsHref, type NavEntry, type View } from '../chrome.js';
-import { countOwned, indexCount } from '../data.js';
+import { countAcrossIndex, indexCount } from '../data.js';
 import type { WorkspaceRequest } from '../request.js';
 
 /** The workspaces a user is a member of, with their role (a session's user: no OAuth narrowing). */
@@ -28,9 +28,9 @@ export function workspaceNav(store: Store, w: string, extra: { requestLog: boole
     { section: 'overview', label: 'Overview', href: wsHref(w) },
     { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), count: openThreads(store, w) },
     { section: 'lists', label: 'Listings', href: wsHref(w, 'lists'), count: indexCount(store, 'listingsByWorkspace', w) },
-    { section: 'forms', label: 'Forms', href: wsHref(w, 'forms') },
-    { section: 'pages', label: 'Pages', href: wsHref(w, 'pages') },
-    { section: 'knowledge', label: 'Knowledge', href: wsHref(w, 'knowledge') },
+    { section: 'forms', label: 'Forms', href: wsHref(w, 'forms'), count: indexCount(store, 'formsByWorkspace', w) },
+    { section: 'pages', label: 'Pages', href: wsHref(w, 'pages'), count: indexCount(store, 'pagesByWorkspace', w) },
+    { section: 'knowledge', label: 'Knowledge', href: wsHref(w, 'knowledge'), count: indexCount(store, 'knowledgeListsByWorkspace', w) },
     { section: 'bookings', label: 'Bookings', href: wsHref(w, 'bookings'), count: indexCount(store, 'bookingsByWorkspace', w) },
     { section: 'voice', label: 'Voice', href: wsHref(w, 'voice'), count: indexCount(store, 'voiceByWorkspace', w) },
     { section: 'orders', label: 'Orders', href: wsHref(w, 'orders') },
@@ -74,13 +74,13 @@ export function overviewView(r: WorkspaceRequest): View {
     ['Starred', threads('starred'), 'threads?view=starred'],
     ['Closed threads', threads('closed'), 'threads?view=closed'],
     ['Listings', indexCount(store, 'listingsByWorkspace', id), 'lists'],
-    ['Forms', countOwned(store, 'forms', id), 'forms'],
-    ['Pages', countOwned(store, 'pages', id), 'pages'],
-    ['Knowledge lists', countOwned(store, 'knowledge_lists', id), 'knowledge'],
+    ['Forms', indexCount(store, 'formsByWorkspace', id), 'forms'],
+    ['Pages', indexCount(store, 'pagesByWorkspace', id), 'pages'],
+    ['Knowledge lists', indexCount(store, 'knowledgeListsByWorkspace', id), 'knowledge'],
     ['Bookings', indexCount(store, 'bookingsByWorkspace', id), 'bookings'],
     ['Voice interactions', indexCount(store, 'voiceByWorkspace', id), 'voice'],
-    ['Orders', countOwned(store, 'orders', id), 'orders'],
-    ['Analytics events', countOwned(store, 'analytics_events', id), 'events'],
+    ['Orders', countAcrossIndex(store, 'ordersByCreated', id), 'orders'],
+    ['Analytics events', countAcrossIndex(store, 'eventsByOccurred', id), 'events'],
   ];
   const members = w.members.map((m) => {
     const u = store.get('users', m.user_id);
