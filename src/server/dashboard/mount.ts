@@ -2,12 +2,13 @@ import type { Store } from '../../store/store.js';
 import type { AppRequest, AppResponse, Mount } from '../app.js';
 import type { Clock, RequestInfo } from '../context.js';
 import { ProblemError } from '../problems.js';
-import { html, htmlResponse } from '../web/html.js';
+import { html, htmlResponse, redirect } from '../web/html.js';
 import type { Sessions } from '../web/session.js';
 import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
 import { DASHBOARD, page, type NavEntry, type View } from './chrome.js';
 import { eventsView, ordersView } from './pages/commerce.js';
 import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
+import { recordPage } from './pages/open.js';
 import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
 import { memberships, overviewView, workspaceNav, workspacesNav, workspacesView } from './pages/workspaces.js';
 import type { WorkspaceRequest } from './request.js';
@@ -111,6 +112,11 @@ export function dashboardMount(options: DashboardOptions): Mount {
       };
       const nav = workspaceNav(store, membership.record.id, { requestLog: false });
       const rest = m[2];
+      if (ids[1] === 'open' && ids.length === 3) {
+        const target = recordPage(store, membership.record.id, ids[2]);
+        if (target) return redirect(target);
+        return respond(404, notFoundView(`Nothing in ${membership.record.name} has the id ${ids[2]}.`), signed, info, nav, r);
+      }
       for (const [pattern, render] of WORKSPACE_PAGES) {
         const hit = pattern.exec(rest);
         if (!hit) continue;

@@ -246,3 +246,33 @@ describe('what pages show', () => {
     expect(res.body).toContain('<span class="num">1</span><span class="label">Orders</span>');
   });
 });
+
+describe('/open/{id}: the page of any record, by id (what `wcm open ID` points at)', () => {
+  it.each([
+    [hostileListing, `/lists/${hostileListing}`],
+    [demo.newestThread, `/threads/${demo.newestThread}`],
+    [demo.formCatering, `/forms/${demo.formCatering}`],
+    [demo.pageAcme, `/pages/${demo.pageAcme}`],
+    [list, `/knowledge/${list}`],
+    [demo.article3Versions, `/knowledge/${list}/articles/${demo.article3Versions}`],
+    ['00000000-0000-4000-8000-000000006000', '/orders#order-00000000-0000-4000-8000-000000006000'],
+  ])('%s redirects to %s', async (id, rest) => {
+    const res = await env.page(ws(demo.ws1, `/open/${id}`), ada);
+    expect(res.status).toBe(303);
+    expect(res.headers.Location).toBe(ws(demo.ws1, rest));
+  });
+
+  it('an id of another workspace, or of nothing, is 404', async () => {
+    expect((await env.page(ws(demo.ws3, `/open/${demo.newestThread}`), dee)).status).toBe(404);
+    expect((await env.page(ws(demo.ws1, '/open/00000000-0000-4000-8000-0000000fffff'), ada)).status).toBe(404);
+    expect((await env.page(ws(demo.ws1, `/open/${demo.newestThread}`), dee)).status).toBe(404);
+  });
+
+  it('pages can be filtered by published state, as listPages filters', async () => {
+    const res = await env.page(ws(demo.ws1, '/pages?published=false'), ada);
+    const api = await env.api(`/v1/workspaces/${demo.ws1}/pages?published=false`);
+    expect(res.status).toBe(200);
+    for (const p of api.json.data as Array<{ name: string }>) expect(res.body).toContain(p.name);
+    expect(res.body).not.toContain('acme-coffee</code>');
+  });
+});
