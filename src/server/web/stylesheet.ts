@@ -15,6 +15,8 @@ html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; background: var(--bg); color: var(--ink); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
+/* Links inside running text are underlined: colour alone does not tell them apart. */
+p a, dd a, .role a, .pager a, .alert a, .notice a { text-decoration: underline; text-underline-offset: 2px; text-decoration-thickness: 1px; }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 h1 { font-size: 1.45rem; line-height: 1.25; margin: 0 0 .25rem; font-weight: 650; letter-spacing: -.01em; }
 h2 { font-size: 1.05rem; margin: 1.75rem 0 .6rem; font-weight: 650; }

@@ -34,7 +34,7 @@ const ROUTES: Array<[string, string]> = [
   [ws(demo.ws1, '/threads?view=closed'), 'Closed'],
   [ws(demo.ws1, `/threads/${demo.newestThread}`), 'Large order for Friday'],
   [ws(demo.ws1, '/bookings'), 'Home barista class'],
-  [ws(demo.ws1, '/voice'), 'Transcript'],
+  [ws(demo.ws1, '/voice'), 'Market Street is open on Sunday'],
   [ws(demo.ws1, '/orders'), '$50.00'],
   [ws(demo.ws1, '/events'), 'Acme Barista Assistant'],
 ];

@@ -122,6 +122,13 @@ ${pager(base, { status }, page.next_cursor, rows.length, !!cursor)}`,
   };
 }
 
+/** A transcript in the list: whole when short, else its start with the rest behind a disclosure. */
+function transcript(text: string | null): Html {
+  if (!text) return html`<span class="muted">no transcript</span>`;
+  if (text.length <= 240) return html`<span class="prose">${text}</span>`;
+  return html`<details><summary>${Array.from(text).slice(0, 110).join('').trimEnd()}…</summary><div class="prose">${text}</div></details>`;
+}
+
 const duration = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 const VOICE_TONES: Record<string, 'ok' | 'warn' | 'bad'> = { answered: 'ok', voicemail: 'warn', missed: 'bad' };
 
@@ -133,7 +140,7 @@ export async function voiceView(r: WorkspaceRequest): Promise<View> {
   const page = await listPage(r, 'listVoiceInteractions', { workspace: w }, { kind, cursor });
   const base = wsHref(w, 'voice');
   const rows = page.items.map(
-    (v) => html`<tr><td class="nowrap">${when(v.started_at)}</td><td>${v.kind === 'call' ? 'Call' : 'Voice message'}</td><td class="nowrap">${v.from}<span class="sub">to ${v.to}</span></td><td>${badge(v.status, VOICE_TONES[v.status] ?? '')}</td><td class="num">${duration(v.duration_seconds)}</td><td>${v.transcript ? html`<details><summary>Transcript</summary><div class="prose">${v.transcript}</div></details>` : html`<span class="muted">none</span>`}</td></tr>`,
+    (v) => html`<tr><td class="nowrap">${when(v.started_at)}</td><td>${v.kind === 'call' ? 'Call' : 'Voice message'}</td><td class="nowrap">${v.from}<span class="sub">to ${v.to}</span></td><td>${badge(v.status, VOICE_TONES[v.status] ?? '')}</td><td class="num">${duration(v.duration_seconds)}</td><td class="small">${transcript(v.transcript)}</td></tr>`,
   );
   return {
     title: 'Voice interactions',
