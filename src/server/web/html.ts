@@ -14,10 +14,12 @@ export class Html {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const SPECIAL = /[&<>"']/g;
+const ANY_SPECIAL = /[&<>"']/;
 
 /** Text as HTML: `& < > " '` become entities (safe in element content and quoted attributes). */
 export function escapeHtml(text: string): string {
-  return text.replace(SPECIAL, (c) => ESCAPES[c]);
+  // Most values (ids, dates, counts) have nothing to escape: one test, no new string.
+  return ANY_SPECIAL.test(text) ? text.replace(SPECIAL, (c) => ESCAPES[c]) : text;
 }
 
 /** Trusted markup, inserted as is. Only for constants and the output of `html`. */
@@ -97,7 +99,10 @@ export const DEFAULT_CSP: Readonly<CspDirectives> = Object.freeze({
   'base-uri': "'none'",
 });
 
-export function cspHeader(overrides: CspDirectives = {}): string {
+const DEFAULT_CSP_HEADER = Object.entries(DEFAULT_CSP).map(([k, v]) => `${k} ${v}`).join('; ');
+
+export function cspHeader(overrides?: CspDirectives): string {
+  if (!overrides) return DEFAULT_CSP_HEADER;
   const all: CspDirectives = { ...DEFAULT_CSP, ...overrides };
   return Object.entries(all)
     .map(([k, v]) => `${k} ${v}`)
@@ -120,8 +125,20 @@ function pageHeaders(csp?: CspDirectives): Record<string, string> {
  * A page as an AppResponse. `csp` replaces single directives (the OAuth consent page widens
  * `form-action` to its redirect URI's origin, since Chromium applies it to the redirect after a POST).
  */
-export function htmlResponse(status: number, document: Html | string, options: { headers?: Record<string, string>; csp?: CspDirectives } = {}): AppResponse {
-  return { status, headers: { ...pageHeaders(options.csp), ...options.headers }, body: String(document) };
+export function htmlResponse(status: number, document: Html | string | readonly Buffer[], options: { headers?: Record<string, string>; csp?: CspDirectives } = {}): AppResponse {
+  const headers = { ...pageHeaders(options.csp), ...options.headers };
+  if (!Array.isArray(document)) return { status, headers, body: String(document) };
+  // A document already in UTF-8 pieces (cached rows): sent as they are, joined only if read as text.
+  let text: string | undefined;
+  const parts = document as readonly Buffer[];
+  return {
+    status,
+    headers,
+    parts,
+    get body() {
+      return (text ??= Buffer.concat(parts).toString('utf8'));
+    },
+  };
 }
 
 /** 303 See Other: where a form POST (or a page that needs sign-in) sends the browser next. */

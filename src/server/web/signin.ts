@@ -123,7 +123,7 @@ ${form}
   const refused = () =>
     messagePage(403, 'This form has expired', 'The form was not sent from this page, or it is too old. Go back, reload the page and try again. Nothing was changed.', { home: prefix });
 
-  const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_…</code>).`;
+  const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_&hellip;</code>).`;
   /** The user a personal access token belongs to, or why it is refused (checked as the API checks it). */
   const userOfToken = (token: string): UserRecord | Html => {
     if (!token) return html`Enter a personal access token.`;

@@ -72,8 +72,13 @@ tbody tr:hover td { background: #fafbff; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; width: 1%; white-space: nowrap; }
 td.nowrap { white-space: nowrap; }
 td .sub { display: block; color: var(--muted); font-size: .84rem; overflow-wrap: break-word; }
+td small { display: block; color: var(--muted); font-size: .84rem; overflow-wrap: break-word; }
 tr.unread td { font-weight: 600; }
-tr.unread td .sub { font-weight: 400; }
+tr.unread td .sub, tr.unread td small { font-weight: 400; }
+/* The inbox's cells carry no classes of their own (its page is the one that must stay small). */
+table.inbox td:nth-child(4), table.inbox td:nth-child(6) { white-space: nowrap; }
+table.inbox td:nth-child(5) { text-align: right; font-variant-numeric: tabular-nums; width: 1%; }
+table.inbox td:nth-child(3) { color: var(--muted); font-size: .88rem; }
 .empty { padding: 2rem 1rem; text-align: center; color: var(--muted); }
 
 .badge { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .78rem; font-weight: 600; background: #eef0f4; color: #3c4456; white-space: nowrap; }

@@ -139,7 +139,7 @@ describe('escaping', () => {
 });
 
 /** Thread ids of a dashboard inbox page, in order. */
-const threadIds = (body: string) => [...body.matchAll(/\/threads\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+const threadIds = (body: string) => [...body.matchAll(/href="threads\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
 const nextHref = (body: string) => /<a href="([^"]+)" rel="next">/.exec(body)?.[1]?.replaceAll('&amp;', '&');
 
 describe('paging, as the API pages', () => {
@@ -228,7 +228,7 @@ describe('what pages show', () => {
   it('bookings show their own time zone', async () => {
     const res = await env.page(ws(demo.ws1, '/bookings'), ada);
     // 2026-11-26T09:30:00Z in Europe/Paris is 10:30 CET.
-    expect(res.body).toMatch(/Thu, 26 Nov 2026, 10:30<\/time>–11:30 CET/);
+    expect(res.body).toMatch(/Thu, 26 Nov 2026, 10:30<\/time>&ndash;11:30 CET/);
     expect(res.body).toContain('Europe/Paris');
   });
 

@@ -11,16 +11,17 @@ export async function listingsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listListings', { workspace: w }, { cursor });
-  const rows = page.items.map((item) => {
+  const rows = page.rows(w, (item) => {
     const rec = r.store.get('listings', item.id);
     return html`<tr><td><a href="${wsHref(w, `lists/${seg(item.id)}`)}">${item.title}</a><span class="sub mono">${item.id}</span></td><td>${rec?.template_slug ?? ''}</td><td class="num">${rec?.items.length ?? ''}</td><td class="nowrap">${when(rec?.created_at)}</td></tr>`;
   });
   return {
     title: 'Listings',
     section: 'lists',
+    rows,
     crumbs: crumbsOf(r),
-    lead: 'Newest first. Each listing’s dashboard_url opens its page here.',
-    body: html`${table(['Title', 'Template', ['Items', 'num'], 'Created'], rows, 'No listings yet. Create one with wcm lists create.')}${pager(wsHref(w, 'lists'), {}, page.next_cursor, rows.length, !!cursor)}`,
+    lead: "Newest first. Each listing's dashboard_url opens its page here.",
+    body: html`${table(['Title', 'Template', ['Items', 'num'], 'Created'], rows, 'No listings yet. Create one with wcm lists create.')}${pager(wsHref(w, 'lists'), {}, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -49,14 +50,15 @@ export async function formsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listForms', { workspace: w }, { cursor });
-  const rows = page.items.map(
+  const rows = page.rows(w,
     (f) => html`<tr><td><a href="${wsHref(w, `forms/${seg(f.id)}`)}">${f.name}</a><span class="sub mono">${f.id}</span></td><td class="num">${f.field_count}</td><td class="nowrap">${when(f.updated_at)}</td></tr>`,
   );
   return {
     title: 'Forms',
     section: 'forms',
+    rows,
     crumbs: crumbsOf(r),
-    body: html`${table(['Form', ['Fields', 'num'], 'Updated'], rows, 'No forms in this workspace.')}${pager(wsHref(w, 'forms'), {}, page.next_cursor, rows.length, !!cursor)}`,
+    body: html`${table(['Form', ['Fields', 'num'], 'Updated'], rows, 'No forms in this workspace.')}${pager(wsHref(w, 'forms'), {}, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -84,15 +86,16 @@ export async function pagesView(r: WorkspaceRequest): Promise<View> {
   const published = param(r.query, 'published');
   const page = await listPage(r, 'listPages', { workspace: w }, { published, cursor });
   const base = wsHref(w, 'pages');
-  const rows = page.items.map(
+  const rows = page.rows(w,
     (p) => html`<tr><td><a href="${wsHref(w, `pages/${seg(p.id)}`)}">${p.name}</a><span class="sub mono">${p.id}</span></td><td><code>${p.slug}</code></td><td>${p.published ? badge('published', 'ok') : badge('unpublished')}</td><td class="nowrap">${when(p.updated_at)}</td></tr>`,
   );
   return {
     title: 'Pages',
     section: 'pages',
+    rows,
     crumbs: crumbsOf(r),
     body: html`<div class="toolbar">${tabs(base, 'published', [[undefined, 'All'], ['true', 'Published'], ['false', 'Unpublished']], published, {})}</div>
-${table(['Page', 'Slug', 'State', 'Updated'], rows, 'No pages here.')}${pager(base, { published }, page.next_cursor, rows.length, !!cursor)}`,
+${table(['Page', 'Slug', 'State', 'Updated'], rows, 'No pages here.')}${pager(base, { published }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -135,14 +138,15 @@ export async function knowledgeListsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listKnowledgeLists', { workspace: w }, { cursor });
-  const rows = page.items.map(
+  const rows = page.rows(w,
     (l) => html`<tr><td><a href="${wsHref(w, `knowledge/${seg(l.id)}`)}">${l.name}</a><span class="sub mono">${l.id}</span></td><td class="num">${l.article_count}</td></tr>`,
   );
   return {
     title: 'Knowledge',
     section: 'knowledge',
+    rows,
     crumbs: crumbsOf(r),
-    body: html`${table(['Knowledge list', ['Articles', 'num']], rows, 'No knowledge lists in this workspace.')}${pager(wsHref(w, 'knowledge'), {}, page.next_cursor, rows.length, !!cursor)}`,
+    body: html`${table(['Knowledge list', ['Articles', 'num']], rows, 'No knowledge lists in this workspace.')}${pager(wsHref(w, 'knowledge'), {}, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -154,15 +158,16 @@ export async function articlesView(r: WorkspaceRequest, listId: string): Promise
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listArticles', { workspace: w, list: listId }, { cursor });
   const list = r.store.get('knowledge_lists', listId)!;
-  const rows = page.items.map(
+  const rows = page.rows(`${w}|${listId}`,
     (a) => html`<tr><td><a href="${wsHref(w, `knowledge/${seg(listId)}/articles/${seg(a.id)}`)}">${a.title}</a><span class="sub mono">${a.id}</span></td><td>${articleState(a)}</td><td class="num">${a.current_version}</td><td class="nowrap">${when(a.updated_at)}</td></tr>`,
   );
   return {
     title: list.name,
     section: 'knowledge',
+    rows,
     crumbs: crumbsOf(r, ['Knowledge', wsHref(w, 'knowledge')]),
     lead: 'Articles, newest first, each with its current and published version.',
-    body: html`${table(['Article', 'State', ['Current version', 'num'], 'Updated'], rows, 'This list has no articles.')}${pager(wsHref(w, `knowledge/${seg(listId)}`), {}, page.next_cursor, rows.length, !!cursor)}`,
+    body: html`${table(['Article', 'State', ['Current version', 'num'], 'Updated'], rows, 'This list has no articles.')}${pager(wsHref(w, `knowledge/${seg(listId)}`), {}, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
