@@ -8,6 +8,7 @@ import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
 import { DASHBOARD, page, ROWS_MARKER, type NavEntry, type View } from './chrome.js';
 import { eventsView, ordersView } from './pages/commerce.js';
 import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
+import { oauthView } from './pages/oauth.js';
 import { recordPage } from './pages/open.js';
 import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
 import { memberships, overviewView, workspaceNav, workspacesNav, workspacesView } from './pages/workspaces.js';
@@ -42,6 +43,7 @@ const WORKSPACE_PAGES: Array<[RegExp, WorkspacePage]> = [
   [/^\/voice$/, voiceView],
   [/^\/orders$/, ordersView],
   [/^\/events$/, eventsView],
+  [/^\/oauth$/, oauthView],
 ];
 
 const WORKSPACE_PATH = /^\/dashboard\/workspaces\/([^/]+)((?:\/[^/]+)*)$/;

@@ -1,10 +1,11 @@
 import { threadFilterPartition } from '../../../store/indexes.js';
-import { COLLECTIONS, type UserRecord, type WorkspaceRecord } from '../../../store/records.js';
+import type { UserRecord, WorkspaceRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
 import { html } from '../../web/html.js';
 import { DASHBOARD, table, wsHref, type NavEntry, type View } from '../chrome.js';
 import { countAcrossIndex, indexCount } from '../data.js';
 import type { WorkspaceRequest } from '../request.js';
+import { hasOAuth } from './oauth.js';
 
 /** The workspaces a user is a member of, with their role (a session's user: no OAuth narrowing). */
 export function memberships(store: Store, user: UserRecord): Array<{ record: WorkspaceRecord; role: string }> {
@@ -16,8 +17,6 @@ export function memberships(store: Store, user: UserRecord): Array<{ record: Wor
   return out.sort((a, b) => a.record.name.localeCompare(b.record.name) || a.record.id.localeCompare(b.record.id));
 }
 
-/** Whether the store keeps a collection (OAuth apps arrive with another branch). */
-export const hasCollection = (name: string): boolean => (COLLECTIONS as readonly string[]).includes(name);
 
 /** Open threads, from the inbox partition's length: no scan. */
 const openThreads = (store: Store, w: string) => indexCount(store, 'threadsByFilter', threadFilterPartition(w, 'inbox', undefined));
@@ -36,7 +35,7 @@ export function workspaceNav(store: Store, w: string, extra: { requestLog: boole
     { section: 'orders', label: 'Orders', href: wsHref(w, 'orders') },
     { section: 'events', label: 'Analytics events', href: wsHref(w, 'events') },
   ];
-  if (hasCollection('oauth_apps')) nav.push({ section: 'oauth', label: 'OAuth apps', href: wsHref(w, 'oauth') });
+  if (hasOAuth()) nav.push({ section: 'oauth', label: 'OAuth apps', href: wsHref(w, 'oauth') });
   if (extra.requestLog) nav.push({ section: 'requests', label: 'Request log', href: `${DASHBOARD}/requests` });
   return nav;
 }
