@@ -36,6 +36,7 @@ import serve from './serve.js';
 import threadsLs from './threads/ls.js';
 import threadsShow from './threads/show.js';
 import voiceLs from './voice/ls.js';
+import open from './open.js';
 
 /**
  * Every command, in help order. Definitions are light: each loads what it needs inside `run`, so
@@ -67,6 +68,7 @@ export const commands: CommandDef[] = [
   threadsShow,
   bookingsLs,
   voiceLs,
+  open,
   localImport,
   localExport,
   localOrders,

@@ -7,11 +7,17 @@ export default defineCommand({
   summary: 'Show a listing and its items',
   description: 'On a terminal: the listing, then a table of items. Piped: key<TAB>value lines, then one item<TAB>title<TAB>description line per item.',
   args: [{ name: 'LIST', description: 'listing id (from `wcm lists ls`)', required: true, pick: 'listing' }],
-  examples: ['wcm lists show 9b1e…', 'wcm lists show 9b1e… --json | jq .items'],
+  options: [{ flags: '--web', description: "open the listing's dashboard page (its dashboard_url) in your browser instead (piped: print it)" }],
+  examples: ['wcm lists show 9b1e…', 'wcm lists show 9b1e… --json | jq .items', 'wcm lists show 9b1e… --web'],
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();
     const l = (await client.call<Listing>('getListing', { params: { workspace, list: opts.args[0] } })).body.data;
+    if (opts.web) {
+      const { openInBrowser } = await import('../../src/cli/browser.js');
+      await openInBrowser(l.dashboard_url, f.io, f.env);
+      return 0;
+    }
     if (f.globals.json) {
       printJson(f.io.stdout, l);
       return 0;

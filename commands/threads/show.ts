@@ -67,13 +67,19 @@ export default defineCommand({
   path: ['threads', 'show'],
   summary: 'Show one thread: the contact, then the conversation, oldest message first',
   args: [{ name: 'THREAD', description: 'thread id (from `wcm threads ls`)', required: true, pick: 'thread' }],
-  examples: ['wcm threads show 5ea2a4c5-c797-4351-8165-a6a2bbcd6086', 'wcm threads show THREAD --json | jq ".messages[].body"'],
+  options: [{ flags: '--web', description: "open the thread's dashboard page in your browser instead (piped: print its address)" }],
+  examples: ['wcm threads show 5ea2a4c5-c797-4351-8165-a6a2bbcd6086', 'wcm threads show THREAD --json | jq ".messages[].body"', 'wcm threads show THREAD --web'],
   async run(opts, f) {
     const [thread] = opts.args;
     if (!UUID.test(thread)) {
         throw new UsageError(`\`THREAD\` must be a thread id (a UUID); received \`${thread}\`.`, 'Find ids with `wcm threads ls` (the last column).');
     }
     const workspace = await f.workspace();
+    if (opts.web) {
+      const { dashboardBase, openInBrowser } = await import('../../src/cli/browser.js');
+      await openInBrowser(`${dashboardBase((await f.target()).baseUrl)}/workspaces/${workspace}/threads/${thread.toLowerCase()}`, f.io, f.env);
+      return 0;
+    }
     const client = await f.client();
     const res = await client.call<Thread>('getThread', { params: { workspace, thread } });
     const t = res.body.data;

@@ -6,6 +6,10 @@ import { StripePaymentProvider } from './payments/stripe.js';
 import { webhookSecret } from './payments/webhook.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
 import type { LocalServerOptions } from './serve.js';
+import { dashboardMount } from './dashboard/mount.js';
+import { assetsMount } from './web/assets.js';
+import { Sessions } from './web/session.js';
+import { isLoopbackHost } from './web/signin.js';
 
 /** Chooses the processor: `--payments`, else Stripe when STRIPE_SECRET_KEY is set, else local. */
 export function choosePaymentProvider(options: Pick<LocalServerOptions, 'payments'>, env: NodeJS.ProcessEnv): PaymentProvider {
@@ -38,5 +42,10 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
     notes.push(`payment notifications (POST /v1/webhooks/payments): signing secret ${signing.secret} (${signing.source === 'generated' ? 'generated now, ' : ''}kept in the store)`);
     notes.push(`  for \`wcm payments simulate\`: export WCM_WEBHOOK_SECRET=${signing.secret}`);
   }
-  return { services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency }, guards, notes };
+  // The server's pages (OAuth consent, dashboard) share one session store and the /assets mount.
+  // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
+  const sessions = new Sessions(clock);
+  const loopback = isLoopbackHost(options.host ?? '127.0.0.1');
+  const mounts = [assetsMount(), dashboardMount({ store, clock, sessions, loopback })];
+  return { services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency, sessions, loopback }, guards, mounts, notes };
 };

@@ -3,7 +3,7 @@
 // (what a user would pick instead) and with the floor (bare node:http), in the same run, on the
 // same generated data. Prints a markdown table and writes it to test/bench/last-results.md.
 //
-//   node test/bench/run.mjs [--quick] [--only startup,read,paging,write,cli] [--duration S] [--runs N]
+//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,write,cli] [--duration S] [--runs N]
 //                           [--out FILE] [--dir DATA_DIR]
 // --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
 // comparable with the full run).
@@ -33,7 +33,7 @@ const cfg = {
   connections: 10,
   dir: path.resolve(opt('dir', DEFAULT_DIR)),
   out: path.resolve(opt('out', path.join(ROOT, 'test/bench/last-results.md'))),
-  only: new Set((opt('only', 'startup,read,paging,write,cli')).split(',')),
+  only: new Set((opt('only', 'startup,read,paging,dashboard,write,cli')).split(',')),
 };
 
 const NODE = process.execPath;
@@ -300,6 +300,46 @@ async function benchPaging() {
   }
 }
 
+/**
+ * The dashboard's inbox against the API for the same page: the page of 50 the read row lists, as
+ * HTML for a signed-in browser and as JSON for a token, on one server, in alternating windows.
+ */
+async function benchDashboard() {
+  const q = data.threads.query;
+  const dataFile = threadsStore ?? (threadsStore = await prepareStore(data.threads.fixture, 'threads'));
+  const figure = `dashboard inbox page (\`view=${q.view}&channel=${q.channel}\`, 50 rows, ${fmt.n(data.threads.count)} threads) against listThreads for the same page: req/s, p99`;
+  const target = "≤ 2× the API's time per page";
+  const wcm = await startWcm(dataFile);
+  try {
+    // Sign in as the bench token's user through the account chooser (the server listens on loopback).
+    const signIn = `${wcm.url.replace(/\/v1$/, '')}/dashboard/sign-in`;
+    const form = await httpRequest(signIn);
+    if (form.status === 404) return row(figure, 'n/a (no dashboard on this server)', '—', '—', target, null);
+    const csrfCookie = String(form.headers['set-cookie']).split(';')[0];
+    const csrf = /name="csrf" value="([^"]+)"/.exec(form.body.toString())[1];
+    const signed = await httpRequest(signIn, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie }, body: `csrf=${csrf}&user=usr_bench_1` });
+    if (signed.status !== 303) throw new Error(`dashboard sign-in answered ${signed.status}`);
+    const cookie = String(signed.headers['set-cookie']).split(';')[0];
+    const pageUrl = `${wcm.url.replace(/\/v1$/, '')}/dashboard/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}`;
+    const probe = await httpRequest(pageUrl, { headers: { cookie } });
+    const ids = [...probe.body.toString().matchAll(/href="threads\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds)) throw new Error(`the dashboard's page is not the expected page (${probe.status}, first ids ${ids.slice(0, 3)})`);
+    const dashboardSpec = { url: pageUrl, headers: { cookie } };
+    const apiSpec = { url: wcm.url + threadsPath(), headers: auth() };
+    // Both paths warm up first (JIT, row caches), as a server that has been serving would be.
+    for (const spec of [dashboardSpec, apiSpec]) await load(wcm, { ...spec, duration: 2 });
+    const pair = await alternate({ server: wcm, spec: dashboardSpec }, { server: wcm, spec: apiSpec });
+    checkLoad('dashboard inbox', pair.a);
+    checkLoad('listThreads', pair.b);
+    log(`dashboard: ${loadText(pair.a)}; API: ${loadText(pair.b)}; per-round ratios ${pair.ratios.map(fmt.pct).join(' ')}`);
+    // Time per page is the inverse of throughput under the same load.
+    const timeRatio = pair.b.rps / pair.a.rps;
+    row(figure, loadText(pair.a), `listThreads: ${loadText(pair.b)}`, `${fmt.x(timeRatio)} the API's time (CPU/req ${fmt.x(pair.a.cpuPerRequestMs / pair.b.cpuPerRequestMs)})`, target, timeRatio <= 2);
+  } finally {
+    await stopWcm(wcm);
+  }
+}
+
 async function benchWrite() {
   const figure = `createListing, durable before the reply, ${fmt.n(data.listings.count)} listings stored: req/s, p99`;
   const target = '≥ 100× json-server and ≥ 100% of the fsync-per-request floor';
@@ -401,7 +441,7 @@ async function benchCli() {
 }
 
 // ---- main
-const sections = { startup: benchStartup, read: benchRead, paging: benchPaging, write: benchWrite, cli: benchCli };
+const sections = { startup: benchStartup, read: benchRead, paging: benchPaging, dashboard: benchDashboard, write: benchWrite, cli: benchCli };
 const load0 = os.loadavg();
 const started = new Date();
 let failed = false;

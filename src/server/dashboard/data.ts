@@ -1,0 +1,110 @@
+import { fieldErrors } from '../../contract/issues.js';
+import { operations, type AnyOperation } from '../../contract/operations.js';
+import type { IndexName } from '../../store/indexes.js';
+import type { RecordTypes } from '../../store/records.js';
+import type { Store } from '../../store/store.js';
+import type { Clock, HandlerContext, RequestInfo, Services } from '../context.js';
+import { handlers } from '../handlers/index.js';
+import { JsonItem, pageIndex, type Page } from '../paging.js';
+import { validationFailed } from '../problems.js';
+import type { Html } from '../web/html.js';
+
+/** Rows per page, as the issue asks (the API's default is 25; 50 is within its 1–100). */
+export const PAGE_SIZE = 50;
+
+/** What the dashboard's data access needs: the server's own store, clock and services. */
+export interface DataEnv {
+  store: Store;
+  clock: Clock;
+  services: Services;
+  info: RequestInfo;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Row = Record<string, any>;
+
+/**
+ * Runs a v1 operation's own handler in-process, with the query validated by the operation's own
+ * schema: the dashboard reads exactly what the API would answer, through the same indexes and
+ * paging (cursors are the API's). The caller has already checked the user's membership of the
+ * workspace; handlers that take a record id check it belongs to that workspace (404 otherwise).
+ */
+export async function callOperation(env: DataEnv, operationId: string, params: Record<string, string>, query: Record<string, string | undefined> = {}): Promise<unknown> {
+  const op = (operations as unknown as Record<string, AnyOperation>)[operationId];
+  const given: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') given[k] = v;
+  if (op.list) given.limit = String(PAGE_SIZE);
+  const q = op.query.safeParse(given);
+  if (!q.success) throw validationFailed(fieldErrors(q.error.issues), 'Invalid filters in the address.');
+  const ctx: HandlerContext = { params, query: q.data, body: undefined, auth: null, store: env.store, clock: env.clock, request: env.info, services: env.services };
+  return handlers[operationId](ctx as never);
+}
+
+/** Table rows as UTF-8 bytes, spliced into the page where `table` put ROWS_MARKER (see chrome.ts). */
+export interface RowBytes {
+  count: number;
+  bytes: Buffer[];
+}
+
+/** A page of a list operation, ready to become table rows. */
+export interface ListPage {
+  next_cursor: string | null;
+  /**
+   * Each item as a row, as bytes. `render` must depend on the item and `variant` alone: for items
+   * the handler serialized once per record version (JsonItem), the row is rendered and encoded once
+   * per version and variant, so a page of the 100,000-thread inbox costs about what the API's page
+   * costs (which splices cached JSON the same way).
+   */
+  rows(variant: string, render: (item: Row) => Html): RowBytes;
+}
+
+const renderedRows = new WeakMap<JsonItem, { variant: string; bytes: Buffer }>();
+
+/** A list operation's page (the handler's own, so its cursor is the API's). */
+export async function listPage(env: DataEnv, operationId: string, params: Record<string, string>, query: Record<string, string | undefined>): Promise<ListPage> {
+  const page = (await callOperation(env, operationId, params, query)) as Page<unknown>;
+  return {
+    next_cursor: page.next_cursor,
+    rows: (variant, render) => ({
+      count: page.items.length,
+      bytes: page.items.map((item) => {
+        if (!(item instanceof JsonItem)) return Buffer.from(render(item as Row).text);
+        const hit = renderedRows.get(item);
+        if (hit?.variant === variant) return hit.bytes;
+        const bytes = Buffer.from(render(item.toJSON() as Row).text);
+        renderedRows.set(item, { variant, bytes });
+        return bytes;
+      }),
+    }),
+  };
+}
+
+/** Rows rendered here (records read directly) as RowBytes. */
+export const rowBytes = (rows: Html[]): RowBytes => ({ count: rows.length, bytes: rows.map((r) => Buffer.from(r.text)) });
+
+/**
+ * A workspace's records from an index kept across workspaces (orders, analytics events: no list
+ * operation yet), newest first; the scan stops once the page is full, as the API's lists do.
+ */
+export function pageAcrossIndex<N extends 'ordersByCreated' | 'eventsByOccurred'>(store: Store, index: N, workspaceId: string, cursor?: string) {
+  type Rec = N extends 'ordersByCreated' ? RecordTypes['orders'] : RecordTypes['analytics_events'];
+  return pageIndex(store.index(index) as never, '*', {
+    scope: JSON.stringify(['dashboard', index, workspaceId]),
+    cursor,
+    limit: PAGE_SIZE,
+    filter: (r: Rec) => r.workspace_id === workspaceId,
+    map: (r: Rec) => r,
+  }) as Page<Rec>;
+}
+
+/** How many records an index holds in one partition (no scan: the partition's length). */
+export function indexCount(store: Store, index: IndexName, partition: string): number {
+  return store.index(index).entries(partition).length;
+}
+
+/** How many of a workspace's records an index kept across workspaces holds (a scan: orders and events have no per-workspace index). */
+export function countAcrossIndex(store: Store, index: 'ordersByCreated' | 'eventsByOccurred', workspaceId: string): number {
+  let n = 0;
+  for (const e of store.index(index).entries('*')) if (e.rec.workspace_id === workspaceId) n++;
+  return n;
+}

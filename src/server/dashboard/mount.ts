@@ -1,0 +1,177 @@
+import type { Store } from '../../store/store.js';
+import type { AppRequest, AppResponse, Mount } from '../app.js';
+import type { Clock, RequestInfo } from '../context.js';
+import { ProblemError } from '../problems.js';
+import { html, htmlResponse, redirect } from '../web/html.js';
+import type { Sessions } from '../web/session.js';
+import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
+import { DASHBOARD, page, ROWS_MARKER, type NavEntry, type View } from './chrome.js';
+import { eventsView, ordersView } from './pages/commerce.js';
+import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
+import { oauthView } from './pages/oauth.js';
+import { recordPage } from './pages/open.js';
+import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
+import { memberships, overviewView, workspaceNav, workspacesNav, workspacesView } from './pages/workspaces.js';
+import type { WorkspaceRequest } from './request.js';
+
+export interface DashboardOptions {
+  store: Store;
+  clock: Clock;
+  /** The server's one session store, shared with the OAuth pages. */
+  sessions: Sessions;
+  /** `wcm serve --host` is a loopback address: sign-in offers the account chooser. */
+  loopback: boolean;
+}
+
+type WorkspacePage = (r: WorkspaceRequest, ...ids: string[]) => View | Promise<View>;
+
+/** A workspace's pages, by the path after `/dashboard/workspaces/{w}`. Ids are single path segments. */
+const WORKSPACE_PAGES: Array<[RegExp, WorkspacePage]> = [
+  [/^$/, overviewView],
+  [/^\/lists$/, listingsView],
+  [/^\/lists\/([^/]+)$/, listingView],
+  [/^\/forms$/, formsView],
+  [/^\/forms\/([^/]+)$/, formView],
+  [/^\/pages$/, pagesView],
+  [/^\/pages\/([^/]+)$/, pageView],
+  [/^\/knowledge$/, knowledgeListsView],
+  [/^\/knowledge\/([^/]+)$/, articlesView],
+  [/^\/knowledge\/([^/]+)\/articles\/([^/]+)$/, articleView],
+  [/^\/threads$/, threadsView],
+  [/^\/threads\/([^/]+)$/, threadView],
+  [/^\/bookings$/, bookingsView],
+  [/^\/voice$/, voiceView],
+  [/^\/orders$/, ordersView],
+  [/^\/events$/, eventsView],
+  [/^\/oauth$/, oauthView],
+];
+
+const WORKSPACE_PATH = /^\/dashboard\/workspaces\/([^/]+)((?:\/[^/]+)*)$/;
+
+/** Bytes of the slab page text is encoded into (see pageBytes). */
+const SLAB_BYTES = 256 * 1024;
+let slab = Buffer.alloc(0);
+let slabAt = 0;
+
+/**
+ * A page's own text (its chrome around the cached rows) as UTF-8, carved from a shared slab: a
+ * fresh 4 KB buffer per page was an allocation outside Buffer's small pool, and its external
+ * memory made the garbage collector run every few requests (a fifth of the inbox page's time). A
+ * slab is never rewound: a new one starts when it is full, and the old one goes once no response
+ * holds a piece of it.
+ */
+function pageBytes(text: string): Buffer {
+  const most = text.length * 3;
+  if (most > SLAB_BYTES / 8) return Buffer.from(text);
+  if (slabAt + most > slab.length) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabAt = 0;
+  }
+  const n = slab.write(text, slabAt);
+  const piece = slab.subarray(slabAt, slabAt + n);
+  slabAt += n;
+  return piece;
+}
+
+/** A problem the pages raise (a record of another workspace, a bad cursor) as its status and words. */
+function problemStatus(p: ProblemError): number {
+  return p.status === 422 ? 400 : p.status;
+}
+
+/**
+ * The read-only dashboard (EMULATOR.md section 4) under `/dashboard`: server-rendered pages over the
+ * same store, handlers and indexes as the API. Only signed-in users, and only for workspaces they
+ * are a member of: anything else is the same 404 as a record that does not exist.
+ */
+export function dashboardMount(options: DashboardOptions): Mount {
+  const { store, clock, sessions, loopback } = options;
+  const auth = signIn({ prefix: DASHBOARD, loopback, store, sessions, clock, purpose: 'to open the wcm dashboard (read-only).' });
+
+  const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest): AppResponse => {
+    const doc = page(view, { signed, nav, workspace: workspace && { record: workspace.workspace, role: workspace.role } }).text;
+    const at = doc.indexOf(ROWS_MARKER);
+    if ((at === -1) !== !view.rows?.count) throw new Error(`The view "${view.title}" and its table disagree about spliced rows.`);
+    const body = at === -1 ? doc : [pageBytes(doc.slice(0, at)), ...view.rows!.bytes, pageBytes(doc.slice(at + ROWS_MARKER.length))];
+    return htmlResponse(status, body, { headers: { 'X-Request-Id': info.id } });
+  };
+
+  const notFoundView = (what: string): View => ({
+    title: 'Not found',
+    section: 'workspaces',
+    body: html`<section class="panel"><p>${what}</p><p><a href="${DASHBOARD}">Back to your workspaces</a></p></section>`,
+  });
+
+  return {
+    prefix: DASHBOARD,
+    async handle(req: AppRequest, info: RequestInfo, app) {
+      const own = auth.handle(req, info);
+      if (own) return own;
+      const signed = auth.requireSession(req, info);
+      if (!('user' in signed)) return signed;
+      if (info.method !== 'GET' && info.method !== 'HEAD') {
+        const res = respond(405, { title: 'Read-only', section: 'workspaces', body: html`<p>The dashboard only shows data; change it with the API or <code>wcm</code>.</p>` }, signed, info, []);
+        res.headers.Allow = 'GET, HEAD';
+        return res;
+      }
+      const path = info.path;
+      // One address per page: relative links (the inbox's rows) resolve against it.
+      if (path.length > DASHBOARD.length + 1 && path.endsWith('/')) {
+        const url = targetUrl(req);
+        return redirect(path.replace(/\/+$/, '') + (url?.search ?? ''));
+      }
+      const homeNav = workspacesNav(store, signed.user, { requestLog: false });
+      if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {
+        return respond(200, workspacesView(store, signed.user), signed, info, homeNav);
+      }
+      const m = WORKSPACE_PATH.exec(path);
+      let ids: string[];
+      try {
+        ids = m ? [m[1], ...m[2].split('/').slice(1)].map(decodeURIComponent) : [];
+      } catch {
+        ids = [];
+      }
+      if (!m || !ids.length) return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, homeNav);
+      // Not a member, or no such workspace: one answer, as the API gives one answer for both.
+      const membership = memberships(store, signed.user).find((x) => x.record.id === ids[0]);
+      if (!membership) return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav);
+      const url = targetUrl(req);
+      const r: WorkspaceRequest = {
+        store,
+        clock: app.clock,
+        services: app.services,
+        info,
+        req,
+        signed,
+        workspace: membership.record,
+        role: membership.role,
+        query: url?.searchParams ?? new URLSearchParams(),
+        now: app.clock.now(),
+      };
+      const nav = workspaceNav(store, membership.record.id, { requestLog: false });
+      const rest = m[2];
+      if (ids[1] === 'open' && ids.length === 3) {
+        const target = recordPage(store, membership.record.id, ids[2]);
+        if (target) return redirect(target);
+        return respond(404, notFoundView(`Nothing in ${membership.record.name} has the id ${ids[2]}.`), signed, info, nav, r);
+      }
+      for (const [pattern, render] of WORKSPACE_PAGES) {
+        const hit = pattern.exec(rest);
+        if (!hit) continue;
+        try {
+          return respond(200, await render(r, ...hit.slice(1).map(decodeURIComponent)), signed, info, nav, r);
+        } catch (err) {
+          if (!(err instanceof ProblemError)) throw err;
+          const status = problemStatus(err);
+          const errors = Object.entries(err.errors ?? {}).map(([k, v]) => html`<li><code>${k}</code>: ${v.join(' ')}</li>`);
+          const view: View = {
+            title: status === 404 ? 'Not found' : 'This address cannot be shown',
+            section: 'overview',
+            body: html`<section class="panel"><p>${err.message}</p>${errors.length ? html`<ul>${errors}</ul>` : ''}<p><a href="${DASHBOARD}/workspaces/${membership.record.id}">Back to ${membership.record.name}</a></p></section>`,
+          };
+          return respond(status, view, signed, info, nav, r);
+        }
+      }
+      return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, nav, r);
+    },
+  };
+}

@@ -1,0 +1,205 @@
+import { timingSafeEqual } from 'node:crypto';
+import { hashToken, tokenId } from '../../store/fixture.js';
+import type { UserRecord } from '../../store/records.js';
+import type { Store } from '../../store/store.js';
+import type { AppRequest, AppResponse } from '../app.js';
+import type { Clock, RequestInfo } from '../context.js';
+import { FormError, Html, html, htmlResponse, layout, messagePage, parseForm, redirect } from './html.js';
+import { checkCsrf, cookieHeader, randomToken, readCookies, sameSecret, SESSION_SECONDS, type Session, type Sessions } from './session.js';
+
+/** The pre-sign-in CSRF cookie (double submit: the same value goes in a hidden field). */
+export const SIGNIN_CSRF_COOKIE = 'wcm_csrf';
+const CSRF_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface SignInOptions {
+  /** The mount the sign-in belongs to (`/dashboard`, `/oauth`): its pages, cookie path and return_to range. */
+  prefix: string;
+  /** The server listens on a loopback address: offer an account chooser instead of asking for a token. */
+  loopback: boolean;
+  store: Store;
+  sessions: Sessions;
+  clock: Clock;
+  /** What signing in leads to, shown under the heading ("to open the dashboard"). */
+  purpose?: string;
+}
+
+/** A request from a signed-in browser. */
+export interface SignedIn {
+  session: Session;
+  user: UserRecord;
+  /** For `layout({ user })`: the sign-out form's target and CSRF token. */
+  signOut: { action: string; csrf: string };
+}
+
+export interface SignIn {
+  readonly prefix: string;
+  /** Answers `{prefix}/sign-in` and `{prefix}/sign-out`; undefined for every other path. */
+  handle(req: AppRequest, info: RequestInfo): AppResponse | undefined;
+  /** The signed-in user, or the redirect to sign-in that comes back to this page afterwards. */
+  requireSession(req: AppRequest, info: RequestInfo): SignedIn | AppResponse;
+}
+
+const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/**
+ * Where to go after signing in: a same-origin path under `prefix` (with its query), else `prefix`.
+ * Absolute URLs, `//host`, backslashes, control characters and dot segments (plain or
+ * percent-encoded, which would resolve outside the prefix) all fall back to `prefix`.
+ */
+export function safeReturnTo(value: string | undefined, prefix: string): string {
+  if (!value || !value.startsWith('/') || value.startsWith('//') || /[\\\x00-\x1f\x7f]/.test(value)) return prefix;
+  const path = value.split(/[?#]/, 1)[0];
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) return prefix;
+  let url: URL;
+  try {
+    url = new URL(value, 'http://wcm.invalid');
+  } catch {
+    return prefix;
+  }
+  if (url.origin !== 'http://wcm.invalid' || !under(url.pathname, prefix)) return prefix;
+  return url.pathname + url.search;
+}
+
+/** The request target as a URL (absolute-form targets included); null if it cannot parse. */
+export function targetUrl(req: Pick<AppRequest, 'url'>): URL | null {
+  try {
+    return new URL(req.url, 'http://wcm.invalid');
+  } catch {
+    return null;
+  }
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1']);
+/** Whether `wcm serve --host` is a loopback address (127.0.0.0/8, ::1, localhost): only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase();
+  return LOOPBACK_NAMES.has(h) || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** Sign-in and sign-out pages for one mount, and the session check its other pages call first. */
+export function signIn(options: SignInOptions): SignIn {
+  const { prefix, loopback, store, sessions, clock } = options;
+  const signInPath = `${prefix}/sign-in`;
+  const signOutPath = `${prefix}/sign-out`;
+
+  const page = (status: number, returnTo: string, csrf: string, alert?: Html, headers: Record<string, string> = {}): AppResponse => {
+    const action = `${signInPath}?return_to=${encodeURIComponent(returnTo)}`;
+    const hidden = html`<input type="hidden" name="csrf" value="${csrf}">`;
+    let form: Html;
+    if (loopback) {
+      const users = [...store.values('users')].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+      form = html`<p class="muted">This server listens on a loopback address, so you may act as any user in its store. Choose an account.</p>
+<form method="post" action="${action}">${hidden}
+<ul class="accounts">${users.map(
+        (u) => html`<li><button type="submit" name="user" value="${u.id}"><span class="avatar" aria-hidden="true">${initials(u.name)}</span><span><span class="name">${u.name}</span><span class="email">${u.email}</span></span></button></li>`,
+      )}</ul>
+${users.length ? '' : html`<p class="empty">The store has no users yet.</p>`}
+</form>`;
+    } else {
+      form = html`<form method="post" action="${action}">${hidden}
+<div class="field"><label for="token">Personal access token</label>
+<input type="password" id="token" name="token" autocomplete="off" spellcheck="false" required aria-describedby="token-hint">
+<p class="hint" id="token-hint">One of your tokens that starts with <code>wcm_pat_</code>. It is checked once and never kept in the page or the cookie.</p></div>
+<p><button type="submit">Sign in</button></p>
+</form>`;
+    }
+    const body = html`<section class="signin panel">
+<h1>Sign in</h1>
+${options.purpose ? html`<p class="muted">${options.purpose}</p>` : ''}
+${alert ? html`<div class="alert" role="alert">${alert}</div>` : ''}
+${form}
+</section>`;
+    return htmlResponse(status, layout({ title: 'Sign in', body, home: prefix }), { headers });
+  };
+
+  /** The visitor's pre-sign-in CSRF value, or a new one with the cookie that sets it. */
+  const preSignInCsrf = (info: RequestInfo): { value: string; headers: Record<string, string> } => {
+    const have = readCookies(info.headers)[SIGNIN_CSRF_COOKIE];
+    if (have && CSRF_VALUE.test(have)) return { value: have, headers: {} };
+    const value = randomToken();
+    return { value, headers: { 'Set-Cookie': cookieHeader(SIGNIN_CSRF_COOKIE, value, prefix, info, SESSION_SECONDS) } };
+  };
+
+  const refused = () =>
+    messagePage(403, 'This form has expired', 'The form was not sent from this page, or it is too old. Go back, reload the page and try again. Nothing was changed.', { home: prefix });
+
+  const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_&hellip;</code>).`;
+  /** The user a personal access token belongs to, or why it is refused (checked as the API checks it). */
+  const userOfToken = (token: string): UserRecord | Html => {
+    if (!token) return html`Enter a personal access token.`;
+    if (!token.startsWith('wcm_pat_')) {
+      return token.startsWith('wcm_oat_') || token.startsWith('wcm_ort_') ? oauthRefused : html`That is not a personal access token: they start with <code>wcm_pat_</code>.`;
+    }
+    const sha = hashToken(token);
+    const rec = store.get('tokens', tokenId(sha));
+    if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex'))) return html`That token is not recognised.`;
+    if (rec.audience || rec.workspace_ids) return oauthRefused;
+    if (rec.revoked_at) return html`That token has been revoked.`;
+    if (rec.expires_at && new Date(rec.expires_at).getTime() <= clock.now().getTime()) return html`That token expired at ${rec.expires_at}.`;
+    return store.get('users', rec.user_id) ?? html`That token is not recognised.`;
+  };
+
+  const postSignIn = (info: RequestInfo, returnTo: string): AppResponse => {
+    const cookie = readCookies(info.headers)[SIGNIN_CSRF_COOKIE];
+    let form: Record<string, string>;
+    try {
+      form = parseForm(info.rawBody);
+    } catch (err) {
+      if (!(err instanceof FormError)) throw err;
+      return messagePage(400, 'The form could not be read', err.message, { home: prefix });
+    }
+    if (!cookie || !CSRF_VALUE.test(cookie) || !sameSecret(cookie, form.csrf)) return refused();
+    let user: UserRecord | Html;
+    if (loopback) {
+      user = (form.user && store.get('users', form.user)) || html`Choose one of the accounts listed.`;
+    } else {
+      user = userOfToken(form.token ?? '');
+    }
+    if (user instanceof Html) return page(loopback ? 400 : 403, returnTo, cookie, user);
+    const { cookie: set } = sessions.start(user.id, prefix, info);
+    return redirect(returnTo, { 'Set-Cookie': set });
+  };
+
+  return {
+    prefix,
+    handle(req, info) {
+      if (info.path === signInPath) {
+        const returnTo = safeReturnTo(targetUrl(req)?.searchParams.get('return_to') ?? undefined, prefix);
+        if (info.method === 'GET' || info.method === 'HEAD') {
+          const csrf = preSignInCsrf(info);
+          return page(200, returnTo, csrf.value, undefined, csrf.headers);
+        }
+        if (info.method === 'POST') return postSignIn(info, returnTo);
+        return messagePage(405, 'Method not allowed', 'The sign-in page answers GET and POST only.', { home: prefix, headers: { Allow: 'GET, HEAD, POST' } });
+      }
+      if (info.path === signOutPath) {
+        if (info.method !== 'POST') return messagePage(405, 'Method not allowed', 'Sign out with the button at the top of any page (a POST with its form).', { home: prefix, headers: { Allow: 'POST' } });
+        const session = sessions.read(info);
+        if (!session) return redirect(signInPath);
+        let form: Record<string, string>;
+        try {
+          form = parseForm(info.rawBody);
+        } catch {
+          return refused();
+        }
+        if (!checkCsrf(session, form.csrf)) return refused();
+        return redirect(signInPath, { 'Set-Cookie': sessions.end(session, prefix, info) });
+      }
+      return undefined;
+    },
+    requireSession(req, info) {
+      const session = sessions.read(info);
+      const user = session ? store.get('users', session.userId) : undefined;
+      if (session && user) return { session, user, signOut: { action: signOutPath, csrf: session.csrf } };
+      const url = targetUrl(req);
+      const back = info.method === 'GET' && url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
+      return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}`);
+    },
+  };
+}
+
+/** Up to two initials for the account chooser's avatar. */
+function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  return (parts.length > 1 ? parts[0][0] + parts[parts.length - 1][0] : (parts[0] ?? '?').slice(0, 2)).toUpperCase();
+}

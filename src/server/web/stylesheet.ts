@@ -1,0 +1,148 @@
+/**
+ * The one stylesheet of the server's pages (sign-in, OAuth consent, dashboard): system fonts, no
+ * web fonts or images to fetch. Kept as a module (not a .css file) so the build needs no copy step.
+ */
+export const WCM_CSS = `
+:root {
+  --bg: #f6f7f9; --panel: #fff; --ink: #1d2330; --muted: #5b6475; --line: #e2e5eb; --line-strong: #cfd4dc;
+  --accent: #2f54c8; --accent-ink: #fff; --accent-soft: #eaf0ff; --ok: #1c7a43; --ok-soft: #e5f5eb;
+  --warn: #8a5a00; --warn-soft: #fff4dc; --bad: #b42323; --bad-soft: #fdeaea; --radius: 8px;
+  --mono: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
+  color-scheme: light;
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; background: var(--bg); color: var(--ink); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+a { color: var(--accent); text-decoration: none; }
+a:hover { text-decoration: underline; }
+/* Links inside running text are underlined: colour alone does not tell them apart. */
+p a, dd a, .role a, .pager a, .alert a, .notice a { text-decoration: underline; text-underline-offset: 2px; text-decoration-thickness: 1px; }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+h1 { font-size: 1.45rem; line-height: 1.25; margin: 0 0 .25rem; font-weight: 650; letter-spacing: -.01em; }
+h2 { font-size: 1.05rem; margin: 1.75rem 0 .6rem; font-weight: 650; }
+h3 { font-size: .95rem; margin: 1.25rem 0 .4rem; }
+p { margin: .4rem 0 .9rem; }
+code, .mono { font-family: var(--mono); font-size: .86em; }
+.muted { color: var(--muted); }
+.small { font-size: .86rem; }
+
+.topbar { display: flex; align-items: center; justify-content: space-between; gap: 1rem; height: 52px; padding: 0 1.25rem; background: #151a26; color: #e8ebf2; }
+.topbar a { color: #fff; }
+.brand { display: inline-flex; align-items: center; gap: .55rem; font-weight: 650; letter-spacing: .01em; }
+.brand .mark { display: inline-grid; place-items: center; width: 26px; height: 26px; border-radius: 6px; background: var(--accent); color: #fff; font-size: .9rem; }
+.who { display: flex; align-items: center; gap: .9rem; font-size: .9rem; }
+.who .user { color: #c9cfdb; }
+form.inline { display: inline; margin: 0; }
+button.link { background: none; border: 0; padding: 0; color: #fff; font: inherit; cursor: pointer; text-decoration: underline; text-underline-offset: 3px; }
+
+.frame { display: grid; grid-template-columns: 230px minmax(0, 1fr); min-height: calc(100vh - 52px); }
+.frame.single { grid-template-columns: minmax(0, 1fr); }
+.side { border-right: 1px solid var(--line); background: var(--panel); padding: 1rem .75rem; }
+.side .ws { padding: .2rem .6rem .7rem; font-weight: 650; border-bottom: 1px solid var(--line); margin-bottom: .6rem; overflow-wrap: anywhere; }
+.side .ws a { color: var(--ink); }
+.side .ws .role { display: block; font-weight: 400; font-size: .8rem; color: var(--muted); }
+.side ul { list-style: none; margin: 0; padding: 0; }
+.side li a { display: flex; justify-content: space-between; padding: .38rem .6rem; border-radius: 6px; color: var(--ink); }
+.side li a:hover { background: var(--bg); text-decoration: none; }
+.side li a[aria-current="page"] { background: var(--accent-soft); color: var(--accent); font-weight: 600; }
+.side .count { color: var(--muted); font-size: .82rem; font-variant-numeric: tabular-nums; }
+main { padding: 1.6rem 2rem 3rem; max-width: 1180px; width: 100%; }
+.frame.single main { margin: 0 auto; max-width: 760px; }
+
+.crumbs { font-size: .86rem; color: var(--muted); margin-bottom: .5rem; overflow-wrap: anywhere; }
+.crumbs a { color: var(--muted); }
+.crumbs a:hover { color: var(--accent); }
+.crumbs span[aria-hidden] { margin: 0 .35rem; }
+.pagehead { display: flex; align-items: flex-start; justify-content: space-between; gap: 1rem; margin-bottom: 1.1rem; }
+.pagehead p { margin: .2rem 0 0; }
+
+.panel { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.1rem 1.25rem; margin-bottom: 1rem; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: .75rem; margin: 1rem 0 1.5rem; }
+.card { display: block; background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: .9rem 1rem; color: var(--ink); }
+a.card:hover { border-color: var(--accent); text-decoration: none; box-shadow: 0 1px 3px rgba(20, 30, 60, .08); }
+.card .num { display: block; font-size: 1.6rem; font-weight: 650; font-variant-numeric: tabular-nums; line-height: 1.2; }
+.card .label { color: var(--muted); font-size: .88rem; }
+
+.tablewrap { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); overflow-x: auto; }
+table { width: 100%; border-collapse: collapse; font-size: .92rem; }
+th, td { text-align: left; padding: .6rem .85rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: .76rem; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); font-weight: 600; background: #fafbfc; white-space: nowrap; }
+tbody tr:last-child td { border-bottom: 0; }
+tbody tr:hover td { background: #fafbff; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; width: 1%; white-space: nowrap; }
+td.nowrap { white-space: nowrap; }
+td .sub { display: block; color: var(--muted); font-size: .84rem; overflow-wrap: break-word; }
+td small { display: block; color: var(--muted); font-size: .84rem; overflow-wrap: break-word; }
+tr.unread td { font-weight: 600; }
+tr.unread td .sub, tr.unread td small { font-weight: 400; }
+/* The inbox's cells carry no classes of their own (its page is the one that must stay small). */
+table.inbox td:nth-child(4), table.inbox td:nth-child(6) { white-space: nowrap; }
+table.inbox td:nth-child(5) { text-align: right; font-variant-numeric: tabular-nums; width: 1%; }
+table.inbox td:nth-child(3) { color: var(--muted); font-size: .88rem; }
+.empty { padding: 2rem 1rem; text-align: center; color: var(--muted); }
+
+.badge { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .78rem; font-weight: 600; background: #eef0f4; color: #3c4456; white-space: nowrap; }
+.badge.ok { background: var(--ok-soft); color: var(--ok); }
+.badge.warn { background: var(--warn-soft); color: var(--warn); }
+.badge.bad { background: var(--bad-soft); color: var(--bad); }
+.badge.info { background: var(--accent-soft); color: var(--accent); }
+.star { color: #a86a00; }
+
+.toolbar { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .75rem; margin-bottom: .9rem; }
+.tabs { display: flex; gap: .25rem; flex-wrap: wrap; }
+.tabs a { padding: .35rem .8rem; border-radius: 999px; color: var(--ink); border: 1px solid var(--line); background: var(--panel); font-size: .9rem; }
+.tabs a:hover { text-decoration: none; border-color: var(--line-strong); }
+.tabs a[aria-current="page"] { background: var(--ink); border-color: var(--ink); color: #fff; }
+form.filters { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; margin: 0; }
+input[type="text"], input[type="search"], input[type="password"], select { font: inherit; padding: .42rem .65rem; border: 1px solid var(--line-strong); border-radius: 6px; background: #fff; color: var(--ink); min-width: 0; }
+input[type="search"] { width: 16rem; }
+button, .button { font: inherit; display: inline-block; padding: .45rem .95rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); cursor: pointer; font-weight: 550; }
+button.secondary, .button.secondary { background: #fff; color: var(--ink); border-color: var(--line-strong); }
+button:hover, .button:hover { filter: brightness(1.06); text-decoration: none; }
+
+.pager { display: flex; justify-content: space-between; align-items: center; margin-top: .8rem; font-size: .9rem; color: var(--muted); }
+
+dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .45rem 1.25rem; margin: 0; }
+dl.facts dt { color: var(--muted); font-size: .9rem; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.prose { white-space: pre-wrap; overflow-wrap: anywhere; }
+
+.split { display: grid; grid-template-columns: minmax(0, 1fr) 300px; gap: 1.5rem; align-items: start; }
+.split > aside .panel { position: sticky; top: 1rem; }
+.split dl.facts { grid-template-columns: 1fr; gap: .1rem; }
+.split dl.facts dd { margin-bottom: .55rem; }
+.conversation { display: flex; flex-direction: column; gap: .85rem; max-width: 760px; }
+.msg { max-width: 82%; }
+.msg .bubble { padding: .7rem .95rem; border-radius: 12px; background: var(--panel); border: 1px solid var(--line); white-space: pre-wrap; overflow-wrap: anywhere; }
+.msg .meta { font-size: .8rem; color: var(--muted); margin: 0 .3rem .25rem; }
+.msg.outbound { align-self: flex-end; }
+.msg.outbound .bubble { background: var(--accent-soft); border-color: #d3ddfb; }
+.msg.outbound .meta { text-align: right; }
+
+.signin { max-width: 460px; margin: 3rem auto; }
+.signin h1 { margin-bottom: .4rem; }
+.accounts { list-style: none; margin: 1rem 0 0; padding: 0; display: grid; gap: .5rem; }
+.accounts button { width: 100%; text-align: left; background: var(--panel); color: var(--ink); border: 1px solid var(--line); padding: .7rem .9rem; border-radius: var(--radius); display: flex; gap: .8rem; align-items: center; font-weight: 400; }
+.accounts button:hover { border-color: var(--accent); filter: none; }
+.accounts .avatar { flex: none; display: inline-grid; place-items: center; width: 34px; height: 34px; border-radius: 50%; background: var(--accent-soft); color: var(--accent); font-weight: 650; }
+.accounts .name { display: block; font-weight: 600; }
+.accounts .email { display: block; color: var(--muted); font-size: .86rem; }
+label { display: block; font-weight: 600; margin: .8rem 0 .3rem; }
+.field input { width: 100%; }
+.hint { color: var(--muted); font-size: .86rem; margin-top: .35rem; }
+.alert { border-radius: var(--radius); padding: .7rem .95rem; margin: .8rem 0; background: var(--bad-soft); color: var(--bad); border: 1px solid #f3c7c7; }
+.notice { border-radius: var(--radius); padding: .7rem .95rem; margin: .8rem 0; background: var(--accent-soft); color: #22397f; border: 1px solid #d3ddfb; }
+
+.visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+pre { margin: 0; background: #f3f4f7; border: 1px solid var(--line); border-radius: 6px; padding: .7rem .9rem; font-size: .84rem; overflow-x: auto; }
+details summary { cursor: pointer; color: var(--accent); }
+details[open] summary { margin-bottom: .4rem; }
+.log td { font-family: var(--mono); font-size: .82rem; }
+@media (max-width: 760px) {
+  .frame { grid-template-columns: 1fr; }
+  .side { border-right: 0; border-bottom: 1px solid var(--line); }
+  main { padding: 1.1rem 1rem 2rem; }
+  .msg { max-width: 100%; }
+  .split { grid-template-columns: 1fr; }
+}
+`;

@@ -1,0 +1,298 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { App, type Mount } from '../../../src/server/app.js';
+import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import { html, htmlResponse, layout, messagePage, parseForm } from '../../../src/server/web/html.js';
+import { checkCsrf, SESSION_COOKIE, Sessions } from '../../../src/server/web/session.js';
+import { isLoopbackHost, safeReturnTo, signIn, SIGNIN_CSRF_COOKIE } from '../../../src/server/web/signin.js';
+import { demo, inProcess, sendJson, TestClock, type InProcess } from '../../support/server.js';
+
+const PREFIX = '/web-test';
+let env: InProcess | undefined;
+afterEach(async () => {
+  await env?.close();
+  env = undefined;
+});
+
+/** A mount like the dashboard's: sign-in, one page that needs a session, one form that changes something. */
+async function setup(loopback: boolean) {
+  env = await inProcess();
+  const clock = new TestClock();
+  const sessions = new Sessions(clock);
+  const auth = signIn({ prefix: PREFIX, loopback, store: env.store, sessions, clock, purpose: 'to test <things>' });
+  const changes: string[] = [];
+  const mount: Mount = {
+    prefix: PREFIX,
+    handle(req, info) {
+      const own = auth.handle(req, info);
+      if (own) return own;
+      const signed = auth.requireSession(req, info);
+      if (!('user' in signed)) return signed;
+      if (info.path === `${PREFIX}/change` && info.method === 'POST') {
+        const form = parseForm(info.rawBody);
+        if (!checkCsrf(signed.session, form.csrf)) return messagePage(403, 'Refused', 'bad csrf');
+        changes.push(form.what);
+        return htmlResponse(200, 'changed');
+      }
+      return htmlResponse(200, layout({ title: 'Secret', body: html`<p>hello ${signed.user.name}</p>`, user: { name: signed.user.name, signOut: signed.signOut } }));
+    },
+  };
+  const app = new App({ store: env.store, clock, mounts: [mount] });
+  const send = (r: Parameters<typeof sendJson>[1]) => sendJson(app, r);
+  const form = (url: string, fields: Record<string, string>, cookie = '') =>
+    send({ method: 'POST', url, body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
+  /** GET the sign-in page: its pre-sign-in CSRF cookie and the hidden field's value. */
+  const signInPage = async (returnTo = `${PREFIX}/secret`) => {
+    const res = await send({ url: `${PREFIX}/sign-in?return_to=${encodeURIComponent(returnTo)}` });
+    const cookie = /^wcm_csrf=([^;]+)/.exec(res.headers['Set-Cookie'] ?? '')?.[1];
+    const field = /name="csrf" value="([^"]+)"/.exec(res.body)?.[1];
+    return { res, cookie: `${SIGNIN_CSRF_COOKIE}=${cookie}`, csrf: field!, action: /<form method="post" action="([^"]+)"/.exec(res.body)![1].replaceAll('&amp;', '&') };
+  };
+  const sessionCookie = (res: { headers: Record<string, string> }) => /^wcm_session=([^;]+)/.exec(res.headers['Set-Cookie'] ?? '')?.[1];
+  return { app, send, form, signInPage, sessions, clock, changes, sessionCookie, store: env.store };
+}
+
+describe('safeReturnTo', () => {
+  it.each([
+    ['/web-test/secret', '/web-test/secret'],
+    ['/web-test/threads?view=unread&q=a%20b', '/web-test/threads?view=unread&q=a%20b'],
+    ['/web-test', '/web-test'],
+    ['//evil.example', PREFIX],
+    ['//evil.example/web-test/x', PREFIX],
+    ['https://evil.example', PREFIX],
+    ['https://evil.example/web-test/x', PREFIX],
+    ['/web-test/../oauth', PREFIX],
+    ['/web-test/%2e%2e/oauth', PREFIX],
+    ['/web-test/.%2E/oauth', PREFIX],
+    ['/web-test\\..\\oauth', PREFIX],
+    ['/\\evil.example', PREFIX],
+    ['/web-testx', PREFIX],
+    ['/web-test%2f..%2fv1', PREFIX],
+    ['javascript:alert(1)', PREFIX],
+    ['/web-test/\r\nSet-Cookie: x=y', PREFIX],
+    ['', PREFIX],
+    [undefined, PREFIX],
+  ])('%j → %s', (input, expected) => {
+    expect(safeReturnTo(input, PREFIX)).toBe(expected);
+  });
+});
+
+describe('isLoopbackHost', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['::1', true],
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.10', false],
+    ['128.0.0.1', false],
+    ['example.com', false],
+    ['localhost.example.com', false],
+  ])('%s → %s', (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
+  });
+});
+
+describe('Sessions', () => {
+  it('sets an HttpOnly, SameSite=Lax cookie for the path, Secure only on https, holding a random id', () => {
+    const clock = new TestClock();
+    const sessions = new Sessions(clock);
+    const { cookie, session } = sessions.start('usr_ada', '/dashboard', { origin: 'http://127.0.0.1:5000' });
+    expect(cookie).toBe(`wcm_session=${session.id}; Path=/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax`);
+    expect(session.id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(session.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(session.csrf).not.toBe(session.id);
+    expect(sessions.start('usr_ada', '/oauth', { origin: 'https://wcm.example' }).cookie).toMatch(/; Path=\/oauth; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/);
+  });
+
+  it('reads the session only under its path and until it expires (by the given clock)', () => {
+    const clock = new TestClock();
+    const sessions = new Sessions(clock);
+    const { session } = sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
+    const headers = { cookie: `other=1; ${SESSION_COOKIE}=${session.id}` };
+    expect(sessions.read({ headers, path: '/dashboard/workspaces' })?.userId).toBe('usr_ada');
+    expect(sessions.read({ headers, path: '/oauth/authorize' })).toBeUndefined();
+    expect(sessions.read({ headers, path: '/dashboardx' })).toBeUndefined();
+    expect(sessions.read({ headers: { cookie: `${SESSION_COOKIE}=nope` }, path: '/dashboard' })).toBeUndefined();
+    clock.advance(3599_000);
+    expect(sessions.read({ headers, path: '/dashboard' })).toBeDefined();
+    clock.advance(1_000);
+    expect(sessions.read({ headers, path: '/dashboard' })).toBeUndefined();
+  });
+
+  it('checkCsrf compares the whole token', () => {
+    const sessions = new Sessions(new TestClock());
+    const { session } = sessions.start('u', '/d', { origin: 'http://x' });
+    expect(checkCsrf(session, session.csrf)).toBe(true);
+    expect(checkCsrf(session, session.csrf.slice(0, -1))).toBe(false);
+    expect(checkCsrf(session, '')).toBe(false);
+    expect(checkCsrf(session, undefined)).toBe(false);
+  });
+});
+
+describe('sign-in with the account chooser (loopback)', () => {
+  it('redirects a visitor without a session to sign-in, remembering the page', async () => {
+    const t = await setup(true);
+    const res = await t.send({ url: `${PREFIX}/secret?x=1` });
+    expect(res.status).toBe(303);
+    expect(res.headers.Location).toBe(`${PREFIX}/sign-in?return_to=${encodeURIComponent(`${PREFIX}/secret?x=1`)}`);
+  });
+
+  it('lists the users, signs in by choice and returns to the page', async () => {
+    const t = await setup(true);
+    const page = await t.signInPage();
+    expect(page.res.status).toBe(200);
+    expect(page.res.headers['Set-Cookie']).toMatch(new RegExp(`^wcm_csrf=[A-Za-z0-9_-]{43}; Path=${PREFIX}; Max-Age=3600; HttpOnly; SameSite=Lax$`));
+    expect(page.res.headers['Content-Security-Policy']).toContain("frame-ancestors 'none'");
+    for (const name of ['Ada Lindqvist', 'Bo Carter', 'Cy Okafor', 'Dee Moreau']) expect(page.res.body).toContain(name);
+    expect(page.res.body).toContain('to test &lt;things&gt;');
+    expect(page.res.body).not.toContain('name="token"');
+    const res = await t.form(page.action, { csrf: page.csrf, user: 'usr_bo' }, page.cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.Location).toBe(`${PREFIX}/secret`);
+    const sid = t.sessionCookie(res)!;
+    expect(res.headers['Set-Cookie']).toBe(`wcm_session=${sid}; Path=${PREFIX}; Max-Age=3600; HttpOnly; SameSite=Lax`);
+    const secret = await t.send({ url: `${PREFIX}/secret`, headers: { cookie: `wcm_session=${sid}` } });
+    expect(secret.status).toBe(200);
+    expect(secret.body).toContain('hello Bo Carter');
+  });
+
+  it.each([
+    ['no CSRF field', (p: { csrf: string }) => ({ user: 'usr_ada' }), true],
+    ['a wrong CSRF field', (p: { csrf: string }) => ({ user: 'usr_ada', csrf: `${p.csrf.slice(1)}x` }), true],
+    ['no CSRF cookie', (p: { csrf: string }) => ({ user: 'usr_ada', csrf: p.csrf }), false],
+  ])('refuses %s with 403 and starts no session', async (_name, fields, withCookie) => {
+    const t = await setup(true);
+    const page = await t.signInPage();
+    const res = await t.form(page.action, fields(page) as Record<string, string>, withCookie ? page.cookie : '');
+    expect(res.status).toBe(403);
+    expect(res.body).toContain('This form has expired');
+    expect(res.headers['Set-Cookie']).toBeUndefined();
+    expect(t.sessions.size).toBe(0);
+  });
+
+  it('refuses an unknown user with the chooser again', async () => {
+    const t = await setup(true);
+    const page = await t.signInPage();
+    const res = await t.form(page.action, { csrf: page.csrf, user: 'usr_nobody' }, page.cookie);
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('Choose one of the accounts listed.');
+    expect(t.sessions.size).toBe(0);
+  });
+
+  it.each(['//evil.example', 'https://evil.example', '/web-test/../oauth', '/elsewhere'])('return_to %s lands on the prefix', async (returnTo) => {
+    const t = await setup(true);
+    const page = await t.signInPage(returnTo);
+    const res = await t.form(page.action, { csrf: page.csrf, user: 'usr_ada' }, page.cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.Location).toBe(PREFIX);
+  });
+
+  it('a form that changes something needs the session CSRF token; sign-out too', async () => {
+    const t = await setup(true);
+    const page = await t.signInPage();
+    const sid = t.sessionCookie(await t.form(page.action, { csrf: page.csrf, user: 'usr_ada' }, page.cookie))!;
+    const cookie = `wcm_session=${sid}`;
+    const home = await t.send({ url: `${PREFIX}/secret`, headers: { cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(home.body)![1];
+    expect((await t.form(`${PREFIX}/change`, { what: 'a' }, cookie)).status).toBe(403);
+    expect((await t.form(`${PREFIX}/change`, { what: 'b', csrf: 'x' }, cookie)).status).toBe(403);
+    expect(t.changes).toEqual([]);
+    expect((await t.form(`${PREFIX}/change`, { what: 'c', csrf }, cookie)).status).toBe(200);
+    expect(t.changes).toEqual(['c']);
+
+    expect((await t.form(`${PREFIX}/sign-out`, { csrf: 'wrong' }, cookie)).status).toBe(403);
+    expect((await t.send({ url: `${PREFIX}/secret`, headers: { cookie } })).status).toBe(200);
+    const out = await t.form(`${PREFIX}/sign-out`, { csrf }, cookie);
+    expect(out.status).toBe(303);
+    expect(out.headers.Location).toBe(`${PREFIX}/sign-in`);
+    expect(out.headers['Set-Cookie']).toBe(`wcm_session=; Path=${PREFIX}; Max-Age=0; HttpOnly; SameSite=Lax`);
+    expect((await t.send({ url: `${PREFIX}/secret`, headers: { cookie } })).status).toBe(303);
+  });
+
+  it('a session ends after an hour by the server clock', async () => {
+    const t = await setup(true);
+    const page = await t.signInPage();
+    const cookie = `wcm_session=${t.sessionCookie(await t.form(page.action, { csrf: page.csrf, user: 'usr_ada' }, page.cookie))}`;
+    t.clock.advance(3600_000);
+    expect((await t.send({ url: `${PREFIX}/secret`, headers: { cookie } })).status).toBe(303);
+  });
+});
+
+describe('sign-in with a personal access token (not loopback)', () => {
+  it('asks for a token (no chooser, no user names) and signs in with a valid one', async () => {
+    const t = await setup(false);
+    const page = await t.signInPage();
+    expect(page.res.body).toContain('name="token"');
+    expect(page.res.body).toContain('type="password"');
+    expect(page.res.body).not.toContain('Bo Carter');
+    const res = await t.form(page.action, { csrf: page.csrf, token: demo.owner }, page.cookie);
+    expect(res.status).toBe(303);
+    const sid = t.sessionCookie(res)!;
+    expect(sid).not.toContain(demo.owner);
+    expect(JSON.stringify(res.headers)).not.toContain(demo.owner);
+    const secret = await t.send({ url: `${PREFIX}/secret`, headers: { cookie: `wcm_session=${sid}` } });
+    expect(secret.body).toContain('hello Ada Lindqvist');
+    expect(secret.body).not.toContain('wcm_pat_');
+  });
+
+  it('ignores a chosen user: off loopback only a token proves who you are', async () => {
+    const t = await setup(false);
+    const page = await t.signInPage();
+    const res = await t.form(page.action, { csrf: page.csrf, user: 'usr_ada' }, page.cookie);
+    expect(res.status).toBe(403);
+    expect(t.sessions.size).toBe(0);
+  });
+
+  it.each([
+    ['revoked', demo.revoked, 'has been revoked'],
+    ['expired', demo.expired, 'expired at 2025-01-01T00:00:00'],
+    ['unknown', 'wcm_pat_thisTokenDoesNotExist0123456789abcdefghij', 'not recognised'],
+    ['an OAuth access token', 'wcm_oat_someOAuthAccessToken0123456789abcdefgh', 'OAuth tokens cannot be used'],
+    ['an OAuth-bound record', 'wcm_pat_boundToAnAudience0123456789abcdefghijk', 'OAuth tokens cannot be used'],
+    ['not a token', 'hello', 'start with <code>wcm_pat_</code>'],
+    ['empty', '', 'Enter a personal access token'],
+  ])('refuses %s with 403, says why, and keeps nothing of it in the page', async (_name, token, why) => {
+    const t = await setup(false);
+    await t.store.transact((tx) => {
+      for (const tk of ['wcm_oat_someOAuthAccessToken0123456789abcdefgh', 'wcm_pat_boundToAnAudience0123456789abcdefghijk']) {
+        const sha = hashToken(tk);
+        tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_ada', name: 'oauth', abilities: ['content:read'], expires_at: null, revoked_at: null, audience: 'wcm-api-v1', workspace_ids: [demo.ws1] });
+      }
+    });
+    const page = await t.signInPage();
+    const res = await t.form(page.action, { csrf: page.csrf, token }, page.cookie);
+    expect(res.status).toBe(403);
+    expect(res.body).toContain(why);
+    if (token.length > 8) expect(res.body).not.toContain(token);
+    expect(res.headers['Set-Cookie']).toBeUndefined();
+    expect(t.sessions.size).toBe(0);
+  });
+
+  it('refuses a form with a field given twice (400) and other methods (405)', async () => {
+    const t = await setup(false);
+    const page = await t.signInPage();
+    const res = await t.send({ method: 'POST', url: page.action, body: `csrf=${page.csrf}&token=a&token=b`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie } });
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('`token`');
+    expect((await t.send({ method: 'PUT', url: `${PREFIX}/sign-in` })).status).toBe(405);
+    expect((await t.send({ method: 'GET', url: `${PREFIX}/sign-out` })).status).toBe(405);
+  });
+});
+
+describe('the extend step', () => {
+  it.each([
+    [undefined, true],
+    ['127.0.0.1', true],
+    ['::1', true],
+    ['0.0.0.0', false],
+  ])('--host %s: loopback %s, one Sessions and the /assets mount', async (host, loopback) => {
+    const { extendServer } = await import('../../../src/server/extend.js');
+    env = await inProcess({ fixtures: [] });
+    const ext = await extendServer({ store: env.store, clock: new TestClock(), options: { dataFile: 'x', host, payments: 'local', env: {} } });
+    expect(ext.services?.loopback).toBe(loopback);
+    expect(ext.services?.sessions).toBeInstanceOf(Sessions);
+    expect(ext.mounts?.map((m) => m.prefix)).toContain('/assets');
+  });
+});
