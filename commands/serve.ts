@@ -118,6 +118,7 @@ export default defineCommand<ServeOptions>({
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
     out.write(`data: ${dataFile}\n`);
+    out.write(`dashboard: ${new URL(server.url).origin}/dashboard (read-only; \`wcm open\` opens it at a record)\n`);
     for (const note of server.notes) out.write(`${note}\n`);
     for (const line of profileLines) out.write(`${line}\n`);
 

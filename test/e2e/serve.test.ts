@@ -42,6 +42,13 @@ describe('wcm serve', () => {
     const port = Number(/:(\d+)\/v1$/.exec(lines[0])![1]);
     expect(port).toBeGreaterThan(0);
     expect(url).toBe(`http://127.0.0.1:${port}/v1`);
+    // It says where the dashboard is, and that address answers (a sign-in redirect, not a 404).
+    await waitFor(() => lines.some((l) => l.startsWith('dashboard: ')), 'the dashboard line');
+    const dashboard = lines.find((l) => l.startsWith('dashboard: '))!.split(' ')[1];
+    expect(dashboard).toBe(`http://127.0.0.1:${port}/dashboard`);
+    const page = await fetch(dashboard, { redirect: 'manual' });
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toMatch(/\/dashboard\/sign-in\?return_to=%2Fdashboard$/);
     await waitFor(() => lines.some((l) => /^\s+wcm_pat_[A-Za-z0-9]{32,}$/.test(l)) && lines.some((l) => l.includes('profile `local`')), 'the token line');
     const token = lines.find((l) => /^\s+wcm_pat_/.test(l))!.trim();
     expect(existsSync(path.join(dir, '.wcm', 'store.json.lock'))).toBe(true);
