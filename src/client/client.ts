@@ -151,6 +151,12 @@ export class ApiClient {
           ? { ...(body as ProblemJson) }
           : { title: STATUS_TEXT[status] ?? `HTTP ${status}`, status, detail: text ? String(text).slice(0, 200) : `The server answered ${status}.` };
       if (!problem.request_id && resHeaders['x-request-id']) problem.request_id = resHeaders['x-request-id'];
+      // Redirects are never followed (a token must not travel to another host): say where it pointed.
+      if (status >= 300 && status < 400 && !problem.resolution) {
+        const to = resHeaders.location ? ` to ${resHeaders.location}` : '';
+        problem.detail = `The server answered ${status}, a redirect${to}; wcm does not follow redirects, so no token goes to another address.`;
+        problem.resolution = 'If the API has moved, point the base URL there (`--base-url`, or `wcm auth login --base-url …` for a profile).';
+      }
       if ((status === 429 || status === 503) && attempt > 0 && !problem.resolution) {
         problem.resolution = `Still ${status} after ${attempt + 1} attempts; wait a little and try again.`;
       }

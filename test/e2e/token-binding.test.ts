@@ -137,6 +137,9 @@ describe('a profile token is sent only to its own origin', () => {
     expect(redirector.seen).toHaveLength(1);
     expect(stranger.seen).toEqual([]);
     expect(r.stdout + r.stderr).not.toContain(TOKEN);
+    // The error says it was a redirect, where to, and that it was not followed.
+    expect(r.stderr).toContain(`The server answered 307, a redirect to ${stranger.origin}/v1/workspaces/${WS}/lists`);
+    expect(r.stderr).toContain('wcm does not follow redirects');
   });
 
   it('--debug redacts the token', async () => {
