@@ -145,6 +145,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Conversations: 'Contact-centric threads and messages across chat, email, messaging app and forms',
   'Engagement inbox': 'Inbox views of engagement records',
   'Public actions': 'Public, rate-limited actions that may require human confirmation',
+  OAuth: 'Registered OAuth applications and the grants users gave them (extension; the flow itself is at /oauth, see /.well-known/oauth-authorization-server)',
 };
 
 /** The OpenAPI 3.1 document, generated from the operations table. */

@@ -14,6 +14,7 @@ import {
   PaymentNotificationReceipt,
 } from './public.js';
 import { Me } from './account.js';
+import { ClientId, CreateOAuthAppBody, CreatedOAuthApp, GrantId, OAuthApp, OAuthGrant } from './oauth.js';
 import { AgentSummary, FormSummary, KnowledgeListSummary, OfferSummary, PageSummary, PagesQuery } from './finding.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -225,6 +226,35 @@ export const operations = {
     summary: 'List the workspace\'s agents, by name',
     access: 'bearer', ability: 'content:read', params: z.strictObject(ws), query: pagingQuery, body: undefined,
     response: AgentSummary, status: 200, list: true, notFound: { workspace: 'workspace_not_found' },
+  }),
+  createOAuthApp: op({
+    operationId: 'createOAuthApp', method: 'POST', path: '/workspaces/{workspace}/oauth-apps', tag: 'OAuth', extension: true,
+    summary: 'Register an OAuth application (a confidential one\'s secret is in this response only)',
+    access: 'bearer', ability: 'workspaces:write', params: z.strictObject(ws), query: noQuery, body: CreateOAuthAppBody,
+    response: CreatedOAuthApp, status: 201, notFound: { workspace: 'workspace_not_found' },
+  }),
+  listOAuthApps: op({
+    operationId: 'listOAuthApps', method: 'GET', path: '/workspaces/{workspace}/oauth-apps', tag: 'OAuth', extension: true,
+    summary: 'List the OAuth applications registered in the workspace, newest first',
+    access: 'bearer', ability: 'workspaces:read', params: z.strictObject(ws), query: pagingQuery, body: undefined,
+    response: OAuthApp, status: 200, list: true, notFound: { workspace: 'workspace_not_found' },
+  }),
+  deleteOAuthApp: op({
+    operationId: 'deleteOAuthApp', method: 'DELETE', path: '/workspaces/{workspace}/oauth-apps/{app}', tag: 'OAuth', extension: true,
+    summary: 'Delete an OAuth application and revoke every token it was issued',
+    access: 'bearer', ability: 'workspaces:write', params: z.strictObject({ ...ws, app: ClientId }), query: noQuery, body: undefined,
+    response: OAuthApp, status: 200, notFound: { workspace: 'workspace_not_found', app: 'oauth_app_not_found' },
+  }),
+  listOAuthGrants: op({
+    operationId: 'listOAuthGrants', method: 'GET', path: '/me/oauth-grants', tag: 'OAuth', extension: true,
+    summary: 'List what the token\'s user authorized OAuth applications to do, newest first',
+    access: 'token', params: z.strictObject({}), query: pagingQuery, body: undefined, response: OAuthGrant, status: 200, list: true,
+  }),
+  revokeOAuthGrant: op({
+    operationId: 'revokeOAuthGrant', method: 'DELETE', path: '/me/oauth-grants/{grant}', tag: 'OAuth', extension: true,
+    summary: 'Revoke one of the user\'s OAuth grants and every token issued under it',
+    access: 'token', params: z.strictObject({ grant: GrantId }), query: noQuery, body: undefined,
+    response: OAuthGrant, status: 200, notFound: { grant: 'oauth_grant_not_found' },
   }),
 } as const;
 

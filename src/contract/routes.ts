@@ -43,6 +43,11 @@ export const routes = {
   listKnowledgeLists: { method: 'GET', path: '/workspaces/{workspace}/knowledge-lists', access: 'bearer', idempotent: false, extension: true },
   listOffers: { method: 'GET', path: '/workspaces/{workspace}/offers', access: 'bearer', idempotent: false, extension: true },
   listAgents: { method: 'GET', path: '/workspaces/{workspace}/agents', access: 'bearer', idempotent: false, extension: true },
+  createOAuthApp: { method: 'POST', path: '/workspaces/{workspace}/oauth-apps', access: 'bearer', idempotent: false, extension: true },
+  listOAuthApps: { method: 'GET', path: '/workspaces/{workspace}/oauth-apps', access: 'bearer', idempotent: false, extension: true },
+  deleteOAuthApp: { method: 'DELETE', path: '/workspaces/{workspace}/oauth-apps/{app}', access: 'bearer', idempotent: false, extension: true },
+  listOAuthGrants: { method: 'GET', path: '/me/oauth-grants', access: 'token', idempotent: false, extension: true },
+  revokeOAuthGrant: { method: 'DELETE', path: '/me/oauth-grants/{grant}', access: 'token', idempotent: false, extension: true },
 } as const satisfies Record<OperationId, Route>;
 
 /** The route of an operation, or undefined for an unknown operationId. */

@@ -51,6 +51,17 @@ export interface Mount {
   handle(req: AppRequest, info: RequestInfo, app: App): Promise<AppResponse> | AppResponse;
 }
 
+/**
+ * A 401 names where a client finds the resource's metadata (RFC 9728 §5.1), so an OAuth client can
+ * discover the authorization server by itself.
+ */
+export function withResourceMetadata(err: unknown, metadataUrl: string): unknown {
+  if (err instanceof ProblemError && err.status === 401) {
+    err.headers['WWW-Authenticate'] = `Bearer resource_metadata="${metadataUrl}"${err.code === 'invalid_token' ? ', error="invalid_token"' : ''}`;
+  }
+  return err;
+}
+
 /** A response whose body exists as byte parts; the string is built only if someone asks for it. */
 function partsResponse(status: number, headers: Record<string, string>, parts: readonly Buffer[]): AppResponse {
   let text: string | undefined;
@@ -257,7 +268,11 @@ export class App {
   private async run(op: AnyOperation, rawParams: Record<string, string>, search: string, info: RequestInfo): Promise<AppResponse> {
     let auth: AuthContext | null = null;
     if (op.access === 'bearer' || op.access === 'token') {
-      auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now());
+      try {
+        auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now());
+      } catch (err) {
+        throw withResourceMetadata(err, `${info.origin}/.well-known/oauth-protected-resource`);
+      }
       requireAbility(auth, op);
     }
     // Path parameters: a malformed id names nothing, so it is that resource's 404.

@@ -11,8 +11,10 @@ export interface AuthContext {
   user: UserRecord;
 }
 
-/** The audience OAuth access tokens must be bound to. */
+/** The audience OAuth access tokens must be bound to at /v1 … */
 export const API_AUDIENCE = 'wcm-api-v1';
+/** … and at /mcp (a token is bound to exactly one). */
+export const MCP_AUDIENCE = 'wcm-mcp';
 
 const unauthenticated = () =>
   new ProblemError('unauthenticated', {
@@ -65,7 +67,7 @@ function storedDigest(rec: TokenRecord): Buffer {
 }
 
 /** Finds and checks the bearer token. Tokens are stored only as SHA-256 hashes. */
-export function authenticate(store: Store, header: string | undefined, now: Date): AuthContext {
+export function authenticate(store: Store, header: string | undefined, now: Date, audience: string = API_AUDIENCE): AuthContext {
   if (!header) throw unauthenticated();
   const parsed = parseBearer(header);
   if (!parsed) throw invalidToken('malformed (expected `Authorization: Bearer <token>`)');
@@ -75,7 +77,12 @@ export function authenticate(store: Store, header: string | undefined, now: Date
   if (!rec || !timingSafeEqual(storedDigest(rec), digest)) throw invalidToken('not recognised');
   if (rec.revoked_at) throw invalidToken('revoked');
   if (rec.expires_at && new Date(rec.expires_at).getTime() <= now.getTime()) throw invalidToken(`expired (at ${rec.expires_at})`);
-  if (parsed.oauth && rec.audience !== API_AUDIENCE) throw invalidToken('issued for another audience');
+  if (parsed.oauth && rec.audience !== audience) throw invalidToken('issued for another audience');
+  // Tokens this server issued belong to an authorization: revoking it (or its application) ends them all.
+  if (rec.grant_id) {
+    const grant = store.get('oauth_grants', rec.grant_id);
+    if (!grant || grant.revoked_at) throw invalidToken('revoked');
+  }
   const user = store.get('users', rec.user_id);
   if (!user) throw invalidToken('not recognised');
   return { token: rec, user };

@@ -5,6 +5,7 @@ import { CHANNELS } from '../contract/engagement.js';
 import { FormField } from '../contract/forms.js';
 import { ORDER_STATES, SOURCE_TYPES } from '../contract/public.js';
 import { SCHEMA_TYPES, SLUG_PATTERN, TEMPLATE_PATTERN } from '../contract/pages.js';
+import { RedirectUri } from '../contract/oauth.js';
 import type { CollectionName, RecordTypes, TokenRecord } from './records.js';
 import type { Store } from './store.js';
 import { joinThread, putThread, type FullThread } from './threads.js';
@@ -36,6 +37,8 @@ const Token = z
     revoked_at: tsOut.nullable().default(null),
     audience: z.string().optional(),
     workspace_ids: z.array(Uuid).optional(),
+    grant_id: z.string().optional(),
+    client_id: z.string().optional(),
   })
   .refine((t) => (t.token === undefined) !== (t.token_sha256 === undefined), {
     message: 'Give exactly one of `token` (in clear) or `token_sha256`.',
@@ -201,6 +204,34 @@ const AnalyticsEvent = z.strictObject({
   occurred_at: tsOut,
 });
 
+const OAuthApp = z
+  .strictObject({
+    id: z.string().regex(/^wcm_app_[A-Za-z0-9]{24,}$/, 'Must look like wcm_app_<24+ letters and digits>.'),
+    name: z.string().min(1).max(120),
+    type: z.enum(['public', 'confidential']).default('public'),
+    redirect_uris: z.array(RedirectUri).min(1).max(10),
+    client_secret: z.string().min(16).optional(),
+    client_secret_sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable().optional(),
+    workspace_id: Uuid.nullable().default(null),
+    created_at: tsOut,
+  })
+  .refine((a) => a.type === 'public' ? a.client_secret === undefined && !a.client_secret_sha256 : (a.client_secret === undefined) !== !a.client_secret_sha256, {
+    message: 'A confidential app needs exactly one of `client_secret` (in clear) or `client_secret_sha256`; a public one neither.',
+  });
+const OAuthGrant = z.strictObject({
+  id: z.string().regex(/^grant_[A-Za-z0-9]{16,}$/),
+  user_id: z.string(),
+  client_id: z.string(),
+  abilities: z.array(AbilitySchema),
+  workspace_ids: z.array(Uuid),
+  audience: z.string(),
+  refresh_sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable().default(null),
+  refresh_expires_at: tsOut.nullable().default(null),
+  used_refresh_sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/)).default([]),
+  created_at: tsOut,
+  revoked_at: tsOut.nullable().default(null),
+});
+
 /** The store fixture format (FIXTURES.md §1), plus `orders` and `analytics_events` that exports carry. */
 export const FixtureSchema = z.strictObject({
   version: z.literal(1),
@@ -219,6 +250,8 @@ export const FixtureSchema = z.strictObject({
   agents: z.array(Agent).optional(),
   orders: z.array(Order).optional(),
   analytics_events: z.array(AnalyticsEvent).optional(),
+  oauth_apps: z.array(OAuthApp).optional(),
+  oauth_grants: z.array(OAuthGrant).optional(),
 });
 export type Fixture = z.input<typeof FixtureSchema>;
 
@@ -226,6 +259,7 @@ export type Fixture = z.input<typeof FixtureSchema>;
 export const FIXTURE_COLLECTIONS = [
   'users', 'workspaces', 'tokens', 'listings', 'forms', 'pages', 'knowledge_lists', 'articles',
   'threads', 'bookings', 'voice_interactions', 'offers', 'agents', 'orders', 'analytics_events',
+  'oauth_apps', 'oauth_grants',
 ] as const satisfies ReadonlyArray<CollectionName>;
 
 export class FixtureError extends Error {
@@ -293,6 +327,13 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
   f.tokens?.forEach((t, i) => {
     ref('users', t.user_id, `$.tokens[${i}].user_id`);
     t.workspace_ids?.forEach((w, j) => ref('workspaces', w, `$.tokens[${i}].workspace_ids[${j}]`));
+    if (t.grant_id !== undefined) ref('oauth_grants', t.grant_id, `$.tokens[${i}].grant_id`);
+  });
+  f.oauth_apps?.forEach((a, i) => ref('workspaces', a.workspace_id, `$.oauth_apps[${i}].workspace_id`));
+  f.oauth_grants?.forEach((g, i) => {
+    ref('users', g.user_id, `$.oauth_grants[${i}].user_id`);
+    if (g.client_id !== 'wcm-cli') ref('oauth_apps', g.client_id, `$.oauth_grants[${i}].client_id`);
+    g.workspace_ids.forEach((w, j) => ref('workspaces', w, `$.oauth_grants[${i}].workspace_ids[${j}]`));
   });
   for (const c of ['listings', 'forms', 'pages', 'knowledge_lists', 'threads', 'bookings', 'voice_interactions', 'offers', 'agents', 'orders', 'analytics_events'] as const) {
     (f[c] ?? []).forEach((r: { workspace_id: string }, i: number) => ref('workspaces', r.workspace_id, `$.${c}[${i}].workspace_id`));
@@ -310,6 +351,8 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
     };
     if (t.audience !== undefined) rec.audience = t.audience;
     if (t.workspace_ids !== undefined) rec.workspace_ids = t.workspace_ids;
+    if (t.grant_id !== undefined) rec.grant_id = t.grant_id;
+    if (t.client_id !== undefined) rec.client_id = t.client_id;
     return rec;
   });
   return {
@@ -336,6 +379,13 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
     agents: f.agents ?? [],
     orders: (f.orders ?? []) as RecordTypes['orders'][],
     analytics_events: f.analytics_events ?? [],
+    // Secrets in clear are stored hashed, like tokens; member order fixed so exports round-trip.
+    oauth_apps: (f.oauth_apps ?? []).map((a) => ({
+      id: a.id, name: a.name, type: a.type, redirect_uris: a.redirect_uris,
+      client_secret_sha256: a.client_secret ? hashToken(a.client_secret) : (a.client_secret_sha256 ?? null),
+      workspace_id: a.workspace_id, created_at: a.created_at,
+    })),
+    oauth_grants: f.oauth_grants ?? [],
   };
 }
 

@@ -104,6 +104,10 @@ export const INDEXES = {
   offersByWorkspace: { name: 'offersByWorkspace', collection: 'offers', partition: (r) => r.workspace_id, key: (r) => [r.title.toLowerCase(), r.id], order: 'asc' } as IndexDef<'offers'>,
   agentsByWorkspace: { name: 'agentsByWorkspace', collection: 'agents', partition: (r) => r.workspace_id, key: (r) => [r.name.toLowerCase(), r.id], order: 'asc' } as IndexDef<'agents'>,
   ordersByCreated: { name: 'ordersByCreated', collection: 'orders', partition: () => '*', key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'orders'>,
+  // A self-registered client (RFC 7591) has no workspace: partition '' keeps it out of every list.
+  oauthAppsByWorkspace: { name: 'oauthAppsByWorkspace', collection: 'oauth_apps', partition: (r) => r.workspace_id ?? '', key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'oauth_apps'>,
+  // Only live grants: a revoked one leaves the user's list.
+  oauthGrantsByUser: { name: 'oauthGrantsByUser', collection: 'oauth_grants', partition: (r) => (r.revoked_at ? '' : r.user_id), key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'oauth_grants'>,
   eventsByOccurred: { name: 'eventsByOccurred', collection: 'analytics_events', partition: () => '*', key: (r) => [r.occurred_at, r.id], order: 'desc' } as IndexDef<'analytics_events'>,
 } as const;
 export type IndexName = keyof typeof INDEXES;

@@ -23,6 +23,9 @@ export const COLLECTIONS = [
   'payment_events',
   'idempotency_keys',
   'settings',
+  'oauth_apps',
+  'oauth_grants',
+  'oauth_codes',
 ] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 
@@ -51,6 +54,9 @@ export interface TokenRecord {
   /** OAuth tokens only: the audience and the workspaces granted. */
   audience?: string;
   workspace_ids?: string[];
+  /** OAuth tokens issued by this server: the authorization (grant) and application they came from. */
+  grant_id?: string;
+  client_id?: string;
 }
 export interface ListingRecord {
   id: string;
@@ -205,6 +211,53 @@ export interface IdempotencyRecord {
   created_at: string;
 }
 export interface SettingRecord { id: string; value: unknown }
+/** A registered OAuth application; `id` is its client_id (`wcm_app_…`). */
+export interface OAuthAppRecord {
+  id: string;
+  name: string;
+  type: 'public' | 'confidential';
+  redirect_uris: string[];
+  /** Confidential clients only: SHA-256 of the secret (shown once, at creation). */
+  client_secret_sha256: string | null;
+  /** The owning workspace; null for a client that registered itself (RFC 7591). */
+  workspace_id: string | null;
+  created_at: string;
+}
+/**
+ * One authorization: what a user approved for an application (abilities, workspaces, audience),
+ * and the family of tokens descended from its code. The current refresh token's hash rotates;
+ * earlier ones are kept so that a replay is recognised and revokes the family.
+ */
+export interface OAuthGrantRecord {
+  id: string;
+  user_id: string;
+  client_id: string;
+  abilities: Ability[];
+  workspace_ids: string[];
+  audience: string;
+  refresh_sha256: string | null;
+  refresh_expires_at: string | null;
+  used_refresh_sha256: string[];
+  created_at: string;
+  revoked_at: string | null;
+}
+/** An authorization code (hashed; `id` derives from the hash), single use, 60 s. */
+export interface OAuthCodeRecord {
+  id: string;
+  code_sha256: string;
+  client_id: string;
+  redirect_uri: string;
+  user_id: string;
+  abilities: Ability[];
+  workspace_ids: string[];
+  resource: string;
+  audience: string;
+  code_challenge: string;
+  expires_at: string;
+  /** Set on first exchange, with the grant it created: a second use revokes that grant. */
+  used_at: string | null;
+  grant_id: string | null;
+}
 
 export interface RecordTypes {
   users: UserRecord;
@@ -226,4 +279,7 @@ export interface RecordTypes {
   payment_events: PaymentEventRecord;
   idempotency_keys: IdempotencyRecord;
   settings: SettingRecord;
+  oauth_apps: OAuthAppRecord;
+  oauth_grants: OAuthGrantRecord;
+  oauth_codes: OAuthCodeRecord;
 }

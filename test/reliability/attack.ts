@@ -39,6 +39,8 @@ export const validIds: Record<string, string> = {
   thread: demo.newestThread,
   offer: demo.offerFixedUsd,
   agent: demo.agent1,
+  app: demo.oauthAppAcme,
+  grant: demo.grantAda,
 };
 
 /** Ids of fixtures/demo.json that exist but belong to workspace 2 or 3. */
@@ -48,6 +50,8 @@ export const foreignIds: Record<string, string> = {
   list: 'd0f90159-28a7-4444-9b58-0db2b35c52b4', // ws2
   article: 'b1e141f9-6644-410f-8a44-f68b88aefa33', // ws2 (in list d0f90159)
   thread: 'df4398f7-bd64-4fa8-88e1-17f9d298bf69', // ws2
+  app: demo.oauthAppBlueFern, // ws2
+  grant: demo.grantBo, // Bo's, not the owner's
 };
 
 /** Where a parameter name means another resource: `{list}` of getListing is a listing, not a knowledge list. */
@@ -83,6 +87,8 @@ export function validBody(op: AnyOperation): unknown {
       return { name: 'Reliability' };
     case 'restoreArticleVersion':
       return { publish: false };
+    case 'createOAuthApp':
+      return { name: 'Reliability', redirect_uris: ['http://127.0.0.1/callback'] };
     default:
       return op.body ? {} : undefined;
   }

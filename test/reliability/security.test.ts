@@ -48,6 +48,13 @@ const refusals: Refusal[] = [
     name: 'workspace that does not exist (same answer: no probing)', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
     params: () => ({ workspace: '00000000-0000-4000-8000-000000000000' }), status: 403, code: () => 'not_a_member',
   },
+  // OAuth access tokens (OAUTH.md): bound to one audience, narrowed to their granted workspaces, ended with their grant.
+  { name: 'OAuth token for another audience (wcm-mcp)', applies: () => true, authorization: `Bearer ${demo.oauthMcp}`, status: 401, code: () => 'invalid_token' },
+  { name: 'OAuth token of a revoked grant', applies: () => true, authorization: `Bearer ${demo.oauthRevokedGrant}`, status: 401, code: () => 'invalid_token' },
+  {
+    name: 'OAuth token without a grant for the workspace', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.oauthBlueFernOnly}`,
+    status: 403, code: () => 'not_a_member',
+  },
   {
     name: 'workspace id that is not a uuid', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
     params: () => ({ workspace: 'not-a-uuid' }), status: 404, code: () => 'workspace_not_found',
@@ -91,7 +98,12 @@ describe('operation × refusal matrix (in-process)', () => {
     checkAnswer(res, `${op.operationId} ${name}`);
     const p = JSON.parse(res.body);
     expect([res.status, p.code], res.body).toEqual([r.status, r.code(op)]);
-    if (r.status === 401) expect(headerOf(res, 'www-authenticate')).toMatch(/^Bearer/);
+    // RFC 9728 §5.1: every 401 says where the resource's metadata is (and invalid_token when a token was sent).
+    if (r.status === 401) {
+      expect(headerOf(res, 'www-authenticate')).toBe(
+        `Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource"${r.code(op) === 'invalid_token' ? ', error="invalid_token"' : ''}`,
+      );
+    }
     if (name === 'missing ability') expect(p.detail).toContain(op.ability);
     expect(headerOf(res, 'cache-control')).toBe('no-store');
     expect(storeState(s.store)).toBe(before);

@@ -110,6 +110,11 @@ describe('buildPlan: valid files', () => {
         { name: 'knowledge', operation: 'listKnowledgeLists' },
         { name: 'offers', operation: 'listOffers' },
         { name: 'agents', operation: 'listAgents' },
+        { name: 'app', operation: 'createOAuthApp', body: { name: 'CI app', redirect_uris: ['http://127.0.0.1/callback'] } },
+        { name: 'apps', operation: 'listOAuthApps' },
+        { name: 'gone', operation: 'deleteOAuthApp', params: { app: '${app:data.client_id}' } },
+        { name: 'grants', operation: 'listOAuthGrants' },
+        { name: 'revoked', operation: 'revokeOAuthGrant', params: { grant: '${grants:data.0.id}' } },
       ),
     });
     expect(p.problems).toEqual([]);

@@ -35,6 +35,19 @@ export const demo = {
   pageAcme: '71184361-1989-42ed-9156-e4650146c0d5',
   pageHoliday: '0845b14f-2854-49d9-a836-5194b4317c42',
   newestThread: '5ea2a4c5-c797-4351-8165-a6a2bbcd6086',
+  /** A public OAuth app of Acme Coffee (loopback redirect http://127.0.0.1/callback, any port). */
+  oauthAppAcme: 'wcm_app_demoAcmeHelpdeskAgent000000001',
+  /** A confidential OAuth app of Blue Fern Studio, and its secret. */
+  oauthAppBlueFern: 'wcm_app_demoBlueFernBookingSync000000002',
+  oauthAppBlueFernSecret: 'wcm_secret_demoBlueFernBookingSync0123456789',
+  /** Ada's grants: `wcm auth login --web` (API, Acme + Blue Fern) and the Acme app (MCP); Bo's to the Blue Fern app. */
+  grantAda: 'grant_demoAdaCliLogin000001',
+  grantAdaHelpdesk: 'grant_demoAdaAcmeHelpdesk01',
+  grantBo: 'grant_demoBoBlueFernSync0001',
+  /** OAuth access tokens of Ada: audience wcm-mcp (Acme); API audience granted Blue Fern only; of a revoked grant. */
+  oauthMcp: 'wcm_oat_demoAdaMcpAudience0123456789abcdefghij',
+  oauthBlueFernOnly: 'wcm_oat_demoAdaGrantBlueFernOnly0123456789abc',
+  oauthRevokedGrant: 'wcm_oat_demoAdaRevokedGrant0123456789abcdefgh',
 } as const;
 
 /** A fresh temp directory, removed by the returned function. */

@@ -10,6 +10,7 @@ import { webhookHandlers } from './webhooks.js';
 import { bookingHandlers } from './bookings.js';
 import { threadHandlers } from './threads.js';
 import { voiceHandlers } from './voice.js';
+import { oauthHandlers } from './oauth.js';
 
 /** Every implemented operation's handler, by operationId. Areas add their map here. */
 export const handlers: Record<string, Handler> = Object.fromEntries([
@@ -24,4 +25,5 @@ export const handlers: Record<string, Handler> = Object.fromEntries([
   ...threadHandlers,
   ...bookingHandlers,
   ...voiceHandlers,
+  ...oauthHandlers,
 ]);
