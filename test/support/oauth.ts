@@ -1,0 +1,96 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** A PKCE pair (RFC 7636, S256). */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/**
+ * A browser without the rendering: a cookie jar, redirects within the server followed by hand,
+ * and the forms of the sign-in and consent pages filled in the way a person would.
+ */
+export class FormBrowser {
+  readonly cookies = new Map<string, string>();
+  constructor(readonly origin: string) {}
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
+    const res = await fetch(new URL(url, this.origin), {
+      method: init.method ?? (init.form ? 'POST' : 'GET'),
+      redirect: 'manual',
+      headers: { cookie: this.cookieHeader(), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body: init.form ? new URLSearchParams(init.form) : undefined,
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const at = pair.indexOf('=');
+      const name = pair.slice(0, at);
+      const value = pair.slice(at + 1);
+      if (/Max-Age=0/i.test(c) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  /** Follows 303/302 redirects that stay on the server; returns the last response and the URL it answered. */
+  async follow(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{ res: Response; url: string; body: string }> {
+    let res = await this.request(url, init);
+    let at = new URL(url, this.origin).toString();
+    for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
+      const next = new URL(res.headers.get('location')!, at);
+      if (next.origin !== this.origin) break;
+      at = next.toString();
+      res = await this.request(at);
+    }
+    return { res, url: at, body: await res.text() };
+  }
+
+  /** The value of a hidden field on a page. */
+  static field(page: string, name: string): string | undefined {
+    const m = new RegExp(`name="${name}" value="([^"]*)"`).exec(page);
+    return m?.[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  }
+
+  /** Every hidden field of the first form on a page. */
+  static hidden(page: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const m of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+      out[m[1]] = m[2].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    }
+    return out;
+  }
+
+  /** On the account chooser at `pageUrl`: choose `userId`. */
+  async chooseAccount(page: { body: string; url: string }, userId: string) {
+    const action = /<form method="post" action="([^"]+)"/.exec(page.body)![1].replace(/&amp;/g, '&');
+    return this.follow(action, { form: { csrf: FormBrowser.field(page.body, 'csrf')!, user: userId } });
+  }
+
+  /** On the consent page: tick `workspaces` and press Authorize (or Deny); returns the redirect the server answered with. */
+  async decide(consent: string, decision: 'approve' | 'deny', workspaces: string[] = []): Promise<Response> {
+    const form = FormBrowser.hidden(consent);
+    for (const w of workspaces) form[`workspace_${w}`] = 'on';
+    form.decision = decision;
+    return this.request('/oauth/authorize', { form });
+  }
+}
+
+/** The authorize URL of a request; `params` replace or (undefined) remove defaults. */
+export function authorizeUrl(origin: string, params: Record<string, string | undefined>): string {
+  const u = new URL('/oauth/authorize', origin);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+/** A POST to the token (or revocation) endpoint, parsed. */
+export async function tokenRequest(origin: string, form: Record<string, string>, opts: { path?: string; basic?: [string, string] } = {}) {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (opts.basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(opts.basic[0])}:${encodeURIComponent(opts.basic[1])}`).toString('base64')}`;
+  const res = await fetch(`${origin}${opts.path ?? '/oauth/token'}`, { method: 'POST', headers, body: new URLSearchParams(form) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+}
