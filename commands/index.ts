@@ -7,6 +7,11 @@ import formsLs from './forms/ls.js';
 import pagesLs from './pages/ls.js';
 import knowledgeLs from './knowledge/ls.js';
 import offersLs from './offers/ls.js';
+import oauthAppsCreate from './oauth/apps-create.js';
+import oauthAppsLs from './oauth/apps-ls.js';
+import oauthAppsRm from './oauth/apps-rm.js';
+import oauthGrantsLs from './oauth/grants-ls.js';
+import oauthGrantsRevoke from './oauth/grants-revoke.js';
 import agentsLs from './agents/ls.js';
 import listsShow from './lists/show.js';
 import formsUpdate from './forms/update.js';
@@ -78,6 +83,11 @@ export const commands: CommandDef[] = [
   agentsLs,
   agentsOpened,
   paymentsSimulate,
+  oauthAppsCreate,
+  oauthAppsLs,
+  oauthAppsRm,
+  oauthGrantsLs,
+  oauthGrantsRevoke,
   openapi,
   seed,
   api,

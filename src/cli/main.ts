@@ -34,6 +34,9 @@ const GROUPS: Record<string, string> = {
   agents: 'Agents: list them; record a chat open (public: no token)',
   payments: 'Payment notifications: sign and send one, like the processor would',
   local: 'The local data file: import, export, orders, events',
+  oauth: 'OAuth applications of the workspace, and the grants you gave them',
+  apps: 'Registered OAuth applications: create, list, delete',
+  grants: 'What you authorized OAuth applications to do: list, revoke',
 };
 
 function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>): void {

@@ -71,14 +71,17 @@ export class ProblemError extends Error {
   }
 }
 
+/** A code's resource in words: `oauth_app` → `OAuth application`. */
+const resourceWords = (s: string): string => s.replace(/_/g, ' ').replace(/\boauth\b/g, 'OAuth').replace(/\bapp\b/g, 'application');
+
 function humanize(s: string): string {
-  const words = s.replace(/_/g, ' ');
+  const words = resourceWords(s);
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** `404 <resource>_not_found` for a path id that names nothing visible to the caller. */
 export function notFound(code: `${string}_not_found`, id: string): ProblemError {
-  const what = code.replace(/_not_found$/, '').replace(/_/g, ' ');
+  const what = resourceWords(code.replace(/_not_found$/, ''));
   return new ProblemError(code, { detail: `No ${what} with id \`${id}\`.` });
 }
 

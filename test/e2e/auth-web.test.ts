@@ -1,6 +1,7 @@
-// `wcm auth login --web` end to end against a minimal stand-in for the authorization server of
-// OAUTH.md (the real one is being built on branch oauth-server and was not ready to merge): the
-// real binary, BROWSER=none so it prints the URL, an HTTP client following that URL.
+// `wcm auth login --web` at the protocol level, against a minimal stand-in authorization server
+// that records every request, so the exact requests the CLI sends (PKCE, resource, rotation,
+// revocation order) are asserted. The same login against the real server of `wcm serve` is in
+// auth-web-server.test.ts.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,0 +1,24 @@
+import { defineCommand } from '../../src/cli/command.js';
+import { confirmDestructive } from '../../src/cli/confirm.js';
+import { printJson } from '../../src/cli/output.js';
+
+export default defineCommand<{ yes?: boolean }>({
+  path: ['oauth', 'apps', 'rm'],
+  summary: 'Delete an OAuth application; every token it was issued stops working',
+  args: [{ name: 'APP', description: 'client id (from `wcm oauth apps ls`)', required: true }],
+  options: [{ flags: '--yes', description: 'do not ask (needed when not on a terminal)' }],
+  examples: ['wcm oauth apps rm wcm_app_… --yes'],
+  async run(opts, f) {
+    const [app] = opts.args;
+    const workspace = await f.workspace();
+    if (!(await confirmDestructive(f, opts.yes, `Delete application ${app} and revoke every token it was issued?`, `wcm oauth apps rm ${app}`))) {
+      f.io.stderr.write('Nothing deleted.\n');
+      return 1;
+    }
+    const client = await f.client();
+    const res = await client.call<{ client_id: string; name: string }>('deleteOAuthApp', { params: { workspace, app } });
+    if (f.globals.json) printJson(f.io.stdout, res.body.data);
+    else f.io.stderr.write(`Deleted ${res.body.data.name} (${res.body.data.client_id}); its tokens are revoked.\n`);
+    return 0;
+  },
+});

@@ -1,0 +1,23 @@
+import { defineCommand } from '../../src/cli/command.js';
+import { confirmDestructive } from '../../src/cli/confirm.js';
+import { printJson } from '../../src/cli/output.js';
+
+export default defineCommand<{ yes?: boolean }>({
+  path: ['oauth', 'grants', 'revoke'],
+  summary: 'Revoke one of your OAuth grants: every token issued under it stops working',
+  args: [{ name: 'GRANT', description: 'grant id (from `wcm oauth grants ls`)', required: true }],
+  options: [{ flags: '--yes', description: 'do not ask (needed when not on a terminal)' }],
+  examples: ['wcm oauth grants revoke grant_… --yes'],
+  async run(opts, f) {
+    const [grant] = opts.args;
+    if (!(await confirmDestructive(f, opts.yes, `Revoke grant ${grant} and every token issued under it?`, `wcm oauth grants revoke ${grant}`))) {
+      f.io.stderr.write('Nothing revoked.\n');
+      return 1;
+    }
+    const client = await f.client();
+    const res = await client.call<{ id: string; app_name: string }>('revokeOAuthGrant', { params: { grant } });
+    if (f.globals.json) printJson(f.io.stdout, res.body.data);
+    else f.io.stderr.write(`Revoked ${res.body.data.id} (${res.body.data.app_name}).\n`);
+    return 0;
+  },
+});
