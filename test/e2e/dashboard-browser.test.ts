@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServe, wcm } from '../support/cli.js';
 import { HOSTILE, hostileThread, writeDashboardFixture } from '../support/dashboard.js';
+import { CHROMIUM, IN_CI, launchChromium, warnNoBrowser } from '../support/browser.js';
 import { DEMO, ROOT, demo, tempDir } from '../support/server.js';
 
 /**
@@ -14,14 +14,8 @@ import { DEMO, ROOT, demo, tempDir } from '../support/server.js';
  * message is script, page the inbox, and check accessibility with axe-core. Screenshots go to
  * test/.artifacts/dashboard/ (ignored by git).
  */
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
-const IN_CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 const ARTIFACTS = path.join(ROOT, 'test/.artifacts/dashboard');
-
-if (!CHROMIUM) {
-  const say = `\n*** NO BROWSER: chromium was not found (looked at $CHROMIUM_PATH, /usr/bin/chromium, /usr/bin/chromium-browser). The dashboard's browser test did NOT run. Install it with \`apt-get install -y chromium\`.${IN_CI ? ' In CI this is a failure.' : ''} ***\n`;
-  process.stderr.write(say);
-}
+warnNoBrowser("The dashboard's browser test");
 
 describe('the dashboard in a real browser', () => {
   it.runIf(!CHROMIUM && IN_CI)('has a browser to run in (CI never skips this)', () => {
@@ -34,7 +28,7 @@ describe('the dashboard in a real browser', () => {
     let server: Awaited<ReturnType<typeof spawnServe>>;
     let origin: string;
     let dir: ReturnType<typeof tempDir>;
-    let profile: string;
+    let chromium: Awaited<ReturnType<typeof launchChromium>>;
     const dialogs: string[] = [];
     const outside: string[] = [];
     const pageErrors: string[] = [];
@@ -48,13 +42,8 @@ describe('the dashboard in a real browser', () => {
       server = await spawnServe(['--data', path.join(dir.dir, 'store.json'), '--seed', DEMO, '--seed', fixture], { env: { WCM_CONFIG_DIR: dir.dir } });
       origin = new URL(server.url).origin;
       axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-      const { default: puppeteer } = await import('puppeteer-core');
-      profile = mkdtempSync(path.join(tmpdir(), 'wcm-chromium-'));
-      browser = await puppeteer.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
-      });
+      chromium = await launchChromium();
+      browser = chromium.browser;
       page = await browser.newPage();
       await page.setViewport({ width: 1280, height: 900 });
       page.on('dialog', (d) => {
@@ -71,10 +60,9 @@ describe('the dashboard in a real browser', () => {
     }, 60_000);
 
     afterAll(async () => {
-      await browser?.close();
+      await chromium?.close();
       server?.proc.kill();
       await server?.proc;
-      if (profile) rmSync(profile, { recursive: true, force: true });
       dir?.cleanup();
     });
 

@@ -150,7 +150,7 @@ export function oauthMount(options: OAuthOptions): Mount {
     const body = html`<section class="panel signin consent">
 <h1>Authorize ${r.client.name}</h1>
 <p class="sub"><strong>${r.client.name}</strong> wants to use this server as <strong>${signed.user.name}</strong> (${signed.user.email})${r.audience === 'wcm-mcp' ? ' through its MCP endpoint' : ''}.</p>
-${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
 <form method="post" action="${OAUTH}/authorize">
 <input type="hidden" name="csrf" value="${signed.session.csrf}">
 ${AUTHORIZE_FIELDS.map((k) => (hidden[k] !== undefined ? html`<input type="hidden" name="${k}" value="${hidden[k]}">` : ''))}
@@ -160,7 +160,7 @@ ${AUTHORIZE_FIELDS.map((k) => (hidden[k] !== undefined ? html`<input type="hidde
 ${workspaces.length ? workspaces.map((w) => html`<label class="check"><input type="checkbox" name="workspace_${w.id}" value="on"${only ? html` checked` : ''}> ${w.name}</label>`) : html`<p>You are not a member of any workspace.</p>`}
 </fieldset>
 <p class="sub">Afterwards you go back to <code>${target.origin}</code>.</p>
-<div class="actions"><button type="submit" name="decision" value="approve" class="primary">Authorize</button> <button type="submit" name="decision" value="deny">Deny</button></div>
+<div class="actions"><button type="submit" name="decision" value="approve" class="primary">Authorize</button> <button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
 </form>
 </section>`;
     // Chromium applies form-action to the redirect that follows the POST: allow the app's origin.

@@ -1,0 +1,136 @@
+// The OAuth consent in a real browser (Debian's chromium via puppeteer-core) against the real
+// `wcm serve` binary: sign in with the account chooser, tick a workspace, authorize, land on a
+// loopback redirect; then `wcm auth login --web` with the browser following the printed URL.
+// Screenshots go to test/.artifacts/oauth/ (ignored by git).
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { execa } from 'execa';
+import type { Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, IN_CI, launchChromium, warnNoBrowser } from '../support/browser.js';
+import { BIN, spawnServe, wcm } from '../support/cli.js';
+import { pkce } from '../support/oauth.js';
+import { DEMO, ROOT, demo, tempDir } from '../support/server.js';
+
+const ARTIFACTS = path.join(ROOT, 'test/.artifacts/oauth');
+warnNoBrowser("The OAuth consent's browser test");
+
+describe('OAuth consent in a real browser', () => {
+  it.runIf(!CHROMIUM && IN_CI)('has a browser to run in (CI never skips this)', () => {
+    expect(CHROMIUM, 'chromium is required in CI: apt-get install -y chromium').toBeDefined();
+  });
+
+  describe.runIf(!!CHROMIUM)('with chromium', () => {
+    let chromium: Awaited<ReturnType<typeof launchChromium>>;
+    let server: Awaited<ReturnType<typeof spawnServe>>;
+    let origin: string;
+    let dir: ReturnType<typeof tempDir>;
+    const cspViolations: string[] = [];
+
+    beforeAll(async () => {
+      dir = tempDir('wcm-oauth-browser-');
+      mkdirSync(ARTIFACTS, { recursive: true });
+      server = await spawnServe(['--data', path.join(dir.dir, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: dir.dir } });
+      origin = new URL(server.url).origin;
+      chromium = await launchChromium();
+    }, 60_000);
+    afterAll(async () => {
+      await chromium?.close();
+      server?.proc.kill();
+      await server?.proc;
+      dir?.cleanup();
+    });
+
+    async function newPage(): Promise<Page> {
+      const page = await chromium.browser.newPage();
+      await page.setViewport({ width: 1100, height: 900 });
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+      });
+      return page;
+    }
+
+    /** On the sign-in page: choose the account with this e-mail. */
+    async function chooseAccount(page: Page, email: string) {
+      const buttons = await page.$$('ul.accounts button');
+      for (const b of buttons) {
+        if ((await b.evaluate((el) => el.textContent ?? '')).includes(email)) {
+          await Promise.all([page.waitForNavigation(), b.click()]);
+          return;
+        }
+      }
+      throw new Error(`no account ${email} on the sign-in page`);
+    }
+
+    it('sign in, tick a workspace, authorize: the browser lands on the loopback redirect with code, state and iss', async () => {
+      // The application's loopback listener.
+      let landed = '';
+      const app = http.createServer((req, res) => {
+        if (req.url!.startsWith('/callback')) landed = `http://127.0.0.1${req.url}`;
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><p>Signed in to the app.</p>');
+      });
+      await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+      const port = (app.address() as AddressInfo).port;
+      try {
+        const { challenge } = pkce();
+        const url = new URL('/oauth/authorize', origin);
+        url.search = new URLSearchParams({
+          response_type: 'code', client_id: demo.oauthAppAcme, redirect_uri: `http://127.0.0.1:${port}/callback`, scope: 'content:read engagements:read',
+          state: 'browser-state', code_challenge: challenge, code_challenge_method: 'S256',
+        }).toString();
+        const page = await newPage();
+        await page.goto(url.toString());
+        expect(page.url()).toContain('/oauth/sign-in');
+        await page.screenshot({ path: path.join(ARTIFACTS, 'sign-in.png') });
+        await chooseAccount(page, 'ada@acme-coffee.example');
+        expect(await page.title()).toContain('Authorize Acme helpdesk agent');
+        await page.click(`input[name="workspace_${demo.ws1}"]`);
+        await page.screenshot({ path: path.join(ARTIFACTS, 'consent.png'), fullPage: true });
+        await Promise.all([page.waitForNavigation(), page.click('button[value="approve"]')]);
+        expect(await page.content()).toContain('Signed in to the app.');
+        const back = new URL(landed);
+        expect(back.pathname).toBe('/callback');
+        expect(back.searchParams.get('state')).toBe('browser-state');
+        expect(back.searchParams.get('iss')).toBe(origin);
+        expect(back.searchParams.get('code')).toMatch(/^wcm_code_/);
+        expect(cspViolations).toEqual([]);
+        await page.close();
+      } finally {
+        await new Promise((r) => app.close(r));
+      }
+    });
+
+    it('`wcm auth login --web`: the browser follows the printed URL; the CLI saves an OAuth token that works', async () => {
+      const env = { WCM_CONFIG_DIR: path.join(dir.dir, 'cli'), BROWSER: 'none', WCM_KEYCHAIN: 'off', NO_COLOR: '1', CI: 'true' };
+      const login = execa('node', [BIN, 'auth', 'login', '--web', '--base-url', server.url, '--timeout', '60'], { env, reject: false });
+      const printed = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        void login.then((r) => reject(new Error(`login ended before printing a URL: ${r.stderr}`)));
+        login.stderr!.on('data', (d: Buffer) => {
+          err += d.toString();
+          const m = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(err);
+          if (m) resolve(m[1]);
+        });
+      });
+      const page = await newPage();
+      await page.goto(printed);
+      // The session from the first test is for this browser already: straight to consent.
+      if (page.url().includes('/oauth/sign-in')) await chooseAccount(page, 'ada@acme-coffee.example');
+      expect(await page.title()).toContain('Authorize wcm (command line)');
+      await page.click(`input[name="workspace_${demo.ws1}"]`);
+      await Promise.all([page.waitForNavigation(), page.click('button[value="approve"]')]);
+      expect(await page.content()).toContain('You can close this tab');
+      await page.screenshot({ path: path.join(ARTIFACTS, 'cli-done.png') });
+      const r = await login;
+      expect(r.exitCode, r.stderr).toBe(0);
+      const me = await wcm(['auth', 'status', '--json'], { env });
+      const status = JSON.parse(me.stdout);
+      expect(status.token.kind).toBe('oauth');
+      expect(status.workspaces.map((w: { id: string }) => w.id)).toEqual([demo.ws1]);
+      expect(cspViolations).toEqual([]);
+      await page.close();
+    });
+  });
+});
