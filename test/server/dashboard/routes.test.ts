@@ -37,6 +37,7 @@ const ROUTES: Array<[string, string]> = [
   [ws(demo.ws1, '/voice'), 'Market Street is open on Sunday'],
   [ws(demo.ws1, '/orders'), '$50.00'],
   [ws(demo.ws1, '/events'), 'Acme Barista Assistant'],
+  [ws(demo.ws1, '/oauth'), 'Acme helpdesk agent'],
 ];
 
 describe('every route', () => {
@@ -237,6 +238,20 @@ describe('what pages show', () => {
     expect(res.body).toContain('badge ok">paid<');
     expect(res.body).toContain('$50.00');
     expect(res.body).toContain('Home barista class voucher');
+  });
+
+  it('OAuth: the workspace\'s applications, the grants reaching it with their audience and state, never a secret', async () => {
+    const acme = (await env.page(ws(demo.ws1, '/oauth'), ada)).body;
+    expect(acme).toContain(demo.oauthAppAcme);
+    expect(acme).not.toContain(demo.oauthAppBlueFern); // registered in Blue Fern Studio
+    expect(acme).toContain('wcm (command line)'); // Ada's CLI login grant reaches Acme Coffee
+    expect(acme).toContain('wcm-mcp');
+    expect(acme).toContain('badge bad">revoked<');
+    const blueFern = (await env.page(ws(demo.ws2, '/oauth'), ada)).body;
+    expect(blueFern).toContain('Blue Fern booking sync');
+    expect(blueFern).toContain('badge info">confidential<');
+    expect(blueFern).not.toContain(demo.oauthAppBlueFernSecret);
+    expect(blueFern).not.toMatch(/[0-9a-f]{64}/); // nor its hash
   });
 
   it('the overview counts what the API lists', async () => {

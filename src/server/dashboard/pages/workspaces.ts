@@ -5,7 +5,6 @@ import { html } from '../../web/html.js';
 import { DASHBOARD, table, wsHref, type NavEntry, type View } from '../chrome.js';
 import { countAcrossIndex, indexCount } from '../data.js';
 import type { WorkspaceRequest } from '../request.js';
-import { hasOAuth } from './oauth.js';
 
 /** The workspaces a user is a member of, with their role (a session's user: no OAuth narrowing). */
 export function memberships(store: Store, user: UserRecord): Array<{ record: WorkspaceRecord; role: string }> {
@@ -35,7 +34,7 @@ export function workspaceNav(store: Store, w: string, extra: { requestLog: boole
     { section: 'orders', label: 'Orders', href: wsHref(w, 'orders') },
     { section: 'events', label: 'Analytics events', href: wsHref(w, 'events') },
   ];
-  if (hasOAuth()) nav.push({ section: 'oauth', label: 'OAuth apps', href: wsHref(w, 'oauth') });
+  nav.push({ section: 'oauth', label: 'OAuth apps', href: wsHref(w, 'oauth') });
   if (extra.requestLog) nav.push({ section: 'requests', label: 'Request log', href: `${DASHBOARD}/requests` });
   return nav;
 }
