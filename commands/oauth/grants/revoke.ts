@@ -1,6 +1,6 @@
-import { defineCommand } from '../../src/cli/command.js';
-import { confirmDestructive } from '../../src/cli/confirm.js';
-import { printJson } from '../../src/cli/output.js';
+import { defineCommand } from '../../../src/cli/command.js';
+import { confirmDestructive } from '../../../src/cli/confirm.js';
+import { printJson } from '../../../src/cli/output.js';
 
 export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'grants', 'revoke'],

@@ -1,5 +1,5 @@
-import { defineCommand, type ListFlags } from '../../src/cli/command.js';
-import { runList } from '../../src/cli/list.js';
+import { defineCommand, type ListFlags } from '../../../src/cli/command.js';
+import { runList } from '../../../src/cli/list.js';
 
 interface App { client_id: string; name: string; type: string; redirect_uris: string[]; created_at: string }
 

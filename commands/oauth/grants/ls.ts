@@ -1,5 +1,5 @@
-import { defineCommand, type ListFlags } from '../../src/cli/command.js';
-import { runList } from '../../src/cli/list.js';
+import { defineCommand, type ListFlags } from '../../../src/cli/command.js';
+import { runList } from '../../../src/cli/list.js';
 
 interface Grant { id: string; client_id: string; app_name: string; abilities: string[]; workspace_ids: string[]; audience: string; created_at: string }
 

@@ -1,6 +1,6 @@
-import { defineCommand } from '../../src/cli/command.js';
-import { UsageError } from '../../src/cli/errors.js';
-import { printFields, printJson } from '../../src/cli/output.js';
+import { defineCommand } from '../../../src/cli/command.js';
+import { UsageError } from '../../../src/cli/errors.js';
+import { printFields, printJson } from '../../../src/cli/output.js';
 
 interface Options {
   name?: string;
