@@ -4,11 +4,12 @@ import fc from 'fast-check';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../src/contract/operations.js';
-import { MAX_BODY_BYTES, type App } from '../../src/server/app.js';
+import { App, MAX_BODY_BYTES } from '../../src/server/app.js';
 import { demo, inProcess, onPort, type InProcess } from '../support/server.js';
 import {
-  bodyKeys, checkAnswer, checkNoPollution, foreignId, fullApp, headerOf, ops, pathParams, rawRequest, storeState, urlFor, validBody, validId,
+  bodyKeys, checkAnswer, checkNoPollution, foreignId, fullApp, headerOf, LEAK, ops, pathParams, rawRequest, storeState, urlFor, validBody, validId,
 } from './attack.js';
+import { extendServer } from '../../src/server/extend.js';
 
 /** Percent-encodes any string byte by byte (lone surrogates included, which encodeURIComponent refuses). */
 const enc = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
@@ -311,4 +312,59 @@ describe('generated bad input, over a real socket', () => {
     expect(JSON.parse(res.body).code).toBe('payload_too_large');
     expect(storeState(server.store)).toBe(before);
   }
+});
+
+describe('generated bad input at the OAuth endpoints (in-process, with the mounts of `wcm serve`)', () => {
+  let s: InProcess;
+  let app: App;
+  beforeAll(async () => {
+    s = await inProcess();
+    const extra = await extendServer({ store: s.store, clock: s.app.clock, options: { dataFile: `${s.dir}/store.json`, rateLimit: 1_000_000_000, payments: 'local', env: {} } });
+    app = new App({ store: s.store, clock: s.app.clock, services: extra.services, guards: extra.guards, mounts: extra.mounts });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  const FIELDS = ['grant_type', 'code', 'redirect_uri', 'client_id', 'client_secret', 'code_verifier', 'refresh_token', 'scope', 'resource', 'token', 'token_type_hint',
+    'response_type', 'state', 'code_challenge', 'code_challenge_method', 'csrf', 'decision', 'user', ...HOSTILE_KEYS];
+  const VALUES = fc.oneof(
+    fc.constantFrom('authorization_code', 'refresh_token', 'wcm-cli', demo.oauthAppAcme, demo.oauthAppBlueFern, 'http://127.0.0.1:1/callback', 'S256', 'plain', 'code', 'approve', 'usr_ada',
+      'wcm_ort_x', 'wcm_code_x', 'content:read', 'https://evil.example/', 'javascript:alert(1)', '', ...HUGE),
+    fc.string({ unit: 'binary', maxLength: 80 }),
+  );
+  const arbForm = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 10 })), VALUES), { maxLength: 8 })
+    .map((pairs) => pairs.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&'));
+  const arbBody = fc.oneof(arbForm, fc.json().map((j) => j), fc.constantFrom('{"redirect_uris":["javascript:x"]}', '{"redirect_uris":"x"}', '{"redirect_uris":[1]}', deep(5000, 'object'), ''));
+  const arbOAuthRequest = fc.record({
+    method: fc.constantFrom('GET', 'POST', 'POST', 'PUT', 'DELETE', 'HEAD'),
+    path: fc.constantFrom('/oauth/token', '/oauth/revoke', '/oauth/register', '/oauth/authorize', '/oauth/sign-in', '/oauth/sign-out', '/oauth/x', '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/mcp', '/.well-known/nope'),
+    query: arbForm,
+    body: arbBody,
+    type: fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain', '', 'application/x-www-form-urlencoded; charset=utf-8'),
+    auth: fc.option(fc.oneof(fc.constant(`Basic ${Buffer.from(`${demo.oauthAppBlueFern}:${demo.oauthAppBlueFernSecret}`).toString('base64')}`), fc.string({ maxLength: 60 }).map((x) => `Basic ${x}`), fc.constant(`Bearer ${demo.owner}`)), { nil: undefined }),
+    cookie: fc.option(fc.string({ maxLength: 80 }).map((x) => `wcm_session=${x}; wcm_csrf=${x}`), { nil: undefined }),
+  });
+
+  it('token, revoke, register, authorize, sign-in and discovery: never a 500 or a leak, a refusal changes nothing', async () => {
+    const seen = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(arbOAuthRequest, async (g) => {
+        const before = storeState(s.store);
+        const headers: Record<string, string> = { host: 'localhost', 'content-type': g.type };
+        if (g.auth) headers.authorization = g.auth;
+        if (g.cookie) headers.cookie = g.cookie;
+        const res = await app.handle({ method: g.method, url: `${g.path}?${g.query}`, headers, body: g.body });
+        const what = `${g.method} ${g.path}?${g.query} ${JSON.stringify(g.body).slice(0, 200)} → ${res.status} ${res.body.slice(0, 200)}`;
+        expect(res.status, what).not.toBe(500);
+        expect(res.body, what).not.toMatch(LEAK);
+        expect(res.headers['X-Content-Type-Options'] ?? res.headers['x-content-type-options'], what).toBe('nosniff');
+        if (res.status >= 400) expect(storeState(s.store), `a refused request changed the store: ${what}`).toBe(before);
+        checkNoPollution();
+        seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+      }),
+      { numRuns: 800 },
+    );
+    for (const status of [200, 400, 405]) expect(seen.get(status) ?? 0, `status ${status} never produced: ${[...seen]}`).toBeGreaterThan(0);
+  });
 });

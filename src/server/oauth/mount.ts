@@ -346,7 +346,7 @@ ${workspaces.length ? workspaces.map((w) => html`<label class="check"><input typ
         case `${OAUTH}/register`:
           return register(info, app);
         default:
-          return messagePage(404, 'Not found', 'There is no page here. OAuth clients start at /oauth/authorize (see /.well-known/oauth-authorization-server).');
+          return messagePage(404, 'Not found', 'There is no page here. OAuth clients begin with the authorization endpoint, /oauth/authorize (see /.well-known/oauth-authorization-server).');
       }
     },
   };
