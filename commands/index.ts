@@ -7,6 +7,7 @@ import formsLs from './forms/ls.js';
 import pagesLs from './pages/ls.js';
 import knowledgeLs from './knowledge/ls.js';
 import offersLs from './offers/ls.js';
+import mcp from './mcp.js';
 import oauthAppsCreate from './oauth/apps/create.js';
 import oauthAppsLs from './oauth/apps/ls.js';
 import oauthAppsRm from './oauth/apps/rm.js';
@@ -91,4 +92,5 @@ export const commands: CommandDef[] = [
   openapi,
   seed,
   api,
+  mcp,
 ] as CommandDef[];

@@ -38,20 +38,8 @@ export interface Factory {
   workspace(): Promise<string>;
 }
 
-let cachedVersion: string | null = null;
-/** The package version; works from dist/src/cli (the binary) and from src/cli (tests run the sources). */
-export function packageVersion(): string {
-  if (cachedVersion) return cachedVersion;
-  for (const rel of ['../../../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as { name?: string; version: string };
-      if (pkg.name === 'wcm') return (cachedVersion = pkg.version);
-    } catch {
-      /* not at this level */
-    }
-  }
-  return (cachedVersion = '0.0.0');
-}
+export { packageVersion } from '../version.js';
+import { packageVersion } from '../version.js';
 
 export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFlags, cwd = process.cwd()): Factory {
   let profiles: Promise<ProfileStore> | null = null;

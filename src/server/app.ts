@@ -20,6 +20,11 @@ export interface AppRequest {
   headers: Record<string, string | string[] | undefined>;
   body?: Buffer | string;
   remoteAddress?: string;
+  /**
+   * Set only by in-process callers, never from the wire: the audience an OAuth token must have
+   * (the /mcp mount dispatches its tool calls here with `wcm-mcp`). Default: the API's.
+   */
+  audience?: string;
 }
 
 export interface AppResponse {
@@ -131,7 +136,7 @@ export function newRequestId(): string {
   return idSpelling.toString('latin1');
 }
 
-const header = (h: AppRequest['headers'], name: string): string | undefined => {
+export const header = (h: AppRequest['headers'], name: string): string | undefined => {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
 };
@@ -216,6 +221,7 @@ export class App {
       remoteAddress: req.remoteAddress ?? '127.0.0.1',
       rawBody: typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? Buffer.alloc(0)),
     };
+    if (req.audience) info.audience = req.audience;
     try {
       if (badTarget) throw new ProblemError('route_not_found', { detail: 'The request target is not a valid path.' });
       if (url.pathname === '/healthz') {
@@ -269,7 +275,7 @@ export class App {
     let auth: AuthContext | null = null;
     if (op.access === 'bearer' || op.access === 'token') {
       try {
-        auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now());
+        auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now(), info.audience);
       } catch (err) {
         throw withResourceMetadata(err, `${info.origin}/.well-known/oauth-protected-resource`);
       }

@@ -44,6 +44,8 @@ export interface RequestInfo {
   headers: Record<string, string | string[] | undefined>;
   remoteAddress: string;
   rawBody: Buffer;
+  /** In-process dispatch from /mcp: the audience OAuth tokens must have (AppRequest.audience). */
+  audience?: string;
   /**
    * Set by the idempotency guard on public POSTs: records this request's success in the same
    * transaction as what it creates, so a crash can never leave one without the other (a retry

@@ -8,6 +8,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
 import type { LocalServerOptions } from './serve.js';
 import { dashboardMount } from './dashboard/mount.js';
 import { oauthMount, wellKnownMount } from './oauth/mount.js';
+import { mcpMount } from './mcp/mount.js';
 import { assetsMount } from './web/assets.js';
 import { Sessions } from './web/session.js';
 import { isLoopbackHost } from './web/signin.js';
@@ -47,6 +48,6 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
   const sessions = new Sessions(clock);
   const loopback = isLoopbackHost(options.host ?? '127.0.0.1');
-  const mounts = [assetsMount(), dashboardMount({ store, clock, sessions, loopback }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount()];
+  const mounts = [assetsMount(), dashboardMount({ store, clock, sessions, loopback }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock })];
   return { services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency, sessions, loopback }, guards, mounts, notes };
 };

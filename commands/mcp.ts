@@ -1,0 +1,70 @@
+import { defineCommand } from '../src/cli/command.js';
+import { ApiError, UsageError } from '../src/cli/errors.js';
+
+interface McpOptions {
+  readOnly?: boolean;
+  tools?: string;
+  toolsets?: string;
+}
+
+const list = (raw: string | undefined) => (raw === undefined ? undefined : raw.split(',').map((s) => s.trim()).filter(Boolean));
+
+export default defineCommand<McpOptions>({
+  path: ['mcp'],
+  summary: 'Serve the API to an AI agent over MCP (stdio): one tool per operation',
+  description:
+    'A Model Context Protocol server on stdin/stdout for desktop and editor agents. It calls the target\n' +
+    'every other command resolves (--base-url, --profile, WCM_* variables), with that token; tools the\n' +
+    'token lacks the ability for are left out. Only protocol messages go to stdout.\n' +
+    'Agent config: {"command": "wcm", "args": ["mcp"]}',
+  options: [
+    { flags: '--read-only', description: 'list only the read (GET) tools' },
+    { flags: '--tools <names>', description: 'only these tools (operationIds, comma-separated)' },
+    { flags: '--toolsets <tags>', description: 'only these toolsets (operation tags, comma-separated, e.g. Conversations,Knowledge)' },
+  ],
+  examples: ['wcm mcp', 'wcm mcp --read-only --toolsets Conversations', 'wcm mcp --profile prod --tools listThreads,getThread'],
+  async run(opts, f) {
+    const { buildTools, toolOperations, toolsetNames } = await import('../src/mcp/tools.js');
+    const tools = list(opts.tools);
+    const toolsets = list(opts.toolsets);
+    const known = new Set(toolOperations().map((o) => o.operationId));
+    const unknownTool = tools?.find((t) => !known.has(t));
+    if (unknownTool) throw new UsageError(`\`--tools\`: there is no tool \`${unknownTool}\`.`, `Tools are operationIds: ${[...known].join(', ')}.`);
+    const sets = toolsetNames();
+    const unknownSet = toolsets?.find((t) => !sets.some((s) => s.toLowerCase() === t.toLowerCase()));
+    if (unknownSet) throw new UsageError(`\`--toolsets\`: there is no toolset \`${unknownSet}\`.`, `Toolsets are the operation tags: ${sets.join(', ')}.`);
+
+    const target = await f.target();
+    const client = await f.client();
+    // The token's abilities decide which tools are listed; an instance without GET /v1/me lists all.
+    let abilities: string[] | null = null;
+    try {
+      abilities = (await client.call<{ token: { abilities: string[] } }>('getMe')).body.data.token.abilities;
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
+    }
+    const filter = { abilities: abilities as never, readOnly: opts.readOnly, tools, toolsets, defaultWorkspace: target.workspace };
+    if (!buildTools(filter).length) throw new UsageError('No tool is left after the filters and the token\'s abilities.', 'Loosen --tools / --toolsets / --read-only, or use a token with more abilities.');
+
+    const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../src/mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+    const server = createMcpServer(filter, async (req) => {
+      try {
+        const res = await client.request({ method: req.method, path: req.path, query: req.query, body: req.body, idempotencyKey: req.idempotencyKey, anonymous: req.anonymous });
+        return { status: res.status, body: res.body };
+      } catch (err) {
+        if (err instanceof ApiError) return { status: err.status, body: err.problem };
+        return { status: 502, body: { title: 'Cannot reach the API', status: 502, code: 'unreachable', detail: (err as Error).message } };
+      }
+    });
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+      f.io.stdin?.on?.('end', () => resolve());
+    });
+    await server.connect(transport);
+    f.io.stderr.write(`wcm mcp: serving ${buildTools(filter).length} tools for ${target.baseUrl} on stdio\n`);
+    await closed;
+    await server.close();
+    return 0;
+  },
+});

@@ -1,0 +1,65 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { packageVersion } from '../version.js';
+import { buildTools, callTool, type Dispatch, type ToolDef, type ToolFilter } from './tools.js';
+
+/**
+ * The MCP server of wcm (this module is what loads the SDK; nothing else imports it statically):
+ * tools from the operations table, and threads and pages as resources. `dispatch` sends a
+ * request where the transport's caller would: the API over HTTP (`wcm mcp`) or the in-process
+ * dispatcher (`/mcp` on `wcm serve`).
+ */
+export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: ToolDef[] = buildTools(filter)): Server {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  // Every tool there is, whatever the caller may use: a hidden tool called anyway gets the API's
+  // answer (403 for a missing ability), not "unknown tool".
+  const everyTool = new Map(buildTools({ abilities: null, defaultWorkspace: filter.defaultWorkspace }).map((t) => [t.name, t]));
+  const server = new Server(
+    { name: 'wcm', version: packageVersion(), title: 'Workspace Contact Management (wcm)' },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        'Tools are the operations of the Workspace Contact Management API v1, named by operationId. Workspace operations take `workspace` (optional when a default is known). Lists return `next_cursor`: pass it back as `cursor`. Errors are tool results with isError and the problem details.',
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as never, outputSchema: t.outputSchema as never, annotations: t.annotations })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const tool = byName.get(req.params.name) ?? everyTool.get(req.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool \`${req.params.name}\`: tools/list says which this token may use.`);
+    if (!byName.has(tool.name) && (!tool.op.ability || !filter.abilities || filter.abilities.includes(tool.op.ability))) {
+      // Left out by --read-only, --tools or --toolsets rather than by the token: not served here.
+      const problem = { title: 'Tool not enabled', status: 403, code: 'tool_not_enabled', detail: `\`${tool.name}\` is not enabled on this MCP server (see its --read-only, --tools and --toolsets).` };
+      return { content: [{ type: 'text', text: `${problem.title}: ${problem.detail}` }], structuredContent: problem, isError: true };
+    }
+    const args = req.params.arguments ?? {};
+    if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'Tool arguments must be an object.');
+    return (await callTool(tool, args as Record<string, unknown>, dispatch, filter.defaultWorkspace)) as unknown as Record<string, unknown>;
+  });
+
+  const RESOURCES: Record<string, { operation: string; param: string; label: string }> = {
+    threads: { operation: 'getThread', param: 'thread', label: 'A conversation thread with its messages' },
+    pages: { operation: 'getPage', param: 'page', label: 'A hosted page' },
+  };
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: Object.entries(RESOURCES)
+      .filter(([, r]) => byName.has(r.operation))
+      .map(([kind, r]) => ({ uriTemplate: `wcm://workspaces/{workspace}/${kind}/{${r.param}}`, name: kind === 'threads' ? 'thread' : 'page', title: r.label, mimeType: 'application/json' })),
+  }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const m = /^wcm:\/\/workspaces\/([^/]+)\/(threads|pages)\/([^/]+)$/.exec(req.params.uri);
+    const r = m ? RESOURCES[m[2]] : undefined;
+    const tool = r ? byName.get(r.operation) : undefined;
+    if (!m || !r || !tool) throw new McpError(ErrorCode.InvalidParams, `Unknown resource \`${req.params.uri}\`: use wcm://workspaces/{workspace}/threads/{thread} or …/pages/{page}.`);
+    const result = await callTool(tool, { workspace: decodeURIComponent(m[1]), [r.param]: decodeURIComponent(m[3]) }, dispatch, undefined);
+    if (result.isError) throw new McpError(ErrorCode.InvalidParams, result.content[0].text);
+    return { contents: [{ uri: req.params.uri, mimeType: 'application/json', text: JSON.stringify(result.structuredContent.data) }] };
+  });
+  return server;
+}

@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Ability } from '../contract/common.js';
+import { operationList, type AnyOperation } from '../contract/operations.js';
+
+/**
+ * MCP tools generated from the operations table (MCP.md): one tool per operation, named by its
+ * operationId, with JSON schemas from the same zod schemas the server validates with. A new
+ * operation in the table becomes a tool with no code here. No SDK import: the SDK loads only in
+ * the server module that serves these.
+ */
+
+export interface ToolFilter {
+  /** The caller's abilities: tools needing another are left out. Null: unknown, list all. */
+  abilities: readonly Ability[] | null;
+  readOnly?: boolean;
+  /** Only these tools (operationIds). */
+  tools?: readonly string[];
+  /** Only these toolsets (operation tags, case-insensitive). */
+  toolsets?: readonly string[];
+  /** A workspace to use when a call names none: `workspace` becomes optional. */
+  defaultWorkspace?: string;
+}
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  op: AnyOperation;
+}
+
+/** Everything a tool call becomes: one request, as `/v1` would receive it. */
+export interface ToolRequest {
+  method: string;
+  /** Relative to the base (`/workspaces/…`), parameters filled and encoded. */
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  idempotencyKey?: string;
+  anonymous: boolean;
+}
+
+/** What a request answered: the status and the parsed JSON body (envelope or problem). */
+export interface ToolAnswer {
+  status: number;
+  body: unknown;
+}
+
+export type Dispatch = (req: ToolRequest) => Promise<ToolAnswer>;
+
+/** Operations that are tools: not the webhook, which only the payment processor calls (signed). */
+export const toolOperations = (): AnyOperation[] => operationList.filter((o) => o.access !== 'signature');
+
+/** An empty registry: schema ids are not collected into `$defs`, so every schema stands alone (it is embedded under `body` or `data`). */
+const INLINE = z.registry<Record<string, unknown>>();
+const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** Responses may grow members (a newer server): output schemas never forbid extra ones. */
+function openObjects(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  const o = node as Record<string, unknown>;
+  if (o.additionalProperties === false) delete o.additionalProperties;
+  for (const v of Object.values(o)) openObjects(v);
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  if (io === 'output' && schemaCache.has(schema)) return schemaCache.get(schema)!;
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata: INLINE }) as Record<string, unknown>;
+  delete out.$schema;
+  if (io === 'output') {
+    openObjects(out);
+    schemaCache.set(schema, out);
+  }
+  return out;
+}
+
+const pathParams = (op: AnyOperation) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+
+function inputSchema(op: AnyOperation, defaultWorkspace: string | undefined): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [k, s] of Object.entries(op.params.shape)) {
+    properties[k] = { ...jsonSchema(s as z.ZodType, 'input'), description: k === 'workspace' ? 'Workspace id' + (defaultWorkspace ? ` (default ${defaultWorkspace})` : '') : `The ${k} id` };
+    if (!(k === 'workspace' && defaultWorkspace)) required.push(k);
+  }
+  const query = jsonSchema(op.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+  for (const [k, s] of Object.entries(query.properties ?? {})) properties[k] = s;
+  required.push(...(query.required ?? []));
+  if (op.body) {
+    properties.body = jsonSchema(op.body, 'input');
+    const optional = op.body.safeParse({}).success;
+    if (!optional) required.push('body');
+  }
+  if (op.access === 'public' && op.idempotent) {
+    properties.idempotency_key = { type: 'string', minLength: 8, maxLength: 120, description: 'Idempotency-Key for this request; generated (and returned) when absent. Reuse it to retry safely.' };
+  }
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+function outputSchema(op: AnyOperation): Record<string, unknown> {
+  const data = jsonSchema(op.response, 'output');
+  const properties: Record<string, unknown> = {
+    data: op.list ? { type: 'array', items: data } : data,
+    next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+  };
+  if (op.access === 'public' && op.idempotent) properties.idempotency_key = { type: 'string' };
+  // A failed call (isError) carries the problem+json instead; clients validate both against this.
+  return { type: 'object', properties: { ...properties, ...PROBLEM_PROPERTIES }, anyOf: [{ required: ['data'] }, { required: ['code', 'status'] }] };
+}
+
+/** The members of a problem+json, as structuredContent of a failed call. */
+const PROBLEM_PROPERTIES: Record<string, unknown> = {
+  type: { type: 'string' },
+  title: { type: 'string' },
+  status: { type: 'integer' },
+  code: { type: 'string' },
+  detail: { type: 'string' },
+  errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+  resolution: { type: 'string' },
+  request_id: { type: 'string' },
+  instance: { type: 'string' },
+};
+
+function annotations(op: AnyOperation): ToolDef['annotations'] {
+  const read = op.method === 'GET';
+  return {
+    readOnlyHint: read,
+    destructiveHint: op.method === 'DELETE',
+    idempotentHint: read || op.method === 'PATCH' || op.method === 'PUT' || op.method === 'DELETE' || (op.access === 'public' && !!op.idempotent),
+    openWorldHint: op.operationId === 'createPaymentIntent',
+  };
+}
+
+/** The tools a caller may use, filtered as MCP.md says. */
+export function buildTools(filter: ToolFilter): ToolDef[] {
+  const wanted = filter.tools ? new Set(filter.tools) : null;
+  const sets = filter.toolsets ? new Set(filter.toolsets.map((t) => t.toLowerCase())) : null;
+  return toolOperations()
+    .filter((op) => !filter.readOnly || op.method === 'GET')
+    .filter((op) => !wanted || wanted.has(op.operationId))
+    .filter((op) => !sets || sets.has(op.tag.toLowerCase()))
+    .filter((op) => !op.ability || !filter.abilities || filter.abilities.includes(op.ability))
+    .map((op) => ({
+      name: op.operationId,
+      title: op.summary,
+      description: `${op.summary}.${op.ability ? ` Needs \`${op.ability}\`.` : ''}${op.access === 'public' ? ' Public: sent without the token.' : ''}${op.list ? ' Paged: pass `next_cursor` back as `cursor`.' : ''}`,
+      inputSchema: inputSchema(op, filter.defaultWorkspace),
+      outputSchema: outputSchema(op),
+      annotations: annotations(op),
+      op,
+    }));
+}
+
+/** Every toolset name (the operation tags), for help and error messages. */
+export const toolsetNames = (): string[] => [...new Set(toolOperations().map((o) => o.tag))];
+
+/** A tool call that cannot become a request: a tool error naming the argument. */
+export class ToolArgumentError extends Error {}
+
+/** Turns a tool's arguments into the request `/v1` would receive. */
+export function toRequest(op: AnyOperation, args: Record<string, unknown>, defaultWorkspace: string | undefined): ToolRequest {
+  const names = new Set(pathParams(op));
+  const queryNames = new Set(Object.keys(op.query.shape));
+  const params: Record<string, string> = {};
+  const query: Record<string, string> = {};
+  let idempotencyKey: string | undefined;
+  for (const [k, v] of Object.entries(args)) {
+    if (names.has(k)) {
+      if (typeof v !== 'string' || v === '') throw new ToolArgumentError(`\`${k}\` must be a non-empty string (an id).`);
+      params[k] = v;
+    } else if (queryNames.has(k)) {
+      if (v === undefined || v === null) continue;
+      if (typeof v === 'object') throw new ToolArgumentError(`\`${k}\` must be a string, number or boolean.`);
+      query[k] = String(v);
+    } else if (k === 'body' && op.body) {
+      continue;
+    } else if (k === 'idempotency_key' && op.access === 'public' && op.idempotent) {
+      if (typeof v !== 'string') throw new ToolArgumentError('`idempotency_key` must be a string.');
+      idempotencyKey = v;
+    } else {
+      throw new ToolArgumentError(`\`${k}\` is not an argument of \`${op.operationId}\`; it takes ${[...names, ...queryNames, ...(op.body ? ['body'] : [])].map((n) => `\`${n}\``).join(', ') || 'no arguments'}.`);
+    }
+  }
+  if (names.has('workspace') && params.workspace === undefined && defaultWorkspace) params.workspace = defaultWorkspace;
+  for (const n of names) if (params[n] === undefined) throw new ToolArgumentError(`\`${n}\` is required${n === 'workspace' ? ' (no default workspace is known)' : ''}.`);
+  if (op.access === 'public' && op.idempotent && !idempotencyKey) idempotencyKey = randomUUID();
+  return {
+    method: op.method,
+    path: op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n])),
+    query,
+    body: op.body ? (args.body ?? {}) : undefined,
+    idempotencyKey,
+    anonymous: op.access === 'public',
+  };
+}
+
+/** A problem+json in words: title, detail, each field error and the resolution. */
+export function problemText(p: Record<string, unknown>): string {
+  const lines = [`${String(p.title ?? 'Error')} (${String(p.status ?? '')} ${String(p.code ?? '')})`.trim()];
+  if (p.detail) lines.push(String(p.detail));
+  const errors = p.errors && typeof p.errors === 'object' ? (p.errors as Record<string, string[]>) : {};
+  for (const [field, messages] of Object.entries(errors)) for (const m of [messages].flat()) lines.push(`- ${field}: ${m}`);
+  if (p.resolution) lines.push(`Resolution: ${String(p.resolution)}`);
+  return lines.join('\n');
+}
+
+export interface ToolResult {
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** Runs one tool: the request through `dispatch`, the answer as MCP.md shapes it. */
+export async function callTool(tool: ToolDef, args: Record<string, unknown>, dispatch: Dispatch, defaultWorkspace: string | undefined): Promise<ToolResult> {
+  let req: ToolRequest;
+  try {
+    req = toRequest(tool.op, args, defaultWorkspace);
+  } catch (err) {
+    if (!(err instanceof ToolArgumentError)) throw err;
+    const problem = { title: 'Invalid arguments', status: 422, code: 'validation_failed', detail: err.message };
+    return { content: [{ type: 'text', text: problemText(problem) }], structuredContent: problem, isError: true };
+  }
+  const answer = await dispatch(req);
+  const body = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as Record<string, unknown>;
+  if (answer.status < 200 || answer.status >= 300) {
+    return { content: [{ type: 'text', text: problemText(body) }], structuredContent: body, isError: true };
+  }
+  const meta = (body.meta ?? {}) as { next_cursor?: string | null };
+  const out: Record<string, unknown> = { data: body.data ?? null, next_cursor: meta.next_cursor ?? null };
+  if (req.idempotencyKey && tool.op.access === 'public') out.idempotency_key = req.idempotencyKey;
+  return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+}

@@ -1,0 +1,90 @@
+import type { Ability } from '../../contract/common.js';
+import type { ToolDef } from '../../mcp/tools.js';
+import type { Store } from '../../store/store.js';
+import { header, withResourceMetadata, type AppResponse, type Mount } from '../app.js';
+import { authenticate, MCP_AUDIENCE, reachableWorkspaces } from '../auth.js';
+import type { Clock } from '../context.js';
+import { ProblemError } from '../problems.js';
+
+export const MCP_PATH = '/mcp';
+
+/** The SDK and the tool table, loaded on the first /mcp request only (start-up stays as it was). */
+let sdk: Promise<{
+  createMcpServer: typeof import('../../mcp/server.js').createMcpServer;
+  buildTools: typeof import('../../mcp/tools.js').buildTools;
+  Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
+}> | null = null;
+const loadSdk = () =>
+  (sdk ??= Promise.all([import('../../mcp/server.js'), import('../../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
+    ([server, tools, http]) => ({ createMcpServer: server.createMcpServer, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
+  ));
+
+/**
+ * `/mcp` (MCP.md): Streamable HTTP, stateless (each POST is answered on its own, as JSON). An OAuth
+ * resource: OAuth tokens of audience `wcm-mcp` and personal tokens are accepted; anything else is
+ * 401 naming the resource metadata. Tool calls go through `app.handle` in-process, as `/v1`
+ * requests with the caller's token, so every check of the API applies.
+ */
+export function mcpMount(options: { store: Store; clock: Clock }): Mount {
+  const { store, clock } = options;
+  // Tool lists depend only on the abilities and the default workspace: built once per pair.
+  const toolCache = new Map<string, ToolDef[]>();
+  return {
+    prefix: MCP_PATH,
+    async handle(req, info, app) {
+      const metadata = `${info.origin}/.well-known/oauth-protected-resource/mcp`;
+      let auth;
+      try {
+        if (info.path !== MCP_PATH) throw new ProblemError('route_not_found', { detail: `The MCP endpoint is ${MCP_PATH}.` });
+        auth = authenticate(store, header(info.headers, 'authorization'), clock.now(), MCP_AUDIENCE);
+      } catch (err) {
+        return app.fail(withResourceMetadata(err, metadata), info);
+      }
+      if (info.method !== 'POST') {
+        // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
+        return app.fail(new ProblemError('method_not_allowed', { detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.', headers: { Allow: 'POST' } }), info);
+      }
+      const { createMcpServer, buildTools, Transport } = await loadSdk();
+      const reach = reachableWorkspaces(store, auth);
+      const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
+      const abilities = auth.token.abilities as Ability[];
+      const key = `${abilities.join(',')}|${defaultWorkspace ?? ''}`;
+      const filter = { abilities, defaultWorkspace };
+      let tools = toolCache.get(key);
+      if (!tools) {
+        if (toolCache.size > 64) toolCache.clear();
+        toolCache.set(key, (tools = buildTools(filter)));
+      }
+      const authorization = header(info.headers, 'authorization')!;
+      const server = createMcpServer(filter, async (r) => {
+        const qs = new URLSearchParams(r.query).toString();
+        const headers: Record<string, string> = { host: header(info.headers, 'host') ?? 'localhost', 'content-type': 'application/json' };
+        if (!r.anonymous) headers.authorization = authorization;
+        if (r.idempotencyKey) headers['idempotency-key'] = r.idempotencyKey;
+        const res = await app.handle({
+          method: r.method, url: `/v1${r.path}${qs ? `?${qs}` : ''}`, headers, remoteAddress: info.remoteAddress, audience: MCP_AUDIENCE,
+          body: r.body === undefined ? undefined : JSON.stringify(r.body),
+        });
+        let body: unknown = null;
+        try {
+          body = res.body ? JSON.parse(res.body) : null;
+        } catch {
+          body = { title: 'Unreadable answer', status: res.status, detail: res.body.slice(0, 200) };
+        }
+        return { status: res.status, body };
+      }, tools);
+      const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') headers.set(k, v);
+        const response = await transport.handleRequest(new Request(`${info.origin}${req.url}`, { method: 'POST', headers, body: info.rawBody }));
+        const out: AppResponse = { status: response.status, headers: { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }, body: await response.text() };
+        response.headers.forEach((v, k) => (out.headers[k] = v));
+        return out;
+      } finally {
+        await server.close();
+      }
+    },
+  };
+}
