@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -11,6 +12,12 @@ import { buildTools, callTool, type Dispatch, type ToolDef, type ToolFilter } fr
  * request where the transport's caller would: the API over HTTP (`wcm mcp`) or the in-process
  * dispatcher (`/mcp` on `wcm serve`).
  */
+/**
+ * One JSON Schema validator for every server: /mcp builds a server per request (stateless), and a
+ * fresh Ajv per server was most of a small call's CPU.
+ */
+let validator: AjvJsonSchemaValidator | undefined;
+
 export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: ToolDef[] = buildTools(filter)): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
   // Every tool there is, whatever the caller may use: a hidden tool called anyway gets the API's
@@ -20,6 +27,7 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
     { name: 'wcm', version: packageVersion(), title: 'Workspace Contact Management (wcm)' },
     {
       capabilities: { tools: {}, resources: {} },
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
       instructions:
         'Tools are the operations of the Workspace Contact Management API v1, named by operationId. Workspace operations take `workspace` (optional when a default is known). Lists return `next_cursor`: pass it back as `cursor`. Errors are tool results with isError and the problem details.',
     },

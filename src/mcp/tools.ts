@@ -134,8 +134,21 @@ function annotations(op: AnyOperation): ToolDef['annotations'] {
   };
 }
 
+/** Built tool lists by filter: the schemas are a pure function of it, and converting them is most of a small call's CPU. */
+const builtTools = new Map<string, ToolDef[]>();
+
 /** The tools a caller may use, filtered as MCP.md says. */
 export function buildTools(filter: ToolFilter): ToolDef[] {
+  const key = JSON.stringify([filter.abilities, !!filter.readOnly, filter.tools ?? null, filter.toolsets ?? null, filter.defaultWorkspace ?? null]);
+  let tools = builtTools.get(key);
+  if (!tools) {
+    if (builtTools.size >= 256) builtTools.clear();
+    builtTools.set(key, (tools = computeTools(filter)));
+  }
+  return tools;
+}
+
+function computeTools(filter: ToolFilter): ToolDef[] {
   const wanted = filter.tools ? new Set(filter.tools) : null;
   const sets = filter.toolsets ? new Set(filter.toolsets.map((t) => t.toLowerCase())) : null;
   return toolOperations()

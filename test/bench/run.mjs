@@ -3,7 +3,7 @@
 // (what a user would pick instead) and with the floor (bare node:http), in the same run, on the
 // same generated data. Prints a markdown table and writes it to test/bench/last-results.md.
 //
-//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,write,cli] [--duration S] [--runs N]
+//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,write,cli] [--duration S] [--runs N]
 //                           [--out FILE] [--dir DATA_DIR]
 // --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
 // comparable with the full run).
@@ -33,7 +33,7 @@ const cfg = {
   connections: 10,
   dir: path.resolve(opt('dir', DEFAULT_DIR)),
   out: path.resolve(opt('out', path.join(ROOT, 'test/bench/last-results.md'))),
-  only: new Set((opt('only', 'startup,read,paging,dashboard,write,cli')).split(',')),
+  only: new Set((opt('only', 'startup,read,paging,dashboard,mcp,write,cli')).split(',')),
 };
 
 const NODE = process.execPath;
@@ -340,6 +340,38 @@ async function benchDashboard() {
   }
 }
 
+/**
+ * `tools/call listThreads` over /mcp (Streamable HTTP, stateless JSON) against a direct GET of the
+ * same page, on one server, in alternating windows after a warm-up.
+ */
+async function benchMcp() {
+  const q = data.threads.query;
+  const dataFile = threadsStore ?? (threadsStore = await prepareStore(data.threads.fixture, 'threads'));
+  const figure = `MCP \`tools/call listThreads\` over HTTP (\`view=${q.view}&channel=${q.channel}\`, ${q.limit} rows, ${fmt.n(data.threads.count)} threads) against a direct GET of the same page: req/s, p99`;
+  const target = "≤ 1.5× the direct call's time";
+  const wcm = await startWcm(dataFile);
+  try {
+    const url = `${wcm.url.replace(/\/v1$/, '')}/mcp`;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listThreads', arguments: { workspace: q.workspaceId, view: q.view, channel: q.channel, limit: q.limit } } });
+    const headers = { ...auth(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const probe = await httpRequest(url, { method: 'POST', headers, body });
+    if (probe.status === 404) return row(figure, 'n/a (no /mcp on this server)', '—', '—', target, null);
+    const ids = (JSON.parse(probe.body.toString()).result?.structuredContent?.data ?? []).map((t) => t.id);
+    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds)) throw new Error(`the MCP call did not return the expected page (${probe.status}: ${probe.body.toString().slice(0, 200)})`);
+    const mcpSpec = { url, method: 'POST', headers, body };
+    const apiSpec = { url: wcm.url + threadsPath(), headers: auth() };
+    for (const spec of [mcpSpec, apiSpec]) await load(wcm, { ...spec, duration: 2 });
+    const pair = await alternate({ server: wcm, spec: mcpSpec }, { server: wcm, spec: apiSpec });
+    checkLoad('MCP tools/call', pair.a);
+    checkLoad('listThreads', pair.b);
+    log(`mcp: ${loadText(pair.a)}; API: ${loadText(pair.b)}; per-round ratios ${pair.ratios.map(fmt.pct).join(' ')}`);
+    const timeRatio = pair.b.rps / pair.a.rps;
+    row(figure, loadText(pair.a), `GET listThreads: ${loadText(pair.b)}`, `${fmt.x(timeRatio)} the direct call's time (CPU/req ${fmt.x(pair.a.cpuPerRequestMs / pair.b.cpuPerRequestMs)})`, target, timeRatio <= 1.5);
+  } finally {
+    await stopWcm(wcm);
+  }
+}
+
 async function benchWrite() {
   const figure = `createListing, durable before the reply, ${fmt.n(data.listings.count)} listings stored: req/s, p99`;
   const target = '≥ 100× json-server and ≥ 100% of the fsync-per-request floor';
@@ -441,7 +473,7 @@ async function benchCli() {
 }
 
 // ---- main
-const sections = { startup: benchStartup, read: benchRead, paging: benchPaging, dashboard: benchDashboard, write: benchWrite, cli: benchCli };
+const sections = { startup: benchStartup, read: benchRead, paging: benchPaging, dashboard: benchDashboard, mcp: benchMcp, write: benchWrite, cli: benchCli };
 const load0 = os.loadavg();
 const started = new Date();
 let failed = false;

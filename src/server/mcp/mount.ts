@@ -1,5 +1,4 @@
 import type { Ability } from '../../contract/common.js';
-import type { ToolDef } from '../../mcp/tools.js';
 import type { Store } from '../../store/store.js';
 import { header, withResourceMetadata, type AppResponse, type Mount } from '../app.js';
 import { authenticate, MCP_AUDIENCE, reachableWorkspaces } from '../auth.js';
@@ -27,8 +26,6 @@ const loadSdk = () =>
  */
 export function mcpMount(options: { store: Store; clock: Clock }): Mount {
   const { store, clock } = options;
-  // Tool lists depend only on the abilities and the default workspace: built once per pair.
-  const toolCache = new Map<string, ToolDef[]>();
   return {
     prefix: MCP_PATH,
     async handle(req, info, app) {
@@ -48,13 +45,8 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       const reach = reachableWorkspaces(store, auth);
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
-      const key = `${abilities.join(',')}|${defaultWorkspace ?? ''}`;
       const filter = { abilities, defaultWorkspace };
-      let tools = toolCache.get(key);
-      if (!tools) {
-        if (toolCache.size > 64) toolCache.clear();
-        toolCache.set(key, (tools = buildTools(filter)));
-      }
+      const tools = buildTools(filter);
       const authorization = header(info.headers, 'authorization')!;
       const server = createMcpServer(filter, async (r) => {
         const qs = new URLSearchParams(r.query).toString();
