@@ -8,6 +8,16 @@ import pagesLs from './pages/ls.js';
 import knowledgeLs from './knowledge/ls.js';
 import offersLs from './offers/ls.js';
 import mcp from './mcp.js';
+import logs from './logs.js';
+import localReset from './local/reset.js';
+import localSnapshotSave from './local/snapshot/save.js';
+import localSnapshotRestore from './local/snapshot/restore.js';
+import localSnapshotLs from './local/snapshot/ls.js';
+import localSnapshotRm from './local/snapshot/rm.js';
+import localFaultsSet from './local/faults/set.js';
+import localFaultsClear from './local/faults/clear.js';
+import localClockSet from './local/clock/set.js';
+import localClockClear from './local/clock/clear.js';
 import oauthAppsCreate from './oauth/apps/create.js';
 import oauthAppsLs from './oauth/apps/ls.js';
 import oauthAppsRm from './oauth/apps/rm.js';
@@ -93,4 +103,14 @@ export const commands: CommandDef[] = [
   seed,
   api,
   mcp,
+  logs,
+  localReset,
+  localSnapshotSave,
+  localSnapshotRestore,
+  localSnapshotLs,
+  localSnapshotRm,
+  localFaultsSet,
+  localFaultsClear,
+  localClockSet,
+  localClockClear,
 ] as CommandDef[];

@@ -8,6 +8,7 @@ interface ServeOptions {
   data?: string;
   seed?: string[];
   rateLimit?: string;
+  logBodies?: boolean;
   payments?: 'local' | 'stripe';
 }
 
@@ -24,6 +25,7 @@ export default defineCommand<ServeOptions>({
     { flags: '--port <port>', description: 'port (0 picks a free one)', default: '4010' },
     { flags: '--data <file>', description: 'data file (default .wcm/store.json in the working directory)' },
     { flags: '--seed <fixture>', description: 'store fixture to load into an empty store (repeatable)', repeatable: true },
+    { flags: '--log-bodies', description: 'keep request bodies in the request log (`wcm logs`), with tokens, secrets, card numbers and e-mail addresses masked' },
     { flags: '--rate-limit <n>', description: 'public requests per minute per client and route (default 60)' },
     { flags: '--payments <provider>', description: 'payment provider (default local; stripe when STRIPE_SECRET_KEY is set)', choices: ['local', 'stripe'] },
   ],
@@ -53,6 +55,7 @@ export default defineCommand<ServeOptions>({
         env: f.env,
         extend: extendServer,
         log: (line) => f.io.stderr.write(`${line}\n`),
+        logBodies: !!opts.logBodies,
       });
     } catch (err) {
       if (err instanceof StoreLockedError || err instanceof FixtureError || err instanceof StoreCorruptError) throw new CliError(err.message);
@@ -114,6 +117,11 @@ export default defineCommand<ServeOptions>({
         profileLines.push(`profile \`local\` now points at ${server.url}`);
       }
     }
+
+    // The control plane's admin token goes beside profile `local`'s token, for `wcm local …` and `wcm logs`.
+    const admin = server.adminToken;
+    const local = profiles.get('local');
+    if (admin && local && local.base_url === server.url && local.admin_token !== admin) await profiles.set('local', { ...local, admin_token: admin });
 
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);

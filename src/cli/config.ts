@@ -11,6 +11,8 @@ export interface Profile {
   /** The keychain account holding the token, when there is a keychain (src/cli/credentials.ts). */
   token_ref?: string;
   workspace?: string;
+  /** Profile `local` only: the control plane's admin token of the server it points at (`wcm local …`, `wcm logs`). */
+  admin_token?: string;
   /** Set by `wcm auth login --web`: how to refresh and revoke the OAuth access token. */
   oauth?: {
     client_id: string;

@@ -43,6 +43,8 @@ export interface AppResponse {
    * then unused.
    */
   stream?(res: import('node:http').ServerResponse): void;
+  /** Drop the connection instead of answering (an injected fault). */
+  drop?: boolean;
 }
 
 /**
@@ -113,6 +115,10 @@ export interface AppOptions {
   mounts?: Mount[];
   /** Called with unexpected errors (logged by `wcm serve`; never sent to the client). */
   onError?(err: unknown, req: RequestInfo): void;
+  /** Told of every answered request (the emulator's request log); `operationId` when a route matched. */
+  observe?(info: RequestInfo, res: AppResponse, operationId: string | null, startedAt: number): void;
+  /** Consulted before an operation runs (the emulator's injected faults); never for mounts. */
+  fault?(operationId: string, info: RequestInfo): Promise<AppResponse | undefined> | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -195,6 +201,15 @@ export class App {
 
   /** Answers one request. Never throws. */
   async handle(req: AppRequest): Promise<AppResponse> {
+    if (!this.options.observe) return this.answer(req, null);
+    const startedAt = performance.now();
+    const seen: { info?: RequestInfo; operationId?: string } = {};
+    const res = await this.answer(req, seen);
+    if (seen.info) this.options.observe(seen.info, res, seen.operationId ?? null, startedAt);
+    return res;
+  }
+
+  private async answer(req: AppRequest, seen: { info?: RequestInfo; operationId?: string } | null): Promise<AppResponse> {
     const given = header(req.headers, 'x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : newRequestId();
     // Only the path and query of the request target count; a target URL cannot parse (an
@@ -222,6 +237,7 @@ export class App {
       rawBody: typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? Buffer.alloc(0)),
     };
     if (req.audience) info.audience = req.audience;
+    if (seen) seen.info = info;
     try {
       if (badTarget) throw new ProblemError('route_not_found', { detail: 'The request target is not a valid path.' });
       if (url.pathname === '/healthz') {
@@ -243,6 +259,11 @@ export class App {
       if (match.kind === 'none') throw new ProblemError('route_not_found', { detail: `No route for \`${info.method} ${url.pathname}\`.` });
       if (match.kind === 'method') throw methodNotAllowed(match.allow);
       const op = match.op;
+      if (seen) seen.operationId = op.operationId;
+      if (this.options.fault) {
+        const injected = await this.options.fault(op.operationId, info);
+        if (injected) return injected;
+      }
       const guardHeaders: Record<string, string> = {};
       if (op.access === 'public') {
         for (const g of this.guards) Object.assign(guardHeaders, g.before?.(op, info)?.headers ?? {});

@@ -9,9 +9,13 @@ import type { LocalServerOptions } from './serve.js';
 import { dashboardMount } from './dashboard/mount.js';
 import { oauthMount, wellKnownMount } from './oauth/mount.js';
 import { mcpMount } from './mcp/mount.js';
+import { MovableClock } from './emulator/clock.js';
+import { adminToken, controlMount, injectFault, type FaultRule } from './emulator/control.js';
+import { maskBody, RequestLog } from './emulator/log.js';
 import { assetsMount } from './web/assets.js';
 import { Sessions } from './web/session.js';
 import { isLoopbackHost } from './web/signin.js';
+import type { AppOptions } from './app.js';
 
 /** Chooses the processor: `--payments`, else Stripe when STRIPE_SECRET_KEY is set, else local. */
 export function choosePaymentProvider(options: Pick<LocalServerOptions, 'payments'>, env: NodeJS.ProcessEnv): PaymentProvider {
@@ -48,6 +52,30 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
   const sessions = new Sessions(clock);
   const loopback = isLoopbackHost(options.host ?? '127.0.0.1');
-  const mounts = [assetsMount(), dashboardMount({ store, clock, sessions, loopback }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock })];
-  return { services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency, sessions, loopback }, guards, mounts, notes };
+  // The control plane (EMULATOR.md §2): admin token, request log, faults, the movable clock.
+  const admin = await adminToken(store, env);
+  notes.push(`control plane (/_emulator, \`wcm local …\`, \`wcm logs\`): admin token ${admin.token}${admin.source === 'env' ? ' (from WCM_ADMIN_TOKEN)' : admin.source === 'generated' ? ' (generated now, kept in the store)' : ' (kept in the store)'}`);
+  const log = new RequestLog(!!options.logBodies);
+  const faults: FaultRule[] = [];
+  const control = controlMount({
+    store, dataFile: options.dataFile, clock: clock instanceof MovableClock ? clock : new MovableClock(clock), log, admin: admin.token, faults,
+    afterReset: () => limiter.reset(),
+  });
+  const mounts = [assetsMount(), dashboardMount({ store, clock, sessions, loopback }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control];
+  const observe: AppOptions['observe'] = (info, res, operationId, startedAt) => {
+    // The control plane's own requests are not logged: reading the log would fill it.
+    if (info.path.startsWith('/_emulator')) return;
+    let problem: string | null = null;
+    if (res.status >= 400 && res.body) problem = /"code":"([^"]+)"/.exec(res.body)?.[1] ?? null;
+    log.record({
+      time: clock.now().toISOString(), method: info.method, path: info.path, operation: operationId, status: res.status,
+      duration_ms: Math.round((performance.now() - startedAt) * 100) / 100, request_id: info.id, problem, client: info.remoteAddress,
+      ...(log.logBodies && info.rawBody.length ? { request_body: maskBody(info.rawBody.toString('utf8')) } : {}),
+    });
+  };
+  const fault: AppOptions['fault'] = (operationId) => (faults.length ? injectFault(faults, operationId) : undefined);
+  return {
+    services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency, sessions, loopback, requestLog: log, adminToken: admin.token },
+    guards, mounts, notes, observe, fault,
+  };
 };

@@ -30,6 +30,11 @@ const SEND_BUFFERS_KEPT = 64;
 const sendBuffers: Buffer[] = [];
 
 function send(res: http.ServerResponse, r: AppResponse, head: boolean): void {
+  // An injected fault (the emulator's `reset: true`): the client sees the connection drop.
+  if (r.drop) {
+    res.socket?.destroy();
+    return;
+  }
   if (r.stream) {
     res.writeHead(r.status, r.headers);
     if (head) res.end();

@@ -34,6 +34,11 @@ export class RateLimiter implements PublicGuard {
     this.msPerToken = WINDOW_MS / limit;
   }
 
+  /** Every client starts with a full bucket again (after an emulator reset). */
+  reset(): void {
+    this.buckets.clear();
+  }
+
   before(op: AnyOperation, req: RequestInfo): { headers: Record<string, string> } {
     const now = this.clock.now().getTime();
     const key = `${req.remoteAddress}\u0000${op.operationId}`;

@@ -1,11 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { ABILITIES } from '../contract/common.js';
 import { FixtureError, hashToken, importRecords, lookupWith, parseFixture, tokenId } from '../store/fixture.js';
 import { Store, type StoreOptions } from '../store/store.js';
-import { App, type Mount, type PublicGuard } from './app.js';
+import { App, type AppOptions, type Mount, type PublicGuard } from './app.js';
 import { systemClock, type Clock } from './context.js';
+import { MovableClock } from './emulator/clock.js';
+import { SEED_FILES_SETTING } from './emulator/state.js';
 import { listen, type RunningServer } from './http.js';
 
 export interface LocalServerOptions {
@@ -19,8 +22,17 @@ export interface LocalServerOptions {
   env?: NodeJS.ProcessEnv;
   storeOptions?: StoreOptions;
   /** Extra services and guards (payments, rate limits, idempotency) that areas provide. */
-  extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{ services?: Record<string, unknown>; guards?: PublicGuard[]; mounts?: Mount[]; notes?: string[] }>;
+  extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{
+    services?: Record<string, unknown>;
+    guards?: PublicGuard[];
+    mounts?: Mount[];
+    notes?: string[];
+    observe?: AppOptions['observe'];
+    fault?: AppOptions['fault'];
+  }>;
   log?: (line: string) => void;
+  /** Keep request bodies (masked) in the emulator's request log (`wcm serve --log-bodies`). */
+  logBodies?: boolean;
 }
 
 export interface LocalServer extends RunningServer {
@@ -30,6 +42,8 @@ export interface LocalServer extends RunningServer {
   notes: string[];
   /** Set when this start created the owner, workspace and token of an empty store. */
   bootstrap?: { token: string; workspaceId: string; userId: string };
+  /** The control plane's admin token, when the extensions provide one. */
+  adminToken?: string;
   /** The first token of a seeded fixture that can do everything, for profile `local`. */
   seededToken?: { token: string; workspaceId: string };
   close(): Promise<void>;
@@ -87,7 +101,8 @@ function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; 
  * does, callable in-process by tests.
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
-  const clock = options.clock ?? systemClock;
+  // One movable clock for the whole server: the control plane moves it (PUT /_emulator/clock).
+  const clock = new MovableClock(options.clock ?? systemClock);
   const store = await Store.open(options.dataFile, options.storeOptions);
   const notes: string[] = [];
   let bootstrap: LocalServer['bootstrap'];
@@ -102,6 +117,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         const counts = await seedStore(store, options.seeds, docs);
         notes.push(`seeded from ${options.seeds.join(', ')}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
         seededToken = firstAllPowerfulToken(docs, store);
+        // Remembered for `POST /_emulator/reset {"to": "seed"}`.
+        await store.transact((tx) => tx.put('settings', { id: SEED_FILES_SETTING, value: options.seeds!.map((f) => path.resolve(f)) }));
       } else {
         notes.push(`the store already holds data, so --seed was not applied (use \`wcm local import\` to add to it)`);
       }
@@ -131,6 +148,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       services: extra.services,
       guards: extra.guards,
       mounts: extra.mounts,
+      observe: extra.observe,
+      fault: extra.fault,
       onError: (err, req) => options.log?.(`[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     });
     const running = await listen(app, { host: options.host, port: options.port });
@@ -139,6 +158,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       app,
       store,
       notes,
+      adminToken: typeof extra.services?.adminToken === 'string' ? extra.services.adminToken : undefined,
       bootstrap,
       seededToken,
       close: async () => {

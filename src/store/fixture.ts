@@ -280,7 +280,7 @@ function jsonPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /** A fixture's records; threads still carry their messages (the store keeps them apart). */
-type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & { threads: FullThread[] };
+export type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & { threads: FullThread[] };
 
 /** Records that exist already (the store, plus fixture files read before this one). */
 export interface RecordLookup {

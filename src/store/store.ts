@@ -341,6 +341,11 @@ export class Store {
     return rec;
   }
 
+  /** The ids of a collection, without reading its lazy records (a reset deletes them unread). */
+  ids(c: CollectionName): string[] {
+    return [...this.data.get(c)!.keys()];
+  }
+
   count(c: CollectionName): number {
     return this.data.get(c)!.size;
   }

@@ -1,0 +1,63 @@
+import { defineCommand } from '../src/cli/command.js';
+import { controlRequest, controlStream } from '../src/cli/control.js';
+import { UsageError } from '../src/cli/errors.js';
+import { printRows } from '../src/cli/output.js';
+
+interface Entry { seq: number; time: string; method: string; path: string; operation: string | null; status: number; duration_ms: number; request_id: string; problem: string | null; client: string }
+interface Options { follow?: boolean; status?: string; operation?: string; limit?: string }
+
+const COLUMNS = [
+  { header: 'TIME', value: (e: Entry) => e.time },
+  { header: 'STATUS', value: (e: Entry) => String(e.status) },
+  { header: 'METHOD', value: (e: Entry) => e.method },
+  { header: 'OPERATION', value: (e: Entry) => e.operation ?? e.path },
+  { header: 'MS', value: (e: Entry) => String(e.duration_ms) },
+  { header: 'PROBLEM', value: (e: Entry) => e.problem ?? '' },
+  { header: 'REQUEST ID', value: (e: Entry) => e.request_id },
+];
+
+export default defineCommand<Options>({
+  path: ['logs'],
+  summary: 'The running local server\'s request log (the last 10,000 requests); --follow streams it',
+  description: 'A table on a terminal; one JSON line per request when piped or with --json. Needs the admin token\n(profile `local`, or WCM_ADMIN_TOKEN).',
+  options: [
+    { flags: '-f, --follow', description: 'keep printing requests as they arrive (Server-Sent Events)' },
+    { flags: '--status <status>', description: 'only this status (404) or class (4xx, 5xx)' },
+    { flags: '--operation <id>', description: 'only this operationId' },
+    { flags: '--limit <n>', description: 'the newest N (default 100; 1 to 10000)' },
+  ],
+  examples: ['wcm logs', 'wcm logs --status 5xx', 'wcm logs --follow --operation createListing', 'wcm logs --json | jq .duration_ms'],
+  async run(opts, f) {
+    if (opts.status !== undefined && !/^([1-5]xx|[1-5]\d\d)$/i.test(opts.status)) throw new UsageError(`\`--status\` must be like 404 or 4xx; received \`${opts.status}\`.`);
+    if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) throw new UsageError(`\`--limit\` must be a whole number; received \`${opts.limit}\`.`);
+    const q = new URLSearchParams();
+    if (opts.status) q.set('status', opts.status.toLowerCase());
+    if (opts.operation) q.set('operation', opts.operation);
+    if (opts.limit) q.set('limit', opts.limit);
+    const lines = f.globals.json || !f.io.isStdoutTTY;
+    const print = async (entries: Entry[], follow: boolean) => {
+      if (lines) for (const e of entries) f.io.stdout.write(`${JSON.stringify(e)}\n`);
+      else if (!follow) await printRows(f.io, entries, COLUMNS);
+      // A live table: one aligned line per request as it arrives.
+      else for (const e of entries) f.io.stdout.write(`${e.time}  ${e.status}  ${e.method.padEnd(6)} ${(e.operation ?? e.path).padEnd(28)} ${String(e.duration_ms).padStart(8)} ms  ${e.problem ?? ''}  ${e.request_id}\n`);
+    };
+    if (!opts.follow) {
+      await print(await controlRequest<Entry[]>(f, 'GET', `/requests${q.size ? `?${q}` : ''}`), false);
+      return 0;
+    }
+    const res = await controlStream(f, `/requests/stream${q.size ? `?${q}` : ''}`);
+    const decoder = new TextDecoder();
+    let buf = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buf += decoder.decode(chunk, { stream: true });
+      let at;
+      while ((at = buf.indexOf('\n\n')) !== -1) {
+        const event = buf.slice(0, at);
+        buf = buf.slice(at + 2);
+        const data = event.split('\n').find((l) => l.startsWith('data: '));
+        if (data) await print([JSON.parse(data.slice(6)) as Entry], true);
+      }
+    }
+    return 0;
+  },
+});

@@ -1,0 +1,51 @@
+import { ApiError, CliError, EXIT } from './errors.js';
+import type { Factory } from './factory.js';
+
+/**
+ * A request to the running server's control plane (`/_emulator/…`, EMULATOR.md §2) with the admin
+ * token: WCM_ADMIN_TOKEN, else the one `wcm serve` saved in profile `local` — sent only to the
+ * origin that profile points at (like every saved token).
+ */
+async function adminAuth(f: Factory): Promise<{ origin: string; token: string }> {
+  const t = await f.target();
+  const origin = new URL(t.baseUrl).origin;
+  const local = (await f.profiles()).get('local');
+  const token = f.env.WCM_ADMIN_TOKEN || (local?.admin_token && new URL(local.base_url).origin === origin ? local.admin_token : undefined);
+  if (!token) throw new CliError(`No admin token for ${origin}.`, EXIT.auth, '`wcm serve` prints it and saves it in profile `local`; for another server set WCM_ADMIN_TOKEN.');
+  return { origin, token };
+}
+
+export async function controlRequest<T = unknown>(f: Factory, method: string, path: string, body?: unknown): Promise<T> {
+  const { origin, token } = await adminAuth(f);
+  let res: Response;
+  try {
+    res = await fetch(`${origin}/_emulator${path}`, {
+      method,
+      redirect: 'manual',
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new CliError(`Cannot reach ${origin} (${(err as Error).message}).`, EXIT.failure, 'Is `wcm serve` running there?');
+  }
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: reported below */
+  }
+  if (res.status === 404 && (parsed as { code?: string })?.code === 'route_not_found' && !path.startsWith('/snapshots/')) {
+    throw new CliError(`${origin} has no control plane (it is not \`wcm serve\`, or an older one).`, EXIT.notFound);
+  }
+  if (!res.ok) throw new ApiError(res.status, (parsed as never) ?? { title: `HTTP ${res.status}`, status: res.status, detail: text.slice(0, 200) });
+  return (parsed as { data: T }).data;
+}
+
+/** The control plane's origin and admin token headers, for a stream (`wcm logs --follow`). */
+export async function controlStream(f: Factory, path: string): Promise<Response> {
+  const { origin, token } = await adminAuth(f);
+  const res = await fetch(`${origin}/_emulator${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, redirect: 'manual' });
+  if (!res.ok) throw new ApiError(res.status, (await res.json().catch(() => ({ title: `HTTP ${res.status}`, status: res.status }))) as never);
+  return res;
+}

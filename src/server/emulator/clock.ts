@@ -1,0 +1,31 @@
+import type { Clock } from '../context.js';
+
+/**
+ * The server's one clock, movable from the control plane (`PUT /_emulator/clock`): every
+ * time-dependent path (token expiry, OAuth codes, idempotency retention, sessions, timestamps)
+ * reads this object, so moving it moves them all. It runs on from wherever it was moved to.
+ */
+export class MovableClock implements Clock {
+  private offsetMs = 0;
+  constructor(private readonly base: Clock) {}
+
+  now(): Date {
+    return new Date(this.base.now().getTime() + this.offsetMs);
+  }
+
+  setOffset(seconds: number): void {
+    this.offsetMs = seconds * 1000;
+  }
+
+  setNow(at: Date): void {
+    this.offsetMs = at.getTime() - this.base.now().getTime();
+  }
+
+  reset(): void {
+    this.offsetMs = 0;
+  }
+
+  get state(): { now: string; offset_seconds: number } {
+    return { now: this.now().toISOString(), offset_seconds: Math.round(this.offsetMs / 1000) };
+  }
+}

@@ -1,0 +1,200 @@
+import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { getOperation } from '../../contract/operations.js';
+import type { Store } from '../../store/store.js';
+import { header, type AppResponse, type Mount } from '../app.js';
+import type { RequestInfo } from '../context.js';
+import { ProblemError, validationFailed } from '../problems.js';
+import type { MovableClock } from './clock.js';
+import type { LogFilter, RequestLog } from './log.js';
+import { deleteSnapshot, listSnapshots, resetState, saveSnapshot } from './state.js';
+
+export const CONTROL = '/_emulator';
+const ADMIN_SETTING = 'emulator.admin_token';
+
+/** The admin token: WCM_ADMIN_TOKEN, else the one kept in the store, else a new one (kept). */
+export async function adminToken(store: Store, env: NodeJS.ProcessEnv): Promise<{ token: string; source: 'env' | 'stored' | 'generated' }> {
+  if (env.WCM_ADMIN_TOKEN) return { token: env.WCM_ADMIN_TOKEN, source: 'env' };
+  const kept = store.get('settings', ADMIN_SETTING)?.value;
+  if (typeof kept === 'string' && kept) return { token: kept, source: 'stored' };
+  const token = `wcm_admin_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
+  await store.transact((tx) => tx.put('settings', { id: ADMIN_SETTING, value: token }));
+  return { token, source: 'generated' };
+}
+
+/** A fault rule (EMULATOR.md §2). */
+export interface FaultRule {
+  operation: string;
+  probability: number;
+  status?: number;
+  latency_ms?: number;
+  reset?: boolean;
+}
+
+export interface ControlOptions {
+  store: Store;
+  dataFile: string;
+  clock: MovableClock;
+  log: RequestLog;
+  admin: string;
+  faults: FaultRule[];
+  /** Called after a reset: idempotency replays and rate-limit buckets start over too. */
+  afterReset(): void;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+function readJson(info: RequestInfo): unknown {
+  if (!info.rawBody.length) return {};
+  try {
+    return JSON.parse(info.rawBody.toString('utf8'));
+  } catch {
+    throw new ProblemError('invalid_json', { detail: 'The body is not valid JSON.' });
+  }
+}
+
+const FAULT_STATUSES = [429, 500, 502, 503];
+
+/** Checks a `PUT /_emulator/faults` body: a list of rules, every member named and in range. */
+export function parseFaults(body: unknown): FaultRule[] {
+  if (!Array.isArray(body)) throw validationFailed({ '': ['Must be a list of fault rules.'] });
+  const errors: Record<string, string[]> = {};
+  const rules = body.map((r, i) => {
+    const at = (k: string, m: string) => ((errors[`${i}.${k}`] ??= []).push(m), undefined);
+    if (!r || typeof r !== 'object' || Array.isArray(r)) return at('', 'Must be an object.') as never;
+    const rule = r as Record<string, unknown>;
+    for (const k of Object.keys(rule)) if (!['operation', 'probability', 'status', 'latency_ms', 'reset'].includes(k)) at(k, 'Unknown member.');
+    if (typeof rule.operation !== 'string' || (rule.operation !== '*' && !getOperation(rule.operation))) at('operation', 'Must be an operationId of the table, or `*`.');
+    const p = rule.probability ?? 1;
+    if (typeof p !== 'number' || !(p >= 0 && p <= 1)) at('probability', 'Must be a number from 0 to 1.');
+    if (rule.status !== undefined && !FAULT_STATUSES.includes(rule.status as number)) at('status', `Must be one of ${FAULT_STATUSES.join(', ')}.`);
+    if (rule.latency_ms !== undefined && !(Number.isInteger(rule.latency_ms) && (rule.latency_ms as number) >= 0 && (rule.latency_ms as number) <= 60_000)) at('latency_ms', 'Must be an integer from 0 to 60000.');
+    if (rule.reset !== undefined && typeof rule.reset !== 'boolean') at('reset', 'Must be true or false.');
+    if (rule.status === undefined && rule.latency_ms === undefined && !rule.reset) at('status', 'A rule needs a `status`, a `latency_ms` or `reset: true`.');
+    return { operation: rule.operation as string, probability: p as number, status: rule.status as number | undefined, latency_ms: rule.latency_ms as number | undefined, reset: rule.reset as boolean | undefined };
+  });
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  return rules;
+}
+
+/** The fault an operation gets now, if a rule applies (first matching rule, by its probability). */
+export async function injectFault(rules: readonly FaultRule[], operationId: string): Promise<AppResponse | undefined> {
+  const rule = rules.find((r) => (r.operation === '*' || r.operation === operationId) && Math.random() < r.probability);
+  if (!rule) return undefined;
+  if (rule.latency_ms) await new Promise((r) => setTimeout(r, rule.latency_ms));
+  if (rule.reset) return { status: 0, headers: {}, body: '', drop: true };
+  if (!rule.status) return undefined;
+  const code = rule.status === 429 ? 'rate_limited' : rule.status === 503 ? 'service_unavailable' : rule.status === 502 ? 'payment_provider_error' : 'internal_error';
+  throw new ProblemError(code as never, {
+    detail: `Injected by the emulator's fault rules for \`${rule.operation}\` (\`wcm local faults clear\` removes them).`,
+    headers: rule.status === 429 || rule.status === 503 ? { 'Retry-After': '1' } : {},
+  });
+}
+
+function logFilter(url: URL): LogFilter {
+  const f: LogFilter = {};
+  const limit = url.searchParams.get('limit');
+  if (limit !== null) {
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 10_000) throw validationFailed({ limit: ['Must be an integer from 1 to 10000.'] }, 'Invalid query parameters.');
+    f.limit = Number(limit);
+  }
+  const since = url.searchParams.get('since');
+  if (since !== null) {
+    if (!/^\d+$/.test(since)) throw validationFailed({ since: ['Must be a sequence number (`seq` of a logged request).'] }, 'Invalid query parameters.');
+    f.since = Number(since);
+  }
+  const status = url.searchParams.get('status');
+  if (status !== null) {
+    if (!/^([1-5]xx|[1-5]\d\d)$/i.test(status)) throw validationFailed({ status: ['Must be like 404 or 4xx.'] }, 'Invalid query parameters.');
+    f.status = status.toLowerCase();
+  }
+  const operation = url.searchParams.get('operation');
+  if (operation !== null) {
+    if (!getOperation(operation)) throw validationFailed({ operation: ['Must be an operationId of the table.'] }, 'Invalid query parameters.');
+    f.operation = operation;
+  }
+  return f;
+}
+
+/**
+ * `/_emulator/…` (EMULATOR.md §2): reset, snapshots, faults, clock and the request log, for the
+ * admin token only. Not part of /v1 and never subject to injected faults.
+ */
+export function controlMount(o: ControlOptions): Mount {
+  const adminDigest = digest(o.admin);
+  return {
+    prefix: CONTROL,
+    async handle(req, info, app) {
+      try {
+        const auth = header(info.headers, 'authorization');
+        const m = auth ? /^Bearer +(\S+) *$/i.exec(auth) : null;
+        if (!m || !timingSafeEqual(digest(m[1]), adminDigest)) {
+          throw new ProblemError(m ? 'invalid_token' : 'unauthenticated', {
+            detail: 'The control plane needs the admin token (`wcm serve` prints it; WCM_ADMIN_TOKEN sets it).',
+            headers: { 'WWW-Authenticate': 'Bearer realm="wcm-emulator"' },
+          });
+        }
+        const url = new URL(req.url, 'http://x');
+        const route = `${info.method} ${info.path.slice(CONTROL.length) || '/'}`;
+        const json = (status: number, data: unknown) => app.json(status, { data }, info, { 'Cache-Control': 'no-store' });
+        const snap = /^\/snapshots\/([^/]+)$/.exec(info.path.slice(CONTROL.length));
+        switch (route) {
+          case 'POST /reset': {
+            const body = readJson(info) as { to?: unknown };
+            if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationFailed({ to: ['Send {"to": "empty" | "seed" | "<snapshot>"}.'] });
+            const started = performance.now();
+            const counts = await resetState(o.store, o.dataFile, body.to ?? 'empty');
+            o.afterReset();
+            return json(200, { to: body.to ?? 'empty', records: counts, duration_ms: Math.round(performance.now() - started) });
+          }
+          case 'GET /snapshots':
+            return json(200, await listSnapshots(o.dataFile));
+          case 'POST /snapshots': {
+            const body = readJson(info) as { name?: unknown };
+            return json(201, await saveSnapshot(o.store, o.dataFile, body?.name));
+          }
+          case 'PUT /faults':
+            o.faults.splice(0, o.faults.length, ...parseFaults(readJson(info)));
+            return json(200, o.faults);
+          case 'GET /faults':
+            return json(200, o.faults);
+          case 'DELETE /faults':
+            o.faults.length = 0;
+            return json(200, []);
+          case 'GET /clock':
+            return json(200, o.clock.state);
+          case 'PUT /clock': {
+            const body = readJson(info) as { offset_seconds?: unknown; now?: unknown };
+            if (body && typeof body === 'object' && typeof body.now === 'string' && body.offset_seconds === undefined) {
+              const at = new Date(body.now);
+              if (Number.isNaN(at.getTime()) || at.getTime() < 0 || !/^\d{4}-\d\d-\d\dT/.test(body.now)) throw validationFailed({ now: ['Must be an ISO 8601 time at or after 1970-01-01T00:00:00Z.'] });
+              o.clock.setNow(at);
+            } else if (body && typeof body === 'object' && typeof body.offset_seconds === 'number' && Number.isFinite(body.offset_seconds) && body.now === undefined) {
+              if (Date.now() + body.offset_seconds * 1000 < 0) throw validationFailed({ offset_seconds: ['Would move the clock before 1970.'] });
+              o.clock.setOffset(body.offset_seconds);
+            } else {
+              throw validationFailed({ '': ['Send {"offset_seconds": N} or {"now": "ISO time"}.'] });
+            }
+            return json(200, o.clock.state);
+          }
+          case 'DELETE /clock':
+            o.clock.reset();
+            return json(200, o.clock.state);
+          case 'GET /requests':
+            return json(200, o.log.query({ limit: 100, ...logFilter(url) }));
+          case 'GET /requests/stream': {
+            const f = logFilter(url);
+            return { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id }, body: '', stream: (res) => o.log.stream(res, f) };
+          }
+          default:
+            if (snap && info.method === 'DELETE') {
+              await deleteSnapshot(o.dataFile, decodeURIComponent(snap[1]));
+              return json(200, { name: decodeURIComponent(snap[1]), deleted: true });
+            }
+            throw new ProblemError('route_not_found', { detail: `No control route \`${route}\`: reset, snapshots, faults, clock, requests.` });
+        }
+      } catch (err) {
+        return app.fail(err, info);
+      }
+    },
+  };
+}
