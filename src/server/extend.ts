@@ -7,6 +7,7 @@ import { webhookSecret } from './payments/webhook.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
 import type { LocalServerOptions } from './serve.js';
 import { dashboardMount } from './dashboard/mount.js';
+import { REQUESTS_JS } from './dashboard/pages/requests.js';
 import { oauthMount, wellKnownMount } from './oauth/mount.js';
 import { mcpMount } from './mcp/mount.js';
 import { MovableClock } from './emulator/clock.js';
@@ -61,10 +62,10 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
     store, dataFile: options.dataFile, clock: clock instanceof MovableClock ? clock : new MovableClock(clock), log, admin: admin.token, faults,
     afterReset: () => limiter.reset(),
   });
-  const mounts = [assetsMount(), dashboardMount({ store, clock, sessions, loopback }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control];
+  const mounts = [assetsMount({ 'requests.js': { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS } }), dashboardMount({ store, clock, sessions, loopback, requestLog: log }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control];
   const observe: AppOptions['observe'] = (info, res, operationId, startedAt) => {
-    // The control plane's own requests are not logged: reading the log would fill it.
-    if (info.path.startsWith('/_emulator')) return;
+    // Reading the log (control plane, the dashboard's log page) is not logged: it would fill it.
+    if (info.path.startsWith('/_emulator') || info.path.startsWith('/dashboard/requests') || info.path.startsWith('/assets/')) return;
     let problem: string | null = null;
     if (res.status >= 400 && res.body) problem = /"code":"([^"]+)"/.exec(res.body)?.[1] ?? null;
     log.record({

@@ -143,6 +143,20 @@ describe('the dashboard in a real browser', () => {
       expect(await axeSerious()).toEqual([]);
     }, 60_000);
 
+    it('the request log page shows new requests live (its one script from /assets, SSE), as text', async () => {
+      const res = await page.goto(`${origin}/dashboard/requests`);
+      expect(res?.status()).toBe(200);
+      expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+      // A request whose path holds markup: it must arrive as text.
+      await fetch(`${server.url}/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-00000000f00d`, { headers: { authorization: `Bearer ${demo.owner}` } });
+      await page.waitForFunction(() => [...document.querySelectorAll('#request-log tbody tr')].some((tr) => tr.textContent?.includes('form_not_found')), { timeout: 10_000 });
+      const first = await page.$eval('#request-log tbody tr', (tr) => tr.textContent ?? '');
+      expect(first).toContain('getForm');
+      expect(first).toContain('404');
+      await shot('12-request-log');
+      expect(await axeSerious()).toEqual([]);
+    }, 30_000);
+
     it('asked for nothing outside the server, ran no script, broke no policy', () => {
       expect(outside).toEqual([]);
       expect(pageErrors).toEqual([]);

@@ -9,6 +9,8 @@ import { DASHBOARD, page, ROWS_MARKER, type NavEntry, type View } from './chrome
 import { eventsView, ordersView } from './pages/commerce.js';
 import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
 import { oauthView } from './pages/oauth.js';
+import { requestFilter, requestsView, REQUESTS_PATH, REQUESTS_STREAM } from './pages/requests.js';
+import type { RequestLog } from '../emulator/log.js';
 import { recordPage } from './pages/open.js';
 import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
 import { memberships, overviewView, workspaceNav, workspacesNav, workspacesView } from './pages/workspaces.js';
@@ -21,6 +23,11 @@ export interface DashboardOptions {
   sessions: Sessions;
   /** `wcm serve --host` is a loopback address: sign-in offers the account chooser. */
   loopback: boolean;
+  /**
+   * The request log, shown at /dashboard/requests on a loopback server only: it spans every
+   * workspace, and on loopback anyone signed in can read the data file anyway.
+   */
+  requestLog?: RequestLog;
 }
 
 type WorkspacePage = (r: WorkspaceRequest, ...ids: string[]) => View | Promise<View>;
@@ -87,12 +94,13 @@ export function dashboardMount(options: DashboardOptions): Mount {
   const { store, clock, sessions, loopback } = options;
   const auth = signIn({ prefix: DASHBOARD, loopback, store, sessions, clock, purpose: 'to open the wcm dashboard (read-only).' });
 
-  const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest): AppResponse => {
+  const log = options.loopback ? options.requestLog : undefined;
+  const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest, csp?: Record<string, string>): AppResponse => {
     const doc = page(view, { signed, nav, workspace: workspace && { record: workspace.workspace, role: workspace.role } }).text;
     const at = doc.indexOf(ROWS_MARKER);
     if ((at === -1) !== !view.rows?.count) throw new Error(`The view "${view.title}" and its table disagree about spliced rows.`);
     const body = at === -1 ? doc : [pageBytes(doc.slice(0, at)), ...view.rows!.bytes, pageBytes(doc.slice(at + ROWS_MARKER.length))];
-    return htmlResponse(status, body, { headers: { 'X-Request-Id': info.id } });
+    return htmlResponse(status, body, { headers: { 'X-Request-Id': info.id }, csp });
   };
 
   const notFoundView = (what: string): View => ({
@@ -119,7 +127,20 @@ export function dashboardMount(options: DashboardOptions): Mount {
         const url = targetUrl(req);
         return redirect(path.replace(/\/+$/, '') + (url?.search ?? ''));
       }
-      const homeNav = workspacesNav(store, signed.user, { requestLog: false });
+      const homeNav = workspacesNav(store, signed.user, { requestLog: !!log });
+      if (log && path === REQUESTS_PATH) {
+        // Its one script comes from /assets (no inline script even here).
+        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams()), signed, info, homeNav, undefined, { 'script-src': "'self'" });
+      }
+      if (log && path === REQUESTS_STREAM) {
+        const q = targetUrl(req)?.searchParams ?? new URLSearchParams();
+        const since = Number(q.get('since') ?? '0');
+        const { filter } = requestFilter(q);
+        return {
+          status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id }, body: '',
+          stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }),
+        };
+      }
       if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {
         return respond(200, workspacesView(store, signed.user), signed, info, homeNav);
       }
@@ -147,7 +168,7 @@ export function dashboardMount(options: DashboardOptions): Mount {
         query: url?.searchParams ?? new URLSearchParams(),
         now: app.clock.now(),
       };
-      const nav = workspaceNav(store, membership.record.id, { requestLog: false });
+      const nav = workspaceNav(store, membership.record.id, { requestLog: !!log });
       const rest = m[2];
       if (ids[1] === 'open' && ids.length === 3) {
         const target = recordPage(store, membership.record.id, ids[2]);

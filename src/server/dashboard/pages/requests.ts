@@ -1,0 +1,72 @@
+import { getOperation } from '../../../contract/operations.js';
+import type { LogFilter, LoggedRequest, RequestLog } from '../../emulator/log.js';
+import { html } from '../../web/html.js';
+import { badge, DASHBOARD, withQuery, type View } from '../chrome.js';
+
+export const REQUESTS_PATH = `${DASHBOARD}/requests`;
+export const REQUESTS_STREAM = `${REQUESTS_PATH}/stream`;
+
+/** The page's filters from its query, checked like the control plane checks them (bad ones are dropped, and said). */
+export function requestFilter(q: URLSearchParams): { filter: LogFilter; problem?: string } {
+  const filter: LogFilter = {};
+  const status = q.get('status') ?? '';
+  const operation = q.get('operation') ?? '';
+  if (status && !/^([1-5]xx|[1-5]\d\d)$/i.test(status)) return { filter, problem: `\`${status}\` is not a status: use 404 or 4xx.` };
+  if (operation && !getOperation(operation)) return { filter, problem: `\`${operation}\` is not an operationId.` };
+  if (status) filter.status = status.toLowerCase();
+  if (operation) filter.operation = operation;
+  return { filter };
+}
+
+const row = (e: LoggedRequest) => {
+  const tone = e.status >= 500 ? 'bad' : e.status >= 400 ? 'warn' : 'ok';
+  return html`<tr><td class="nowrap mono">${e.time.slice(11, 23)}</td><td>${badge(String(e.status), tone)}</td><td>${e.method}</td><td>${e.operation ?? html`<span class="sub">${e.path}</span>`}</td><td class="num">${e.duration_ms}</td><td>${e.problem ?? ''}</td><td class="mono">${e.request_id}</td></tr>`;
+};
+
+/**
+ * `/dashboard/requests`: the request log, newest first; new requests appear live. The live part is
+ * /assets/requests.js (no inline script: the page's CSP allows scripts from this origin only) on
+ * an EventSource of /dashboard/requests/stream, which the session cookie authorizes.
+ */
+export function requestsView(log: RequestLog, q: URLSearchParams): View {
+  const { filter, problem } = requestFilter(q);
+  const entries = log.query({ ...filter, limit: 200 }).reverse();
+  const stream = withQuery(REQUESTS_STREAM, { status: filter.status, operation: filter.operation, since: String(entries[0]?.seq ?? 0) });
+  return {
+    title: 'Request log',
+    section: 'requests',
+    lead: 'The last requests this server answered (it keeps 10,000), newest first. New ones appear as they arrive.',
+    body: html`${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
+<form method="get" action="${REQUESTS_PATH}" class="filters"><label>Status <input name="status" value="${filter.status ?? ''}" placeholder="4xx" size="5"></label> <label>Operation <input name="operation" value="${filter.operation ?? ''}" placeholder="listThreads" size="22"></label> <button type="submit" class="secondary">Filter</button></form>
+<div class="tablewrap"><table id="request-log" data-stream="${stream}"><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Operation</th><th scope="col" class="num">ms</th><th scope="col">Problem</th><th scope="col">Request id</th></tr></thead>
+<tbody>${entries.map(row)}</tbody></table></div>
+${entries.length ? '' : html`<p class="empty">No requests yet.</p>`}
+<script src="/assets/requests.js" defer></script>`,
+  };
+}
+
+/** The page's script: rows built with textContent only (nothing from the log is ever parsed as HTML). */
+export const REQUESTS_JS = `(() => {
+  const table = document.getElementById('request-log');
+  if (!table || !window.EventSource) return;
+  const body = table.tBodies[0];
+  const source = new EventSource(table.dataset.stream);
+  source.addEventListener('request', (event) => {
+    const e = JSON.parse(event.data);
+    const tr = document.createElement('tr');
+    const cell = (text, cls) => { const td = document.createElement('td'); td.textContent = text; if (cls) td.className = cls; tr.appendChild(td); return td; };
+    cell(e.time.slice(11, 23), 'nowrap mono');
+    const badge = document.createElement('span');
+    badge.className = 'badge ' + (e.status >= 500 ? 'bad' : e.status >= 400 ? 'warn' : 'ok');
+    badge.textContent = String(e.status);
+    cell('').appendChild(badge);
+    cell(e.method);
+    cell(e.operation || e.path);
+    cell(String(e.duration_ms), 'num');
+    cell(e.problem || '');
+    cell(e.request_id, 'mono');
+    body.insertBefore(tr, body.firstChild);
+    while (body.rows.length > 500) body.deleteRow(-1);
+  });
+})();
+`;
