@@ -244,3 +244,50 @@ describe('a write that fails in the file layer', () => {
     }
   });
 });
+
+describe('SIGKILL during a reset (built binary)', () => {
+  it('a reset killed at any moment leaves the old state or the new one, never a mix', { timeout: 180_000 }, async () => {
+    const tmp = tempDir('wcm-crash-reset-');
+    const data = path.join(tmp.dir, 'store.json');
+    const admin = `wcm_admin_${'c'.repeat(32)}`;
+    const env = { WCM_ADMIN_TOKEN: admin, WCM_CONFIG_DIR: tmp.dir };
+    const control = (url: string, p: string, body: unknown) =>
+      fetch(`${new URL(url).origin}/_emulator${p}`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const stateOnDisk = async () => {
+      const store = await Store.openReadOnly(data);
+      try {
+        return storeState(store);
+      } finally {
+        await store.close();
+      }
+    };
+    try {
+      // Two known states: b = the demo data, a = the demo data and 300 more listings.
+      let server = await spawnServe(['--data', data, '--seed', DEMO], { env });
+      expect((await control(server.url, '/snapshots', { name: 'b' })).status).toBe(201);
+      for (let i = 0; i < 300; i++) {
+        await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, { method: 'POST', headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' }, body: JSON.stringify(listingFor(`reset-${i}`)) });
+      }
+      expect((await control(server.url, '/snapshots', { name: 'a' })).status).toBe(201);
+      const states = { a: await fs.readFile(`${data}.snapshots/a.json`, 'utf8'), b: await fs.readFile(`${data}.snapshots/b.json`, 'utf8') };
+      let before: 'a' | 'b' = 'a';
+      for (let round = 0; round < 10; round++) {
+        const to = before === 'a' ? 'b' : 'a';
+        const pending = control(server.url, '/reset', { to }).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 40)));
+        server.proc.kill('SIGKILL');
+        await server.proc;
+        await pending;
+        const now = await stateOnDisk();
+        const which = now === states[to] ? to : now === states[before] ? before : null;
+        expect(which, `round ${round}: the state after the kill is neither the old (${before}) nor the new (${to}) one`).not.toBeNull();
+        before = which!;
+        server = await spawnServe(['--data', data], { env });
+      }
+      server.proc.kill('SIGKILL');
+      await server.proc;
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
