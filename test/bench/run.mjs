@@ -3,11 +3,11 @@
 // (what a user would pick instead) and with the floor (bare node:http), in the same run, on the
 // same generated data. Prints a markdown table and writes it to test/bench/last-results.md.
 //
-//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,write,cli] [--duration S] [--runs N]
+//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,reset,write,cli] [--duration S] [--runs N]
 //                           [--out FILE] [--dir DATA_DIR]
 // --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
 // comparable with the full run).
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,7 +33,7 @@ const cfg = {
   connections: 10,
   dir: path.resolve(opt('dir', DEFAULT_DIR)),
   out: path.resolve(opt('out', path.join(ROOT, 'test/bench/last-results.md'))),
-  only: new Set((opt('only', 'startup,read,paging,dashboard,mcp,write,cli')).split(',')),
+  only: new Set((opt('only', 'startup,read,paging,dashboard,mcp,reset,write,cli')).split(',')),
 };
 
 const NODE = process.execPath;
@@ -45,7 +45,8 @@ const log = (s) => process.stderr.write(`[bench] ${s}\n`);
 mkdirSync(cfg.dir, { recursive: true });
 const work = mkdtempSync(path.join(cfg.dir, 'run-'));
 // wcm serve saves profile `local`: keep that out of the user's real config.
-const cliEnv = { WCM_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1' };
+const BENCH_ADMIN = `wcm_admin_${'b'.repeat(32)}`;
+const cliEnv = { WCM_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1', WCM_ADMIN_TOKEN: BENCH_ADMIN };
 mkdirSync(cliEnv.WCM_CONFIG_DIR, { recursive: true });
 
 const fmt = {
@@ -372,6 +373,51 @@ async function benchMcp() {
   }
 }
 
+/**
+ * The control plane's reset (EMULATOR.md §2) while serving, on a copy of the 100,000-thread data
+ * file: to empty, and back from a snapshot of it (against a cold start of the same file), and to
+ * a small snapshot (what a suite does between tests).
+ */
+async function benchReset() {
+  const dataFile = threadsStore ?? (threadsStore = await prepareStore(data.threads.fixture, 'threads'));
+  const dir = path.join(work, 'reset');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const copy = path.join(dir, 'store.json');
+  for (const suffix of ['', '.journal']) if (existsSync(dataFile + suffix)) copyFileSync(dataFile + suffix, copy + suffix);
+  const wcm = await startWcm(copy);
+  try {
+    const first = await listThreadsStatus(wcm.url);
+    const coldMs = performance.now() - wcm.t0;
+    if (first.status !== 200) throw new Error(`the first request answered ${first.status}`);
+    const origin = wcm.url.replace(/\/v1$/, '');
+    const control = async (p, body) => {
+      const t = performance.now();
+      const r = await httpRequest(`${origin}/_emulator${p}`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (r.status >= 300) throw new Error(`${p} answered ${r.status}: ${r.body.toString().slice(0, 300)}`);
+      return performance.now() - t;
+    };
+    const snapBig = await control('/snapshots', { name: 'big' });
+    const toEmpty = await control('/reset', { to: 'empty' });
+    // Snapshots are store fixtures: the demo data is a small one.
+    copyFileSync(path.join(ROOT, 'fixtures/demo.json'), `${copy}.snapshots/small.json`);
+    const small = [];
+    for (let i = 0; i < (cfg.quick ? 3 : 10); i++) small.push(await control('/reset', { to: 'small' }));
+    const fromSnapshot = await control('/reset', { to: 'big' });
+    const back = await listThreadsStatus(wcm.url);
+    if (back.status !== 200) throw new Error(`after the reset the page answered ${back.status}`);
+    log(`reset: snapshot of the big state ${fmt.ms(snapBig)} ms, to empty ${fmt.ms(toEmpty)} ms, back from the snapshot ${fmt.ms(fromSnapshot)} ms, to the small snapshot ${small.map(fmt.ms).join(' ')} ms; cold start ${fmt.ms(coldMs)} ms`);
+    const cold = `cold start of the same data file: ${(coldMs / 1000).toFixed(2)} s`;
+    row(`reset of a server holding ${fmt.n(data.threads.count)} threads, while serving (\`POST /_emulator/reset\`, to empty): wall time`, `${(toEmpty / 1000).toFixed(2)} s`, cold, fmt.x(toEmpty / coldMs), 'under the cold start time', toEmpty < coldMs);
+    row(`reset back to the ${fmt.n(data.threads.count)}-thread state from a snapshot of it, while serving: wall time`, `${(fromSnapshot / 1000).toFixed(2)} s`, cold, fmt.x(fromSnapshot / coldMs), 'under the cold start time', fromSnapshot < coldMs);
+    const m = median(small);
+    row('reset to a small snapshot (fixtures/demo.json, what a suite resets to between tests), while serving: wall time (median)', `${m.toFixed(1)} ms`, '—', '—', '< 50 ms', m < 50);
+  } finally {
+    await stopWcm(wcm);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function benchWrite() {
   const figure = `createListing, durable before the reply, ${fmt.n(data.listings.count)} listings stored: req/s, p99`;
   const target = '≥ 100× json-server and ≥ 100% of the fsync-per-request floor';
@@ -473,7 +519,7 @@ async function benchCli() {
 }
 
 // ---- main
-const sections = { startup: benchStartup, read: benchRead, paging: benchPaging, dashboard: benchDashboard, mcp: benchMcp, write: benchWrite, cli: benchCli };
+const sections = { startup: benchStartup, read: benchRead, paging: benchPaging, dashboard: benchDashboard, mcp: benchMcp, reset: benchReset, write: benchWrite, cli: benchCli };
 const load0 = os.loadavg();
 const started = new Date();
 let failed = false;
