@@ -30,6 +30,8 @@ class Components {
       if (node && typeof node === 'object') {
         const out: Json = {};
         for (const [k, v] of Object.entries(node)) {
+          // zod writes the safe-integer range on every integer: noise for readers and generators.
+          if ((k === 'minimum' && v === -Number.MAX_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
           if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
             out[k] = `#/components/schemas/${rename.get(v.slice(8)) ?? v.slice(8)}`;
           } else out[k] = fix(v);
@@ -43,10 +45,41 @@ class Components {
   }
 }
 
-const problemResponse = (description: string) => ({
+/** Response headers, declared so generated clients type them. */
+const HEADER = {
+  requestId: { description: 'The request id (echoed when the request sent a valid `X-Request-Id`).', schema: { type: 'string' } },
+  replayed: { description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
+  limit: { description: 'Requests allowed per minute for this client and route.', schema: { type: 'integer' } },
+  remaining: { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  reset: { description: 'Seconds until the window is full again.', schema: { type: 'integer' } },
+  retryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  allow: { description: 'The methods this path answers.', schema: { type: 'string' } },
+};
+const rateLimitHeaders = { 'RateLimit-Limit': HEADER.limit, 'RateLimit-Remaining': HEADER.remaining, 'RateLimit-Reset': HEADER.reset };
+
+const problemResponse = (description: string, headers: Json = {}) => ({
   description,
+  headers: { 'X-Request-Id': HEADER.requestId, ...headers },
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
+
+/** What the payment processor sends (a Stripe event): typed enough for clients, open for the rest. */
+const PAYMENT_EVENT = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'The event id (`evt_…`); each is applied once.' },
+    type: { type: 'string', description: 'e.g. `payment_intent.succeeded`, `payment_intent.payment_failed`.' },
+    created: { type: 'integer', description: 'Unix time of the event.' },
+    data: {
+      type: 'object',
+      properties: { object: { type: 'object', additionalProperties: true, description: 'The object the event is about (a PaymentIntent).' } },
+      required: ['object'],
+      additionalProperties: true,
+    },
+  },
+  required: ['id', 'type', 'data'],
+  additionalProperties: true,
+};
 
 function parameters(op: AnyOperation, components: Components) {
   const out: Json[] = [];
@@ -64,7 +97,7 @@ function parameters(op: AnyOperation, components: Components) {
     out.push({
       name: 'Idempotency-Key', in: 'header', required: true,
       description: 'A stable key (8 to 120 visible ASCII characters) to retry safely; kept 24 hours.',
-      schema: { type: 'string', minLength: 8, maxLength: 120 },
+      schema: { type: 'string', minLength: 8, maxLength: 120, pattern: '^[\\x21-\\x7E]{8,120}$' },
     });
   }
   if (op.access === 'signature') {
@@ -83,8 +116,11 @@ function operationObject(op: AnyOperation, components: Components): Json {
     properties: { data: op.list ? { type: 'array', items: data } : data, meta },
     required: ['data', 'meta'],
   };
+  const successHeaders: Json = { 'X-Request-Id': HEADER.requestId };
+  if (op.access === 'public') Object.assign(successHeaders, rateLimitHeaders);
+  if (op.access === 'public' && op.idempotent) successHeaders['Idempotent-Replayed'] = HEADER.replayed;
   const responses: Json = {
-    [String(op.status)]: { description: op.status === 201 ? 'Created' : 'OK', content: { 'application/json': { schema: envelope } } },
+    [String(op.status)]: { description: op.status === 201 ? 'Created' : 'OK', headers: successHeaders, content: { 'application/json': { schema: envelope } } },
   };
   if (op.body || op.list || Object.keys(op.query.shape).length) responses['400'] = problemResponse('Bad request (invalid JSON, cursor or idempotency key)');
   if (op.access === 'bearer' || op.access === 'token') {
@@ -92,13 +128,16 @@ function operationObject(op: AnyOperation, components: Components): Json {
     responses['403'] = problemResponse('Token lacks the ability, or its user is not a member of the workspace');
   }
   if (Object.keys(op.params.shape).length) responses['404'] = problemResponse('Not found');
-  if (op.idempotent) responses['409'] = problemResponse('The same Idempotency-Key is still in flight');
+  if (op.idempotent) responses['409'] = problemResponse('The same Idempotency-Key is still in flight', { 'Retry-After': HEADER.retryAfter });
+  responses['405'] = problemResponse('Method not allowed on this path', { Allow: HEADER.allow });
   if (op.body) {
     responses['413'] = problemResponse('Body over 1 MiB');
     responses['415'] = problemResponse('Body is not application/json');
   }
   responses['422'] = problemResponse('Validation failed');
-  if (op.access === 'public') responses['429'] = problemResponse('Rate limited');
+  if (op.access === 'public') responses['429'] = problemResponse('Rate limited', { 'Retry-After': HEADER.retryAfter, ...rateLimitHeaders });
+  responses['503'] = problemResponse('Unavailable (shutting down, or an injected fault)', { 'Retry-After': HEADER.retryAfter });
+  if (op.access === 'signature') responses['400'] = problemResponse('Bad request, or `invalid_signature`: the Stripe-Signature header does not verify');
   responses['default'] = problemResponse('Error');
 
   const out: Json = {
@@ -108,18 +147,21 @@ function operationObject(op: AnyOperation, components: Components): Json {
     parameters: parameters(op, components),
     responses,
   };
-  if (op.description || op.aliasOf) {
-    out.description = [op.description, op.aliasOf ? `Compatibility alias of \`${op.aliasOf}\`; behaves the same.` : undefined]
-      .filter(Boolean)
-      .join('\n\n');
-  }
+  // Every operation has a description (what it does, what it needs), as linters and generated docs expect.
+  out.description = [
+    op.description ?? `${op.summary}.`,
+    op.aliasOf ? `Compatibility alias of \`${op.aliasOf}\`; behaves the same.` : undefined,
+    op.ability ? `Needs the \`${op.ability}\` ability${Object.hasOwn(op.params.shape, 'workspace') ? ' and membership of the workspace' : ''}.` : op.access === 'public' ? 'Public: no token; rate-limited per client and route.' : op.access === 'token' ? 'Any valid token.' : undefined,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   if (op.body) {
     out.requestBody = {
       required: !op.bodyOptional,
       content: { 'application/json': { schema: components.add(op.body, 'input') } },
     };
   } else if (op.access === 'signature') {
-    out.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object' } } } };
+    out.requestBody = { required: true, content: { 'application/json': { schema: PAYMENT_EVENT } } };
   }
   if (op.access === 'bearer' || op.access === 'token') {
     out.security = [{ bearer: [] }];

@@ -67,7 +67,7 @@ export const Page = z
     schema_type: z.enum(SCHEMA_TYPES),
     chat: z.object({
       greeting: z.string().nullable().optional(),
-      suggested_replies: z.array(z.record(z.string(), z.unknown())).optional(),
+      suggested_replies: z.array(SuggestedReply).optional(),
     }),
     robots_index: z.boolean(),
     llms_enabled: z.boolean(),

@@ -4,6 +4,7 @@ import { buildOpenApi } from '../contract/openapi.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
 import { authenticate, requireAbility, requireMembership, type AuthContext } from './auth.js';
+import { normalizeUuids } from '../contract/uuid.js';
 import { systemClock, Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services } from './context.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
 import { PROBLEM_KINDS, ProblemError, notFound, problemBody, validationFailed } from './problems.js';
@@ -292,7 +293,9 @@ export class App {
     return undefined;
   }
 
-  private async run(op: AnyOperation, rawParams: Record<string, string>, search: string, info: RequestInfo): Promise<AppResponse> {
+  private async run(op: AnyOperation, pathParams: Record<string, string>, search: string, info: RequestInfo): Promise<AppResponse> {
+    // Ids in any case name the same record (RFC 4122): lower case before any lookup.
+    const rawParams = normalizeUuids(op.params, pathParams) as Record<string, string>;
     let auth: AuthContext | null = null;
     if (op.access === 'bearer' || op.access === 'token') {
       try {
@@ -350,7 +353,7 @@ export class App {
       }
       const b = op.body.safeParse(body);
       if (!b.success) throw validationFailed(fieldErrors(b.error.issues));
-      body = b.data;
+      body = normalizeUuids(op.body, b.data);
     }
 
     const handler = this.handlers[op.operationId];
