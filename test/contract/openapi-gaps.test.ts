@@ -89,3 +89,15 @@ describe('upper-case uuids name the same records (RFC 4122), on every operation 
     expect(events.map((e) => [e.button_id, e.agent_id])).toEqual([[button.toLowerCase(), demo.agent1]]);
   });
 });
+
+describe('outside validators', () => {
+  it('the OpenAPI 3.1 JSON schema (@seriousme/openapi-schema-validator) finds the document valid', async () => {
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.valid, JSON.stringify(result.errors ?? null).slice(0, 1000)).toBe(true);
+    expect(validator.version).toBe('3.1');
+    // And it does refuse a broken one (the check can fail).
+    expect((await new Validator().validate({ openapi: '3.1.0', info: { title: 'x' }, paths: { nope: {} } })).valid).toBe(false);
+  });
+});
