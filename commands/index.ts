@@ -9,6 +9,8 @@ import knowledgeLs from './knowledge/ls.js';
 import offersLs from './offers/ls.js';
 import mcp from './mcp.js';
 import logs from './logs.js';
+import completion from './completion.js';
+import complete from './__complete.js';
 import localReset from './local/reset.js';
 import localSnapshotSave from './local/snapshot/save.js';
 import localSnapshotRestore from './local/snapshot/restore.js';
@@ -104,6 +106,8 @@ export const commands: CommandDef[] = [
   api,
   mcp,
   logs,
+  completion,
+  complete,
   localReset,
   localSnapshotSave,
   localSnapshotRestore,

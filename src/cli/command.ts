@@ -38,6 +38,8 @@ export interface CommandDef<O = Record<string, unknown>> {
   options?: OptionSpec[];
   /** Adds --limit, --cursor and --all. */
   list?: boolean;
+  /** Left out of --help (plumbing for scripts, such as shell completion's `__complete`). */
+  hidden?: boolean;
   /** Returns the exit code (0 when omitted). Positional arguments arrive in `opts.args`. */
   run(opts: O & { args: string[] }, f: Factory): Promise<number | void>;
 }

@@ -47,7 +47,7 @@ function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cm
   for (const name of def.path.slice(0, -1)) {
     parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(GROUPS[name] ?? `${name} commands`);
   }
-  const cmd = parent.command(def.path[def.path.length - 1]).description(def.summary);
+  const cmd = parent.command(def.path[def.path.length - 1], { hidden: !!def.hidden }).description(def.summary);
   if (def.description) cmd.addHelpText('after', `\n${def.description}`);
   if (def.examples?.length) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  $ ${e}`).join('\n')}`);
   for (const a of def.args ?? []) {
