@@ -10,6 +10,10 @@ import { resolveTarget, withheldTokenError, type Target } from './target.js';
 /** Flags every command accepts. */
 export interface GlobalFlags {
   json?: boolean;
+  /** `--json a,b.c`: only these fields of each record (dotted paths reach into objects). */
+  jsonFields?: string[];
+  /** `--jq EXPR`: the JSON output filtered by jq (in-process, WebAssembly). */
+  jq?: string;
   color?: boolean;
   debug?: boolean;
   baseUrl?: string;
@@ -113,6 +117,8 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
         retries: intFromEnv(env, 'WCM_RETRIES', 0, 10),
         maxRetryWaitMs: intFromEnv(env, 'WCM_MAX_RETRY_WAIT_MS', 0, 600_000),
         timeoutMs: intFromEnv(env, 'WCM_TIMEOUT_MS', 1, 600_000),
+        // `--json a,b`: checked against the first operation's response, before it is sent.
+        beforeCall: globals.jsonFields ? firstCallCheck(globals.jsonFields) : undefined,
       });
     },
     async workspace() {
@@ -124,6 +130,15 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     },
   };
   return f;
+}
+
+function firstCallCheck(fields: string[]): (operationId: string) => Promise<void> {
+  let checked = false;
+  return async (operationId) => {
+    if (checked) return;
+    checked = true;
+    await (await import('./json-fields.js')).checkFields(fields, operationId);
+  };
 }
 
 /** A whole number from the environment, or a usage error naming the variable. */

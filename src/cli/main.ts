@@ -3,14 +3,14 @@ import type { CommandDef } from './command.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
 import { systemIO, type IO } from './io.js';
-import { printError } from './output.js';
+import { printError, selectJsonFields } from './output.js';
 
 export interface MainDeps {
   io?: IO;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** Build the factory (tests pass one with fake io and config). */
-  factory?: (globals: GlobalFlags) => Factory;
+  factory?: (globals: GlobalFlags, io: IO) => Factory;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -75,7 +75,7 @@ function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cm
 }
 
 /** Global options that take a value, so the command words can be found after them. */
-const GLOBAL_WITH_VALUE = new Set(['--base-url', '-w', '--workspace', '--profile']);
+const GLOBAL_WITH_VALUE = new Set(['--base-url', '-w', '--workspace', '--profile', '--jq']);
 const GLOBAL_FLAGS = new Set(['--json', '--no-color', '--debug']);
 
 /**
@@ -104,21 +104,69 @@ async function commandNamedBy(argv: string[]): Promise<CommandDef | null> {
   return null;
 }
 
+const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-/i;
+
+/**
+ * `--json a,b.c` (or `--json=a,b.c`): the fields, and argv with a plain `--json` in their place.
+ * The word after `--json` is a field list only after the command (`wcm threads ls --json id`),
+ * and not when it is itself a command word (`--json=status` says it unambiguously).
+ */
+async function jsonFieldsOf(argv: string[]): Promise<{ argv: string[]; fields?: string[] }> {
+  if (!argv.some((a) => a === '--json' || a.startsWith('--json='))) return { argv };
+  const { FIELD_LIST } = await import('./json-fields.js');
+  const out: string[] = [];
+  let fields: string[] | undefined;
+  let words: Set<string> | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--json=')) {
+      if (!FIELD_LIST.test(a.slice(7))) throw new UsageError(`\`--json\` takes fields like \`id,title,contact.name\`; received \`${a.slice(7)}\`.`);
+      fields = a.slice(7).split(',');
+      out.push('--json');
+      continue;
+    }
+    const next = argv[i + 1];
+    // Fields only after the command's words (`wcm threads ls --json id`), never before them.
+    if (a === '--json' && next !== undefined && FIELD_LIST.test(next) && !UUID_LIKE.test(next)) {
+      words ??= new Set((await import('../../commands/index.js')).commands.flatMap((c) => c.path));
+      const commandBefore = out.some((w) => words!.has(w));
+      if (commandBefore && (/[.,]/.test(next) || !words.has(next))) {
+        fields = next.split(',');
+        out.push('--json');
+        i++;
+        continue;
+      }
+    }
+    out.push(a);
+  }
+  return { argv: out, fields };
+}
+
 /** Runs the CLI; resolves to the exit code. */
-export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
+export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<number> {
   const env = deps.env ?? process.env;
+  let argv = rawArgv;
+  let jsonFields: string[] | undefined;
+  try {
+    ({ argv, fields: jsonFields } = await jsonFieldsOf(rawArgv));
+  } catch (err) {
+    const io = deps.io ?? systemIO(env, { noColor: rawArgv.includes('--no-color') });
+    await printError(io, err, false);
+    return EXIT.usage;
+  }
   const globalsFromArgv: GlobalFlags = { color: !argv.includes('--no-color'), json: argv.includes('--json') };
   const io = deps.io ?? systemIO(env, { noColor: !globalsFromArgv.color });
   let exitCode: number = EXIT.ok;
   const program = new Command('wcm')
     .description('Workspace Contact Management: an embedded local API server and a client for any instance.')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .option('--json', 'print JSON (the `data` member) on stdout; errors as JSON on stderr')
+    .option('--json', 'print JSON (the `data` member) on stdout; `--json a,b.c`: only those fields; errors as JSON on stderr')
     .option('--no-color', 'no colour (NO_COLOR is honoured too)')
     .option('--debug', 'print each request and response line on stderr (token redacted)')
     .option('--base-url <url>', 'API base URL ending in /v1 (env WCM_BASE_URL)')
     .option('-w, --workspace <id>', 'workspace id (env WCM_WORKSPACE)')
     .option('--profile <name>', 'profile to use (env WCM_PROFILE)')
+    .option('--jq <expression>', 'filter the JSON output with jq, in-process (implies --json; strings print raw)')
     .showHelpAfterError(globalsFromArgv.json ? false : '(run with --help for usage)')
     .exitOverride()
     .configureOutput({
@@ -140,21 +188,30 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
 
   const run = async (def: CommandDef, cmd: Command, args: string[]) => {
     const opts = cmd.optsWithGlobals() as Record<string, unknown> & GlobalFlags;
+    const jq = typeof opts.jq === 'string' ? opts.jq : undefined;
     const globals: GlobalFlags = {
-      json: !!opts.json,
+      json: !!opts.json || jq !== undefined,
+      jsonFields,
+      jq,
       color: opts.color !== false,
       debug: !!opts.debug,
       baseUrl: opts.baseUrl,
       workspace: opts.workspace,
       profile: opts.profile,
     };
-    const f = deps.factory ? deps.factory(globals) : createFactory(io, env, globals, deps.cwd);
+    // --jq: the command writes its JSON here; jq filters it after (and only if) the command succeeded.
+    let captured: string | null = null;
+    const runIO = jq !== undefined ? { ...io, isStdoutTTY: false, stdout: { write: (s: string) => ((captured = (captured ?? '') + s), true) } as unknown as IO['stdout'] } : io;
+    const f = deps.factory ? deps.factory(globals, runIO) : createFactory(runIO, env, globals, deps.cwd);
     try {
+      if (jq !== undefined) await (await import('./jq.js')).checkJq(jq);
+      await selectJsonFields(jsonFields);
       // Ids left out: a choice on a terminal, a usage error otherwise (loaded only then).
       const ids = def.args?.some((a) => a.pick) && args.length < def.args.length ? await import('./pickers.js') : null;
       const filled = ids ? await ids.fillMissingIds(def, args, f) : args;
       const code = await def.run({ ...opts, args: filled }, f);
       exitCode = typeof code === 'number' ? code : EXIT.ok;
+      if (jq !== undefined && exitCode === EXIT.ok && captured !== null) io.stdout.write(await (await import('./jq.js')).runJq(captured, jq));
     } catch (err) {
       await printError(io, err, !!globals.json);
       if (!(err instanceof CliError)) {

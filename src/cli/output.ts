@@ -71,8 +71,17 @@ export async function printFields(io: IO, fields: Array<[string, string]>): Prom
   for (const [k, v] of fields) io.stdout.write(`${s.dim(k.padEnd(w))}  ${v}\n`);
 }
 
+/** `--json a,b`: set once per run (main.ts); every JSON printer keeps only these fields. */
+let jsonFields: string[] | null = null;
+let select: ((v: unknown, fields: string[]) => unknown) | null = null;
+export async function selectJsonFields(fields: string[] | undefined): Promise<void> {
+  jsonFields = fields?.length ? fields : null;
+  select = jsonFields ? (await import('./json-fields.js')).selectFields : null;
+}
+const selected = (v: unknown) => (jsonFields && select ? select(v, jsonFields) : v);
+
 export function printJson(out: Writer, value: unknown): void {
-  out.write(JSON.stringify(value, null, 2) + '\n');
+  out.write(JSON.stringify(selected(value), null, 2) + '\n');
 }
 
 /**
@@ -87,7 +96,7 @@ export class JsonArrayStream {
     if (!items.length) return;
     let chunk = '';
     for (const item of items) {
-      chunk += (this.first ? '\n  ' : ',\n  ') + JSON.stringify(item);
+      chunk += (this.first ? '\n  ' : ',\n  ') + JSON.stringify(selected(item));
       this.first = false;
     }
     if (!this.out.write(chunk)) await drained(this.out);

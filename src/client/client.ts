@@ -17,6 +17,8 @@ export interface ClientOptions {
   /** Injected in tests so backoff does not slow them down. */
   sleep?: (ms: number) => Promise<void>;
   env?: NodeJS.ProcessEnv;
+  /** Called before an operation is sent (`--json` field names are checked here, so a typo sends nothing). */
+  beforeCall?: (operationId: string) => Promise<void>;
 }
 
 export interface RequestOptions {
@@ -171,6 +173,7 @@ export class ApiClient {
   ): Promise<ApiResponse<Envelope<T>>> {
     const op = routeOf(operationId);
     if (!op) throw new CliError(`Unknown operation \`${operationId}\`.`, EXIT.usage);
+    await this.options.beforeCall?.(operationId);
     let idempotencyKey = input.idempotencyKey;
     if (op.idempotent && !idempotencyKey) idempotencyKey = randomUUID();
     const sent = this.request<Envelope<T>>({

@@ -21,7 +21,7 @@ describe('main', () => {
 
   it.each([
     [['lists', 'ls', '--bogus'], "unknown option '--bogus'"],
-    [['bogus'], "unknown command 'bogus'"],
+    [['qqqqqq'], "unknown command 'qqqqqq'"],
     [['profile', 'use'], "missing required argument 'profile'"],
   ])('usage error %j: exit 2, plain text; with --json one JSON object', async (args, message) => {
     const d = tempDir();

@@ -61,14 +61,15 @@ describe('--all --json on a large list', () => {
     });
     const probe = path.join(fresh(), 'rss.mjs');
     writeFileSync(probe, "process.on('exit', () => process.stderr.write(`\\nMAXRSS ${process.resourceUsage().maxRSS}\\n`));\n");
-    const run = async (total: number) => {
-      const r = await wcm(['lists', 'ls', '--all', '--json'], {
+    const run = async (total: number, json = ['--json']) => {
+      const r = await wcm(['lists', 'ls', '--all', ...json], {
         env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: stub.base, WCM_TOKEN: 'wcm_pat_x', WCM_WORKSPACE: `${total}-ws`, NODE_OPTIONS: `--import=${probe}` },
         timeout: 120_000,
       });
       expect(r.exitCode).toBe(0);
       const items = JSON.parse(r.stdout) as Array<{ id: string }>;
       expect(items).toHaveLength(total);
+      if (json.length > 1) expect(Object.keys(items[0]).sort()).toEqual(['id', 'title']);
       expect(items[total - 1].id).toBe(`item-${total - 1}`);
       return Number(/MAXRSS (\d+)/.exec(r.stderr)![1]) / 1024; // MiB
     };
@@ -78,6 +79,10 @@ describe('--all --json on a large list', () => {
       // Buffering 100k items would add well over 40 MiB of heap; streaming adds next to nothing.
       console.log(`maxRSS ${small.toFixed(1)} MiB for 10k items, ${large.toFixed(1)} MiB for 100k`);
       expect(large - small).toBeLessThan(25);
+      // `--json id,title` streams the same way, each item cut to those fields.
+      const smallPicked = await run(10_000, ['--json', 'id,title']);
+      const largePicked = await run(100_000, ['--json', 'id,title']);
+      expect(largePicked - smallPicked).toBeLessThan(25);
     } finally {
       await stub.close();
     }

@@ -90,6 +90,6 @@ export function fakeIO(o: { tty?: boolean; stdin?: string; color?: boolean; prom
 export async function runInProcess(args: string[], opts: { io?: FakeIO; env?: Record<string, string | undefined> } = {}) {
   const io = opts.io ?? fakeIO();
   const env = { ...opts.env } as NodeJS.ProcessEnv;
-  const code = await main(args, { io, env, factory: (g: GlobalFlags) => createFactory(io, env, g) });
+  const code = await main(args, { io, env, factory: (g: GlobalFlags, runIO: IO) => createFactory(runIO, env, g) });
   return { code, stdout: io.out(), stderr: io.err() };
 }
