@@ -40,7 +40,8 @@ function truncate(s: string, max?: number): string {
   return `${s.slice(0, Math.max(1, max - 1))}…`;
 }
 
-const tsvCell = (s: string) => s.replace(/[\t\n\r]/g, ' ');
+/** One cell: a value another server left out (undefined, null) is an empty cell, never a crash. */
+const tsvCell = (s: unknown) => (s === undefined || s === null ? '' : String(s)).replace(/[\t\n\r]/g, ' ');
 
 /** Rows as a table on a terminal, tab-separated rows (no header, no truncation) when piped. */
 export async function printRows<T>(io: IO, rows: T[], columns: Column<T>[]): Promise<void> {
@@ -56,7 +57,7 @@ export async function printRows<T>(io: IO, rows: T[], columns: Column<T>[]): Pro
     style: { head: [], border: io.color ? ['grey'] : [], compact: true },
     chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
   });
-  for (const row of rows) table.push(columns.map((c) => (c.pretty ? c.pretty(row, s) : truncate(tsvCell(c.value(row)), c.maxWidth))));
+  for (const row of rows) table.push(columns.map((c) => (c.pretty ? tsvCell(c.pretty(row, s)) : truncate(tsvCell(c.value(row)), c.maxWidth))));
   io.stdout.write(table.toString().split('\n').map((l) => l.replace(/^ /, '').replace(/\s+$/, '')).join('\n') + '\n');
 }
 

@@ -19,6 +19,17 @@ describe('printRows', () => {
     expect(io.out()).toBe(`a1\tFirst one\nb2\t${long}\n`);
   });
 
+  it.each([[true], [false]])('a record missing members (another server) prints empty cells, tty %s', async (tty) => {
+    const io = fakeIO({ tty });
+    const partial = [{ id: 'x' }, { id: 'y', title: null }] as unknown as Row[];
+    await printRows(io, partial, [...columns, { header: 'URL', value: (r: Row & { url?: string }) => r.url as string, pretty: (r: Row & { url?: string }, st) => st.dim(r.url as string) }]);
+    const lines = io.out().trimEnd().split('\n');
+    expect(lines.at(-2)!.trim()).toMatch(/^x$/);
+    expect(lines.at(-1)!.trim()).toMatch(/^y$/);
+    expect(io.out()).not.toContain('undefined');
+    expect(io.out()).not.toContain('null');
+  });
+
   it('terminal: a table with a header and long cells cut', async () => {
     const io = fakeIO({ tty: true });
     await printRows(io, rows, columns);
