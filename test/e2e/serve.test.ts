@@ -61,7 +61,8 @@ describe('wcm serve', () => {
     expect(body.workspaces[0].role).toBe('owner');
 
     const config = JSON.parse(readFileSync(path.join(dir, 'config', 'config.json'), 'utf8'));
-    expect(config.profiles.local).toEqual({ base_url: url, token, workspace: body.workspaces[0].id });
+    // Beside its token, profile `local` keeps the control plane's admin token (EMULATOR.md §2).
+    expect(config.profiles.local).toEqual({ base_url: url, token, workspace: body.workspaces[0].id, admin_token: expect.stringMatching(/^wcm_admin_[A-Za-z0-9]+$/) });
     expect(statSync(path.join(dir, 'config', 'config.json')).mode & 0o777).toBe(0o600);
 
     // The token works for workspace operations too.
