@@ -57,9 +57,10 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   const admin = await adminToken(store, env);
   notes.push(`control plane (/_emulator, \`wcm local …\`, \`wcm logs\`): admin token ${admin.token}${admin.source === 'env' ? ' (from WCM_ADMIN_TOKEN)' : admin.source === 'generated' ? ' (generated now, kept in the store)' : ' (kept in the store)'}`);
   const log = new RequestLog(!!options.logBodies);
+  const movable = clock instanceof MovableClock ? clock : undefined;
   const faults: FaultRule[] = [];
   const control = controlMount({
-    store, dataFile: options.dataFile, clock: clock instanceof MovableClock ? clock : new MovableClock(clock), log, admin: admin.token, faults,
+    store, dataFile: options.dataFile, clock: movable ?? new MovableClock(clock), log, admin: admin.token, faults,
     afterReset: () => limiter.reset(),
   });
   const mounts = [assetsMount({ 'requests.js': { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS } }), dashboardMount({ store, clock, sessions, loopback, requestLog: log }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control];
@@ -68,11 +69,11 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
     if (info.path.startsWith('/_emulator') || info.path.startsWith('/dashboard/requests') || info.path.startsWith('/assets/')) return;
     let problem: string | null = null;
     if (res.status >= 400 && res.body) problem = /"code":"([^"]+)"/.exec(res.body)?.[1] ?? null;
-    log.record({
-      time: clock.now().toISOString(), method: info.method, path: info.path, operation: operationId, status: res.status,
-      duration_ms: Math.round((performance.now() - startedAt) * 100) / 100, request_id: info.id, problem, client: info.remoteAddress,
-      ...(log.logBodies && info.rawBody.length ? { request_body: maskBody(info.rawBody.toString('utf8')) } : {}),
-    });
+    log.record(
+      movable ? movable.nowMs() : clock.now().getTime(), info.method, info.path, operationId, res.status,
+      Math.round((performance.now() - startedAt) * 100) / 100, info.id, problem, info.remoteAddress,
+      log.logBodies && info.rawBody.length ? maskBody(info.rawBody.toString('utf8')) : undefined,
+    );
   };
   const fault: AppOptions['fault'] = (operationId) => (faults.length ? injectFault(faults, operationId) : undefined);
   return {

@@ -1,4 +1,4 @@
-import type { Clock } from '../context.js';
+import { systemClock, type Clock } from '../context.js';
 
 /**
  * The server's one clock, movable from the control plane (`PUT /_emulator/clock`): every
@@ -10,7 +10,12 @@ export class MovableClock implements Clock {
   constructor(private readonly base: Clock) {}
 
   now(): Date {
-    return new Date(this.base.now().getTime() + this.offsetMs);
+    return new Date(this.nowMs());
+  }
+
+  /** The time in ms, without a Date when the base clock is the system's (the request log's per-request stamp). */
+  nowMs(): number {
+    return (this.base === systemClock ? Date.now() : this.base.now().getTime()) + this.offsetMs;
   }
 
   setOffset(seconds: number): void {

@@ -25,6 +25,16 @@ export interface LogFilter {
 
 export const LOG_CAPACITY = 10_000;
 
+/** As kept: the time as a number (`at`), its text filled in when first shown. */
+interface Stored extends LoggedRequest {
+  at: number;
+}
+function shown(e: Stored): LoggedRequest {
+  if (!e.time) e.time = new Date(e.at).toISOString();
+  const { at: _at, ...out } = e;
+  return out;
+}
+
 /** `4xx`, `5xx`, `2xx`… or an exact status. */
 export function statusMatches(filter: string | undefined, status: number): boolean {
   if (!filter) return true;
@@ -51,26 +61,33 @@ export function maskBody(text: string): string {
  * slot write per request: cheap enough for the hot path.
  */
 export class RequestLog {
-  private readonly ring: LoggedRequest[] = [];
+  private readonly ring: Stored[] = [];
   private next = 0;
   private seq = 0;
   private readonly subscribers = new Set<(e: LoggedRequest) => void>();
   constructor(readonly logBodies = false, private readonly capacity = LOG_CAPACITY) {}
 
-  record(e: Omit<LoggedRequest, 'seq'>): void {
-    const entry = e as LoggedRequest;
-    entry.seq = ++this.seq;
+  /**
+   * One request. Its time is kept as a number and written out as ISO text only when the log is
+   * read: formatting it per request was most of what logging cost the hot path.
+   */
+  record(at: number, method: string, path: string, operation: string | null, status: number, durationMs: number, requestId: string, problem: string | null, client: string, body?: string): void {
+    const entry: Stored = { seq: ++this.seq, at, time: '', method, path, operation, status, duration_ms: durationMs, request_id: requestId, problem, client };
+    if (body !== undefined) entry.request_body = body;
     if (this.ring.length < this.capacity) this.ring.push(entry);
     else this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.capacity;
-    for (const s of this.subscribers) s(entry);
+    if (this.subscribers.size) {
+      const out = shown(entry);
+      for (const s of this.subscribers) s(out);
+    }
   }
 
   /** Oldest first, filtered; `limit` keeps the newest. */
   query(f: LogFilter = {}): LoggedRequest[] {
     const all = this.ring.length < this.capacity ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
     const out = all.filter((e) => (f.since === undefined || e.seq > f.since) && statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation));
-    return f.limit !== undefined ? out.slice(-f.limit) : out;
+    return (f.limit !== undefined ? out.slice(-f.limit) : out).map(shown);
   }
 
   clear(): void {
