@@ -39,7 +39,7 @@ export default defineCommand<McpOptions>({
     // The token's abilities decide which tools are listed; an instance without GET /v1/me lists all.
     let abilities: string[] | null = null;
     try {
-      abilities = (await client.call<{ token: { abilities: string[] } }>('getMe')).body.data.token.abilities;
+      abilities = (await client.call('getMe')).body.data.token.abilities;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
     }

@@ -1,6 +1,5 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
-import type { AgentSummary } from '../../src/contract/types.js';
 
 export default defineCommand<ListFlags>({
   path: ['agents', 'ls'],
@@ -10,7 +9,7 @@ export default defineCommand<ListFlags>({
   examples: ['wcm agents ls', 'wcm agents ls --json'],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList<AgentSummary>(f, opts, 'listAgents', { params: { workspace } }, [
+    return runList(f, opts, 'listAgents', { params: { workspace } }, [
       { header: 'ID', value: (r) => r.id },
       { header: 'NAME', value: (r) => r.name, maxWidth: 60 },
     ], 'agents');

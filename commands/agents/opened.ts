@@ -1,15 +1,13 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { printFields, printJson } from '../../src/cli/output.js';
-import { announceIdempotencyKey, idempotencyKeyOption, publicCall } from '../commerce/public.js';
-import type { AgentChatOpened as ChatOpened } from '../../src/contract/types.js';
+import { announceIdempotencyKey, idempotencyKeyOption, publicCall } from '../../src/cli/public-call.js';
 
 interface OpenedOptions {
   button?: string;
   app?: string;
   idempotencyKey?: string;
 }
-
 
 export default defineCommand<OpenedOptions>({
   path: ['agents', 'opened'],
@@ -29,7 +27,7 @@ export default defineCommand<OpenedOptions>({
     if (opts.button !== undefined) body.button = opts.button;
     if (opts.app !== undefined) body.app = opts.app;
     const key = announceIdempotencyKey(f, opts.idempotencyKey, `wcm agents opened ${agent}`);
-    const res = await publicCall<ChatOpened>(f, 'recordAgentChatOpened', { params: { agent }, body, idempotencyKey: key });
+    const res = await publicCall(f, 'recordAgentChatOpened', { params: { agent }, body, idempotencyKey: key });
     const e = res.body.data;
     if (f.globals.json) printJson(f.io.stdout, e);
     else {

@@ -1,9 +1,7 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
 import { relativeTime } from '../../src/cli/output.js';
-import type { ArticleSummary } from '../../src/contract/types.js';
 export type { ArticleSummary } from '../../src/contract/types.js';
-
 
 export default defineCommand<ListFlags>({
   path: ['articles', 'ls'],
@@ -13,7 +11,7 @@ export default defineCommand<ListFlags>({
   examples: ['wcm articles ls 3424…', 'wcm articles ls 3424… --all --json | jq \'.[] | select(.status == "draft")\''],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList<ArticleSummary>(f, opts, 'listArticles', { params: { workspace, list: opts.args[0] } }, [
+    return runList(f, opts, 'listArticles', { params: { workspace, list: opts.args[0] } }, [
       { header: 'ID', value: (r) => r.id },
       { header: 'TITLE', value: (r) => r.title, maxWidth: 50 },
       { header: 'STATUS', value: (r) => r.status, pretty: (r, s) => (r.status === 'published' ? s.green(r.status) : s.yellow(r.status)) },

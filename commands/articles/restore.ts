@@ -1,9 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { printFields, printJson } from '../../src/cli/output.js';
-import type { ArticleSummary } from './ls.js';
-import type { ArticleVersion } from '../../src/contract/types.js';
-export type { ArticleVersion } from '../../src/contract/types.js';
-
 
 export default defineCommand<{ publish?: boolean }>({
   path: ['articles', 'restore'],
@@ -20,7 +16,7 @@ export default defineCommand<{ publish?: boolean }>({
     const [list, article, version] = opts.args;
     const workspace = await f.workspace();
     const client = await f.client();
-    const res = await client.call<{ article: ArticleSummary; version: ArticleVersion }>('restoreArticleVersion', {
+    const res = await client.call('restoreArticleVersion', {
       params: { workspace, list, article, version },
       body: { publish: !!opts.publish },
     });

@@ -1,7 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { printFields, printJson, printRows, relativeTime } from '../../src/cli/output.js';
-import type { Article, ArticleVersion } from '../../src/contract/types.js';
-
+import type { ArticleVersion } from '../../src/contract/types.js';
 
 export default defineCommand({
   path: ['articles', 'show'],
@@ -16,7 +15,7 @@ export default defineCommand({
     const [list, article] = opts.args;
     const workspace = await f.workspace();
     const client = await f.client();
-    const a = (await client.call<Article>('getArticle', { params: { workspace, list, article } })).body.data;
+    const a = (await client.call('getArticle', { params: { workspace, list, article } })).body.data;
     if (f.globals.json) {
       printJson(f.io.stdout, a);
       return 0;

@@ -76,7 +76,7 @@ export default defineCommand<LoginOptions>({
     const client = await f.client({ baseUrl, token });
     let me: Me;
     try {
-      me = (await client.call<Me>('getMe')).body.data;
+      me = (await client.call('getMe')).body.data;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
         throw new ApiError(err.status, { ...err.problem, resolution: `Nothing was saved. ${err.problem.resolution ?? 'Check the token and the base URL.'}` }, err.info);

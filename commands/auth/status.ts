@@ -1,6 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { withheldTokenError } from '../../src/cli/target.js';
-import { notLoggedIn, type Me } from '../../src/cli/auth.js';
+import { notLoggedIn } from '../../src/cli/auth.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 
 export default defineCommand({
@@ -12,7 +12,7 @@ export default defineCommand({
     if (t.withheld) throw withheldTokenError(t);
     if (!t.token) throw notLoggedIn(t.baseUrl, t.profile);
     const client = await f.client();
-    const me = (await client.call<Me>('getMe')).body.data;
+    const me = (await client.call('getMe')).body.data;
     // For `auth login --web` profiles: what the grant holds, never the tokens themselves.
     const o = t.profile && t.storage !== 'environment' ? (await f.profiles()).get(t.profile)?.oauth : undefined;
     const oauth = o ? { expires_at: o.expires_at ?? null, scopes: o.scope?.split(' ') ?? null, refresh_token_stored_in: o.refresh_ref ? 'keychain' : o.refresh_token ? 'file' : 'none' } : null;

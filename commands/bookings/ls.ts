@@ -3,8 +3,7 @@ import { UsageError } from '../../src/cli/errors.js';
 import { runList } from '../../src/cli/list.js';
 import type { Column } from '../../src/cli/output.js';
 import type { Booking } from '../../src/contract/types.js';
-
-export const BOOKING_STATUSES = ['pending', 'confirmed', 'cancelled'] as const;
+import { BOOKING_STATUSES } from '../../src/contract/enums.js';
 
 
 interface LsOptions extends ListFlags {
@@ -94,6 +93,6 @@ export default defineCommand<LsOptions>({
     if (from && to && from > to) throw new UsageError(`\`--from\` (${opts.from}) is after \`--to\` (${opts.to}).`, 'Swap them: --from is the earlier bound.');
     const workspace = await f.workspace();
     const columns = f.io.isStdoutTTY ? ttyColumns : plainColumns;
-    return runList<Booking>(f, opts, 'listBookings', { params: { workspace }, query: { status: opts.status, from, to } }, columns, 'bookings');
+    return runList(f, opts, 'listBookings', { params: { workspace }, query: { status: opts.status, from, to } }, columns, 'bookings');
   },
 });

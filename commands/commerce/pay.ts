@@ -1,8 +1,8 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { ApiError, UsageError } from '../../src/cli/errors.js';
 import { formatMoney, printFields, printJson } from '../../src/cli/output.js';
-import { announceIdempotencyKey, idempotencyKeyOption, integerFlag, publicCall } from './public.js';
-import type { CreatedPaymentIntent as Created } from '../../src/contract/types.js';
+import { announceIdempotencyKey, idempotencyKeyOption, integerFlag, publicCall } from '../../src/cli/public-call.js';
+import { SOURCE_TYPES } from '../../src/contract/enums.js';
 
 interface PayOptions {
   amount?: string;
@@ -15,7 +15,6 @@ interface PayOptions {
   idempotencyKey?: string;
 }
 
-const SOURCE_TYPES = ['direct', 'button', 'list', 'popup', 'page', 'post', 'booking'] as const;
 
 export { formatMoney } from '../../src/cli/output.js';
 
@@ -50,7 +49,7 @@ export default defineCommand<PayOptions>({
     if (opts.sourceType !== undefined) body.source_type = opts.sourceType;
     if (opts.sourceId !== undefined) body.source_id = opts.sourceId;
     const key = announceIdempotencyKey(f, opts.idempotencyKey, `wcm commerce pay ${offer}`);
-    const res = await publicCall<Created>(f, 'createPaymentIntent', { params: { offer }, body, idempotencyKey: key }).catch((err) => {
+    const res = await publicCall(f, 'createPaymentIntent', { params: { offer }, body, idempotencyKey: key }).catch((err) => {
       // The server names body fields; say which flag sets them.
       if (err instanceof ApiError && err.problem.errors?.amount_minor) {
         err.problem.resolution = 'Pass `--amount N` in minor units, 1000 to 10000000 (e.g. `--amount 2500` for 25.00).';

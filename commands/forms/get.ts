@@ -4,7 +4,6 @@ import { printFields, printJson } from '../../src/cli/output.js';
 import type { FormField, Form } from '../../src/contract/types.js';
 export type { FormField, Form } from '../../src/contract/types.js';
 
-
 /** `email*` for a required field, `(3 options)` when it has choices. */
 const fieldLabel = (x: FormField) => `${x.id}${x.required ? '*' : ''}${x.options ? ` (${x.options.length} options)` : ''}`;
 
@@ -30,7 +29,7 @@ export default defineCommand({
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();
-    const res = await client.call<Form>('getForm', { params: { workspace, form: opts.args[0] } });
+    const res = await client.call('getForm', { params: { workspace, form: opts.args[0] } });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else await printForm(f, res.body.data);
     return 0;

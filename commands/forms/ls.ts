@@ -1,7 +1,6 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
 import { relativeTime } from '../../src/cli/output.js';
-import type { FormSummary } from '../../src/contract/types.js';
 
 export default defineCommand<ListFlags>({
   path: ['forms', 'ls'],
@@ -11,7 +10,7 @@ export default defineCommand<ListFlags>({
   examples: ['wcm forms ls', 'wcm forms ls --all --json | jq -r \'.[] | select(.name == "Contact") | .id\''],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList<FormSummary>(f, opts, 'listForms', { params: { workspace } }, [
+    return runList(f, opts, 'listForms', { params: { workspace } }, [
       { header: 'ID', value: (r) => r.id },
       { header: 'NAME', value: (r) => r.name, maxWidth: 50 },
       { header: 'FIELDS', value: (r) => String(r.field_count) },

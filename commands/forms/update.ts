@@ -4,7 +4,7 @@ import { defineCommand } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import type { Factory } from '../../src/cli/factory.js';
 import { printJson } from '../../src/cli/output.js';
-import { printForm, type Form } from './get.js';
+import { printForm } from './get.js';
 
 interface UpdateOptions {
   name?: string;
@@ -69,7 +69,7 @@ export default defineCommand<UpdateOptions>({
       throw new UsageError('Nothing to change.', 'Pass --name, --fields-file or --file BODY.json, e.g. `wcm forms update FORM --name "Contact"`.');
     }
     const client = await f.client();
-    const res = await client.call<Form>('updateForm', { params: { workspace, form }, body });
+    const res = await client.call('updateForm', { params: { workspace, form }, body });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else await printForm(f, res.body.data);
     return 0;

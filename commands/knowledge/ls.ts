@@ -1,6 +1,5 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
-import type { KnowledgeListSummary } from '../../src/contract/types.js';
 
 export default defineCommand<ListFlags>({
   path: ['knowledge', 'ls'],
@@ -10,7 +9,7 @@ export default defineCommand<ListFlags>({
   examples: ['wcm knowledge ls', 'wcm articles ls "$(wcm knowledge ls --json | jq -r ".[0].id")"'],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList<KnowledgeListSummary>(f, opts, 'listKnowledgeLists', { params: { workspace } }, [
+    return runList(f, opts, 'listKnowledgeLists', { params: { workspace } }, [
       { header: 'ID', value: (r) => r.id },
       { header: 'NAME', value: (r) => r.name, maxWidth: 50 },
       { header: 'ARTICLES', value: (r) => String(r.article_count) },

@@ -57,7 +57,7 @@ export default defineCommand<CreateOptions>({
       const p = await f.io.prompter();
       title ??= (await p.input({ message: 'Title', validate: (v) => (v.trim() ? true : 'A title is required') })).trim();
       if (!template) {
-        const res = await client.call<Array<{ slug: string; name: string; description: string }>>('listListingTemplates', { query: { limit: 100 } });
+        const res = await client.call('listListingTemplates', { query: { limit: 100 } });
         template = await p.select({
           message: 'Template',
           choices: res.body.data.map((t) => ({ name: `${t.name} (${t.slug})`, value: t.slug, description: t.description })),
@@ -72,7 +72,7 @@ export default defineCommand<CreateOptions>({
       }
     }
     const client = await f.client();
-    const res = await client.call<{ id: string; title: string; template_slug: string; items: Item[]; dashboard_url: string }>('createListing', {
+    const res = await client.call('createListing', {
       params: { workspace },
       body: { title, template_slug: template, items },
     });

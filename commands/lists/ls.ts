@@ -1,7 +1,5 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
-import type { ListingSummary } from '../../src/contract/types.js';
-
 
 export default defineCommand<ListFlags>({
   path: ['lists', 'ls'],
@@ -10,7 +8,7 @@ export default defineCommand<ListFlags>({
   examples: ['wcm lists ls', 'wcm lists ls --all --json | jq length'],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList<ListingSummary>(f, opts, 'listListings', { params: { workspace } }, [
+    return runList(f, opts, 'listListings', { params: { workspace } }, [
       { header: 'ID', value: (r) => r.id },
       { header: 'TITLE', value: (r) => r.title, maxWidth: 60 },
       { header: 'DASHBOARD', value: (r) => r.dashboard_url, pretty: (r, s) => s.dim(r.dashboard_url) },

@@ -1,6 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { printFields, printJson, printRows } from '../../src/cli/output.js';
-import type { Listing } from '../../src/contract/types.js';
 
 export default defineCommand({
   path: ['lists', 'show'],
@@ -12,7 +11,7 @@ export default defineCommand({
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();
-    const l = (await client.call<Listing>('getListing', { params: { workspace, list: opts.args[0] } })).body.data;
+    const l = (await client.call('getListing', { params: { workspace, list: opts.args[0] } })).body.data;
     if (opts.web) {
       const { openInBrowser } = await import('../../src/cli/browser.js');
       await openInBrowser(l.dashboard_url, f.io, f.env);

@@ -1,14 +1,12 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
-import type { ListingTemplate as Template } from '../../src/contract/types.js';
-
 
 export default defineCommand<ListFlags>({
   path: ['lists', 'templates'],
   summary: 'List the listing templates of the setup catalog',
   list: true,
   async run(opts, f) {
-    return runList<Template>(f, opts, 'listListingTemplates', {}, [
+    return runList(f, opts, 'listListingTemplates', {}, [
       { header: 'SLUG', value: (r) => r.slug, pretty: (r, s) => s.bold(r.slug) },
       { header: 'NAME', value: (r) => r.name },
       { header: 'DESCRIPTION', value: (r) => r.description },

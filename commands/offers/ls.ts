@@ -1,7 +1,6 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
 import { formatMoney } from '../../src/cli/output.js';
-import type { OfferSummary } from '../../src/contract/types.js';
 
 export default defineCommand<ListFlags>({
   path: ['offers', 'ls'],
@@ -13,7 +12,7 @@ export default defineCommand<ListFlags>({
   examples: ['wcm offers ls', 'wcm offers ls --all --json | jq -r ".[] | select(.active) | .id"'],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList<OfferSummary>(f, opts, 'listOffers', { params: { workspace } }, [
+    return runList(f, opts, 'listOffers', { params: { workspace } }, [
       { header: 'ID', value: (r) => r.id },
       { header: 'KIND', value: (r) => r.kind },
       { header: 'TITLE', value: (r) => r.title, maxWidth: 40 },

@@ -1,9 +1,8 @@
 import { defineCommand } from '../../src/cli/command.js';
 import type { Factory } from '../../src/cli/factory.js';
 import { printFields, printJson } from '../../src/cli/output.js';
-import type { SuggestedReply, Page } from '../../src/contract/types.js';
+import type { Page } from '../../src/contract/types.js';
 export type { SuggestedReply, Page } from '../../src/contract/types.js';
-
 
 /** One page as key/value lines. */
 export async function printPage(f: Factory, p: Page): Promise<void> {
@@ -37,7 +36,7 @@ export default defineCommand({
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();
-    const res = await client.call<Page>('getPage', { params: { workspace, page: opts.args[0] } });
+    const res = await client.call('getPage', { params: { workspace, page: opts.args[0] } });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else await printPage(f, res.body.data);
     return 0;

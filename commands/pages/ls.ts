@@ -2,7 +2,6 @@ import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { runList } from '../../src/cli/list.js';
 import { relativeTime } from '../../src/cli/output.js';
-import type { PageSummary } from '../../src/contract/types.js';
 
 interface LsOptions extends ListFlags {
   published?: boolean;
@@ -23,7 +22,7 @@ export default defineCommand<LsOptions>({
     if (opts.published && opts.unpublished) throw new UsageError('`--published` and `--unpublished` cannot be used together.', 'Pass one of them, or neither for every page.');
     const published = opts.published ? 'true' : opts.unpublished ? 'false' : undefined;
     const workspace = await f.workspace();
-    return runList<PageSummary>(f, opts, 'listPages', { params: { workspace }, query: { published } }, [
+    return runList(f, opts, 'listPages', { params: { workspace }, query: { published } }, [
       { header: 'ID', value: (r) => r.id },
       { header: 'NAME', value: (r) => r.name, maxWidth: 40 },
       { header: 'SLUG', value: (r) => r.slug, maxWidth: 30 },

@@ -5,6 +5,7 @@ import type { Prompter } from '../../src/cli/io.js';
 import { errStyle, printJson } from '../../src/cli/output.js';
 import { readBodyFile } from '../forms/update.js';
 import { printPage, type Page } from './get.js';
+import { SCHEMA_TYPES } from '../../src/contract/enums.js';
 
 interface UpdateOptions {
   name?: string;
@@ -156,7 +157,7 @@ export default defineCommand<UpdateOptions>({
       }
     }
     const client = await f.client();
-    const res = await client.call<Page>('updatePage', { params: { workspace, page: pageId }, body });
+    const res = await client.call('updatePage', { params: { workspace, page: pageId }, body });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else await printPage(f, res.body.data);
     return 0;
@@ -165,8 +166,8 @@ export default defineCommand<UpdateOptions>({
 
 async function promptChanges(f: Factory, workspace: string, pageId: string): Promise<Record<string, unknown>> {
   const client = await f.client();
-  const current = (await client.call<Page>('getPage', { params: { workspace, page: pageId } })).body.data;
-  const { SLUG_PATTERN, SCHEMA_TYPES } = await import('../../src/contract/pages.js');
+  const current = (await client.call('getPage', { params: { workspace, page: pageId } })).body.data;
+  const { SLUG_PATTERN } = await import('../../src/contract/pages.js');
   const s = await errStyle(f.io);
   f.io.stderr.write(s.dim('Enter keeps a value; Backspace then Enter clears it; Tab edits it.\n'));
   return promptPageChanges(await f.io.prompter(), current, { slug: SLUG_PATTERN, schemaTypes: SCHEMA_TYPES });

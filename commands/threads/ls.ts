@@ -3,12 +3,10 @@ import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
 import { relativeTime, type Column } from '../../src/cli/output.js';
 import type { ThreadSummary } from '../../src/contract/types.js';
+import { CHANNELS, THREAD_VIEWS } from '../../src/contract/enums.js';
 export type { ThreadSummary } from '../../src/contract/types.js';
 
 // Kept here rather than imported from the contract: `wcm --help` must not load zod.
-export const VIEWS = ['inbox', 'unread', 'starred', 'closed'] as const;
-export const CHANNELS = ['web_chat', 'email', 'whatsapp', 'form'] as const;
-
 
 interface LsOptions extends ListFlags {
   view?: string;
@@ -62,7 +60,7 @@ export default defineCommand<LsOptions>({
   list: true,
   examples: ['wcm threads ls', 'wcm threads ls --view unread --channel whatsapp', 'wcm threads ls --search "order 4821"', 'wcm threads ls --all --json | jq length'],
   options: [
-    { flags: '--view <view>', description: 'which threads (default inbox)', choices: VIEWS },
+    { flags: '--view <view>', description: 'which threads (default inbox)', choices: THREAD_VIEWS },
     { flags: '--channel <channel>', description: 'only threads with a message on this channel', choices: CHANNELS },
     { flags: '--search <text>', description: 'contact name, email, subject or last message (case-insensitive, max 200)' },
   ],
@@ -72,6 +70,6 @@ export default defineCommand<LsOptions>({
     }
     const workspace = await f.workspace();
     const columns = f.io.isStdoutTTY ? ttyColumns(Date.now()) : plainColumns;
-    return runList<ThreadSummary>(f, opts, 'listThreads', { params: { workspace }, query: { view: opts.view, channel: opts.channel, q: opts.search } }, columns, 'threads');
+    return runList(f, opts, 'listThreads', { params: { workspace }, query: { view: opts.view, channel: opts.channel, q: opts.search } }, columns, 'threads');
   },
 });

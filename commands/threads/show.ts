@@ -5,7 +5,6 @@ import type { IO } from '../../src/cli/io.js';
 import { contactLabel } from './ls.js';
 import type { Thread } from '../../src/contract/types.js';
 
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Word-wraps a paragraph to `width`, keeping the body's own line breaks. */
@@ -81,7 +80,7 @@ export default defineCommand({
       return 0;
     }
     const client = await f.client();
-    const res = await client.call<Thread>('getThread', { params: { workspace, thread } });
+    const res = await client.call('getThread', { params: { workspace, thread } });
     const t = res.body.data;
     if (f.globals.json) printJson(f.io.stdout, t);
     else if (f.io.isStdoutTTY) printConversation(f.io, t, await style(f.io), Date.now());

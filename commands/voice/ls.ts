@@ -2,8 +2,7 @@ import { defineCommand, type ListFlags } from '../../src/cli/command.js';
 import { runList } from '../../src/cli/list.js';
 import { relativeTime, type Column } from '../../src/cli/output.js';
 import type { VoiceInteraction } from '../../src/contract/types.js';
-
-export const VOICE_KINDS = ['call', 'voice_message'] as const;
+import { VOICE_KINDS } from '../../src/contract/enums.js';
 
 
 interface LsOptions extends ListFlags {
@@ -54,6 +53,6 @@ export default defineCommand<LsOptions>({
   async run(opts, f) {
     const workspace = await f.workspace();
     const columns = f.io.isStdoutTTY ? ttyColumns(Date.now()) : plainColumns;
-    return runList<VoiceInteraction>(f, opts, 'listVoiceInteractions', { params: { workspace }, query: { kind: opts.kind } }, columns, 'voice interactions');
+    return runList(f, opts, 'listVoiceInteractions', { params: { workspace }, query: { kind: opts.kind } }, columns, 'voice interactions');
   },
 });

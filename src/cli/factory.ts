@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ApiClient } from '../client/client.js';
 import type { ProfileStore } from './config.js';
 import { CliError, EXIT, UsageError } from './errors.js';

@@ -1,6 +1,7 @@
 import type { ListFlags } from './command.js';
 import { UsageError } from './errors.js';
 import type { Factory } from './factory.js';
+import type { ItemOf, ListOperationId } from '../contract/types.js';
 import { JsonArrayStream, errStyle, printJson, printRows, type Column } from './output.js';
 
 /** Checks `--limit`: an integer from 1 to 100. */
@@ -15,10 +16,10 @@ export function parseLimit(raw: string | undefined): number | undefined {
  * Runs a list operation with the shared flags: one page (`--limit`, `--cursor`) or every page
  * (`--all`), as a table, tab-separated rows or JSON. `--all --json` streams one JSON array.
  */
-export async function runList<T>(
+export async function runList<K extends ListOperationId, T = ItemOf<K>>(
   f: Factory,
   flags: ListFlags,
-  operationId: string,
+  operationId: K,
   input: { params?: Record<string, string | undefined>; query?: Record<string, string | number | undefined> },
   columns: Column<T>[],
   noun: string,
@@ -32,7 +33,7 @@ export async function runList<T>(
     let json: JsonArrayStream | null = null;
     const buffered: T[] = [];
     let count = 0;
-    for await (const page of client.pages<T>(operationId, { params: input.params, query })) {
+    for await (const page of client.pages<K, T>(operationId, { params: input.params, query })) {
       count += page.data.length;
       if (f.globals.json) await (json ??= new JsonArrayStream(io.stdout)).push(page.data);
       else if (io.isStdoutTTY) buffered.push(...page.data);
@@ -43,7 +44,7 @@ export async function runList<T>(
     if (!count && !f.globals.json && io.isStderrTTY) io.stderr.write(`No ${noun}.\n`);
     return 0;
   }
-  const res = await client.call<T[]>(operationId, { params: input.params, query });
+  const res = await client.call<K, T[]>(operationId, { params: input.params, query });
   const { data, meta } = res.body;
   if (f.globals.json) printJson(io.stdout, data);
   else await printRows(io, data, columns);

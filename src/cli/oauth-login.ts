@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { ABILITIES } from '../contract/common.js';
+import { ABILITIES } from '../contract/enums.js';
 import { CliError, EXIT } from './errors.js';
 import type { Profile, ProfileStore } from './config.js';
 import type { IO } from './io.js';

@@ -1,3 +1,5 @@
+import type { OperationId } from '../contract/table.js';
+import type { ListOperationId } from '../contract/types.js';
 import type { CommandDef } from './command.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { formatMoney } from './output.js';
@@ -29,7 +31,7 @@ export interface IdPicker<T = never> {
   /** Plural, for "No forms …". */
   nouns: string;
   /** The operation the choices come from: a list operation, or (`itemsOf`) one record holding them. */
-  operationId: string;
+  operationId: OperationId;
   /** The command that prints the same ids, for hints. */
   lsCommand: string;
   /** Path parameters filled from earlier arguments of the same command: parameter → picker of that argument. */
@@ -93,7 +95,6 @@ export const ID_PICKERS = {
   },
 } as const satisfies Record<PickerName, IdPicker<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-
 /** At most this many candidates are fetched (10 requests of 100); the search filters those. */
 export const MAX_CHOICES = 1000;
 
@@ -144,7 +145,7 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
   if (picker.itemsOf) {
     items = picker.itemsOf((await client.call(picker.operationId, { params })).body.data);
   } else {
-    for await (const page of client.pages<unknown>(picker.operationId, { params, query: { limit: 100 } })) {
+    for await (const page of client.pages(picker.operationId as ListOperationId, { params, query: { limit: 100 } })) {
       items.push(...page.data);
       if (items.length >= MAX_CHOICES) {
         more = !!page.meta.next_cursor;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { routeOf, type Route } from '../contract/routes.js';
+import { routeOf, type OperationId, type Route } from '../contract/table.js';
+import type { DataOf, ItemOf, ListOperationId } from '../contract/types.js';
 import { ApiError, CliError, EXIT, type ProblemJson } from '../cli/errors.js';
 import { transportFor } from './transport.js';
 
@@ -166,9 +167,9 @@ export class ApiClient {
     }
   }
 
-  /** Calls an operation of the contract by its operationId. */
-  async call<T = unknown>(
-    operationId: string,
+  /** Calls an operation of the contract by its operationId; the data is typed from the contract's schema. */
+  async call<K extends OperationId, T = DataOf<K>>(
+    operationId: K,
     input: { params?: Record<string, string | undefined>; query?: RequestOptions['query']; body?: unknown; idempotencyKey?: string } = {},
   ): Promise<ApiResponse<Envelope<T>>> {
     const op = routeOf(operationId);
@@ -188,13 +189,13 @@ export class ApiClient {
   }
 
   /** Follows `meta.next_cursor` page by page, from `cursor` (or the start) to the end. */
-  async *pages<T = unknown>(
-    operationId: string,
+  async *pages<K extends ListOperationId, T = ItemOf<K>>(
+    operationId: K,
     input: { params?: Record<string, string | undefined>; query?: RequestOptions['query'] } = {},
   ): AsyncGenerator<Envelope<T[]>> {
     let cursor = input.query?.cursor as string | undefined;
     for (;;) {
-      const res = await this.call<T[]>(operationId, { ...input, query: { ...input.query, cursor } });
+      const res = await this.call<K, T[]>(operationId, { ...input, query: { ...input.query, cursor } });
       yield res.body;
       const next = res.body.meta?.next_cursor ?? undefined;
       // A server that hands back the cursor it was given would loop forever.

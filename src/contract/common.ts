@@ -1,16 +1,6 @@
 import { z } from 'zod';
+import { ABILITIES } from './enums.js';
 
-/** Token abilities (seed Part 5). */
-export const ABILITIES = [
-  'workspaces:read',
-  'workspaces:write',
-  'content:read',
-  'content:write',
-  'engagements:read',
-  'engagements:manage',
-  'actions:request',
-] as const;
-export type Ability = (typeof ABILITIES)[number];
 export const AbilitySchema = z.enum(ABILITIES);
 
 export const Uuid = z.uuid();

@@ -1,10 +1,7 @@
 import { z } from 'zod';
+import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, VOICE_STATUSES } from './enums.js';
 import { PagingQuery, Timestamp, Uuid } from './common.js';
 
-export const THREAD_VIEWS = ['inbox', 'unread', 'starred', 'closed'] as const;
-export const CHANNELS = ['web_chat', 'email', 'whatsapp', 'form'] as const;
-export type ThreadView = (typeof THREAD_VIEWS)[number];
-export type Channel = (typeof CHANNELS)[number];
 
 export const ThreadsQuery = z.strictObject({
   view: z.enum(THREAD_VIEWS).default('inbox').meta({ description: 'inbox: open threads; unread: open and unread; starred: starred, open or closed; closed: closed threads.' }),
@@ -47,7 +44,6 @@ export const Message = z
 
 export const Thread = ThreadSummary.extend({ messages: z.array(Message) }).meta({ id: 'Thread' });
 
-export const BOOKING_STATUSES = ['pending', 'confirmed', 'cancelled'] as const;
 export const BookingsQuery = z.strictObject({
   status: z.enum(BOOKING_STATUSES).optional(),
   from: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only bookings starting at or after this instant (ISO 8601).' }),
@@ -67,8 +63,6 @@ export const Booking = z
   })
   .meta({ id: 'Booking' });
 
-export const VOICE_KINDS = ['call', 'voice_message'] as const;
-export const VOICE_STATUSES = ['answered', 'missed', 'voicemail'] as const;
 export const VoiceQuery = z.strictObject({
   kind: z.enum(VOICE_KINDS).optional().meta({ description: 'call: inbound calls; voice_message: web voice messages.' }),
   ...PagingQuery,

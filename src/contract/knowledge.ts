@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { ARTICLE_STATUSES } from './enums.js';
 import { Timestamp, Uuid } from './common.js';
 
 export const ArticleSummary = z
   .object({
     id: Uuid,
     title: z.string(),
-    status: z.enum(['published', 'draft']),
+    status: z.enum(ARTICLE_STATUSES),
     current_version: z.number().int(),
     published_version: z.number().int().nullable(),
     updated_at: Timestamp,

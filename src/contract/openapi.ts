@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ABILITIES, Problem } from './common.js';
+import { Problem } from './common.js';
 import { CONTRACT_VERSION, operationList, type AnyOperation } from './operations.js';
+import { ABILITIES } from './enums.js';
 
 type Json = Record<string, unknown>;
 

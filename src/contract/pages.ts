@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { SCHEMA_TYPES } from './enums.js';
 import { Timestamp, Uuid, nonEmpty } from './common.js';
 
-export const SCHEMA_TYPES = ['WebPage', 'ProfilePage', 'ContactPage', 'AboutPage', 'Organization', 'LocalBusiness', 'Service'] as const;
 export const SLUG_PATTERN = /^[a-z0-9_-]+$/;
 /** `custom`, or `<service>_contact` such as `whatsapp_contact`. */
 export const TEMPLATE_PATTERN = /^(custom|[a-z0-9]+(_[a-z0-9]+)*_contact)$/;

@@ -1,9 +1,7 @@
 import { z } from 'zod';
+import { ORDER_STATES, SOURCE_TYPES } from './enums.js';
 import { JsonObject, Timestamp, Uuid } from './common.js';
 
-export const SOURCE_TYPES = ['direct', 'button', 'list', 'popup', 'page', 'post', 'booking'] as const;
-export const ORDER_STATES = ['pending', 'paid', 'failed', 'canceled', 'refunded'] as const;
-export type OrderState = (typeof ORDER_STATES)[number];
 
 export const CreatePaymentIntentBody = z
   .strictObject({

@@ -41,3 +41,12 @@ export type KnowledgeListSummary = z.output<typeof KnowledgeListSummarySchema>;
 export type OfferSummary = z.output<typeof OfferSummarySchema>;
 export type AgentSummary = z.output<typeof AgentSummarySchema>;
 export type Listing = z.output<typeof ListingSchema>;
+
+import type { OperationId, operations } from './operations.js';
+type Ops = typeof operations;
+/** What one item of an operation's `data` is (for a list, one element of the page). */
+export type ItemOf<K extends OperationId> = z.output<Ops[K]['response']>;
+/** What an operation's `data` is: a page of items for a list operation. */
+export type DataOf<K extends OperationId> = Ops[K] extends { list: true } ? ItemOf<K>[] : ItemOf<K>;
+/** The operations whose response is a page. */
+export type ListOperationId = { [K in OperationId]: Ops[K] extends { list: true } ? K : never }[OperationId];

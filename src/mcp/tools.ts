@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Ability } from '../contract/common.js';
+import type { Ability } from '../contract/enums.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
 
 /**

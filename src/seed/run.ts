@@ -1,3 +1,4 @@
+import type { OperationId } from '../contract/table.js';
 import type { ApiClient, Envelope } from '../client/client.js';
 import { ApiError, CliError, EXIT, type ProblemJson } from '../cli/errors.js';
 import { asText, substitute, valueAt, type Ref } from './refs.js';
@@ -88,7 +89,7 @@ export async function runPlan(steps: PlannedStep[], opts: RunOptions): Promise<R
     } else {
       try {
         const req = resolveStep(step, results, opts.env);
-        const res = await opts.client.call(step.operation.operationId, req);
+        const res = await opts.client.call(step.operation.operationId as OperationId, req);
         results.set(step.name, res.body);
         outcome = { step, state: 'ok', status: res.status, response: res.body };
       } catch (err) {

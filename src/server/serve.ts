@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ABILITIES } from '../contract/common.js';
+import { ABILITIES } from '../contract/enums.js';
 import { FixtureError, hashToken, importRecords, lookupWith, parseFixture, tokenId } from '../store/fixture.js';
 import { Store, type StoreOptions } from '../store/store.js';
 import { App, type AppOptions, type Mount, type PublicGuard } from './app.js';

@@ -1,14 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AbilitySchema, JsonObject, Uuid } from '../contract/common.js';
-import { CHANNELS } from '../contract/engagement.js';
+import { CHANNELS, ORDER_STATES, SCHEMA_TYPES, SOURCE_TYPES } from '../contract/enums.js';
 import { FormField } from '../contract/forms.js';
-import { ORDER_STATES, SOURCE_TYPES } from '../contract/public.js';
-import { SCHEMA_TYPES, SLUG_PATTERN, TEMPLATE_PATTERN } from '../contract/pages.js';
+import { SLUG_PATTERN, TEMPLATE_PATTERN } from '../contract/pages.js';
 import { RedirectUri } from '../contract/oauth.js';
 import type { CollectionName, RecordTypes, TokenRecord } from './records.js';
 import type { Store } from './store.js';
 import { joinThread, putThread, type FullThread } from './threads.js';
+import { BOOKING_STATUSES, VOICE_KINDS, VOICE_STATUSES } from '../contract/enums.js';
 
 const ts = z.iso.datetime({ offset: true });
 // Already canonical (what exports write) stays as is: re-formatting 450,000 timestamps through Date
@@ -143,7 +143,7 @@ const Thread = z.strictObject({
 const Booking = z.strictObject({
   id: Uuid,
   workspace_id: Uuid,
-  status: z.enum(['pending', 'confirmed', 'cancelled']),
+  status: z.enum(BOOKING_STATUSES),
   booking_type: z.strictObject({ id: Uuid, name: z.string() }),
   contact: z.strictObject({ name: z.string().nullable().default(null), email: z.string().nullable().default(null) }),
   starts_at: tsOut,
@@ -153,10 +153,10 @@ const Booking = z.strictObject({
 const Voice = z.strictObject({
   id: Uuid,
   workspace_id: Uuid,
-  kind: z.enum(['call', 'voice_message']),
+  kind: z.enum(VOICE_KINDS),
   from: z.string(),
   to: z.string(),
-  status: z.enum(['answered', 'missed', 'voicemail']),
+  status: z.enum(VOICE_STATUSES),
   started_at: tsOut,
   duration_seconds: z.number().int().min(0),
   transcript: z.string().nullable().default(null),

@@ -1,5 +1,5 @@
-import { CHANNELS } from '../contract/engagement.js';
 import type { CollectionName, RecordTypes, ThreadRecord } from './records.js';
+import { CHANNELS, THREAD_VIEWS } from '../contract/enums.js';
 
 export type SortKey = ReadonlyArray<string | number | null>;
 
@@ -70,14 +70,13 @@ export function threadFilterPartitions(t: ThreadKeys): string[] {
  * A workspace's partition names, made once: start-up files 100,000 threads into several
  * partitions each, and reusing the strings (with their hashes) halves the index build.
  */
-const VIEWS = ['inbox', 'unread', 'starred', 'closed'] as const;
 /** Per view: `*`, then each channel in CHANNELS order. */
 const SLOTS = 1 + CHANNELS.length;
 const namesByWorkspace = new Map<string, string[]>();
 function partitionNames(workspace: string): string[] {
   let names = namesByWorkspace.get(workspace);
   if (!names) {
-    names = VIEWS.flatMap((v) => ['*', ...CHANNELS].map((c) => threadFilterPartition(workspace, v, c)));
+    names = THREAD_VIEWS.flatMap((v) => ['*', ...CHANNELS].map((c) => threadFilterPartition(workspace, v, c)));
     namesByWorkspace.set(workspace, names);
   }
   return names;

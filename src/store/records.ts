@@ -1,6 +1,4 @@
-import type { Ability } from '../contract/common.js';
-import type { Channel } from '../contract/engagement.js';
-import type { OrderState } from '../contract/public.js';
+import type { Ability, BookingStatus, Channel, OrderState, VoiceKind, VoiceStatus } from '../contract/enums.js';
 
 /** Every collection the store keeps; each record has an `id`. */
 export const COLLECTIONS = [
@@ -139,7 +137,7 @@ export interface ThreadMessagesRecord { id: string; messages: MessageRecord[] }
 export interface BookingRecord {
   id: string;
   workspace_id: string;
-  status: 'pending' | 'confirmed' | 'cancelled';
+  status: BookingStatus;
   booking_type: { id: string; name: string };
   contact: { name: string | null; email: string | null };
   starts_at: string;
@@ -149,10 +147,10 @@ export interface BookingRecord {
 export interface VoiceInteractionRecord {
   id: string;
   workspace_id: string;
-  kind: 'call' | 'voice_message';
+  kind: VoiceKind;
   from: string;
   to: string;
-  status: 'answered' | 'missed' | 'voicemail';
+  status: VoiceStatus;
   started_at: string;
   duration_seconds: number;
   transcript: string | null;

@@ -1,4 +1,4 @@
-import { CHANNELS } from '../contract/engagement.js';
+import { CHANNELS } from '../contract/enums.js';
 import type { MessageRecord, ThreadMessagesRecord, ThreadRecord } from './records.js';
 import type { Store, Tx } from './store.js';
 

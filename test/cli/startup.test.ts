@@ -20,14 +20,15 @@ import { register } from 'node:module';
 register(new URL('./hooks.mjs', import.meta.url), { data: { file: process.env.WCM_TEST_LOADED_FILE } });
 `;
 
-const HEAVY = [/node_modules\/stripe\//, /node_modules\/@inquirer\//, /node_modules\/undici\//, /node_modules\/zod\//, /node_modules\/conf\//, /\/dist\/src\/server\//, /\/dist\/src\/store\//, /\/dist\/src\/contract\//, /\/dist\/src\/client\//];
+const HEAVY = [/node_modules\/stripe\//, /node_modules\/@inquirer\//, /node_modules\/undici\//, /node_modules\/zod\//, /node_modules\/conf\//, /\/dist\/src\/server\//, /\/dist\/src\/store\//, /\/dist\/src\/contract\/(?!enums\.js$)/, /\/dist\/src\/client\//];
+// contract/enums.js is the exception: a few arrays with no imports, which the commands' `choices` use.
 
 // What a read-only list command may not load: a page of listings needs node:http, the client and
-// the zod-free route table, nothing else heavy (--json and piped output need no chalk or tables).
+// the zod-free operations table, nothing else heavy (--json and piped output need no chalk or tables).
 const LIST_HEAVY = [
   /node_modules\/(zod|conf|undici|ajv|semver|chalk|cli-table3|stripe|@inquirer)\//,
   /\/dist\/src\/(server|store|seed)\//,
-  /\/dist\/src\/contract\/(?!routes\.js$)/,
+  /\/dist\/src\/contract\/(?!(table|enums)\.js$)/,
 ];
 
 const WS = '775050e9-98e8-4600-8d0f-afce4b67e137';
@@ -96,7 +97,7 @@ describe('startup cost', () => {
     if (args.includes('--json')) expect(JSON.parse(stdout)).toEqual(LISTINGS);
     else expect(stdout.split('\n')[0]).toBe('lst_0\tListing 0\thttps://dash.test/lists/0');
     expect(urls.some((u) => u.endsWith('/dist/src/client/client.js'))).toBe(true);
-    expect(urls.some((u) => u.endsWith('/dist/src/contract/routes.js'))).toBe(true);
+    expect(urls.some((u) => u.endsWith('/dist/src/contract/table.js'))).toBe(true);
     expect(urls).toContain('node:http');
     expect(urls.filter((u) => LIST_HEAVY.some((re) => re.test(u)))).toEqual([]);
     // Only the named command's definition loads, not the other thirty.

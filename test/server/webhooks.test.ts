@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OrderState } from '../../src/contract/public.js';
+import type { OrderState } from '../../src/contract/enums.js';
 import { SECRET, demo, payUrl, publicApp, type PublicApp } from './payments/harness.js';
 
 let s: PublicApp;

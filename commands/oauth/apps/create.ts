@@ -8,8 +8,6 @@ interface Options {
   confidential?: boolean;
 }
 
-interface CreatedApp { client_id: string; name: string; type: string; redirect_uris: string[]; workspace_id: string; created_at: string; client_secret?: string }
-
 export default defineCommand<Options>({
   path: ['oauth', 'apps', 'create'],
   summary: 'Register an OAuth application in the workspace (a confidential one gets a secret, shown once)',
@@ -30,7 +28,7 @@ export default defineCommand<Options>({
     if (!opts.redirectUri?.length) throw new UsageError('Missing `--redirect-uri` (at least one).', 'Example: wcm oauth apps create --name "Helpdesk agent" --redirect-uri http://127.0.0.1/callback');
     const workspace = await f.workspace();
     const client = await f.client();
-    const res = await client.call<CreatedApp>('createOAuthApp', {
+    const res = await client.call('createOAuthApp', {
       params: { workspace },
       body: { name: opts.name, redirect_uris: opts.redirectUri, type: opts.confidential ? 'confidential' : 'public' },
     });

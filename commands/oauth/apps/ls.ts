@@ -1,8 +1,6 @@
 import { defineCommand, type ListFlags } from '../../../src/cli/command.js';
 import { runList } from '../../../src/cli/list.js';
 
-interface App { client_id: string; name: string; type: string; redirect_uris: string[]; created_at: string }
-
 export default defineCommand<ListFlags>({
   path: ['oauth', 'apps', 'ls'],
   summary: 'List the OAuth applications registered in the workspace, newest first',
@@ -11,7 +9,7 @@ export default defineCommand<ListFlags>({
   examples: ['wcm oauth apps ls', 'wcm oauth apps ls --json | jq -r ".[].client_id"'],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList<App>(f, opts, 'listOAuthApps', { params: { workspace } }, [
+    return runList(f, opts, 'listOAuthApps', { params: { workspace } }, [
       { header: 'CLIENT ID', value: (r) => r.client_id },
       { header: 'NAME', value: (r) => r.name, maxWidth: 32 },
       { header: 'TYPE', value: (r) => r.type },

@@ -16,7 +16,7 @@ export default defineCommand<{ yes?: boolean }>({
       return 1;
     }
     const client = await f.client();
-    const res = await client.call<{ client_id: string; name: string }>('deleteOAuthApp', { params: { workspace, app } });
+    const res = await client.call('deleteOAuthApp', { params: { workspace, app } });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else f.io.stderr.write(`Deleted ${res.body.data.name} (${res.body.data.client_id}); its tokens are revoked.\n`);
     return 0;

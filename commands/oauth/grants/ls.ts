@@ -1,8 +1,6 @@
 import { defineCommand, type ListFlags } from '../../../src/cli/command.js';
 import { runList } from '../../../src/cli/list.js';
 
-interface Grant { id: string; client_id: string; app_name: string; abilities: string[]; workspace_ids: string[]; audience: string; created_at: string }
-
 export default defineCommand<ListFlags>({
   path: ['oauth', 'grants', 'ls'],
   summary: 'List what you authorized OAuth applications to do (yours, whichever workspace), newest first',
@@ -10,7 +8,7 @@ export default defineCommand<ListFlags>({
   list: true,
   examples: ['wcm oauth grants ls', 'wcm oauth grants ls --json | jq -r ".[] | select(.audience == \\"wcm-mcp\\") | .id"'],
   async run(opts, f) {
-    return runList<Grant>(f, opts, 'listOAuthGrants', {}, [
+    return runList(f, opts, 'listOAuthGrants', {}, [
       { header: 'ID', value: (r) => r.id },
       { header: 'APPLICATION', value: (r) => r.app_name, maxWidth: 32 },
       { header: 'ABILITIES', value: (r) => r.abilities.join(' '), maxWidth: 48 },

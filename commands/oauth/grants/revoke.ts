@@ -15,7 +15,7 @@ export default defineCommand<{ yes?: boolean }>({
       return 1;
     }
     const client = await f.client();
-    const res = await client.call<{ id: string; app_name: string }>('revokeOAuthGrant', { params: { grant } });
+    const res = await client.call('revokeOAuthGrant', { params: { grant } });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else f.io.stderr.write(`Revoked ${res.body.data.id} (${res.body.data.app_name}).\n`);
     return 0;

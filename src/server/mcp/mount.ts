@@ -1,4 +1,4 @@
-import type { Ability } from '../../contract/common.js';
+import type { Ability } from '../../contract/enums.js';
 import type { Store } from '../../store/store.js';
 import { header, withResourceMetadata, type AppResponse, type Mount } from '../app.js';
 import { authenticate, MCP_AUDIENCE, reachableWorkspaces } from '../auth.js';

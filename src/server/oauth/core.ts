@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ABILITIES, type Ability } from '../../contract/common.js';
+import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { isLoopbackHostname } from '../../contract/oauth.js';
 import { hashToken, tokenId } from '../../store/fixture.js';
 import type { OAuthAppRecord, OAuthCodeRecord, OAuthGrantRecord, TokenRecord } from '../../store/records.js';

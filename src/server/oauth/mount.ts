@@ -1,4 +1,4 @@
-import { ABILITIES, type Ability } from '../../contract/common.js';
+import { ABILITIES, type Ability } from '../../contract/enums.js';
 import type { AnyOperation } from '../../contract/operations.js';
 import { redirectUriProblem } from '../../contract/oauth.js';
 import type { Store } from '../../store/store.js';

@@ -1,4 +1,4 @@
-import type { OrderState } from '../../contract/public.js';
+import type { OrderState } from '../../contract/enums.js';
 import type { OrderRecord } from '../../store/records.js';
 import type { Tx } from '../../store/store.js';
 import type { PaymentEvent } from './webhook.js';

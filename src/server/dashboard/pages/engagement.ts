@@ -1,4 +1,4 @@
-import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, type Channel } from '../../../contract/engagement.js';
+import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, type Channel } from '../../../contract/enums.js';
 import { threadFilterPartition } from '../../../store/indexes.js';
 import { html, type Html } from '../../web/html.js';
 import { badge, facts, pager, seg, shortWhen, table, tabs, when, wsHref, type View } from '../chrome.js';

@@ -1,7 +1,9 @@
-import type { Envelope } from '../../src/client/client.js';
-import type { OptionSpec } from '../../src/cli/command.js';
-import { UsageError } from '../../src/cli/errors.js';
-import type { Factory } from '../../src/cli/factory.js';
+import type { Envelope } from '../client/client.js';
+import type { OperationId } from '../contract/table.js';
+import type { DataOf } from '../contract/types.js';
+import type { OptionSpec } from './command.js';
+import { UsageError } from './errors.js';
+import type { Factory } from './factory.js';
 
 /** Shared by the public commands (`commerce pay`, `agents opened`). */
 export const idempotencyKeyOption: OptionSpec = {
@@ -31,11 +33,11 @@ export function integerFlag(flag: string, raw: string): number {
 }
 
 /** Calls a public operation without a token; the client resends the same key on every retry. */
-export async function publicCall<T>(f: Factory, operationId: string, input: { params: Record<string, string>; body: unknown; idempotencyKey: string }) {
+export async function publicCall<K extends OperationId>(f: Factory, operationId: K, input: { params: Record<string, string>; body: unknown; idempotencyKey: string }) {
   const client = await f.client({ requireToken: false });
-  const res = await client.call<T>(operationId, input);
+  const res = await client.call(operationId, input);
   if (res.headers['idempotent-replayed'] === 'true') {
     f.io.stderr.write('replayed: the server returned the first response for this key (nothing new was created)\n');
   }
-  return res as { status: number; headers: Record<string, string>; body: Envelope<T> };
+  return res as { status: number; headers: Record<string, string>; body: Envelope<DataOf<K>> };
 }
