@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defineCommand } from '../src/cli/command.js';
-import { ApiError, UsageError } from '../src/cli/errors.js';
+import { UsageError, exitCodeOf, apiErrorOf } from '../src/cli/errors.js';
 import type { Factory } from '../src/cli/factory.js';
 
 interface ApiOptions {
@@ -124,10 +124,11 @@ export default defineCommand<ApiOptions>({
       stream.end();
       return 0;
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      const api = apiErrorOf(err);
+      if (!api) throw err;
       // Raw command, raw error: the problem object as the server sent it.
-      f.io.stderr.write(JSON.stringify({ status: err.status, ...err.problem }, null, 2) + '\n');
-      return err.exitCode;
+      f.io.stderr.write(JSON.stringify({ status: api.status, ...api.problem }, null, 2) + '\n');
+      return exitCodeOf(err);
     }
   },
 });

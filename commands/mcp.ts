@@ -1,5 +1,5 @@
 import { defineCommand } from '../src/cli/command.js';
-import { ApiError, UsageError } from '../src/cli/errors.js';
+import { UsageError, apiErrorOf } from '../src/cli/errors.js';
 
 interface McpOptions {
   readOnly?: boolean;
@@ -41,7 +41,7 @@ export default defineCommand<McpOptions>({
     try {
       abilities = (await client.call('getMe')).body.data.token.abilities;
     } catch (err) {
-      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
+      if (apiErrorOf(err) && [401, 403].includes(apiErrorOf(err)!.status)) throw err;
     }
     const filter = { abilities: abilities as never, readOnly: opts.readOnly, tools, toolsets, defaultWorkspace: target.workspace };
     if (!buildTools(filter).length) throw new UsageError('No tool is left after the filters and the token\'s abilities.', 'Loosen --tools / --toolsets / --read-only, or use a token with more abilities.');
@@ -52,7 +52,8 @@ export default defineCommand<McpOptions>({
         const res = await client.request({ method: req.method, path: req.path, query: req.query, body: req.body, idempotencyKey: req.idempotencyKey, anonymous: req.anonymous });
         return { status: res.status, body: res.body };
       } catch (err) {
-        if (err instanceof ApiError) return { status: err.status, body: err.problem };
+        const api = apiErrorOf(err);
+        if (api) return { status: api.status, body: api.problem };
         return { status: 502, body: { title: 'Cannot reach the API', status: 502, code: 'unreachable', detail: (err as Error).message } };
       }
     });

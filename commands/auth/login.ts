@@ -1,5 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
-import { ApiError, UsageError } from '../../src/cli/errors.js';
+import { UsageError, apiErrorOf } from '../../src/cli/errors.js';
 import { readTokenFromStdin, type Me } from '../../src/cli/auth.js';
 import { printJson, style } from '../../src/cli/output.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../../src/cli/target.js';
@@ -78,8 +78,10 @@ export default defineCommand<LoginOptions>({
     try {
       me = (await client.call('getMe')).body.data;
     } catch (err) {
-      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
-        throw new ApiError(err.status, { ...err.problem, resolution: `Nothing was saved. ${err.problem.resolution ?? 'Check the token and the base URL.'}` }, err.info);
+      const api = apiErrorOf(err);
+      if (api && (api.status === 401 || api.status === 403)) {
+        api.problem.resolution = `Nothing was saved. ${api.problem.resolution ?? 'Check the token and the base URL.'}`;
+        throw api;
       }
       throw err;
     }

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
-import { ApiError, UsageError } from '../../src/cli/errors.js';
+import { UsageError, apiErrorOf } from '../../src/cli/errors.js';
 import { formatMoney, printFields, printJson } from '../../src/cli/output.js';
 import { announceIdempotencyKey, idempotencyKeyOption, integerFlag, publicCall } from '../../src/cli/public-call.js';
 import { SOURCE_TYPES } from '../../src/contract/enums.js';
@@ -51,8 +51,9 @@ export default defineCommand<PayOptions>({
     const key = announceIdempotencyKey(f, opts.idempotencyKey, `wcm commerce pay ${offer}`);
     const res = await publicCall(f, 'createPaymentIntent', { params: { offer }, body, idempotencyKey: key }).catch((err) => {
       // The server names body fields; say which flag sets them.
-      if (err instanceof ApiError && err.problem.errors?.amount_minor) {
-        err.problem.resolution = 'Pass `--amount N` in minor units, 1000 to 10000000 (e.g. `--amount 2500` for 25.00).';
+      const api = apiErrorOf(err);
+      if (api?.problem.errors?.amount_minor) {
+        api.problem.resolution = 'Pass `--amount N` in minor units, 1000 to 10000000 (e.g. `--amount 2500` for 25.00).';
       }
       throw err;
     });

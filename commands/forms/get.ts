@@ -1,25 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
-import type { Factory } from '../../src/cli/factory.js';
-import { printFields, printJson } from '../../src/cli/output.js';
-import type { FormField, Form } from '../../src/contract/types.js';
-export type { FormField, Form } from '../../src/contract/types.js';
-
-/** `email*` for a required field, `(3 options)` when it has choices. */
-const fieldLabel = (x: FormField) => `${x.id}${x.required ? '*' : ''}${x.options ? ` (${x.options.length} options)` : ''}`;
-
-/** One form as key/value lines (object members as compact JSON). */
-export async function printForm(f: Factory, form: Form): Promise<void> {
-  await printFields(f.io, [
-    ['id', form.id],
-    ['name', form.name],
-    ['fields', form.fields.map(fieldLabel).join(', ') || '—'],
-    ['settings', JSON.stringify(form.settings)],
-    ['design', JSON.stringify(form.design)],
-    ['integrations', JSON.stringify(form.integrations)],
-    ['embed', JSON.stringify(form.embed)],
-    ['updated_at', form.updated_at ?? '—'],
-  ]);
-}
+import { printJson } from '../../src/cli/output.js';
+import { printForm } from '../../src/cli/records.js';
 
 export default defineCommand({
   path: ['forms', 'get'],

@@ -1,7 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { dataOption } from '../../src/cli/local.js';
 import { printJson, printRows } from '../../src/cli/output.js';
-import { openDataFile } from './read.js';
 
 export default defineCommand<{ data?: string }>({
   path: ['local', 'events'],
@@ -10,7 +9,7 @@ export default defineCommand<{ data?: string }>({
   examples: ['wcm local events', 'wcm local events --json'],
   options: [dataOption],
   async run(opts, f) {
-    const store = await openDataFile(f, opts.data);
+    const store = await f.store({ data: opts.data, readOnly: true });
     const events = store.index('eventsByOccurred').entries('*').map((e) => e.rec);
     if (f.globals.json) return printJson(f.io.stdout, events);
     if (!events.length && f.io.isStdoutTTY) f.io.stderr.write('no events yet: try `wcm agents opened AGENT`\n');

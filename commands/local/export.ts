@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
-import { CliError } from '../../src/cli/errors.js';
 import { dataFileOf, dataOption } from '../../src/cli/local.js';
 
 export default defineCommand<{ data?: string }>({
@@ -11,19 +10,8 @@ export default defineCommand<{ data?: string }>({
   options: [dataOption],
   async run(opts, f) {
     const file = dataFileOf(f, opts.data);
-    const { promises: fs } = await import('node:fs');
-    if (!(await fs.stat(file).then(() => true, () => false)) && !(await fs.stat(`${file}.journal`).then(() => true, () => false))) {
-      throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
-    }
-    const { Store, StoreCorruptError } = await import('../../src/store/store.js');
+    const store = await f.store({ data: opts.data, readOnly: true });
     const { exportFixture } = await import('../../src/store/fixture.js');
-    let store;
-    try {
-      store = await Store.openReadOnly(file);
-    } catch (err) {
-      if (err instanceof StoreCorruptError) throw new CliError(err.message);
-      throw err;
-    }
     const text = JSON.stringify(exportFixture(store), null, 2) + '\n';
     const target = opts.args[0];
     if (target === '-') f.io.stdout.write(text);

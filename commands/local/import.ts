@@ -15,8 +15,8 @@ export default defineCommand<{ data?: string; replace?: boolean }>({
     const { readLock, StoreLockedError } = await import('../../src/store/lock.js');
     const holder = await readLock(file);
     if (holder) throw new CliError(`A wcm server (pid ${holder.pid}) is running on ${file}; stop it before importing.`, 1, 'Or seed a running server through the API with `wcm seed`.');
-    const { Store, StoreCorruptError } = await import('../../src/store/store.js');
-    const { seedStore } = await import('../../src/server/serve.js');
+    const { Store } = await import('../../src/store/store.js');
+    const { seedStore } = await import('../../src/store/seed.js');
     const { FixtureError } = await import('../../src/store/fixture.js');
     const fixtures = opts.args.map((a) => path.resolve(f.cwd, a));
     if (opts.replace) {
@@ -49,13 +49,7 @@ export default defineCommand<{ data?: string; replace?: boolean }>({
       f.io.stdout.write(`replaced ${file} with ${summary(counts)}\n`);
       return 0;
     }
-    let store;
-    try {
-      store = await Store.open(file);
-    } catch (err) {
-      if (err instanceof StoreLockedError || err instanceof StoreCorruptError) throw new CliError(err.message);
-      throw err;
-    }
+    const store = await f.store({ data: opts.data });
     try {
       const counts = await seedStore(store, fixtures);
       f.io.stdout.write(`imported into ${file}: ${summary(counts)}\n`);

@@ -1,7 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { dataOption } from '../../src/cli/local.js';
 import { printJson, printRows } from '../../src/cli/output.js';
-import { openDataFile } from './read.js';
 
 export default defineCommand<{ data?: string }>({
   path: ['local', 'orders'],
@@ -10,7 +9,7 @@ export default defineCommand<{ data?: string }>({
   examples: ['wcm local orders', 'wcm local orders --json | jq \'.[] | select(.payment_state == "paid")\''],
   options: [dataOption],
   async run(opts, f) {
-    const store = await openDataFile(f, opts.data);
+    const store = await f.store({ data: opts.data, readOnly: true });
     const orders = store.index('ordersByCreated').entries('*').map((e) => e.rec);
     if (f.globals.json) return printJson(f.io.stdout, orders);
     if (!orders.length && f.io.isStdoutTTY) f.io.stderr.write('no orders yet: try `wcm commerce pay OFFER`\n');

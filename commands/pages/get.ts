@@ -1,32 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
-import type { Factory } from '../../src/cli/factory.js';
-import { printFields, printJson } from '../../src/cli/output.js';
-import type { Page } from '../../src/contract/types.js';
-export type { SuggestedReply, Page } from '../../src/contract/types.js';
-
-/** One page as key/value lines. */
-export async function printPage(f: Factory, p: Page): Promise<void> {
-  const text = (v: string | null | undefined) => v ?? '—';
-  await printFields(f.io, [
-    ['id', p.id],
-    ['name', p.name],
-    ['slug', p.slug],
-    ['published', String(p.published)],
-    ['template', p.template],
-    ['display_name', text(p.display_name)],
-    ['bio', text(p.bio)],
-    ['seo_title', text(p.seo_title)],
-    ['seo_description', text(p.seo_description)],
-    ['aeo_summary', text(p.aeo_summary)],
-    ['agent_instructions', text(p.agent_instructions)],
-    ['schema_type', p.schema_type],
-    ['chat.greeting', text(p.chat.greeting)],
-    ['chat.suggested_replies', (p.chat.suggested_replies ?? []).map((r) => r.label).join(', ') || '—'],
-    ['robots_index', String(p.robots_index)],
-    ['llms_enabled', String(p.llms_enabled)],
-    ['updated_at', text(p.updated_at)],
-  ]);
-}
+import { printJson } from '../../src/cli/output.js';
+import { printPage } from '../../src/cli/records.js';
 
 export default defineCommand({
   path: ['pages', 'get'],

@@ -31,10 +31,9 @@ async function fromDataFile(f: Factory, data: string | undefined, known: Known):
   const file = dataFileOf(f, data);
   const { promises: fs } = await import('node:fs');
   if (!data && !(await fs.stat(file).then(() => true, () => false))) return known;
-  const { Store } = await import('../../src/store/store.js');
   let store;
   try {
-    store = await Store.openReadOnly(file);
+    store = await f.store({ data, readOnly: true });
   } catch {
     if (data) throw new CliError(`Cannot read the data file ${file}.`, 1, 'Pass the `--data FILE` the server runs on, or leave it out.');
     return known;

@@ -4,9 +4,7 @@ import { runList } from '../../src/cli/list.js';
 import { relativeTime, type Column } from '../../src/cli/output.js';
 import type { ThreadSummary } from '../../src/contract/types.js';
 import { CHANNELS, THREAD_VIEWS } from '../../src/contract/enums.js';
-export type { ThreadSummary } from '../../src/contract/types.js';
-
-// Kept here rather than imported from the contract: `wcm --help` must not load zod.
+import { contactLabel } from '../../src/cli/records.js';
 
 interface LsOptions extends ListFlags {
   view?: string;
@@ -14,8 +12,6 @@ interface LsOptions extends ListFlags {
   search?: string;
 }
 
-/** Who a thread is with, as a person reads it: the name, else the email, else the phone. */
-export const contactLabel = (c: ThreadSummary['contact']) => c.name ?? c.email ?? c.phone ?? '(unknown contact)';
 
 /** A terminal: marks, who, where, what, when; the id last, for `wcm threads show`. */
 const ttyColumns = (now: number): Column<ThreadSummary>[] => [

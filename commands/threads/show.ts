@@ -2,7 +2,7 @@ import { UsageError } from '../../src/cli/errors.js';
 import { defineCommand } from '../../src/cli/command.js';
 import { printJson, relativeTime, style, type Style } from '../../src/cli/output.js';
 import type { IO } from '../../src/cli/io.js';
-import { contactLabel } from './ls.js';
+import { contactLabel } from '../../src/cli/records.js';
 import type { Thread } from '../../src/contract/types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,4 +1,4 @@
-import { ApiError, CliError, EXIT } from './errors.js';
+import { CliError, EXIT } from './errors.js';
 import type { Factory } from './factory.js';
 
 /**
@@ -38,7 +38,8 @@ export async function controlRequest<T = unknown>(f: Factory, method: string, pa
   if (res.status === 404 && (parsed as { code?: string })?.code === 'route_not_found' && !path.startsWith('/snapshots/')) {
     throw new CliError(`${origin} has no control plane (it is not \`wcm serve\`, or an older one).`, EXIT.notFound);
   }
-  if (!res.ok) throw new ApiError(res.status, (parsed as never) ?? { title: `HTTP ${res.status}`, status: res.status, detail: text.slice(0, 200) });
+  // The client's error type, loaded only on failure (commands import this module at `--help` time).
+  if (!res.ok) throw new (await import('../client/errors.js')).ApiError(res.status, (parsed as never) ?? { title: `HTTP ${res.status}`, status: res.status, detail: text.slice(0, 200) });
   return (parsed as { data: T }).data;
 }
 
@@ -46,6 +47,6 @@ export async function controlRequest<T = unknown>(f: Factory, method: string, pa
 export async function controlStream(f: Factory, path: string): Promise<Response> {
   const { origin, token } = await adminAuth(f);
   const res = await fetch(`${origin}/_emulator${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, redirect: 'manual' });
-  if (!res.ok) throw new ApiError(res.status, (await res.json().catch(() => ({ title: `HTTP ${res.status}`, status: res.status }))) as never);
+  if (!res.ok) throw new (await import('../client/errors.js')).ApiError(res.status, (await res.json().catch(() => ({ title: `HTTP ${res.status}`, status: res.status }))) as never);
   return res;
 }

@@ -1,3 +1,5 @@
+import type { ApiError, ClientError } from '../client/errors.js';
+
 /** Exit codes (CLI.md). Scripts depend on these numbers. */
 export const EXIT = {
   ok: 0,
@@ -39,28 +41,35 @@ export class UsageError extends CliError {
   }
 }
 
-export interface ProblemJson {
-  type?: string;
-  title?: string;
-  status?: number;
-  code?: string;
-  detail?: string;
-  resolution?: string;
-  instance?: string;
-  request_id?: string;
-  errors?: Record<string, string[]>;
+const CLIENT_KINDS = new Set(['usage', 'unreachable', 'missing', 'protocol', 'api']);
+/** A client error, told by its shape rather than `instanceof` so that `wcm --help` does not load the client. */
+function clientError(err: unknown): ClientError | undefined {
+  return err instanceof Error && CLIENT_KINDS.has((err as ClientError).kind) ? (err as ClientError) : undefined;
 }
 
-/** A problem+json answer from a server. */
-export class ApiError extends CliError {
-  constructor(
-    readonly status: number,
-    readonly problem: ProblemJson,
-    /** How many requests were sent (more than 1 after retries) and the last `Retry-After`. */
-    readonly info: { attempts?: number; retryAfter?: string } = {},
-  ) {
-    super(problem.detail ?? problem.title ?? `HTTP ${status}`, exitCodeForStatus(status));
-  }
+/** A failure the user can act on (one the CLI or the client reported): printed without a stack trace. */
+export function isReported(err: unknown): err is CliError | ClientError {
+  return err instanceof CliError || !!clientError(err);
+}
+
+/** The exit code for any error: the one place a client error becomes a number scripts read. */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof CliError) return err.exitCode;
+  const c = clientError(err);
+  if (!c) return EXIT.failure;
+  if (c.kind === 'api') return exitCodeForStatus((c as ApiError).status);
+  return c.kind === 'usage' ? EXIT.usage : c.kind === 'missing' ? EXIT.notFound : EXIT.failure;
+}
+
+/** The server's problem answer inside an error, if it is one (an ApiError). */
+export function apiErrorOf(err: unknown): ApiError | undefined {
+  const c = clientError(err);
+  return c?.kind === 'api' ? (c as ApiError) : undefined;
+}
+
+/** What the user can do about it, when the error says. */
+export function hintOf(err: unknown): string | undefined {
+  return err instanceof CliError ? err.hint : clientError(err)?.hint;
 }
 
 export function exitCodeForStatus(status: number): number {

@@ -1,7 +1,9 @@
 import type { ApiClient } from '../client/client.js';
+import type { Store } from '../store/store.js';
 import type { ProfileStore } from './config.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import type { IO } from './io.js';
+import { dataFileOf } from './local.js';
 import { errStyle } from './output.js';
 import { resolveTarget, withheldTokenError, type Target } from './target.js';
 
@@ -38,6 +40,12 @@ export interface Factory {
   client(opts?: { requireToken?: boolean; baseUrl?: string; token?: string }): Promise<ApiClient>;
   /** The workspace to act on, or a usage error saying how to set one. */
   workspace(): Promise<string>;
+  /**
+   * The local data file (`--data FILE`, default .wcm/store.json, as for `wcm serve`), opened.
+   * `readOnly` takes no lock, so it works while a server runs on the file, and the file must exist.
+   * A locked, corrupt or missing file is a CliError here, for every command alike.
+   */
+  store(opts: { data?: string; readOnly?: boolean }): Promise<Store>;
 }
 
 export { packageVersion } from '../version.js';
@@ -118,6 +126,23 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
         // `--json a,b`: checked against the first operation's response, before it is sent.
         beforeCall: globals.jsonFields ? firstCallCheck(globals.jsonFields) : undefined,
       });
+    },
+    async store({ data, readOnly }) {
+      const file = dataFileOf(f, data);
+      const [{ Store, StoreCorruptError }, { StoreLockedError }] = await Promise.all([import('../store/store.js'), import('../store/lock.js')]);
+      if (readOnly) {
+        const { promises: fs } = await import('node:fs');
+        const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+        if (!(await exists(file)) && !(await exists(`${file}.journal`))) {
+          throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
+        }
+      }
+      try {
+        return readOnly ? await Store.openReadOnly(file) : await Store.open(file);
+      } catch (err) {
+        if (err instanceof StoreLockedError || err instanceof StoreCorruptError) throw new CliError(err.message);
+        throw err;
+      }
     },
     async workspace() {
       const t = await f.target();

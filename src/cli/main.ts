@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { CommandDef } from './command.js';
-import { CliError, EXIT, UsageError } from './errors.js';
+import { EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
 import { systemIO, type IO } from './io.js';
 import { printError, selectJsonFields } from './output.js';
@@ -214,10 +214,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
       if (jq !== undefined && exitCode === EXIT.ok && captured !== null) io.stdout.write(await (await import('./jq.js')).runJq(captured, jq));
     } catch (err) {
       await printError(io, err, !!globals.json);
-      if (!(err instanceof CliError)) {
-        if (globals.debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
-        exitCode = EXIT.failure;
-      } else exitCode = err.exitCode;
+      if (!isReported(err) && globals.debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
+      exitCode = exitCodeOf(err);
     }
   };
   const one = await commandNamedBy(argv);

@@ -1,5 +1,5 @@
 import type { IO, Writer } from './io.js';
-import { ApiError, CliError, EXIT, codeForExit } from './errors.js';
+import { EXIT, apiErrorOf, codeForExit, exitCodeOf, hintOf } from './errors.js';
 
 /** A column of a list: plain text for pipes, optionally a prettier cell for terminals. */
 export interface Column<T> {
@@ -114,14 +114,15 @@ function drained(out: Writer): Promise<void> {
 
 /** Errors on stderr: title, detail, resolution, field errors, request id; `--json`: the problem object. */
 export async function printError(io: IO, err: unknown, json: boolean): Promise<void> {
-  if (err instanceof ApiError) {
-    const p = err.problem;
+  const api = apiErrorOf(err);
+  if (api) {
+    const p = api.problem;
     if (json) {
-      io.stderr.write(JSON.stringify({ status: err.status, ...p }) + '\n');
+      io.stderr.write(JSON.stringify({ status: api.status, ...p }) + '\n');
       return;
     }
     const s = await errStyle(io);
-    io.stderr.write(`${s.red('Error:')} ${s.bold(p.title ?? `HTTP ${err.status}`)}${p.code ? s.dim(` (${err.status} ${p.code})`) : ''}\n`);
+    io.stderr.write(`${s.red('Error:')} ${s.bold(p.title ?? `HTTP ${api.status}`)}${p.code ? s.dim(` (${api.status} ${p.code})`) : ''}\n`);
     if (p.detail && p.detail !== p.title) io.stderr.write(`  ${p.detail}\n`);
     for (const [field, msgs] of Object.entries(p.errors ?? {})) {
       for (const m of msgs) io.stderr.write(`  ${s.yellow(`• ${field}`)}: ${m}\n`);
@@ -133,13 +134,13 @@ export async function printError(io: IO, err: unknown, json: boolean): Promise<v
   const message = err instanceof Error ? err.message : String(err);
   if (json) {
     // Same members as a server problem, so scripts parse one shape whatever failed.
-    const exitCode = err instanceof CliError ? err.exitCode : EXIT.failure;
+    const exitCode = exitCodeOf(err);
     io.stderr.write(
       JSON.stringify({
         title: exitCode === EXIT.usage ? 'Usage error' : 'Error',
         code: codeForExit(exitCode),
         detail: message,
-        ...(err instanceof CliError && err.hint ? { resolution: err.hint } : {}),
+        ...(hintOf(err) ? { resolution: hintOf(err) } : {}),
         errors: {},
       }) + '\n',
     );
@@ -147,7 +148,7 @@ export async function printError(io: IO, err: unknown, json: boolean): Promise<v
   }
   const s = await errStyle(io);
   io.stderr.write(`${s.red('Error:')} ${message}\n`);
-  if (err instanceof CliError && err.hint) io.stderr.write(`  ${s.cyan('→')} ${err.hint}\n`);
+  if (hintOf(err)) io.stderr.write(`  ${s.cyan('→')} ${hintOf(err)}\n`);
 }
 
 /** `25.00 USD`: an amount in minor units, as people read it. */

@@ -1,7 +1,7 @@
 import type { OperationId } from '../contract/table.js';
 import type { ListOperationId } from '../contract/types.js';
 import type { CommandDef } from './command.js';
-import { CliError, EXIT, UsageError } from './errors.js';
+import { CliError, EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
 import { formatMoney } from './output.js';
 import type { Factory } from './factory.js';
 import type {
@@ -135,7 +135,7 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
     client = await f.client();
   } catch (err) {
     // A public command (`commerce pay`) may run with neither: say what was missing first.
-    if (err instanceof CliError) throw new CliError(`Missing the \`${def.args![index].name}\` argument, and no list to choose it from: ${err.message}`, err.exitCode, err.hint);
+    if (isReported(err)) throw new CliError(`Missing the \`${def.args![index].name}\` argument, and no list to choose it from: ${err.message}`, exitCodeOf(err), err.hint);
     throw err;
   }
   const params: Record<string, string> = { workspace };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { routeOf, type OperationId, type Route } from '../contract/table.js';
 import type { DataOf, ItemOf, ListOperationId } from '../contract/types.js';
-import { ApiError, CliError, EXIT, type ProblemJson } from '../cli/errors.js';
+import { ApiError, ClientError, type ProblemJson } from './errors.js';
 import { transportFor } from './transport.js';
 
 export interface ClientOptions {
@@ -53,7 +53,7 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 function fillPath(operationId: string, route: Route, params: Record<string, string | undefined>): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const v = params[name];
-    if (v === undefined || v === '') throw new CliError(`Missing path parameter \`${name}\` for ${operationId}.`, EXIT.usage);
+    if (v === undefined || v === '') throw new ClientError(`Missing path parameter \`${name}\` for ${operationId}.`, 'usage');
     return encodeURIComponent(v);
   });
 }
@@ -117,9 +117,9 @@ export class ApiClient {
           await sleep(wait);
           continue;
         }
-        throw new CliError(
+        throw new ClientError(
           `Could not reach ${url.origin}${attempt ? ` after ${attempt + 1} attempts` : ''}: ${msg}.`,
-          EXIT.failure,
+          'unreachable',
           'Is the server running and the base URL right? `wcm auth status` shows the target; `--base-url` or WCM_BASE_URL change it.',
         );
       }
@@ -173,7 +173,7 @@ export class ApiClient {
     input: { params?: Record<string, string | undefined>; query?: RequestOptions['query']; body?: unknown; idempotencyKey?: string } = {},
   ): Promise<ApiResponse<Envelope<T>>> {
     const op = routeOf(operationId);
-    if (!op) throw new CliError(`Unknown operation \`${operationId}\`.`, EXIT.usage);
+    if (!op) throw new ClientError(`Unknown operation \`${operationId}\`.`, 'usage');
     await this.options.beforeCall?.(operationId);
     let idempotencyKey = input.idempotencyKey;
     if (op.idempotent && !idempotencyKey) idempotencyKey = randomUUID();
@@ -199,7 +199,7 @@ export class ApiClient {
       yield res.body;
       const next = res.body.meta?.next_cursor ?? undefined;
       // A server that hands back the cursor it was given would loop forever.
-      if (next && next === cursor) throw new CliError(`The server returned the same cursor twice for ${operationId}; stopping.`);
+      if (next && next === cursor) throw new ClientError(`The server returned the same cursor twice for ${operationId}; stopping.`, 'protocol');
       cursor = next;
       if (!cursor) return;
     }
@@ -212,9 +212,9 @@ export class ApiClient {
  */
 function missingExtension(err: unknown, operationId: string, route: Route): unknown {
   if (!(err instanceof ApiError) || err.status !== 404 || err.problem.code !== 'route_not_found') return err;
-  return new CliError(
+  return new ClientError(
     `This server does not have the \`${operationId}\` operation (${route.method} ${route.path}).`,
-    EXIT.notFound,
+    'missing',
     'It is an extension of wcm\'s local server (`wcm serve`); this instance lacks it. Pass the id yourself, or use a server that has it.',
   );
 }

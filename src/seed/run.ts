@@ -1,6 +1,7 @@
 import type { OperationId } from '../contract/table.js';
 import type { ApiClient, Envelope } from '../client/client.js';
-import { ApiError, CliError, EXIT, type ProblemJson } from '../cli/errors.js';
+import { EXIT, exitCodeOf, isReported } from '../cli/errors.js';
+import { ApiError, type ProblemJson } from '../client/errors.js';
 import { asText, substitute, valueAt, type Ref } from './refs.js';
 import { envValue, type PlannedStep } from './validate.js';
 
@@ -105,12 +106,12 @@ export async function runPlan(steps: PlannedStep[], opts: RunOptions): Promise<R
 }
 
 function failed(step: PlannedStep, err: unknown): StepOutcome {
-  if (err instanceof ApiError) return { step, state: 'failed', status: err.status, problem: err.problem, exitCode: err.exitCode };
+  if (err instanceof ApiError) return { step, state: 'failed', status: err.status, problem: err.problem, exitCode: exitCodeOf(err) };
   if (err instanceof MissingValue) {
     return { step, state: 'failed', status: null, problem: { title: 'Unresolved reference', detail: err.message }, exitCode: EXIT.usage };
   }
-  if (err instanceof CliError) {
-    return { step, state: 'failed', status: null, problem: { title: 'Request failed', detail: err.message, resolution: err.hint }, exitCode: err.exitCode };
+  if (isReported(err)) {
+    return { step, state: 'failed', status: null, problem: { title: 'Request failed', detail: err.message, resolution: err.hint }, exitCode: exitCodeOf(err) };
   }
   throw err;
 }

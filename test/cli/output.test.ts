@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, CliError, EXIT, UsageError } from '../../src/cli/errors.js';
+import { CliError, EXIT, UsageError } from '../../src/cli/errors.js';
+import { ApiError } from '../../src/client/errors.js';
 import { JsonArrayStream, printError, printFields, printRows, relativeTime, type Column } from '../../src/cli/output.js';
 import { fakeIO } from '../support/cli.js';
 

@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ClientOptions } from '../../src/client/client.js';
-import { ApiError, CliError, EXIT } from '../../src/cli/errors.js';
+import { EXIT, exitCodeOf } from '../../src/cli/errors.js';
+import { ApiError, ClientError } from '../../src/client/errors.js';
 import { connectProxy, deadPort, httpStub, problem, type Stub } from './stubs.js';
 
 const TOKEN = 'wcm_pat_clientTestToken0123456789abcdefghijk';
@@ -41,7 +42,7 @@ describe('retries', () => {
     const s = await stub(() => ({ status: 429, headers: { 'retry-after': '0' }, body: problem(429, 'rate_limited') }));
     const err = await client(s.base, { retries: 2 }).request({ method: 'GET', path: '/me' }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err.exitCode).toBe(EXIT.rateLimited);
+    expect(exitCodeOf(err)).toBe(EXIT.rateLimited);
     expect(err.info.attempts).toBe(3);
     expect(err.problem.code).toBe('rate_limited');
     expect(s.requests).toHaveLength(3);
@@ -78,9 +79,9 @@ describe('retries', () => {
     const err = await client(`http://127.0.0.1:${port}/v1`, { retries: 3, sleep: async (ms) => void waits.push(ms) })
       .request({ method, path: '/x', body: method === 'POST' ? {} : undefined, idempotencyKey: key })
       .catch((e) => e);
-    expect(err).toBeInstanceOf(CliError);
+    expect(err).toBeInstanceOf(ClientError);
     expect(err).not.toBeInstanceOf(ApiError);
-    expect(err.exitCode).toBe(EXIT.failure);
+    expect(exitCodeOf(err)).toBe(EXIT.failure);
     expect(err.message).toContain(`127.0.0.1:${port}`);
     expect(err.message).toContain('ECONNREFUSED');
     expect(waits).toHaveLength(expectedRetries);
@@ -151,7 +152,7 @@ describe('requests', () => {
     const s = await stub(() => ({ status: 502, headers: { 'x-request-id': 'req_gateway' }, body: 'upstream down' }));
     const err = await client(s.base, { retries: 0 }).request({ method: 'GET', path: '/me' }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err.exitCode).toBe(EXIT.failure);
+    expect(exitCodeOf(err)).toBe(EXIT.failure);
     expect(err.problem).toMatchObject({ title: 'Bad Gateway', detail: 'upstream down', request_id: 'req_gateway' });
   });
 
@@ -188,8 +189,8 @@ describe('timeouts', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     const started = Date.now();
     const err = await client(base, { timeoutMs: 300, retries: 1, sleep: async () => undefined }).request({ method: 'GET', path: '/me' }).catch((e) => e);
-    expect(err).toBeInstanceOf(CliError);
-    expect(err.exitCode).toBe(EXIT.failure);
+    expect(err).toBeInstanceOf(ClientError);
+    expect(exitCodeOf(err)).toBe(EXIT.failure);
     expect(err.message).toMatch(/Timeout/i);
     expect(seen).toBe(2);
     expect(Date.now() - started).toBeLessThan(5000);

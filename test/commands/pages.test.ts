@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../src/cli/io.js';
-import { applySet, parseSetValue } from '../../commands/pages/update.js';
+import { applySet, parseSetValue } from '../../src/cli/set-flag.js';
 import { fakeIO, runInProcess } from '../support/cli.js';
 import { demo, onPort, tempDir } from '../support/server.js';
 

@@ -8,7 +8,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { App } from '../../src/server/app.js';
-import { seedStore } from '../../src/server/serve.js';
+import { seedStore } from '../../src/store/seed.js';
 import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import type { ListingRecord } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
-import { seedStore } from '../../src/server/serve.js';
+import { seedStore } from '../../src/store/seed.js';
 import { encodeSnapshot, readSnapshot } from '../../src/store/snapshot.js';
 import { Store, StoreCorruptError } from '../../src/store/store.js';
 import { deleteThread, getFullThread, putThread } from '../../src/store/threads.js';

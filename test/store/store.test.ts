@@ -3,7 +3,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/server/app.js';
-import { seedStore } from '../../src/server/serve.js';
+import { seedStore } from '../../src/store/seed.js';
 import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import { Store, StoreCorruptError } from '../../src/store/store.js';
 import { DEMO, demo } from '../support/server.js';

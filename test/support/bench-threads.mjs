@@ -11,7 +11,7 @@ import { generateThreads, DEMO_WS1 } from './generate-threads.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { Store } = await import(path.join(root, 'dist/src/store/store.js'));
-const { seedStore } = await import(path.join(root, 'dist/src/server/serve.js'));
+const { seedStore } = await import(path.join(root, 'dist/src/store/seed.js'));
 const { App } = await import(path.join(root, 'dist/src/server/app.js'));
 
 const N = Number(process.argv[2] ?? 100_000);

@@ -83,7 +83,7 @@ export interface DashboardEnv extends InProcess {
 /** The real App and store (demo plus the dashboard fixture) with the dashboard and assets mounted. */
 export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<DashboardEnv> {
   const base = await inProcess({ fixtures: [] });
-  const { seedStore } = await import('../../src/server/serve.js');
+  const { seedStore } = await import('../../src/store/seed.js');
   await seedStore(base.store, [DEMO, writeDashboardFixture(base.dir)]);
   const clock = new TestClock();
   const sessions = new Sessions(clock);

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { App, type AppRequest, type AppResponse } from '../../src/server/app.js';
 import type { Clock } from '../../src/server/context.js';
 import { extendServer } from '../../src/server/extend.js';
-import { seedStore, startLocalServer, type LocalServer } from '../../src/server/serve.js';
+import { startLocalServer, type LocalServer } from '../../src/server/serve.js';
+import { seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
 
 export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);

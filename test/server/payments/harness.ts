@@ -3,7 +3,7 @@ import { App, type AppResponse } from '../../../src/server/app.js';
 import type { Clock } from '../../../src/server/context.js';
 import { extendServer } from '../../../src/server/extend.js';
 import type { LocalServerOptions } from '../../../src/server/serve.js';
-import { seedStore } from '../../../src/server/serve.js';
+import { seedStore } from '../../../src/store/seed.js';
 import type { FileLayer } from '../../../src/store/files.js';
 import { Store } from '../../../src/store/store.js';
 import { DEMO, TestClock, demo, sendJson, tempDir } from '../../support/server.js';

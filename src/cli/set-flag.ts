@@ -1,0 +1,49 @@
+/** `--set key.path=value`: typed values into a request body. */
+import { UsageError } from './errors.js';
+
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+/**
+ * The value of `--set key=value`, typed: `true`, `false`, `null` and numbers are JSON; a quoted
+ * `"…"`, `[…]` or `{…}` that parses as JSON is that JSON; anything else is the string itself.
+ */
+export function parseSetValue(raw: string): unknown {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (raw === 'null') return null;
+  if (NUMBER.test(raw)) return Number(raw);
+  if (/^["[{]/.test(raw)) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+/**
+ * Applies one `--set key=value` to `body`: a dotted key reaches into objects
+ * (`chat.greeting=Hi` → `{"chat": {"greeting": "Hi"}}`), creating plain objects on the way.
+ */
+export function applySet(body: Record<string, unknown>, assignment: string): void {
+  const eq = assignment.indexOf('=');
+  if (eq <= 0) throw new UsageError(`\`--set\` takes key=value; received \`${assignment}\`.`, 'Example: --set bio="Open 8 to 6" --set chat.greeting=Hi');
+  const key = assignment.slice(0, eq);
+  const parts = key.split('.');
+  if (parts.some((p) => !p || FORBIDDEN.has(p))) {
+    throw new UsageError(`\`--set\`: \`${key}\` is not a usable key (empty segment, or one of __proto__, constructor, prototype).`);
+  }
+  let at: Record<string, unknown> = body;
+  for (const [i, part] of parts.slice(0, -1).entries()) {
+    const next = Object.hasOwn(at, part) ? at[part] : undefined;
+    if (next === undefined) at = at[part] = {} as Record<string, unknown>;
+    else if (next !== null && typeof next === 'object' && !Array.isArray(next)) at = next as Record<string, unknown>;
+    else {
+      const where = parts.slice(0, i + 1).join('.');
+      throw new UsageError(`\`--set ${key}=…\`: \`${where}\` is already set to ${JSON.stringify(next)}, so it cannot hold \`${parts.slice(i + 1).join('.')}\`.`);
+    }
+  }
+  at[parts[parts.length - 1]] = parseSetValue(assignment.slice(eq + 1));
+}
