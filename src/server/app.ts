@@ -1,52 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import { fieldErrors } from '../contract/issues.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
 import { authenticate, requireAbility, requireMembership, type AuthContext } from './auth.js';
 import { normalizeUuids } from '../contract/uuid.js';
-import { systemClock, Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services } from './context.js';
+import { systemClock, Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services, type ExtraServices } from './context.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
-import { PROBLEM_KINDS, ProblemError, notFound, problemBody, validationFailed } from './problems.js';
+import { ProblemError, notFound, validationFailed } from './problems.js';
 import { JsonItem } from './paging.js';
 import { Router } from './router.js';
+import { requestIdFor } from './ids.js';
+import { basePathOf, header, parseQuery, plainTarget, readJsonBody, type AppRequest } from './request.js';
+import { jsonResponse, problemResponse, splicedPage, baseHeaders, type AppResponse } from './response.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-export const BASE_PATHS = ['/v1', '/api/v1'] as const;
-
-/** A request as the dispatcher sees it: already read, with no socket attached. */
-export interface AppRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string | string[] | undefined>;
-  body?: Buffer | string;
-  remoteAddress?: string;
-  /**
-   * Set only by in-process callers, never from the wire: the audience an OAuth token must have
-   * (the /mcp mount dispatches its tool calls here with `wcm-mcp`). Default: the API's.
-   */
-  audience?: string;
-}
-
-export interface AppResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /**
-   * When set, `body` is exactly these buffers, concatenated, as UTF-8 (list pages are assembled
-   * from cached bytes): the HTTP adapter sends them instead of encoding `body` again. Setting
-   * `body` clears them.
-   */
-  parts?: readonly Buffer[];
-  /**
-   * When set, the HTTP adapter writes the status and headers and then hands the socket's response
-   * to this function, which writes the body over time and ends it (Server-Sent Events). `body` is
-   * then unused.
-   */
-  stream?(res: import('node:http').ServerResponse): void;
-  /** Drop the connection instead of answering (an injected fault). */
-  drop?: boolean;
-}
+export type { AppRequest, AppResponse };
 
 /**
  * A part of the server outside the v1 API (OAuth endpoints, MCP, the control plane, the
@@ -70,33 +37,6 @@ export function withResourceMetadata(err: unknown, metadataUrl: string): unknown
   return err;
 }
 
-/** A response whose body exists as byte parts; the string is built only if someone asks for it. */
-function partsResponse(status: number, headers: Record<string, string>, parts: readonly Buffer[]): AppResponse {
-  let text: string | undefined;
-  let raw: readonly Buffer[] | undefined = parts;
-  return {
-    status,
-    headers,
-    get body() {
-      return (text ??= Buffer.concat(raw ?? []).toString('utf8'));
-    },
-    set body(v: string) {
-      text = v;
-      raw = undefined;
-    },
-    get parts() {
-      return raw;
-    },
-    set parts(v: readonly Buffer[] | undefined) {
-      raw = v;
-      text = undefined;
-    },
-  };
-}
-
-const COMMA = Buffer.from(',');
-const PAGE_HEAD = Buffer.from('{"data":[');
-
 /**
  * Hooks around public operations (rate limits, idempotency). `around` wraps the handler call;
  * `headers` adds headers to every response of the operation.
@@ -110,7 +50,7 @@ export interface AppOptions {
   store: Store;
   clock?: Clock;
   handlers?: Record<string, Handler>;
-  services?: Record<string, unknown>;
+  services?: ExtraServices;
   guards?: PublicGuard[];
   /** Parts of the server outside `/v1` and `/api/v1`, by path prefix. */
   mounts?: Mount[];
@@ -122,63 +62,6 @@ export interface AppOptions {
   fault?(operationId: string, info: RequestInfo): Promise<AppResponse | undefined> | undefined;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** Random bytes drawn in batches (one randomBytes call per 256 ids, not per request). */
-const ID_BYTES = 20;
-let idPool = Buffer.alloc(0);
-let idAt = 0;
-const BASE62_BYTES = Buffer.from(BASE62, 'latin1');
-/** The id is spelled into these bytes and read out as one string (not 20 concatenations). */
-const idSpelling = Buffer.from(`req_${'x'.repeat(ID_BYTES)}`, 'latin1');
-
-export function newRequestId(): string {
-  if (idAt + ID_BYTES > idPool.length) {
-    idPool = randomBytes(ID_BYTES * 256);
-    idAt = 0;
-  }
-  for (let i = 0; i < ID_BYTES; i++) idSpelling[4 + i] = BASE62_BYTES[idPool[idAt + i] % 62];
-  idAt += ID_BYTES;
-  return idSpelling.toString('latin1');
-}
-
-export const header = (h: AppRequest['headers'], name: string): string | undefined => {
-  const v = h[name];
-  return Array.isArray(v) ? v[0] : v;
-};
-
-/**
- * Path segments that need no normalizing (no dot segments, no percent-escapes, nothing URL would
- * encode), and a query of characters URL keeps as they are.
- */
-const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_~.-]*)*\/?$/;
-const PLAIN_QUERY = /^[A-Za-z0-9_~.\-=&%+,:@/?!$*();]*$/;
-
-/**
- * The pathname and search `new URL` would give for an origin-form target in the plain form most
- * clients send, without parsing a URL per request; null for anything else (the caller then uses URL).
- */
-export function plainTarget(target: string): { pathname: string; search: string } | null {
-  const q = target.indexOf('?');
-  const pathname = q === -1 ? target : target.slice(0, q);
-  if (!pathname.startsWith('/') || !PLAIN_PATH.test(pathname)) return null;
-  if (q === -1) return { pathname, search: '' };
-  const query = target.slice(q + 1);
-  if (!PLAIN_QUERY.test(query)) return null;
-  return { pathname, search: query ? `?${query}` : '' };
-}
-
-const BASE_PREFIXES = BASE_PATHS.map((b) => [b, `${b}/`] as const);
-/** The API base path (`/v1`, `/api/v1`) a path is under, if any. */
-function basePathOf(pathname: string): string | undefined {
-  for (const [b, prefix] of BASE_PREFIXES) if (pathname === b || pathname.startsWith(prefix)) return b;
-  return undefined;
-}
-
-const NO_QUERY: Record<string, string> = Object.freeze(Object.create(null));
-
-const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
 
 /** The whole API as a function of a request: no port needed (tests call it in-process). */
 export class App {
@@ -211,8 +94,7 @@ export class App {
   }
 
   private async answer(req: AppRequest, seen: { info?: RequestInfo; operationId?: string } | null): Promise<AppResponse> {
-    const given = header(req.headers, 'x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : newRequestId();
+    const requestId = requestIdFor(req.headers['x-request-id']);
     // Only the path and query of the request target count; a target URL cannot parse (an
     // absolute-form target with a bad port, say) names no route.
     let url: { pathname: string; search: string } | null = plainTarget(req.url);
@@ -254,7 +136,7 @@ export class App {
       if (rel === '/openapi.json') {
         if (info.method !== 'GET') throw methodNotAllowed(['GET']);
         this.openapiText ??= JSON.stringify(buildOpenApi('/v1'));
-        return { status: 200, headers: this.baseHeaders(info, 'application/json; charset=utf-8'), body: this.openapiText };
+        return { status: 200, headers: baseHeaders(info.id, 'application/json; charset=utf-8'), body: this.openapiText };
       }
       const match = this.router.match(info.method, rel);
       if (match.kind === 'none') throw new ProblemError('route_not_found', { detail: `No route for \`${info.method} ${url.pathname}\`.` });
@@ -316,42 +198,15 @@ export class App {
     const params = paramsResult.data;
 
     // Query: every parameter once, known names only.
-    // No prototype: `toString` or `constructor` are names like any other, `__proto__` an own key.
-    // (Most requests have no query: they share one empty, frozen object and skip the counting.)
-    let rawQuery: Record<string, string> = NO_QUERY;
-    let queryErrors: Record<string, string[]> | null = null;
-    if (search.length > 1) {
-      rawQuery = Object.create(null);
-      queryErrors = Object.create(null);
-      for (const [k, v] of new URLSearchParams(search)) {
-        if (Object.hasOwn(rawQuery, k)) queryErrors![k] = ['Given more than once.'];
-        rawQuery[k] = v;
-      }
-    }
+    const { query: rawQuery, repeated } = parseQuery(search);
     const q = op.query.safeParse(rawQuery);
-    if (!q.success || (queryErrors && Object.keys(queryErrors).length)) {
-      throw validationFailed({ ...queryErrors, ...(q.success ? {} : fieldErrors(q.error.issues)) }, 'Invalid query parameters.');
+    if (!q.success || repeated) {
+      throw validationFailed({ ...repeated, ...(q.success ? {} : fieldErrors(q.error.issues)) }, 'Invalid query parameters.');
     }
 
     let body: unknown = undefined;
     if (op.body) {
-      const raw = info.rawBody;
-      // The HTTP adapter stops reading at the limit; this covers callers that hand a body over directly.
-      if (raw.length > MAX_BODY_BYTES) throw new ProblemError('payload_too_large', { detail: `The body is ${raw.length} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).` });
-      const type = header(info.headers, 'content-type');
-      if (raw.length === 0 && !type) {
-        // No body at all: an empty object, which optional bodies accept and PATCH bodies refuse (422).
-        body = {};
-      } else {
-        if (!type || !JSON_TYPE.test(type)) {
-          throw new ProblemError('unsupported_media_type', { detail: `The body must be sent as \`application/json\`; received ${type ? `\`${type}\`` : 'no Content-Type'}.` });
-        }
-        body = parseJson(raw, op.bodyOptional);
-      }
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-        throw validationFailed({ '(body)': ['The body must be a JSON object.'] });
-      }
-      const b = op.body.safeParse(body);
+      const b = op.body.safeParse(readJsonBody(info.rawBody, header(info.headers, 'content-type'), op.bodyOptional));
       if (!b.success) throw validationFailed(fieldErrors(b.error.issues));
       body = normalizeUuids(op.body, b.data);
     }
@@ -370,29 +225,14 @@ export class App {
     if (op.list) {
       const page = result as { items: unknown[]; next_cursor: string | null };
       const meta = { request_id: info.id, next_cursor: page.next_cursor };
-      if (page.items.length && page.items.every((i) => i instanceof JsonItem)) {
-        // Items serialized once per record (paging.ts cachedJson): splice their text in.
-        const parts: Buffer[] = [PAGE_HEAD];
-        for (let i = 0; i < page.items.length; i++) {
-          if (i) parts.push(COMMA);
-          parts.push((page.items[i] as JsonItem).bytes);
-        }
-        parts.push(Buffer.from(`],"meta":${JSON.stringify(meta)}}`));
-        return partsResponse(op.status, this.baseHeaders(info, 'application/json; charset=utf-8'), parts);
-      }
+      if (page.items.length && page.items.every((i) => i instanceof JsonItem)) return splicedPage(op.status, info.id, page.items as JsonItem[], meta);
       return this.json(op.status, { data: page.items, meta }, info, {});
     }
     return this.json(op.status, { data: result, meta: { request_id: info.id } }, info, {});
   }
 
-  private baseHeaders(info: RequestInfo, type: string): Record<string, string> {
-    return { 'Content-Type': type, 'X-Request-Id': info.id, 'X-Content-Type-Options': 'nosniff' };
-  }
-
   json(status: number, body: unknown, info: RequestInfo, headers: Record<string, string>): AppResponse {
-    const all = this.baseHeaders(info, 'application/json; charset=utf-8');
-    for (const k in headers) all[k] = headers[k];
-    return { status, headers: all, body: JSON.stringify(body) };
+    return jsonResponse(status, body, info.id, headers);
   }
 
   /** The one place an error becomes a response: typed problems as they are, anything else a 500. */
@@ -403,11 +243,7 @@ export class App {
       this.options.onError?.(err, info);
       p = new ProblemError('internal_error', { detail: 'The server failed to handle this request. Nothing was changed.' });
     }
-    return {
-      status: p.status,
-      headers: { ...this.baseHeaders(info, 'application/problem+json; charset=utf-8'), ...p.headers },
-      body: JSON.stringify(problemBody(p, info.path, info.id)),
-    };
+    return problemResponse(p, info.path, info.id);
   }
 }
 
@@ -418,25 +254,4 @@ function methodNotAllowed(allow: string[]): ProblemError {
   });
 }
 
-/** Strict UTF-8 (a leading BOM is dropped). Not streaming, so one decoder serves every request. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-function parseJson(raw: Buffer, optional?: boolean): unknown {
-  if (raw.length === 0) {
-    if (optional) return {};
-    throw new ProblemError('invalid_json', { detail: 'The body is empty; send a JSON object.' });
-  }
-  let text: string;
-  try {
-    text = UTF8.decode(raw);
-  } catch {
-    throw new ProblemError('invalid_json', { detail: 'The body is not valid UTF-8.' });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new ProblemError('invalid_json', { detail: `The body is not valid JSON: ${(err as Error).message}.` });
-  }
-}
-
-export { PROBLEM_KINDS };

@@ -3,6 +3,11 @@ import type { Operation } from '../contract/operations.js';
 import type { Store, Tx } from '../store/store.js';
 import type { AuthContext } from './auth.js';
 import type { Page } from './paging.js';
+import type { RequestLog } from './emulator/log.js';
+import type { IdempotencyGuard } from './idempotency.js';
+import type { PaymentProvider } from './payments/provider.js';
+import type { RateLimiter } from './ratelimit.js';
+import type { Sessions } from './web/session.js';
 
 export interface Clock {
   now(): Date;
@@ -54,13 +59,26 @@ export interface RequestInfo {
   idempotency?: { record(tx: Tx, status: number, data: unknown): void };
 }
 
-/** Server-wide services handlers use; later areas add theirs here. */
+/** Server-wide services handlers use. A bare App (tests) has only the store and clock; `wcm serve` adds the rest (extend.ts). */
 export interface Services {
   store: Store;
   clock: Clock;
-  /** Extension point for areas that need more (payments, webhook secret, …). */
-  [name: string]: unknown;
+  /** The payment processor; without one, payments are settled offline. */
+  payments?: PaymentProvider;
+  /** The secret payment notifications are signed with. */
+  webhookSecret?: string;
+  rateLimiter?: RateLimiter;
+  idempotency?: IdempotencyGuard;
+  sessions?: Sessions;
+  /** Whether the server listens on a loopback address only. */
+  loopback?: boolean;
+  requestLog?: RequestLog;
+  /** The control plane's admin token. */
+  adminToken?: string;
 }
+
+/** What an area adds to the store and clock. */
+export type ExtraServices = Omit<Services, 'store' | 'clock'>;
 
 export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
   params: P;

@@ -1,7 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { App, MAX_BODY_BYTES, newRequestId, type AppResponse } from './app.js';
-import { ProblemError, problemBody } from './problems.js';
+import type { App } from './app.js';
+import { newRequestId, requestIdFor } from './ids.js';
+import { ProblemError } from './problems.js';
+import { MAX_BODY_BYTES } from './request.js';
+import { problemResponse, type AppResponse } from './response.js';
 
 export interface HttpServerOptions {
   host?: string;
@@ -69,23 +72,14 @@ function send(res: http.ServerResponse, r: AppResponse, head: boolean): void {
   });
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /**
  * Answers 413 before the body is read, then closes with a lingering close (below) so the client
  * actually receives it. A client that keeps sending is cut off after LINGER_MS.
  */
 function tooLarge(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
   const p = new ProblemError('payload_too_large', { detail: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB); it was not read.` });
-  const body = JSON.stringify(problemBody(p, (req.url ?? '/').split('?')[0], id));
-  res.writeHead(413, {
-    'Content-Type': 'application/problem+json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body),
-    'X-Request-Id': id,
-    'X-Content-Type-Options': 'nosniff',
-    Connection: 'close',
-  });
+  const { body, headers } = problemResponse(p, (req.url ?? '/').split('?')[0], requestIdFor(req.headers['x-request-id']));
+  res.writeHead(413, { ...headers, 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
   // Lingering close. Closing a socket that still holds unread request bytes makes the kernel send
   // RST, and the RST can make the client drop the 413 before reading it (seen on loopback in about
   // 1 run in 20). So: end our side once the answer is out, keep reading and discarding what the
@@ -124,13 +118,9 @@ function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? new ProblemError('headers_too_large', { detail: 'The request headers are too large.' })
         : new ProblemError('bad_request', { detail: 'The request is not well-formed HTTP/1.1.' });
-  const id = newRequestId();
-  const body = JSON.stringify(problemBody(p, '/', id));
-  const status = p.status;
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status as number]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const { status, headers, body } = problemResponse(p, '/', newRequestId());
+  const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(([k, v]) => `${k}: ${v}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
 }
 
 /** Serves an App on node:http. The body limit is enforced while reading, never after buffering. */
@@ -183,9 +173,7 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
           // App.handle is meant never to throw; if it does, a 500 beats an unhandled rejection killing the process.
           () => {
             if (res.writableEnded || res.destroyed) return;
-            const id = newRequestId();
-            const p = new ProblemError('internal_error', { detail: 'The server failed to handle this request.' });
-            send(res, { status: 500, headers: { 'Content-Type': 'application/problem+json; charset=utf-8', 'X-Request-Id': id, 'X-Content-Type-Options': 'nosniff' }, body: JSON.stringify(problemBody(p, '/', id)) }, false);
+            send(res, problemResponse(new ProblemError('internal_error', { detail: 'The server failed to handle this request.' }), '/', newRequestId()), false);
           },
         )
         // If sending itself fails, drop this connection, never the process.

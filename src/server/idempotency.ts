@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
 import type { IdempotencyRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { BASE_PATHS, type AppResponse, type PublicGuard } from './app.js';
+import type { AppResponse, PublicGuard } from './app.js';
+import { BASE_PATHS, header } from './request.js';
 import { isoTime, type Clock, type RequestInfo } from './context.js';
 import { ProblemError } from './problems.js';
 
@@ -31,11 +32,6 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function headerOf(req: RequestInfo, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 /**
  * Idempotency for public POSTs (Stripe's model). A key is scoped to the operation and its path
  * target (the offer or agent), so one key cannot replay another route's answer. Only responses that
@@ -56,7 +52,7 @@ export class IdempotencyGuard implements PublicGuard {
 
   async around(op: AnyOperation, req: RequestInfo, run: () => Promise<AppResponse>): Promise<AppResponse> {
     if (!op.idempotent) return run();
-    const key = headerOf(req, 'idempotency-key');
+    const key = header(req.headers, 'idempotency-key');
     if (key === undefined || key === '') {
       throw new ProblemError('idempotency_key_required', { detail: `\`${op.operationId}\` needs an \`Idempotency-Key\` header so a retry cannot create a second ${what(op)}.` });
     }

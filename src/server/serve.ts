@@ -6,10 +6,11 @@ import { hashToken, tokenId } from '../store/fixture.js';
 import { readFixture, seedStore } from '../store/seed.js';
 import { Store, type StoreOptions } from '../store/store.js';
 import { App, type AppOptions, type Mount, type PublicGuard } from './app.js';
-import { systemClock, type Clock } from './context.js';
+import { systemClock, type Clock, type ExtraServices } from './context.js';
 import { MovableClock } from './emulator/clock.js';
 import { SEED_FILES_SETTING } from './emulator/state.js';
 import { listen, type RunningServer } from './http.js';
+import { newSecret } from './ids.js';
 
 export interface LocalServerOptions {
   dataFile: string;
@@ -23,7 +24,7 @@ export interface LocalServerOptions {
   storeOptions?: StoreOptions;
   /** Extra services and guards (payments, rate limits, idempotency) that areas provide. */
   extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{
-    services?: Record<string, unknown>;
+    services?: ExtraServices;
     guards?: PublicGuard[];
     mounts?: Mount[];
     notes?: string[];
@@ -49,12 +50,8 @@ export interface LocalServer extends RunningServer {
   close(): Promise<void>;
 }
 
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-export function newPersonalToken(): string {
-  let s = 'wcm_pat_';
-  for (const b of randomBytes(40)) s += BASE62[b % 62];
-  return s;
-}
+/** A personal access token: `wcm_pat_` + 40 base62 characters. */
+export const newPersonalToken = (): string => newSecret('wcm_pat_');
 
 function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; workspaceId: string } | undefined {
   for (const doc of docs) {

@@ -1,14 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AbilitySchema, JsonObject, Uuid } from '../contract/common.js';
-import { CHANNELS, ORDER_STATES, SCHEMA_TYPES, SOURCE_TYPES } from '../contract/enums.js';
+import { BOOKING_STATUSES, CHANNELS, ORDER_STATES, SCHEMA_TYPES, SOURCE_TYPES, VOICE_KINDS, VOICE_STATUSES } from '../contract/enums.js';
 import { FormField } from '../contract/forms.js';
 import { SLUG_PATTERN, TEMPLATE_PATTERN } from '../contract/pages.js';
 import { RedirectUri } from '../contract/oauth.js';
 import type { CollectionName, RecordTypes, TokenRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store, Tx } from './store.js';
 import { joinThread, putThread, type FullThread } from './threads.js';
-import { BOOKING_STATUSES, VOICE_KINDS, VOICE_STATUSES } from '../contract/enums.js';
 
 const ts = z.iso.datetime({ offset: true });
 // Already canonical (what exports write) stays as is: re-formatting 450,000 timestamps through Date
@@ -401,16 +400,21 @@ function versionId(articleId: string, n: number): string {
 
 /** Puts parsed fixture records (of one or more files) into the store in one durable transaction. */
 export async function importRecords(store: Store, ...sets: Records[]): Promise<Record<string, number>> {
+  let counts: Record<string, number> = {};
+  await store.transact((tx) => void (counts = putRecords(tx, sets)));
+  return counts;
+}
+
+/** Puts parsed fixture records into a transaction; returns how many of each collection. */
+export function putRecords(tx: Tx, sets: ReadonlyArray<Records>): Record<string, number> {
   const counts: Record<string, number> = {};
-  await store.transact((tx) => {
-    for (const records of sets) {
-      for (const c of FIXTURE_COLLECTIONS) {
-        if (c === 'threads') for (const t of records.threads) putThread(tx, t);
-        else for (const rec of records[c]) tx.put(c, rec as never);
-        if (records[c].length) counts[c] = (counts[c] ?? 0) + records[c].length;
-      }
+  for (const records of sets) {
+    for (const c of FIXTURE_COLLECTIONS) {
+      if (c === 'threads') for (const t of records.threads) putThread(tx, t);
+      else for (const rec of records[c]) tx.put(c, rec as never);
+      if (records[c].length) counts[c] = (counts[c] ?? 0) + records[c].length;
     }
-  });
+  }
   return counts;
 }
 

@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../src/contract/operations.js';
-import { App, MAX_BODY_BYTES } from '../../src/server/app.js';
+import { App } from '../../src/server/app.js';
+import { MAX_BODY_BYTES } from '../../src/server/request.js';
 import { demo, inProcess, onPort, type InProcess } from '../support/server.js';
 import {
   bodyKeys, checkAnswer, checkNoPollution, foreignId, fullApp, headerOf, LEAK, ops, pathParams, rawRequest, storeState, urlFor, validBody, validId,

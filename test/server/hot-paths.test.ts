@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { newRequestId, plainTarget } from '../../src/server/app.js';
+import { newRequestId } from '../../src/server/ids.js';
+import { plainTarget } from '../../src/server/request.js';
 import { isoTime } from '../../src/server/context.js';
 import { hashToken, tokenId } from '../../src/store/fixture.js';
 import { demo, inProcess, onPort, type InProcess } from '../support/server.js';

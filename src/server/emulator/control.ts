@@ -1,7 +1,8 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { getOperation } from '../../contract/operations.js';
 import type { Store } from '../../store/store.js';
-import { header, type AppResponse, type Mount } from '../app.js';
+import type { AppResponse, Mount } from '../app.js';
+import { header } from '../request.js';
 import type { RequestInfo } from '../context.js';
 import { ProblemError, validationFailed } from '../problems.js';
 import type { MovableClock } from './clock.js';

@@ -1,9 +1,8 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { exportFixture, FIXTURE_COLLECTIONS, FixtureError, parseFixture, type Records } from '../../store/fixture.js';
+import { exportFixture, FixtureError, parseFixture, putRecords, type Records } from '../../store/fixture.js';
 import { COLLECTIONS } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
-import { putThread } from '../../store/threads.js';
 import { ProblemError } from '../problems.js';
 
 /** Where `--seed` files of the first start are remembered (so `reset --to seed` can load them again). */
@@ -90,16 +89,10 @@ async function target(store: Store, dataFile: string, to: unknown): Promise<Reco
  */
 export async function resetState(store: Store, dataFile: string, to: unknown): Promise<Record<string, number>> {
   const sets = await target(store, dataFile, to);
-  const counts: Record<string, number> = {};
+  let counts: Record<string, number> = {};
   await store.transact((tx) => {
     for (const c of COLLECTIONS) if (c !== 'settings') for (const id of store.ids(c)) tx.delete(c, id);
-    for (const records of sets) {
-      for (const c of FIXTURE_COLLECTIONS) {
-        if (c === 'threads') for (const t of records.threads) putThread(tx, t);
-        else for (const rec of records[c]) tx.put(c, rec as never);
-        if (records[c].length) counts[c] = (counts[c] ?? 0) + records[c].length;
-      }
-    }
+    counts = putRecords(tx, sets);
   });
   return counts;
 }

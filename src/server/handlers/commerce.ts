@@ -12,7 +12,7 @@ const fallbackProvider = new LocalPaymentProvider();
 
 /** `wcm serve` sets `services.payments`; an App built without it (tests) pays offline. */
 export function paymentProvider(services: Services): PaymentProvider {
-  return (services.payments as PaymentProvider | undefined) ?? fallbackProvider;
+  return services.payments ?? fallbackProvider;
 }
 
 /** The public view of an order: what the buyer may see, no internal fields. */

@@ -3,15 +3,15 @@ import { implement, timestamp } from '../context.js';
 import { applyPaymentEvent } from '../payments/notifications.js';
 import { verifyPaymentEvent } from '../payments/webhook.js';
 import { ProblemError } from '../problems.js';
+import { header } from '../request.js';
 
 export const webhookHandlers = [
   implement(operations.receivePaymentNotification, async ({ request, store, clock, services }) => {
-    const secret = services.webhookSecret as string | undefined;
+    const secret = services.webhookSecret;
     if (!secret) {
       throw new ProblemError('invalid_signature', { detail: 'This server has no payment-notification signing secret configured (set WCM_WEBHOOK_SECRET).' });
     }
-    const sig = request.headers['stripe-signature'];
-    const event = await verifyPaymentEvent(request.rawBody, Array.isArray(sig) ? sig[0] : sig, secret, clock);
+    const event = await verifyPaymentEvent(request.rawBody, header(request.headers, 'stripe-signature'), secret, clock);
     const now = timestamp(clock);
     const outcome = await store.transact((tx) => applyPaymentEvent(tx, event, now, () => store.values('orders')));
     return { received: true as const, event_id: event.id, applied: outcome.applied };

@@ -1,6 +1,7 @@
 import type { Ability } from '../../contract/enums.js';
 import type { Store } from '../../store/store.js';
-import { header, withResourceMetadata, type AppResponse, type Mount } from '../app.js';
+import { withResourceMetadata, type AppResponse, type Mount } from '../app.js';
+import { header } from '../request.js';
 import { authenticate, MCP_AUDIENCE, reachableWorkspaces } from '../auth.js';
 import type { Clock } from '../context.js';
 import { ProblemError } from '../problems.js';

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { newSecret } from '../ids.js';
 import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { isLoopbackHostname } from '../../contract/oauth.js';
 import { hashToken, tokenId } from '../../store/fixture.js';
@@ -23,14 +24,6 @@ export interface Client {
   redirect_uris: string[];
   secretSha256: string | null;
   builtIn: boolean;
-}
-
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** `prefix` + 40 random base62 characters (about 238 bits). */
-export function newSecret(prefix: string): string {
-  let s = prefix;
-  for (const b of randomBytes(40)) s += BASE62[b % 62];
-  return s;
 }
 
 export function findClient(store: Store, clientId: string | undefined): Client | undefined {
