@@ -24,24 +24,45 @@ export const PageChatPatch = z
   })
   .meta({ id: 'PageChatPatch' });
 
-const text = (max: number) => z.string().max(max).nullable().optional();
+const text = (max: number) => z.string().max(max).nullable();
+
+/**
+ * A page's writable members with their limits, written once: the update body makes each optional,
+ * the store fixture gives each a default.
+ */
+export const PageMembers = {
+  name: z.string().min(1).max(255),
+  slug: z.string().min(1).max(255).regex(SLUG_PATTERN, 'Must match ^[a-z0-9_-]+$ (lowercase letters, digits, _ and -).'),
+  published: z.boolean(),
+  template: z.string().max(255).regex(TEMPLATE_PATTERN, 'Must be `custom` or `<service>_contact`, e.g. `whatsapp_contact`.'),
+  display_name: text(255),
+  bio: text(500),
+  seo_title: text(255),
+  seo_description: text(500),
+  aeo_summary: text(2000),
+  agent_instructions: text(2000),
+  schema_type: z.enum(SCHEMA_TYPES),
+  robots_index: z.boolean(),
+  llms_enabled: z.boolean(),
+};
+const m = PageMembers;
 
 export const UpdatePageBody = nonEmpty(
   z.strictObject({
-    name: z.string().min(1).max(255).optional(),
-    slug: z.string().min(1).max(255).regex(SLUG_PATTERN, 'Must match ^[a-z0-9_-]+$ (lowercase letters, digits, _ and -).').optional(),
-    published: z.boolean().optional(),
-    template: z.string().max(255).regex(TEMPLATE_PATTERN, 'Must be `custom` or `<service>_contact`, e.g. `whatsapp_contact`.').optional(),
-    display_name: text(255),
-    bio: text(500),
-    seo_title: text(255),
-    seo_description: text(500),
-    aeo_summary: text(2000),
-    agent_instructions: text(2000),
-    schema_type: z.enum(SCHEMA_TYPES).optional(),
+    name: m.name.optional(),
+    slug: m.slug.optional(),
+    published: m.published.optional(),
+    template: m.template.optional(),
+    display_name: m.display_name.optional(),
+    bio: m.bio.optional(),
+    seo_title: m.seo_title.optional(),
+    seo_description: m.seo_description.optional(),
+    aeo_summary: m.aeo_summary.optional(),
+    agent_instructions: m.agent_instructions.optional(),
+    schema_type: m.schema_type.optional(),
     chat: PageChatPatch.nullable().optional(),
-    robots_index: z.boolean().optional(),
-    llms_enabled: z.boolean().optional(),
+    robots_index: m.robots_index.optional(),
+    llms_enabled: m.llms_enabled.optional(),
   }),
 ).meta({
   id: 'UpdatePageBody',

@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AbilitySchema, JsonObject, Uuid } from '../contract/common.js';
-import { BOOKING_STATUSES, CHANNELS, ORDER_STATES, SCHEMA_TYPES, SOURCE_TYPES, VOICE_KINDS, VOICE_STATUSES } from '../contract/enums.js';
+import { BOOKING_STATUSES, CHANNELS, ORDER_STATES, SOURCE_TYPES, VOICE_KINDS, VOICE_STATUSES } from '../contract/enums.js';
 import { FormField } from '../contract/forms.js';
-import { SLUG_PATTERN, TEMPLATE_PATTERN } from '../contract/pages.js';
+import { PageChatPatch, PageMembers, SuggestedReply } from '../contract/pages.js';
+import { CreateListingBody } from '../contract/listings.js';
 import { RedirectUri } from '../contract/oauth.js';
 import type { CollectionName, RecordTypes, TokenRecord } from './records.js';
 import type { Store, Tx } from './store.js';
@@ -45,9 +46,9 @@ const Token = z
 const Listing = z.strictObject({
   id: Uuid,
   workspace_id: Uuid,
-  title: z.string().min(1).max(255),
+  title: CreateListingBody.shape.title,
   template_slug: z.string().min(1),
-  items: z.array(z.strictObject({ title: z.string().min(1).max(255), description: z.string().max(2000).optional() })).max(50).default([]),
+  items: CreateListingBody.shape.items,
   button_id: Uuid.nullable().default(null),
   created_at: tsOut,
 });
@@ -62,40 +63,30 @@ const Form = z.strictObject({
   embed: JsonObject.default({}),
   updated_at: tsOut.nullable().default(null),
 });
+// Limits come from the contract's writable members (PageMembers, SuggestedReply): written once.
+const pm = PageMembers;
 const Page = z.strictObject({
   id: Uuid,
   workspace_id: Uuid,
-  name: z.string().max(255),
-  slug: z.string().max(255).regex(SLUG_PATTERN),
-  published: z.boolean().default(false),
-  template: z.string().regex(TEMPLATE_PATTERN).default('custom'),
-  display_name: z.string().max(255).nullable().default(null),
-  bio: z.string().max(500).nullable().default(null),
-  seo_title: z.string().max(255).nullable().default(null),
-  seo_description: z.string().max(500).nullable().default(null),
-  aeo_summary: z.string().max(2000).nullable().default(null),
-  agent_instructions: z.string().max(2000).nullable().default(null),
-  schema_type: z.enum(SCHEMA_TYPES).default('WebPage'),
+  name: pm.name,
+  slug: pm.slug,
+  published: pm.published.default(false),
+  template: pm.template.default('custom'),
+  display_name: pm.display_name.default(null),
+  bio: pm.bio.default(null),
+  seo_title: pm.seo_title.default(null),
+  seo_description: pm.seo_description.default(null),
+  aeo_summary: pm.aeo_summary.default(null),
+  agent_instructions: pm.agent_instructions.default(null),
+  schema_type: pm.schema_type.default('WebPage'),
   chat: z
     .strictObject({
-      greeting: z.string().max(500).nullable().optional(),
-      suggested_replies: z
-        .array(
-          z.strictObject({
-            id: Uuid,
-            label: z.string().max(255),
-            event_label: z.string().max(255).optional(),
-            message: z.string().max(2000).optional(),
-            featured: z.boolean().optional(),
-            operation: z.literal('message').optional(),
-          }),
-        )
-        .max(10)
-        .optional(),
+      greeting: PageChatPatch.shape.greeting,
+      suggested_replies: z.array(SuggestedReply).max(10).optional(),
     })
     .default({}),
-  robots_index: z.boolean().default(true),
-  llms_enabled: z.boolean().default(true),
+  robots_index: pm.robots_index.default(true),
+  llms_enabled: pm.llms_enabled.default(true),
   updated_at: tsOut.nullable().default(null),
 });
 const KnowledgeList = z.strictObject({ id: Uuid, workspace_id: Uuid, name: z.string() });

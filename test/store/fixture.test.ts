@@ -68,6 +68,9 @@ describe('bad fixtures are rejected with the JSON path, and nothing is imported'
     ['a duplicate token', (d) => (d.tokens = [1, 2].map((n) => ({ token: 'wcm_pat_sameSameSame0123456789abcdefghijklmnop', user_id: 'usr_1', name: `t${n}`, abilities: [] }))), ['$.tokens[1]: duplicate token']],
     ['a title over 255', (d) => (d.listings[0].title = 'x'.repeat(256)), ['$.listings[0].title:']],
     ['a wrong version', (d) => (d.version = 2 as never), ['$.version:']],
+    // The page limits come from the contract's PageMembers/SuggestedReply (they had drifted here).
+    ['a page template over 255', (d) => (d.pages = [{ id: '88888888-8888-4888-8888-888888888888', workspace_id: d.workspaces[0].id, name: 'P', slug: 'p', template: `${'a'.repeat(250)}_contact` }]), ['$.pages[0].template:']],
+    ['a suggested reply with an empty label', (d) => (d.pages = [{ id: '88888888-8888-4888-8888-888888888888', workspace_id: d.workspaces[0].id, name: 'P', slug: 'p', chat: { suggested_replies: [{ id: '99999999-9999-4999-8999-999999999999', label: '' }] } }]), ['$.pages[0].chat.suggested_replies[0].label:']],
     ['several problems at once', (d) => {
       d.extra = 1;
       d.listings[0].workspace_id = '44444444-4444-4444-8444-444444444444';
