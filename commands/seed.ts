@@ -13,7 +13,7 @@ interface SeedOptions {
 export default defineCommand<SeedOptions>({
   path: ['seed'],
   summary: 'Run API-step fixtures against the target: a CI job\'s set-up in one command',
-  description: `Each FILE holds {"version": 1, "steps": [{"name", "operation", "params", "body"}]} (FIXTURES.md §2).
+  description: `Each FILE holds {"version": 1, "steps": [{"name", "operation", "params", "body"}]} (README: Seeding any instance).
 Files run in the order given and share one namespace of step names. In any string:
   \${step:data.id}     a value from an earlier step's response envelope
   \${env:NAME}         an environment variable
@@ -99,7 +99,7 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
       return EXIT.ok;
     }
     report.printStop(f.io, s, run, { json, total: plan.steps.length, signal: caught, output: opts.output });
-    // A failing step exits with its status's code (CLI.md); a signal with 128 + its number, as shells do.
+    // A failing step exits with its status's exit code; a signal with 128 + its number, as shells do.
     if (run.failure) return run.failure.exitCode ?? EXIT.failure;
     return caught === 'SIGINT' ? 130 : 143;
   },

@@ -18,7 +18,7 @@ export default defineCommand({
       f.io.stderr.write(`Profile ${name} holds no token already.\n`);
     } else {
       if (p.oauth) {
-        // OAUTH.md: revoke both tokens at the server first; forget them locally even if it fails.
+        // Revoke both tokens at the server first; forget them locally even if it fails.
         const { revokeProfileTokens } = await import('../../src/cli/oauth-login.js');
         const { openKeychain: kc } = await import('../../src/cli/credentials.js');
         const access = p.token ?? (p.token_ref ? (await kc(f.env))?.get(p.token_ref) : undefined);

@@ -1,5 +1,5 @@
 /**
- * The browser half of `wcm auth login --web` (OAUTH.md "The CLI"): PKCE, the authorize URL, the
+ * The browser half of `wcm auth login --web` (README: Logging in through the browser): PKCE, the authorize URL, the
  * decision to open a browser or print the URL, and the loopback listener that receives the
  * redirect and checks `state` and `iss` (RFC 8252, RFC 9207). Loaded only by `auth login --web`.
  */
@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CliError, EXIT } from './errors.js';
 
-/** A PKCE pair, S256 only (OAUTH.md refuses plain). */
+/** A PKCE pair, S256 only (plain is refused). */
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
@@ -98,7 +98,7 @@ export async function listenForRedirect(opts: { state: string; issuer: string; t
   return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, result, close };
 }
 
-/** The authorize URL of OAUTH.md: client, redirect, scopes, state, S256 challenge, resource. */
+/** The authorize URL: client, redirect, scopes, state, S256 challenge, resource. */
 export function authorizeUrl(endpoint: string, p: { clientId: string; redirectUri: string; scopes: string[]; state: string; challenge: string; resource: string }): string {
   const u = new URL(endpoint);
   u.searchParams.set('response_type', 'code');

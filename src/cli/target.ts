@@ -72,7 +72,7 @@ export function normalizeBaseUrl(raw: string, from: string): string {
 }
 
 /**
- * Resolution order, first hit wins (CLI.md): flag, environment, the chosen profile, the default
+ * Resolution order, first hit wins: flag, environment, the chosen profile, the default
  * profile. Each of base URL, token and workspace is resolved on its own:
  *   1. `--base-url` / `--workspace`;
  *   2. the profile named by `--profile` (a flag: the user asked for it on this command line);

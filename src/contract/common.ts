@@ -38,7 +38,7 @@ export const JsonObject = z
     if (p) ctx.addIssue({ code: 'custom', message: `Invalid object: ${p}` });
   });
 
-/** Query parameters shared by every list operation (DECISIONS: Lists). */
+/** Query parameters shared by every list operation: `limit` 1–100 (default 25) and an opaque `cursor`. */
 export const PagingQuery = {
   cursor: z.string().optional().meta({ description: 'Opaque cursor from meta.next_cursor.' }),
   limit: z.coerce

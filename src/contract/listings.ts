@@ -5,7 +5,7 @@ export const ListingTemplate = z
   .object({ slug: z.string(), name: z.string(), description: z.string() })
   .meta({ id: 'ListingTemplate' });
 
-/** The built-in setup catalog of listing templates (DECISIONS: createListing). */
+/** The built-in setup catalog of listing templates. */
 export const LISTING_TEMPLATES: ReadonlyArray<z.infer<typeof ListingTemplate>> = [
   { slug: 'faq', name: 'FAQ', description: 'Questions and answers' },
   { slug: 'hours', name: 'Opening hours', description: 'When you are open, day by day' },

@@ -174,7 +174,7 @@ function operationObject(op: AnyOperation, components: Components): Json {
   return out;
 }
 
-/** What each tag covers, in the seed's words (Part 1). */
+/** What each tag covers, in the contract's words. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Onboarding: 'Human-verified agent onboarding',
   Workspaces: 'Workspace, team and domain management',

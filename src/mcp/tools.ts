@@ -4,7 +4,7 @@ import type { Ability } from '../contract/enums.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
 
 /**
- * MCP tools generated from the operations table (MCP.md): one tool per operation, named by its
+ * MCP tools generated from the operations table (README: MCP): one tool per operation, named by its
  * operationId, with JSON schemas from the same zod schemas the server validates with. A new
  * operation in the table becomes a tool with no code here. No SDK import: the SDK loads only in
  * the server module that serves these.
@@ -137,7 +137,7 @@ function annotations(op: AnyOperation): ToolDef['annotations'] {
 /** Built tool lists by filter: the schemas are a pure function of it, and converting them is most of a small call's CPU. */
 const builtTools = new Map<string, ToolDef[]>();
 
-/** The tools a caller may use, filtered as MCP.md says. */
+/** The tools a caller may use: those the token's abilities allow, and no OAuth management. */
 export function buildTools(filter: ToolFilter): ToolDef[] {
   const key = JSON.stringify([filter.abilities, !!filter.readOnly, filter.tools ?? null, filter.toolsets ?? null, filter.defaultWorkspace ?? null]);
   let tools = builtTools.get(key);
@@ -226,7 +226,7 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-/** Runs one tool: the request through `dispatch`, the answer as MCP.md shapes it. */
+/** Runs one tool: the request through `dispatch`, the answer as MCP shapes it (structuredContent, isError). */
 export async function callTool(tool: ToolDef, args: Record<string, unknown>, dispatch: Dispatch, defaultWorkspace: string | undefined): Promise<ToolResult> {
   let req: ToolRequest;
   try {

@@ -86,7 +86,7 @@ function problemStatus(p: ProblemError): number {
 }
 
 /**
- * The read-only dashboard (EMULATOR.md section 4) under `/dashboard`: server-rendered pages over the
+ * The read-only dashboard (README: The dashboard) under `/dashboard`: server-rendered pages over the
  * same store, handlers and indexes as the API. Only signed-in users, and only for workspaces they
  * are a member of: anything else is the same 404 as a record that does not exist.
  */

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 
-/** One request as the log keeps it (EMULATOR.md §2). */
+/** One request as the log keeps it (README: Controlling a running server). */
 export interface LoggedRequest {
   seq: number;
   time: string;

@@ -23,7 +23,7 @@ function present(rec: PageRecord): z.input<typeof Page> {
 
 /**
  * Members sent replace stored ones (`null` clears a text member); `chat` merges by JSON Merge
- * Patch; `published` moves the page's state to the value sent (seed Part 3).
+ * Patch; `published` moves the page's state to the value sent (the contract's page update rule).
  */
 function updated(rec: PageRecord, body: z.output<typeof UpdatePageBody>, now: string): PageRecord {
   const { chat, ...replace } = body;

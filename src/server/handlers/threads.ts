@@ -16,7 +16,7 @@ export function preview(body: string | null): string | null {
   return chars.length <= PREVIEW_LENGTH ? chars.join('') : `${chars.slice(0, PREVIEW_LENGTH - 1).join('').trimEnd()}…`;
 }
 
-/** A thread as lists show it (DECISIONS.md: Threads). */
+/** A thread as lists show it: the contact, its channels (in CHANNELS order), state, and a preview of the last message. */
 export function threadSummary(t: ThreadRecord) {
   return {
     id: t.id,

@@ -8,7 +8,7 @@ import type { Store, Tx } from '../../store/store.js';
 import { API_AUDIENCE, MCP_AUDIENCE } from '../auth.js';
 import type { Clock } from '../context.js';
 
-/** Lifetimes (OAUTH.md): codes 60 s, access tokens 1 h, refresh tokens 30 days. */
+/** Lifetimes: codes 60 s, access tokens 1 h, refresh tokens 30 days. */
 export const CODE_SECONDS = 60;
 export const ACCESS_SECONDS = 3600;
 export const REFRESH_SECONDS = 30 * 24 * 3600;

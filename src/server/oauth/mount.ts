@@ -121,7 +121,7 @@ export function oauthMount(options: OAuthOptions): Mount {
   const { store, clock, sessions, loopback } = options;
   const auth = signIn({ prefix: OAUTH, loopback, store, sessions, clock, purpose: 'to authorize an application to use your account.' });
 
-  /** Checks the parameters in the order OAUTH.md gives: client and redirect URI first (a page), the rest by redirect. */
+  /** Checks the parameters in this order: client and redirect URI first (a page), the rest by redirect. */
   function check(p: Record<string, string | undefined>, issuer: string, origin: string): Checked {
     const client = findClient(store, p.client_id);
     if (!client) return { page: errorPage('Unknown application', `No application has the client id \`${p.client_id ?? ''}\`.`) };
