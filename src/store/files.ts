@@ -1,20 +1,17 @@
 import { closeSync, constants as fsc, openSync, promises as fs, write, writeSync } from 'node:fs';
 import path from 'node:path';
 
-/** An append-only file that is durable after each `append`. */
+/** The journal: an append-only file written by durable writes, several at once. */
 export interface JournalHandle {
-  /** Bytes written or being written (durable once the `append` or `writeDurable` that wrote them resolved). */
+  /** Bytes written or being written (durable once the `writeDurable` that wrote them resolved). */
   readonly size: number;
-  /** Writes `buf` at the end and fdatasyncs; on failure the file is cut back to its previous size. */
-  append(buf: Buffer): Promise<void>;
   /**
-   * Optional: writes `buf` at the end and resolves once it is durable. Its place is taken at the
-   * call (`size` grows at once), so the next call writes after it without waiting: up to
-   * SYNC_SLOTS calls run at once, and their bytes may reach the disk in any order. On failure the
-   * bytes from its place on may be anything (the caller cuts them with `truncate`). A layer with it
-   * lets the store pipeline commits: a batch is written while earlier ones are still being made durable.
+   * Writes `buf` at the end and resolves once it is durable. Its place is taken at the call
+   * (`size` grows at once), even if it then fails, so the next call writes after it without
+   * waiting: up to SYNC_SLOTS calls run at once, and their bytes may reach the disk in any order.
+   * On failure the bytes from its place on may be anything (the caller cuts them with `truncate`).
    */
-  writeDurable?(buf: Buffer): Promise<void>;
+  writeDurable(buf: Buffer): Promise<void>;
   /**
    * True when each of up to SYNC_SLOTS concurrent `writeDurable` calls reports every writeback
    * error by itself, so its success means its bytes are durable whatever the others report.
@@ -70,8 +67,7 @@ const ZERO_PIECE = 256 * 1024;
 let zeroPiece: Buffer | null = null;
 
 /**
- * The journal on node:fs. `append` writes through `fh` and fdatasyncs it. `writeDurable` writes
- * through a description opened with O_DSYNC: the write returns once its bytes are durable, so a
+ * The journal on node:fs. `writeDurable` writes through a description opened with O_DSYNC: the write returns once its bytes are durable, so a
  * commit is one call on the thread pool (not a write, then an fdatasync), and nothing is written
  * on the event loop.
  */
@@ -91,23 +87,6 @@ class NodeJournal implements JournalHandle {
   ) {
     this.idle = [...dsyncFds];
     this.allocated = size;
-  }
-
-  async append(buf: Buffer): Promise<void> {
-    const before = this.size;
-    try {
-      let off = 0;
-      while (off < buf.length) {
-        const { bytesWritten } = await this.fh.write(buf, off, buf.length - off, before + off);
-        off += bytesWritten;
-      }
-      await this.fh.datasync();
-      this.size = before + buf.length;
-      if (this.size > this.allocated) this.allocated = this.size;
-    } catch (err) {
-      await this.fh.truncate(before).then(() => (this.allocated = before), () => undefined);
-      throw err;
-    }
   }
 
   writeDurable(buf: Buffer): Promise<void> {

@@ -6,8 +6,8 @@ import { FormField } from '../contract/forms.js';
 import { PageChatPatch, PageMembers, SuggestedReply } from '../contract/pages.js';
 import { CreateListingBody } from '../contract/listings.js';
 import { RedirectUri } from '../contract/oauth.js';
-import type { CollectionName, RecordTypes, TokenRecord } from './records.js';
-import type { Store, Tx } from './store.js';
+import type { CollectionName, RecordTypes, TokenRecord, Tx } from './records.js';
+import type { Store } from './store.js';
 import { joinThread, putThread, type FullThread } from './threads.js';
 
 const ts = z.iso.datetime({ offset: true });

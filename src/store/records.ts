@@ -281,3 +281,10 @@ export interface RecordTypes {
   oauth_grants: OAuthGrantRecord;
   oauth_codes: OAuthCodeRecord;
 }
+
+/** Writes inside one transaction. Records are replaced whole, never mutated in place. */
+export interface Tx {
+  get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined;
+  put<C extends CollectionName>(c: C, rec: RecordTypes[C]): RecordTypes[C];
+  delete(c: CollectionName, id: string): void;
+}

@@ -1,6 +1,5 @@
 import { CHANNELS } from '../contract/enums.js';
-import type { MessageRecord, ThreadMessagesRecord, ThreadRecord } from './records.js';
-import type { Store, Tx } from './store.js';
+import type { MessageRecord, ThreadMessagesRecord, ThreadRecord, Tx } from './records.js';
 
 /** A thread with its messages inline, as fixtures and `getThread` have it. */
 export type FullThread = Omit<ThreadRecord, 'channels' | 'message_count' | 'last_message_at' | 'last_message_body'> & {
@@ -51,15 +50,4 @@ export function putThread(tx: Tx, t: FullThread): ThreadRecord {
   const { thread, messages } = splitThread(t);
   tx.put('thread_messages', messages);
   return tx.put('threads', thread);
-}
-
-export function deleteThread(tx: Tx, id: string): void {
-  tx.delete('thread_messages', id);
-  tx.delete('threads', id);
-}
-
-/** A stored thread with its messages, or undefined. */
-export function getFullThread(store: Pick<Store, 'get'>, id: string): FullThread | undefined {
-  const t = store.get('threads', id);
-  return t && joinThread(t, store.get('thread_messages', id));
 }

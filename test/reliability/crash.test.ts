@@ -145,17 +145,17 @@ function faultyFiles(): { files: FileLayer; set(f: Fault): void } {
         get size() {
           return real.size;
         },
-        async append(buf) {
-          if (fault === 'torn') {
-            // Half the frame reaches the disk and even the clean-up fails: the worst a disk can do.
-            const fh = await fs.open(file, 'r+');
-            await fh.write(buf, 0, buf.length >> 1, real.size);
-            await fh.close();
-          }
-          if (fault) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' });
-          return real.append(buf);
+        independentSyncs: real.independentSyncs,
+        async writeDurable(buf) {
+          if (!fault) return real.writeDurable(buf);
+          // The write takes its place either way (the layer's contract). Torn: half the batch
+          // reaches the disk, the rest stays zeros; a full disk: nothing of it does.
+          const half = fault === 'torn' ? buf.length >> 1 : 0;
+          await real.writeDurable(Buffer.concat([buf.subarray(0, half), Buffer.alloc(buf.length - half)]));
+          throw Object.assign(new Error(`ENOSPC: no space left on device, write '${file}'`), { code: 'ENOSPC' });
         },
-        truncate: (n) => real.truncate(n),
+        // Torn: even the clean-up cut fails, the worst a disk can do; the store cuts before its next write.
+        truncate: (n) => (fault === 'torn' ? Promise.reject(Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' })) : real.truncate(n)),
         close: () => real.close(),
       };
     },

@@ -3,7 +3,7 @@ import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import { demo } from '../support/server.js';
 import { publicApp, type PublicApp } from './payments/harness.js';
 
-/** The real disk layer, remembering every batch the journal appends. */
+/** The real disk layer, remembering every batch written to the journal. */
 function recordingFiles(): { files: FileLayer; appends: string[] } {
   const appends: string[] = [];
   const files: FileLayer = {
@@ -14,8 +14,9 @@ function recordingFiles(): { files: FileLayer; appends: string[] } {
         get size() {
           return j.size;
         },
-        append: async (buf: Buffer) => {
-          await j.append(buf);
+        independentSyncs: j.independentSyncs,
+        writeDurable: async (buf: Buffer) => {
+          await j.writeDurable(buf);
           appends.push(buf.toString('utf8'));
         },
         truncate: (n: number) => j.truncate(n),

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { eng, t, writeEngagementFixture } from '../support/engagement.js';
 import { inProcess, tempDir, type InProcess } from '../support/server.js';
-import { deleteThread, getFullThread, putThread, type FullThread } from '../../src/store/threads.js';
+import { putThread, type FullThread } from '../../src/store/threads.js';
+import { deleteThread, getFullThread } from '../support/threads.js';
 
 let s: InProcess;
 let fixtures: ReturnType<typeof tempDir>;

@@ -48,9 +48,8 @@ function controlledLayer(): FileLayer & { holdSnapshot: boolean; snapshots: Held
           return j.size;
         },
         independentSyncs: j.independentSyncs,
-        append: (buf) => j.append(buf),
         writeDurable: async (buf) => {
-          await j.writeDurable!(buf);
+          await j.writeDurable(buf);
           const err = layer.failNextWrite;
           if (err) {
             layer.failNextWrite = null;

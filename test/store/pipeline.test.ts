@@ -44,18 +44,17 @@ function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & {
         get size() {
           return j.size;
         },
-        append: (buf: Buffer) => j.append(buf),
         writeDurable: async (buf: Buffer) => {
           const n = ++writes;
           layer.log.push(`write ${n} start`);
           if (layer.tear) {
             // A torn write: its first bytes land, the rest of its place stays zeros, then the error.
             const err = layer.tear;
-            await j.writeDurable!(Buffer.concat([buf.subarray(0, 5), Buffer.alloc(buf.length - 5)]));
+            await j.writeDurable(Buffer.concat([buf.subarray(0, 5), Buffer.alloc(buf.length - 5)]));
             layer.log.push(`write ${n} failed`);
             throw err;
           }
-          await j.writeDurable!(buf);
+          await j.writeDurable(buf);
           if (layer.holding) {
             await new Promise<void>((resolve, reject) => {
               const held: HeldSync = {
@@ -270,8 +269,8 @@ describe('pipelined commits', () => {
     });
     const flags = onJournal.map((fd) => parseInt(/^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1], 8));
     expect(flags.filter((f) => (f & O_DSYNC) === O_DSYNC)).toHaveLength(SYNC_SLOTS);
-    await Promise.all(Array.from({ length: SYNC_SLOTS }, (_, i) => j.writeDurable!(Buffer.from(`${i}\n`))));
-    const over = await Promise.allSettled(Array.from({ length: SYNC_SLOTS + 1 }, () => j.writeDurable!(Buffer.from('x\n'))));
+    await Promise.all(Array.from({ length: SYNC_SLOTS }, (_, i) => j.writeDurable(Buffer.from(`${i}\n`))));
+    const over = await Promise.allSettled(Array.from({ length: SYNC_SLOTS + 1 }, () => j.writeDurable(Buffer.from('x\n'))));
     expect(over.filter((r) => r.status === 'fulfilled')).toHaveLength(SYNC_SLOTS);
     expect(over.find((r) => r.status === 'rejected')).toMatchObject({ reason: { message: 'more than 4 durable journal writes at once' } });
     // The refused one took no place.
@@ -325,10 +324,9 @@ describe('pipelined commits', () => {
           get size() {
             return j.size;
           },
-          append: (buf) => j.append(buf),
-          writeDurable: async (buf) => {
-            if (!torn) return j.writeDurable!(buf);
-            await j.writeDurable!(buf.subarray(0, buf.length >> 1));
+            writeDurable: async (buf) => {
+            if (!torn) return j.writeDurable(buf);
+            await j.writeDurable(buf.subarray(0, buf.length >> 1));
             throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
           },
           truncate: (n) => (failTruncate ? Promise.reject(new Error('EIO: i/o error, ftruncate')) : j.truncate(n)),

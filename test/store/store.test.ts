@@ -277,7 +277,11 @@ describe('read-only open while a writer runs', () => {
   });
 });
 
-/** The node file layer with a switch that makes journal appends fail like a full disk. */
+/**
+ * The node file layer with a switch that makes journal writes fail like a full disk. A failing
+ * write still takes its place (zeros, as a failed write may leave anything there), as the layer's
+ * contract says, so the store's cut-back runs as in production.
+ */
 function faultyLayer(): FileLayer & { failing: boolean; appends: number } {
   const layer = {
     failing: false,
@@ -288,10 +292,12 @@ function faultyLayer(): FileLayer & { failing: boolean; appends: number } {
         get size() {
           return j.size;
         },
-        append: async (buf: Buffer) => {
+        independentSyncs: j.independentSyncs,
+        writeDurable: async (buf: Buffer) => {
           layer.appends++;
-          if (layer.failing) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-          return j.append(buf);
+          if (!layer.failing) return j.writeDurable(buf);
+          await j.writeDurable(Buffer.alloc(buf.length));
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
         },
         truncate: (n: number) => j.truncate(n),
         close: () => j.close(),

@@ -136,7 +136,13 @@ describe('the stripe provider, against a local server speaking Stripe\'s wire fo
           get size() {
             return j.size;
           },
-          append: (buf) => (failAppends ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })) : j.append(buf)),
+          independentSyncs: j.independentSyncs,
+          // A failing write still takes its place (the layer's contract): zeros, then the error.
+          writeDurable: async (buf) => {
+            if (!failAppends) return j.writeDurable(buf);
+            await j.writeDurable(Buffer.alloc(buf.length));
+            throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+          },
           truncate: (n) => j.truncate(n),
           close: () => j.close(),
         };

@@ -1,0 +1,244 @@
+import { INDEXES, SortedIndex, type IndexedRecord, type IndexName } from './indexes.js';
+import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes, type Tx } from './records.js';
+import type { SnapshotSection } from './snapshot.js';
+
+export class StoreCorruptError extends Error {}
+
+/** One write of a transaction: a record, or null for a delete. */
+export type Op = [CollectionName, string, unknown];
+
+
+/** Above this many writes to one collection in a transaction, its indexes are rebuilt instead. */
+const BULK_REINDEX = 512;
+
+/**
+ * The store's state in memory: records by collection and id, and the sorted indexes over them.
+ * In a lazy collection (LAZY_COLLECTIONS) a value may still be a number: the byte offset of the
+ * record's JSON in the snapshot's bytes, parsed on first read. It knows nothing of files.
+ */
+export class State {
+  private readonly data = new Map<CollectionName, Map<string, unknown>>();
+  private readonly lazyBytes = new Map<CollectionName, Buffer>();
+  /** Lazy collections with indexes: the members the indexes read (the stub of each record). */
+  private readonly stubFields = new Map<CollectionName, readonly string[]>();
+  private readonly indexes = new Map<IndexName, SortedIndex<{ id: string }>>();
+  private readonly byCollection = new Map<CollectionName, SortedIndex<{ id: string }>[]>();
+
+  /** `file` names the data file in corruption messages. */
+  constructor(private readonly file: string) {
+    for (const c of COLLECTIONS) this.data.set(c, new Map());
+    for (const [name, def] of Object.entries(INDEXES)) {
+      if (LAZY_COLLECTIONS.has(def.collection)) {
+        // The index is built from stubs at start-up: it must say which members it reads.
+        const fields = (def as { fields?: readonly string[] }).fields;
+        if (!fields) throw new Error(`index ${name} is on lazy collection ${def.collection} but does not list its \`fields\``);
+        this.stubFields.set(def.collection, [...new Set([...(this.stubFields.get(def.collection) ?? []), ...fields])]);
+      }
+      const idx = new SortedIndex<{ id: string }>(def as never);
+      this.indexes.set(name as IndexName, idx);
+      const list = this.byCollection.get(def.collection) ?? [];
+      list.push(idx);
+      this.byCollection.set(def.collection, list);
+    }
+  }
+
+  has(c: string): c is CollectionName {
+    return this.data.has(c as CollectionName);
+  }
+
+  // Loading: the snapshot's records, then the journal's writes, then every index in one bulk load.
+
+  /** A record from the snapshot. */
+  loadRecord(c: CollectionName, rec: { id: string }): void {
+    this.data.get(c)!.set(rec.id, rec);
+  }
+
+  /** A lazy collection from the snapshot: its bytes, and each id's offset in them. */
+  loadLazy(c: CollectionName, bytes: Buffer, ids: readonly string[], offsets: readonly number[]): void {
+    const m = this.data.get(c)!;
+    for (let i = 0; i < ids.length; i++) m.set(ids[i], offsets[i]);
+    this.lazyBytes.set(c, bytes);
+  }
+
+  /** A write replayed from the journal (maps only; the indexes are built after). */
+  replayed(c: CollectionName, id: string, value: unknown): void {
+    if (value === null) this.data.get(c)!.delete(id);
+    else this.data.get(c)!.set(id, value);
+  }
+
+  /**
+   * Builds every index: a lazy collection's from the snapshot's stubs, except for the records the
+   * journal wrote or deleted (`touched`), which are read.
+   */
+  buildIndexes(stubLists: Map<CollectionName, Array<{ id: string }>>, touched: Map<CollectionName, Set<string>>): void {
+    for (const [c, list] of this.byCollection) {
+      const m = this.data.get(c)!;
+      const stubs = stubLists.get(c);
+      let recs: Iterable<{ id: string }> = m.values() as Iterable<{ id: string }>;
+      if (stubs) {
+        const t = touched.get(c);
+        recs = !t?.size ? stubs : [...stubs.filter((s) => !t.has(s.id)), ...[...t].flatMap((id) => (m.has(id) ? [m.get(id) as { id: string }] : []))];
+      } else if (LAZY_COLLECTIONS.has(c) && [...m.values()].some((v) => typeof v === 'number')) {
+        throw new StoreCorruptError(`The data file ${this.file} is damaged: collection ${c} has no index stubs. Restore it from a backup or an export.`);
+      }
+      for (const idx of list) idx.load(recs);
+    }
+  }
+
+  // Reads.
+
+  get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined {
+    const v = this.data.get(c)!.get(id);
+    return (typeof v === 'number' ? this.materialize(c, id, v) : v) as RecordTypes[C] | undefined;
+  }
+
+  values<C extends CollectionName>(c: C): IterableIterator<RecordTypes[C]> {
+    const m = this.data.get(c)!;
+    if (!LAZY_COLLECTIONS.has(c)) return m.values() as IterableIterator<RecordTypes[C]>;
+    return (function* (state: State) {
+      for (const [id, v] of m) yield (typeof v === 'number' ? state.materialize(c, id, v) : v) as RecordTypes[C];
+    })(this);
+  }
+
+  /** Parses a lazy record from the snapshot's bytes, once: the parsed record replaces the offset. */
+  private materialize(c: CollectionName, id: string, start: number): unknown {
+    const buf = this.lazyBytes.get(c)!;
+    let rec: { id?: unknown };
+    try {
+      rec = JSON.parse(buf.toString('utf8', start, buf.indexOf(10, start)));
+    } catch (err) {
+      throw new StoreCorruptError(`The data file ${this.file} is damaged: record \`${id}\` of ${c} is not valid JSON (${(err as Error).message}). Restore it from a backup or an export.`);
+    }
+    if (rec?.id !== id) throw new StoreCorruptError(`The data file ${this.file} is damaged: the record filed as \`${id}\` of ${c} has id ${JSON.stringify(rec?.id)}. Restore it from a backup or an export.`);
+    Object.freeze(rec);
+    this.data.get(c)!.set(id, rec);
+    return rec;
+  }
+
+  ids(c: CollectionName): string[] {
+    return [...this.data.get(c)!.keys()];
+  }
+
+  count(c: CollectionName): number {
+    return this.data.get(c)!.size;
+  }
+
+  index<N extends IndexName>(name: N): SortedIndex<IndexedRecord<N>> {
+    return this.indexes.get(name) as never;
+  }
+
+  /** A collection's records in the order of its first index (else as stored). */
+  valuesInOrder<C extends CollectionName>(c: C): Array<RecordTypes[C]> {
+    const recs = [...this.values(c)] as Array<RecordTypes[C]>;
+    const idx = this.byCollection.get(c)?.[0];
+    return idx ? (idx.order(recs as Array<{ id: string }>) as Array<RecordTypes[C]>) : recs;
+  }
+
+  // Writes.
+
+  /** A transaction over this state: writes go to the maps at once; `ops` and `undo` record them. */
+  tx(ops: Op[], undo: Op[]): Tx {
+    return {
+      get: (c, id) => this.get(c, id),
+      put: (c, rec) => {
+        Object.freeze(rec);
+        undo.push([c, rec.id, this.apply(c, rec.id, rec, false)]);
+        ops.push([c, rec.id, rec]);
+        return rec;
+      },
+      delete: (c, id) => {
+        if (!this.data.get(c)!.has(id)) return;
+        undo.push([c, id, this.apply(c, id, null, false)]);
+        ops.push([c, id, null]);
+      },
+    };
+  }
+
+  /** Sets one record (null deletes) in its map and, unless `indexes` is false, in its indexes. */
+  private apply(c: CollectionName, id: string, value: unknown, indexes = true): unknown {
+    const m = this.data.get(c)!;
+    let old = m.get(id);
+    // Undo and the indexes need the record itself, not its offset.
+    if (typeof old === 'number') old = this.materialize(c, id, old);
+    const idxs = indexes ? this.byCollection.get(c) : undefined;
+    if (idxs && old !== undefined) for (const idx of idxs) idx.remove(old as { id: string });
+    if (value === null) m.delete(id);
+    else {
+      m.set(id, value);
+      if (idxs) for (const idx of idxs) idx.insert(value as { id: string });
+    }
+    return old === undefined ? null : old;
+  }
+
+  /**
+   * Brings the indexes up to date with a transaction's writes. Small transactions update entry by
+   * entry; big ones (a fixture import) rebuild the collection's indexes with one sort, because
+   * entry-by-entry insertion into a sorted array is quadratic.
+   */
+  reindex(ops: Op[], undo: Op[]): void {
+    if (ops.length <= BULK_REINDEX) {
+      for (let i = 0; i < ops.length; i++) this.reindexOne(ops[i], undo[i]);
+      return;
+    }
+    const perCollection = new Map<CollectionName, number>();
+    for (const [c] of ops) perCollection.set(c, (perCollection.get(c) ?? 0) + 1);
+    for (const [c, n] of perCollection) {
+      const idxs = this.byCollection.get(c);
+      if (!idxs) continue;
+      if (n > BULK_REINDEX) {
+        for (const idx of idxs) idx.reset(this.data.get(c)!.values() as never);
+        continue;
+      }
+      for (let i = 0; i < ops.length; i++) if (ops[i][0] === c) this.reindexOne(ops[i], undo[i]);
+    }
+  }
+
+  private reindexOne(op: Op, undone: Op): void {
+    const idxs = this.byCollection.get(op[0]);
+    if (!idxs) return;
+    const before = undone[2];
+    const after = op[2];
+    for (const idx of idxs) {
+      if (before !== null) idx.remove(before as { id: string });
+      if (after !== null) idx.insert(after as { id: string });
+    }
+  }
+
+  /** Undoes writes in reverse; `indexes` false when the indexes never saw them (a transaction that threw). */
+  rollback(undo: Op[], indexes = true): void {
+    for (let i = undo.length - 1; i >= 0; i--) {
+      const [c, id, value] = undo[i];
+      this.apply(c, id, value, indexes);
+    }
+  }
+
+  /** The whole state, taken at once, as the sections encodeSnapshot writes. */
+  snapshotSections(): SnapshotSection[] {
+    return COLLECTIONS.map((c) => {
+      const m = this.data.get(c)!;
+      if (!LAZY_COLLECTIONS.has(c)) return { collection: c, records: this.valuesInOrder(c) };
+      // Records never read are copied as the bytes they were loaded from, with the stubs the
+      // indexes hold for them.
+      const bytes = this.lazyBytes.get(c);
+      const fields = this.stubFields.get(c);
+      if (!fields) return { collection: c, lazy: [...m], source: bytes };
+      const stubs = new Map<string, { id: string }>();
+      for (const idx of this.byCollection.get(c)!) for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
+      // A record in no partition of any index has no stub there: read it.
+      const keyed = [...m].map(([id, v]) => (typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string })));
+      const ordered = this.byCollection.get(c)![0].order(keyed);
+      return {
+        collection: c,
+        lazy: ordered.map((k) => [k.id, m.get(k.id)] as [string, unknown]),
+        source: bytes,
+        stubs: ordered.map((k) => pick(k, fields)),
+      };
+    });
+  }
+}
+
+function pick(rec: { id: string }, fields: readonly string[]): { id: string } {
+  const out: Record<string, unknown> = { id: rec.id };
+  for (const f of fields) out[f] = (rec as unknown as Record<string, unknown>)[f];
+  return out as { id: string };
+}

@@ -1,0 +1,14 @@
+import type { Tx } from '../../src/store/records.js';
+import { joinThread, type FullThread } from '../../src/store/threads.js';
+
+/** Deletes a thread and its messages (the server never deletes one; tests do). */
+export function deleteThread(tx: Tx, id: string): void {
+  tx.delete('thread_messages', id);
+  tx.delete('threads', id);
+}
+
+/** A stored thread with its messages, or undefined. */
+export function getFullThread(store: Pick<Tx, 'get'>, id: string): FullThread | undefined {
+  const t = store.get('threads', id);
+  return t && joinThread(t, store.get('thread_messages', id));
+}
