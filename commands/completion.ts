@@ -1,5 +1,6 @@
 import { defineCommand } from '../src/cli/command.js';
 import { UsageError } from '../src/cli/errors.js';
+import { allCommands } from '../src/cli/command-table.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -18,7 +19,7 @@ export default defineCommand({
     const shell = opts.args[0];
     if (!(SHELLS as readonly string[]).includes(shell)) throw new UsageError(`\`${shell}\` is not a shell wcm completes.`, `Use one of: ${SHELLS.join(', ')}.`);
     // The command table itself: a new command completes with no code here.
-    const [{ commands }, c] = await Promise.all([import('./index.js'), import('../src/cli/completion.js')]);
+    const [commands, c] = await Promise.all([allCommands(), import('../src/cli/completion.js')]);
     const spec = c.completionSpec(commands);
     f.io.stdout.write(shell === 'bash' ? c.bashScript(spec) : shell === 'zsh' ? c.zshScript(spec) : c.fishScript(spec));
     return 0;

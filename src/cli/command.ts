@@ -1,5 +1,7 @@
 import type { Factory } from './factory.js';
-import type { PickerName } from './pickers.js';
+
+/** The kinds of id a command argument can be picked from (src/cli/pickers.ts has one picker each). */
+export type PickerName = 'listing' | 'form' | 'page' | 'knowledgeList' | 'article' | 'articleVersion' | 'offer' | 'agent' | 'thread';
 
 export interface ArgSpec {
   name: string;

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { Factory } from './factory.js';
 
 /** The data file a `wcm local …` command works on (same default as `wcm serve`). */
-export function dataFileOf(f: Factory, data: string | undefined): string {
+export function dataFileOf(f: { cwd: string }, data: string | undefined): string {
   return path.resolve(f.cwd, data ?? '.wcm/store.json');
 }
 

@@ -4,6 +4,7 @@ import { EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
 import { systemIO, type IO } from './io.js';
 import { printError, selectJsonFields } from './output.js';
+import { provideCommands } from './command-table.js';
 
 export interface MainDeps {
   io?: IO;
@@ -144,6 +145,7 @@ async function jsonFieldsOf(argv: string[]): Promise<{ argv: string[]; fields?: 
 
 /** Runs the CLI; resolves to the exit code. */
 export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<number> {
+  provideCommands(async () => (await import('../../commands/index.js')).commands);
   const env = deps.env ?? process.env;
   let argv = rawArgv;
   let jsonFields: string[] | undefined;

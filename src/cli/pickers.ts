@@ -1,6 +1,6 @@
 import type { OperationId } from '../contract/table.js';
 import type { ListOperationId } from '../contract/types.js';
-import type { CommandDef } from './command.js';
+import type { CommandDef, PickerName } from './command.js';
 import { CliError, EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
 import { formatMoney } from './output.js';
 import type { Factory } from './factory.js';
@@ -17,7 +17,7 @@ import type {
 } from '../contract/types.js';
 
 /** The id pickers, by the kind of id (not the argument's name: `LIST` is a listing in `lists show`, a knowledge list in `articles ls`). */
-export type PickerName = 'listing' | 'form' | 'page' | 'knowledgeList' | 'article' | 'articleVersion' | 'offer' | 'agent' | 'thread';
+export type { PickerName };
 
 /**
  * How an id argument is found when it is left out: which operation lists the candidates, which

@@ -9,6 +9,7 @@ import { handlers as defaultHandlers } from './handlers/index.js';
 import { ProblemError, notFound, validationFailed } from './problems.js';
 import { JsonItem } from './paging.js';
 import { Router } from './router.js';
+import type { PublicGuard } from './guards.js';
 import { requestIdFor } from './ids.js';
 import { basePathOf, header, parseQuery, plainTarget, readJsonBody, type AppRequest } from './request.js';
 import { jsonResponse, problemResponse, splicedPage, baseHeaders, type AppResponse } from './response.js';
@@ -37,14 +38,7 @@ export function withResourceMetadata(err: unknown, metadataUrl: string): unknown
   return err;
 }
 
-/**
- * Hooks around public operations (rate limits, idempotency). `around` wraps the handler call;
- * `headers` adds headers to every response of the operation.
- */
-export interface PublicGuard {
-  before?(op: AnyOperation, req: RequestInfo): { headers?: Record<string, string> } | void;
-  around?(op: AnyOperation, req: RequestInfo, run: () => Promise<AppResponse>): Promise<AppResponse>;
-}
+export type { PublicGuard };
 
 export interface AppOptions {
   store: Store;

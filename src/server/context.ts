@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Operation } from '../contract/operations.js';
-import type { Store, Tx } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { AuthContext } from './auth.js';
 import type { Page } from './paging.js';
 import type { RequestLog } from './emulator/log.js';
@@ -9,55 +9,10 @@ import type { PaymentProvider } from './payments/provider.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { Sessions } from './web/session.js';
 
-export interface Clock {
-  now(): Date;
-}
-export const systemClock: Clock = { now: () => new Date() };
-
-/** The clock's time as the API writes timestamps (ISO 8601, UTC, milliseconds). */
-export const timestamp = (clock: Clock): string => isoTime(clock.now());
-
-let isoSecond = NaN;
-let isoPrefix = '';
-/**
- * `d.toISOString()`, formatted once per second: within the same second only the milliseconds
- * change. (V8 formats every call through snprintf: about a microsecond, once per write.)
- */
-export function isoTime(d: Date): string {
-  const ms = d.getTime();
-  const second = Math.floor(ms / 1000);
-  if (second !== isoSecond) {
-    // An invalid date throws here, as toISOString does.
-    const full = d.toISOString();
-    isoSecond = second;
-    isoPrefix = full.slice(0, -4);
-    return full;
-  }
-  const frac = ms - second * 1000;
-  return `${isoPrefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`;
-}
-
-/** What a handler may know about the request beyond its validated parts. */
-export interface RequestInfo {
-  id: string;
-  method: string;
-  /** Full path as received, e.g. `/api/v1/workspaces/…/lists`. */
-  path: string;
-  /** `http://host:port/v1` or `/api/v1`: the base address the caller used. */
-  baseUrl: string;
-  origin: string;
-  headers: Record<string, string | string[] | undefined>;
-  remoteAddress: string;
-  rawBody: Buffer;
-  /** In-process dispatch from /mcp: the audience OAuth tokens must have (AppRequest.audience). */
-  audience?: string;
-  /**
-   * Set by the idempotency guard on public POSTs: records this request's success in the same
-   * transaction as what it creates, so a crash can never leave one without the other (a retry
-   * would then create a second order). Call it with the status and `data` the handler returns.
-   */
-  idempotency?: { record(tx: Tx, status: number, data: unknown): void };
-}
+export { systemClock, timestamp, isoTime, type Clock } from './clock.js';
+export type { RequestInfo } from './request.js';
+import type { Clock } from './clock.js';
+import type { RequestInfo } from './request.js';
 
 /** Server-wide services handlers use. A bare App (tests) has only the store and clock; `wcm serve` adds the rest (extend.ts). */
 export interface Services {

@@ -1,4 +1,4 @@
-import type { PublicGuard } from './app.js';
+import type { PublicGuard } from './guards.js';
 import { IdempotencyGuard } from './idempotency.js';
 import { LocalPaymentProvider } from './payments/local.js';
 import type { PaymentProvider } from './payments/provider.js';

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
 import type { IdempotencyRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { AppResponse, PublicGuard } from './app.js';
+import type { PublicGuard } from './guards.js';
+import type { AppResponse } from './response.js';
 import { BASE_PATHS, header } from './request.js';
-import { isoTime, type Clock, type RequestInfo } from './context.js';
+import { isoTime, type Clock } from './clock.js';
+import type { RequestInfo } from './request.js';
 import { ProblemError } from './problems.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

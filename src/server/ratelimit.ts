@@ -1,6 +1,7 @@
 import type { AnyOperation } from '../contract/operations.js';
-import type { PublicGuard } from './app.js';
-import type { Clock, RequestInfo } from './context.js';
+import type { PublicGuard } from './guards.js';
+import type { Clock } from './clock.js';
+import type { RequestInfo } from './request.js';
 import { ProblemError } from './problems.js';
 
 export const DEFAULT_RATE_LIMIT = 60;

@@ -1,5 +1,6 @@
 /** Reading a request: its target, headers, query and JSON body, before any operation sees it. */
 import { ProblemError, validationFailed } from './problems.js';
+import type { Tx } from '../store/records.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const BASE_PATHS = ['/v1', '/api/v1'] as const;
@@ -16,6 +17,28 @@ export interface AppRequest {
    * (the /mcp mount dispatches its tool calls here with `wcm-mcp`). Default: the API's.
    */
   audience?: string;
+}
+
+/** What a handler may know about the request beyond its validated parts. */
+export interface RequestInfo {
+  id: string;
+  method: string;
+  /** Full path as received, e.g. `/api/v1/workspaces/…/lists`. */
+  path: string;
+  /** `http://host:port/v1` or `/api/v1`: the base address the caller used. */
+  baseUrl: string;
+  origin: string;
+  headers: Record<string, string | string[] | undefined>;
+  remoteAddress: string;
+  rawBody: Buffer;
+  /** In-process dispatch from /mcp: the audience OAuth tokens must have (AppRequest.audience). */
+  audience?: string;
+  /**
+   * Set by the idempotency guard on public POSTs: records this request's success in the same
+   * transaction as what it creates, so a crash can never leave one without the other (a retry
+   * would then create a second order). Call it with the status and `data` the handler returns.
+   */
+  idempotency?: { record(tx: Tx, status: number, data: unknown): void };
 }
 
 export const header = (h: AppRequest['headers'], name: string): string | undefined => {

@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock, RequestInfo } from '../context.js';
+import type { Clock } from '../clock.js';
+import type { RequestInfo } from '../request.js';
 
 export const SESSION_COOKIE = 'wcm_session';
 export const SESSION_SECONDS = 3600;
