@@ -1,3 +1,8 @@
+/*
+ * The store fixture format: one schema per record kind, the cross-record checks, import and
+ * export. Over 400 lines because it is one format; its record schemas take their limits from the
+ * contract (PageMembers, CreateListingBody, FormField, …) rather than repeating them.
+ */
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AbilitySchema, JsonObject, Uuid } from '../contract/common.js';
