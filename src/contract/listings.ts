@@ -37,7 +37,7 @@ export const CreateListingBody = z
         error: (i) => `Unknown template \`${String(i.input)}\`; use one of: ${[...TEMPLATE_SLUGS].join(', ')} (GET /v1/setup/listing-templates).`,
         abort: true,
       })
-      .meta({ description: 'Slug of a template in GET /setup/listing-templates.' }),
+      .meta({ description: 'Slug of a template in GET /setup/listing-templates.', examples: ['faq'] }),
     items: z.array(ListingItem).max(50).default([]),
   })
   .meta({ id: 'CreateListingBody' });

@@ -29,7 +29,7 @@ export const isLoopbackHostname = (h: string): boolean => h === 'localhost' || h
 export const RedirectUri = z.string().max(2000).superRefine((v, ctx) => {
   const why = redirectUriProblem(v);
   if (why) ctx.addIssue({ code: 'custom', message: `The redirect URI ${why}.` });
-});
+}).meta({ examples: ['http://127.0.0.1/callback'] });
 
 export const OAuthApp = z
   .object({

@@ -3,11 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../src/contract/openapi.js';
 import { operationList } from '../../src/contract/operations.js';
 import { runInProcess } from '../support/cli.js';
-import { inProcess, type InProcess } from '../support/server.js';
+import { demo, inProcess, type InProcess } from '../support/server.js';
 
 async function lint(doc: unknown) {
   const config = await createConfig({ extends: ['recommended'] });
   return lintFromString({ source: JSON.stringify(doc), absoluteRef: '/openapi.json', config });
+}
+/** Spectral with its OpenAPI ruleset (`spectral:oas`, recommended rules), as `spectral lint` runs it. */
+async function spectral(doc: unknown): Promise<string[]> {
+  const { Spectral, Document } = (await import('@stoplight/spectral-core')).default;
+  const { oas } = await import('@stoplight/spectral-rulesets');
+  const { Json } = await import('@stoplight/spectral-parsers');
+  const linter = new Spectral();
+  linter.setRuleset({ extends: [[oas as never, 'recommended']] });
+  const results = await linter.run(new Document(JSON.stringify(doc), Json, '/openapi.json'));
+  return results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`);
 }
 const describeProblems = (ps: Awaited<ReturnType<typeof lint>>) => ps.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
 
@@ -45,6 +55,38 @@ describe('the OpenAPI document', () => {
     broken.paths['/extra'] = { get: { operationId: 'listListings', responses: { 200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } } } } };
     const errors = (await lint(broken)).filter((p) => p.severity === 'error');
     expect(errors.length).toBeGreaterThan(0);
+  });
+
+  it('passes Spectral spectral:oas (recommended): nothing reported, examples included', async () => {
+    expect(await spectral(served)).toEqual([]);
+  });
+
+  it('Spectral does catch an example that breaks its schema (the check can fail)', async () => {
+    const broken = structuredClone(served);
+    broken.paths['/workspaces/{workspace}/lists'].post.requestBody.content['application/json'].example.title = 42;
+    expect((await spectral(broken)).some((r) => r.startsWith('oas3-valid-media-example at paths./workspaces/{workspace}/lists.post.requestBody'))).toBe(true);
+  });
+
+  it('the request examples are requests the server takes: createListing and createOAuthApp answer 201', async () => {
+    for (const path of ['/workspaces/{workspace}/lists', '/workspaces/{workspace}/oauth-apps']) {
+      const json = served.paths[path].post.requestBody.content['application/json'].example;
+      const res = await s.request({ method: 'POST', url: `/v1${path.replace('{workspace}', demo.ws1)}`, token: demo.owner, json });
+      expect(res.status, `${path}: ${JSON.stringify(res.json)}`).toBe(201);
+    }
+  });
+
+  it('every request body and every success response has an example', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(served.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (op.requestBody && op.requestBody.content['application/json'].example === undefined) missing.push(`${method} ${path} body`);
+        for (const [status, res] of Object.entries(op.responses as Record<string, any>)) {
+          if (/^2/.test(status) && res.content['application/json'].example === undefined) missing.push(`${method} ${path} ${status}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(operationList.filter((o) => o.body).length).toBeGreaterThan(3);
   });
 
   it('is OpenAPI 3.1 with the contract version and both base addresses', () => {
