@@ -1,36 +1,21 @@
 /*
  * The store fixture format: one schema per record kind, the cross-record checks, import and
- * export. Over 400 lines because it is one format; its record schemas take their limits from the
- * contract (PageMembers, CreateListingBody, FormField, …) rather than repeating them.
+ * export. The simple records' schemas are in schemas.ts, with their limits from the contract.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AbilitySchema, JsonObject, Uuid } from '../contract/common.js';
-import { BOOKING_STATUSES, CHANNELS, ORDER_STATES, SOURCE_TYPES, VOICE_KINDS, VOICE_STATUSES } from '../contract/enums.js';
-import { FormField } from '../contract/forms.js';
-import { PageChatPatch, PageMembers, SuggestedReply } from '../contract/pages.js';
-import { CreateListingBody } from '../contract/listings.js';
+import { ORDER_STATES, SOURCE_TYPES } from '../contract/enums.js';
 import { RedirectUri } from '../contract/oauth.js';
+import { Agent, Booking, Form, KnowledgeList, Listing, Message, Offer, Page, User, Voice, Workspace, tsOut } from './schemas.js';
 import type { CollectionName, RecordTypes, TokenRecord, Tx } from './records.js';
 import type { Store } from './store.js';
 import { joinThread, putThread, type FullThread } from './threads.js';
 
-const ts = z.iso.datetime({ offset: true });
-// Already canonical (what exports write) stays as is: re-formatting 450,000 timestamps through Date
-// was 10% of a 100,000-thread --seed.
-const CANONICAL_TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const tsOut = ts.transform((s) => (CANONICAL_TS.test(s) ? s : new Date(s).toISOString()));
 const TOKEN_PATTERN = /^wcm_(pat|oat)_[A-Za-z0-9]{32,}$/;
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-const User = z.strictObject({ id: z.string().min(1).max(64), name: z.string(), email: z.string() });
-const Workspace = z.strictObject({
-  id: Uuid,
-  name: z.string().min(1).max(255),
-  stripe_account_id: z.string().nullable().default(null),
-  members: z.array(z.strictObject({ user_id: z.string(), role: z.enum(['owner', 'admin', 'member']) })).default([]),
-});
 const Token = z
   .strictObject({
     token: z.string().regex(TOKEN_PATTERN, 'Must look like wcm_pat_<32+ letters and digits> or wcm_oat_…').optional(),
@@ -48,53 +33,6 @@ const Token = z
   .refine((t) => (t.token === undefined) !== (t.token_sha256 === undefined), {
     message: 'Give exactly one of `token` (in clear) or `token_sha256`.',
   });
-const Listing = z.strictObject({
-  id: Uuid,
-  workspace_id: Uuid,
-  title: CreateListingBody.shape.title,
-  template_slug: z.string().min(1),
-  items: CreateListingBody.shape.items,
-  button_id: Uuid.nullable().default(null),
-  created_at: tsOut,
-});
-const Form = z.strictObject({
-  id: Uuid,
-  workspace_id: Uuid,
-  name: z.string(),
-  fields: z.array(FormField).default([]),
-  settings: JsonObject.default({}),
-  design: JsonObject.default({}),
-  integrations: JsonObject.default({}),
-  embed: JsonObject.default({}),
-  updated_at: tsOut.nullable().default(null),
-});
-// Limits come from the contract's writable members (PageMembers, SuggestedReply): written once.
-const pm = PageMembers;
-const Page = z.strictObject({
-  id: Uuid,
-  workspace_id: Uuid,
-  name: pm.name,
-  slug: pm.slug,
-  published: pm.published.default(false),
-  template: pm.template.default('custom'),
-  display_name: pm.display_name.default(null),
-  bio: pm.bio.default(null),
-  seo_title: pm.seo_title.default(null),
-  seo_description: pm.seo_description.default(null),
-  aeo_summary: pm.aeo_summary.default(null),
-  agent_instructions: pm.agent_instructions.default(null),
-  schema_type: pm.schema_type.default('WebPage'),
-  chat: z
-    .strictObject({
-      greeting: PageChatPatch.shape.greeting,
-      suggested_replies: z.array(SuggestedReply).max(10).optional(),
-    })
-    .default({}),
-  robots_index: pm.robots_index.default(true),
-  llms_enabled: pm.llms_enabled.default(true),
-  updated_at: tsOut.nullable().default(null),
-});
-const KnowledgeList = z.strictObject({ id: Uuid, workspace_id: Uuid, name: z.string() });
 const Article = z.strictObject({
   id: Uuid,
   list_id: Uuid,
@@ -118,13 +56,6 @@ const Article = z.strictObject({
       });
     }),
 });
-const Message = z.strictObject({
-  id: Uuid,
-  channel: z.enum(CHANNELS),
-  direction: z.enum(['inbound', 'outbound']),
-  body: z.string(),
-  created_at: tsOut,
-});
 const Thread = z.strictObject({
   id: Uuid,
   workspace_id: Uuid,
@@ -135,39 +66,6 @@ const Thread = z.strictObject({
   contact: z.strictObject({ id: Uuid, name: z.string().nullable().default(null), email: z.string().nullable().default(null), phone: z.string().nullable().default(null) }),
   messages: z.array(Message).default([]),
 });
-const Booking = z.strictObject({
-  id: Uuid,
-  workspace_id: Uuid,
-  status: z.enum(BOOKING_STATUSES),
-  booking_type: z.strictObject({ id: Uuid, name: z.string() }),
-  contact: z.strictObject({ name: z.string().nullable().default(null), email: z.string().nullable().default(null) }),
-  starts_at: tsOut,
-  ends_at: tsOut,
-  timezone: z.string(),
-});
-const Voice = z.strictObject({
-  id: Uuid,
-  workspace_id: Uuid,
-  kind: z.enum(VOICE_KINDS),
-  from: z.string(),
-  to: z.string(),
-  status: z.enum(VOICE_STATUSES),
-  started_at: tsOut,
-  duration_seconds: z.number().int().min(0),
-  transcript: z.string().nullable().default(null),
-});
-const Offer = z
-  .strictObject({
-    id: Uuid,
-    workspace_id: Uuid,
-    kind: z.enum(['fixed', 'contribution']),
-    title: z.string(),
-    currency: z.string().regex(/^[a-z]{3}$/, 'A lowercase ISO 4217 code such as `usd`.'),
-    unit_amount_minor: z.number().int().min(1).nullable().default(null),
-    active: z.boolean().default(true),
-  })
-  .refine((o) => o.kind !== 'fixed' || o.unit_amount_minor !== null, { message: 'A fixed offer needs `unit_amount_minor`.', path: ['unit_amount_minor'] });
-const Agent = z.strictObject({ id: Uuid, workspace_id: Uuid, name: z.string() });
 const Order = z.strictObject({
   id: Uuid,
   workspace_id: Uuid,

@@ -1,4 +1,6 @@
-import type { Ability, BookingStatus, Channel, OrderState, VoiceKind, VoiceStatus } from '../contract/enums.js';
+import type { z } from 'zod';
+import type { Ability, Channel, OrderState } from '../contract/enums.js';
+import type * as schemas from './schemas.js';
 
 /** Every collection the store keeps; each record has an `id`. */
 export const COLLECTIONS = [
@@ -34,13 +36,19 @@ export type CollectionName = (typeof COLLECTIONS)[number];
  */
 export const LAZY_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>(['threads', 'thread_messages']);
 
-export interface UserRecord { id: string; name: string; email: string }
-export interface WorkspaceRecord {
-  id: string;
-  name: string;
-  stripe_account_id: string | null;
-  members: Array<{ user_id: string; role: 'owner' | 'admin' | 'member' }>;
-}
+/** The simple records, as their schemas (schemas.ts) output them: one definition, with the contract's limits. */
+export type UserRecord = z.output<typeof schemas.User>;
+export type WorkspaceRecord = z.output<typeof schemas.Workspace>;
+export type ListingRecord = z.output<typeof schemas.Listing>;
+export type FormRecord = z.output<typeof schemas.Form>;
+export type PageRecord = z.output<typeof schemas.Page>;
+export type KnowledgeListRecord = z.output<typeof schemas.KnowledgeList>;
+export type MessageRecord = z.output<typeof schemas.Message>;
+export type BookingRecord = z.output<typeof schemas.Booking>;
+export type VoiceInteractionRecord = z.output<typeof schemas.Voice>;
+export type OfferRecord = z.output<typeof schemas.Offer>;
+export type AgentRecord = z.output<typeof schemas.Agent>;
+
 export interface TokenRecord {
   id: string;
   token_sha256: string;
@@ -56,46 +64,6 @@ export interface TokenRecord {
   grant_id?: string;
   client_id?: string;
 }
-export interface ListingRecord {
-  id: string;
-  workspace_id: string;
-  title: string;
-  template_slug: string;
-  items: Array<{ title: string; description?: string }>;
-  button_id: string | null;
-  created_at: string;
-}
-export interface FormRecord {
-  id: string;
-  workspace_id: string;
-  name: string;
-  fields: Array<{ id: string; label: string; required: boolean; options?: string[] }>;
-  settings: Record<string, unknown>;
-  design: Record<string, unknown>;
-  integrations: Record<string, unknown>;
-  embed: Record<string, unknown>;
-  updated_at: string | null;
-}
-export interface PageRecord {
-  id: string;
-  workspace_id: string;
-  name: string;
-  slug: string;
-  published: boolean;
-  template: string;
-  display_name: string | null;
-  bio: string | null;
-  seo_title: string | null;
-  seo_description: string | null;
-  aeo_summary: string | null;
-  agent_instructions: string | null;
-  schema_type: string;
-  chat: { greeting?: string | null; suggested_replies?: Array<Record<string, unknown>> };
-  robots_index: boolean;
-  llms_enabled: boolean;
-  updated_at: string | null;
-}
-export interface KnowledgeListRecord { id: string; workspace_id: string; name: string }
 export interface ArticleVersionRecord {
   id: string;
   number: number;
@@ -106,13 +74,6 @@ export interface ArticleVersionRecord {
   created_at: string;
 }
 export interface ArticleRecord { id: string; list_id: string; versions: ArticleVersionRecord[] }
-export interface MessageRecord {
-  id: string;
-  channel: Channel;
-  direction: 'inbound' | 'outbound';
-  body: string;
-  created_at: string;
-}
 /**
  * A thread without its messages, which live apart in `thread_messages` (read only when one thread
  * is opened, and left unparsed in the snapshot until then). What lists show of the messages is
@@ -134,37 +95,6 @@ export interface ThreadRecord {
 }
 /** A thread's messages, oldest first; `id` is the thread's. */
 export interface ThreadMessagesRecord { id: string; messages: MessageRecord[] }
-export interface BookingRecord {
-  id: string;
-  workspace_id: string;
-  status: BookingStatus;
-  booking_type: { id: string; name: string };
-  contact: { name: string | null; email: string | null };
-  starts_at: string;
-  ends_at: string;
-  timezone: string;
-}
-export interface VoiceInteractionRecord {
-  id: string;
-  workspace_id: string;
-  kind: VoiceKind;
-  from: string;
-  to: string;
-  status: VoiceStatus;
-  started_at: string;
-  duration_seconds: number;
-  transcript: string | null;
-}
-export interface OfferRecord {
-  id: string;
-  workspace_id: string;
-  kind: 'fixed' | 'contribution';
-  title: string;
-  currency: string;
-  unit_amount_minor: number | null;
-  active: boolean;
-}
-export interface AgentRecord { id: string; workspace_id: string; name: string }
 export interface OrderRecord {
   id: string;
   workspace_id: string;
