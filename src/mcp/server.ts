@@ -3,8 +3,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { packageVersion } from '../version.js';
-import { buildTools, callTool, type Dispatch, type ToolDef, type ToolFilter } from './tools.js';
+import { buildTools, callTool, toRequest, type Dispatch, type ToolDef, type ToolFilter, type ToolRequest } from './tools.js';
 
 /**
  * The MCP server of wcm (this module is what loads the SDK; nothing else imports it statically):
@@ -70,4 +71,78 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
     return { contents: [{ uri: req.params.uri, mimeType: 'application/json', text: JSON.stringify(result.structuredContent.data) }] };
   });
   return server;
+}
+
+/**
+ * A `tools/call` of an enabled tool, answered without building an SDK server and transport per
+ * request (`/mcp` is stateless, and that set-up was most of a call's time): the JSON-RPC response
+ * the SDK would send, or null for anything else, which then goes through the SDK. Only a single
+ * request whose transport checks (Accept, Content-Type, protocol version) all pass is answered here.
+ */
+export async function fastToolCall(
+  headers: { accept?: string; contentType?: string; protocolVersion?: string },
+  body: unknown,
+  tools: ToolDef[],
+  filter: ToolFilter,
+  dispatchRaw: (req: ToolRequest) => Promise<{ status: number; text: string }>,
+): Promise<string | null> {
+  if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return null;
+  if (!headers.contentType?.includes('application/json')) return null;
+  if (headers.protocolVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(headers.protocolVersion)) return null;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  const msg = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: unknown } };
+  if (msg.jsonrpc !== '2.0' || msg.method !== 'tools/call' || !(typeof msg.id === 'string' || (typeof msg.id === 'number' && Number.isInteger(msg.id)))) return null;
+  const name = msg.params?.name;
+  const args = msg.params?.arguments ?? {};
+  const tool = typeof name === 'string' ? tools.find((t) => t.name === name) : undefined;
+  if (!tool || typeof args !== 'object' || Array.isArray(args)) return null;
+  const id = JSON.stringify(msg.id);
+  let raw: { status: number; text: string } | undefined;
+  const parsedAnswer: Dispatch = async (req) => {
+    raw ??= await dispatchRaw(req);
+    return { status: raw.status, body: parseAnswer(raw) };
+  };
+  if (tool.op.access !== 'public') {
+    // A success of our own App is `{"data":…,"meta":{…}}` with meta last: its data is spliced into
+    // the result as text, not parsed and serialized again (24 KB for a page of 50 threads).
+    let req: ToolRequest | undefined;
+    try {
+      req = toRequest(tool.op, args as Record<string, unknown>, filter.defaultWorkspace);
+    } catch {
+      req = undefined; // callTool below words the argument error
+    }
+    if (req) {
+      raw = await dispatchRaw(req);
+      const env = raw.status >= 200 && raw.status < 300 ? splitEnvelope(raw.text) : null;
+      if (env) {
+        const out = `{"data":${env.data},"next_cursor":${JSON.stringify(env.nextCursor)}}`;
+        return `{"result":{"content":[{"type":"text","text":${JSON.stringify(out)}}],"structuredContent":${out}},"jsonrpc":"2.0","id":${id}}`;
+      }
+    }
+  }
+  const result = await callTool(tool, args as Record<string, unknown>, parsedAnswer, filter.defaultWorkspace);
+  return `{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":${id}}`;
+}
+
+function parseAnswer(raw: { status: number; text: string }): unknown {
+  try {
+    return raw.text ? JSON.parse(raw.text) : null;
+  } catch {
+    return { title: 'Unreadable answer', status: raw.status, detail: raw.text.slice(0, 200) };
+  }
+}
+
+/** `{"data":D,"meta":M}` as the App writes it (meta last): D's text and M's next_cursor; null for any other shape. */
+export function splitEnvelope(text: string): { data: string; nextCursor: string | null } | null {
+  if (!text.startsWith('{"data":')) return null;
+  const at = text.lastIndexOf(',"meta":');
+  if (at < 0 || !text.endsWith('}')) return null;
+  let meta: { next_cursor?: unknown };
+  try {
+    meta = JSON.parse(text.slice(at + 8, -1));
+  } catch {
+    return null;
+  }
+  if (!meta || typeof meta !== 'object') return null;
+  return { data: text.slice(8, at), nextCursor: typeof meta.next_cursor === 'string' ? meta.next_cursor : null };
 }

@@ -11,12 +11,13 @@ export const MCP_PATH = '/mcp';
 /** The SDK and the tool table, loaded on the first /mcp request only (start-up stays as it was). */
 let sdk: Promise<{
   createMcpServer: typeof import('../../mcp/server.js').createMcpServer;
+  fastToolCall: typeof import('../../mcp/server.js').fastToolCall;
   buildTools: typeof import('../../mcp/tools.js').buildTools;
   Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
 }> | null = null;
 const loadSdk = () =>
   (sdk ??= Promise.all([import('../../mcp/server.js'), import('../../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
-    ([server, tools, http]) => ({ createMcpServer: server.createMcpServer, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
+    ([server, tools, http]) => ({ createMcpServer: server.createMcpServer, fastToolCall: server.fastToolCall, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
   ));
 
 /**
@@ -42,14 +43,14 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
         return app.fail(new ProblemError('method_not_allowed', { detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.', headers: { Allow: 'POST' } }), info);
       }
-      const { createMcpServer, buildTools, Transport } = await loadSdk();
+      const { createMcpServer, fastToolCall, buildTools, Transport } = await loadSdk();
       const reach = reachableWorkspaces(store, auth);
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
       const filter = { abilities, defaultWorkspace };
       const tools = buildTools(filter);
       const authorization = header(info.headers, 'authorization')!;
-      const server = createMcpServer(filter, async (r) => {
+      const dispatchRaw = async (r: Parameters<Parameters<typeof createMcpServer>[1]>[0]) => {
         const qs = new URLSearchParams(r.query).toString();
         const headers: Record<string, string> = { host: header(info.headers, 'host') ?? 'localhost', 'content-type': 'application/json' };
         if (!r.anonymous) headers.authorization = authorization;
@@ -58,21 +59,38 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
           method: r.method, url: `/v1${r.path}${qs ? `?${qs}` : ''}`, headers, remoteAddress: info.remoteAddress, audience: MCP_AUDIENCE,
           body: r.body === undefined ? undefined : JSON.stringify(r.body),
         });
+        return { status: res.status, text: res.body };
+      };
+      const dispatch = async (r: Parameters<typeof dispatchRaw>[0]) => {
+        const { status, text } = await dispatchRaw(r);
         let body: unknown = null;
         try {
-          body = res.body ? JSON.parse(res.body) : null;
+          body = text ? JSON.parse(text) : null;
         } catch {
-          body = { title: 'Unreadable answer', status: res.status, detail: res.body.slice(0, 200) };
+          body = { title: 'Unreadable answer', status, detail: text.slice(0, 200) };
         }
-        return { status: res.status, body };
-      }, tools);
+        return { status, body };
+      };
+      const baseHeaders = { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(info.rawBody.toString('utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      const fast = await fastToolCall(
+        { accept: header(info.headers, 'accept'), contentType: header(info.headers, 'content-type'), protocolVersion: header(info.headers, 'mcp-protocol-version') },
+        parsed, tools, filter, dispatchRaw,
+      );
+      if (fast !== null) return { status: 200, headers: { ...baseHeaders, 'content-type': 'application/json' }, body: fast };
+      const server = createMcpServer(filter, dispatch, tools);
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
         const headers = new Headers();
         for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') headers.set(k, v);
         const response = await transport.handleRequest(new Request(`${info.origin}${req.url}`, { method: 'POST', headers, body: info.rawBody }));
-        const out: AppResponse = { status: response.status, headers: { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }, body: await response.text() };
+        const out: AppResponse = { status: response.status, headers: { ...baseHeaders }, body: await response.text() };
         response.headers.forEach((v, k) => (out.headers[k] = v));
         return out;
       } finally {
