@@ -68,7 +68,8 @@ export const ROWS_MARKER = '<!--wcm:rows-->';
 export function table(head: Array<string | [string, 'num']>, rows: Html[] | RowBytes, empty: string, kind?: string): Html {
   const count = Array.isArray(rows) ? rows.length : rows.count;
   if (!count) return html`<div class="tablewrap"><p class="empty">${empty}</p></div>`;
-  return html`<div class="tablewrap"><table${kind ? html` class="${kind}"` : ''}><thead><tr>${head.map((h) =>
+  // A wide table scrolls sideways inside its wrapper: the wrapper takes focus so a keyboard can scroll it (WCAG 2.1.1).
+  return html`<div class="tablewrap" tabindex="0" role="region" aria-label="Table: ${head.map((h) => (typeof h === 'string' ? h : h[0])).join(', ')}"><table${kind ? html` class="${kind}"` : ''}><thead><tr>${head.map((h) =>
     typeof h === 'string' ? html`<th scope="col">${h}</th>` : html`<th scope="col" class="num">${h[0]}</th>`,
   )}</tr></thead><tbody>${Array.isArray(rows) ? rows : raw(ROWS_MARKER)}</tbody></table></div>`;
 }
