@@ -109,6 +109,11 @@ export class Committer {
     }
   }
 
+  /** The journal was emptied (a compaction wrote everything to the snapshot): a cut still pending points past its end, and is dropped. */
+  emptied(): void {
+    this.cutTo = null;
+  }
+
   /** Lets a waiting loop take new transactions, after the ones from this turn joined them. */
   private kick(): void {
     if (this.kickScheduled) return;

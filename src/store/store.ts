@@ -271,7 +271,8 @@ export class Store {
    */
   async compact(): Promise<void> {
     await this.drain();
-    await this.committer.hold(this.compaction.writeSnapshot(this.committer.journal));
+    // Once the journal is emptied, a cut still pending from a failed write would pad it with zeros.
+    await this.committer.hold(this.compaction.writeSnapshot(this.committer.journal).then(() => this.committer.emptied()));
   }
 
   /** Flushes, folds the journal into the snapshot, and releases the lock. */

@@ -350,4 +350,41 @@ describe('pipelined commits', () => {
     expect(listingTitles(s)).toEqual(['L1', 'L4']);
     expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
   });
+
+  it('a cut still pending when compact() empties the journal is dropped: the next write does not pad the new journal with zeros', async () => {
+    const file = path.join(dir, 'store.json');
+    let torn = false;
+    let failTruncate = false;
+    const files: FileLayer = {
+      ...nodeFileLayer,
+      openJournal: async (f) => {
+        const j = await nodeFileLayer.openJournal(f);
+        return {
+          get size() {
+            return j.size;
+          },
+          writeDurable: async (buf) => {
+            if (!torn) return j.writeDurable(buf);
+            await j.writeDurable(buf.subarray(0, buf.length >> 1));
+            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          },
+          truncate: (n) => (failTruncate ? Promise.reject(new Error('EIO: i/o error, ftruncate')) : j.truncate(n)),
+          close: () => j.close(),
+        };
+      },
+    };
+    const s = await openStore(file, { files });
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    torn = failTruncate = true;
+    await expect(s.transact((tx) => tx.put('listings', listing(2)))).rejects.toThrow(/EIO/);
+    await s.drain();
+    torn = failTruncate = false;
+    // The snapshot now holds everything and the journal is emptied: the old cut offset means nothing.
+    await s.compact();
+    expect(statSync(`${file}.journal`).size).toBe(0);
+    await s.transact((tx) => tx.put('listings', listing(3)));
+    expect(readFileSync(`${file}.journal`, 'utf8').startsWith('\u0000')).toBe(false);
+    expect(listingTitles(s)).toEqual(['L1', 'L3']);
+    expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L3']);
+  });
 });
