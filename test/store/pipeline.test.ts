@@ -314,38 +314,19 @@ describe('pipelined commits', () => {
 
   it('a torn write whose clean-up cut also fails is cut before the next write', async () => {
     const file = path.join(dir, 'store.json');
-    let torn = false;
-    let failTruncate = false;
-    const files: FileLayer = {
-      ...nodeFileLayer,
-      openJournal: async (f) => {
-        const j = await nodeFileLayer.openJournal(f);
-        return {
-          get size() {
-            return j.size;
-          },
-            writeDurable: async (buf) => {
-            if (!torn) return j.writeDurable(buf);
-            await j.writeDurable(buf.subarray(0, buf.length >> 1));
-            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-          },
-          truncate: (n) => (failTruncate ? Promise.reject(new Error('EIO: i/o error, ftruncate')) : j.truncate(n)),
-          close: () => j.close(),
-        };
-      },
-    };
+    const { files, faults } = tornLayer();
     const s = await openStore(file, { files });
     await s.transact((tx) => tx.put('listings', listing(1)));
     const goodSize = statSync(`${file}.journal`).size;
-    torn = failTruncate = true;
+    faults.torn = faults.failTruncate = true;
     await expect(s.transact((tx) => tx.put('listings', listing(2)))).rejects.toThrow(/EIO/);
     await s.drain();
     expect(statSync(`${file}.journal`).size).toBeGreaterThan(goodSize); // the half line is still there
     expect(listingTitles(s)).toEqual(['L1']);
-    torn = false;
+    faults.torn = false;
     // Still cannot cut: the next write is refused rather than written after the torn bytes.
     await expect(s.transact((tx) => tx.put('listings', listing(3)))).rejects.toThrow(/ftruncate/);
-    failTruncate = false;
+    faults.failTruncate = false;
     await s.transact((tx) => tx.put('listings', listing(4)));
     expect(listingTitles(s)).toEqual(['L1', 'L4']);
     expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
@@ -353,32 +334,13 @@ describe('pipelined commits', () => {
 
   it('a cut still pending when compact() empties the journal is dropped: the next write does not pad the new journal with zeros', async () => {
     const file = path.join(dir, 'store.json');
-    let torn = false;
-    let failTruncate = false;
-    const files: FileLayer = {
-      ...nodeFileLayer,
-      openJournal: async (f) => {
-        const j = await nodeFileLayer.openJournal(f);
-        return {
-          get size() {
-            return j.size;
-          },
-          writeDurable: async (buf) => {
-            if (!torn) return j.writeDurable(buf);
-            await j.writeDurable(buf.subarray(0, buf.length >> 1));
-            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-          },
-          truncate: (n) => (failTruncate ? Promise.reject(new Error('EIO: i/o error, ftruncate')) : j.truncate(n)),
-          close: () => j.close(),
-        };
-      },
-    };
+    const { files, faults } = tornLayer();
     const s = await openStore(file, { files });
     await s.transact((tx) => tx.put('listings', listing(1)));
-    torn = failTruncate = true;
+    faults.torn = faults.failTruncate = true;
     await expect(s.transact((tx) => tx.put('listings', listing(2)))).rejects.toThrow(/EIO/);
     await s.drain();
-    torn = failTruncate = false;
+    faults.torn = faults.failTruncate = false;
     // The snapshot now holds everything and the journal is emptied: the old cut offset means nothing.
     await s.compact();
     expect(statSync(`${file}.journal`).size).toBe(0);
@@ -388,3 +350,30 @@ describe('pipelined commits', () => {
     expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L3']);
   });
 });
+
+/**
+ * The node file layer with two switches: `torn` makes a journal write land half its bytes and then
+ * fail (EIO), `failTruncate` makes the cut that cleans up after it fail too.
+ */
+function tornLayer(): { files: FileLayer; faults: { torn: boolean; failTruncate: boolean } } {
+  const faults = { torn: false, failTruncate: false };
+  const files: FileLayer = {
+    ...nodeFileLayer,
+    openJournal: async (f) => {
+      const j = await nodeFileLayer.openJournal(f);
+      return {
+        get size() {
+          return j.size;
+        },
+        writeDurable: async (buf) => {
+          if (!faults.torn) return j.writeDurable(buf);
+          await j.writeDurable(buf.subarray(0, buf.length >> 1));
+          throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+        },
+        truncate: (n) => (faults.failTruncate ? Promise.reject(new Error('EIO: i/o error, ftruncate')) : j.truncate(n)),
+        close: () => j.close(),
+      };
+    },
+  };
+  return { files, faults };
+}
