@@ -74,18 +74,29 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
 }
 
 /**
+ * What a request dispatched in-process answered (`/mcp` on `wcm serve`): the status, the body, and,
+ * for a list page the App assembled from cached items, those items and the cursor.
+ */
+export interface RawAnswer {
+  status: number;
+  readonly text: string;
+  readonly page?: { items: readonly { bytes: Buffer; quotedBytes: Buffer }[]; nextCursor: string | null };
+}
+
+/**
  * A `tools/call` of an enabled tool, answered without building an SDK server and transport per
  * request (`/mcp` is stateless, and that set-up was most of a call's time): the JSON-RPC response
- * the SDK would send, or null for anything else, which then goes through the SDK. Only a single
- * request whose transport checks (Accept, Content-Type, protocol version) all pass is answered here.
+ * the SDK would send, as text or as byte parts, or null for anything else, which then goes through
+ * the SDK. Only a single request whose transport checks (Accept, Content-Type, protocol version)
+ * all pass is answered here.
  */
 export async function fastToolCall(
   headers: { accept?: string; contentType?: string; protocolVersion?: string },
   body: unknown,
   tools: ToolDef[],
   filter: ToolFilter,
-  dispatchRaw: (req: ToolRequest) => Promise<{ status: number; text: string }>,
-): Promise<string | null> {
+  dispatchRaw: (req: ToolRequest) => Promise<RawAnswer>,
+): Promise<string | Buffer[] | null> {
   if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return null;
   if (!headers.contentType?.includes('application/json')) return null;
   if (headers.protocolVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(headers.protocolVersion)) return null;
@@ -97,14 +108,12 @@ export async function fastToolCall(
   const tool = typeof name === 'string' ? tools.find((t) => t.name === name) : undefined;
   if (!tool || typeof args !== 'object' || Array.isArray(args)) return null;
   const id = JSON.stringify(msg.id);
-  let raw: { status: number; text: string } | undefined;
+  let raw: RawAnswer | undefined;
   const parsedAnswer: Dispatch = async (req) => {
     raw ??= await dispatchRaw(req);
     return { status: raw.status, body: parseAnswer(raw) };
   };
   if (tool.op.access !== 'public') {
-    // A success of our own App is `{"data":…,"meta":{…}}` with meta last: its data is spliced into
-    // the result as text, not parsed and serialized again (24 KB for a page of 50 threads).
     let req: ToolRequest | undefined;
     try {
       req = toRequest(tool.op, args as Record<string, unknown>, filter.defaultWorkspace);
@@ -113,10 +122,17 @@ export async function fastToolCall(
     }
     if (req) {
       raw = await dispatchRaw(req);
-      const env = raw.status >= 200 && raw.status < 300 ? splitEnvelope(raw.text) : null;
-      if (env) {
-        const out = `{"data":${env.data},"next_cursor":${JSON.stringify(env.nextCursor)}}`;
-        return `{"result":{"content":[{"type":"text","text":${JSON.stringify(out)}}],"structuredContent":${out}},"jsonrpc":"2.0","id":${id}}`;
+      if (raw.status >= 200 && raw.status < 300) {
+        // A list page of cached items: the answer is assembled from their cached bytes (the page
+        // twice: escaped as text, then as structured content), nothing parsed or serialized.
+        if (raw.page) return pageResult(raw.page, id);
+        // Any other success of our own App is `{"data":…,"meta":{…}}` with meta last: its data is
+        // spliced in as text.
+        const env = splitEnvelope(raw.text);
+        if (env) {
+          const out = `{"data":${env.data},"next_cursor":${JSON.stringify(env.nextCursor)}}`;
+          return `{"result":{"content":[{"type":"text","text":${JSON.stringify(out)}}],"structuredContent":${out}},"jsonrpc":"2.0","id":${id}}`;
+        }
       }
     }
   }
@@ -124,7 +140,32 @@ export async function fastToolCall(
   return `{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":${id}}`;
 }
 
-function parseAnswer(raw: { status: number; text: string }): unknown {
+const TEXT_HEAD = Buffer.from('{"result":{"content":[{"type":"text","text":"{\\"data\\":[');
+const COMMA = Buffer.from(',');
+
+/** The JSON-RPC response of a list page: what callTool's result would serialize to, byte for byte. */
+function pageResult(page: NonNullable<RawAnswer['page']>, id: string): Buffer[] {
+  const cursor = JSON.stringify(page.nextCursor);
+  const { items } = page;
+  // Sized up front: head, the items (with commas) as text, the middle, the items again, the tail.
+  const parts = new Array<Buffer>(Math.max(4 * items.length + 1, 3));
+  let k = 0;
+  parts[k++] = TEXT_HEAD;
+  for (let i = 0; i < items.length; i++) {
+    if (i) parts[k++] = COMMA;
+    parts[k++] = items[i].quotedBytes;
+  }
+  parts[k++] = Buffer.from(`],${JSON.stringify(`"next_cursor":${cursor}}`).slice(1, -1)}"}],"structuredContent":{"data":[`);
+  for (let i = 0; i < items.length; i++) {
+    if (i) parts[k++] = COMMA;
+    parts[k++] = items[i].bytes;
+  }
+  parts[k++] = Buffer.from(`],"next_cursor":${cursor}}},"jsonrpc":"2.0","id":${id}}`);
+  return parts;
+}
+
+/** An answer's body parsed; a body that is not JSON becomes a problem naming what came back. */
+export function parseAnswer(raw: { status: number; text: string }): unknown {
   try {
     return raw.text ? JSON.parse(raw.text) : null;
   } catch {

@@ -79,6 +79,14 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 
 const pathParams = (op: AnyOperation) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
+/** An operation's argument names by kind, worked out once per operation (toRequest runs per call). */
+const argNamesCache = new WeakMap<AnyOperation, { path: ReadonlySet<string>; query: ReadonlySet<string> }>();
+function argNames(op: AnyOperation): { path: ReadonlySet<string>; query: ReadonlySet<string> } {
+  let n = argNamesCache.get(op);
+  if (!n) argNamesCache.set(op, (n = { path: new Set(pathParams(op)), query: new Set(Object.keys(op.query.shape)) }));
+  return n;
+}
+
 function inputSchema(op: AnyOperation, defaultWorkspace: string | undefined): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
@@ -175,8 +183,7 @@ export class ToolArgumentError extends Error {}
 
 /** Turns a tool's arguments into the request `/v1` would receive. */
 export function toRequest(op: AnyOperation, args: Record<string, unknown>, defaultWorkspace: string | undefined): ToolRequest {
-  const names = new Set(pathParams(op));
-  const queryNames = new Set(Object.keys(op.query.shape));
+  const { path: names, query: queryNames } = argNames(op);
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};
   let idempotencyKey: string | undefined;

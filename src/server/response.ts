@@ -19,6 +19,17 @@ export interface AppResponse {
   stream?(res: import('node:http').ServerResponse): void;
   /** Drop the connection instead of answering (an injected fault). */
   drop?: boolean;
+  /**
+   * A list page assembled from cached items (splicedPage): its items and cursor, for a caller that
+   * wraps the same page in another envelope (`/mcp`) without parsing `body`.
+   */
+  readonly page?: { items: readonly PageItem[]; nextCursor: string | null };
+}
+
+/** An item of a spliced page: its JSON, and the same JSON escaped as a string's content, as UTF-8. */
+export interface PageItem {
+  readonly bytes: Buffer;
+  readonly quotedBytes: Buffer;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -40,40 +51,96 @@ export function problemResponse(p: ProblemError, path: string, requestId: string
   return { status: p.status, headers: { ...baseHeaders(requestId, PROBLEM_TYPE), ...p.headers }, body: JSON.stringify(problemBody(p, path, requestId)) };
 }
 
-/** A response whose body exists as byte parts; the string is built only if someone asks for it. */
-function partsResponse(status: number, headers: Record<string, string>, parts: readonly Buffer[]): AppResponse {
-  let text: string | undefined;
-  let raw: readonly Buffer[] | undefined = parts;
-  return {
-    status,
-    headers,
-    get body() {
-      return (text ??= Buffer.concat(raw ?? []).toString('utf8'));
-    },
-    set body(v: string) {
-      text = v;
-      raw = undefined;
-    },
-    get parts() {
-      return raw;
-    },
-    set parts(v: readonly Buffer[] | undefined) {
-      raw = v;
-      text = undefined;
-    },
-  };
+/**
+ * A response whose body exists as byte parts; the string is built only if someone asks for it.
+ * A class, not an object of closures: it is made for every list page, and /mcp makes two.
+ */
+class PartsResponse implements AppResponse {
+  private text: string | undefined;
+  /** Whether `raw` is current (a subclass may build it on first use); false once `body` is set. */
+  private rawValid = true;
+  private pageValid = true;
+  constructor(
+    public status: number,
+    public headers: Record<string, string>,
+    private raw: readonly Buffer[] | undefined,
+  ) {}
+
+  /** The parts, when the subclass makes them on first use. */
+  protected makeParts(): readonly Buffer[] | undefined {
+    return undefined;
+  }
+
+  /** The page this body is, when it is one (see AppResponse.page). */
+  protected pageOf(): AppResponse['page'] {
+    return undefined;
+  }
+
+  get parts(): readonly Buffer[] | undefined {
+    if (!this.rawValid) return undefined;
+    return (this.raw ??= this.makeParts());
+  }
+
+  set parts(v: readonly Buffer[] | undefined) {
+    this.raw = v;
+    this.rawValid = v !== undefined;
+    this.text = undefined;
+    this.pageValid = false;
+  }
+
+  get body(): string {
+    return (this.text ??= Buffer.concat(this.parts ?? []).toString('utf8'));
+  }
+
+  set body(v: string) {
+    this.text = v;
+    this.raw = undefined;
+    this.rawValid = false;
+    this.pageValid = false;
+  }
+
+  get page(): AppResponse['page'] {
+    return this.pageValid ? this.pageOf() : undefined;
+  }
+}
+
+export function partsResponse(status: number, headers: Record<string, string>, parts: readonly Buffer[]): AppResponse {
+  return new PartsResponse(status, headers, parts);
 }
 
 const COMMA = Buffer.from(',');
 const PAGE_HEAD = Buffer.from('{"data":[');
 
-/** A list page whose items were serialized once per record (paging.ts cachedJson): their bytes spliced in. */
-export function splicedPage(status: number, requestId: string, items: ReadonlyArray<{ bytes: Buffer }>, meta: object): AppResponse {
-  const parts: Buffer[] = [PAGE_HEAD];
-  for (let i = 0; i < items.length; i++) {
-    if (i) parts.push(COMMA);
-    parts.push(items[i].bytes);
+/**
+ * A list page whose items were serialized once per record (paging.ts cachedJson): their bytes
+ * spliced in, when the parts are asked for (the HTTP adapter asks; /mcp reads `page` instead).
+ */
+class SplicedPage extends PartsResponse {
+  constructor(
+    status: number,
+    headers: Record<string, string>,
+    private readonly items: readonly PageItem[],
+    private readonly meta: { next_cursor: string | null },
+  ) {
+    super(status, headers, undefined);
   }
-  parts.push(Buffer.from(`],"meta":${JSON.stringify(meta)}}`));
-  return partsResponse(status, baseHeaders(requestId, JSON_TYPE), parts);
+
+  protected override makeParts(): readonly Buffer[] {
+    const { items } = this;
+    const out = new Array<Buffer>(2 * items.length + 1);
+    for (let i = 0; i < items.length; i++) {
+      out[2 * i] = i ? COMMA : PAGE_HEAD;
+      out[2 * i + 1] = items[i].bytes;
+    }
+    out[2 * items.length] = Buffer.from(`],"meta":${JSON.stringify(this.meta)}}`);
+    return out;
+  }
+
+  protected override pageOf(): AppResponse['page'] {
+    return { items: this.items, nextCursor: this.meta.next_cursor };
+  }
+}
+
+export function splicedPage(status: number, requestId: string, items: readonly PageItem[], meta: { next_cursor: string | null }): AppResponse {
+  return new SplicedPage(status, baseHeaders(requestId, JSON_TYPE), items, meta);
 }

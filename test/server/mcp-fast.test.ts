@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fastToolCall, splitEnvelope } from '../../src/mcp/server.js';
+import { fastToolCall, parseAnswer, splitEnvelope } from '../../src/mcp/server.js';
 import { buildTools, callTool, type ToolRequest } from '../../src/mcp/tools.js';
+import { inProcessDispatch } from '../../src/server/mcp/mount.js';
+import { JsonItem } from '../../src/server/paging.js';
 import { demo, inProcess, type InProcess } from '../support/server.js';
 
 // /mcp answers a plain `tools/call` itself instead of building an SDK server per request. Its
@@ -13,28 +15,24 @@ afterAll(() => s.close());
 
 const filter = { abilities: null, defaultWorkspace: demo.ws1 };
 const tools = buildTools(filter);
-const dispatchRaw = async (r: ToolRequest) => {
-  const qs = new URLSearchParams(r.query).toString();
-  const res = await s.app.handle({
-    method: r.method, url: `/v1${r.path}${qs ? `?${qs}` : ''}`,
-    headers: { host: 'x', 'content-type': 'application/json', authorization: `Bearer ${demo.owner}` },
-    body: r.body === undefined ? undefined : JSON.stringify(r.body),
-  });
-  return { status: res.status, text: res.body };
-};
+// The dispatch /mcp itself uses, with the owner's token.
+const dispatchRaw = (r: ToolRequest) => inProcessDispatch(s.app, { headers: { host: 'x', authorization: `Bearer ${demo.owner}` }, remoteAddress: '127.0.0.1' })(r);
 const dispatch = async (r: ToolRequest) => {
-  const { status, text } = await dispatchRaw(r);
-  return { status, body: text ? JSON.parse(text) : null };
+  const raw = await dispatchRaw(r);
+  return { status: raw.status, body: parseAnswer(raw) };
 };
 const HEADERS = { accept: 'application/json, text/event-stream', contentType: 'application/json', protocolVersion: '2025-06-18' };
 const call = (name: string, args: unknown, id: unknown = 7, headers = HEADERS) =>
   fastToolCall(headers, { jsonrpc: '2.0', ...(id === null ? {} : { id }), method: 'tools/call', params: { name, arguments: args } }, tools, filter, dispatchRaw);
+/** The answer as text, whichever form it came in. */
+const text = (a: string | Buffer[] | null): string => (a === null ? 'null' : typeof a === 'string' ? a : Buffer.concat(a).toString('utf8'));
 /** Each dispatch has its own request id; the rest must be equal. */
 const sameIds = (v: unknown) => JSON.parse(JSON.stringify(v).replace(/req_[A-Za-z0-9]{20}/g, 'req_X'));
 
 describe('/mcp fast tools/call', () => {
   it.each([
     ['a list page', 'listThreads', { view: 'inbox', limit: 2 }],
+    ['a list page of cached items (assembled from bytes)', 'listPages', { limit: 3 }],
     ['one record', 'getMe', {}],
     ['a 404 from the API', 'getPage', { page: '00000000-0000-4000-8000-000000000000' }],
     ['a bad argument', 'listThreads', { nope: 1 }],
@@ -44,7 +42,7 @@ describe('/mcp fast tools/call', () => {
     expect(fast).not.toBeNull();
     const tool = tools.find((t) => t.name === name)!;
     const expected = await callTool(tool, args as Record<string, unknown>, dispatch, filter.defaultWorkspace);
-    const parsed = JSON.parse(fast!);
+    const parsed = JSON.parse(text(fast));
     expect(sameIds(parsed)).toEqual(sameIds({ jsonrpc: '2.0', id: 7, result: expected }));
     // The text content is the structured content, as JSON.
     if (!parsed.result.isError) expect(JSON.parse(parsed.result.content[0].text)).toEqual(parsed.result.structuredContent);
@@ -57,6 +55,27 @@ describe('/mcp fast tools/call', () => {
     ['an unknown tool', HEADERS, 'noSuchTool', 1],
   ])('leaves %s to the SDK (null)', async (_label, headers, name, id) => {
     expect(await call(name, {}, id, headers)).toBeNull();
+  });
+
+  it('a page whose text needs escaping (quotes, backslashes, newlines, non-ASCII, U+2028) comes back as the SDK path serializes it', async () => {
+    const first = JSON.parse(text(await call('listPages', { limit: 1 }))).result.structuredContent.data[0];
+    const name = 'Zoë\'s "FAQ" \\ C:\\path\t🎉 \u2028 end';
+    const updated = JSON.parse(text(await call('updatePage', { page: first.id, body: { name } })));
+    expect(updated.result.structuredContent.data.name).toBe(name);
+    const fast = await call('listPages', { limit: 2 });
+    expect(Array.isArray(fast)).toBe(true); // the byte-parts path, not the text one
+    const expected = await callTool(tools.find((t) => t.name === 'listPages')!, { limit: 2 }, dispatch, filter.defaultWorkspace);
+    // Byte for byte what JSON.stringify makes of the SDK path's result.
+    expect(text(fast).replace(/req_[A-Za-z0-9]{20}/g, 'req_X')).toBe(JSON.stringify({ result: expected, jsonrpc: '2.0', id: 7 }).replace(/req_[A-Za-z0-9]{20}/g, 'req_X'));
+    expect(JSON.parse(text(fast)).result.structuredContent.data[0].name).toBe(name);
+  });
+
+  it('JsonItem.quotedBytes is the text as JSON.stringify escapes it, without the quotes', () => {
+    for (const t of ['{"a":"b\\"c"}', '{"s":"\\n\\u0000 é 🎉 \u2028"}', '[]']) {
+      const item = new JsonItem(t);
+      expect(item.quotedBytes.toString('utf8')).toBe(JSON.stringify(t).slice(1, -1));
+      expect(item.quotedBytes).toBe(item.quotedBytes); // computed once
+    }
   });
 
   it('splitEnvelope takes the data of our envelope, whose meta is last, and refuses anything else', () => {

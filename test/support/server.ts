@@ -99,7 +99,8 @@ export async function sendJson(
   } catch {
     json = undefined;
   }
-  return { ...res, json };
+  // The response may be a class with accessors (list pages): add to it rather than spread it.
+  return Object.assign(res, { json });
 }
 
 /** The real App and the real store in a temp directory, seeded with fixtures (demo by default). */

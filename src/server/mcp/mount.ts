@@ -1,7 +1,10 @@
 import type { Ability } from '../../contract/enums.js';
 import type { Store } from '../../store/store.js';
-import { withResourceMetadata, type AppResponse, type Mount } from '../app.js';
-import { header } from '../request.js';
+import type { RawAnswer } from '../../mcp/server.js';
+import type { ToolRequest } from '../../mcp/tools.js';
+import { withResourceMetadata, type App, type AppResponse, type Mount } from '../app.js';
+import { header, type RequestInfo } from '../request.js';
+import { partsResponse } from '../response.js';
 import { authenticate, MCP_AUDIENCE, reachableWorkspaces } from '../auth.js';
 import type { Clock } from '../context.js';
 import { ProblemError } from '../problems.js';
@@ -12,12 +15,13 @@ export const MCP_PATH = '/mcp';
 let sdk: Promise<{
   createMcpServer: typeof import('../../mcp/server.js').createMcpServer;
   fastToolCall: typeof import('../../mcp/server.js').fastToolCall;
+  parseAnswer: typeof import('../../mcp/server.js').parseAnswer;
   buildTools: typeof import('../../mcp/tools.js').buildTools;
   Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
 }> | null = null;
 const loadSdk = () =>
   (sdk ??= Promise.all([import('../../mcp/server.js'), import('../../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
-    ([server, tools, http]) => ({ createMcpServer: server.createMcpServer, fastToolCall: server.fastToolCall, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
+    ([server, tools, http]) => ({ createMcpServer: server.createMcpServer, fastToolCall: server.fastToolCall, parseAnswer: server.parseAnswer, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
   ));
 
 /**
@@ -43,35 +47,14 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
         return app.fail(new ProblemError('method_not_allowed', { detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.', headers: { Allow: 'POST' } }), info);
       }
-      const { createMcpServer, fastToolCall, buildTools, Transport } = await loadSdk();
+      const { createMcpServer, fastToolCall, parseAnswer, buildTools, Transport } = await loadSdk();
       const reach = reachableWorkspaces(store, auth);
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
       const filter = { abilities, defaultWorkspace };
       const tools = buildTools(filter);
-      const authorization = header(info.headers, 'authorization')!;
-      const dispatchRaw = async (r: Parameters<Parameters<typeof createMcpServer>[1]>[0]) => {
-        const qs = new URLSearchParams(r.query).toString();
-        const headers: Record<string, string> = { host: header(info.headers, 'host') ?? 'localhost', 'content-type': 'application/json' };
-        if (!r.anonymous) headers.authorization = authorization;
-        if (r.idempotencyKey) headers['idempotency-key'] = r.idempotencyKey;
-        const res = await app.handle({
-          method: r.method, url: `/v1${r.path}${qs ? `?${qs}` : ''}`, headers, remoteAddress: info.remoteAddress, audience: MCP_AUDIENCE,
-          body: r.body === undefined ? undefined : JSON.stringify(r.body),
-        });
-        return { status: res.status, text: res.body };
-      };
-      const dispatch = async (r: Parameters<typeof dispatchRaw>[0]) => {
-        const { status, text } = await dispatchRaw(r);
-        let body: unknown = null;
-        try {
-          body = text ? JSON.parse(text) : null;
-        } catch {
-          body = { title: 'Unreadable answer', status, detail: text.slice(0, 200) };
-        }
-        return { status, body };
-      };
-      const baseHeaders = { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+      const dispatchRaw = inProcessDispatch(app, info);
+      const headers = { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
       let parsed: unknown;
       try {
         parsed = JSON.parse(info.rawBody.toString('utf8'));
@@ -82,20 +65,47 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         { accept: header(info.headers, 'accept'), contentType: header(info.headers, 'content-type'), protocolVersion: header(info.headers, 'mcp-protocol-version') },
         parsed, tools, filter, dispatchRaw,
       );
-      if (fast !== null) return { status: 200, headers: { ...baseHeaders, 'content-type': 'application/json' }, body: fast };
+      if (typeof fast === 'string') return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body: fast };
+      if (fast) return partsResponse(200, { ...headers, 'content-type': 'application/json' }, fast);
+      // Everything else (initialize, tools/list, resources, batches, protocol errors): the SDK.
+      const dispatch = async (r: ToolRequest) => {
+        const raw = await dispatchRaw(r);
+        return { status: raw.status, body: parseAnswer(raw) };
+      };
       const server = createMcpServer(filter, dispatch, tools);
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') headers.set(k, v);
-        const response = await transport.handleRequest(new Request(`${info.origin}${req.url}`, { method: 'POST', headers, body: info.rawBody }));
-        const out: AppResponse = { status: response.status, headers: { ...baseHeaders }, body: await response.text() };
+        const requestHeaders = new Headers();
+        for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') requestHeaders.set(k, v);
+        const response = await transport.handleRequest(new Request(`${info.origin}${req.url}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }));
+        const out: AppResponse = { status: response.status, headers, body: await response.text() };
         response.headers.forEach((v, k) => (out.headers[k] = v));
         return out;
       } finally {
         await server.close();
       }
     },
+  };
+}
+
+/**
+ * A tool's request sent through `app.handle` as a `/v1` request with the `/mcp` caller's token
+ * (anonymous for public operations), host and address, and the MCP audience: every check of the
+ * API applies as it would over HTTP.
+ */
+export function inProcessDispatch(app: App, info: Pick<RequestInfo, 'headers' | 'remoteAddress'>): (r: ToolRequest) => Promise<RawAnswer> {
+  const authorization = header(info.headers, 'authorization');
+  const host = header(info.headers, 'host') ?? 'localhost';
+  return async (r) => {
+    const qs = new URLSearchParams(r.query).toString();
+    const headers: Record<string, string> = { host, 'content-type': 'application/json' };
+    if (!r.anonymous && authorization) headers.authorization = authorization;
+    if (r.idempotencyKey) headers['idempotency-key'] = r.idempotencyKey;
+    const res = await app.handle({
+      method: r.method, url: `/v1${r.path}${qs ? `?${qs}` : ''}`, headers, remoteAddress: info.remoteAddress, audience: MCP_AUDIENCE,
+      body: r.body === undefined ? undefined : JSON.stringify(r.body),
+    });
+    return { status: res.status, get text() { return res.body; }, page: res.page };
   };
 }
