@@ -79,7 +79,8 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
  */
 export interface RawAnswer {
   status: number;
-  readonly text: string;
+  /** The body (made from the page's bytes only when asked for). */
+  text(): string;
   readonly page?: { items: readonly { bytes: Buffer; quotedBytes: Buffer }[]; nextCursor: string | null };
 }
 
@@ -128,7 +129,7 @@ export async function fastToolCall(
         if (raw.page) return pageResult(raw.page, id);
         // Any other success of our own App is `{"data":…,"meta":{…}}` with meta last: its data is
         // spliced in as text.
-        const env = splitEnvelope(raw.text);
+        const env = splitEnvelope(raw.text());
         if (env) {
           const out = `{"data":${env.data},"next_cursor":${JSON.stringify(env.nextCursor)}}`;
           return `{"result":{"content":[{"type":"text","text":${JSON.stringify(out)}}],"structuredContent":${out}},"jsonrpc":"2.0","id":${id}}`;
@@ -165,11 +166,12 @@ function pageResult(page: NonNullable<RawAnswer['page']>, id: string): Buffer[] 
 }
 
 /** An answer's body parsed; a body that is not JSON becomes a problem naming what came back. */
-export function parseAnswer(raw: { status: number; text: string }): unknown {
+export function parseAnswer(raw: { status: number; text(): string }): unknown {
+  const text = raw.text();
   try {
-    return raw.text ? JSON.parse(raw.text) : null;
+    return text ? JSON.parse(text) : null;
   } catch {
-    return { title: 'Unreadable answer', status: raw.status, detail: raw.text.slice(0, 200) };
+    return { title: 'Unreadable answer', status: raw.status, detail: text.slice(0, 200) };
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Ability } from '../../contract/enums.js';
 import type { Store } from '../../store/store.js';
 import type { RawAnswer } from '../../mcp/server.js';
-import type { ToolRequest } from '../../mcp/tools.js';
+import type { ToolDef, ToolFilter, ToolRequest } from '../../mcp/tools.js';
 import { withResourceMetadata, type App, type AppResponse, type Mount } from '../app.js';
 import { header, type RequestInfo } from '../request.js';
 import { partsResponse } from '../response.js';
@@ -52,9 +52,9 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
       const filter = { abilities, defaultWorkspace };
-      const tools = buildTools(filter);
+      const tools = toolsFor(abilities, defaultWorkspace, buildTools);
       const dispatchRaw = inProcessDispatch(app, info);
-      const headers = { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+      const headers: Record<string, string> = { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
       let parsed: unknown;
       try {
         parsed = JSON.parse(info.rawBody.toString('utf8'));
@@ -65,8 +65,9 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         { accept: header(info.headers, 'accept'), contentType: header(info.headers, 'content-type'), protocolVersion: header(info.headers, 'mcp-protocol-version') },
         parsed, tools, filter, dispatchRaw,
       );
-      if (typeof fast === 'string') return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body: fast };
-      if (fast) return partsResponse(200, { ...headers, 'content-type': 'application/json' }, fast);
+      if (fast !== null) headers['content-type'] = 'application/json';
+      if (typeof fast === 'string') return { status: 200, headers, body: fast };
+      if (fast) return partsResponse(200, headers, fast);
       // Everything else (initialize, tools/list, resources, batches, protocol errors): the SDK.
       const dispatch = async (r: ToolRequest) => {
         const raw = await dispatchRaw(r);
@@ -90,6 +91,19 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
 }
 
 /**
+ * The tools of a token, by its abilities array (a token record is replaced whole, never changed, so
+ * the array stands for the abilities) and the default workspace: no key to build per request.
+ */
+const toolsByAbilities = new WeakMap<readonly string[], Map<string, ToolDef[]>>();
+function toolsFor(abilities: readonly Ability[], defaultWorkspace: string | undefined, build: (f: ToolFilter) => ToolDef[]): ToolDef[] {
+  let byWorkspace = toolsByAbilities.get(abilities);
+  if (!byWorkspace) toolsByAbilities.set(abilities, (byWorkspace = new Map()));
+  let tools = byWorkspace.get(defaultWorkspace ?? '');
+  if (!tools) byWorkspace.set(defaultWorkspace ?? '', (tools = build({ abilities, defaultWorkspace })));
+  return tools;
+}
+
+/**
  * A tool's request sent through `app.handle` as a `/v1` request with the `/mcp` caller's token
  * (anonymous for public operations), host and address, and the MCP audience: every check of the
  * API applies as it would over HTTP.
@@ -106,6 +120,8 @@ export function inProcessDispatch(app: App, info: Pick<RequestInfo, 'headers' | 
       method: r.method, url: `/v1${r.path}${qs ? `?${qs}` : ''}`, headers, remoteAddress: info.remoteAddress, audience: MCP_AUDIENCE,
       body: r.body === undefined ? undefined : JSON.stringify(r.body),
     });
-    return { status: res.status, get text() { return res.body; }, page: res.page };
+    // A plain function, not a getter: an object literal with an accessor gets a hidden class of its
+    // own, which outlives the request and keeps the page it reaches alive past young collections.
+    return { status: res.status, text: () => res.body, page: res.page };
   };
 }

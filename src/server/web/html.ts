@@ -1,4 +1,5 @@
 import type { AppResponse } from '../app.js';
+import { partsResponse } from '../response.js';
 import { STYLESHEET_HREF } from './assets.js';
 
 /**
@@ -129,16 +130,7 @@ export function htmlResponse(status: number, document: Html | string | readonly 
   const headers = { ...pageHeaders(options.csp), ...options.headers };
   if (!Array.isArray(document)) return { status, headers, body: String(document) };
   // A document already in UTF-8 pieces (cached rows): sent as they are, joined only if read as text.
-  let text: string | undefined;
-  const parts = document as readonly Buffer[];
-  return {
-    status,
-    headers,
-    parts,
-    get body() {
-      return (text ??= Buffer.concat(parts).toString('utf8'));
-    },
-  };
+  return partsResponse(status, headers, document as readonly Buffer[]);
 }
 
 /** 303 See Other: where a form POST (or a page that needs sign-in) sends the browser next. */
