@@ -120,7 +120,7 @@ class SplicedPage extends PartsResponse {
     status: number,
     headers: Record<string, string>,
     private readonly items: readonly PageItem[],
-    private readonly meta: { next_cursor: string | null },
+    private readonly meta: { request_id: string; next_cursor: string | null },
   ) {
     super(status, headers, undefined);
   }
@@ -141,6 +141,6 @@ class SplicedPage extends PartsResponse {
   }
 }
 
-export function splicedPage(status: number, requestId: string, items: readonly PageItem[], meta: { next_cursor: string | null }): AppResponse {
+export function splicedPage(status: number, requestId: string, items: readonly PageItem[], meta: { request_id: string; next_cursor: string | null }): AppResponse {
   return new SplicedPage(status, baseHeaders(requestId, JSON_TYPE), items, meta);
 }

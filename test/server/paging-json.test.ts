@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
 import { operations } from '../../src/contract/operations.js';
 import { implement, type Handler } from '../../src/server/context.js';
-import { cachedJson, pageIndex } from '../../src/server/paging.js';
+import { cachedJson, JsonItem, pageIndex } from '../../src/server/paging.js';
+import { splicedPage } from '../../src/server/response.js';
 import type { ListingRecord } from '../../src/store/records.js';
 import { demo, inProcess, type InProcess } from '../support/server.js';
 
@@ -60,5 +61,28 @@ describe('cached JSON page items', () => {
     await s.store.transact((tx) => inWs2.forEach((l) => tx.delete('listings', l.id)));
     const res = await get(fast, `/v1/workspaces/${demo.ws2}/lists`);
     expect(JSON.parse(res.body)).toEqual({ data: [], meta: { request_id: 'req_fixed', next_cursor: null } });
+  });
+});
+
+describe('a spliced page response', () => {
+  const items = [new JsonItem('{"id":"a","t":"say \\"hi\\""}'), new JsonItem('{"id":"b"}')];
+
+  it('is its parts, its body and its page at once', () => {
+    const res = splicedPage(200, 'req_x', items, { request_id: 'req_x', next_cursor: 'c1' });
+    expect(Buffer.concat(res.parts!).toString()).toBe('{"data":[{"id":"a","t":"say \\"hi\\""},{"id":"b"}],"meta":{"request_id":"req_x","next_cursor":"c1"}}');
+    expect(JSON.parse(res.body)).toEqual({ data: [{ id: 'a', t: 'say "hi"' }, { id: 'b' }], meta: { request_id: 'req_x', next_cursor: 'c1' } });
+    expect(res.page).toEqual({ items, nextCursor: 'c1' });
+  });
+
+  it('is no longer the page once its body or parts are replaced (an error put in its place, say)', () => {
+    const replacedBody = splicedPage(200, 'req_x', items, { request_id: 'req_x', next_cursor: null });
+    replacedBody.body = '{"title":"x"}';
+    expect(replacedBody.parts).toBeUndefined();
+    expect(replacedBody.page).toBeUndefined();
+    expect(replacedBody.body).toBe('{"title":"x"}');
+    const replacedParts = splicedPage(200, 'req_x', items, { request_id: 'req_x', next_cursor: null });
+    replacedParts.parts = [Buffer.from('[]')];
+    expect(replacedParts.body).toBe('[]');
+    expect(replacedParts.page).toBeUndefined();
   });
 });
