@@ -142,17 +142,23 @@ function annotations(op: AnyOperation): ToolDef['annotations'] {
   };
 }
 
-/** Built tool lists by filter: the schemas are a pure function of it, and converting them is most of a small call's CPU. */
-const builtTools = new Map<string, ToolDef[]>();
+/**
+ * Built tool lists by filter: the schemas are a pure function of it, and converting them is most of
+ * a small call's CPU. Keyed first by the abilities array itself (a token record is replaced whole,
+ * never changed, so `/mcp` passes the same array on every call of a token): no key is serialized
+ * per call, and lists go with the arrays they were built for.
+ */
+const builtTools = new WeakMap<object, Map<string, ToolDef[]>>();
+const EVERY_ABILITY = {};
 
 /** The tools a caller may use: those the token's abilities allow, and no OAuth management. */
 export function buildTools(filter: ToolFilter): ToolDef[] {
-  const key = JSON.stringify([filter.abilities, !!filter.readOnly, filter.tools ?? null, filter.toolsets ?? null, filter.defaultWorkspace ?? null]);
-  let tools = builtTools.get(key);
-  if (!tools) {
-    if (builtTools.size >= 256) builtTools.clear();
-    builtTools.set(key, (tools = computeTools(filter)));
-  }
+  const abilities = filter.abilities ?? EVERY_ABILITY;
+  let byRest = builtTools.get(abilities);
+  if (!byRest) builtTools.set(abilities, (byRest = new Map()));
+  const key = `${filter.readOnly ? 'ro' : 'rw'}|${filter.tools ? `=${filter.tools.join(',')}` : '*'}|${filter.toolsets ? `=${filter.toolsets.join(',')}` : '*'}|${filter.defaultWorkspace ?? ''}`;
+  let tools = byRest.get(key);
+  if (!tools) byRest.set(key, (tools = computeTools(filter)));
   return tools;
 }
 

@@ -57,9 +57,8 @@ export function problemResponse(p: ProblemError, path: string, requestId: string
  */
 class PartsResponse implements AppResponse {
   private text: string | undefined;
-  /** Whether `raw` is current (a subclass may build it on first use); false once `body` is set. */
-  private rawValid = true;
-  private pageValid = true;
+  /** Set once `body` or `parts` is given a new value: the body is then no longer the page, nor made by makeParts. */
+  private replaced = false;
   constructor(
     public status: number,
     public headers: Record<string, string>,
@@ -77,15 +76,13 @@ class PartsResponse implements AppResponse {
   }
 
   get parts(): readonly Buffer[] | undefined {
-    if (!this.rawValid) return undefined;
-    return (this.raw ??= this.makeParts());
+    return this.replaced ? this.raw : (this.raw ??= this.makeParts());
   }
 
   set parts(v: readonly Buffer[] | undefined) {
     this.raw = v;
-    this.rawValid = v !== undefined;
     this.text = undefined;
-    this.pageValid = false;
+    this.replaced = true;
   }
 
   get body(): string {
@@ -95,12 +92,11 @@ class PartsResponse implements AppResponse {
   set body(v: string) {
     this.text = v;
     this.raw = undefined;
-    this.rawValid = false;
-    this.pageValid = false;
+    this.replaced = true;
   }
 
   get page(): AppResponse['page'] {
-    return this.pageValid ? this.pageOf() : undefined;
+    return this.replaced ? undefined : this.pageOf();
   }
 }
 

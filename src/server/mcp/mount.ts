@@ -1,7 +1,7 @@
 import type { Ability } from '../../contract/enums.js';
 import type { Store } from '../../store/store.js';
 import type { RawAnswer } from '../../mcp/server.js';
-import type { ToolDef, ToolFilter, ToolRequest } from '../../mcp/tools.js';
+import type { ToolRequest } from '../../mcp/tools.js';
 import { withResourceMetadata, type App, type AppResponse, type Mount } from '../app.js';
 import { header, type RequestInfo } from '../request.js';
 import { partsResponse } from '../response.js';
@@ -52,7 +52,7 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
       const filter = { abilities, defaultWorkspace };
-      const tools = toolsFor(abilities, defaultWorkspace, buildTools);
+      const tools = buildTools(filter);
       const dispatchRaw = inProcessDispatch(app, info);
       const headers: Record<string, string> = { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
       let parsed: unknown;
@@ -88,19 +88,6 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       }
     },
   };
-}
-
-/**
- * The tools of a token, by its abilities array (a token record is replaced whole, never changed, so
- * the array stands for the abilities) and the default workspace: no key to build per request.
- */
-const toolsByAbilities = new WeakMap<readonly string[], Map<string, ToolDef[]>>();
-function toolsFor(abilities: readonly Ability[], defaultWorkspace: string | undefined, build: (f: ToolFilter) => ToolDef[]): ToolDef[] {
-  let byWorkspace = toolsByAbilities.get(abilities);
-  if (!byWorkspace) toolsByAbilities.set(abilities, (byWorkspace = new Map()));
-  let tools = byWorkspace.get(defaultWorkspace ?? '');
-  if (!tools) byWorkspace.set(defaultWorkspace ?? '', (tools = build({ abilities, defaultWorkspace })));
-  return tools;
 }
 
 /**
