@@ -80,10 +80,16 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 const pathParams = (op: AnyOperation) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
 /** An operation's argument names by kind, worked out once per operation (toRequest runs per call). */
-const argNamesCache = new WeakMap<AnyOperation, { path: ReadonlySet<string>; query: ReadonlySet<string> }>();
-function argNames(op: AnyOperation): { path: ReadonlySet<string>; query: ReadonlySet<string> } {
+/** An operation's argument names, and its path split around its parameters (`/a/{x}/b` → ['/a/', 'x', '/b']). */
+interface ArgNames {
+  path: ReadonlySet<string>;
+  query: ReadonlySet<string>;
+  pathParts: readonly string[];
+}
+const argNamesCache = new WeakMap<AnyOperation, ArgNames>();
+function argNames(op: AnyOperation): ArgNames {
   let n = argNamesCache.get(op);
-  if (!n) argNamesCache.set(op, (n = { path: new Set(pathParams(op)), query: new Set(Object.keys(op.query.shape)) }));
+  if (!n) argNamesCache.set(op, (n = { path: new Set(pathParams(op)), query: new Set(Object.keys(op.query.shape)), pathParts: op.path.split(/\{(\w+)\}/) }));
   return n;
 }
 
@@ -189,11 +195,13 @@ export class ToolArgumentError extends Error {}
 
 /** Turns a tool's arguments into the request `/v1` would receive. */
 export function toRequest(op: AnyOperation, args: Record<string, unknown>, defaultWorkspace: string | undefined): ToolRequest {
-  const { path: names, query: queryNames } = argNames(op);
+  const { path: names, query: queryNames, pathParts } = argNames(op);
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};
   let idempotencyKey: string | undefined;
-  for (const [k, v] of Object.entries(args)) {
+  for (const k in args) {
+    if (!Object.hasOwn(args, k)) continue;
+    const v = args[k];
     if (names.has(k)) {
       if (typeof v !== 'string' || v === '') throw new ToolArgumentError(`\`${k}\` must be a non-empty string (an id).`);
       params[k] = v;
@@ -213,9 +221,11 @@ export function toRequest(op: AnyOperation, args: Record<string, unknown>, defau
   if (names.has('workspace') && params.workspace === undefined && defaultWorkspace) params.workspace = defaultWorkspace;
   for (const n of names) if (params[n] === undefined) throw new ToolArgumentError(`\`${n}\` is required${n === 'workspace' ? ' (no default workspace is known)' : ''}.`);
   if (op.access === 'public' && op.idempotent && !idempotencyKey) idempotencyKey = randomUUID();
+  let path = pathParts[0];
+  for (let i = 1; i < pathParts.length; i += 2) path += encodeURIComponent(params[pathParts[i]]) + pathParts[i + 1];
   return {
     method: op.method,
-    path: op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n])),
+    path,
     query,
     body: op.body ? (args.body ?? {}) : undefined,
     idempotencyKey,

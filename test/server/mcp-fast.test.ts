@@ -70,6 +70,20 @@ describe('/mcp fast tools/call', () => {
     expect(JSON.parse(text(fast)).result.structuredContent.data[0].name).toBe(name);
   });
 
+  it('arguments reach /v1 as given: reserved characters in a path id and in a query value are encoded, not read as syntax', async () => {
+    // An id with / ? # names no page (404 quoting the id whole), not another route.
+    const page = JSON.parse(text(await call('getPage', { page: 'a/b?c#d %' })));
+    expect(page.result.isError).toBe(true);
+    expect(page.result.structuredContent).toMatchObject({ status: 404, code: 'page_not_found', detail: 'No page with id `a/b?c#d %`.' });
+    // `&limit=…` inside view stays inside view: only view is refused, limit (2) is fine.
+    const list = JSON.parse(text(await call('listThreads', { view: 'inbox&limit=oops', limit: 2 })));
+    expect(list.result.structuredContent).toMatchObject({ status: 422, code: 'validation_failed' });
+    expect(Object.keys(list.result.structuredContent.errors)).toEqual(['view']);
+    // A valid value given as a string is served as the API would serve it.
+    const ok = JSON.parse(text(await call('listThreads', { view: 'inbox', limit: '2' })));
+    expect(ok.result.structuredContent.data).toHaveLength(2);
+  });
+
   it('JsonItem.quotedBytes is the text as JSON.stringify escapes it, without the quotes', () => {
     for (const t of ['{"a":"b\\"c"}', '{"s":"\\n\\u0000 é 🎉 \u2028"}', '[]']) {
       const item = new JsonItem(t);

@@ -12,16 +12,19 @@ import { ProblemError } from '../problems.js';
 export const MCP_PATH = '/mcp';
 
 /** The SDK and the tool table, loaded on the first /mcp request only (start-up stays as it was). */
-let sdk: Promise<{
+interface McpModules {
   createMcpServer: typeof import('../../mcp/server.js').createMcpServer;
   fastToolCall: typeof import('../../mcp/server.js').fastToolCall;
   parseAnswer: typeof import('../../mcp/server.js').parseAnswer;
   buildTools: typeof import('../../mcp/tools.js').buildTools;
   Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
-}> | null = null;
+}
+let sdk: Promise<McpModules> | null = null;
+/** Once loaded, read without an await per request. */
+let loaded: McpModules | null = null;
 const loadSdk = () =>
   (sdk ??= Promise.all([import('../../mcp/server.js'), import('../../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
-    ([server, tools, http]) => ({ createMcpServer: server.createMcpServer, fastToolCall: server.fastToolCall, parseAnswer: server.parseAnswer, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
+    ([server, tools, http]) => (loaded = { createMcpServer: server.createMcpServer, fastToolCall: server.fastToolCall, parseAnswer: server.parseAnswer, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
   ));
 
 /**
@@ -47,7 +50,7 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
         return app.fail(new ProblemError('method_not_allowed', { detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.', headers: { Allow: 'POST' } }), info);
       }
-      const { createMcpServer, fastToolCall, parseAnswer, buildTools, Transport } = await loadSdk();
+      const { createMcpServer, fastToolCall, parseAnswer, buildTools, Transport } = loaded ?? (await loadSdk());
       const reach = reachableWorkspaces(store, auth);
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
@@ -99,7 +102,8 @@ export function inProcessDispatch(app: App, info: Pick<RequestInfo, 'headers' | 
   const authorization = header(info.headers, 'authorization');
   const host = header(info.headers, 'host') ?? 'localhost';
   return async (r) => {
-    const qs = new URLSearchParams(r.query).toString();
+    let qs = '';
+    for (const k in r.query) qs += `${qs ? '&' : ''}${encodeURIComponent(k)}=${encodeURIComponent(r.query[k])}`;
     const headers: Record<string, string> = { host, 'content-type': 'application/json' };
     if (!r.anonymous && authorization) headers.authorization = authorization;
     if (r.idempotencyKey) headers['idempotency-key'] = r.idempotencyKey;
