@@ -114,9 +114,9 @@ async function load(server, spec) {
   return r;
 }
 /**
- * Two servers under the same load in alternating windows (which goes first flips every round).
- * Returns each side's requests/s over all its windows, the median of its windows' p99 and its CPU
- * per request, and a's requests/s over b's per round.
+ * Two servers (or two requests) under the same load in alternating windows (which goes first flips
+ * every round). Returns each side's requests/s over all its windows, the median of its windows' p99,
+ * its CPU per request and its answer's size, and a's requests/s over b's per round.
  */
 async function alternate(a, b, { rounds = cfg.quick ? 3 : 6, seconds = Math.max(2, cfg.duration / 2) } = {}) {
   const sides = [a, b].map((x) => ({ ...x, windows: [] }));
@@ -138,6 +138,7 @@ async function alternate(a, b, { rounds = cfg.quick ? 3 : 6, seconds = Math.max(
       rps: sum((x) => x.ok) / sum((x) => x.durationS),
       latency: { p99: median(w.map((x) => x.latency.p99)) },
       cpuPerRequestMs: sum((x) => x.cpuPerRequestMs * (x.ok + x.non2xx)) / Math.max(1, sum((x) => x.ok + x.non2xx)),
+      bytesPerResponse: w[0]?.bytesPerResponse ?? 0,
     };
   });
   return { a: ra, b: rb, ratios };
@@ -366,8 +367,25 @@ async function benchMcp() {
     checkLoad('MCP tools/call', pair.a);
     checkLoad('listThreads', pair.b);
     log(`mcp: ${loadText(pair.a)}; API: ${loadText(pair.b)}; per-round ratios ${pair.ratios.map(fmt.pct).join(' ')}`);
+    // Shown beside them, measured after them (so the MCP pair runs exactly as it always has): the
+    // same GET for twice the rows, about as many bytes as the MCP answer (which carries the page
+    // twice), so what bytes cost and what the MCP path's own work costs can be told apart.
+    const bigSpec = { url: wcm.url + threadsPath().replace(`limit=${q.limit}`, `limit=${2 * q.limit}`), headers: auth() };
+    await load(wcm, { ...bigSpec, duration: 2 });
+    const bytesPair = await alternate({ server: wcm, spec: bigSpec }, { server: wcm, spec: apiSpec });
+    const big = bytesPair.a;
+    checkLoad(`listThreads limit=${2 * q.limit}`, big);
+    log(`API, ${2 * q.limit} rows: ${loadText(big)}; API: ${loadText(bytesPair.b)}; per-round ratios ${bytesPair.ratios.map(fmt.pct).join(' ')}`);
     const timeRatio = pair.b.rps / pair.a.rps;
-    row(figure, loadText(pair.a), `GET listThreads: ${loadText(pair.b)}`, `${fmt.x(timeRatio)} the direct call's time (CPU/req ${fmt.x(pair.a.cpuPerRequestMs / pair.b.cpuPerRequestMs)})`, target, timeRatio <= 1.5);
+    const kb = (r) => `${Math.round(r.bytesPerResponse / 1000)} KB`;
+    row(
+      figure,
+      `${loadText(pair.a)} (${kb(pair.a)})`,
+      `GET listThreads: ${loadText(pair.b)} (${kb(pair.b)})<br>the same GET for ${2 * q.limit} rows: ${loadText(big)} (${kb(big)})`,
+      `${fmt.x(timeRatio)} the direct call's time (CPU/req ${fmt.x(pair.a.cpuPerRequestMs / pair.b.cpuPerRequestMs)})<br>${2 * q.limit} rows: ${fmt.x(bytesPair.b.rps / big.rps)} (CPU/req ${fmt.x(big.cpuPerRequestMs / bytesPair.b.cpuPerRequestMs)})`,
+      target,
+      timeRatio <= 1.5,
+    );
   } finally {
     await stopWcm(wcm);
   }
