@@ -77,10 +77,11 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return out;
 }
 
-const pathParams = (op: AnyOperation) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-
-/** An operation's argument names by kind, worked out once per operation (toRequest runs per call). */
-/** An operation's argument names, and its path split around its parameters (`/a/{x}/b` → ['/a/', 'x', '/b']). */
+/**
+ * An operation's argument names by kind, and its path split around its parameters (`/a/{x}/b` →
+ * `['/a/', 'x', '/b']`: literal text at even indexes, names at odd ones), worked out once per
+ * operation (toRequest runs per call).
+ */
 interface ArgNames {
   path: ReadonlySet<string>;
   query: ReadonlySet<string>;
@@ -89,7 +90,10 @@ interface ArgNames {
 const argNamesCache = new WeakMap<AnyOperation, ArgNames>();
 function argNames(op: AnyOperation): ArgNames {
   let n = argNamesCache.get(op);
-  if (!n) argNamesCache.set(op, (n = { path: new Set(pathParams(op)), query: new Set(Object.keys(op.query.shape)), pathParts: op.path.split(/\{(\w+)\}/) }));
+  if (!n) {
+    const pathParts = op.path.split(/\{(\w+)\}/);
+    argNamesCache.set(op, (n = { path: new Set(pathParts.filter((_, i) => i % 2 === 1)), query: new Set(Object.keys(op.query.shape)), pathParts }));
+  }
   return n;
 }
 
