@@ -4,6 +4,7 @@ import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { AppResponse } from '../server/response.js';
 import { packageVersion } from '../version.js';
 import { buildTools, callTool, toRequest, type Dispatch, type ToolDef, type ToolFilter, type ToolRequest } from './tools.js';
 
@@ -81,7 +82,7 @@ export interface RawAnswer {
   status: number;
   /** The body (made from the page's bytes only when asked for). */
   text(): string;
-  readonly page?: { items: readonly { bytes: Buffer; quotedBytes: Buffer }[]; nextCursor: string | null };
+  readonly page?: AppResponse['page'];
 }
 
 /**
@@ -110,10 +111,8 @@ export async function fastToolCall(
   if (!tool || typeof args !== 'object' || Array.isArray(args)) return null;
   const id = JSON.stringify(msg.id);
   let raw: RawAnswer | undefined;
-  const parsedAnswer: Dispatch = async (req) => {
-    raw ??= await dispatchRaw(req);
-    return { status: raw.status, body: parseAnswer(raw) };
-  };
+  // callTool below sends the request only if it was not sent already.
+  const parsedAnswer = parsedDispatch(async (req) => (raw ??= await dispatchRaw(req)));
   if (tool.op.access !== 'public') {
     let req: ToolRequest | undefined;
     try {
@@ -165,8 +164,16 @@ function pageResult(page: NonNullable<RawAnswer['page']>, id: string): Buffer[] 
   return parts;
 }
 
+/** The dispatch callTool uses (bodies parsed), from one whose answers are raw. */
+export function parsedDispatch(dispatchRaw: (req: ToolRequest) => Promise<RawAnswer>): Dispatch {
+  return async (req) => {
+    const raw = await dispatchRaw(req);
+    return { status: raw.status, body: parseAnswer(raw) };
+  };
+}
+
 /** An answer's body parsed; a body that is not JSON becomes a problem naming what came back. */
-export function parseAnswer(raw: { status: number; text(): string }): unknown {
+function parseAnswer(raw: { status: number; text(): string }): unknown {
   const text = raw.text();
   try {
     return text ? JSON.parse(text) : null;

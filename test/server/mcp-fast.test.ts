@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fastToolCall, parseAnswer, splitEnvelope } from '../../src/mcp/server.js';
+import { fastToolCall, parsedDispatch, splitEnvelope } from '../../src/mcp/server.js';
 import { buildTools, callTool, type ToolRequest } from '../../src/mcp/tools.js';
 import { inProcessDispatch } from '../../src/server/mcp/mount.js';
 import { JsonItem } from '../../src/server/paging.js';
@@ -17,10 +17,7 @@ const filter = { abilities: null, defaultWorkspace: demo.ws1 };
 const tools = buildTools(filter);
 // The dispatch /mcp itself uses, with the owner's token.
 const dispatchRaw = (r: ToolRequest) => inProcessDispatch(s.app, { headers: { host: 'x', authorization: `Bearer ${demo.owner}` }, remoteAddress: '127.0.0.1' })(r);
-const dispatch = async (r: ToolRequest) => {
-  const raw = await dispatchRaw(r);
-  return { status: raw.status, body: parseAnswer(raw) };
-};
+const dispatch = parsedDispatch(dispatchRaw);
 const HEADERS = { accept: 'application/json, text/event-stream', contentType: 'application/json', protocolVersion: '2025-06-18' };
 const call = (name: string, args: unknown, id: unknown = 7, headers = HEADERS) =>
   fastToolCall(headers, { jsonrpc: '2.0', ...(id === null ? {} : { id }), method: 'tools/call', params: { name, arguments: args } }, tools, filter, dispatchRaw);

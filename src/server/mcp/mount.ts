@@ -15,7 +15,7 @@ export const MCP_PATH = '/mcp';
 interface McpModules {
   createMcpServer: typeof import('../../mcp/server.js').createMcpServer;
   fastToolCall: typeof import('../../mcp/server.js').fastToolCall;
-  parseAnswer: typeof import('../../mcp/server.js').parseAnswer;
+  parsedDispatch: typeof import('../../mcp/server.js').parsedDispatch;
   buildTools: typeof import('../../mcp/tools.js').buildTools;
   Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
 }
@@ -24,7 +24,7 @@ let sdk: Promise<McpModules> | null = null;
 let loaded: McpModules | null = null;
 const loadSdk = () =>
   (sdk ??= Promise.all([import('../../mcp/server.js'), import('../../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
-    ([server, tools, http]) => (loaded = { createMcpServer: server.createMcpServer, fastToolCall: server.fastToolCall, parseAnswer: server.parseAnswer, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
+    ([server, tools, http]) => (loaded = { createMcpServer: server.createMcpServer, fastToolCall: server.fastToolCall, parsedDispatch: server.parsedDispatch, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
   ));
 
 /**
@@ -50,7 +50,7 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
         return app.fail(new ProblemError('method_not_allowed', { detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.', headers: { Allow: 'POST' } }), info);
       }
-      const { createMcpServer, fastToolCall, parseAnswer, buildTools, Transport } = loaded ?? (await loadSdk());
+      const { createMcpServer, fastToolCall, parsedDispatch, buildTools, Transport } = loaded ?? (await loadSdk());
       const reach = reachableWorkspaces(store, auth);
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
@@ -72,11 +72,7 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       if (typeof fast === 'string') return { status: 200, headers, body: fast };
       if (fast) return partsResponse(200, headers, fast);
       // Everything else (initialize, tools/list, resources, batches, protocol errors): the SDK.
-      const dispatch = async (r: ToolRequest) => {
-        const raw = await dispatchRaw(r);
-        return { status: raw.status, body: parseAnswer(raw) };
-      };
-      const server = createMcpServer(filter, dispatch, tools);
+      const server = createMcpServer(filter, parsedDispatch(dispatchRaw), tools);
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
