@@ -1,4 +1,5 @@
 import { defineCommand } from '../src/cli/command.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { UsageError, apiErrorOf } from '../src/cli/errors.js';
 
 interface McpOptions {
@@ -58,14 +59,40 @@ export default defineCommand<McpOptions>({
       }
     });
     const transport = new StdioServerTransport();
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = () => resolve();
-      f.io.stdin?.on?.('end', () => resolve());
+    const ended = new Promise<'closed' | 'end'>((resolve) => {
+      transport.onclose = () => resolve('closed');
+      f.io.stdin?.on?.('end', () => resolve('end'));
     });
     await server.connect(transport);
+    const inFlight = countRequests(transport);
     f.io.stderr.write(`wcm mcp: serving ${buildTools(filter).length} tools for ${target.baseUrl} on stdio\n`);
-    await closed;
+    // A client that sends its requests and closes stdin (a script piping into `wcm mcp`) still gets
+    // every answer: the requests in flight are answered before the server closes.
+    if ((await ended) === 'end') await inFlight.settled();
     await server.close();
     return 0;
   },
 });
+
+/**
+ * Counts the requests a transport received that it has not answered yet (a message with an id and a
+ * method is a request; one with an id and no method, an answer), and says when none is left.
+ */
+function countRequests(transport: Transport): { settled(): Promise<void> } {
+  let open = 0;
+  let idle: (() => void) | null = null;
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && 'id' in message) open++;
+    receive?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    try {
+      await send(message, options);
+    } finally {
+      if (!('method' in message) && 'id' in message && --open <= 0) idle?.();
+    }
+  };
+  return { settled: () => (open <= 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve))) };
+}

@@ -151,6 +151,24 @@ describe('wcm mcp flags', () => {
     expect(ls.isError).toBeFalsy();
   });
 
+  it('a script that pipes its requests and closes stdin gets every answer before wcm mcp exits', async () => {
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'listThreads', arguments: { limit: 1 } } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'getMe', arguments: {} } },
+    ];
+    const r = await execa(process.execPath, [BIN, 'mcp'], {
+      reject: false, timeout: 30_000, input: messages.map((m) => JSON.stringify(m)).join('\n') + '\n',
+      env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 },
+    });
+    expect(r.exitCode).toBe(0);
+    const answers = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
+    expect(answers[1].result.structuredContent.data).toHaveLength(1);
+    expect(answers[2].result.structuredContent.data.user.id).toBe('usr_ada');
+  });
+
   it('bad flags are a usage error (exit 2) before anything is served', async () => {
     const r = await execa(process.execPath, [BIN, 'mcp', '--tools', 'nope'], { reject: false, env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner }, input: '' });
     expect(r.exitCode).toBe(2);
