@@ -376,13 +376,37 @@ async function benchMcp() {
     const big = bytesPair.a;
     checkLoad(`listThreads limit=${2 * q.limit}`, big);
     log(`API, ${2 * q.limit} rows: ${loadText(big)}; API: ${loadText(bytesPair.b)}; per-round ratios ${bytesPair.ratios.map(fmt.pct).join(' ')}`);
+    // The floor, also after the MCP pair: bare node:http servers answering the two calls with the
+    // very bytes wcm answered them with (the request body read and dropped), no work at all. The
+    // time ratio they reach is what the two answers' sizes alone cost, the load generator's reading
+    // of them included.
+    const apiBodyFile = path.join(work, 'mcp-floor-api.json');
+    const mcpBodyFile = path.join(work, 'mcp-floor-mcp.json');
+    writeFileSync(apiBodyFile, (await httpRequest(apiSpec.url, { headers: auth() })).body);
+    writeFileSync(mcpBodyFile, probe.body);
+    const floors = [await startFloor('read', mcpBodyFile), await startFloor('read', apiBodyFile)];
+    let floorPair;
+    try {
+      const [fm, fa] = floors;
+      const fmSpec = { ...mcpSpec, url: `${fm.url}/mcp` };
+      const faSpec = { ...apiSpec, url: fa.url + threadsPath() };
+      for (const [s, spec] of [[fm, fmSpec], [fa, faSpec]]) await load(s, { ...spec, duration: 2 });
+      floorPair = await alternate({ server: fm, spec: fmSpec }, { server: fa, spec: faSpec });
+      checkLoad('MCP floor', floorPair.a);
+      checkLoad('listThreads floor', floorPair.b);
+      log(`floor, MCP answer: ${loadText(floorPair.a)}; floor, API answer: ${loadText(floorPair.b)}; per-round ratios ${floorPair.ratios.map(fmt.pct).join(' ')}`);
+    } finally {
+      for (const f of floors) await stopServer(f);
+      rmSync(apiBodyFile, { force: true });
+      rmSync(mcpBodyFile, { force: true });
+    }
     const timeRatio = pair.b.rps / pair.a.rps;
     const kb = (r) => `${Math.round(r.bytesPerResponse / 1000)} KB`;
     row(
       figure,
       `${loadText(pair.a)} (${kb(pair.a)})`,
-      `GET listThreads: ${loadText(pair.b)} (${kb(pair.b)})<br>the same GET for ${2 * q.limit} rows: ${loadText(big)} (${kb(big)})`,
-      `${fmt.x(timeRatio)} the direct call's time (CPU/req ${fmt.x(pair.a.cpuPerRequestMs / pair.b.cpuPerRequestMs)})<br>${2 * q.limit} rows: ${fmt.x(bytesPair.b.rps / big.rps)} (CPU/req ${fmt.x(big.cpuPerRequestMs / bytesPair.b.cpuPerRequestMs)})`,
+      `GET listThreads: ${loadText(pair.b)} (${kb(pair.b)})<br>the same GET for ${2 * q.limit} rows: ${loadText(big)} (${kb(big)})<br>floor (node:http sending the same two answers): ${loadText(floorPair.a)} against ${loadText(floorPair.b)}`,
+      `${fmt.x(timeRatio)} the direct call's time (CPU/req ${fmt.x(pair.a.cpuPerRequestMs / pair.b.cpuPerRequestMs)})<br>${2 * q.limit} rows: ${fmt.x(bytesPair.b.rps / big.rps)} (CPU/req ${fmt.x(big.cpuPerRequestMs / bytesPair.b.cpuPerRequestMs)})<br>floor: ${fmt.x(floorPair.b.rps / floorPair.a.rps)} (CPU/req ${fmt.x(floorPair.a.cpuPerRequestMs / floorPair.b.cpuPerRequestMs)})`,
       target,
       timeRatio <= 1.5,
     );
