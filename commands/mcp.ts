@@ -47,7 +47,7 @@ export default defineCommand<McpOptions>({
     const filter = { abilities: abilities as never, readOnly: opts.readOnly, tools, toolsets, defaultWorkspace: target.workspace };
     if (!buildTools(filter).length) throw new UsageError('No tool is left after the filters and the token\'s abilities.', 'Loosen --tools / --toolsets / --read-only, or use a token with more abilities.');
 
-    const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../src/mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+    const [{ createMcpServer, connectServer }, { StdioServerTransport }] = await Promise.all([import('../src/mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
     const server = createMcpServer(filter, async (req) => {
       try {
         const res = await client.request({ method: req.method, path: req.path, query: req.query, body: req.body, idempotencyKey: req.idempotencyKey, anonymous: req.anonymous });
@@ -63,7 +63,7 @@ export default defineCommand<McpOptions>({
       transport.onclose = () => resolve('closed');
       f.io.stdin?.on?.('end', () => resolve('end'));
     });
-    await server.connect(transport);
+    await connectServer(server, transport);
     const inFlight = countRequests(transport);
     f.io.stderr.write(`wcm mcp: serving ${buildTools(filter).length} tools for ${target.baseUrl} on stdio\n`);
     // A client that sends its requests and closes stdin (a script piping into `wcm mcp`) still gets

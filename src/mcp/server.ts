@@ -3,7 +3,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AppResponse } from '../server/response.js';
 import { packageVersion } from '../version.js';
 import { buildTools, callTool, toRequest, type Dispatch, type ToolDef, type ToolFilter, type ToolRequest } from './tools.js';
@@ -47,9 +48,8 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
       const problem = { title: 'Tool not enabled', status: 403, code: 'tool_not_enabled', detail: `\`${tool.name}\` is not enabled on this MCP server (see its --read-only, --tools and --toolsets).` };
       return { content: [{ type: 'text', text: `${problem.title}: ${problem.detail}` }], structuredContent: problem, isError: true };
     }
-    const args = req.params.arguments ?? {};
-    if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'Tool arguments must be an object.');
-    return (await callTool(tool, args as Record<string, unknown>, dispatch, filter.defaultWorkspace)) as unknown as Record<string, unknown>;
+    // The SDK has checked the params' shape (connectServer words what it refuses).
+    return (await callTool(tool, req.params.arguments ?? {}, dispatch, filter.defaultWorkspace)) as unknown as Record<string, unknown>;
   });
 
   const RESOURCES: Record<string, { operation: string; param: string; label: string }> = {
@@ -72,6 +72,37 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
     return { contents: [{ uri: req.params.uri, mimeType: 'application/json', text: JSON.stringify(result.structuredContent.data) }] };
   });
   return server;
+}
+
+/**
+ * Connects a server to its transport (stdio or one `/mcp` request). A `tools/call` whose params are
+ * malformed (no tool name, arguments that are not an object) is answered here with JSON-RPC -32602
+ * naming the member: the SDK's own check would answer -32603, an internal error, with its schema
+ * dump as the message.
+ */
+export async function connectServer(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const problem = malformedCall(message);
+    if (problem === null) return receive?.(message, extra);
+    const id = (message as { id: string | number }).id;
+    transport.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: problem } }, { relatedRequestId: id }).catch((err: unknown) => transport.onerror?.(err as Error));
+  };
+}
+
+/** What is wrong with a `tools/call` request's params, in words; null when nothing is (or it is not one). */
+export function malformedCall(message: JSONRPCMessage | Record<string, unknown>): string | null {
+  const m = message as { method?: unknown; id?: unknown; params?: unknown };
+  if (m.method !== 'tools/call' || m.id === undefined) return null;
+  const params = m.params as { name?: unknown; arguments?: unknown } | undefined;
+  if (!params || typeof params !== 'object' || Array.isArray(params)) return 'tools/call: `params` must be an object, {"name": TOOL, "arguments": {…}}.';
+  if (typeof params.name !== 'string' || params.name === '') return 'tools/call: `params.name` must be the name of a tool (a string); tools/list says which there are.';
+  const args = params.arguments;
+  if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+    return `tools/call: \`params.arguments\` must be an object of the tool's named arguments (or left out), not ${args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`}.`;
+  }
+  return null;
 }
 
 /**
@@ -106,9 +137,10 @@ export async function fastToolCall(
   const msg = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: unknown } };
   if (msg.jsonrpc !== '2.0' || msg.method !== 'tools/call' || !(typeof msg.id === 'string' || (typeof msg.id === 'number' && Number.isInteger(msg.id)))) return null;
   const name = msg.params?.name;
-  const args = msg.params?.arguments ?? {};
+  const args = msg.params?.arguments === undefined ? {} : msg.params.arguments;
   const tool = typeof name === 'string' ? tools.find((t) => t.name === name) : undefined;
-  if (!tool || typeof args !== 'object' || Array.isArray(args)) return null;
+  // Anything else (malformed params included) goes through the SDK and connectServer's check.
+  if (!tool || !args || typeof args !== 'object' || Array.isArray(args)) return null;
   const id = JSON.stringify(msg.id);
   let raw: RawAnswer | undefined;
   // callTool below sends the request only if it was not sent already.

@@ -4,6 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,23 @@ describe.each([
     expect(hidden.isError).toBe(true);
     expect((hidden.structuredContent as Structured).code).toBe('insufficient_ability');
     await expect(reader.callTool({ name: 'noSuchTool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it('malformed tools/call params are JSON-RPC -32602 naming the member (not -32603 with a schema dump); the session goes on', async () => {
+    const c = await connect(demo.owner);
+    const cases: Array<[unknown, string]> = [
+      [{ name: 'getMe', arguments: [1] }, '`params.arguments` must be an object of the tool\'s named arguments (or left out), not an array.'],
+      [{ name: 'getMe', arguments: 'workspace=x' }, 'not a string.'],
+      [{ name: 'getMe', arguments: null }, 'not null.'],
+      [{ arguments: {} }, '`params.name` must be the name of a tool (a string)'],
+    ];
+    for (const [params, says] of cases) {
+      const err = await c.request({ method: 'tools/call', params } as never, CallToolResultSchema).then(() => null, (e: unknown) => e);
+      expect(err, JSON.stringify(params)).toBeInstanceOf(McpError);
+      expect((err as McpError).code).toBe(-32602);
+      expect((err as McpError).message).toContain(says);
+    }
+    expect((await c.callTool({ name: 'getMe' })).structuredContent).toMatchObject({ data: { user: { id: 'usr_ada' } } });
   });
 
   it('threads and pages are resources', async () => {

@@ -14,6 +14,7 @@ export const MCP_PATH = '/mcp';
 /** The SDK and the tool table, loaded on the first /mcp request only (start-up stays as it was). */
 interface McpModules {
   createMcpServer: typeof import('../../mcp/server.js').createMcpServer;
+  connectServer: typeof import('../../mcp/server.js').connectServer;
   fastToolCall: typeof import('../../mcp/server.js').fastToolCall;
   parsedDispatch: typeof import('../../mcp/server.js').parsedDispatch;
   buildTools: typeof import('../../mcp/tools.js').buildTools;
@@ -24,7 +25,7 @@ let sdk: Promise<McpModules> | null = null;
 let loaded: McpModules | null = null;
 const loadSdk = () =>
   (sdk ??= Promise.all([import('../../mcp/server.js'), import('../../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
-    ([server, tools, http]) => (loaded = { createMcpServer: server.createMcpServer, fastToolCall: server.fastToolCall, parsedDispatch: server.parsedDispatch, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
+    ([server, tools, http]) => (loaded = { createMcpServer: server.createMcpServer, connectServer: server.connectServer, fastToolCall: server.fastToolCall, parsedDispatch: server.parsedDispatch, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
   ));
 
 /**
@@ -50,7 +51,7 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
         return app.fail(new ProblemError('method_not_allowed', { detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.', headers: { Allow: 'POST' } }), info);
       }
-      const { createMcpServer, fastToolCall, parsedDispatch, buildTools, Transport } = loaded ?? (await loadSdk());
+      const { createMcpServer, connectServer, fastToolCall, parsedDispatch, buildTools, Transport } = loaded ?? (await loadSdk());
       const reach = reachableWorkspaces(store, auth);
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
@@ -74,7 +75,7 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       // Everything else (initialize, tools/list, resources, batches, protocol errors): the SDK.
       const server = createMcpServer(filter, parsedDispatch(dispatchRaw), tools);
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await server.connect(transport);
+      await connectServer(server, transport);
       try {
         const requestHeaders = new Headers();
         for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') requestHeaders.set(k, v);
