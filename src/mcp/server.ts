@@ -92,7 +92,7 @@ export async function connectServer(server: Server, transport: Transport): Promi
 }
 
 /** What is wrong with a `tools/call` request's params, in words; null when nothing is (or it is not one). */
-export function malformedCall(message: JSONRPCMessage | Record<string, unknown>): string | null {
+function malformedCall(message: JSONRPCMessage | Record<string, unknown>): string | null {
   const m = message as { method?: unknown; id?: unknown; params?: unknown };
   if (m.method !== 'tools/call' || m.id === undefined) return null;
   const params = m.params as { name?: unknown; arguments?: unknown } | undefined;
