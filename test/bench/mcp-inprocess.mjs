@@ -13,7 +13,13 @@ import { ROOT, ensureDatasets } from './datasets.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? dflt : Number(process.argv[i + 1]);
+  if (i === -1) return dflt;
+  const n = Number(process.argv[i + 1]);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`mcp-inprocess: --${name} takes a whole number of at least 1 (got ${process.argv[i + 1] ?? 'nothing'}).`);
+    process.exit(2);
+  }
+  return n;
 };
 const rounds = arg('rounds', 10);
 const calls = arg('calls', 5000);
