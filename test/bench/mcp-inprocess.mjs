@@ -42,7 +42,7 @@ try {
   const sendBuffer = Buffer.allocUnsafeSlow(64 * 1024);
   const run = async (side, n) => {
     for (let i = 0; i < n; i += IN_FLIGHT) {
-      const answers = await Promise.all(Array.from({ length: IN_FLIGHT }, () => server.app.handle(requests[side]())));
+      const answers = await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, n - i) }, () => server.app.handle(requests[side]())));
       for (const a of answers) {
         if (a.status !== 200) throw new Error(`${side}: ${a.status} ${String(a.body).slice(0, 300)}`);
         let at = 0;
