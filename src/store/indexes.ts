@@ -146,8 +146,8 @@ export class SortedIndex<T extends { id: string }> {
 
   private settled(partition: string): IndexEntry<T>[] | undefined {
     const add = this.pending.get(partition);
-    const part = this.parts.get(partition) ?? [];
     if (!add) return this.parts.get(partition);
+    const part = this.parts.get(partition) ?? [];
     this.pending.delete(partition);
     if (add.length <= 16) {
       for (const e of add) part.splice(this.seek(part, e.key, true), 0, e);

@@ -6,7 +6,14 @@ import type { SignedIn } from '../web/signin.js';
 export const DASHBOARD = '/dashboard';
 
 /** A workspace's page under the dashboard: `/dashboard/workspaces/{w}/{rest}`. */
-export const wsHref = (workspaceId: string, rest = ''): string => `${DASHBOARD}/workspaces/${encodeURIComponent(workspaceId)}${rest ? `/${rest}` : ''}`;
+export const wsHref = (workspaceId: string, rest = ''): string => `${workspaceRoot(workspaceId)}${rest ? `/${rest}` : ''}`;
+
+/** `/dashboard/workspaces/{w}`, the last one kept: a page links to its own workspace a dozen times. */
+let lastRoot = { id: '', href: '' };
+function workspaceRoot(workspaceId: string): string {
+  if (workspaceId !== lastRoot.id) lastRoot = { id: workspaceId, href: `${DASHBOARD}/workspaces/${encodeURIComponent(workspaceId)}` };
+  return lastRoot.href;
+}
 
 /** A path segment from an id (ids are UUIDs, but a stray character must not change the path). */
 export const seg = (id: string): string => encodeURIComponent(id);
@@ -39,7 +46,7 @@ export function page(view: View, ctx: { signed: SignedIn; workspace?: { record: 
   const { signed, workspace, nav } = ctx;
   const side = html`${workspace ? html`<div class="ws"><a href="${wsHref(workspace.record.id)}">${workspace.record.name}</a><span class="role">${workspace.role} · <a href="${DASHBOARD}">switch</a></span></div>` : ''}
 <ul>${nav.map(
-    (n) => html`<li><a href="${n.href}"${n.section === view.section ? html` aria-current="page"` : ''}><span>${n.label}</span>${n.count !== undefined ? html`<span class="count">${typeof n.count === 'number' ? n.count.toLocaleString('en-US') : n.count}</span>` : ''}</a></li>`,
+    (n) => html`<li><a href="${n.href}"${n.section === view.section ? html` aria-current="page"` : ''}><span>${n.label}</span>${n.count !== undefined ? html`<span class="count">${typeof n.count === 'number' ? grouped(n.count) : n.count}</span>` : ''}</a></li>`,
   )}</ul>`;
   const crumbs = view.crumbs?.length
     ? html`<nav class="crumbs" aria-label="Breadcrumbs">${view.crumbs.map(([label, href], i) => html`${i ? html`<span aria-hidden="true">/</span>` : ''}<a href="${href}">${label}</a>`)}</nav>`
@@ -74,14 +81,40 @@ export function table(head: Array<string | [string, 'num']>, rows: Html[] | RowB
   )}</tr></thead><tbody>${Array.isArray(rows) ? rows : raw(ROWS_MARKER)}</tbody></table></div>`;
 }
 
-/** `base?k=v&…` with the parameters that have a value (encoded as a form would send them). */
-export function withQuery(base: string, query: Record<string, string | undefined>): string {
+/** A query parameter as a form would send it (a space is `+`). */
+const formEncode = (v: string): string => {
+  const e = encodeURIComponent(v);
+  return e.includes('%20') ? e.replace(/%20/g, '+') : e;
+};
+
+/**
+ * `base?k=v&…` with the parameters that have a value (encoded as a form would send them); `set`
+ * gives one parameter a value of its own (a tab's), in the place it has in `query` or last.
+ */
+export function withQuery(base: string, query: Record<string, string | undefined>, set?: [string, string | undefined]): string {
   let s = '';
-  for (const k in query) {
-    const v = query[k];
-    if (v) s += `${s ? '&' : '?'}${encodeURIComponent(k)}=${encodeURIComponent(v).replace(/%20/g, '+')}`;
+  let setDone = !set;
+  for (const k of Object.keys(query)) {
+    let v = query[k];
+    if (set && k === set[0]) {
+      v = set[1];
+      setDone = true;
+    }
+    if (v) s += `${s ? '&' : '?'}${formEncode(k)}=${formEncode(v)}`;
   }
+  if (!setDone && set![1]) s += `${s ? '&' : '?'}${formEncode(set![0])}=${formEncode(set![1]!)}`;
   return base + s;
+}
+
+/** A count with thousands separators, as `toLocaleString('en-US')` writes it (which costs a locale lookup per call). */
+export function grouped(n: number): string {
+  const s = String(n);
+  if (!Number.isSafeInteger(n) || n < 0) return n.toLocaleString('en-US');
+  if (n < 1000) return s;
+  const head = s.length % 3 || 3;
+  let out = s.slice(0, head);
+  for (let i = head; i < s.length; i += 3) out += `,${s.slice(i, i + 3)}`;
+  return out;
 }
 
 /**
@@ -107,7 +140,7 @@ export function when(iso: string | null | undefined): Html {
 
 /** Filter tabs: one link per value, the current one marked; other filters kept. */
 export function tabs(base: string, name: string, values: ReadonlyArray<[string | undefined, string]>, current: string | undefined, keep: Record<string, string | undefined>): Html {
-  const href = (v: string | undefined) => withQuery(base, { ...keep, [name]: v });
+  const href = (v: string | undefined) => withQuery(base, keep, [name, v]);
   return html`<nav class="tabs" aria-label="Filter">${values.map(([v, label]) => html`<a href="${href(v)}"${v === current ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 }
 

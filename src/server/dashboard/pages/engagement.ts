@@ -1,7 +1,7 @@
 import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, type Channel } from '../../../contract/enums.js';
 import { threadFilterPartition } from '../../../store/indexes.js';
 import { html, type Html } from '../../web/html.js';
-import { badge, facts, pager, seg, shortWhen, table, tabs, when, wsHref, type View } from '../chrome.js';
+import { badge, facts, grouped, pager, seg, shortWhen, table, tabs, when, wsHref, type View } from '../chrome.js';
 import { callOperation, indexCount, listPage, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
@@ -18,7 +18,7 @@ export async function threadsView(r: WorkspaceRequest): Promise<View> {
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listThreads', { workspace: w }, { view, channel, q, cursor });
   const base = wsHref(w, 'threads');
-  const views = THREAD_VIEWS.map((v): [string, string] => [v, `${VIEW_LABELS[v]} ${indexCount(r.store, 'threadsByFilter', threadFilterPartition(w, v, channel)).toLocaleString('en-US')}`]);
+  const views = THREAD_VIEWS.map((v): [string, string] => [v, `${VIEW_LABELS[v]} ${grouped(indexCount(r.store, 'threadsByFilter', threadFilterPartition(w, v, channel)))}`]);
   const filters = html`<form class="filters" method="get" action="${base}" role="search">
 <input type="hidden" name="view" value="${view}">
 <label class="visually-hidden" for="channel">Channel</label>

@@ -2,7 +2,7 @@ import { threadFilterPartition } from '../../../store/indexes.js';
 import type { UserRecord, WorkspaceRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
 import { html } from '../../web/html.js';
-import { DASHBOARD, table, wsHref, type NavEntry, type View } from '../chrome.js';
+import { DASHBOARD, grouped, table, wsHref, type NavEntry, type View } from '../chrome.js';
 import { countAcrossIndex, indexCount } from '../data.js';
 import type { WorkspaceRequest } from '../request.js';
 
@@ -51,7 +51,7 @@ export function workspacesNav(store: Store, user: UserRecord, extra: { requestLo
 export function workspacesView(store: Store, user: UserRecord): View {
   const mine = memberships(store, user);
   const rows = mine.map(
-    ({ record: w, role }) => html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td><td class="num">${openThreads(store, w.id).toLocaleString('en-US')}</td><td class="num">${indexCount(store, 'listingsByWorkspace', w.id).toLocaleString('en-US')}</td></tr>`,
+    ({ record: w, role }) => html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td><td class="num">${grouped(openThreads(store, w.id))}</td><td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td></tr>`,
   );
   return {
     title: 'Workspaces',
@@ -88,7 +88,7 @@ export function overviewView(r: WorkspaceRequest): View {
     title: w.name,
     section: 'overview',
     lead: html`Workspace <code>${id}</code> · you are ${/^[aeiou]/.test(r.role) ? 'an' : 'a'} ${r.role}`,
-    body: html`<div class="cards">${cards.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${n.toLocaleString('en-US')}</span><span class="label">${label}</span></a>`)}</div>
+    body: html`<div class="cards">${cards.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n)}</span><span class="label">${label}</span></a>`)}</div>
 <h2>Members</h2>
 ${table(['Name', 'E-mail', 'Role'], members, 'No members.')}`,
   };
