@@ -136,10 +136,11 @@ export function dashboardMount(options: DashboardOptions): Mount {
         const url = targetUrl(req);
         return redirect(path.replace(/\/+$/, '') + (url?.search ?? ''));
       }
-      const homeNav = workspacesNav(store, signed.user, { requestLog: !!log });
+      // The side bar outside a workspace: made only for the pages that show it.
+      const homeNav = () => workspacesNav(store, signed.user, { requestLog: !!log });
       if (log && path === REQUESTS_PATH) {
         // Its one script comes from /assets (no inline script even here).
-        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams()), signed, info, homeNav, undefined, { 'script-src': "'self'" });
+        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams()), signed, info, homeNav(), undefined, { 'script-src': "'self'" });
       }
       if (log && path === REQUESTS_STREAM) {
         const q = targetUrl(req)?.searchParams ?? new URLSearchParams();
@@ -151,7 +152,7 @@ export function dashboardMount(options: DashboardOptions): Mount {
         };
       }
       if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {
-        return respond(200, workspacesView(store, signed.user), signed, info, homeNav);
+        return respond(200, workspacesView(store, signed.user), signed, info, homeNav());
       }
       const m = WORKSPACE_PATH.exec(path);
       let ids: string[];
@@ -160,10 +161,10 @@ export function dashboardMount(options: DashboardOptions): Mount {
       } catch {
         ids = [];
       }
-      if (!m || !ids.length) return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, homeNav);
+      if (!m || !ids.length) return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, homeNav());
       // Not a member, or no such workspace: one answer, as the API gives one answer for both.
       const membership = memberships(store, signed.user).find((x) => x.record.id === ids[0]);
-      if (!membership) return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav);
+      if (!membership) return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav());
       const url = targetUrl(req);
       const r: WorkspaceRequest = {
         store,
