@@ -93,16 +93,17 @@ const formEncode = (v: string): string => {
  */
 export function withQuery(base: string, query: Record<string, string | undefined>, set?: [string, string | undefined]): string {
   let s = '';
-  let setDone = !set;
-  for (const k of Object.keys(query)) {
-    let v = query[k];
-    if (set && k === set[0]) {
-      v = set[1];
-      setDone = true;
-    }
+  const add = (k: string, v: string | undefined) => {
     if (v) s += `${s ? '&' : '?'}${formEncode(k)}=${formEncode(v)}`;
+  };
+  let placed = false;
+  for (const k of Object.keys(query)) {
+    if (set && k === set[0]) {
+      add(k, set[1]);
+      placed = true;
+    } else add(k, query[k]);
   }
-  if (!setDone && set![1]) s += `${s ? '&' : '?'}${formEncode(set![0])}=${formEncode(set![1]!)}`;
+  if (set && !placed) add(set[0], set[1]);
   return base + s;
 }
 
