@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, ensureDatasets } from './datasets.mjs';
+import { dashboardSignIn } from './procs.mjs';
 
 const fail = (message) => {
   console.error(`inprocess: ${message}`);
@@ -52,14 +53,8 @@ try {
     const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listThreads', arguments: { workspace: q.workspaceId, view: q.view, channel: q.channel, limit: q.limit } } }));
     other = () => ({ method: 'POST', url: '/mcp', headers: { host: 'localhost', authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
   } else {
-    // Signed in as the bench token's user through the account chooser, as the bench row signs in.
-    const origin = server.url.replace(/\/v1$/, '');
-    const form = await fetch(`${origin}/dashboard/sign-in`);
-    const csrfCookie = form.headers.get('set-cookie').split(';')[0];
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())[1];
-    const signed = await fetch(`${origin}/dashboard/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie }, body: `csrf=${csrf}&user=usr_bench_1` });
-    if (signed.status !== 303) throw new Error(`dashboard sign-in answered ${signed.status}`);
-    const cookie = signed.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    // Signed in as the bench token's user, as the bench row signs in.
+    const cookie = await dashboardSignIn(server.url.replace(/\/v1$/, ''));
     other = () => ({ method: 'GET', url: `/dashboard/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}`, headers: { host: 'localhost', cookie }, body: Buffer.alloc(0) });
   }
   const requests = { get, [pageName]: other };

@@ -250,3 +250,19 @@ export async function wallTime(cmd, args, { runs, check, ...opts }) {
   }
   return { medianMs: median(ms), cpuMs: median(cpu), minMs: Math.min(...ms), maxMs: Math.max(...ms), runs: ms.length, peakMB };
 }
+
+/**
+ * Signs in to a loopback server's dashboard as `user` through the account chooser (as a browser
+ * would: the form's CSRF cookie and field, then the POST). Returns the session cookie, or null when
+ * the server has no dashboard (404).
+ */
+export async function dashboardSignIn(origin, user = 'usr_bench_1') {
+  const signIn = `${origin}/dashboard/sign-in`;
+  const form = await httpRequest(signIn);
+  if (form.status === 404) return null;
+  const csrfCookie = String(form.headers['set-cookie']).split(';')[0];
+  const csrf = /name="csrf" value="([^"]+)"/.exec(form.body.toString())[1];
+  const signed = await httpRequest(signIn, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie }, body: `csrf=${csrf}&user=${user}` });
+  if (signed.status !== 303) throw new Error(`dashboard sign-in answered ${signed.status}`);
+  return String(signed.headers['set-cookie']).split(';')[0];
+}

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIR, ROOT, ensureDatasets } from './datasets.mjs';
-import { cpuTimeOf, freePort, httpRequest, median, memoryOf, peakRssMethod, runLoad, startServer, stopServer, wallTime } from './procs.mjs';
+import { cpuTimeOf, dashboardSignIn, freePort, httpRequest, median, memoryOf, peakRssMethod, runLoad, startServer, stopServer, wallTime } from './procs.mjs';
 
 // ---- options
 const argv = process.argv.slice(2);
@@ -314,14 +314,8 @@ async function benchDashboard() {
   const wcm = await startWcm(dataFile);
   try {
     // Sign in as the bench token's user through the account chooser (the server listens on loopback).
-    const signIn = `${wcm.url.replace(/\/v1$/, '')}/dashboard/sign-in`;
-    const form = await httpRequest(signIn);
-    if (form.status === 404) return row(figure, 'n/a (no dashboard on this server)', '—', '—', target, null);
-    const csrfCookie = String(form.headers['set-cookie']).split(';')[0];
-    const csrf = /name="csrf" value="([^"]+)"/.exec(form.body.toString())[1];
-    const signed = await httpRequest(signIn, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie }, body: `csrf=${csrf}&user=usr_bench_1` });
-    if (signed.status !== 303) throw new Error(`dashboard sign-in answered ${signed.status}`);
-    const cookie = String(signed.headers['set-cookie']).split(';')[0];
+    const cookie = await dashboardSignIn(wcm.url.replace(/\/v1$/, ''));
+    if (cookie === null) return row(figure, 'n/a (no dashboard on this server)', '—', '—', target, null);
     const pageUrl = `${wcm.url.replace(/\/v1$/, '')}/dashboard/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}`;
     const probe = await httpRequest(pageUrl, { headers: { cookie } });
     const ids = [...probe.body.toString().matchAll(/href="threads\/([0-9a-f-]{36})"/g)].map((m) => m[1]);

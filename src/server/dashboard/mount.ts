@@ -56,6 +56,7 @@ const WORKSPACE_PAGES: Array<[RegExp, WorkspacePage]> = [
 const WORKSPACE_PATH = /^\/dashboard\/workspaces\/([^/]+)((?:\/[^/]+)*)$/;
 
 const ROWS_MARKER_BYTES = Buffer.from(ROWS_MARKER);
+const disagree = (view: View) => new Error(`The view "${view.title}" and its table disagree about spliced rows.`);
 
 /** Bytes of the slab page text is encoded into (see pageBytes). */
 const SLAB_BYTES = 256 * 1024;
@@ -99,15 +100,14 @@ export function dashboardMount(options: DashboardOptions): Mount {
   const log = options.loopback ? options.requestLog : undefined;
   const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest, csp?: Record<string, string>): AppResponse => {
     const doc = page(view, { signed, nav, workspace: workspace && { record: workspace.workspace, role: workspace.role } }).text;
-    const disagree = () => new Error(`The view "${view.title}" and its table disagree about spliced rows.`);
     if (!view.rows?.count) {
-      if (doc.includes(ROWS_MARKER)) throw disagree();
+      if (doc.includes(ROWS_MARKER)) throw disagree(view);
       return htmlResponse(status, doc, { headers: { 'X-Request-Id': info.id }, csp });
     }
     // Encoded once, then cut around the marker (its bytes are ASCII, found in the bytes as in the text).
     const bytes = pageBytes(doc);
     const at = bytes.indexOf(ROWS_MARKER_BYTES);
-    if (at === -1) throw disagree();
+    if (at === -1) throw disagree(view);
     const body = [bytes.subarray(0, at), ...view.rows.bytes, bytes.subarray(at + ROWS_MARKER_BYTES.length)];
     return htmlResponse(status, body, { headers: { 'X-Request-Id': info.id }, csp });
   };
