@@ -13,7 +13,7 @@ interface SeedOptions {
 export default defineCommand<SeedOptions>({
   path: ['seed'],
   summary: 'Run API-step fixtures against the target: a CI job\'s set-up in one command',
-  description: `Each FILE holds {"version": 1, "steps": [{"name", "operation", "params", "body"}]} (README: Seeding any instance).
+  description: `Each FILE holds {"version": 1, "steps": [{"name", "operation", "params", "body"}]} (docs/cli.md: Seeding any instance).
 Files run in the order given and share one namespace of step names. In any string:
   \${step:data.id}     a value from an earlier step's response envelope
   \${env:NAME}         an environment variable

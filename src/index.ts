@@ -1,5 +1,5 @@
 /**
- * wcm as a library: start the local server inside a test runner (README: In a test runner).
+ * wcm as a library: start the local server inside a test runner (docs/server.md: In a test runner).
  *
  *   import { startServer } from 'wcm';
  *   const server = await startServer({ seed: ['fixtures/demo.json'] });
@@ -19,7 +19,7 @@ import { startLocalServer } from './server/serve.js';
 export type { LoggedRequest } from './server/emulator/log.js';
 
 export interface StartServerOptions {
-  /** Store fixtures to load into an empty store (README: Store fixtures). */
+  /** Store fixtures to load into an empty store (docs/server.md: Store fixtures). */
   seed?: string[];
   /** Default 0: a free port. */
   port?: number;

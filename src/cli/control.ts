@@ -2,7 +2,7 @@ import { CliError, EXIT } from './errors.js';
 import type { Factory } from './factory.js';
 
 /**
- * A request to the running server's control plane (`/_emulator/…`; README: Controlling a running server) with the admin
+ * A request to the running server's control plane (`/_emulator/…`; docs/server.md: Controlling a running server) with the admin
  * token: WCM_ADMIN_TOKEN, else the one `wcm serve` saved in profile `local` — sent only to the
  * origin that profile points at (like every saved token).
  */

@@ -1,6 +1,6 @@
 import type { ApiError, ClientError } from '../client/errors.js';
 
-/** Exit codes (README: Output, errors and exit codes). Scripts depend on these numbers. */
+/** Exit codes (docs/cli.md: Output, errors and exit codes). Scripts depend on these numbers. */
 export const EXIT = {
   ok: 0,
   failure: 1,

@@ -1,5 +1,5 @@
 /**
- * `wcm auth login --web` (README: Logging in through the browser): discovery from the base URL's origin, the browser
+ * `wcm auth login --web` (docs/cli.md: Logging in through the browser): discovery from the base URL's origin, the browser
  * round trip through the loopback listener, and the code exchange. Loaded only by that command.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The browser half of `wcm auth login --web` (README: Logging in through the browser): PKCE, the authorize URL, the
+ * The browser half of `wcm auth login --web` (docs/cli.md: Logging in through the browser): PKCE, the authorize URL, the
  * decision to open a browser or print the URL, and the loopback listener that receives the
  * redirect and checks `state` and `iss` (RFC 8252, RFC 9207). Loaded only by `auth login --web`.
  */

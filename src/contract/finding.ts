@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PagingQuery, Timestamp, Uuid } from './common.js';
 
 /**
- * What the list extensions (README: Finding ids) show of each record: enough to recognise it and take
+ * What the list extensions (docs/cli.md: Finding ids) show of each record: enough to recognise it and take
  * its id to the command that needs it (`wcm forms update ID`, `wcm commerce pay ID`, …).
  */
 export const FormSummary = z

@@ -4,7 +4,7 @@ import type { Ability } from '../contract/enums.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
 
 /**
- * MCP tools generated from the operations table (README: MCP): one tool per operation, named by its
+ * MCP tools generated from the operations table (docs/mcp.md): one tool per operation, named by its
  * operationId, with JSON schemas from the same zod schemas the server validates with. A new
  * operation in the table becomes a tool with no code here. No SDK import: the SDK loads only in
  * the server module that serves these.

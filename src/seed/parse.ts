@@ -31,7 +31,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
 
 /**
- * Checks one file's shape (README: Seeding any instance): `version` 1, a `steps` array, known members only, a
+ * Checks one file's shape (docs/cli.md: Seeding any instance): `version` 1, a `steps` array, known members only, a
  * valid `name` and an `operation` on every step. Operations, parameters and references are the
  * validator's job; this only makes sure there is something to validate.
  */

@@ -1,5 +1,5 @@
 /**
- * References inside API-step fixtures (README: Seeding any instance): `${step:json.path}`, `${env:NAME}`, and
+ * References inside API-step fixtures (docs/cli.md: Seeding any instance): `${step:json.path}`, `${env:NAME}`, and
  * either with a `|default`. `$${` writes a literal `${`. A string that is exactly one reference
  * takes the referenced value with its JSON type; references inside longer strings become text.
  */

@@ -53,7 +53,7 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
   const sessions = new Sessions(clock);
   const loopback = isLoopbackHost(options.host ?? '127.0.0.1');
-  // The control plane (README: Controlling a running server): admin token, request log, faults, the movable clock.
+  // The control plane (docs/server.md: Controlling a running server): admin token, request log, faults, the movable clock.
   const admin = await adminToken(store, env);
   notes.push(`control plane (/_emulator, \`wcm local …\`, \`wcm logs\`): admin token ${admin.token}${admin.source === 'env' ? ' (from WCM_ADMIN_TOKEN)' : admin.source === 'generated' ? ' (generated now, kept in the store)' : ' (kept in the store)'}`);
   const log = new RequestLog(!!options.logBodies);

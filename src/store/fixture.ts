@@ -125,7 +125,7 @@ const OAuthGrant = z.strictObject({
   revoked_at: tsOut.nullable().default(null),
 });
 
-/** The store fixture format (README: Store fixtures), plus `orders` and `analytics_events` that exports carry. */
+/** The store fixture format (docs/server.md: Store fixtures), plus `orders` and `analytics_events` that exports carry. */
 export const FixtureSchema = z.strictObject({
   version: z.literal(1),
   users: z.array(User).optional(),

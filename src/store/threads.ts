@@ -31,7 +31,7 @@ export function splitThread(t: FullThread): { thread: ThreadRecord; messages: Th
   return { thread, messages: { id: t.id, messages } };
 }
 
-/** The fixture's member order (README: Store fixtures), so an export imports back byte for byte. */
+/** The fixture's member order (docs/server.md: Store fixtures), so an export imports back byte for byte. */
 export function joinThread(t: ThreadRecord, m: ThreadMessagesRecord | undefined): FullThread {
   return {
     id: t.id,

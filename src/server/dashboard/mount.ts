@@ -89,7 +89,7 @@ function problemStatus(p: ProblemError): number {
 }
 
 /**
- * The read-only dashboard (README: The dashboard) under `/dashboard`: server-rendered pages over the
+ * The read-only dashboard (docs/dashboard.md) under `/dashboard`: server-rendered pages over the
  * same store, handlers and indexes as the API. Only signed-in users, and only for workspaces they
  * are a member of: anything else is the same 404 as a record that does not exist.
  */

@@ -22,7 +22,7 @@ export async function adminToken(store: Store, env: NodeJS.ProcessEnv): Promise<
   return { token, source: 'generated' };
 }
 
-/** A fault rule (README: Controlling a running server). */
+/** A fault rule (docs/server.md: Controlling a running server). */
 export interface FaultRule {
   operation: string;
   probability: number;
@@ -117,7 +117,7 @@ function logFilter(url: URL): LogFilter {
 }
 
 /**
- * `/_emulator/…` (README: Controlling a running server): reset, snapshots, faults, clock and the request log, for the
+ * `/_emulator/…` (docs/server.md: Controlling a running server): reset, snapshots, faults, clock and the request log, for the
  * admin token only. Not part of /v1 and never subject to injected faults.
  */
 export function controlMount(o: ControlOptions): Mount {

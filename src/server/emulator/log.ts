@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 
-/** One request as the log keeps it (README: Controlling a running server). */
+/** One request as the log keeps it (docs/server.md: Controlling a running server). */
 export interface LoggedRequest {
   seq: number;
   time: string;

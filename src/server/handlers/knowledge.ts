@@ -39,7 +39,7 @@ function findVersion(article: ArticleRecord, ref: string): ArticleVersionRecord 
 }
 
 /**
- * What a list shows of an article (README: API behaviour beyond the contract). Versions are kept in number order;
+ * What a list shows of an article (docs/api-behaviour.md). Versions are kept in number order;
  * the current one is the highest, the published one the highest with `published: true`, so earlier
  * versions never need to change when a later one is published.
  */

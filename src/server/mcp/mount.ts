@@ -29,7 +29,7 @@ const loadSdk = () =>
   ));
 
 /**
- * `/mcp` (README: MCP): Streamable HTTP, stateless (each POST is answered on its own, as JSON). An OAuth
+ * `/mcp` (docs/mcp.md): Streamable HTTP, stateless (each POST is answered on its own, as JSON). An OAuth
  * resource: OAuth tokens of audience `wcm-mcp` and personal tokens are accepted; anything else is
  * 401 naming the resource metadata. Tool calls go through `app.handle` in-process, as `/v1`
  * requests with the caller's token, so every check of the API applies.

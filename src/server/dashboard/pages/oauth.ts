@@ -3,7 +3,7 @@ import { html } from '../../web/html.js';
 import { badge, table, when, wsHref, type View } from '../chrome.js';
 import type { WorkspaceRequest } from '../request.js';
 
-/** `…/oauth`: the applications registered in this workspace, and the grants that reach it (README: OAuth). */
+/** `…/oauth`: the applications registered in this workspace, and the grants that reach it (docs/oauth.md). */
 export function oauthView(r: WorkspaceRequest): View {
   const w = r.workspace.id;
   const apps = [...r.store.values('oauth_apps')].filter((a) => a.workspace_id === w).sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
