@@ -6,8 +6,10 @@ import type { Factory } from '../src/cli/factory.js';
 
 interface ApiOptions {
   method?: string;
+  rawField?: string[];
   field?: string[];
   header?: string[];
+  include?: boolean;
   input?: string;
   paginate?: boolean;
 }
@@ -30,56 +32,81 @@ async function requestPath(raw: string, f: Factory, baseUrl: string): Promise<st
   return p;
 }
 
+/** `-i`: the status line and headers as `curl -i` and `gh api -i` print them, then a blank line. */
+async function printHead(out: Factory['io']['stdout'], status: number, headers: Record<string, string>): Promise<void> {
+  const { STATUS_CODES } = await import('node:http');
+  const name = (h: string) => h.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + '\n';
+  for (const [k, v] of Object.entries(headers)) head += `${name(k)}: ${v}\n`;
+  out.write(`${head}\n`);
+}
+
+/** Standard input or a file, as the raw body of `--input`. */
+async function readInput(f: Factory, input: string): Promise<string> {
+  if (input === '-') {
+    if (f.io.isStdinTTY) throw new UsageError('`--input -` reads the body from standard input, which is a terminal here.', 'Pipe it in, or give a file: `--input body.json`.');
+    let text = '';
+    for await (const chunk of f.io.stdin) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+    return text;
+  }
+  const file = path.resolve(f.cwd, input);
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`\`--input\`: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+  }
+}
+
+/** Refuses flag combinations that cannot both be honoured, each with the way out. */
+function checkCombinations(opts: ApiOptions, method: string, f: Factory, stdinFields: boolean): void {
+  if (!METHODS.includes(method)) throw new UsageError(`\`-X ${opts.method}\` is not an HTTP method.`, `Use one of ${METHODS.join(', ')}.`);
+  if (opts.paginate && method !== 'GET') throw new UsageError('`--paginate` works with GET only.');
+  if (opts.include && opts.paginate) throw new UsageError('`-i` and `--paginate` cannot be used together: the pages are printed as one JSON array.', 'Drop `-i`, or fetch one page with `-i`.');
+  if (opts.include && f.globals.jq !== undefined) throw new UsageError('`-i` and `--jq` cannot be used together: jq reads JSON, and the headers are not.', 'Drop `-i`, or filter the body only.');
+  if (stdinFields && opts.input === '-') throw new UsageError('`-F …=@-` and `--input -` both read standard input.', 'Put one of them in a file.');
+}
+
 export default defineCommand<ApiOptions>({
   path: ['api'],
   summary: 'Send any request to the API and print the JSON response',
   description:
     'PATH is relative to the base URL (`{workspace}` is replaced by the target workspace). The method is\n' +
-    '-X, else POST when -f fields or --input give a body, else GET. -f key=value fields are typed\n' +
-    '(numbers, true, false, null, JSON objects/arrays; key=@file reads a file) and form the JSON body,\n' +
-    'or the query string for GET; name[sub]=v nests and name[]=v appends. --input FILE (or - for stdin)\n' +
-    'sends the file as the body; -f fields then go to the query string. --paginate follows\n' +
+    '-X, else POST when fields or --input give a body, else GET. As in `gh api`: -f key=value is a string\n' +
+    'as written; -F key=value is typed (true, false, null, numbers, a quoted "…" or [..]/{..} JSON; @file\n' +
+    'reads a file, @- standard input; see docs/cli.md, "Typed values"). Fields form the JSON body, or the\n' +
+    'query string for GET; name[sub]=v nests and name[]=v appends (-f fields first, then -F). --input\n' +
+    'FILE (or - for stdin) sends the file as the body; fields then go to the query string. -i prints the\n' +
+    'status line and headers before the body. --jq filters the response. --paginate follows\n' +
     'meta.next_cursor and prints every page\'s `data` as one JSON array. POSTs under /public get an\n' +
     'Idempotency-Key unless -H gives one. A non-2xx answer prints the problem object on stderr and\n' +
     'exits with the code of its status.',
   examples: [
     'wcm api /me',
     'wcm api /workspaces/{workspace}/lists --paginate',
-    'wcm api -X POST /workspaces/{workspace}/lists -f title=FAQ -f template_slug=faq -f "items[][title]=Hours?"',
-    'wcm api -X PATCH /workspaces/{workspace}/pages/PAGE --input page.json',
+    'wcm api -X POST /workspaces/{workspace}/lists -f title=2026 -f template_slug=faq -f "items[][title]=Hours?"',
+    'wcm api -X PATCH /workspaces/{workspace}/pages/71184361-1989-42ed-9156-e4650146c0d5 -F robots_index=false -F bio=@bio.txt',
+    'wcm api -i /me',
+    'wcm api /workspaces/{workspace}/lists --jq ".data[].title"',
   ],
   args: [{ name: 'path', description: 'path relative to the base URL, e.g. /workspaces/{workspace}/lists', required: true }],
   options: [
     { flags: '-X, --method <method>', description: 'HTTP method (default GET, or POST with a body)' },
-    { flags: '-f, --field <key=value>', description: 'a body field (query parameter for GET); repeatable', repeatable: true },
+    { flags: '-f, --raw-field <key=value>', description: 'a string field of the body (query parameter for GET); repeatable', repeatable: true },
+    { flags: '-F, --field <key=value>', description: 'a typed field: true, false, null, numbers, JSON, @file, @- (stdin); repeatable', repeatable: true },
     { flags: '-H, --header <header>', description: '"Name: value" request header; repeatable', repeatable: true },
+    { flags: '-i, --include', description: 'print the status line and response headers before the body' },
     { flags: '--input <file>', description: 'request body from a file, or - for standard input' },
     { flags: '--paginate', description: 'follow meta.next_cursor and print all `data` items as one JSON array' },
   ],
   async run(opts, f) {
-    const { buildFields, parseHeaders } = await import('../src/cli/fields.js');
-    const fields = opts.field ?? [];
+    const { buildFields, parseHeaders, readsStdin, readStdinText } = await import('../src/cli/fields.js');
+    const fields = [...(opts.rawField ?? []).map((assignment) => ({ assignment, typed: false })), ...(opts.field ?? []).map((assignment) => ({ assignment, typed: true }))];
     const method = (opts.method ?? (!opts.paginate && (fields.length || opts.input !== undefined) ? 'POST' : 'GET')).toUpperCase();
-    if (!METHODS.includes(method)) throw new UsageError(`\`-X ${opts.method}\` is not an HTTP method.`, `Use one of ${METHODS.join(', ')}.`);
-    if (opts.paginate && method !== 'GET') throw new UsageError('`--paginate` works with GET only.');
+    const stdinFields = readsStdin(opts.field ?? []);
+    checkCombinations(opts, method, f, stdinFields);
     const headers = parseHeaders(opts.header ?? []);
-    const fieldObject = buildFields(fields, f.cwd);
-
-    let rawBody: string | undefined;
-    if (opts.input !== undefined) {
-      if (opts.input === '-') {
-        if (f.io.isStdinTTY) throw new UsageError('`--input -` reads the body from standard input, which is a terminal here.', 'Pipe it in, or give a file: `--input body.json`.');
-        rawBody = '';
-        for await (const chunk of f.io.stdin) rawBody += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
-      } else {
-        const file = path.resolve(f.cwd, opts.input);
-        try {
-          rawBody = await readFile(file, 'utf8');
-        } catch (err) {
-          throw new UsageError(`\`--input\`: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
-        }
-      }
-    }
+    const fieldObject = buildFields(fields, { cwd: f.cwd, stdin: stdinFields ? await readStdinText(f.io, '-F') : undefined });
+    let rawBody = opts.input === undefined ? undefined : await readInput(f, opts.input);
     const fieldsInQuery = method === 'GET' || method === 'HEAD' || rawBody !== undefined;
     const query: Record<string, string> = {};
     if (fieldsInQuery) {
@@ -99,6 +126,7 @@ export default defineCommand<ApiOptions>({
     try {
       if (!opts.paginate) {
         const res = await client.request({ method, path: p, query, rawBody, headers, idempotencyKey, anonymous: isPublic });
+        if (opts.include) await printHead(out, res.status, res.headers);
         if (typeof res.body === 'string') out.write(res.body && !res.body.endsWith('\n') ? `${res.body}\n` : res.body);
         else out.write(JSON.stringify(res.body, null, 2) + '\n');
         return 0;
@@ -126,6 +154,7 @@ export default defineCommand<ApiOptions>({
     } catch (err) {
       const api = apiErrorOf(err);
       if (!api) throw err;
+      if (opts.include) await printHead(out, api.status, api.info.headers ?? {});
       // Raw command, raw error: the problem object as the server sent it.
       f.io.stderr.write(JSON.stringify({ status: api.status, ...api.problem }, null, 2) + '\n');
       return exitCodeOf(err);

@@ -66,8 +66,9 @@ export default defineCommand<UpdateOptions>({
   summary: 'Update a page; on a terminal with no change flags, edit it field by field',
   description:
     'Members sent replace stored ones; members not sent stay. `chat` merges key by key (JSON Merge Patch).\n' +
-    '--set takes dotted keys into objects; values true, false, null and numbers are typed, a quoted "…", […] or {…}\n' +
-    'is JSON, anything else a string. Order of precedence: --file, then --set, then --name/--slug/--publish.',
+    '--set takes dotted keys into objects; its values are typed as `wcm api -F` types them: true, false, null and\n' +
+    'numbers are JSON, a quoted "…", […] or {…} is JSON, @file is the file\'s text (@- standard input), anything else\n' +
+    'a string (docs/cli.md, "Typed values"). Order of precedence: --file, then --set, then --name/--slug/--publish.',
   args: [{ name: 'PAGE', description: 'page id', required: true, pick: 'page' }],
   examples: [
     'wcm pages update 7118… --publish',
@@ -93,7 +94,10 @@ export default defineCommand<UpdateOptions>({
     let body: Record<string, unknown>;
     if (flagged) {
       body = opts.file ? await readBodyFile(f, opts.file) : {};
-      for (const s of opts.set ?? []) applySet(body, s);
+      const sets = opts.set ?? [];
+      const { readsStdin, readStdinText } = await import('../../src/cli/fields.js');
+      const stdin = readsStdin(sets) ? await readStdinText(f.io, '--set') : undefined;
+      for (const s of sets) applySet(body, s, { cwd: f.cwd, stdin });
       if (opts.name !== undefined) body.name = opts.name;
       if (opts.slug !== undefined) body.slug = opts.slug;
       if (opts.publish) body.published = true;

@@ -1,33 +1,22 @@
 /** `--set key.path=value`: typed values into a request body. */
 import { UsageError } from './errors.js';
+import { parseTypedValue, type ValueSource } from './fields.js';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
-const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
 /**
- * The value of `--set key=value`, typed: `true`, `false`, `null` and numbers are JSON; a quoted
- * `"…"`, `[…]` or `{…}` that parses as JSON is that JSON; anything else is the string itself.
+ * The value of `--set key=value`: the typed-value rules of `wcm api -F` (src/cli/fields.ts,
+ * docs/cli.md "Typed values"), so both flags read `2026`, `"2026"`, `@bio.txt` the same way.
  */
-export function parseSetValue(raw: string): unknown {
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  if (raw === 'null') return null;
-  if (NUMBER.test(raw)) return Number(raw);
-  if (/^["[{]/.test(raw)) {
-    try {
-      return JSON.parse(raw);
-    } catch {
-      return raw;
-    }
-  }
-  return raw;
+export function parseSetValue(raw: string, from: ValueSource = { cwd: process.cwd() }): unknown {
+  return parseTypedValue(raw, { ...from, flag: '--set' });
 }
 
 /**
  * Applies one `--set key=value` to `body`: a dotted key reaches into objects
  * (`chat.greeting=Hi` → `{"chat": {"greeting": "Hi"}}`), creating plain objects on the way.
  */
-export function applySet(body: Record<string, unknown>, assignment: string): void {
+export function applySet(body: Record<string, unknown>, assignment: string, from?: ValueSource): void {
   const eq = assignment.indexOf('=');
   if (eq <= 0) throw new UsageError(`\`--set\` takes key=value; received \`${assignment}\`.`, 'Example: --set bio="Open 8 to 6" --set chat.greeting=Hi');
   const key = assignment.slice(0, eq);
@@ -45,5 +34,5 @@ export function applySet(body: Record<string, unknown>, assignment: string): voi
       throw new UsageError(`\`--set ${key}=…\`: \`${where}\` is already set to ${JSON.stringify(next)}, so it cannot hold \`${parts.slice(i + 1).join('.')}\`.`);
     }
   }
-  at[parts[parts.length - 1]] = parseSetValue(assignment.slice(eq + 1));
+  at[parts[parts.length - 1]] = parseSetValue(assignment.slice(eq + 1), from);
 }

@@ -163,7 +163,7 @@ export class ApiClient {
       if ((status === 429 || status === 503) && attempt > 0 && !problem.resolution) {
         problem.resolution = `Still ${status} after ${attempt + 1} attempts; wait a little and try again.`;
       }
-      throw new ApiError(status, problem, { attempts: attempt + 1, retryAfter: resHeaders['retry-after'] });
+      throw new ApiError(status, problem, { attempts: attempt + 1, retryAfter: resHeaders['retry-after'], headers: resHeaders });
     }
   }
 

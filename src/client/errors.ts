@@ -37,8 +37,8 @@ export class ApiError extends ClientError {
   constructor(
     readonly status: number,
     readonly problem: ProblemJson,
-    /** How many requests were sent (more than 1 after retries) and the last `Retry-After`. */
-    readonly info: { attempts?: number; retryAfter?: string } = {},
+    /** How many requests were sent (more than 1 after retries), the last `Retry-After`, the answer's headers (`wcm api -i`). */
+    readonly info: { attempts?: number; retryAfter?: string; headers?: Record<string, string> } = {},
   ) {
     super(problem.detail ?? problem.title ?? `HTTP ${status}`, 'api');
   }

@@ -102,10 +102,48 @@ describe('wcm api', () => {
     }
   });
 
+  it('-f sends strings as written, -F types them (numbers, booleans, null, a quoted "…", @file, @-), as gh api does', async () => {
+    const stub = await httpStub(() => ({ status: 201, body: { data: {}, meta: { request_id: 'r' } } }));
+    try {
+      const file = path.join(h.configDir, 'bio.txt');
+      writeFileSync(file, 'Open 8 to 6\n');
+      const args = ['api', '-X', 'PATCH', '/workspaces/{workspace}/pages/p', '-f', 'title=2026', '-f', 'quoted="x"', '-F', 'n=2026', '-F', 'on=false', '-F', 'none=null', '-F', 's="2026"', '-F', `bio=@${file}`, '-F', 'note=@-'];
+      const r = await h.run(args, { env: { ...env, WCM_BASE_URL: stub.base }, io: fakeIO({ stdin: 'from stdin' }) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(stub.requests[0].body)).toEqual({ title: '2026', quoted: '"x"', n: 2026, on: false, none: null, s: '2026', bio: 'Open 8 to 6\n', note: 'from stdin' });
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('-i prints the status line and headers, then the body; on an error too', async () => {
+    const ok = await h.run(['api', '-i', '/me'], { env });
+    expect(ok.code).toBe(0);
+    const [head, body] = ok.stdout.split('\n\n');
+    expect(head.split('\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(head).toMatch(/^Content-Type: application\/json/m);
+    expect(head).toMatch(/^X-Request-Id: req_/m);
+    expect(JSON.parse(body).data.user.id).toBe('usr_ada');
+    const missing = await h.run(['api', '-i', '/nope'], { env });
+    expect(missing.code).toBe(5);
+    expect(missing.stdout.split('\n')[0]).toBe('HTTP/1.1 404 Not Found');
+    expect(JSON.parse(missing.stderr).code).toBe('route_not_found');
+  });
+
+  it('--jq filters the response (strings raw)', async () => {
+    const r = await h.run(['api', '/me', '--jq', '.data.user.id'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('usr_ada\n');
+  });
+
   it.each([
     [['-X', 'FETCH', '/me'], 'is not an HTTP method'],
     [['-X', 'POST', '/me', '--paginate'], '`--paginate` works with GET only'],
-    [['/me', '-f', 'novalue'], 'must look like key=value'],
+    [['/me', '-f', 'novalue'], '`-f novalue` must look like key=value'],
+    [['/me', '-F', 'novalue'], '`-F novalue` must look like key=value'],
+    [['/me', '-i', '--paginate'], '`-i` and `--paginate` cannot be used together'],
+    [['/me', '-i', '--jq', '.'], '`-i` and `--jq` cannot be used together'],
+    [['-X', 'POST', '/me', '-F', 'a=@-', '--input', '-'], 'both read standard input'],
     [['http://elsewhere.test/v1/me'], 'is not under the base URL'],
   ])('usage errors %j: exit 2', async (args, message) => {
     const r = await h.run(['api', ...args], { env });
