@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { CliError, EXIT } from './errors.js';
 
 /** A PKCE pair, S256 only (plain is refused). */
@@ -48,13 +48,15 @@ export async function listenForRedirect(opts: { state: string; issuer: string; t
   });
   const server = http.createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // `Connection: close` on every answer: a browser that keeps its connection (or asks for a
+    // favicon next) must not keep this process waiting.
     if (u.pathname !== '/callback') {
-      res.writeHead(404).end();
+      res.writeHead(404, { connection: 'close' }).end();
       return;
     }
     const q = u.searchParams;
     const answer = (status: number, page: string) => {
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page);
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', connection: 'close' }).end(page);
     };
     // A redirect with another state is not ours (or forged): refuse it and keep nothing.
     if (q.get('state') !== opts.state) {
@@ -82,6 +84,12 @@ export async function listenForRedirect(opts: { state: string; issuer: string; t
     answer(200, CLOSE_PAGE);
     settle({ code });
   });
+  // Every socket, including a browser's preconnects that never send a request, so close() can end them all.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
@@ -89,10 +97,17 @@ export async function listenForRedirect(opts: { state: string; issuer: string; t
   const timer = setTimeout(() => {
     fail(new CliError(`No answer from the browser within ${Math.round(opts.timeoutMs / 1000)} s; nothing was saved.`, EXIT.failure, 'Run `wcm auth login --web` again (or pass a longer `--timeout`).'));
   }, opts.timeoutMs);
+  /**
+   * Stops listening and ends every connection at once, whatever the browser still holds open
+   * (keep-alive, a preconnect, a favicon request): the login must exit as soon as it is saved.
+   * The answer was handed to the socket before the result settled, so it is not cut short.
+   */
   const close = () => {
     clearTimeout(timer);
     server.close();
     server.closeAllConnections();
+    for (const socket of sockets) socket.destroy();
+    server.unref();
   };
   void result.then(close, close);
   return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, result, close };

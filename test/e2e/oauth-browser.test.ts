@@ -4,7 +4,7 @@
 // Screenshots go to test/.artifacts/oauth/ (ignored by git).
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { execa } from 'execa';
 import type { Page } from 'puppeteer-core';
@@ -132,5 +132,53 @@ describe('OAuth consent in a real browser', () => {
       expect(cspViolations).toEqual([]);
       await page.close();
     });
+
+    it('`wcm auth login --web` exits within seconds of the login, whatever the browser keeps open (keep-alive, a preconnect, a favicon)', async () => {
+      const env = { WCM_CONFIG_DIR: path.join(dir.dir, 'cli-exit'), BROWSER: 'none', WCM_KEYCHAIN: 'off', NO_COLOR: '1', CI: 'true' };
+      const login = execa('node', [BIN, 'auth', 'login', '--web', '--base-url', server.url, '--timeout', '120'], { env, reject: false });
+      const printed = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        void login.then((r) => reject(new Error(`login ended before printing a URL: ${r.stderr}`)));
+        login.stderr!.on('data', (d: Buffer) => {
+          err += d.toString();
+          const m = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(err);
+          if (m) resolve(m[1]);
+        });
+      });
+      const loopback = new URL(new URL(printed).searchParams.get('redirect_uri')!);
+      // A fresh browser context (no session yet): sign-in, then consent, as a first login goes.
+      const context = await chromium.browser.createBrowserContext();
+      const page = await context.newPage();
+      await page.setViewport({ width: 1100, height: 900 });
+      // What a browser holds besides the redirect: an idle preconnect and a kept-alive connection.
+      const preconnect = net.connect(Number(loopback.port), '127.0.0.1');
+      const keepAlive = new http.Agent({ keepAlive: true });
+      const favicon = await new Promise<number>((resolve) => {
+        http.get({ host: '127.0.0.1', port: loopback.port, path: '/favicon.ico', agent: keepAlive }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', () => resolve(-1));
+      });
+      expect(favicon).toBe(404);
+      try {
+        await page.goto(printed);
+        await chooseAccount(page, 'ada@acme-coffee.example');
+        await page.click(`input[name="workspace_${demo.ws1}"]`);
+        await Promise.all([page.waitForNavigation(), page.click('button[value="approve"]')]);
+        const landed = Date.now();
+        expect(await page.content()).toContain('You can close this tab');
+        const exited = await Promise.race([login.then((r) => r), new Promise<null>((r) => setTimeout(() => r(null), 10_000))]);
+        expect(exited, 'auth login --web was still running 10 s after the browser landed').not.toBeNull();
+        expect(exited!.exitCode, exited!.stderr).toBe(0);
+        expect(exited!.stdout).toContain('Logged in to');
+        expect(Date.now() - landed).toBeLessThan(5_000);
+        await page.screenshot({ path: path.join(ARTIFACTS, 'cli-exit-done.png') });
+      } finally {
+        login.kill();
+        preconnect.destroy();
+        keepAlive.destroy();
+        await context.close();
+      }
+    }, 60_000);
   });
 });
