@@ -139,6 +139,23 @@ describe('the clock', () => {
     expect(r.status).toBe(422);
     expect((await control('GET', '/clock')).json.data.offset_seconds).toBe(0);
   });
+
+  // TRUST.md §5: an offset of 1e300 used to be taken, and every write then failed with a 500.
+  it.each([[{ offset_seconds: 1e300 }, 'offset_seconds'], [{ offset_seconds: -1e300 }, 'offset_seconds'], [{ offset_seconds: 11 * 365 * 86_400 }, 'offset_seconds'], [{ now: '2099-01-01T00:00:00Z' }, 'now']])('%j is beyond ±10 years: 422 naming %s, the clock stays and writes still work', async (body, field) => {
+    const r = await control('PUT', '/clock', body);
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.json.errors)).toEqual([field]);
+    expect(r.json.errors[field][0]).toMatch(/10 years/);
+    expect((await control('GET', '/clock')).json.data.offset_seconds).toBe(0);
+    const write = await api(`/workspaces/${demo.ws1}/lists`, { method: 'POST', body: JSON.stringify({ title: 'After a refused clock', template_slug: 'faq' }) });
+    expect(write.status).toBe(201);
+  });
+
+  it('accepts an offset just inside ten years', async () => {
+    const r = await control('PUT', '/clock', { offset_seconds: 9 * 365 * 86_400 });
+    expect(r.status).toBe(200);
+    expect(r.json.data.offset_seconds).toBe(9 * 365 * 86_400);
+  });
 });
 
 describe('reset and snapshots', () => {

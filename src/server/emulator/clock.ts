@@ -22,8 +22,9 @@ export class MovableClock implements Clock {
     this.offsetMs = seconds * 1000;
   }
 
-  setNow(at: Date): void {
-    this.offsetMs = at.getTime() - this.base.now().getTime();
+  /** The unmoved time in ms: what an offset is measured from. */
+  baseMs(): number {
+    return this.base.now().getTime();
   }
 
   reset(): void {

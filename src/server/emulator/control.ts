@@ -91,6 +91,35 @@ export async function injectFault(rules: readonly FaultRule[], operationId: stri
   });
 }
 
+/** The farthest the clock may move either way: further, dates overflow and expiry checks stop meaning anything. */
+export const MAX_CLOCK_OFFSET_SECONDS = 10 * 366 * 86_400;
+
+/**
+ * The offset (seconds) a `PUT /_emulator/clock` body asks for, checked before it is used: finite,
+ * within ±10 years of the real time and not before 1970. Anything else is a 422 and the clock stays.
+ */
+export function clockOffset(body: unknown, clock: MovableClock): number {
+  const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as { offset_seconds?: unknown; now?: unknown };
+  const realMs = clock.baseMs();
+  let seconds: number;
+  let field: 'now' | 'offset_seconds';
+  if (typeof b.now === 'string' && b.offset_seconds === undefined) {
+    const at = new Date(b.now);
+    if (Number.isNaN(at.getTime()) || at.getTime() < 0 || !/^\d{4}-\d\d-\d\dT/.test(b.now)) throw validationFailed({ now: ['Must be an ISO 8601 time at or after 1970-01-01T00:00:00Z.'] });
+    seconds = (at.getTime() - realMs) / 1000;
+    field = 'now';
+  } else if (typeof b.offset_seconds === 'number' && b.now === undefined) {
+    if (!Number.isFinite(b.offset_seconds)) throw validationFailed({ offset_seconds: ['Must be a finite number of seconds.'] });
+    seconds = b.offset_seconds;
+    field = 'offset_seconds';
+  } else {
+    throw validationFailed({ '': ['Send {"offset_seconds": N} or {"now": "ISO time"}.'] });
+  }
+  if (Math.abs(seconds) > MAX_CLOCK_OFFSET_SECONDS) throw validationFailed({ [field]: [`Must be within 10 years of the real time (an offset of at most ±${MAX_CLOCK_OFFSET_SECONDS} seconds).`] });
+  if (realMs + seconds * 1000 < 0) throw validationFailed({ [field]: ['Would move the clock before 1970.'] });
+  return seconds;
+}
+
 function logFilter(url: URL): LogFilter {
   const f: LogFilter = {};
   const limit = url.searchParams.get('limit');
@@ -164,17 +193,7 @@ export function controlMount(o: ControlOptions): Mount {
           case 'GET /clock':
             return json(200, o.clock.state);
           case 'PUT /clock': {
-            const body = readJson(info) as { offset_seconds?: unknown; now?: unknown };
-            if (body && typeof body === 'object' && typeof body.now === 'string' && body.offset_seconds === undefined) {
-              const at = new Date(body.now);
-              if (Number.isNaN(at.getTime()) || at.getTime() < 0 || !/^\d{4}-\d\d-\d\dT/.test(body.now)) throw validationFailed({ now: ['Must be an ISO 8601 time at or after 1970-01-01T00:00:00Z.'] });
-              o.clock.setNow(at);
-            } else if (body && typeof body === 'object' && typeof body.offset_seconds === 'number' && Number.isFinite(body.offset_seconds) && body.now === undefined) {
-              if (Date.now() + body.offset_seconds * 1000 < 0) throw validationFailed({ offset_seconds: ['Would move the clock before 1970.'] });
-              o.clock.setOffset(body.offset_seconds);
-            } else {
-              throw validationFailed({ '': ['Send {"offset_seconds": N} or {"now": "ISO time"}.'] });
-            }
+            o.clock.setOffset(clockOffset(readJson(info), o.clock));
             return json(200, o.clock.state);
           }
           case 'DELETE /clock':
