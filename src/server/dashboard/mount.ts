@@ -1,4 +1,5 @@
 import type { Store } from '../../store/store.js';
+import type { UserRecord } from '../../store/records.js';
 import type { AppRequest, AppResponse, Mount } from '../app.js';
 import type { Clock, RequestInfo } from '../context.js';
 import { ProblemError } from '../problems.js';
@@ -10,7 +11,7 @@ import { eventsView, ordersView } from './pages/commerce.js';
 import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
 import { oauthView } from './pages/oauth.js';
 import { requestFilter, requestsView, REQUESTS_PATH, REQUESTS_STREAM } from './pages/requests.js';
-import type { RequestLog } from '../emulator/log.js';
+import { streamsBusy, type LogScope, type RequestLog } from '../emulator/log.js';
 import { recordPage } from './pages/open.js';
 import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
 import { memberships, overviewView, workspaceNav, workspacesNav, workspacesView } from './pages/workspaces.js';
@@ -88,6 +89,9 @@ function problemStatus(p: ProblemError): number {
   return p.status === 422 ? 400 : p.status;
 }
 
+/** What of the request log a signed-in user sees: requests to the workspaces they belong to (TRUST §5). */
+const logScope = (store: Store, user: UserRecord): LogScope => ({ workspaces: new Set(memberships(store, user).map((m) => m.record.id.toLowerCase())) });
+
 /**
  * The read-only dashboard (docs/dashboard.md) under `/dashboard`: server-rendered pages over the
  * same store, handlers and indexes as the API. Only signed-in users, and only for workspaces they
@@ -140,15 +144,17 @@ export function dashboardMount(options: DashboardOptions): Mount {
       const homeNav = () => workspacesNav(store, signed.user, { requestLog: !!log });
       if (log && path === REQUESTS_PATH) {
         // Its one script comes from /assets (no inline script even here).
-        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams()), signed, info, homeNav(), undefined, { 'script-src': "'self'" });
+        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed.user)), signed, info, homeNav(), undefined, { 'script-src': "'self'" });
       }
       if (log && path === REQUESTS_STREAM) {
         const q = targetUrl(req)?.searchParams ?? new URLSearchParams();
         const since = Number(q.get('since') ?? '0');
         const { filter } = requestFilter(q);
+        if (log.full) return app.fail(streamsBusy(), info);
+        const scope = logScope(store, signed.user);
         return {
           status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id }, body: '',
-          stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }),
+          stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
         };
       }
       if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {

@@ -6,7 +6,7 @@ import { header } from '../request.js';
 import type { RequestInfo } from '../context.js';
 import { ProblemError, validationFailed } from '../problems.js';
 import type { MovableClock } from './clock.js';
-import type { LogFilter, RequestLog } from './log.js';
+import { streamsBusy, type LogFilter, type RequestLog } from './log.js';
 import { deleteSnapshot, listSnapshots, resetState, saveSnapshot } from './state.js';
 
 export const CONTROL = '/_emulator';
@@ -203,6 +203,7 @@ export function controlMount(o: ControlOptions): Mount {
             return json(200, o.log.query({ limit: 100, ...logFilter(url) }));
           case 'GET /requests/stream': {
             const f = logFilter(url);
+            if (o.log.full) throw streamsBusy();
             return { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id }, body: '', stream: (res) => o.log.stream(res, f) };
           }
           default:

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { ProblemError } from '../problems.js';
 
 /** One request as the log keeps it (docs/server.md: Controlling a running server). */
 export interface LoggedRequest {
@@ -24,6 +25,39 @@ export interface LogFilter {
 }
 
 export const LOG_CAPACITY = 10_000;
+/** Live streams at once (TRUST §5): each holds a socket and, while it lags, a buffer. */
+export const STREAM_SUBSCRIBERS = 16;
+/** Entries a stream replays on connect: the rest are for `GET …/requests`, which pages. */
+export const STREAM_REPLAY = 500;
+/** A subscriber whose socket has this much unsent is not reading: it is closed, not buffered for. */
+export const STREAM_BUFFER_BYTES = 1024 * 1024;
+
+/** The answer to a stream beyond the cap: 429, retry once another subscriber has gone. */
+export const streamsBusy = (): ProblemError =>
+  new ProblemError('rate_limited', {
+    detail: `The request log already has ${STREAM_SUBSCRIBERS} live streams open; close one (or read \`GET /_emulator/requests?since=SEQ\`) and retry.`,
+    headers: { 'Retry-After': '5' },
+  });
+
+/**
+ * What a dashboard session may see of the log: only requests to its own workspaces, never bodies.
+ * The admin token (control plane) sees everything.
+ */
+export interface LogScope {
+  workspaces: ReadonlySet<string>;
+}
+
+const WORKSPACE_IN_PATH = /^(?:\/v1)?\/workspaces\/([^/?#]+)/;
+/** Whether a scope may see an entry: its path names one of the scope's workspaces. */
+function inScope(scope: LogScope, path: string): boolean {
+  const m = WORKSPACE_IN_PATH.exec(path);
+  return !!m && scope.workspaces.has(m[1].toLowerCase());
+}
+function withoutBody(e: LoggedRequest): LoggedRequest {
+  if (e.request_body === undefined) return e;
+  const { request_body: _body, ...rest } = e;
+  return rest;
+}
 
 /** As kept: the time as a number (`at`), its text filled in when first shown. */
 interface Stored extends LoggedRequest {
@@ -42,18 +76,55 @@ export function statusMatches(filter: string | undefined, status: number): boole
   return m ? Math.floor(status / 100) === Number(m[1]) : String(status) === filter;
 }
 
-const SECRET_KEYS = /("?(?:authorization|token|access_token|refresh_token|client_secret|code_verifier|code|password|secret|card_number|number|cvc)"?\s*[:=]\s*"?)([^"&,}\s]+)/gi;
-const CARDISH = /\b(?:\d[ -]?){13,19}\b/g;
+/** Keys whose values a logged body never shows (TRUST §5), wherever they sit in the body. */
+const SECRET_KEY = /secret|token|password|authorization|api[_-]?key|card|number|cvc|iban|^code$|verifier/i;
+/** In text that is not JSON or a form: `key: value` / `key=value` pairs under such keys. */
+const SECRET_PAIR = /("?[A-Za-z0-9_-]*(?:secret|token|password|authorization|api[_-]?key|card|number|cvc|iban|code|verifier)[A-Za-z0-9_-]*"?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^&,}\s]+)/gi;
+/** 12 or more digits, with single spaces or dashes between them: card, account and phone numbers. */
+const DIGIT_RUN = /\d(?:[ -]?\d){11,}/g;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const TOKENISH = /\bwcm_(?:pat|oat|ort|code|secret|admin)_[A-Za-z0-9]+/g;
-/** What a logged body may show: secrets, tokens, card-like numbers and e-mail addresses masked. */
+const MASK = '***';
+const LOGGED_BODY_CHARS = 4096;
+
+/** A parsed JSON value with every value under a secret key replaced, however deep. */
+function maskTree(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(maskTree);
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = SECRET_KEY.test(k) ? MASK : maskTree(x);
+  return out;
+}
+
+/** The body with secret keys' values masked, by its shape: JSON, a form, else key/value text. */
+function maskKeys(text: string): string {
+  const t = text.trimStart();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      return JSON.stringify(maskTree(JSON.parse(text)));
+    } catch {
+      // Not JSON after all: masked as text below.
+    }
+  }
+  if (/^[^\s=&{[]+=[^\s]*$/.test(text)) {
+    const form = new URLSearchParams(text);
+    for (const k of new Set(form.keys())) if (SECRET_KEY.test(k)) form.set(k, MASK);
+    return form.toString().replaceAll('%2A', '*');
+  }
+  return text.replace(SECRET_PAIR, (_, k: string) => `${k}${MASK}`);
+}
+
+/**
+ * What a logged body may show (`--log-bodies`): values under secret-like keys, runs of 12+ digits,
+ * tokens and e-mail addresses masked. Masked before it is cut to 4 KiB, so a cut never uncovers part
+ * of a secret.
+ */
 export function maskBody(text: string): string {
-  return text
-    .slice(0, 4096)
+  return maskKeys(text)
     .replace(TOKENISH, (t) => `${t.slice(0, t.indexOf('_', 4) + 1)}…`)
-    .replace(SECRET_KEYS, (_, k: string) => `${k}***`)
-    .replace(CARDISH, '****')
-    .replace(EMAIL, '***@***');
+    .replace(DIGIT_RUN, '****')
+    .replace(EMAIL, '***@***')
+    .slice(0, LOGGED_BODY_CHARS);
 }
 
 /**
@@ -83,11 +154,12 @@ export class RequestLog {
     }
   }
 
-  /** Oldest first, filtered; `limit` keeps the newest. */
-  query(f: LogFilter = {}): LoggedRequest[] {
+  /** Oldest first, filtered; `limit` keeps the newest. A scope sees its workspaces only, without bodies. */
+  query(f: LogFilter = {}, scope?: LogScope): LoggedRequest[] {
     const all = this.ring.length < this.capacity ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-    const out = all.filter((e) => (f.since === undefined || e.seq > f.since) && statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation));
-    return (f.limit !== undefined ? out.slice(-f.limit) : out).map(shown);
+    const out = all.filter((e) => (f.since === undefined || e.seq > f.since) && statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation) && (!scope || inScope(scope, e.path)));
+    const kept = (f.limit !== undefined ? out.slice(-f.limit) : out).map(shown);
+    return scope ? kept.map(withoutBody) : kept;
   }
 
   clear(): void {
@@ -95,15 +167,38 @@ export class RequestLog {
     this.next = 0;
   }
 
-  /** Server-Sent Events: every matching request as it finishes, until the client goes away. */
-  stream(res: ServerResponse, f: LogFilter): void {
-    const send = (e: LoggedRequest) => {
-      if (statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation)) res.write(`id: ${e.seq}\nevent: request\ndata: ${JSON.stringify(e)}\n\n`);
+  /** Live streams now. */
+  get streams(): number {
+    return this.subscribers.size;
+  }
+
+  /** Whether another stream would exceed the cap: the caller answers 429 instead of streaming. */
+  get full(): boolean {
+    return this.subscribers.size >= STREAM_SUBSCRIBERS;
+  }
+
+  /**
+   * Server-Sent Events: the last matching requests (at most 500), then every new one as it
+   * finishes, until the client goes away. A client that stops reading is closed once 1 MB waits
+   * for it, so a stalled subscriber costs a bounded buffer, not the server's memory.
+   */
+  stream(res: ServerResponse, f: LogFilter, scope?: LogScope): void {
+    if (this.full) {
+      res.end();
+      return;
+    }
+    const write = (text: string) => {
+      if (res.writableLength > STREAM_BUFFER_BYTES) res.destroy();
+      else if (!res.destroyed) res.write(text);
     };
-    res.write(': wcm request log\n\n');
-    for (const e of this.query(f)) send(e);
+    const event = (e: LoggedRequest) => `id: ${e.seq}\nevent: request\ndata: ${JSON.stringify(scope ? withoutBody(e) : e)}\n\n`;
+    const send = (e: LoggedRequest) => {
+      if (statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation) && (!scope || inScope(scope, e.path))) write(event(e));
+    };
+    const replay = this.query({ ...f, limit: Math.min(f.limit ?? STREAM_REPLAY, STREAM_REPLAY) }, scope);
+    res.write(': wcm request log\n\n' + replay.map(event).join(''));
     this.subscribers.add(send);
-    const beat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+    const beat = setInterval(() => write(': keep-alive\n\n'), 15_000);
     res.on('close', () => {
       clearInterval(beat);
       this.subscribers.delete(send);

@@ -1,5 +1,5 @@
 import { getOperation } from '../../../contract/operations.js';
-import type { LogFilter, LoggedRequest, RequestLog } from '../../emulator/log.js';
+import type { LogFilter, LoggedRequest, LogScope, RequestLog } from '../../emulator/log.js';
 import { html } from '../../web/html.js';
 import { badge, DASHBOARD, withQuery, type View } from '../chrome.js';
 
@@ -28,9 +28,9 @@ const row = (e: LoggedRequest) => {
  * /assets/requests.js (no inline script: the page's CSP allows scripts from this origin only) on
  * an EventSource of /dashboard/requests/stream, which the session cookie authorizes.
  */
-export function requestsView(log: RequestLog, q: URLSearchParams): View {
+export function requestsView(log: RequestLog, q: URLSearchParams, scope: LogScope): View {
   const { filter, problem } = requestFilter(q);
-  const entries = log.query({ ...filter, limit: 200 }).reverse();
+  const entries = log.query({ ...filter, limit: 200 }, scope).reverse();
   const stream = withQuery(REQUESTS_STREAM, { status: filter.status, operation: filter.operation, since: String(entries[0]?.seq ?? 0) });
   return {
     title: 'Request log',
