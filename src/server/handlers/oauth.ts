@@ -2,7 +2,8 @@ import { operations } from '../../contract/operations.js';
 import type { OAuthAppRecord, OAuthGrantRecord } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import { implement } from '../context.js';
-import { newApp, revokeGrantIn } from '../oauth/core.js';
+import { newApp } from '../oauth/models/client.js';
+import { revokeGrantIn } from '../oauth/models/grant.js';
 import { pageIndex } from '../paging.js';
 import { notFound } from '../problems.js';
 

@@ -1,4 +1,4 @@
-import { CLI_CLIENT_ID } from '../../oauth/core.js';
+import { CLI_CLIENT_ID } from '../../oauth/models/client.js';
 import { html } from '../../web/html.js';
 import { badge, table, when, wsHref, type View } from '../chrome.js';
 import type { WorkspaceRequest } from '../request.js';

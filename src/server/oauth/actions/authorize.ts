@@ -1,0 +1,37 @@
+import type { AppRequest, AppResponse } from '../../app.js';
+import type { RequestInfo } from '../../context.js';
+import { messagePage } from '../../web/html.js';
+import { targetUrl } from '../../web/signin.js';
+import { AUTHORIZE_FIELDS, checkAuthorizationRequest, type AuthorizeParams } from '../checks/authorization-request.js';
+import type { OAuthContext } from '../options.js';
+import { errorPage } from '../views/error.js';
+import { decide, showConsent } from './consent.js';
+
+/** The query's authorization parameters; a page when one is repeated (RFC 6749 §3.1). */
+function queryParams(req: AppRequest): { params: AuthorizeParams } | { page: AppResponse } {
+  const url = targetUrl(req);
+  const params: AuthorizeParams = {};
+  for (const k of AUTHORIZE_FIELDS) {
+    const all = url?.searchParams.getAll(k) ?? [];
+    if (all.length > 1) return { page: errorPage('Invalid request', `The parameter \`${k}\` was sent more than once.`) };
+    params[k] = all[0];
+  }
+  return { params };
+}
+
+/** `GET /oauth/authorize`: check the request, then (signed in) the consent page; POST is the decision. */
+export async function authorize(ctx: OAuthContext, req: AppRequest, info: RequestInfo): Promise<AppResponse> {
+  if (info.method === 'POST') return decide(ctx, req, info);
+  if (info.method !== 'GET' && info.method !== 'HEAD') {
+    return messagePage(405, 'Method not allowed', 'The authorization endpoint answers GET and POST.', { headers: { Allow: 'GET, HEAD, POST' } });
+  }
+  const q = queryParams(req);
+  if ('page' in q) return q.page;
+  const p = q.params;
+  const c = checkAuthorizationRequest(ctx.store, p, info.origin, info.origin);
+  if ('page' in c) return c.page;
+  if ('redirect' in c) return c.redirect;
+  const signed = ctx.auth.requireSession(req, info);
+  if (!('user' in signed)) return signed;
+  return showConsent(ctx, { request: c.ok, signed, info, hidden: p });
+}

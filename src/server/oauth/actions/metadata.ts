@@ -1,0 +1,56 @@
+import { ABILITIES } from '../../../contract/enums.js';
+import type { Mount } from '../../app.js';
+import { ProblemError } from '../../problems.js';
+import { jsonResponse, OAUTH } from '../responses.js';
+
+/** RFC 8414 metadata: everything a client needs to find the endpoints. */
+export function authorizationServerMetadata(origin: string) {
+  return {
+    issuer: origin,
+    authorization_endpoint: `${origin}${OAUTH}/authorize`,
+    token_endpoint: `${origin}${OAUTH}/token`,
+    revocation_endpoint: `${origin}${OAUTH}/revoke`,
+    registration_endpoint: `${origin}${OAUTH}/register`,
+    response_types_supported: ['code'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    scopes_supported: [...ABILITIES],
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** RFC 9728 metadata of one of the two protected resources. */
+export function protectedResourceMetadata(origin: string, resource: 'v1' | 'mcp') {
+  return {
+    resource: `${origin}/${resource}`,
+    authorization_servers: [origin],
+    scopes_supported: [...ABILITIES],
+    bearer_methods_supported: ['header'],
+    resource_name: resource === 'mcp' ? 'wcm MCP server' : 'Workspace Contact Management API v1',
+  };
+}
+
+/** The discovery document at `path`, if there is one. */
+function documentAt(path: string, origin: string) {
+  if (path === '/.well-known/oauth-authorization-server') return authorizationServerMetadata(origin);
+  if (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/v1' || path === '/.well-known/oauth-protected-resource/api/v1') {
+    return protectedResourceMetadata(origin, 'v1');
+  }
+  if (path === '/.well-known/oauth-protected-resource/mcp') return protectedResourceMetadata(origin, 'mcp');
+  return undefined;
+}
+
+/** `/.well-known/…`: the discovery documents, no token needed, readable from any origin. */
+export function wellKnownMount(): Mount {
+  return {
+    prefix: '/.well-known',
+    handle(_req, info, app) {
+      const doc = documentAt(info.path, info.origin);
+      if (!doc) return app.fail(new ProblemError('route_not_found', { detail: `No document at \`${info.path}\`.` }), info);
+      if (info.method !== 'GET' && info.method !== 'HEAD') return app.fail(new ProblemError('method_not_allowed', { detail: 'Discovery documents answer GET.', headers: { Allow: 'GET, HEAD' } }), info);
+      return jsonResponse(200, doc, { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
+    },
+  };
+}

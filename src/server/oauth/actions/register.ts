@@ -1,0 +1,63 @@
+import type { AnyOperation } from '../../../contract/operations.js';
+import { redirectUriProblem } from '../../../contract/oauth.js';
+import type { App, AppResponse } from '../../app.js';
+import type { RequestInfo } from '../../context.js';
+import { newApp } from '../models/client.js';
+import type { OAuthContext } from '../options.js';
+import { jsonResponse, postOnly } from '../responses.js';
+
+const GRANT_TYPES = ['authorization_code', 'refresh_token'];
+const RESPONSE_TYPES = ['code'];
+
+/** Why RFC 7591 client metadata is refused (`[error, description]`), or null when it is fine. */
+function metadataProblem(meta: unknown): [string, string] | null {
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) return ['invalid_client_metadata', 'The body must be a JSON object.'];
+  const m = meta as Record<string, unknown>;
+  const uris = m.redirect_uris;
+  if (!Array.isArray(uris) || !uris.length || uris.length > 10 || !uris.every((u) => typeof u === 'string')) {
+    return ['invalid_redirect_uri', '`redirect_uris` must be a list of 1 to 10 URLs.'];
+  }
+  for (const u of uris as string[]) {
+    const why = redirectUriProblem(u);
+    if (why) return ['invalid_redirect_uri', `\`${u}\` ${why}.`];
+  }
+  const method = m.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') return ['invalid_client_metadata', 'Only public clients may register themselves: `token_endpoint_auth_method` must be `none`.'];
+  for (const [k, allowed] of [['grant_types', GRANT_TYPES], ['response_types', RESPONSE_TYPES]] as const) {
+    const v = m[k];
+    if (v !== undefined && (!Array.isArray(v) || v.some((x) => !allowed.includes(x)))) return ['invalid_client_metadata', `\`${k}\` may only hold ${allowed.join(', ')}.`];
+  }
+  return null;
+}
+
+/** RFC 7591, for MCP clients that register themselves: public clients, loopback or https redirects. */
+export async function register(ctx: OAuthContext, info: RequestInfo, app: App): Promise<AppResponse> {
+  if (info.method !== 'POST') return postOnly('registration');
+  let limitHeaders: Record<string, string> = {};
+  try {
+    limitHeaders = ctx.rateLimiter?.before({ operationId: 'registerOAuthClient' } as AnyOperation, info).headers ?? {};
+  } catch (err) {
+    return app.fail(err, info);
+  }
+  let meta: Record<string, unknown>;
+  try {
+    meta = JSON.parse(info.rawBody.toString('utf8'));
+  } catch {
+    return jsonResponse(400, { error: 'invalid_client_metadata', error_description: 'The body must be a JSON object.' }, limitHeaders);
+  }
+  const problem = metadataProblem(meta);
+  if (problem) return jsonResponse(400, { error: problem[0], error_description: problem[1] }, limitHeaders);
+  const rawName = typeof meta.client_name === 'string' ? meta.client_name.trim() : '';
+  const name = (rawName || 'Unnamed MCP client').slice(0, 120);
+  const { record } = newApp(ctx.clock, { name, redirect_uris: meta.redirect_uris as string[], type: 'public', workspace_id: null });
+  await ctx.store.transact((tx) => tx.put('oauth_apps', record));
+  return jsonResponse(201, {
+    client_id: record.id,
+    client_id_issued_at: Math.floor(new Date(record.created_at).getTime() / 1000),
+    client_name: name,
+    redirect_uris: record.redirect_uris,
+    token_endpoint_auth_method: 'none',
+    grant_types: GRANT_TYPES,
+    response_types: RESPONSE_TYPES,
+  }, limitHeaders);
+}

@@ -1,0 +1,26 @@
+import type { AppResponse } from '../../app.js';
+import type { RequestInfo } from '../../context.js';
+import { authenticateClient } from '../checks/client-auth.js';
+import { readForm } from '../checks/form.js';
+import { OAuthError } from '../errors.js';
+import { exchangeCode } from '../grants/authorization-code.js';
+import { refreshTokens } from '../grants/refresh-token.js';
+import type { OAuthContext } from '../options.js';
+import { jsonResponse, oauthError, postOnly } from '../responses.js';
+
+/** `POST /oauth/token`: the two grant types, each for an authenticated client. */
+export async function token(ctx: OAuthContext, info: RequestInfo): Promise<AppResponse> {
+  if (info.method !== 'POST') return postOnly('token');
+  const { store, clock } = ctx;
+  try {
+    const form = readForm(info);
+    const client = authenticateClient(store, info, form);
+    const origin = info.origin;
+    if (form.grant_type === 'authorization_code') return jsonResponse(200, await exchangeCode(store, clock, client, { ...form, origin }));
+    if (form.grant_type === 'refresh_token') return jsonResponse(200, await refreshTokens(store, clock, client, { ...form, origin }));
+    throw new OAuthError('unsupported_grant_type', form.grant_type ? `\`${form.grant_type}\` is not supported: use authorization_code or refresh_token.` : 'The `grant_type` parameter is missing.');
+  } catch (err) {
+    if (err instanceof OAuthError) return oauthError(err, err.status === 401 ? { 'WWW-Authenticate': 'Basic realm="wcm"' } : {});
+    throw err;
+  }
+}

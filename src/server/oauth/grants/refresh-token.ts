@@ -1,0 +1,62 @@
+import type { Ability } from '../../../contract/enums.js';
+import { hashToken } from '../../../store/fixture.js';
+import type { OAuthGrantRecord } from '../../../store/records.js';
+import type { Store } from '../../../store/store.js';
+import type { Clock } from '../../context.js';
+import { newSecret } from '../../ids.js';
+import { audienceOf } from '../checks/resource.js';
+import { parseScope } from '../checks/scope.js';
+import { OAuthError } from '../errors.js';
+import { issued, putAccessToken, type IssuedTokens } from '../models/access-token.js';
+import type { Client } from '../models/client.js';
+import { grantOfRefresh, revokeGrantIn } from '../models/grant.js';
+import { iso, isPast, REFRESH_SECONDS } from '../time.js';
+
+export interface RefreshParams {
+  refresh_token?: string;
+  scope?: string;
+  resource?: string;
+  origin: string;
+}
+
+/** The abilities of the new access token: the grant's, or a narrower `scope`. */
+function narrowed(grant: OAuthGrantRecord, scope: string | undefined): Ability[] {
+  if (scope === undefined || scope.trim() === '') return grant.abilities;
+  const asked = parseScope(scope);
+  if (!asked || asked.some((a) => !grant.abilities.includes(a))) {
+    throw new OAuthError('invalid_scope', `The scope may only narrow what was granted: ${grant.abilities.join(' ')}.`);
+  }
+  return asked;
+}
+
+/** `grant_type=refresh_token`: rotation, and reuse detection that revokes the family. */
+export async function refreshTokens(store: Store, clock: Clock, client: Client, p: RefreshParams): Promise<IssuedTokens> {
+  if (!p.refresh_token) throw new OAuthError('invalid_request', 'The `refresh_token` parameter is missing.');
+  const sha = hashToken(p.refresh_token);
+  const found = grantOfRefresh(store, sha);
+  if (!found) throw new OAuthError('invalid_grant', 'The refresh token is not recognised.');
+  const { grant } = found;
+  if (grant.client_id !== client.id) throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
+  if (grant.revoked_at) throw new OAuthError('invalid_grant', 'The refresh token has been revoked.');
+  if (!found.current) {
+    await store.transact((tx) => revokeGrantIn(tx, grant, clock));
+    throw new OAuthError('invalid_grant', 'The refresh token was already used; every token of this authorization is now revoked.');
+  }
+  if (grant.refresh_expires_at && isPast(clock, grant.refresh_expires_at)) {
+    throw new OAuthError('invalid_grant', 'The refresh token has expired (they live 30 days).');
+  }
+  if (p.resource !== undefined && audienceOf(p.resource, p.origin) !== grant.audience) {
+    throw new OAuthError('invalid_target', 'The `resource` differs from the one this authorization was granted for.');
+  }
+  const abilities = narrowed(grant, p.scope);
+  const refresh = newSecret('wcm_ort_');
+  let access = '';
+  await store.transact((tx) => {
+    tx.put('oauth_grants', {
+      ...grant, refresh_sha256: hashToken(refresh), refresh_expires_at: iso(clock, REFRESH_SECONDS),
+      used_refresh_sha256: [...grant.used_refresh_sha256, sha],
+    });
+    access = putAccessToken(tx, clock, grant, abilities, client.name);
+  });
+  return issued(access, refresh, abilities);
+}

@@ -1,0 +1,40 @@
+import { hashToken } from '../../../store/fixture.js';
+import type { OAuthAppRecord } from '../../../store/records.js';
+import type { Store } from '../../../store/store.js';
+import type { Clock } from '../../context.js';
+import { newSecret } from '../../ids.js';
+import { iso } from '../time.js';
+
+/** The built-in public client of `wcm auth login --web`: any loopback redirect, any port (RFC 8252 §7.3). */
+export const CLI_CLIENT_ID = 'wcm-cli';
+
+/** An application as the flow sees it: a stored one, or the built-in `wcm-cli`. */
+export interface Client {
+  id: string;
+  name: string;
+  type: 'public' | 'confidential';
+  redirect_uris: string[];
+  secretSha256: string | null;
+  builtIn: boolean;
+}
+
+export function findClient(store: Store, clientId: string | undefined): Client | undefined {
+  if (!clientId) return undefined;
+  if (clientId === CLI_CLIENT_ID) return { id: CLI_CLIENT_ID, name: 'wcm (command line)', type: 'public', redirect_uris: [], secretSha256: null, builtIn: true };
+  const app = store.get('oauth_apps', clientId);
+  if (!app) return undefined;
+  return { id: app.id, name: app.name, type: app.type, redirect_uris: app.redirect_uris, secretSha256: app.client_secret_sha256, builtIn: false };
+}
+
+/** A new registered application's record and, for a confidential one, its secret (shown once). */
+export function newApp(
+  clock: Clock,
+  a: { name: string; redirect_uris: string[]; type: 'public' | 'confidential'; workspace_id: string | null },
+): { record: OAuthAppRecord; secret?: string } {
+  const secret = a.type === 'confidential' ? newSecret('wcm_secret_') : undefined;
+  const record: OAuthAppRecord = {
+    id: newSecret('wcm_app_').slice(0, 8 + 32), name: a.name, type: a.type, redirect_uris: a.redirect_uris,
+    client_secret_sha256: secret ? hashToken(secret) : null, workspace_id: a.workspace_id, created_at: iso(clock),
+  };
+  return { record, secret };
+}
