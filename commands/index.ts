@@ -2,7 +2,7 @@ import type { CommandDef } from '../src/cli/command.js';
 import articlesLs from './articles/ls.js';
 import articlesRestore from './articles/restore.js';
 import articlesShow from './articles/show.js';
-import formsGet from './forms/get.js';
+import formsShow from './forms/show.js';
 import formsLs from './forms/ls.js';
 import pagesLs from './pages/ls.js';
 import knowledgeLs from './knowledge/ls.js';
@@ -44,7 +44,7 @@ import localExport from './local/export.js';
 import localImport from './local/import.js';
 import localOrders from './local/orders.js';
 import openapi from './openapi.js';
-import pagesGet from './pages/get.js';
+import pagesShow from './pages/show.js';
 import pagesUpdate from './pages/update.js';
 import paymentsSimulate from './payments/simulate.js';
 import seed from './seed.js';
@@ -73,10 +73,10 @@ export const commands: CommandDef[] = [
   listsShow,
   listsTemplates,
   formsLs,
-  formsGet,
+  formsShow,
   formsUpdate,
   pagesLs,
-  pagesGet,
+  pagesShow,
   pagesUpdate,
   knowledgeLs,
   articlesLs,

@@ -13,7 +13,7 @@ export default defineCommand<OpenedOptions>({
   path: ['agents', 'opened'],
   summary: 'Record that a visitor opened an agent chat (public: no token needed)',
   description: 'One privacy-safe event per agent and Idempotency-Key: nothing about the visitor is sent or stored.',
-  examples: ['wcm agents opened AGENT_ID', 'wcm agents opened AGENT_ID --button BUTTON_UUID --idempotency-key visit-7f3a2c91'],
+  examples: ['wcm agents opened 78877ec3-e7f9-4eb3-b628-2184a18c24a4', 'wcm agents opened 78877ec3-e7f9-4eb3-b628-2184a18c24a4 --idempotency-key visit-7f3a2c91'],
   args: [{ name: 'AGENT', description: 'agent id (uuid)', required: true, pick: 'agent' }],
   options: [
     { flags: '--button <uuid>', description: 'the button the chat was opened from' },

@@ -8,7 +8,7 @@ export default defineCommand<ListFlags>({
   summary: 'List the articles of a knowledge list, most recently updated first',
   args: [{ name: 'LIST', description: 'knowledge list id', required: true, pick: 'knowledgeList' }],
   list: true,
-  examples: ['wcm articles ls 3424…', 'wcm articles ls 3424… --all --json | jq \'.[] | select(.status == "draft")\''],
+  examples: ['wcm articles ls 34245e7c-3e2f-40d4-838c-7d330fa624ba', 'wcm articles ls 34245e7c-3e2f-40d4-838c-7d330fa624ba --all --jq \'.[] | select(.status == "draft") | .title\''],
   async run(opts, f) {
     const workspace = await f.workspace();
     return runList(f, opts, 'listArticles', { params: { workspace, list: opts.args[0] } }, [

@@ -10,7 +10,7 @@ export default defineCommand({
     { name: 'LIST', description: 'knowledge list id', required: true, pick: 'knowledgeList' },
     { name: 'ARTICLE', description: 'article id', required: true, pick: 'article' },
   ],
-  examples: ['wcm articles show 3424… c866…', 'wcm articles show 3424… c866… --json | jq .versions'],
+  examples: ['wcm articles show 34245e7c-3e2f-40d4-838c-7d330fa624ba c8662610-465b-432d-bc0c-117f751f478a', 'wcm articles show 34245e7c-3e2f-40d4-838c-7d330fa624ba c8662610-465b-432d-bc0c-117f751f478a --json versions'],
   async run(opts, f) {
     const [list, article] = opts.args;
     const workspace = await f.workspace();

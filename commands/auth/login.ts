@@ -22,7 +22,7 @@ export default defineCommand<LoginOptions>({
     'Global flags used: --profile (default `default`), --base-url, --workspace.',
   examples: [
     'wcm auth login',
-    'echo "$WCM_PAT" | wcm auth login --with-token --base-url https://api.example.com/v1 --workspace 775050e9-…',
+    'echo "$WCM_PAT" | wcm auth login --with-token --base-url https://api.example.com/v1 --workspace 775050e9-98e8-4600-8d0f-afce4b67e137',
     'wcm auth login --profile staging --base-url https://staging.example.com/v1',
   ],
   options: [

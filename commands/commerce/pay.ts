@@ -25,7 +25,7 @@ export default defineCommand<PayOptions>({
     'The server prices the order: a fixed offer charges its price × quantity, a contribution offer\n' +
     '`--amount` (minor units, e.g. 2500 = 25.00) × quantity. The Idempotency-Key used is printed on\n' +
     'stderr; run again with `--idempotency-key KEY` to replay the same request without a second order.',
-  examples: ['wcm commerce pay OFFER_ID', 'wcm commerce pay OFFER_ID --amount 5000 --email ada@example.com --idempotency-key order-2026-0001'],
+  examples: ['wcm commerce pay 47bf2ba6-6986-4574-8021-b3f80bc333f3', 'wcm commerce pay 47bf2ba6-6986-4574-8021-b3f80bc333f3 --amount 5000 --email ada@example.com --idempotency-key order-2026-0001'],
   args: [{ name: 'OFFER', description: 'offer id (uuid)', required: true, pick: 'offer' }],
   options: [
     { flags: '--amount <minor>', description: 'contribution per unit in minor units (1000–10000000); ignored by fixed-price offers' },

@@ -18,9 +18,9 @@ export default defineCommand<UpdateOptions>({
     'a key set to null is removed, a key left out stays. --fields-file replaces the whole field list.',
   args: [{ name: 'FORM', description: 'form id', required: true, pick: 'form' }],
   examples: [
-    'wcm forms update 3f0c… --name "Catering request"',
-    'wcm forms update 3f0c… --fields-file fields.json',
-    'wcm forms update 3f0c… --file patch.json   # {"settings": {"notify_email": null}}',
+    'wcm forms update e5bfd74f-95a3-4f41-b615-83ee8cf45bca --name "Catering request"',
+    'wcm forms update e5bfd74f-95a3-4f41-b615-83ee8cf45bca --fields-file fields.json',
+    'wcm forms update e5bfd74f-95a3-4f41-b615-83ee8cf45bca --file patch.json   # {"settings": {"notify_email": null}}',
   ],
   options: [
     { flags: '--name <name>', description: 'new form name (max 255)' },

@@ -7,7 +7,7 @@ export default defineCommand({
   description: 'On a terminal: the listing, then a table of items. Piped: key<TAB>value lines, then one item<TAB>title<TAB>description line per item.',
   args: [{ name: 'LIST', description: 'listing id (from `wcm lists ls`)', required: true, pick: 'listing' }],
   options: [{ flags: '--web', description: "open the listing's dashboard page (its dashboard_url) in your browser instead (piped: print it)" }],
-  examples: ['wcm lists show 9b1e…', 'wcm lists show 9b1e… --json | jq .items', 'wcm lists show 9b1e… --web'],
+  examples: ['wcm lists show 249663da-4645-4a27-80da-510adb5532b5', 'wcm lists show 249663da-4645-4a27-80da-510adb5532b5 --jq ".items[].title"', 'wcm lists show 249663da-4645-4a27-80da-510adb5532b5 --web'],
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();

@@ -71,12 +71,12 @@ export default defineCommand<UpdateOptions>({
     'a string (docs/cli.md, "Typed values"). Order of precedence: --file, then --set, then --name/--slug/--publish.',
   args: [{ name: 'PAGE', description: 'page id', required: true, pick: 'page' }],
   examples: [
-    'wcm pages update 7118… --publish',
-    'wcm pages update 7118… --name "Home" --slug home --set bio="Open 8 to 6"',
-    'wcm pages update 7118… --set chat.greeting="Hi there" --set robots_index=false',
-    'wcm pages update 7118… --set seo_title=null      # clears it',
-    'wcm pages update 7118… --file page.json',
-    'wcm pages update 7118…                           # on a terminal: prompts, pre-filled',
+    'wcm pages update 71184361-1989-42ed-9156-e4650146c0d5 --publish',
+    'wcm pages update 71184361-1989-42ed-9156-e4650146c0d5 --name "Home" --slug home --set bio=@bio.txt',
+    'wcm pages update 71184361-1989-42ed-9156-e4650146c0d5 --set chat.greeting="Hi there" --set robots_index=false',
+    'wcm pages update 71184361-1989-42ed-9156-e4650146c0d5 --set seo_title=null  # clears it',
+    'wcm pages update 71184361-1989-42ed-9156-e4650146c0d5 --file page.json',
+    'wcm pages update 71184361-1989-42ed-9156-e4650146c0d5  # on a terminal: prompts, pre-filled',
   ],
   options: [
     { flags: '--name <name>', description: 'page name (max 255)' },

@@ -1,11 +1,8 @@
-import { UsageError } from '../../src/cli/errors.js';
 import { defineCommand } from '../../src/cli/command.js';
 import { printJson, relativeTime, style, type Style } from '../../src/cli/output.js';
 import type { IO } from '../../src/cli/io.js';
 import { contactLabel } from '../../src/cli/records.js';
 import type { Thread } from '../../src/contract/types.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Word-wraps a paragraph to `width`, keeping the body's own line breaks. */
 function wrap(text: string, width: number): string[] {
@@ -67,12 +64,9 @@ export default defineCommand({
   summary: 'Show one thread: the contact, then the conversation, oldest message first',
   args: [{ name: 'THREAD', description: 'thread id (from `wcm threads ls`)', required: true, pick: 'thread' }],
   options: [{ flags: '--web', description: "open the thread's dashboard page in your browser instead (piped: print its address)" }],
-  examples: ['wcm threads show 5ea2a4c5-c797-4351-8165-a6a2bbcd6086', 'wcm threads show THREAD --json | jq ".messages[].body"', 'wcm threads show THREAD --web'],
+  examples: ['wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9', 'wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9 --jq ".messages[].body"', 'wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9 --web'],
   async run(opts, f) {
     const [thread] = opts.args;
-    if (!UUID.test(thread)) {
-        throw new UsageError(`\`THREAD\` must be a thread id (a UUID); received \`${thread}\`.`, 'Find ids with `wcm threads ls` (the last column).');
-    }
     const workspace = await f.workspace();
     if (opts.web) {
       const { dashboardBase, openInBrowser } = await import('../../src/cli/browser.js');

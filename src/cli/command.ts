@@ -13,6 +13,8 @@ export interface ArgSpec {
    * choice, piped a usage error naming the argument. Such an argument is optional to the parser.
    */
   pick?: PickerName;
+  /** What an id given here must look like, checked before any request (ids from a picker are UUIDs). */
+  shape?: { pattern: RegExp; like: string; find: string };
 }
 
 export interface OptionSpec {
@@ -45,6 +47,15 @@ export interface CommandDef<O = Record<string, unknown>> {
   /** Returns the exit code (0 when omitted). Positional arguments arrive in `opts.args`. */
   run(opts: O & { args: string[] }, f: Factory): Promise<number | void>;
 }
+
+/**
+ * Other words for a verb, as gh has them (`gh pr view`, `gh repo list`): every `show` also answers to
+ * `get` and `view`, every `ls` to `list`. Help and completion name the verb itself.
+ */
+export const VERB_ALIASES: Readonly<Record<string, readonly string[]>> = { show: ['get', 'view'], ls: ['list'] };
+
+/** The verb an alias stands for (`get` → `show`), or the word itself. */
+export const canonicalVerb = (word: string) => Object.keys(VERB_ALIASES).find((v) => VERB_ALIASES[v].includes(word)) ?? word;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function defineCommand<O = any>(def: CommandDef<O>): CommandDef<O> {

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import type { CommandDef } from './command.js';
+import { VERB_ALIASES, canonicalVerb, type CommandDef } from './command.js';
 import { EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
 import { systemIO, type IO } from './io.js';
@@ -48,7 +48,8 @@ function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cm
   for (const name of def.path.slice(0, -1)) {
     parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(GROUPS[name] ?? `${name} commands`);
   }
-  const cmd = parent.command(def.path[def.path.length - 1], { hidden: !!def.hidden }).description(def.summary);
+  const verb = def.path[def.path.length - 1];
+  const cmd = parent.command(verb, { hidden: !!def.hidden }).description(def.summary).aliases(VERB_ALIASES[verb] ?? []);
   if (def.description) cmd.addHelpText('after', `\n${def.description}`);
   if (def.examples?.length) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  $ ${e}`).join('\n')}`);
   for (const a of def.args ?? []) {
@@ -91,7 +92,7 @@ async function commandNamedBy(argv: string[]): Promise<CommandDef | null> {
     else if (GLOBAL_FLAGS.has(argv[i]) || /^--(base-url|workspace|profile)=/.test(argv[i])) i += 1;
     else return null;
   }
-  const words = argv.slice(i, i + 2);
+  const words = argv.slice(i, i + 2).map(canonicalVerb);
   const word = /^[a-z]+$/;
   for (const path of [words, words.slice(0, 1)]) {
     if (!path.length || !path.every((w) => word.test(w))) continue;
@@ -208,9 +209,10 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
     try {
       if (jq !== undefined) await (await import('./jq.js')).checkJq(jq);
       await selectJsonFields(jsonFields);
-      // Ids left out: a choice on a terminal, a usage error otherwise (loaded only then).
-      const ids = def.args?.some((a) => a.pick) && args.length < def.args.length ? await import('./pickers.js') : null;
-      const filled = ids ? await ids.fillMissingIds(def, args, f) : args;
+      // Ids checked before any request; left out, a choice on a terminal, a usage error otherwise.
+      const ids = def.args?.some((a) => a.pick || a.shape) ? await import('./pickers.js') : null;
+      const checked = ids ? ids.checkIds(def, args) : args;
+      const filled = ids && checked.length < def.args!.length ? await ids.fillMissingIds(def, checked, f) : checked;
       const code = await def.run({ ...opts, args: filled }, f);
       exitCode = typeof code === 'number' ? code : EXIT.ok;
       if (jq !== undefined && exitCode === EXIT.ok && captured !== null) io.stdout.write(await (await import('./jq.js')).runJq(captured, jq));

@@ -40,6 +40,8 @@ export interface IdPicker<T = never> {
   itemsOf?(record: unknown): T[];
   /** Candidates that fit (an inactive offer cannot be paid). */
   choosable?(item: T): boolean;
+  /** False for a container with nothing in it, skipped when the next argument is picked from inside it. */
+  hasItems?(item: T): boolean;
   value(item: T): string;
   label(item: T): string;
   description?(item: T): string;
@@ -63,6 +65,7 @@ export const ID_PICKERS = {
   },
   knowledgeList: {
     noun: 'knowledge list', nouns: 'knowledge lists', operationId: 'listKnowledgeLists', lsCommand: 'wcm knowledge ls',
+    hasItems: (k: KnowledgeListSummary) => k.article_count > 0,
     value: (k: KnowledgeListSummary) => k.id, label: (k: KnowledgeListSummary) => k.name,
     description: (k: KnowledgeListSummary) => `${k.article_count} article${k.article_count === 1 ? '' : 's'} · ${k.id}`,
   },
@@ -94,6 +97,41 @@ export const ID_PICKERS = {
     description: (t: ThreadSummary) => `${t.last_message_at ?? ''} · ${t.id}`,
   },
 } as const satisfies Record<PickerName, IdPicker<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** `3`, or `v3` as `articles show` labels versions. */
+const VERSION_NUMBER = /^v?([1-9][0-9]{0,8})$/i;
+
+/**
+ * Checks each id given before anything is sent, so a typo is exit 2 naming the argument and where
+ * ids come from, not a 404 after a round trip. A version may be written `v2` (as `articles show`
+ * prints it): it is sent as `2`.
+ */
+export function checkIds(def: Pick<CommandDef, 'args'>, args: string[]): string[] {
+  return args.map((value, i) => {
+    const spec = def.args?.[i];
+    if (!spec || (!spec.pick && !spec.shape)) return value;
+    if (spec.pick === 'articleVersion') {
+      const n = VERSION_NUMBER.exec(value);
+      if (n) return n[1];
+      if (UUID.test(value)) return value;
+      throw new UsageError(
+        `\`${spec.name}\` must be a version number (1, 2, … or v2) or a version id; received \`${value}\`.`,
+        `See the versions with \`${ID_PICKERS.articleVersion.lsCommand}\`.`,
+      );
+    }
+    if (spec.shape) {
+      if (spec.shape.pattern.test(value)) return value;
+      throw new UsageError(`\`${spec.name}\` must look like ${spec.shape.like}; received \`${value}\`.`, `Find ids with \`${spec.shape.find}\`.`);
+    }
+    if (UUID.test(value)) return value;
+    const picker = ID_PICKERS[spec.pick!];
+    throw new UsageError(
+      `\`${spec.name}\` must be ${/^[aeiou]/.test(picker.noun) ? 'an' : 'a'} ${picker.noun} id (a UUID); received \`${value}\`.`,
+      `Find ids with \`${picker.lsCommand}\`.`,
+    );
+  });
+}
 
 /** At most this many candidates are fetched (10 requests of 100); the search filters those. */
 export const MAX_CHOICES = 1000;
@@ -154,6 +192,9 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
     }
   }
   if (picker.choosable) items = items.filter((x) => picker.choosable!(x));
+  // `articles show LIST ARTICLE`: a list without articles leads nowhere, so it is not offered.
+  const containerOfNext = def.args!.slice(index + 1).some((a) => a.pick && Object.values((ID_PICKERS[a.pick] as IdPicker<unknown>).after ?? {}).includes(def.args![index].pick!));
+  if (picker.hasItems && containerOfNext) items = items.filter((x) => picker.hasItems!(x));
   if (!items.length) {
     throw new CliError(`No ${picker.nouns} to choose from in workspace ${workspace}.`, EXIT.notFound, `Pass the \`${def.args![index].name}\` id yourself, or check the workspace (\`--workspace ID\`).`);
   }

@@ -58,13 +58,13 @@ describe('bash completion', () => {
 
   it('offers the ids of the target (forms of the workspace) for an id argument', async () => {
     const forms = [...server.store.values('forms')].filter((f) => f.workspace_id === demo.ws1).map((f) => f.id).sort();
-    const got = await complete('wcm forms get ', { WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 });
+    const got = await complete('wcm forms show ', { WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 });
     expect(got).toEqual(forms);
   });
 
   it('offers nothing, quickly and silently, when the target cannot be reached', async () => {
     const started = Date.now();
-    expect(await complete('wcm forms get ', { WCM_BASE_URL: 'http://127.0.0.1:9/v1', WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 })).toEqual([]);
+    expect(await complete('wcm forms show ', { WCM_BASE_URL: 'http://127.0.0.1:9/v1', WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 })).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 

@@ -5,9 +5,10 @@ import { printJson } from '../../../src/cli/output.js';
 export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'apps', 'rm'],
   summary: 'Delete an OAuth application; every token it was issued stops working',
-  args: [{ name: 'APP', description: 'client id (from `wcm oauth apps ls`)', required: true }],
+  // The pattern of src/contract/oauth.ts's CLIENT_ID_PATTERN (not imported: definitions stay light).
+  args: [{ name: 'APP', description: 'client id (from `wcm oauth apps ls`)', required: true, shape: { pattern: /^wcm_app_[A-Za-z0-9]{24,}$/, like: 'a client id, wcm_app_ and 24 or more letters and digits', find: 'wcm oauth apps ls' } }],
   options: [{ flags: '--yes', description: 'do not ask (needed when not on a terminal)' }],
-  examples: ['wcm oauth apps rm wcm_app_… --yes'],
+  examples: ['wcm oauth apps rm wcm_app_demoAcmeHelpdeskAgent000000001 --yes'],
   async run(opts, f) {
     const [app] = opts.args;
     const workspace = await f.workspace();

@@ -5,9 +5,10 @@ import { printJson } from '../../../src/cli/output.js';
 export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'grants', 'revoke'],
   summary: 'Revoke one of your OAuth grants: every token issued under it stops working',
-  args: [{ name: 'GRANT', description: 'grant id (from `wcm oauth grants ls`)', required: true }],
+  // The pattern of src/contract/oauth.ts's GrantId (not imported: definitions stay light).
+  args: [{ name: 'GRANT', description: 'grant id (from `wcm oauth grants ls`)', required: true, shape: { pattern: /^grant_[A-Za-z0-9]{16,}$/, like: 'a grant id, grant_ and 16 or more letters and digits', find: 'wcm oauth grants ls' } }],
   options: [{ flags: '--yes', description: 'do not ask (needed when not on a terminal)' }],
-  examples: ['wcm oauth grants revoke grant_… --yes'],
+  examples: ['wcm oauth grants revoke grant_demoAdaAcmeHelpdesk01 --yes'],
   async run(opts, f) {
     const [grant] = opts.args;
     if (!(await confirmDestructive(f, opts.yes, `Revoke grant ${grant} and every token issued under it?`, `wcm oauth grants revoke ${grant}`))) {

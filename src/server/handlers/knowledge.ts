@@ -34,7 +34,7 @@ function findVersion(article: ArticleRecord, ref: string): ArticleVersionRecord 
     detail: byNumber
       ? `Article \`${article.id}\` has no version ${ref}; its versions are 1 to ${last}.`
       : `Article \`${article.id}\` has no version with id \`${ref}\`.`,
-    resolution: 'Pass a version number (1, 2, …) or a version id of this article (GET the article to see its versions).',
+    resolution: `Pass a version number (1 to ${last}) or a version id of this article: \`wcm articles show ${article.list_id} ${article.id}\` lists them (getArticle in the API).`,
   });
 }
 

@@ -3,10 +3,10 @@ import { printJson } from '../../src/cli/output.js';
 import { printForm } from '../../src/cli/records.js';
 
 export default defineCommand({
-  path: ['forms', 'get'],
+  path: ['forms', 'show'],
   summary: 'Show a form (fields marked * are required)',
   args: [{ name: 'FORM', description: 'form id', required: true, pick: 'form' }],
-  examples: ['wcm forms get 3f0c…', 'wcm forms get 3f0c… --json | jq .fields'],
+  examples: ['wcm forms show e5bfd74f-95a3-4f41-b615-83ee8cf45bca', 'wcm forms show e5bfd74f-95a3-4f41-b615-83ee8cf45bca --json fields'],
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();

@@ -3,10 +3,10 @@ import { printJson } from '../../src/cli/output.js';
 import { printPage } from '../../src/cli/records.js';
 
 export default defineCommand({
-  path: ['pages', 'get'],
+  path: ['pages', 'show'],
   summary: 'Show a page',
   args: [{ name: 'PAGE', description: 'page id', required: true, pick: 'page' }],
-  examples: ['wcm pages get 7118…', 'wcm pages get 7118… --json | jq .chat'],
+  examples: ['wcm pages show 71184361-1989-42ed-9156-e4650146c0d5', 'wcm pages show 71184361-1989-42ed-9156-e4650146c0d5 --jq .chat'],
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();
