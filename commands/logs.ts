@@ -1,7 +1,7 @@
 import { defineCommand } from '../src/cli/command.js';
 import { controlRequest, controlStream } from '../src/cli/control.js';
 import { UsageError } from '../src/cli/errors.js';
-import { printRows } from '../src/cli/output.js';
+import { printRows, terminalSafe } from '../src/cli/output.js';
 
 interface Entry { seq: number; time: string; method: string; path: string; operation: string | null; status: number; duration_ms: number; request_id: string; problem: string | null; client: string }
 interface Options { follow?: boolean; status?: string; operation?: string; limit?: string }
@@ -39,7 +39,7 @@ export default defineCommand<Options>({
       if (lines) for (const e of entries) f.io.stdout.write(`${JSON.stringify(e)}\n`);
       else if (!follow) await printRows(f.io, entries, COLUMNS);
       // A live table: one aligned line per request as it arrives.
-      else for (const e of entries) f.io.stdout.write(`${e.time}  ${e.status}  ${e.method.padEnd(6)} ${(e.operation ?? e.path).padEnd(28)} ${String(e.duration_ms).padStart(8)} ms  ${e.problem ?? ''}  ${e.request_id}\n`);
+      else for (const e of entries.map(terminalSafe)) f.io.stdout.write(`${e.time}  ${e.status}  ${e.method.padEnd(6)} ${(e.operation ?? e.path).padEnd(28)} ${String(e.duration_ms).padStart(8)} ms  ${e.problem ?? ''}  ${e.request_id}\n`);
     };
     if (!opts.follow) {
       await print(await controlRequest<Entry[]>(f, 'GET', `/requests${q.size ? `?${q}` : ''}`), false);

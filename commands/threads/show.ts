@@ -1,5 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
-import { printJson, relativeTime, style, type Style } from '../../src/cli/output.js';
+import { printJson, relativeTime, style, terminalSafe, type Style } from '../../src/cli/output.js';
 import type { IO } from '../../src/cli/io.js';
 import { contactLabel } from '../../src/cli/records.js';
 import type { Thread } from '../../src/contract/types.js';
@@ -77,8 +77,8 @@ export default defineCommand({
     const res = await client.call('getThread', { params: { workspace, thread } });
     const t = res.body.data;
     if (f.globals.json) printJson(f.io.stdout, t);
-    else if (f.io.isStdoutTTY) printConversation(f.io, t, await style(f.io), Date.now());
-    else printPlain(f.io, t);
+    else if (f.io.isStdoutTTY) printConversation(f.io, terminalSafe(t), await style(f.io), Date.now());
+    else printPlain(f.io, terminalSafe(t));
     return 0;
   },
 });

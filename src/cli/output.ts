@@ -40,11 +40,30 @@ function truncate(s: string, max?: number): string {
   return `${s.slice(0, Math.max(1, max - 1))}…`;
 }
 
+/**
+ * C0 and C1 control characters (ESC, CSI, BEL, CR…), except tab and newline: in text from a
+ * server they could retitle the terminal, clear it or rewrite what was printed (TRUST §6).
+ */
+const CONTROL = /\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+/** Server text as a terminal may show it: every control character replaced by U+FFFD. */
+export const terminalText = (s: string): string => s.replace(CONTROL, (c) => (c === '\r\n' ? '\n' : '\uFFFD'));
+
+/** A copy of server data whose strings are all `terminalText`: what tables and records are built from. */
+export function terminalSafe<T>(v: T): T {
+  if (typeof v === 'string') return terminalText(v) as T;
+  if (Array.isArray(v)) return v.map(terminalSafe) as T;
+  if (!v || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = terminalSafe(x);
+  return out as T;
+}
+
 /** One cell: a value another server left out (undefined, null) is an empty cell, never a crash. */
 const tsvCell = (s: unknown) => (s === undefined || s === null ? '' : String(s)).replace(/[\t\n\r]/g, ' ');
 
 /** Rows as a table on a terminal, tab-separated rows (no header, no truncation) when piped. */
-export async function printRows<T>(io: IO, rows: T[], columns: Column<T>[]): Promise<void> {
+export async function printRows<T>(io: IO, serverRows: T[], columns: Column<T>[]): Promise<void> {
+  const rows = serverRows.map(terminalSafe);
   if (!io.isStdoutTTY) {
     for (const row of rows) io.stdout.write(columns.map((c) => tsvCell(c.value(row))).join('\t') + '\n');
     return;
@@ -62,7 +81,8 @@ export async function printRows<T>(io: IO, rows: T[], columns: Column<T>[]): Pro
 }
 
 /** Key/value lines for one record: aligned on a terminal, `key<TAB>value` when piped. */
-export async function printFields(io: IO, fields: Array<[string, string]>): Promise<void> {
+export async function printFields(io: IO, serverFields: Array<[string, string]>): Promise<void> {
+  const fields = serverFields.map(([k, v]): [string, string] => [k, terminalText(String(v ?? ''))]);
   if (!io.isStdoutTTY) {
     for (const [k, v] of fields) io.stdout.write(`${k}\t${tsvCell(v)}\n`);
     return;
@@ -122,13 +142,14 @@ export async function printError(io: IO, err: unknown, json: boolean): Promise<v
       return;
     }
     const s = await errStyle(io);
-    io.stderr.write(`${s.red('Error:')} ${s.bold(p.title ?? `HTTP ${api.status}`)}${p.code ? s.dim(` (${api.status} ${p.code})`) : ''}\n`);
-    if (p.detail && p.detail !== p.title) io.stderr.write(`  ${p.detail}\n`);
+    const t = terminalText;
+    io.stderr.write(`${s.red('Error:')} ${s.bold(t(p.title ?? `HTTP ${api.status}`))}${p.code ? s.dim(` (${api.status} ${t(String(p.code))})`) : ''}\n`);
+    if (p.detail && p.detail !== p.title) io.stderr.write(`  ${t(p.detail)}\n`);
     for (const [field, msgs] of Object.entries(p.errors ?? {})) {
-      for (const m of msgs) io.stderr.write(`  ${s.yellow(`• ${field}`)}: ${m}\n`);
+      for (const m of msgs) io.stderr.write(`  ${s.yellow(`• ${t(field)}`)}: ${t(String(m))}\n`);
     }
-    if (p.resolution) io.stderr.write(`  ${s.cyan('→')} ${p.resolution}\n`);
-    if (p.request_id) io.stderr.write(s.dim(`  request id: ${p.request_id}\n`));
+    if (p.resolution) io.stderr.write(`  ${s.cyan('→')} ${t(p.resolution)}\n`);
+    if (p.request_id) io.stderr.write(s.dim(`  request id: ${t(String(p.request_id))}\n`));
     return;
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -146,9 +167,10 @@ export async function printError(io: IO, err: unknown, json: boolean): Promise<v
     );
     return;
   }
+  // A message may quote a server (a network error, an unexpected answer): shown as text only.
   const s = await errStyle(io);
-  io.stderr.write(`${s.red('Error:')} ${message}\n`);
-  if (hintOf(err)) io.stderr.write(`  ${s.cyan('→')} ${hintOf(err)}\n`);
+  io.stderr.write(`${s.red('Error:')} ${terminalText(message)}\n`);
+  if (hintOf(err)) io.stderr.write(`  ${s.cyan('→')} ${terminalText(hintOf(err)!)}\n`);
 }
 
 /** `25.00 USD`: an amount in minor units, as people read it. */

@@ -2,7 +2,7 @@ import type { OperationId } from '../contract/table.js';
 import type { ListOperationId } from '../contract/types.js';
 import type { CommandDef, PickerName } from './command.js';
 import { CliError, EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
-import { formatMoney } from './output.js';
+import { formatMoney, terminalSafe } from './output.js';
 import type { Factory } from './factory.js';
 import type {
   AgentSummary,
@@ -199,7 +199,7 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
     throw new CliError(`No ${picker.nouns} to choose from in workspace ${workspace}.`, EXIT.notFound, `Pass the \`${def.args![index].name}\` id yourself, or check the workspace (\`--workspace ID\`).`);
   }
   if (more) f.io.stderr.write(`Showing the first ${items.length} ${picker.nouns}; type to filter them, or pass the id yourself.\n`);
-  const choices = items.map((x) => ({ name: picker.label(x), value: picker.value(x), description: picker.description?.(x) }));
+  const choices = items.map((x) => ({ name: picker.label(terminalSafe(x)), value: picker.value(x), description: picker.description?.(terminalSafe(x)) }));
   const prompter = await f.io.prompter();
   return prompter.search({
     message: `Choose ${/^[aeiou]/.test(picker.noun) ? 'an' : 'a'} ${picker.noun}`,

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../../src/cli/command.js';
 import { confirmDestructive } from '../../../src/cli/confirm.js';
-import { printJson } from '../../../src/cli/output.js';
+import { printJson, terminalText } from '../../../src/cli/output.js';
 
 export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'apps', 'rm'],
@@ -19,7 +19,7 @@ export default defineCommand<{ yes?: boolean }>({
     const client = await f.client();
     const res = await client.call('deleteOAuthApp', { params: { workspace, app } });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
-    else f.io.stderr.write(`Deleted ${res.body.data.name} (${res.body.data.client_id}); its tokens are revoked.\n`);
+    else f.io.stderr.write(terminalText(`Deleted ${res.body.data.name} (${res.body.data.client_id}); its tokens are revoked.\n`));
     return 0;
   },
 });

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../../src/cli/command.js';
 import { confirmDestructive } from '../../../src/cli/confirm.js';
-import { printJson } from '../../../src/cli/output.js';
+import { printJson, terminalText } from '../../../src/cli/output.js';
 
 export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'grants', 'revoke'],
@@ -18,7 +18,7 @@ export default defineCommand<{ yes?: boolean }>({
     const client = await f.client();
     const res = await client.call('revokeOAuthGrant', { params: { grant } });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
-    else f.io.stderr.write(`Revoked ${res.body.data.id} (${res.body.data.app_name}).\n`);
+    else f.io.stderr.write(terminalText(`Revoked ${res.body.data.id} (${res.body.data.app_name}).\n`));
     return 0;
   },
 });
