@@ -14,7 +14,7 @@ import { MovableClock } from './emulator/clock.js';
 import { adminToken, controlMount, injectFault, type FaultRule } from './emulator/control.js';
 import { maskBody, RequestLog } from './emulator/log.js';
 import { assetsMount } from './web/assets.js';
-import { Sessions } from './web/session.js';
+import { sessionKey, Sessions } from './web/session.js';
 import { isLoopbackHost } from './web/signin.js';
 import type { AppOptions } from './app.js';
 
@@ -51,7 +51,8 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   }
   // The server's pages (OAuth consent, dashboard) share one session store and the /assets mount.
   // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
-  const sessions = new Sessions(clock);
+  // CSRF tokens are HMACs with a key kept in the store (TRUST.md §2).
+  const sessions = new Sessions(clock, { key: await sessionKey(store) });
   const loopback = isLoopbackHost(options.host ?? '127.0.0.1');
   // The control plane (docs/server.md: Controlling a running server): admin token, request log, faults, the movable clock.
   const admin = await adminToken(store, env);

@@ -76,6 +76,8 @@ export interface DashboardEnv extends InProcess {
   page(url: string, cookie?: string, method?: string): Promise<AppResponse>;
   /** Signs in through the account chooser; the session cookie (`wcm_session=…`). */
   signInAs(userId: string): Promise<string>;
+  /** Signs in with a personal access token (a server not on loopback); the session cookie. */
+  signInWith(token: string): Promise<string>;
   /** A v1 call with a bearer token, parsed. */
   api(url: string, token?: string): Promise<AppResponse & { json: any }>;
 }
@@ -89,6 +91,20 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
   const sessions = new Sessions(clock);
   const app = new App({ store: base.store, clock, mounts: [assetsMount(), dashboardMount({ store: base.store, clock, sessions, loopback: opts.loopback ?? true })] });
   const page = (url: string, cookie?: string, method = 'GET') => app.handle({ method, url, headers: { host: 'localhost', ...(cookie ? { cookie } : {}) } });
+  /** The sign-in form, filled with `fields` (the chooser's user or a token) and sent. */
+  const submitSignIn = async (fields: string) => {
+    const form = await page('/dashboard/sign-in');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1];
+    const csrfCookie = form.headers['Set-Cookie'].split(';')[0];
+    const res = await app.handle({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      headers: { host: 'localhost', cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `csrf=${encodeURIComponent(csrf)}&${fields}`,
+    });
+    if (res.status !== 303) throw new Error(`sign-in with ${fields.split('=')[0]} answered ${res.status}`);
+    return res.headers['Set-Cookie'].split(';')[0];
+  };
   return {
     ...base,
     app,
@@ -97,18 +113,7 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
     request: (r) => sendJson(app, r),
     page,
     api: (url, token = demo.owner) => sendJson(app, { url, token }),
-    async signInAs(userId) {
-      const form = await page('/dashboard/sign-in');
-      const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1];
-      const csrfCookie = form.headers['Set-Cookie'].split(';')[0];
-      const res = await app.handle({
-        method: 'POST',
-        url: '/dashboard/sign-in',
-        headers: { host: 'localhost', cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: `csrf=${encodeURIComponent(csrf)}&user=${encodeURIComponent(userId)}`,
-      });
-      if (res.status !== 303) throw new Error(`sign-in as ${userId} answered ${res.status}`);
-      return res.headers['Set-Cookie'].split(';')[0];
-    },
+    signInAs: (userId) => submitSignIn(`user=${encodeURIComponent(userId)}`),
+    signInWith: (token) => submitSignIn(`token=${encodeURIComponent(token)}`),
   };
 }

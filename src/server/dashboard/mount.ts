@@ -6,7 +6,8 @@ import { ProblemError } from '../problems.js';
 import { html, htmlResponse, redirect } from '../web/html.js';
 import type { Sessions } from '../web/session.js';
 import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
-import { DASHBOARD, page, ROWS_MARKER, type NavEntry, type View } from './chrome.js';
+import { canRead, missingAbilityView } from './access.js';
+import { DASHBOARD, page, ROWS_MARKER, type NavEntry, type Section, type View } from './chrome.js';
 import { eventsView, ordersView } from './pages/commerce.js';
 import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
 import { oauthView } from './pages/oauth.js';
@@ -33,25 +34,25 @@ export interface DashboardOptions {
 
 type WorkspacePage = (r: WorkspaceRequest, ...ids: string[]) => View | Promise<View>;
 
-/** A workspace's pages, by the path after `/dashboard/workspaces/{w}`. Ids are single path segments. */
-const WORKSPACE_PAGES: Array<[RegExp, WorkspacePage]> = [
-  [/^$/, overviewView],
-  [/^\/lists$/, listingsView],
-  [/^\/lists\/([^/]+)$/, listingView],
-  [/^\/forms$/, formsView],
-  [/^\/forms\/([^/]+)$/, formView],
-  [/^\/pages$/, pagesView],
-  [/^\/pages\/([^/]+)$/, pageView],
-  [/^\/knowledge$/, knowledgeListsView],
-  [/^\/knowledge\/([^/]+)$/, articlesView],
-  [/^\/knowledge\/([^/]+)\/articles\/([^/]+)$/, articleView],
-  [/^\/threads$/, threadsView],
-  [/^\/threads\/([^/]+)$/, threadView],
-  [/^\/bookings$/, bookingsView],
-  [/^\/voice$/, voiceView],
-  [/^\/orders$/, ordersView],
-  [/^\/events$/, eventsView],
-  [/^\/oauth$/, oauthView],
+/** A workspace's pages, by the path after `/dashboard/workspaces/{w}`, and the section each belongs to. Ids are single path segments. */
+const WORKSPACE_PAGES: Array<[RegExp, Section, WorkspacePage]> = [
+  [/^$/, 'overview', overviewView],
+  [/^\/lists$/, 'lists', listingsView],
+  [/^\/lists\/([^/]+)$/, 'lists', listingView],
+  [/^\/forms$/, 'forms', formsView],
+  [/^\/forms\/([^/]+)$/, 'forms', formView],
+  [/^\/pages$/, 'pages', pagesView],
+  [/^\/pages\/([^/]+)$/, 'pages', pageView],
+  [/^\/knowledge$/, 'knowledge', knowledgeListsView],
+  [/^\/knowledge\/([^/]+)$/, 'knowledge', articlesView],
+  [/^\/knowledge\/([^/]+)\/articles\/([^/]+)$/, 'knowledge', articleView],
+  [/^\/threads$/, 'threads', threadsView],
+  [/^\/threads\/([^/]+)$/, 'threads', threadView],
+  [/^\/bookings$/, 'bookings', bookingsView],
+  [/^\/voice$/, 'voice', voiceView],
+  [/^\/orders$/, 'orders', ordersView],
+  [/^\/events$/, 'events', eventsView],
+  [/^\/oauth$/, 'oauth', oauthView],
 ];
 
 const WORKSPACE_PATH = /^\/dashboard\/workspaces\/([^/]+)((?:\/[^/]+)*)$/;
@@ -104,16 +105,17 @@ export function dashboardMount(options: DashboardOptions): Mount {
   const log = options.loopback ? options.requestLog : undefined;
   const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest, csp?: Record<string, string>): AppResponse => {
     const doc = page(view, { signed, nav, workspace: workspace && { record: workspace.workspace, role: workspace.role } }).text;
+    const headers: Record<string, string> = signed.renewal ? { 'X-Request-Id': info.id, 'Set-Cookie': signed.renewal } : { 'X-Request-Id': info.id };
     if (!view.rows?.count) {
       if (doc.includes(ROWS_MARKER)) throw disagree(view);
-      return htmlResponse(status, doc, { headers: { 'X-Request-Id': info.id }, csp });
+      return htmlResponse(status, doc, { headers, csp });
     }
     // Encoded once, then cut around the marker (its bytes are ASCII, found in the bytes as in the text).
     const bytes = pageBytes(doc);
     const at = bytes.indexOf(ROWS_MARKER_BYTES);
     if (at === -1) throw disagree(view);
     const body = [bytes.subarray(0, at), ...view.rows.bytes, bytes.subarray(at + ROWS_MARKER_BYTES.length)];
-    return htmlResponse(status, body, { headers: { 'X-Request-Id': info.id }, csp });
+    return htmlResponse(status, body, { headers, csp });
   };
 
   const notFoundView = (what: string): View => ({
@@ -141,7 +143,7 @@ export function dashboardMount(options: DashboardOptions): Mount {
         return redirect(path.replace(/\/+$/, '') + (url?.search ?? ''));
       }
       // The side bar outside a workspace: made only for the pages that show it.
-      const homeNav = () => workspacesNav(store, signed.user, { requestLog: !!log });
+      const homeNav = () => workspacesNav(store, signed, { requestLog: !!log });
       if (log && path === REQUESTS_PATH) {
         // Its one script comes from /assets (no inline script even here).
         return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed.user)), signed, info, homeNav(), undefined, { 'script-src': "'self'" });
@@ -158,7 +160,7 @@ export function dashboardMount(options: DashboardOptions): Mount {
         };
       }
       if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {
-        return respond(200, workspacesView(store, signed.user), signed, info, homeNav());
+        return respond(200, workspacesView(store, signed), signed, info, homeNav());
       }
       const m = WORKSPACE_PATH.exec(path);
       let ids: string[];
@@ -169,7 +171,7 @@ export function dashboardMount(options: DashboardOptions): Mount {
       }
       if (!m || !ids.length) return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, homeNav());
       // Not a member, or no such workspace: one answer, as the API gives one answer for both.
-      const membership = memberships(store, signed.user).find((x) => x.record.id === ids[0]);
+      const membership = memberships(store, signed).find((x) => x.record.id === ids[0]);
       if (!membership) return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav());
       const url = targetUrl(req);
       const r: WorkspaceRequest = {
@@ -184,16 +186,17 @@ export function dashboardMount(options: DashboardOptions): Mount {
         query: url?.searchParams ?? new URLSearchParams(),
         now: app.clock.now(),
       };
-      const nav = workspaceNav(store, membership.record.id, { requestLog: !!log });
+      const nav = workspaceNav(store, membership.record.id, signed, { requestLog: !!log });
       const rest = m[2];
       if (ids[1] === 'open' && ids.length === 3) {
         const target = recordPage(store, membership.record.id, ids[2]);
         if (target) return redirect(target);
         return respond(404, notFoundView(`Nothing in ${membership.record.name} has the id ${ids[2]}.`), signed, info, nav, r);
       }
-      for (const [pattern, render] of WORKSPACE_PAGES) {
+      for (const [pattern, section, render] of WORKSPACE_PAGES) {
         const hit = pattern.exec(rest);
         if (!hit) continue;
+        if (!canRead(signed, section)) return respond(403, missingAbilityView(signed, section, membership.record), signed, info, nav, r);
         try {
           return respond(200, await render(r, ...hit.slice(1).map(decodeURIComponent)), signed, info, nav, r);
         } catch (err) {

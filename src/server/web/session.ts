@@ -1,19 +1,28 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { RequestInfo } from '../request.js';
 
 export const SESSION_COOKIE = 'wcm_session';
+/** A session ends after this long without a request (idle), by the server's clock. */
 export const SESSION_SECONDS = 3600;
+/** At most this many live sessions; starting one more ends the one idle longest. */
+export const MAX_SESSIONS = 10_000;
 
 /** A signed-in browser: who, the CSRF token its forms carry, and when it ends. */
 export interface Session {
   id: string;
   userId: string;
+  /** HMAC of the id with the server's session key: bound to this session, never chosen by a client. */
   csrf: string;
-  /** Epoch milliseconds, by the server's clock. */
+  /** Epoch milliseconds, by the server's clock: one idle period after the last request. */
   expiresAt: number;
   /** The mount path its cookie was set for; the session is not valid elsewhere. */
   path: string;
+  /** The personal access token signed in with (off loopback): the session is limited by it and ends with it. */
+  tokenId: string | null;
+  /** When its cookie was last (re)set, epoch milliseconds: the cookie is renewed while the session is in use. */
+  cookieAt: number;
 }
 
 /** 256 random bits, URL- and cookie-safe. */
@@ -48,37 +57,92 @@ export function cookieHeader(name: string, value: string, path: string, info: Pi
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
+const KEY_SETTING = 'session_key';
+
+/**
+ * The key CSRF tokens are derived with: made on first start and kept in the store's settings, so
+ * a restart (which signs everyone out anyway) does not change it and it never leaves the server.
+ */
+export async function sessionKey(store: Store): Promise<Buffer> {
+  const kept = store.get('settings', KEY_SETTING)?.value;
+  if (typeof kept === 'string' && /^[A-Za-z0-9_-]{43}$/.test(kept)) return Buffer.from(kept, 'base64url');
+  const key = randomToken();
+  await store.transact((tx) => tx.put('settings', { id: KEY_SETTING, value: key }));
+  return Buffer.from(key, 'base64url');
+}
+
+export interface SessionsOptions {
+  /** The server key of `sessionKey`; a random one when absent (tests). */
+  key?: Buffer;
+  /** Idle lifetime in seconds. */
+  seconds?: number;
+  max?: number;
+}
+
 /**
  * Browser sessions of the server's pages, in memory (a restart signs everyone out). The cookie
  * holds only a random id, never a token. Time comes from the given clock (the emulator's clock
- * may be moved by tests), never from Date.now().
+ * may be moved by tests), never from Date.now(). The map is kept in order of last use, so the
+ * sessions idle longest (expired or next to go at the cap) are always at its front.
  */
 export class Sessions {
   private readonly byId = new Map<string, Session>();
+  private readonly key: Buffer;
+  private readonly seconds: number;
+  private readonly max: number;
   constructor(
     private readonly clock: Clock,
-    private readonly seconds = SESSION_SECONDS,
-  ) {}
+    options: SessionsOptions = {},
+  ) {
+    this.key = options.key ?? randomBytes(32);
+    this.seconds = options.seconds ?? SESSION_SECONDS;
+    this.max = options.max ?? MAX_SESSIONS;
+  }
 
-  /** The live session the request's cookie names, if it was started for a path the request is under. */
+  /**
+   * The live session the request's cookie names, if it was started for a path the request is
+   * under. Reading it counts as use: its idle period starts again.
+   */
   read(info: Pick<RequestInfo, 'headers' | 'path'>): Session | undefined {
     const id = readCookies(info.headers)[SESSION_COOKIE];
     if (!id) return undefined;
     const s = this.byId.get(id);
     if (!s) return undefined;
-    if (s.expiresAt <= this.clock.now().getTime()) {
+    const now = this.clock.now().getTime();
+    if (s.expiresAt <= now) {
       this.byId.delete(id);
       return undefined;
     }
-    return under(info.path, s.path) ? s : undefined;
+    if (!under(info.path, s.path)) return undefined;
+    s.expiresAt = now + this.seconds * 1000;
+    this.byId.delete(id);
+    this.byId.set(id, s);
+    return s;
   }
 
-  /** A new session for `userId`, valid under `path`, and the Set-Cookie header that carries it. */
-  start(userId: string, path: string, info: Pick<RequestInfo, 'origin'>): { cookie: string; session: Session } {
-    this.prune();
-    const session: Session = { id: randomToken(), userId, csrf: randomToken(), expiresAt: this.clock.now().getTime() + this.seconds * 1000, path };
-    this.byId.set(session.id, session);
-    return { cookie: cookieHeader(SESSION_COOKIE, session.id, path, info, this.seconds), session };
+  /** A new session for `userId`, valid under `path` (limited by `tokenId` when given), and the Set-Cookie header that carries it. */
+  start(userId: string, path: string, info: Pick<RequestInfo, 'origin'>, tokenId: string | null = null): { cookie: string; session: Session } {
+    const now = this.clock.now().getTime();
+    this.prune(now);
+    for (const oldest of this.byId.keys()) {
+      if (this.byId.size < this.max) break;
+      this.byId.delete(oldest);
+    }
+    const id = randomToken();
+    const session: Session = { id, userId, csrf: this.derive('session', id), expiresAt: now + this.seconds * 1000, path, tokenId, cookieAt: now };
+    this.byId.set(id, session);
+    return { cookie: cookieHeader(SESSION_COOKIE, id, path, info, this.seconds), session };
+  }
+
+  /**
+   * A Set-Cookie header renewing the session's cookie once half its lifetime has passed (so a
+   * session in use is not dropped by the browser an hour after sign-in); undefined otherwise.
+   */
+  renewal(session: Session, info: Pick<RequestInfo, 'origin'>): string | undefined {
+    const now = this.clock.now().getTime();
+    if (now - session.cookieAt < (this.seconds * 1000) / 2) return undefined;
+    session.cookieAt = now;
+    return cookieHeader(SESSION_COOKIE, session.id, session.path, info, this.seconds);
   }
 
   /** Ends the session; the returned Set-Cookie header clears its cookie. */
@@ -87,14 +151,29 @@ export class Sessions {
     return cookieHeader(SESSION_COOKIE, '', path, info, 0);
   }
 
+  /**
+   * The hidden field a sign-in form carries for the pre-sign-in cookie's `nonce`: only this server
+   * can make it, so a value a client chose (a cookie planted by a sibling site) is refused.
+   */
+  signInCsrf(nonce: string): string {
+    return this.derive('sign-in', nonce);
+  }
+
   /** How many sessions are live (for tests and notes). */
   get size(): number {
     return this.byId.size;
   }
 
-  private prune(): void {
-    const now = this.clock.now().getTime();
-    for (const [id, s] of this.byId) if (s.expiresAt <= now) this.byId.delete(id);
+  private derive(purpose: string, value: string): string {
+    return createHmac('sha256', this.key).update(`${purpose}\0${value}`).digest('base64url');
+  }
+
+  /** Drops expired sessions from the front (the least recently used) until a live one. */
+  private prune(now: number): void {
+    for (const [id, s] of this.byId) {
+      if (s.expiresAt > now) break;
+      this.byId.delete(id);
+    }
   }
 }
 

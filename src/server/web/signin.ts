@@ -1,13 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
+import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { hashToken, tokenId } from '../../store/fixture.js';
-import type { UserRecord } from '../../store/records.js';
+import type { TokenRecord, UserRecord } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import type { AppRequest, AppResponse } from '../app.js';
 import type { Clock, RequestInfo } from '../context.js';
 import { FormError, Html, html, htmlResponse, layout, messagePage, parseForm, redirect } from './html.js';
 import { checkCsrf, cookieHeader, randomToken, readCookies, sameSecret, SESSION_SECONDS, type Session, type Sessions } from './session.js';
 
-/** The pre-sign-in CSRF cookie (double submit: the same value goes in a hidden field). */
+/** The pre-sign-in CSRF cookie: a random nonce; the form's hidden field is the server's HMAC of it. */
 export const SIGNIN_CSRF_COOKIE = 'wcm_csrf';
 const CSRF_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -29,6 +30,26 @@ export interface SignedIn {
   user: UserRecord;
   /** For `layout({ user })`: the sign-out form's target and CSRF token. */
   signOut: { action: string; csrf: string };
+  /** What the session may read and grant: every ability on loopback, else the sign-in token's. */
+  abilities: readonly Ability[];
+  /** The workspaces it may reach among the user's: null for all of them (the token names none). */
+  workspaceIds: readonly string[] | null;
+  /** A Set-Cookie header renewing the session cookie, for the page to send when present. */
+  renewal?: string;
+}
+
+/** Whether a signed-in session may reach the workspace (the user's membership is checked apart). */
+export const reaches = (signed: Pick<SignedIn, 'workspaceIds'>, workspaceId: string): boolean => !signed.workspaceIds || signed.workspaceIds.includes(workspaceId);
+
+/** An OAuth token's record (bound to an audience or a grant): never a way to sign in to the pages. */
+const isOAuthRecord = (rec: TokenRecord): boolean => !!(rec.audience || rec.grant_id || rec.client_id);
+
+/** Why a token no longer holds a session up, or null while it is live. */
+function tokenEnded(rec: TokenRecord | undefined, userId: string, now: number): string | null {
+  if (!rec || rec.user_id !== userId || isOAuthRecord(rec)) return 'is no longer recognised';
+  if (rec.revoked_at) return 'was revoked';
+  if (rec.expires_at && new Date(rec.expires_at).getTime() <= now) return 'expired';
+  return null;
 }
 
 export interface SignIn {
@@ -82,7 +103,7 @@ export function signIn(options: SignInOptions): SignIn {
   const signInPath = `${prefix}/sign-in`;
   const signOutPath = `${prefix}/sign-out`;
 
-  const page = (status: number, returnTo: string, csrf: string, alert?: Html, headers: Record<string, string> = {}): AppResponse => {
+  const page = (status: number, returnTo: string, csrf: string, alert?: Html | string, headers: Record<string, string> = {}): AppResponse => {
     const action = `${signInPath}?return_to=${encodeURIComponent(returnTo)}`;
     const hidden = html`<input type="hidden" name="csrf" value="${csrf}">`;
     let form: Html;
@@ -112,20 +133,20 @@ ${form}
     return htmlResponse(status, layout({ title: 'Sign in', body, home: prefix }), { headers });
   };
 
-  /** The visitor's pre-sign-in CSRF value, or a new one with the cookie that sets it. */
+  /** The hidden field for the visitor's pre-sign-in nonce cookie, or a new nonce with the cookie that sets it. */
   const preSignInCsrf = (info: RequestInfo): { value: string; headers: Record<string, string> } => {
     const have = readCookies(info.headers)[SIGNIN_CSRF_COOKIE];
-    if (have && CSRF_VALUE.test(have)) return { value: have, headers: {} };
-    const value = randomToken();
-    return { value, headers: { 'Set-Cookie': cookieHeader(SIGNIN_CSRF_COOKIE, value, prefix, info, SESSION_SECONDS) } };
+    if (have && CSRF_VALUE.test(have)) return { value: sessions.signInCsrf(have), headers: {} };
+    const nonce = randomToken();
+    return { value: sessions.signInCsrf(nonce), headers: { 'Set-Cookie': cookieHeader(SIGNIN_CSRF_COOKIE, nonce, prefix, info, SESSION_SECONDS) } };
   };
 
   const refused = () =>
     messagePage(403, 'This form has expired', 'The form was not sent from this page, or it is too old. Go back, reload the page and try again. Nothing was changed.', { home: prefix });
 
   const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_&hellip;</code>).`;
-  /** The user a personal access token belongs to, or why it is refused (checked as the API checks it). */
-  const userOfToken = (token: string): UserRecord | Html => {
+  /** The user a personal access token belongs to and its record, or why it is refused (checked as the API checks it). */
+  const userOfToken = (token: string): { user: UserRecord; rec: TokenRecord } | Html => {
     if (!token) return html`Enter a personal access token.`;
     if (!token.startsWith('wcm_pat_')) {
       return token.startsWith('wcm_oat_') || token.startsWith('wcm_ort_') ? oauthRefused : html`That is not a personal access token: they start with <code>wcm_pat_</code>.`;
@@ -133,10 +154,11 @@ ${form}
     const sha = hashToken(token);
     const rec = store.get('tokens', tokenId(sha));
     if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex'))) return html`That token is not recognised.`;
-    if (rec.audience || rec.workspace_ids) return oauthRefused;
+    if (isOAuthRecord(rec)) return oauthRefused;
     if (rec.revoked_at) return html`That token has been revoked.`;
     if (rec.expires_at && new Date(rec.expires_at).getTime() <= clock.now().getTime()) return html`That token expired at ${rec.expires_at}.`;
-    return store.get('users', rec.user_id) ?? html`That token is not recognised.`;
+    const user = store.get('users', rec.user_id);
+    return user ? { user, rec } : html`That token is not recognised.`;
   };
 
   const postSignIn = (info: RequestInfo, returnTo: string): AppResponse => {
@@ -148,16 +170,26 @@ ${form}
       if (!(err instanceof FormError)) throw err;
       return messagePage(400, 'The form could not be read', err.message, { home: prefix });
     }
-    if (!cookie || !CSRF_VALUE.test(cookie) || !sameSecret(cookie, form.csrf)) return refused();
-    let user: UserRecord | Html;
+    if (!cookie || !CSRF_VALUE.test(cookie) || !sameSecret(sessions.signInCsrf(cookie), form.csrf)) return refused();
+    let who: { user: UserRecord; rec?: TokenRecord } | Html;
     if (loopback) {
-      user = (form.user && store.get('users', form.user)) || html`Choose one of the accounts listed.`;
+      const user = form.user ? store.get('users', form.user) : undefined;
+      who = user ? { user } : html`Choose one of the accounts listed.`;
     } else {
-      user = userOfToken(form.token ?? '');
+      who = userOfToken(form.token ?? '');
     }
-    if (user instanceof Html) return page(loopback ? 400 : 403, returnTo, cookie, user);
-    const { cookie: set } = sessions.start(user.id, prefix, info);
+    if (who instanceof Html) return page(loopback ? 400 : 403, returnTo, form.csrf, who);
+    const { cookie: set } = sessions.start(who.user.id, prefix, info, who.rec?.id ?? null);
     return redirect(returnTo, { 'Set-Cookie': set });
+  };
+
+  /** The session's limits, or why its token no longer holds it up. */
+  const limits = (session: Session): Pick<SignedIn, 'abilities' | 'workspaceIds'> | string => {
+    if (!session.tokenId) return { abilities: ABILITIES, workspaceIds: null };
+    const rec = store.get('tokens', session.tokenId);
+    const ended = tokenEnded(rec, session.userId, clock.now().getTime());
+    if (ended) return ended;
+    return { abilities: rec!.abilities, workspaceIds: rec!.workspace_ids ?? null };
   };
 
   return {
@@ -167,7 +199,9 @@ ${form}
         const returnTo = safeReturnTo(targetUrl(req)?.searchParams.get('return_to') ?? undefined, prefix);
         if (info.method === 'GET' || info.method === 'HEAD') {
           const csrf = preSignInCsrf(info);
-          return page(200, returnTo, csrf.value, undefined, csrf.headers);
+          const ended = targetUrl(req)?.searchParams.get('ended');
+          const alert = ended === 'token' ? 'Your session ended: the personal access token you signed in with was revoked or expired. Sign in with a current one.' : undefined;
+          return page(200, returnTo, csrf.value, alert, csrf.headers);
         }
         if (info.method === 'POST') return postSignIn(info, returnTo);
         return messagePage(405, 'Method not allowed', 'The sign-in page answers GET and POST only.', { home: prefix, headers: { Allow: 'GET, HEAD, POST' } });
@@ -190,9 +224,17 @@ ${form}
     requireSession(req, info) {
       const session = sessions.read(info);
       const user = session ? store.get('users', session.userId) : undefined;
-      if (session && user) return { session, user, signOut: { action: signOutPath, csrf: session.csrf } };
       const url = targetUrl(req);
       const back = info.method === 'GET' && url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
+      if (session && user) {
+        const limit = limits(session);
+        if (typeof limit !== 'string') {
+          return { session, user, signOut: { action: signOutPath, csrf: session.csrf }, ...limit, renewal: sessions.renewal(session, info) };
+        }
+        // The token it stands on was revoked or expired: the session ends with it.
+        const cleared = sessions.end(session, prefix, info);
+        return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}&ended=token`, { 'Set-Cookie': cleared });
+      }
       return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}`);
     },
   };

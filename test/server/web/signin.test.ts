@@ -1,9 +1,11 @@
+import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App, type Mount } from '../../../src/server/app.js';
 import { hashToken, tokenId } from '../../../src/store/fixture.js';
 import { html, htmlResponse, layout, messagePage, parseForm } from '../../../src/server/web/html.js';
-import { checkCsrf, SESSION_COOKIE, Sessions } from '../../../src/server/web/session.js';
+import { checkCsrf, MAX_SESSIONS, SESSION_COOKIE, sessionKey, Sessions } from '../../../src/server/web/session.js';
 import { isLoopbackHost, safeReturnTo, signIn, SIGNIN_CSRF_COOKIE } from '../../../src/server/web/signin.js';
+import { ABILITIES } from '../../../src/contract/enums.js';
 import { demo, inProcess, sendJson, TestClock, type InProcess } from '../../support/server.js';
 
 const PREFIX = '/web-test';
@@ -33,7 +35,8 @@ async function setup(loopback: boolean) {
         changes.push(form.what);
         return htmlResponse(200, 'changed');
       }
-      return htmlResponse(200, layout({ title: 'Secret', body: html`<p>hello ${signed.user.name}</p>`, user: { name: signed.user.name, signOut: signed.signOut } }));
+      const limits = html`<p>abilities ${signed.abilities.join(' ')}; workspaces ${signed.workspaceIds?.join(' ') ?? 'all'}</p>`;
+      return htmlResponse(200, layout({ title: 'Secret', body: html`<p>hello ${signed.user.name}</p>${limits}`, user: { name: signed.user.name, signOut: signed.signOut } }));
     },
   };
   const app = new App({ store: env.store, clock, mounts: [mount] });
@@ -106,7 +109,7 @@ describe('Sessions', () => {
     expect(sessions.start('usr_ada', '/oauth', { origin: 'https://wcm.example' }).cookie).toMatch(/; Path=\/oauth; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/);
   });
 
-  it('reads the session only under its path and until it expires (by the given clock)', () => {
+  it('reads the session only under its path, and until it has been idle an hour (by the given clock)', () => {
     const clock = new TestClock();
     const sessions = new Sessions(clock);
     const { session } = sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
@@ -115,10 +118,63 @@ describe('Sessions', () => {
     expect(sessions.read({ headers, path: '/oauth/authorize' })).toBeUndefined();
     expect(sessions.read({ headers, path: '/dashboardx' })).toBeUndefined();
     expect(sessions.read({ headers: { cookie: `${SESSION_COOKIE}=nope` }, path: '/dashboard' })).toBeUndefined();
+    // In use every 59 minutes: alive three hours after it started.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(3540_000);
+      expect(sessions.read({ headers, path: '/dashboard' })).toBeDefined();
+    }
     clock.advance(3599_000);
     expect(sessions.read({ headers, path: '/dashboard' })).toBeDefined();
-    clock.advance(1_000);
+    clock.advance(3600_000);
     expect(sessions.read({ headers, path: '/dashboard' })).toBeUndefined();
+    expect(sessions.size).toBe(0);
+  });
+
+  it('renews the cookie once half its hour has passed while the session is in use, not before', () => {
+    const clock = new TestClock();
+    const sessions = new Sessions(clock);
+    const { session } = sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
+    clock.advance(1799_000);
+    expect(sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
+    clock.advance(1_000);
+    expect(sessions.renewal(session, { origin: 'http://x' })).toBe(`wcm_session=${session.id}; Path=/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax`);
+    expect(sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
+  });
+
+  it('keeps at most 10,000 sessions: the 10,001st ends the one idle longest', () => {
+    const clock = new TestClock();
+    const sessions = new Sessions(clock);
+    expect(MAX_SESSIONS).toBe(10_000);
+    const cookie = (id: string) => ({ headers: { cookie: `${SESSION_COOKIE}=${id}` }, path: '/d' });
+    const first = sessions.start('u', '/d', { origin: 'http://x' }).session;
+    const second = sessions.start('u', '/d', { origin: 'http://x' }).session;
+    for (let i = 2; i < MAX_SESSIONS; i++) sessions.start('u', '/d', { origin: 'http://x' });
+    expect(sessions.size).toBe(MAX_SESSIONS);
+    // The first is used again, so the second is now the one idle longest.
+    clock.advance(1_000);
+    expect(sessions.read(cookie(first.id))).toBeDefined();
+    sessions.start('u', '/d', { origin: 'http://x' });
+    expect(sessions.size).toBe(MAX_SESSIONS);
+    expect(sessions.read(cookie(second.id))).toBeUndefined();
+    expect(sessions.read(cookie(first.id))).toBeDefined();
+  });
+
+  it('derives CSRF tokens from the server key: the same key gives the same tokens, another key others', async () => {
+    const clock = new TestClock();
+    env = await inProcess({ fixtures: [] });
+    const key = await sessionKey(env.store);
+    expect(env.store.get('settings', 'session_key')?.value).toBe(key.toString('base64url'));
+    expect((await sessionKey(env.store)).equals(key)).toBe(true);
+    const a = new Sessions(clock, { key });
+    const b = new Sessions(clock, { key: Buffer.from(key) });
+    const other = new Sessions(clock);
+    const nonce = 'n'.repeat(43);
+    expect(a.signInCsrf(nonce)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(a.signInCsrf(nonce)).toBe(b.signInCsrf(nonce));
+    expect(a.signInCsrf(nonce)).not.toBe(other.signInCsrf(nonce));
+    expect(a.signInCsrf(nonce)).not.toBe(nonce);
+    const { session } = a.start('u', '/d', { origin: 'http://x' });
+    expect(session.csrf).toBe(createHmac('sha256', key).update(`session\0${session.id}`).digest('base64url'));
   });
 
   it('checkCsrf compares the whole token', () => {
@@ -170,6 +226,31 @@ describe('sign-in with the account chooser (loopback)', () => {
     expect(res.body).toContain('This form has expired');
     expect(res.headers['Set-Cookie']).toBeUndefined();
     expect(t.sessions.size).toBe(0);
+  });
+
+  it('refuses a CSRF value the client chose (the same value in cookie and field): the field must be the server\'s HMAC', async () => {
+    const t = await setup(true);
+    const chosen = 'A'.repeat(43);
+    const page = await t.signInPage();
+    const res = await t.form(page.action, { csrf: chosen, user: 'usr_ada' }, `${SIGNIN_CSRF_COOKIE}=${chosen}`);
+    expect(res.status).toBe(403);
+    expect(res.body).toContain('This form has expired');
+    expect(t.sessions.size).toBe(0);
+    // The page's own field is not the cookie's value either: it is derived from it.
+    expect(page.csrf).not.toBe(page.cookie.split('=')[1]);
+    // A planted cookie gets a field derived from it, and that pair works: only the server can make it.
+    const planted = await t.send({ url: `${PREFIX}/sign-in`, headers: { cookie: `${SIGNIN_CSRF_COOKIE}=${chosen}` } });
+    const field = /name="csrf" value="([^"]+)"/.exec(planted.body)![1];
+    expect(field).not.toBe(chosen);
+    expect(field).toBe(t.sessions.signInCsrf(chosen));
+  });
+
+  it('a loopback session has every ability and every workspace of its user', async () => {
+    const t = await setup(true);
+    const page = await t.signInPage();
+    const sid = t.sessionCookie(await t.form(page.action, { csrf: page.csrf, user: 'usr_bo' }, page.cookie))!;
+    const secret = await t.send({ url: `${PREFIX}/secret`, headers: { cookie: `wcm_session=${sid}` } });
+    expect(secret.body).toContain(`abilities ${ABILITIES.join(' ')}; workspaces all`);
   });
 
   it('refuses an unknown user with the chooser again', async () => {
@@ -235,6 +316,53 @@ describe('sign-in with a personal access token (not loopback)', () => {
     const secret = await t.send({ url: `${PREFIX}/secret`, headers: { cookie: `wcm_session=${sid}` } });
     expect(secret.body).toContain('hello Ada Lindqvist');
     expect(secret.body).not.toContain('wcm_pat_');
+  });
+
+  it('the session is limited by the token: its abilities and its workspaces', async () => {
+    const t = await setup(false);
+    const narrow = 'wcm_pat_boNarrowToAcme0123456789abcdefghijklmn';
+    const sha = hashToken(narrow);
+    await t.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'narrow', abilities: ['content:read', 'engagements:read'], expires_at: null, revoked_at: null, workspace_ids: [demo.ws1] }));
+    for (const [token, want] of [
+      [demo.contentReader, 'abilities content:read; workspaces all'],
+      [narrow, `abilities content:read engagements:read; workspaces ${demo.ws1}`],
+    ]) {
+      const page = await t.signInPage();
+      const sid = t.sessionCookie(await t.form(page.action, { csrf: page.csrf, token }, page.cookie))!;
+      const secret = await t.send({ url: `${PREFIX}/secret`, headers: { cookie: `wcm_session=${sid}` } });
+      expect(secret.body).toContain('hello Bo Carter');
+      expect(secret.body).toContain(want);
+    }
+  });
+
+  it.each([
+    ['revoked', async (t: Awaited<ReturnType<typeof setup>>, id: string) => {
+      const rec = t.store.get('tokens', id)!;
+      await t.store.transact((tx) => tx.put('tokens', { ...rec, revoked_at: '2026-11-22T12:30:00Z' }));
+    }],
+    ['expires', async (t: Awaited<ReturnType<typeof setup>>) => t.clock.advance(21 * 60_000)],
+    ['is deleted', async (t: Awaited<ReturnType<typeof setup>>, id: string) => t.store.transact((tx) => tx.delete('tokens', id))],
+  ])('the session ends when its token %s: back to sign-in, saying why, cookie cleared', async (_name, end) => {
+    const t = await setup(false);
+    const token = 'wcm_pat_boExpiresSoon0123456789abcdefghijklmnop';
+    const sha = hashToken(token);
+    await t.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'soon', abilities: ['content:read'], expires_at: '2026-11-22T14:00:00Z', revoked_at: null }));
+    const page = await t.signInPage();
+    const sid = t.sessionCookie(await t.form(page.action, { csrf: page.csrf, token }, page.cookie))!;
+    const cookie = `wcm_session=${sid}`;
+    // Used every 50 minutes, so idleness is not what ends it.
+    for (let i = 0; i < 2; i++) {
+      t.clock.advance(50 * 60_000);
+      expect((await t.send({ url: `${PREFIX}/secret`, headers: { cookie } })).status).toBe(200);
+    }
+    await end(t, tokenId(sha));
+    const res = await t.send({ url: `${PREFIX}/secret?x=1`, headers: { cookie } });
+    expect(res.status).toBe(303);
+    expect(res.headers.Location).toBe(`${PREFIX}/sign-in?return_to=${encodeURIComponent(`${PREFIX}/secret?x=1`)}&ended=token`);
+    expect(res.headers['Set-Cookie']).toBe(`wcm_session=; Path=${PREFIX}; Max-Age=0; HttpOnly; SameSite=Lax`);
+    expect(t.sessions.size).toBe(0);
+    const again = await t.send({ url: res.headers.Location });
+    expect(again.body).toContain('Your session ended: the personal access token you signed in with was revoked or expired.');
   });
 
   it('ignores a chosen user: off loopback only a token proves who you are', async () => {

@@ -1,17 +1,19 @@
 import { threadFilterPartition } from '../../../store/indexes.js';
-import type { UserRecord, WorkspaceRecord } from '../../../store/records.js';
+import type { WorkspaceRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
-import { html } from '../../web/html.js';
-import { DASHBOARD, grouped, table, wsHref, type NavEntry, type View } from '../chrome.js';
+import { html, type Html } from '../../web/html.js';
+import { reaches, type SignedIn } from '../../web/signin.js';
+import { canRead } from '../access.js';
+import { DASHBOARD, grouped, table, wsHref, type NavEntry, type Section, type View } from '../chrome.js';
 import { countAcrossIndex, indexCount } from '../data.js';
 import type { WorkspaceRequest } from '../request.js';
 
-/** The workspaces a user is a member of, with their role (a session's user: no OAuth narrowing). */
-export function memberships(store: Store, user: UserRecord): Array<{ record: WorkspaceRecord; role: string }> {
+/** The workspaces a session reaches: its user's memberships, narrowed to its sign-in token's workspaces. */
+export function memberships(store: Store, signed: Pick<SignedIn, 'user' | 'workspaceIds'>): Array<{ record: WorkspaceRecord; role: string }> {
   const out: Array<{ record: WorkspaceRecord; role: string }> = [];
   for (const w of store.values('workspaces')) {
-    const m = w.members.find((x) => x.user_id === user.id);
-    if (m) out.push({ record: w, role: m.role });
+    const m = w.members.find((x) => x.user_id === signed.user.id);
+    if (m && reaches(signed, w.id)) out.push({ record: w, role: m.role });
   }
   return out.sort((a, b) => a.record.name.localeCompare(b.record.name) || a.record.id.localeCompare(b.record.id));
 }
@@ -20,8 +22,8 @@ export function memberships(store: Store, user: UserRecord): Array<{ record: Wor
 /** Open threads, from the inbox partition's length: no scan. */
 const openThreads = (store: Store, w: string) => indexCount(store, 'threadsByFilter', threadFilterPartition(w, 'inbox', undefined));
 
-/** The side bar of a workspace's pages. Counts come from index partitions or small collections only. */
-export function workspaceNav(store: Store, w: string, extra: { requestLog: boolean }): NavEntry[] {
+/** The side bar of a workspace's pages: the sections the session may read. Counts come from index partitions or small collections only. */
+export function workspaceNav(store: Store, w: string, signed: Pick<SignedIn, 'abilities'>, extra: { requestLog: boolean }): NavEntry[] {
   const nav: NavEntry[] = [
     { section: 'overview', label: 'Overview', href: wsHref(w) },
     { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), count: openThreads(store, w) },
@@ -36,28 +38,34 @@ export function workspaceNav(store: Store, w: string, extra: { requestLog: boole
   ];
   nav.push({ section: 'oauth', label: 'OAuth apps', href: wsHref(w, 'oauth') });
   if (extra.requestLog) nav.push({ section: 'requests', label: 'Request log', href: `${DASHBOARD}/requests` });
-  return nav;
+  return nav.filter((n) => canRead(signed, n.section));
 }
 
 /** The side bar outside a workspace: the user's workspaces, to pick one. */
-export function workspacesNav(store: Store, user: UserRecord, extra: { requestLog: boolean }): NavEntry[] {
+export function workspacesNav(store: Store, signed: Pick<SignedIn, 'user' | 'workspaceIds'>, extra: { requestLog: boolean }): NavEntry[] {
   const nav: NavEntry[] = [{ section: 'workspaces', label: 'All workspaces', href: DASHBOARD }];
-  for (const { record } of memberships(store, user)) nav.push({ section: 'overview', label: record.name, href: wsHref(record.id) });
+  for (const { record } of memberships(store, signed)) nav.push({ section: 'overview', label: record.name, href: wsHref(record.id) });
   if (extra.requestLog) nav.push({ section: 'requests', label: 'Request log', href: `${DASHBOARD}/requests` });
   return nav;
 }
 
-/** `/dashboard`: the workspaces the signed-in user belongs to. */
-export function workspacesView(store: Store, user: UserRecord): View {
-  const mine = memberships(store, user);
+/** `/dashboard`: the workspaces the session reaches; counts only of what its abilities read. */
+export function workspacesView(store: Store, signed: Pick<SignedIn, 'user' | 'workspaceIds' | 'abilities'>): View {
+  const { user } = signed;
+  const mine = memberships(store, signed);
+  const threads = canRead(signed, 'threads');
+  const lists = canRead(signed, 'lists');
   const rows = mine.map(
-    ({ record: w, role }) => html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td><td class="num">${grouped(openThreads(store, w.id))}</td><td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td></tr>`,
+    ({ record: w, role }) => html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td>${threads ? html`<td class="num">${grouped(openThreads(store, w.id))}</td>` : ''}${lists ? html`<td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td>` : ''}</tr>`,
   );
+  const head: Array<string | [string, 'num']> = ['Workspace', 'Your role', ['Members', 'num']];
+  if (threads) head.push(['Open threads', 'num']);
+  if (lists) head.push(['Listings', 'num']);
   return {
     title: 'Workspaces',
     section: 'workspaces',
-    lead: html`Signed in as ${user.name} (${user.email}). You see the workspaces you are a member of.`,
-    body: table(['Workspace', 'Your role', ['Members', 'num'], ['Open threads', 'num'], ['Listings', 'num']], rows, 'You are not a member of any workspace yet.'),
+    lead: html`Signed in as ${user.name} (${user.email}). You see the workspaces you are a member of${signed.workspaceIds ? ' that the token you signed in with reaches' : ''}.`,
+    body: table(head, rows, 'You are not a member of any workspace yet.'),
   };
 }
 
@@ -66,30 +74,38 @@ export function overviewView(r: WorkspaceRequest): View {
   const { store, workspace: w } = r;
   const id = w.id;
   const threads = (view: string) => indexCount(store, 'threadsByFilter', threadFilterPartition(id, view, undefined));
-  const cards: Array<[string, number, string]> = [
-    ['Open threads', threads('inbox'), 'threads'],
-    ['Unread', threads('unread'), 'threads?view=unread'],
-    ['Starred', threads('starred'), 'threads?view=starred'],
-    ['Closed threads', threads('closed'), 'threads?view=closed'],
-    ['Listings', indexCount(store, 'listingsByWorkspace', id), 'lists'],
-    ['Forms', indexCount(store, 'formsByWorkspace', id), 'forms'],
-    ['Pages', indexCount(store, 'pagesByWorkspace', id), 'pages'],
-    ['Knowledge lists', indexCount(store, 'knowledgeListsByWorkspace', id), 'knowledge'],
-    ['Bookings', indexCount(store, 'bookingsByWorkspace', id), 'bookings'],
-    ['Voice interactions', indexCount(store, 'voiceByWorkspace', id), 'voice'],
-    ['Orders', countAcrossIndex(store, 'ordersByCreated', id), 'orders'],
-    ['Analytics events', countAcrossIndex(store, 'eventsByOccurred', id), 'events'],
+  // Each card counts what its section shows: only sections the session may read (counted lazily).
+  const cards: Array<[string, () => number, string, Section]> = [
+    ['Open threads', () => threads('inbox'), 'threads', 'threads'],
+    ['Unread', () => threads('unread'), 'threads?view=unread', 'threads'],
+    ['Starred', () => threads('starred'), 'threads?view=starred', 'threads'],
+    ['Closed threads', () => threads('closed'), 'threads?view=closed', 'threads'],
+    ['Listings', () => indexCount(store, 'listingsByWorkspace', id), 'lists', 'lists'],
+    ['Forms', () => indexCount(store, 'formsByWorkspace', id), 'forms', 'forms'],
+    ['Pages', () => indexCount(store, 'pagesByWorkspace', id), 'pages', 'pages'],
+    ['Knowledge lists', () => indexCount(store, 'knowledgeListsByWorkspace', id), 'knowledge', 'knowledge'],
+    ['Bookings', () => indexCount(store, 'bookingsByWorkspace', id), 'bookings', 'bookings'],
+    ['Voice interactions', () => indexCount(store, 'voiceByWorkspace', id), 'voice', 'voice'],
+    ['Orders', () => countAcrossIndex(store, 'ordersByCreated', id), 'orders', 'orders'],
+    ['Analytics events', () => countAcrossIndex(store, 'eventsByOccurred', id), 'events', 'events'],
   ];
-  const members = w.members.map((m) => {
-    const u = store.get('users', m.user_id);
-    return html`<tr><td>${u?.name ?? m.user_id}</td><td>${u?.email ?? ''}</td><td>${m.role}</td></tr>`;
-  });
+  const shown = cards.filter((c) => canRead(r.signed, c[3]));
+  // The member list is workspace data: what `workspaces:read` reads in the API.
+  let members: Html | string = '';
+  if (r.signed.abilities.includes('workspaces:read')) {
+    const rows = w.members.map((m) => {
+      const u = store.get('users', m.user_id);
+      return html`<tr><td>${u?.name ?? m.user_id}</td><td>${u?.email ?? ''}</td><td>${m.role}</td></tr>`;
+    });
+    members = html`<h2>Members</h2>
+${table(['Name', 'E-mail', 'Role'], rows, 'No members.')}`;
+  }
   return {
     title: w.name,
     section: 'overview',
     lead: html`Workspace <code>${id}</code> · you are ${/^[aeiou]/.test(r.role) ? 'an' : 'a'} ${r.role}`,
-    body: html`<div class="cards">${cards.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n)}</span><span class="label">${label}</span></a>`)}</div>
-<h2>Members</h2>
-${table(['Name', 'E-mail', 'Role'], members, 'No members.')}`,
+    body: html`<div class="cards">${shown.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n())}</span><span class="label">${label}</span></a>`)}</div>
+${shown.length ? '' : html`<p class="empty">The token you signed in with reads none of this workspace's sections.</p>`}
+${members}`,
   };
 }
