@@ -1,5 +1,4 @@
 import type { Store } from '../../store/store.js';
-import type { UserRecord } from '../../store/records.js';
 import type { AppRequest, AppResponse, Mount } from '../app.js';
 import type { Clock, RequestInfo } from '../context.js';
 import { ProblemError } from '../problems.js';
@@ -90,8 +89,8 @@ function problemStatus(p: ProblemError): number {
   return p.status === 422 ? 400 : p.status;
 }
 
-/** What of the request log a signed-in user sees: requests to the workspaces they belong to (TRUST §5). */
-const logScope = (store: Store, user: UserRecord): LogScope => ({ workspaces: new Set(memberships(store, user).map((m) => m.record.id.toLowerCase())) });
+/** What of the request log a signed-in user sees: requests to the workspaces the session reaches (TRUST §5). */
+const logScope = (store: Store, signed: SignedIn): LogScope => ({ workspaces: new Set(memberships(store, signed).map((m) => m.record.id.toLowerCase())) });
 
 /**
  * The read-only dashboard (docs/dashboard.md) under `/dashboard`: server-rendered pages over the
@@ -146,14 +145,14 @@ export function dashboardMount(options: DashboardOptions): Mount {
       const homeNav = () => workspacesNav(store, signed, { requestLog: !!log });
       if (log && path === REQUESTS_PATH) {
         // Its one script comes from /assets (no inline script even here).
-        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed.user)), signed, info, homeNav(), undefined, { 'script-src': "'self'" });
+        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed)), signed, info, homeNav(), undefined, { 'script-src': "'self'" });
       }
       if (log && path === REQUESTS_STREAM) {
         const q = targetUrl(req)?.searchParams ?? new URLSearchParams();
         const since = Number(q.get('since') ?? '0');
         const { filter } = requestFilter(q);
         if (log.full) return app.fail(streamsBusy(), info);
-        const scope = logScope(store, signed.user);
+        const scope = logScope(store, signed);
         return {
           status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id }, body: '',
           stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
