@@ -7,7 +7,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextp
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AppResponse } from '../server/response.js';
 import { packageVersion } from '../version.js';
-import { buildTools, callTool, toRequest, type Dispatch, type ToolDef, type ToolFilter, type ToolRequest } from './tools.js';
+import { buildTools, callTool, errorResult, toRequest, type Dispatch, type ToolDef, type ToolFilter, type ToolRequest } from './tools.js';
 
 /**
  * The MCP server of wcm (this module is what loads the SDK; nothing else imports it statically):
@@ -46,7 +46,7 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
     if (!byName.has(tool.name) && (!tool.op.ability || !filter.abilities || filter.abilities.includes(tool.op.ability))) {
       // Left out by --read-only, --tools or --toolsets rather than by the token: not served here.
       const problem = { title: 'Tool not enabled', status: 403, code: 'tool_not_enabled', detail: `\`${tool.name}\` is not enabled on this MCP server (see its --read-only, --tools and --toolsets).` };
-      return { content: [{ type: 'text', text: `${problem.title}: ${problem.detail}` }], structuredContent: problem, isError: true };
+      return errorResult(problem) as unknown as Record<string, unknown>;
     }
     // The SDK has checked the params' shape (connectServer words what it refuses).
     return (await callTool(tool, req.params.arguments ?? {}, dispatch, filter.defaultWorkspace)) as unknown as Record<string, unknown>;
@@ -69,7 +69,7 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
     if (!m || !r || !tool) throw new McpError(ErrorCode.InvalidParams, `Unknown resource \`${req.params.uri}\`: use wcm://workspaces/{workspace}/threads/{thread} or …/pages/{page}.`);
     const result = await callTool(tool, { workspace: decodeURIComponent(m[1]), [r.param]: decodeURIComponent(m[3]) }, dispatch, undefined);
     if (result.isError) throw new McpError(ErrorCode.InvalidParams, result.content[0].text);
-    return { contents: [{ uri: req.params.uri, mimeType: 'application/json', text: JSON.stringify(result.structuredContent.data) }] };
+    return { contents: [{ uri: req.params.uri, mimeType: 'application/json', text: JSON.stringify(result.structuredContent?.data) }] };
   });
   return server;
 }

@@ -58,22 +58,62 @@ export const toolOperations = (): AnyOperation[] => operationList.filter((o) => 
 const INLINE = z.registry<Record<string, unknown>>();
 const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 
-/** Responses may grow members (a newer server): output schemas never forbid extra ones. */
-function openObjects(node: unknown): void {
+type Node = Record<string, unknown>;
+
+/**
+ * A schema in fewer bytes, meaning the same to a client (MCP.md, context budget: agents pay for
+ * every tool's schemas on every turn): no regex beside a `format` (the server still validates
+ * with it), `T | null` as a type list rather than an `anyOf`, no `type` beside an `enum` or
+ * `const` that already fixes it. Output schemas also lose what only a model would read and every
+ * `additionalProperties: false` (a newer server may send more members).
+ */
+function compact(node: unknown, io: 'input' | 'output'): void {
   if (!node || typeof node !== 'object') return;
-  const o = node as Record<string, unknown>;
+  if (Array.isArray(node)) {
+    for (const v of node) compact(v, io);
+    return;
+  }
+  const o = node as Node;
+  for (const v of Object.values(o)) compact(v, io);
+  if (typeof o.format === 'string') delete o.pattern;
+  mergeNullable(o);
+  if (io === 'output') outputShape(o);
+  else if (typeof o.type === 'string' && ('const' in o || Array.isArray(o.enum))) delete o.type;
+}
+
+/** What an output schema keeps: the shape a client checks (types, members, items, required). */
+const SHAPE = new Set(['type', 'properties', 'items', 'required', 'anyOf', 'oneOf', 'allOf', 'const', 'additionalProperties', 'propertyNames']);
+
+/**
+ * An output schema as the shape of the data, without value constraints or words: the server made
+ * the data and checked it already, and a newer server may send more members or enum values.
+ */
+function outputShape(o: Node): void {
+  if (Array.isArray(o.enum) && o.type === undefined) {
+    const types = [...new Set(o.enum.map((v) => (v === null ? 'null' : typeof v)))];
+    o.type = types.length === 1 ? types[0] : types;
+  }
+  for (const k of Object.keys(o)) if (!SHAPE.has(k)) delete o[k];
   if (o.additionalProperties === false) delete o.additionalProperties;
-  for (const v of Object.values(o)) openObjects(v);
+}
+
+/** `{"anyOf": [X, {"type": "null"}]}` → X with `"null"` added to its type. */
+function mergeNullable(o: Node): void {
+  const any = o.anyOf;
+  if (!Array.isArray(any) || any.length !== 2) return;
+  const i = any.findIndex((s: Node) => s && s.type === 'null' && Object.keys(s).length === 1);
+  const other = any[1 - i] as Node | undefined;
+  if (i < 0 || !other || typeof other.type !== 'string' || Object.keys(other).some((k) => k in o && k !== 'anyOf')) return;
+  delete o.anyOf;
+  Object.assign(o, other, { type: [other.type, 'null'] });
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   if (io === 'output' && schemaCache.has(schema)) return schemaCache.get(schema)!;
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata: INLINE }) as Record<string, unknown>;
   delete out.$schema;
-  if (io === 'output') {
-    openObjects(out);
-    schemaCache.set(schema, out);
-  }
+  compact(out, io);
+  if (io === 'output') schemaCache.set(schema, out);
   return out;
 }
 
@@ -120,27 +160,13 @@ function inputSchema(op: AnyOperation, defaultWorkspace: string | undefined): Re
 
 function outputSchema(op: AnyOperation): Record<string, unknown> {
   const data = jsonSchema(op.response, 'output');
-  const properties: Record<string, unknown> = {
-    data: op.list ? { type: 'array', items: data } : data,
-    next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
-  };
+  const properties: Record<string, unknown> = { data: op.list ? { type: 'array', items: data } : data, next_cursor: NULLABLE_STRING };
   if (op.access === 'public' && op.idempotent) properties.idempotency_key = { type: 'string' };
-  // A failed call (isError) carries the problem+json instead; clients validate both against this.
-  return { type: 'object', properties: { ...properties, ...PROBLEM_PROPERTIES }, anyOf: [{ required: ['data'] }, { required: ['code', 'status'] }] };
+  // Success only: a failed call is an isError result without structuredContent (MCP.md).
+  return { type: 'object', properties, required: ['data'] };
 }
 
-/** The members of a problem+json, as structuredContent of a failed call. */
-const PROBLEM_PROPERTIES: Record<string, unknown> = {
-  type: { type: 'string' },
-  title: { type: 'string' },
-  status: { type: 'integer' },
-  code: { type: 'string' },
-  detail: { type: 'string' },
-  errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
-  resolution: { type: 'string' },
-  request_id: { type: 'string' },
-  instance: { type: 'string' },
-};
+const NULLABLE_STRING = { type: ['string', 'null'] };
 
 function annotations(op: AnyOperation): ToolDef['annotations'] {
   const read = op.method === 'GET';
@@ -183,7 +209,7 @@ function computeTools(filter: ToolFilter): ToolDef[] {
     .map((op) => ({
       name: op.operationId,
       title: op.summary,
-      description: `${op.summary}.${op.ability ? ` Needs \`${op.ability}\`.` : ''}${op.access === 'public' ? ' Public: sent without the token.' : ''}${op.list ? ' Paged: pass `next_cursor` back as `cursor`.' : ''}`,
+      description: `${op.summary}.${op.ability ? ` Needs \`${op.ability}\`.` : ''}${op.access === 'public' ? ' Public: sent without the token.' : ''}`,
       inputSchema: inputSchema(op, filter.defaultWorkspace),
       outputSchema: outputSchema(op),
       annotations: annotations(op),
@@ -249,8 +275,16 @@ export function problemText(p: Record<string, unknown>): string {
 
 export interface ToolResult {
   content: Array<{ type: 'text'; text: string }>;
-  structuredContent: Record<string, unknown>;
+  structuredContent?: Record<string, unknown>;
   isError?: boolean;
+}
+
+/**
+ * A failed call: the problem in words, then the problem+json itself. No structuredContent: SDK
+ * clients validate it against the tool's outputSchema, which describes success only (MCP.md).
+ */
+export function errorResult(problem: Record<string, unknown>): ToolResult {
+  return { content: [{ type: 'text', text: problemText(problem) }, { type: 'text', text: JSON.stringify(problem) }], isError: true };
 }
 
 /** Runs one tool: the request through `dispatch`, the answer as MCP shapes it (structuredContent, isError). */
@@ -260,14 +294,11 @@ export async function callTool(tool: ToolDef, args: Record<string, unknown>, dis
     req = toRequest(tool.op, args, defaultWorkspace);
   } catch (err) {
     if (!(err instanceof ToolArgumentError)) throw err;
-    const problem = { title: 'Invalid arguments', status: 422, code: 'validation_failed', detail: err.message };
-    return { content: [{ type: 'text', text: problemText(problem) }], structuredContent: problem, isError: true };
+    return errorResult({ title: 'Invalid arguments', status: 422, code: 'validation_failed', detail: err.message });
   }
   const answer = await dispatch(req);
   const body = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as Record<string, unknown>;
-  if (answer.status < 200 || answer.status >= 300) {
-    return { content: [{ type: 'text', text: problemText(body) }], structuredContent: body, isError: true };
-  }
+  if (answer.status < 200 || answer.status >= 300) return errorResult(body);
   const meta = (body.meta ?? {}) as { next_cursor?: string | null };
   const out: Record<string, unknown> = { data: body.data ?? null, next_cursor: meta.next_cursor ?? null };
   if (req.idempotencyKey && tool.op.access === 'public') out.idempotency_key = req.idempotencyKey;

@@ -51,7 +51,14 @@ async function http(token: string): Promise<Client> {
 }
 
 const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name).sort();
-type Structured = { data: any; next_cursor: string | null; code?: string; errors?: Record<string, string[]> };
+type Structured = { data: any; next_cursor: string | null };
+type Problem = { code: string; status: number; errors?: Record<string, string[]> };
+/** A failed call's problem+json: its second text; it has no structuredContent (MCP.md). */
+function problemOf(r: Awaited<ReturnType<Client['callTool']>>): Problem {
+  expect(r.isError).toBe(true);
+  expect(r.structuredContent).toBeUndefined();
+  return JSON.parse((r.content as Array<{ text: string }>)[1].text) as Problem;
+}
 
 describe.each([
   ['stdio (wcm mcp)', (token: string) => stdio(token)],
@@ -106,8 +113,7 @@ describe.each([
     const c = await connect(demo.owner);
     const before = [...server.store.values('listings')].length;
     const r = await c.callTool({ name: 'createListing', arguments: { workspace: demo.ws1, body: { title: '', template_slug: 'faq' } } });
-    expect(r.isError).toBe(true);
-    const p = r.structuredContent as Structured;
+    const p = problemOf(r);
     expect(p.code).toBe('validation_failed');
     expect(Object.keys(p.errors!)).toContain('title');
     expect((r.content as Array<{ text: string }>)[0].text).toContain('title');
@@ -117,12 +123,10 @@ describe.each([
   it('a 403 is a tool error with the problem: another workspace, and a hidden tool called anyway', async () => {
     const c = await connect(demo.owner);
     const r = await c.callTool({ name: 'listListings', arguments: { workspace: demo.ws3 } });
-    expect(r.isError).toBe(true);
-    expect((r.structuredContent as Structured).code).toBe('not_a_member');
+    expect(problemOf(r).code).toBe('not_a_member');
     const reader = await connect(demo.contentReader);
     const hidden = await reader.callTool({ name: 'listThreads', arguments: { workspace: demo.ws1 } });
-    expect(hidden.isError).toBe(true);
-    expect((hidden.structuredContent as Structured).code).toBe('insufficient_ability');
+    expect(problemOf(hidden).code).toBe('insufficient_ability');
     await expect(reader.callTool({ name: 'noSuchTool', arguments: {} })).rejects.toThrow(/Unknown tool/);
   });
 
@@ -164,7 +168,7 @@ describe('wcm mcp flags', () => {
   it('a tool left out by a flag is refused as not enabled; the default workspace is the profile\'s', async () => {
     const c = await stdio(demo.owner, ['--read-only']);
     const r = await c.callTool({ name: 'createListing', arguments: { body: { title: 'x', template_slug: 'faq' } } });
-    expect([r.isError, (r.structuredContent as Structured).code]).toEqual([true, 'tool_not_enabled']);
+    expect(problemOf(r).code).toBe('tool_not_enabled');
     const ls = await c.callTool({ name: 'listListings', arguments: {} });
     expect(ls.isError).toBeFalsy();
   });
@@ -209,7 +213,7 @@ describe('/mcp as an OAuth resource', () => {
     const own = await c.callTool({ name: 'listListings', arguments: {} });
     expect(own.isError).toBeFalsy();
     const other = await c.callTool({ name: 'listListings', arguments: { workspace: demo.ws2 } });
-    expect((other.structuredContent as Structured).code).toBe('not_a_member');
+    expect(problemOf(other).code).toBe('not_a_member');
   });
 
   it("an agent's whole path: 401 → metadata → dynamic registration → consent with PKCE → token for /mcp → tools", async () => {

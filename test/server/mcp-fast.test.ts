@@ -71,11 +71,14 @@ describe('/mcp fast tools/call', () => {
     // An id with / ? # names no page (404 quoting the id whole), not another route.
     const page = JSON.parse(text(await call('getPage', { page: 'a/b?c#d %' })));
     expect(page.result.isError).toBe(true);
-    expect(page.result.structuredContent).toMatchObject({ status: 404, code: 'page_not_found', detail: 'No page with id `a/b?c#d %`.' });
+    // A failed call carries the problem+json as its second text (no structuredContent: MCP.md).
+    expect(page.result.structuredContent).toBeUndefined();
+    expect(JSON.parse(page.result.content[1].text)).toMatchObject({ status: 404, code: 'page_not_found', detail: 'No page with id `a/b?c#d %`.' });
     // `&limit=…` inside view stays inside view: only view is refused, limit (2) is fine.
     const list = JSON.parse(text(await call('listThreads', { view: 'inbox&limit=oops', limit: 2 })));
-    expect(list.result.structuredContent).toMatchObject({ status: 422, code: 'validation_failed' });
-    expect(Object.keys(list.result.structuredContent.errors)).toEqual(['view']);
+    const problem = JSON.parse(list.result.content[1].text);
+    expect(problem).toMatchObject({ status: 422, code: 'validation_failed' });
+    expect(Object.keys(problem.errors)).toEqual(['view']);
     // A valid value given as a string is served as the API would serve it.
     const ok = JSON.parse(text(await call('listThreads', { view: 'inbox', limit: '2' })));
     expect(ok.result.structuredContent.data).toHaveLength(2);
