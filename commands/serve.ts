@@ -10,6 +10,9 @@ interface ServeOptions {
   rateLimit?: string;
   logBodies?: boolean;
   payments?: 'local' | 'stripe';
+  publicUrl?: string;
+  allowedHost?: string[];
+  allowedOrigin?: string[];
 }
 
 export default defineCommand<ServeOptions>({
@@ -19,10 +22,13 @@ export default defineCommand<ServeOptions>({
     'On an empty store without --seed, creates an owner, a workspace and an all-abilities token,\n' +
     'saves them as profile `local`, and prints the token once. SIGINT/SIGTERM finish in-flight\n' +
     'requests, flush the store and exit 0.',
-  examples: ['wcm serve', 'wcm serve --port 0 --data /tmp/wcm.json --seed fixtures/demo.json'],
+  examples: ['wcm serve', 'wcm serve --port 0 --data /tmp/wcm.json --seed fixtures/demo.json', 'wcm serve --host 0.0.0.0 --public-url https://sandbox.example.com'],
   options: [
     { flags: '--host <host>', description: 'address to listen on', default: '127.0.0.1' },
     { flags: '--port <port>', description: 'port (0 picks a free one)', default: '4010' },
+    { flags: '--public-url <url>', description: 'the origin clients use, e.g. https://sandbox.example.com behind a TLS proxy (env WCM_PUBLIC_URL); OAuth issuer, links and redirects use it' },
+    { flags: '--allowed-host <name>', description: 'also answer requests whose Host is this name (repeatable; .example.com for subdomains; * for any, which disables DNS-rebinding protection)', repeatable: true },
+    { flags: '--allowed-origin <origin>', description: 'let web pages from this origin call the server (repeatable), e.g. https://app.example.com', repeatable: true },
     { flags: '--data <file>', description: 'data file (default .wcm/store.json in the working directory)' },
     { flags: '--seed <fixture>', description: 'store fixture to load into an empty store (repeatable)', repeatable: true },
     { flags: '--log-bodies', description: 'keep request bodies in the request log (`wcm logs`), with tokens, secrets, card numbers and e-mail addresses masked' },
@@ -36,6 +42,14 @@ export default defineCommand<ServeOptions>({
     if (opts.rateLimit !== undefined) {
       rateLimit = Number(opts.rateLimit);
       if (!Number.isInteger(rateLimit) || rateLimit < 1) throw new UsageError(`\`--rate-limit\` must be a positive integer; received \`${opts.rateLimit}\`.`);
+    }
+    const trust = { publicUrl: opts.publicUrl ?? (f.env.WCM_PUBLIC_URL || undefined), allowedHosts: opts.allowedHost, allowedOrigins: opts.allowedOrigin };
+    const { checkTrustOptions, TrustOptionError } = await import('../src/server/trust/config.js');
+    try {
+      checkTrustOptions(trust);
+    } catch (err) {
+      if (err instanceof TrustOptionError) throw new UsageError(opts.publicUrl === undefined && trust.publicUrl !== undefined ? err.message.replace('`--public-url`', '`WCM_PUBLIC_URL`') : err.message);
+      throw err;
     }
     const dataFile = path.resolve(f.cwd, opts.data ?? '.wcm/store.json');
     const { startLocalServer } = await import('../src/server/serve.js');
@@ -56,6 +70,7 @@ export default defineCommand<ServeOptions>({
         extend: extendServer,
         log: (line) => f.io.stderr.write(`${line}\n`),
         logBodies: !!opts.logBodies,
+        ...trust,
       });
     } catch (err) {
       if (err instanceof StoreLockedError || err instanceof FixtureError || err instanceof StoreCorruptError) throw new CliError(err.message);
@@ -125,9 +140,10 @@ export default defineCommand<ServeOptions>({
 
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
+    if (server.origin !== new URL(server.url).origin) out.write(`public URL: ${server.origin}\n`);
     out.write(`data: ${dataFile}\n`);
-    out.write(`dashboard: ${new URL(server.url).origin}/dashboard (read-only; \`wcm open\` opens it at a record)\n`);
-    for (const note of server.notes) out.write(`${note}\n`);
+    out.write(`dashboard: ${server.origin}/dashboard (read-only; \`wcm open\` opens it at a record)\n`);
+    for (const note of server.notes) (note.startsWith('warning:') ? f.io.stderr : out).write(`${note}\n`);
     for (const line of profileLines) out.write(`${line}\n`);
 
     await stopped;

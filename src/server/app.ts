@@ -13,6 +13,8 @@ import type { PublicGuard } from './guards.js';
 import { requestIdFor } from './ids.js';
 import { basePathOf, header, parseQuery, plainTarget, readJsonBody, type AppRequest } from './request.js';
 import { jsonResponse, problemResponse, splicedPage, baseHeaders, type AppResponse } from './response.js';
+import { DEFAULT_TRUST, type Trust } from './trust/config.js';
+import { addCors, checkEdge } from './trust/edge.js';
 
 export type { AppRequest, AppResponse };
 
@@ -42,6 +44,8 @@ export type { PublicGuard };
 
 export interface AppOptions {
   store: Store;
+  /** The server's origin and trusted hosts and origins (TRUST.md §1); `wcm serve` sets it once listening. */
+  trust?: Trust;
   clock?: Clock;
   handlers?: Record<string, Handler>;
   services?: ExtraServices;
@@ -67,6 +71,11 @@ export class App {
   private readonly guards: PublicGuard[];
   private readonly mounts: Mount[];
   private openapiText: string | null = null;
+  /**
+   * Set once, when the server knows its port (serve.ts), before the first request is read. Every
+   * URL the server builds takes its origin from here, never from the Host header.
+   */
+  trust: Trust;
 
   constructor(private readonly options: AppOptions) {
     this.store = options.store;
@@ -74,6 +83,7 @@ export class App {
     this.handlers = options.handlers ?? defaultHandlers;
     this.guards = options.guards ?? [];
     this.mounts = options.mounts ?? [];
+    this.trust = options.trust ?? DEFAULT_TRUST;
     this.services = { ...(options.services ?? {}), store: this.store, clock: this.clock };
   }
 
@@ -101,20 +111,31 @@ export class App {
         badTarget = true;
       }
     }
-    const host = header(req.headers, 'host') ?? 'localhost';
+    const origin = this.trust.origin;
     const base = badTarget ? undefined : basePathOf(url.pathname);
     const info: RequestInfo = {
       id: requestId,
       method: req.method.toUpperCase(),
       path: url.pathname,
-      origin: `http://${host}`,
-      baseUrl: `http://${host}${base ?? '/v1'}`,
+      origin,
+      baseUrl: `${origin}${base ?? '/v1'}`,
       headers: req.headers,
       remoteAddress: req.remoteAddress ?? '127.0.0.1',
       rawBody: typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? Buffer.alloc(0)),
     };
     if (req.audience) info.audience = req.audience;
     if (seen) seen.info = info;
+    const edge = checkEdge(this.trust, info);
+    if (edge) return edge instanceof ProblemError ? this.fail(edge, info) : edge;
+    const res = await this.route(req, info, url, base, badTarget, seen);
+    if (info.headers.origin !== undefined) addCors(this.trust, info, res);
+    return res;
+  }
+
+  private async route(
+    req: AppRequest, info: RequestInfo, url: { pathname: string; search: string }, base: string | undefined, badTarget: boolean,
+    seen: { info?: RequestInfo; operationId?: string } | null,
+  ): Promise<AppResponse> {
     try {
       if (badTarget) throw new ProblemError('route_not_found', { detail: 'The request target is not a valid path.' });
       if (url.pathname === '/healthz') {

@@ -11,8 +11,9 @@ import { MovableClock } from './emulator/clock.js';
 import { SEED_FILES_SETTING } from './emulator/state.js';
 import { listen, type RunningServer } from './http.js';
 import { newSecret } from './ids.js';
+import { checkTrustOptions, makeTrust, socketOrigin, type TrustOptions } from './trust/config.js';
 
-export interface LocalServerOptions {
+export interface LocalServerOptions extends TrustOptions {
   dataFile: string;
   host?: string;
   port?: number;
@@ -38,6 +39,8 @@ export interface LocalServerOptions {
 
 export interface LocalServer extends RunningServer {
   app: App;
+  /** The origin clients use (`--public-url`, else the socket's): OAuth issuer, links, redirects. */
+  origin: string;
   store: Store;
   /** What happened at start (seeded, bootstrapped token, …) for `wcm serve` to print. */
   notes: string[];
@@ -73,6 +76,8 @@ function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; 
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   // One movable clock for the whole server: the control plane moves it (PUT /_emulator/clock).
   const clock = new MovableClock(options.clock ?? systemClock);
+  // Flags are checked before anything is opened: a bad one is a message, not a half-started server.
+  const publicUrl = checkTrustOptions(options);
   const store = await Store.open(options.dataFile, options.storeOptions);
   const notes: string[] = [];
   let bootstrap: LocalServer['bootstrap'];
@@ -123,8 +128,15 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       onError: (err, req) => options.log?.(`[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     });
     const running = await listen(app, { host: options.host, port: options.port });
+    // Set before this continuation yields, so no request is ever read without it.
+    const fromSocket = socketOrigin(options.host ?? '127.0.0.1', new URL(running.url).hostname.replace(/^\[|\]$/g, ''), running.port);
+    app.trust = makeTrust(publicUrl ?? fromSocket.origin, options);
+    if (!publicUrl && fromSocket.warning) notes.push(fromSocket.warning);
+    if (app.trust.allowedHosts.includes('*')) notes.push('warning: --allowed-host * answers requests for any host name, so DNS rebinding is not blocked: list the names instead');
     return {
       ...running,
+      url: `${fromSocket.origin}/v1`,
+      origin: app.trust.origin,
       app,
       store,
       notes,

@@ -96,7 +96,7 @@ describe('wcm serve', () => {
     sock.on('data', (d) => (raw += d.toString()));
     await new Promise((r) => sock.once('connect', r));
     // Headers and half the body now; the rest after the signal.
-    sock.write(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    sock.write(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
     await new Promise((r) => setTimeout(r, 200));
     proc.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

@@ -175,7 +175,7 @@ describe('a write that fails in the file layer', () => {
     const create = (title: string) =>
       app.handle({
         method: 'POST', url: `/v1/workspaces/${demo.ws1}/lists`,
-        headers: { host: 'x', authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
+        headers: { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
         body: JSON.stringify(title.startsWith('s') ? { title, template_slug: 'faq' } : listingFor(title)),
       });
     return { tmp, file, set, store, errors, app, create };
@@ -200,7 +200,7 @@ describe('a write that fails in the file layer', () => {
       for (const res of failed) checkFailed(res, fault);
       expect(errors).toHaveLength(n);
       expect(storeState(store), 'memory changed by a failed write').toBe(before);
-      const listed = await app.handle({ method: 'GET', url: `/v1/workspaces/${demo.ws1}/lists?limit=100`, headers: { host: 'x', authorization: `Bearer ${demo.owner}` } });
+      const listed = await app.handle({ method: 'GET', url: `/v1/workspaces/${demo.ws1}/lists?limit=100`, headers: { host: 'localhost', authorization: `Bearer ${demo.owner}` } });
       expect(listed.body).not.toContain('doomed');
       // The disk as a crash right now would leave it.
       expect(storeState(await Store.openReadOnly(file)), 'disk changed by a failed write').toBe(before);

@@ -243,14 +243,14 @@ describe('generated bad input, over a real socket', () => {
 
   it('malformed HTTP (bad request line, bad header bytes, oversized headers) is still a problem+json', async () => {
     const heads = [
-      'GET /v1/me HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n',
-      'GET /v1/me HTTP/1.1\r\nHost: x\r\nX-A: \u0001\r\n\r\n',
-      'GET /v1/me\u0000 HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /v1/me HTTP/1.1\r\nHost: localhost\r\nBad Header: y\r\n\r\n',
+      'GET /v1/me HTTP/1.1\r\nHost: localhost\r\nX-A: \u0001\r\n\r\n',
+      'GET /v1/me\u0000 HTTP/1.1\r\nHost: localhost\r\n\r\n',
       'GARBAGE\r\n\r\n',
-      `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
-      'POST /v1/workspaces/x/lists HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n',
-      'GET http://[ HTTP/1.1\r\nHost: x\r\n\r\n',
-      'GET http://[::1 HTTP/1.1\r\nHost: x\r\n\r\n',
+      `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      'POST /v1/workspaces/x/lists HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n',
+      'GET http://[ HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      'GET http://[::1 HTTP/1.1\r\nHost: localhost\r\n\r\n',
     ];
     for (const head of heads) {
       const res = await rawRequest(server.port, { head: Buffer.from(head, 'latin1'), timeoutMs: 5000 });
@@ -261,7 +261,7 @@ describe('generated bad input, over a real socket', () => {
       expect(p.request_id).toBe(headerOf(res, 'x-request-id'));
     }
     // The server is still up and answering.
-    const ok = await rawRequest(server.port, { head: `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n` });
+    const ok = await rawRequest(server.port, { head: `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n` });
     expect(ok.status).toBe(200);
   });
 
@@ -288,7 +288,7 @@ describe('generated bad input, over a real socket', () => {
         resolve({ closedAfter: Date.now() - started, answer });
       });
       sock.on('connect', async () => {
-        sock.write(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${100 * MAX_BODY_BYTES}\r\n\r\n`);
+        sock.write(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${100 * MAX_BODY_BYTES}\r\n\r\n`);
         while (open && Date.now() - started < 15_000) {
           if (!sock.write(chunk)) await new Promise((r) => setTimeout(r, 5));
         }
@@ -302,7 +302,7 @@ describe('generated bad input, over a real socket', () => {
   async function refuseLargeBody(chunked: boolean, size: number) {
     const before = storeState(server.store);
     const path = `/v1/workspaces/${demo.ws1}/lists`;
-    const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\n` + (chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${size}\r\n\r\n`);
+    const head = `POST ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\n` + (chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${size}\r\n\r\n`);
     const body = Buffer.alloc(size, 0x20);
     body.write('{"title":"');
     const res = await rawRequest(server.port, { head, body, chunkSize: 64 * 1024, chunkDelayMs: 20, chunked, timeoutMs: 20_000 });

@@ -144,7 +144,7 @@ describe('operation × refusal matrix (in-process)', () => {
   it('an unexpected failure is a bare 500: no message, path or stack reaches the client', async () => {
     const secret = new Error(`ENOENT: open '/work/secret/store.json' at Object.openSync (node:fs:573:3)`);
     const app = new App({ store: s.store, handlers: { getMe: () => { throw secret; } }, onError: () => undefined });
-    const res = await app.handle({ method: 'GET', url: '/v1/me', headers: { host: 'x', authorization: `Bearer ${demo.owner}` } });
+    const res = await app.handle({ method: 'GET', url: '/v1/me', headers: { host: 'localhost', authorization: `Bearer ${demo.owner}` } });
     expect(res.status).toBe(500);
     expect(JSON.parse(res.body).code).toBe('internal_error');
     expect(res.body).not.toContain('ENOENT');
@@ -228,7 +228,7 @@ describe('slow clients are cut off (headersTimeout / requestTimeout)', () => {
 
   it('headers sent a byte at a time forever: cut off after about headersTimeout, with a 408 problem', async () => {
     const before = storeState(s.store);
-    const { ms, answer } = await trickle(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: x\r\nX-Slow: `, 'abcdefgh');
+    const { ms, answer } = await trickle(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nX-Slow: `, 'abcdefgh');
     expect(ms).toBeLessThan(4000);
     expect(ms).toBeGreaterThanOrEqual(900);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
@@ -239,7 +239,7 @@ describe('slow clients are cut off (headersTimeout / requestTimeout)', () => {
 
   it('a body sent a byte at a time: cut off after about requestTimeout, nothing written', async () => {
     const before = storeState(s.store);
-    const head = `POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"title":"`;
+    const head = `POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"title":"`;
     const { ms, answer } = await trickle(head, 'x');
     expect(ms).toBeLessThan(5000);
     expect(ms).toBeGreaterThanOrEqual(1900);
@@ -248,7 +248,7 @@ describe('slow clients are cut off (headersTimeout / requestTimeout)', () => {
   });
 
   it('a client that is fast enough is served normally', async () => {
-    const res = await rawRequest(running.port, { head: `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n` });
+    const res = await rawRequest(running.port, { head: `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n` });
     expect(res.status).toBe(200);
     checkAnswer(res, 'fast client');
   });

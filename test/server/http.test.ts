@@ -121,14 +121,14 @@ describe('through a real socket', () => {
     ['an absolute-form target with a bad port', 'GET http://x:99999/v1/me HTTP/1.1'],
     ['an absolute-form target with a bad host', 'GET http://[/v1 HTTP/1.1'],
   ])('%s is 404 route_not_found, and the server lives on', async (_n, line) => {
-    const res = await rawRequest(server.port, `${line}\r\nHost: x\r\nX-Request-Id: odd-target\r\n\r\n`, []);
+    const res = await rawRequest(server.port, `${line}\r\nHost: localhost\r\nX-Request-Id: odd-target\r\n\r\n`, []);
     expectProblem(res, 404, 'route_not_found');
     expect(res.headers['x-request-id']).toBe('odd-target');
     expect((await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${demo.owner}` } })).status).toBe(200);
   });
 
   it('HEAD /healthz has headers and no body', async () => {
-    const res = await rawRequest(server.port, 'HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', []);
+    const res = await rawRequest(server.port, 'HEAD /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n', []);
     expect(res.status).toBe(200);
     expect(res.headers['content-length']).toBe('15');
     expect(res.body).toBe('');
@@ -147,7 +147,7 @@ describe('HEAD on API routes', () => {
   it('answers like GET without the body: same status and Content-Length', async () => {
     const get = await fetch(`${server.url}/setup/listing-templates`, { headers: { authorization: `Bearer ${demo.owner}` } });
     const getBody = await get.text();
-    const res = await rawRequest(server.port, `HEAD /v1/setup/listing-templates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n`, []);
+    const res = await rawRequest(server.port, `HEAD /v1/setup/listing-templates HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n`, []);
     expect(res.status).toBe(200);
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(getBody)));
     expect(res.body).toBe('');

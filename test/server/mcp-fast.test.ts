@@ -16,7 +16,7 @@ afterAll(() => s.close());
 const filter = { abilities: null, defaultWorkspace: demo.ws1 };
 const tools = buildTools(filter);
 // The dispatch /mcp itself uses, with the owner's token.
-const dispatchRaw = (r: ToolRequest) => inProcessDispatch(s.app, { headers: { host: 'x', authorization: `Bearer ${demo.owner}` }, remoteAddress: '127.0.0.1' })(r);
+const dispatchRaw = (r: ToolRequest) => inProcessDispatch(s.app, { headers: { host: 'localhost', authorization: `Bearer ${demo.owner}` }, remoteAddress: '127.0.0.1' })(r);
 const dispatch = parsedDispatch(dispatchRaw);
 const HEADERS = { accept: 'application/json, text/event-stream', contentType: 'application/json', protocolVersion: '2025-06-18' };
 const call = (name: string, args: unknown, id: unknown = 7, headers = HEADERS) =>

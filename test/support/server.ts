@@ -5,6 +5,7 @@ import { App, type AppRequest, type AppResponse } from '../../src/server/app.js'
 import type { Clock } from '../../src/server/context.js';
 import { extendServer } from '../../src/server/extend.js';
 import { startLocalServer, type LocalServer } from '../../src/server/serve.js';
+import type { TrustOptions } from '../../src/server/trust/config.js';
 import { seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
 
@@ -122,7 +123,9 @@ export async function inProcess(opts: { fixtures?: string[]; clock?: Clock; serv
 }
 
 /** The real server on a free loopback port, with everything `wcm serve` adds. */
-export async function onPort(opts: { fixtures?: string[]; clock?: Clock; rateLimit?: number; dataFile?: string } = {}): Promise<LocalServer & { dir: string; cleanup(): void }> {
+export async function onPort(
+  opts: { fixtures?: string[]; clock?: Clock; rateLimit?: number; dataFile?: string; host?: string } & TrustOptions = {},
+): Promise<LocalServer & { dir: string; cleanup(): void }> {
   const { dir, cleanup } = tempDir();
   const server = await startLocalServer({
     dataFile: opts.dataFile ?? path.join(dir, 'store.json'),
@@ -131,6 +134,10 @@ export async function onPort(opts: { fixtures?: string[]; clock?: Clock; rateLim
     clock: opts.clock,
     rateLimit: opts.rateLimit,
     extend: extendServer,
+    host: opts.host,
+    publicUrl: opts.publicUrl,
+    allowedHosts: opts.allowedHosts,
+    allowedOrigins: opts.allowedOrigins,
   });
   const stop = server.close.bind(server); // taken before Object.assign replaces `close`
   return Object.assign(server, {

@@ -79,7 +79,7 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       try {
         const requestHeaders = new Headers();
         for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') requestHeaders.set(k, v);
-        const response = await transport.handleRequest(new Request(`${info.origin}${req.url}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }));
+        const response = await transport.handleRequest(new Request(`${info.origin}${info.path}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }));
         const out: AppResponse = { status: response.status, headers, body: await response.text() };
         response.headers.forEach((v, k) => (out.headers[k] = v));
         return out;
@@ -92,16 +92,16 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
 
 /**
  * A tool's request sent through `app.handle` as a `/v1` request with the `/mcp` caller's token
- * (anonymous for public operations), host and address, and the MCP audience: every check of the
+ * (anonymous for public operations) and address, and the MCP audience: every check of the
  * API applies as it would over HTTP.
  */
 export function inProcessDispatch(app: App, info: Pick<RequestInfo, 'headers' | 'remoteAddress'>): (r: ToolRequest) => Promise<RawAnswer> {
   const authorization = header(info.headers, 'authorization');
-  const host = header(info.headers, 'host') ?? 'localhost';
   return async (r) => {
     let qs = '';
     for (const k in r.query) qs += `${qs ? '&' : ''}${encodeURIComponent(k)}=${encodeURIComponent(r.query[k])}`;
-    const headers: Record<string, string> = { host, 'content-type': 'application/json' };
+    // No Host: the origin is the server's own (app.trust), and nothing reads the caller's.
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (!r.anonymous && authorization) headers.authorization = authorization;
     if (r.idempotencyKey) headers['idempotency-key'] = r.idempotencyKey;
     const res = await app.handle({

@@ -69,7 +69,7 @@ export function layout({ title, body, nav, home, user }: LayoutOptions): Html {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · wcm</title>
 <link rel="stylesheet" href="${STYLESHEET_HREF}">
 </head>
@@ -117,7 +117,8 @@ function pageHeaders(csp?: CspDirectives): Record<string, string> {
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
+    // Not no-referrer: Chrome then sends `Origin: null` on same-origin form posts, which the Origin rule refuses.
+    'Referrer-Policy': 'same-origin',
     'Content-Security-Policy': cspHeader(csp),
   };
 }

@@ -42,7 +42,7 @@ function documentAt(path: string, origin: string) {
   return undefined;
 }
 
-/** `/.well-known/…`: the discovery documents, no token needed, readable from any origin. */
+/** `/.well-known/…`: the discovery documents, no token needed; CORS for allowed origins only (trust/cors.ts). */
 export function wellKnownMount(): Mount {
   return {
     prefix: '/.well-known',
@@ -50,7 +50,7 @@ export function wellKnownMount(): Mount {
       const doc = documentAt(info.path, info.origin);
       if (!doc) return app.fail(new ProblemError('route_not_found', { detail: `No document at \`${info.path}\`.` }), info);
       if (info.method !== 'GET' && info.method !== 'HEAD') return app.fail(new ProblemError('method_not_allowed', { detail: 'Discovery documents answer GET.', headers: { Allow: 'GET, HEAD' } }), info);
-      return jsonResponse(200, doc, { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' });
+      return jsonResponse(200, doc, { 'Cache-Control': 'public, max-age=300' });
     },
   };
 }
