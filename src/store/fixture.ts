@@ -120,10 +120,12 @@ const OAuthGrant = z.strictObject({
   audience: z.string(),
   refresh_sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable().default(null),
   refresh_expires_at: tsOut.nullable().default(null),
-  used_refresh_sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/)).default([]),
+  refresh_generation: z.number().int().min(0).default(0),
+  /** Kept before the generation counter; read and dropped (the counter starts at its length). */
+  used_refresh_sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
   created_at: tsOut,
   revoked_at: tsOut.nullable().default(null),
-});
+}).transform(({ used_refresh_sha256, ...g }) => ({ ...g, refresh_generation: Math.max(g.refresh_generation, used_refresh_sha256?.length ?? 0) }));
 
 /** The store fixture format (docs/server.md: Store fixtures), plus `orders` and `analytics_events` that exports carry. */
 export const FixtureSchema = z.strictObject({

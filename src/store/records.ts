@@ -153,8 +153,9 @@ export interface OAuthAppRecord {
 }
 /**
  * One authorization: what a user approved for an application (abilities, workspaces, audience),
- * and the family of tokens descended from its code. The current refresh token's hash rotates;
- * earlier ones are kept so that a replay is recognised and revokes the family.
+ * and the family of tokens descended from its code. The current refresh token's hash rotates and
+ * its generation counts up; a refresh token names its grant and generation, so an earlier one is
+ * recognised (and revokes the family) without keeping a growing list of used hashes.
  */
 export interface OAuthGrantRecord {
   id: string;
@@ -165,7 +166,8 @@ export interface OAuthGrantRecord {
   audience: string;
   refresh_sha256: string | null;
   refresh_expires_at: string | null;
-  used_refresh_sha256: string[];
+  /** The current refresh token's generation: 0 from the code, one more per rotation. */
+  refresh_generation: number;
   created_at: string;
   revoked_at: string | null;
 }

@@ -138,6 +138,7 @@ function readVersion1(collections: Record<string, unknown[]>, sink: SnapshotSink
  * `thread_messages`, and deleting a thread deletes both.
  */
 export function upgradeRecord(c: CollectionName, rec: unknown): Array<[CollectionName, unknown]> {
+  if (c === 'oauth_grants' && rec) return [[c, upgradeGrant(rec as Record<string, unknown>)]];
   if (c !== 'threads') return [[c, rec]];
   if (rec === null) return [['threads', null], ['thread_messages', null]];
   if (Array.isArray((rec as { messages?: unknown }).messages)) {
@@ -145,6 +146,13 @@ export function upgradeRecord(c: CollectionName, rec: unknown): Array<[Collectio
     return [['threads', thread], ['thread_messages', messages]];
   }
   return [[c, rec]];
+}
+
+/** A grant that kept every used refresh hash: the list becomes its length, the generation counter. */
+function upgradeGrant(rec: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(rec.used_refresh_sha256)) return rec;
+  const { used_refresh_sha256: used, ...grant } = rec;
+  return { ...grant, refresh_generation: (used as unknown[]).length };
 }
 
 /**

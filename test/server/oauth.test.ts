@@ -134,7 +134,7 @@ describe('the authorization code flow with PKCE', () => {
     const t = await exchange(code, verifier);
     expect(t.status).toBe(200);
     expect(t.headers.get('cache-control')).toBe('no-store');
-    expect(t.json).toEqual({ access_token: expect.stringMatching(/^wcm_oat_[A-Za-z0-9]{40}$/), token_type: 'Bearer', expires_in: 3600, refresh_token: expect.stringMatching(/^wcm_ort_[A-Za-z0-9]{40}$/), scope: 'content:read engagements:read' });
+    expect(t.json).toEqual({ access_token: expect.stringMatching(/^wcm_oat_[A-Za-z0-9]{40}$/), token_type: 'Bearer', expires_in: 3600, refresh_token: expect.stringMatching(/^wcm_ort_[A-Za-z0-9]{24}_0_[A-Za-z0-9]{40}$/), scope: 'content:read engagements:read' });
 
     const me = await api('/me', t.json.access_token);
     expect(me.status).toBe(200);

@@ -22,7 +22,7 @@ export async function revokeToken(store: Store, clock: Clock, clientId: string |
     if (!access.revoked_at) await store.transact((tx) => tx.put('tokens', { ...access, revoked_at: iso(clock) }));
     return;
   }
-  const found = grantOfRefresh(store, sha);
+  const found = grantOfRefresh(store, token);
   if (found?.current && (!clientId || found.grant.client_id === clientId)) await store.transact((tx) => revokeGrantIn(tx, found.grant, clock));
 }
 

@@ -2,14 +2,13 @@ import type { OAuthCodeRecord, OAuthGrantRecord } from '../../../store/records.j
 import type { Store } from '../../../store/store.js';
 import type { Clock } from '../../context.js';
 import { newSecret } from '../../ids.js';
-import { hashToken } from '../../../store/fixture.js';
 import { verifierMatches } from '../checks/pkce.js';
 import { audienceOf } from '../checks/resource.js';
 import { OAuthError } from '../errors.js';
 import { issued, putAccessToken, type IssuedTokens } from '../models/access-token.js';
 import type { Client } from '../models/client.js';
 import { findCode } from '../models/code.js';
-import { revokeGrantIn } from '../models/grant.js';
+import { newRefreshToken, revokeGrantIn } from '../models/grant.js';
 import { iso, isPast, REFRESH_SECONDS } from '../time.js';
 
 export interface CodeParams {
@@ -46,11 +45,11 @@ async function redeemable(store: Store, clock: Clock, client: Client, p: CodePar
 /** `grant_type=authorization_code`: the code becomes a grant, its first access token and refresh token. */
 export async function exchangeCode(store: Store, clock: Clock, client: Client, p: CodeParams): Promise<IssuedTokens> {
   const code = await redeemable(store, clock, client, p);
-  const refresh = newSecret('wcm_ort_');
+  const id = newSecret('grant_').slice(0, 6 + 24);
+  const refresh = newRefreshToken(id, 0);
   const grant: OAuthGrantRecord = {
-    id: newSecret('grant_').slice(0, 6 + 24),
-    user_id: code.user_id, client_id: code.client_id, abilities: code.abilities, workspace_ids: code.workspace_ids, audience: code.audience,
-    refresh_sha256: hashToken(refresh), refresh_expires_at: iso(clock, REFRESH_SECONDS), used_refresh_sha256: [], created_at: iso(clock), revoked_at: null,
+    id, user_id: code.user_id, client_id: code.client_id, abilities: code.abilities, workspace_ids: code.workspace_ids, audience: code.audience,
+    refresh_sha256: refresh.sha, refresh_expires_at: iso(clock, REFRESH_SECONDS), refresh_generation: 0, created_at: iso(clock), revoked_at: null,
   };
   let access = '';
   await store.transact((tx) => {
@@ -58,5 +57,5 @@ export async function exchangeCode(store: Store, clock: Clock, client: Client, p
     tx.put('oauth_codes', { ...code, used_at: iso(clock), grant_id: grant.id });
     access = putAccessToken(tx, clock, grant, grant.abilities, client.name);
   });
-  return issued(access, refresh, grant.abilities);
+  return issued(access, refresh.token, grant.abilities);
 }

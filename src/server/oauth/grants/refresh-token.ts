@@ -1,15 +1,13 @@
 import type { Ability } from '../../../contract/enums.js';
-import { hashToken } from '../../../store/fixture.js';
 import type { OAuthGrantRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
 import type { Clock } from '../../context.js';
-import { newSecret } from '../../ids.js';
 import { audienceOf } from '../checks/resource.js';
 import { parseScope } from '../checks/scope.js';
 import { OAuthError } from '../errors.js';
 import { issued, putAccessToken, type IssuedTokens } from '../models/access-token.js';
 import type { Client } from '../models/client.js';
-import { grantOfRefresh, revokeGrantIn } from '../models/grant.js';
+import { grantOfRefresh, newRefreshToken, revokeGrantIn } from '../models/grant.js';
 import { iso, isPast, REFRESH_SECONDS } from '../time.js';
 
 export interface RefreshParams {
@@ -32,8 +30,7 @@ function narrowed(grant: OAuthGrantRecord, scope: string | undefined): Ability[]
 /** `grant_type=refresh_token`: rotation, and reuse detection that revokes the family. */
 export async function refreshTokens(store: Store, clock: Clock, client: Client, p: RefreshParams): Promise<IssuedTokens> {
   if (!p.refresh_token) throw new OAuthError('invalid_request', 'The `refresh_token` parameter is missing.');
-  const sha = hashToken(p.refresh_token);
-  const found = grantOfRefresh(store, sha);
+  const found = grantOfRefresh(store, p.refresh_token);
   if (!found) throw new OAuthError('invalid_grant', 'The refresh token is not recognised.');
   const { grant } = found;
   if (grant.client_id !== client.id) throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
@@ -49,14 +46,12 @@ export async function refreshTokens(store: Store, clock: Clock, client: Client, 
     throw new OAuthError('invalid_target', 'The `resource` differs from the one this authorization was granted for.');
   }
   const abilities = narrowed(grant, p.scope);
-  const refresh = newSecret('wcm_ort_');
+  const generation = grant.refresh_generation + 1;
+  const refresh = newRefreshToken(grant.id, generation);
   let access = '';
   await store.transact((tx) => {
-    tx.put('oauth_grants', {
-      ...grant, refresh_sha256: hashToken(refresh), refresh_expires_at: iso(clock, REFRESH_SECONDS),
-      used_refresh_sha256: [...grant.used_refresh_sha256, sha],
-    });
+    tx.put('oauth_grants', { ...grant, refresh_sha256: refresh.sha, refresh_expires_at: iso(clock, REFRESH_SECONDS), refresh_generation: generation });
     access = putAccessToken(tx, clock, grant, abilities, client.name);
   });
-  return issued(access, refresh, abilities);
+  return issued(access, refresh.token, abilities);
 }

@@ -1,0 +1,87 @@
+// Refresh rotation keeps one generation counter per grant (TRUST.md §4, issue 33 finding 6): the
+// store grows by the same bytes per refresh however many came before, and a replayed earlier generation still
+// revokes the whole family. Real store in a temp dir, the grant flow's own functions.
+import { promises as fs } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exchangeCode } from '../../../src/server/oauth/grants/authorization-code.js';
+import { refreshTokens } from '../../../src/server/oauth/grants/refresh-token.js';
+import { findClient } from '../../../src/server/oauth/models/client.js';
+import { issueCode } from '../../../src/server/oauth/models/code.js';
+import { OAuthError } from '../../../src/server/oauth/errors.js';
+import { authenticate } from '../../../src/server/auth.js';
+import { pkce } from '../../support/oauth.js';
+import { demo, inProcess, TestClock, type InProcess } from '../../support/server.js';
+
+const clock = new TestClock(new Date('2026-11-22T12:00:00.000Z'));
+const ORIGIN = 'http://127.0.0.1:4010';
+let env: InProcess;
+
+beforeEach(async () => {
+  env = await inProcess({ clock });
+});
+afterEach(async () => {
+  await env.close();
+});
+
+/** A fresh grant of the demo app for Ada (all seven abilities, two workspaces): its first tokens. */
+async function newGrant() {
+  const client = findClient(env.store, demo.oauthAppAcme)!;
+  const { verifier, challenge } = pkce();
+  const code = await issueCode(env.store, clock, {
+    client_id: client.id, redirect_uri: 'http://127.0.0.1/callback', user_id: 'usr_ada',
+    abilities: ['workspaces:read', 'workspaces:write', 'content:read', 'content:write', 'engagements:read', 'engagements:manage', 'actions:request'],
+    workspace_ids: [demo.ws1, demo.ws2], resource: '', audience: 'wcm-api-v1', code_challenge: challenge,
+  });
+  const first = await exchangeCode(env.store, clock, client, { code, redirect_uri: 'http://127.0.0.1/callback', code_verifier: verifier, origin: ORIGIN });
+  return { client, first };
+}
+
+/** The journal's written bytes (the file is preallocated with zeros past its last line). */
+const journalBytes = async () => {
+  await env.store.drain();
+  const buf = await fs.readFile(env.store.journalFile);
+  return buf.lastIndexOf(0x0a) + 1;
+};
+
+describe('refresh rotation with a generation counter', () => {
+  it('1,000 refreshes of one grant add the same bytes each (the grant and the new access token), 1.3 MB in all where they added 32.7 MiB', async () => {
+    const { client, first } = await newGrant();
+    let refresh = first.refresh_token;
+    const sizes: number[] = [];
+    const before = await journalBytes();
+    for (let i = 1; i <= 1000; i++) {
+      refresh = (await refreshTokens(env.store, clock, client, { refresh_token: refresh, origin: ORIGIN })).refresh_token;
+      if (i % 250 === 0) sizes.push((await journalBytes()) - before);
+    }
+    const perRefresh = sizes[3] / 1000;
+    // Linear, not quadratic: each quarter adds the same bytes as the first (within 2%).
+    for (let q = 1; q < 4; q++) expect(Math.abs(sizes[q] - sizes[q - 1] - sizes[0]) / sizes[0]).toBeLessThan(0.02);
+    // Two records of all seven abilities and two workspaces: about 1.3 KB (TRUST.md asks < 500 B: not yet).
+    expect(perRefresh).toBeLessThan(1500);
+    const grant = [...env.store.values('oauth_grants')].find((g) => g.client_id === client.id && g.user_id === 'usr_ada' && g.refresh_generation === 1000);
+    expect(grant).toBeDefined();
+    expect(Object.keys(grant!)).not.toContain('used_refresh_sha256');
+    console.log(`journal growth: ${sizes.map((s) => s).join(', ')} bytes after 250/500/750/1000 refreshes (${perRefresh.toFixed(0)} B per refresh)`);
+  });
+
+  it('a replayed earlier generation revokes the family: the current refresh and access tokens stop working', async () => {
+    const { client, first } = await newGrant();
+    const second = await refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
+    const third = await refreshTokens(env.store, clock, client, { refresh_token: second.refresh_token, origin: ORIGIN });
+    // Generation 0, two rotations back: a replay.
+    const replay = refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
+    await expect(replay).rejects.toMatchObject({ error: 'invalid_grant', description: expect.stringContaining('already used') });
+    await expect(refreshTokens(env.store, clock, client, { refresh_token: third.refresh_token, origin: ORIGIN })).rejects.toBeInstanceOf(OAuthError);
+    expect(() => authenticate(env.store, `Bearer ${third.access_token}`, clock.now())).toThrow(/revoked/);
+  });
+
+  it('a forged token of the current generation, or a later one, is unknown and revokes nothing', async () => {
+    const { client, first } = await newGrant();
+    const [, grantPart, gen] = /^wcm_ort_([A-Za-z0-9]+)_(\d+)_/.exec(first.refresh_token)!;
+    for (const forged of [`wcm_ort_${grantPart}_${gen}_${'A'.repeat(40)}`, `wcm_ort_${grantPart}_7_${'A'.repeat(40)}`]) {
+      await expect(refreshTokens(env.store, clock, client, { refresh_token: forged, origin: ORIGIN })).rejects.toMatchObject({ error: 'invalid_grant', description: 'The refresh token is not recognised.' });
+    }
+    const next = await refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
+    expect(next.refresh_token).toMatch(new RegExp(`^wcm_ort_${grantPart}_1_[A-Za-z0-9]{40}$`));
+  });
+});
