@@ -44,7 +44,7 @@ export default defineCommand({
     const [what] = opts.args;
     const t = await f.target();
     const workspace = await f.workspace();
-    await openInBrowser(dashboardAddress(t.baseUrl, workspace, what), f.io, f.env);
+    await openInBrowser(dashboardAddress(t.baseUrl, workspace, what), t.baseUrl, f.io, f.env);
     return 0;
   },
 });

@@ -14,7 +14,7 @@ export default defineCommand({
     const l = (await client.call('getListing', { params: { workspace, list: opts.args[0] } })).body.data;
     if (opts.web) {
       const { openInBrowser } = await import('../../src/cli/browser.js');
-      await openInBrowser(l.dashboard_url, f.io, f.env);
+      await openInBrowser(l.dashboard_url, (await f.target()).baseUrl, f.io, f.env);
       return 0;
     }
     if (f.globals.json) {

@@ -70,7 +70,8 @@ export default defineCommand({
     const workspace = await f.workspace();
     if (opts.web) {
       const { dashboardBase, openInBrowser } = await import('../../src/cli/browser.js');
-      await openInBrowser(`${dashboardBase((await f.target()).baseUrl)}/workspaces/${workspace}/threads/${thread.toLowerCase()}`, f.io, f.env);
+      const { baseUrl } = await f.target();
+      await openInBrowser(`${dashboardBase(baseUrl)}/workspaces/${workspace}/threads/${thread.toLowerCase()}`, baseUrl, f.io, f.env);
       return 0;
     }
     const client = await f.client();

@@ -3,12 +3,12 @@
  * round trip through the loopback listener, and the code exchange. Loaded only by that command.
  */
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { ABILITIES } from '../contract/enums.js';
 import { CliError, EXIT } from './errors.js';
 import type { Profile, ProfileStore } from './config.js';
 import type { IO } from './io.js';
 import { authorizeUrl, canOpenBrowser, listenForRedirect, pkcePair } from './oauth-loopback.js';
+import { launchBrowser, openable } from './browser.js';
 
 /** The seven abilities, the default `--scopes` (zod loads with them: fine, this file is for `--web` only). */
 export const ALL_SCOPES: readonly string[] = ABILITIES;
@@ -59,13 +59,6 @@ export async function tokenRequest(endpoint: string, form: Record<string, string
   return body;
 }
 
-function openBrowser(url: string): void {
-  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
-  const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
-  child.on('error', () => undefined);
-  child.unref();
-}
-
 /** The whole browser round trip; resolves with the tokens and the authorization server used. */
 export async function webLogin(o: { baseUrl: string; clientId: string; scopes: string[]; timeoutMs: number; io: IO; env: NodeJS.ProcessEnv }): Promise<{ tokens: OAuthTokens; as: AuthServer }> {
   const as = await discover(o.baseUrl);
@@ -73,9 +66,10 @@ export async function webLogin(o: { baseUrl: string; clientId: string; scopes: s
   const { verifier, challenge } = pkcePair();
   const loop = await listenForRedirect({ state, issuer: as.issuer, timeoutMs: o.timeoutMs });
   try {
-    const url = authorizeUrl(as.authorization_endpoint, { clientId: o.clientId, redirectUri: loop.redirectUri, scopes: o.scopes, state, challenge, resource: o.baseUrl });
-    if (canOpenBrowser(o.env, o.io.isStdoutTTY)) {
-      openBrowser(url);
+    // The metadata's authorization endpoint is opened only on the base URL's origin (TRUST §6).
+    const url = openable(authorizeUrl(as.authorization_endpoint, { clientId: o.clientId, redirectUri: loop.redirectUri, scopes: o.scopes, state, challenge, resource: o.baseUrl }), o.baseUrl);
+    const opened = canOpenBrowser(o.env, o.io.isStdoutTTY) && (await launchBrowser(url, o.env)).started;
+    if (opened) {
       o.io.stderr.write(`Opened your browser to log in to ${o.baseUrl}. If it did not open, visit:\n${url}\n`);
     } else {
       o.io.stderr.write(`Open this URL in a browser to log in to ${o.baseUrl}:\n${url}\n`);

@@ -17,6 +17,8 @@ export function pkcePair(): { verifier: string; challenge: string } {
 /** Whether a browser can be opened: not when stdout is piped, `BROWSER=none`, or Linux has no display. */
 export function canOpenBrowser(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean, platform: NodeJS.Platform = process.platform): boolean {
   if (!stdoutIsTTY || env.BROWSER === 'none') return false;
+  // $BROWSER comes first (TRUST §6): it may be a text browser or a script, no display needed.
+  if (env.BROWSER?.trim()) return true;
   if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return false;
   return true;
 }

@@ -50,6 +50,7 @@ describe('opening a browser', () => {
     ['stdout piped', { DISPLAY: ':0' }, false, 'linux', false],
     ['BROWSER=none', { DISPLAY: ':0', BROWSER: 'none' }, true, 'linux', false],
     ['Linux without a display', {}, true, 'linux', false],
+    ['$BROWSER set, without a display', { BROWSER: '/usr/local/bin/my-browser' }, true, 'linux', true],
     ['Wayland', { WAYLAND_DISPLAY: 'wayland-0' }, true, 'linux', true],
     ['macOS needs no DISPLAY', {}, true, 'darwin', true],
   ] as const)('%s', (_name, env, tty, platform, expected) => {
