@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { AbilitySchema, Timestamp, Uuid } from './common.js';
+import { AbilitySchema, noQuery, Timestamp, Uuid } from './common.js';
+import type { OperationId } from './table.js';
+import type { OperationSchemas } from './route.js';
 
 export const Me = z
   .object({
@@ -13,3 +15,8 @@ export const Me = z
     workspaces: z.array(z.object({ id: Uuid, name: z.string(), role: z.string() })),
   })
   .meta({ id: 'Me' });
+
+/** The schemas of the account area's operations (their routes: `routes/account.ts`). */
+export const accountSchemas = {
+  getMe: { params: z.strictObject({}), query: noQuery, body: undefined, response: Me },
+} satisfies Partial<Record<OperationId, OperationSchemas>>;

@@ -83,3 +83,8 @@ export function nonEmpty<T extends z.ZodObject>(schema: T) {
     message: 'The body is empty: send at least one member to change.',
   });
 }
+
+/** The query of an operation that takes none, of a plain list, and the `{workspace}` path parameter. */
+export const noQuery = z.strictObject({});
+export const pagingQuery = z.strictObject({ ...PagingQuery });
+export const wsParam = { workspace: Uuid };

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, VOICE_STATUSES } from './enums.js';
-import { PagingQuery, Timestamp, Uuid } from './common.js';
+import { noQuery, PagingQuery, Timestamp, Uuid, wsParam } from './common.js';
+import type { OperationId } from './table.js';
+import type { OperationSchemas } from './route.js';
 
 
 export const ThreadsQuery = z.strictObject({
@@ -80,3 +82,12 @@ export const VoiceInteraction = z
     transcript: z.string().nullable(),
   })
   .meta({ id: 'VoiceInteraction' });
+
+/** The schemas of the engagement area's operations (their routes: `routes/engagement.ts`). */
+export const engagementSchemas = {
+  listThreads: { params: z.strictObject(wsParam), query: ThreadsQuery, body: undefined, response: ThreadSummary },
+  listInboxThreads: { params: z.strictObject(wsParam), query: ThreadsQuery, body: undefined, response: ThreadSummary },
+  getThread: { params: z.strictObject({ ...wsParam, thread: Uuid }), query: noQuery, body: undefined, response: Thread },
+  listBookings: { params: z.strictObject(wsParam), query: BookingsQuery, body: undefined, response: Booking },
+  listVoiceInteractions: { params: z.strictObject(wsParam), query: VoiceQuery, body: undefined, response: VoiceInteraction },
+} satisfies Partial<Record<OperationId, OperationSchemas>>;

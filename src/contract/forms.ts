@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { JsonObject, Timestamp, Uuid, nonEmpty } from './common.js';
+import { JsonObject, nonEmpty, noQuery, pagingQuery, Timestamp, Uuid, wsParam } from './common.js';
+import type { OperationId } from './table.js';
+import type { OperationSchemas } from './route.js';
+import { FormSummary } from './finding.js';
 
 export const FormField = z
   .strictObject({
@@ -51,3 +54,10 @@ export const Form = z
     updated_at: Timestamp.nullable(),
   })
   .meta({ id: 'Form' });
+
+/** The schemas of the forms area's operations (their routes: `routes/forms.ts`). */
+export const formSchemas = {
+  getForm: { params: z.strictObject({ ...wsParam, form: Uuid }), query: noQuery, body: undefined, response: Form },
+  updateForm: { params: z.strictObject({ ...wsParam, form: Uuid }), query: noQuery, body: UpdateFormBody, response: Form },
+  listForms: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: FormSummary },
+} satisfies Partial<Record<OperationId, OperationSchemas>>;

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ARTICLE_STATUSES } from './enums.js';
-import { Timestamp, Uuid } from './common.js';
+import { noQuery, pagingQuery, Timestamp, Uuid, wsParam } from './common.js';
+import type { OperationId } from './table.js';
+import type { OperationSchemas } from './route.js';
+import { KnowledgeListSummary } from './finding.js';
 
 export const ArticleSummary = z
   .object({
@@ -37,3 +40,11 @@ export const RestoreVersionBody = z
 export const RestoredVersion = z
   .object({ article: ArticleSummary, version: ArticleVersion })
   .meta({ id: 'RestoredVersion' });
+
+/** The schemas of the knowledge area's operations (their routes: `routes/knowledge.ts`). */
+export const knowledgeSchemas = {
+  listKnowledgeLists: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: KnowledgeListSummary },
+  listArticles: { params: z.strictObject({ ...wsParam, list: Uuid }), query: pagingQuery, body: undefined, response: ArticleSummary },
+  getArticle: { params: z.strictObject({ ...wsParam, list: Uuid, article: Uuid }), query: noQuery, body: undefined, response: Article },
+  restoreArticleVersion: { params: z.strictObject({ ...wsParam, list: Uuid, article: Uuid, version: z.string().min(1).max(64) }), query: noQuery, body: RestoreVersionBody, response: RestoredVersion },
+} satisfies Partial<Record<OperationId, OperationSchemas>>;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { Timestamp, Uuid } from './common.js';
+import { noQuery, pagingQuery, Timestamp, Uuid, wsParam } from './common.js';
+import type { OperationId } from './table.js';
+import type { OperationSchemas } from './route.js';
 
 export const ListingTemplate = z
   .object({ slug: z.string(), name: z.string(), description: z.string() })
@@ -58,3 +60,11 @@ export const ListingSummary = z
   .object({ id: Uuid, title: z.string(), dashboard_url: z.string() })
   .meta({ id: 'ListingSummary' });
 
+
+/** The schemas of the listings area's operations (their routes: `routes/listings.ts`). */
+export const listingSchemas = {
+  listListingTemplates: { params: z.strictObject({}), query: pagingQuery, body: undefined, response: ListingTemplate },
+  createListing: { params: z.strictObject(wsParam), query: noQuery, body: CreateListingBody, response: Listing },
+  listListings: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: ListingSummary },
+  getListing: { params: z.strictObject({ ...wsParam, list: Uuid }), query: noQuery, body: undefined, response: Listing },
+} satisfies Partial<Record<OperationId, OperationSchemas>>;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { AbilitySchema, Timestamp, Uuid } from './common.js';
+import { AbilitySchema, noQuery, pagingQuery, Timestamp, Uuid, wsParam } from './common.js';
+import type { OperationId } from './table.js';
+import type { OperationSchemas } from './route.js';
 
 /** Client ids of registered applications; `wcm-cli` is the built-in one. */
 export const CLIENT_ID_PATTERN = /^wcm_app_[A-Za-z0-9]{24,}$/;
@@ -66,3 +68,12 @@ export const OAuthGrant = z
     revoked_at: Timestamp.nullable(),
   })
   .meta({ id: 'OAuthGrant' });
+
+/** The schemas of the oauth area's operations (their routes: `routes/oauth.ts`). */
+export const oauthSchemas = {
+  createOAuthApp: { params: z.strictObject(wsParam), query: noQuery, body: CreateOAuthAppBody, response: CreatedOAuthApp },
+  listOAuthApps: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: OAuthApp },
+  deleteOAuthApp: { params: z.strictObject({ ...wsParam, app: ClientId }), query: noQuery, body: undefined, response: OAuthApp },
+  listOAuthGrants: { params: z.strictObject({}), query: pagingQuery, body: undefined, response: OAuthGrant },
+  revokeOAuthGrant: { params: z.strictObject({ grant: GrantId }), query: noQuery, body: undefined, response: OAuthGrant },
+} satisfies Partial<Record<OperationId, OperationSchemas>>;

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { SCHEMA_TYPES } from './enums.js';
-import { Timestamp, Uuid, nonEmpty } from './common.js';
+import { nonEmpty, noQuery, Timestamp, Uuid, wsParam } from './common.js';
+import type { OperationId } from './table.js';
+import type { OperationSchemas } from './route.js';
+import { PageSummary, PagesQuery } from './finding.js';
 
 export const SLUG_PATTERN = /^[a-z0-9_-]+$/;
 /** `custom`, or `<service>_contact` such as `whatsapp_contact`. */
@@ -95,3 +98,10 @@ export const Page = z
     updated_at: Timestamp.nullable(),
   })
   .meta({ id: 'Page' });
+
+/** The schemas of the pages area's operations (their routes: `routes/pages.ts`). */
+export const pageSchemas = {
+  getPage: { params: z.strictObject({ ...wsParam, page: Uuid }), query: noQuery, body: undefined, response: Page },
+  updatePage: { params: z.strictObject({ ...wsParam, page: Uuid }), query: noQuery, body: UpdatePageBody, response: Page },
+  listPages: { params: z.strictObject(wsParam), query: PagesQuery, body: undefined, response: PageSummary },
+} satisfies Partial<Record<OperationId, OperationSchemas>>;

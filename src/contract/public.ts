@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ORDER_STATES, SOURCE_TYPES } from './enums.js';
-import { JsonObject, Timestamp, Uuid } from './common.js';
+import { JsonObject, noQuery, pagingQuery, Timestamp, Uuid, wsParam } from './common.js';
+import type { OperationId } from './table.js';
+import type { OperationSchemas } from './route.js';
+import { OfferSummary, AgentSummary } from './finding.js';
 
 
 export const CreatePaymentIntentBody = z
@@ -69,3 +72,12 @@ export const AgentChatOpened = z
 export const PaymentNotificationReceipt = z
   .object({ received: z.literal(true), event_id: z.string(), applied: z.boolean() })
   .meta({ id: 'PaymentNotificationReceipt' });
+
+/** The schemas of the public area's operations (their routes: `routes/public.ts`). */
+export const publicSchemas = {
+  listOffers: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: OfferSummary },
+  createPaymentIntent: { params: z.strictObject({ offer: Uuid }), query: noQuery, body: CreatePaymentIntentBody, response: CreatedPaymentIntent },
+  receivePaymentNotification: { params: z.strictObject({}), query: noQuery, body: undefined, response: PaymentNotificationReceipt },
+  listAgents: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: AgentSummary },
+  recordAgentChatOpened: { params: z.strictObject({ agent: Uuid }), query: noQuery, body: AgentChatOpenedBody, response: AgentChatOpened },
+} satisfies Partial<Record<OperationId, OperationSchemas>>;

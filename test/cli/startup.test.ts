@@ -28,7 +28,7 @@ const HEAVY = [/node_modules\/stripe\//, /node_modules\/@inquirer\//, /node_modu
 const LIST_HEAVY = [
   /node_modules\/(zod|conf|undici|ajv|semver|chalk|cli-table3|stripe|@inquirer)\//,
   /\/dist\/src\/(server|store|seed)\//,
-  /\/dist\/src\/contract\/(?!(table|enums)\.js$)/,
+  /\/dist\/src\/contract\/(?!(table|enums|route|routes\/\w+)\.js$)/,
 ];
 
 const WS = '775050e9-98e8-4600-8d0f-afce4b67e137';

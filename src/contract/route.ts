@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import type { Ability } from './enums.js';
+
+/**
+ * What an operation is, in two halves. Its route: everything the router, the client, the CLI's help
+ * and the OpenAPI document say about it other than the shape of its data, zod-free, so `wcm lists ls`
+ * finds its URL without compiling every schema. Its schemas: the shape of its data. Each area writes
+ * both halves of its operations (`routes/<area>.ts`, `<area>.ts`); `table.ts` and `operations.ts`
+ * join the areas.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/**
+ * How a request is let in:
+ * - `bearer`: a token with `ability` whose user is a member of the path's workspace (if any);
+ * - `token`: any valid token (no ability, no workspace);
+ * - `public`: no token; rate-limited, and `Idempotency-Key` required where `idempotent`;
+ * - `signature`: no token; the handler verifies a signature over the raw body.
+ */
+export type Access = 'bearer' | 'token' | 'public' | 'signature';
+
+export interface Route {
+  method: HttpMethod;
+  /** Relative to the base address (`/v1` or `/api/v1`), with `{param}` placeholders. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  access: Access;
+  ability?: Ability;
+  status: 200 | 201;
+  /** The response is a page of items (`data` is an array, `next_cursor` beside it). */
+  list?: boolean;
+  /** Public POSTs that need `Idempotency-Key`. */
+  idempotent?: boolean;
+  /** Whether a request may omit the body (every member optional). */
+  bodyOptional?: boolean;
+  /** Not in the seed contract: marked `x-extension: true` in the OpenAPI document; an instance without it answers 404 `route_not_found`. */
+  extension?: boolean;
+  /** The operation this one is a compatibility alias of. */
+  aliasOf?: string;
+  /** 404 code for each path parameter that names a resource. */
+  notFound?: Record<string, string>;
+}
+
+
+/** The shape of one operation's data: what each area's schema map gives each of its operations. */
+export interface OperationSchemas<
+  P extends z.ZodObject = z.ZodObject,
+  Q extends z.ZodObject = z.ZodObject,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  R extends z.ZodType = z.ZodType,
+> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The schema of `data` (for lists: of one item). */
+  response: R;
+}
