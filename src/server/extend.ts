@@ -9,6 +9,7 @@ import type { LocalServerOptions } from './serve.js';
 import { dashboardMount } from './dashboard/mount.js';
 import { REQUESTS_JS } from './dashboard/pages/requests.js';
 import { oauthMount, wellKnownMount } from './oauth/mount.js';
+import { CONSENT_JS } from './oauth/views/consent.js';
 import { mcpMount } from './mcp/mount.js';
 import { MovableClock } from './emulator/clock.js';
 import { adminToken, controlMount, injectFault, type FaultRule } from './emulator/control.js';
@@ -64,7 +65,7 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
     store, dataFile: options.dataFile, clock: movable ?? new MovableClock(clock), log, admin: admin.token, faults,
     afterReset: () => limiter.reset(),
   });
-  const mounts = [assetsMount({ 'requests.js': { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS } }), dashboardMount({ store, clock, sessions, loopback, requestLog: log }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control];
+  const mounts = [assetsMount({ 'requests.js': { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS }, 'consent.js': { type: 'text/javascript; charset=utf-8', body: CONSENT_JS } }), dashboardMount({ store, clock, sessions, loopback, requestLog: log }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control];
   const observe: AppOptions['observe'] = (info, res, operationId, startedAt) => {
     // Reading the log (control plane, the dashboard's log page) is not logged: it would fill it.
     if (info.path.startsWith('/_emulator') || info.path.startsWith('/dashboard/requests') || info.path.startsWith('/assets/')) return;

@@ -118,7 +118,9 @@ describe('the authorization code flow with PKCE', () => {
     const csp = consent.res.headers.get('content-security-policy')!;
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("form-action 'self' http://127.0.0.1:5931");
-    expect(csp).not.toContain('script-src');
+    // Its one script (Authorize disabled until something is ticked) comes from /assets: no inline script.
+    expect(csp.split('; ')).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
     const session = consent.res.headers.get('set-cookie');
     expect(session).toBeNull(); // the session cookie was set at sign-in, for /oauth only
     expect([...browser.cookies.keys()]).toContain('wcm_session');
@@ -198,6 +200,45 @@ describe('the authorization code flow with PKCE', () => {
     expect(forged.headers.get('location')).toBeNull();
     const notMine = await browser.request('/oauth/authorize', { form: { ...FormBrowser.hidden(consent.body), decision: 'approve', [`workspace_${demo.ws3}`]: 'on' } });
     expect(notMine.status).toBe(400);
+    expect(state()).toBe(before);
+  });
+
+  it('each requested ability is a ticked checkbox; the token gets only what stayed ticked', async () => {
+    const { verifier, challenge } = pkce();
+    const { browser, consent } = await toConsent({
+      response_type: 'code', client_id: APP, redirect_uri: REDIRECT, scope: 'content:read engagements:read workspaces:write', state: 'u', code_challenge: challenge, code_challenge_method: 'S256',
+    });
+    for (const a of ['content:read', 'engagements:read', 'workspaces:write']) expect(consent.body).toContain(`<input type="checkbox" name="ability_${a}" value="on" checked>`);
+    expect(consent.body).not.toContain('ability_content:write');
+    const res = await browser.decide(consent.body, 'approve', [demo.ws1], ['engagements:read', 'workspaces:write']);
+    expect(res.status).toBe(303);
+    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+    const t = await exchange(code, verifier);
+    expect(t.status).toBe(200);
+    expect(t.json.scope).toBe('content:read');
+    expect((await api(`/workspaces/${demo.ws1}/lists`, t.json.access_token)).status).toBe(200);
+    const threads = await api(`/workspaces/${demo.ws1}/threads`, t.json.access_token);
+    expect([threads.status, threads.json.code]).toEqual([403, 'insufficient_ability']);
+    const grant = [...server.store.values('oauth_grants')].find((g) => g.abilities.join(' ') === 'content:read' && g.created_at === clock.now().toISOString());
+    expect(grant?.abilities).toEqual(['content:read']);
+  });
+
+  it('every ability unticked shows the page again; an ability the consent did not offer is refused', async () => {
+    const { challenge } = pkce();
+    const { browser, consent } = await toConsent({ response_type: 'code', client_id: APP, redirect_uri: REDIRECT, scope: 'content:read engagements:read', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const before = state();
+    const none = await browser.decide(consent.body, 'approve', [demo.ws1], ['content:read', 'engagements:read']);
+    expect(none.status).toBe(400);
+    const again = await none.text();
+    expect(again).toContain('Tick at least one ability, or deny.');
+    // The page comes back as the user left it: abilities unticked, Acme Coffee ticked.
+    expect(again).toContain('<input type="checkbox" name="ability_content:read" value="on">');
+    expect(again).toContain(`<input type="checkbox" name="workspace_${demo.ws1}" value="on" checked>`);
+    const forged = await browser.request('/oauth/authorize', {
+      form: { ...FormBrowser.hidden(consent.body), decision: 'approve', 'ability_content:read': 'on', 'ability_content:write': 'on', [`workspace_${demo.ws1}`]: 'on' },
+    });
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('`content:write`, which this consent did not offer');
     expect(state()).toBe(before);
   });
 

@@ -70,9 +70,18 @@ export class FormBrowser {
     return this.follow(action, { form: { csrf: FormBrowser.field(page.body, 'csrf')!, user: userId } });
   }
 
-  /** On the consent page: tick `workspaces` and press Authorize (or Deny); returns the redirect the server answered with. */
-  async decide(consent: string, decision: 'approve' | 'deny', workspaces: string[] = []): Promise<Response> {
+  /** The names of the checkboxes a page shows ticked. */
+  static ticked(page: string): string[] {
+    return [...page.matchAll(/<input type="checkbox" name="([^"]+)" value="on" checked>/g)].map((m) => m[1]);
+  }
+
+  /**
+   * On the consent page: keep the abilities ticked as shown except `untick`, tick `workspaces`, and
+   * press Authorize (or Deny); returns the redirect the server answered with.
+   */
+  async decide(consent: string, decision: 'approve' | 'deny', workspaces: string[] = [], untick: string[] = []): Promise<Response> {
     const form = FormBrowser.hidden(consent);
+    for (const name of FormBrowser.ticked(consent)) if (name.startsWith('ability_') && !untick.includes(name.slice('ability_'.length))) form[name] = 'on';
     for (const w of workspaces) form[`workspace_${w}`] = 'on';
     form.decision = decision;
     return this.request('/oauth/authorize', { form });

@@ -1,22 +1,33 @@
+import type { Ability } from '../../../contract/enums.js';
 import type { WorkspaceRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
 import type { AppRequest, AppResponse } from '../../app.js';
 import type { RequestInfo } from '../../context.js';
 import { FormError, messagePage, parseForm } from '../../web/html.js';
 import { checkCsrf } from '../../web/session.js';
-import { AUTHORIZE_FIELDS, checkAuthorizationRequest, type AuthorizeParams } from '../checks/authorization-request.js';
+import { reaches, type SignedIn } from '../../web/signin.js';
+import { AUTHORIZE_FIELDS, checkAuthorizationRequest, type AuthorizationRequest, type AuthorizeParams } from '../checks/authorization-request.js';
 import { issueCode } from '../models/code.js';
 import type { OAuthContext } from '../options.js';
 import { back } from '../responses.js';
 import { consentPage, type ConsentView } from '../views/consent.js';
 
-/** The workspaces `userId` belongs to, by name. */
-function memberWorkspaces(store: Store, userId: string): WorkspaceRecord[] {
-  return [...store.values('workspaces')].filter((w) => w.members.some((m) => m.user_id === userId)).sort((a, b) => a.name.localeCompare(b.name));
+/** The workspaces the session may grant: its user's, narrowed to its sign-in token's (TRUST.md §2), by name. */
+function grantableWorkspaces(store: Store, signed: SignedIn): WorkspaceRecord[] {
+  return [...store.values('workspaces')]
+    .filter((w) => w.members.some((m) => m.user_id === signed.user.id) && reaches(signed, w.id))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export const showConsent = (ctx: OAuthContext, v: Omit<ConsentView, 'workspaces'>): AppResponse =>
-  consentPage({ ...v, workspaces: memberWorkspaces(ctx.store, v.signed.user.id) });
+/** The requested abilities the session may grant: a token-limited session cannot grant more than its token has. */
+const grantableAbilities = (r: AuthorizationRequest, signed: SignedIn): Ability[] => r.abilities.filter((a) => signed.abilities.includes(a));
+
+export const showConsent = (ctx: OAuthContext, v: Omit<ConsentView, 'workspaces' | 'offered'>): AppResponse =>
+  consentPage({ ...v, workspaces: grantableWorkspaces(ctx.store, v.signed), offered: grantableAbilities(v.request, v.signed) });
+
+/** The names after `prefix` of the form's ticked checkboxes. */
+const tickedOf = (form: Record<string, string>, prefix: string): string[] =>
+  Object.keys(form).filter((k) => k.startsWith(prefix) && form[k] === 'on').map((k) => k.slice(prefix.length));
 
 /** `POST /oauth/authorize`: the consent form's decision, turned into a code or `access_denied`. */
 export async function decide(ctx: OAuthContext, req: AppRequest, info: RequestInfo): Promise<AppResponse> {
@@ -37,12 +48,23 @@ export async function decide(ctx: OAuthContext, req: AppRequest, info: RequestIn
   const r = c.ok;
   if (form.decision === 'deny') return back(r.redirectUri, { error: 'access_denied', error_description: 'The user denied the request.', state: r.state }, info.origin);
   if (form.decision !== 'approve') return messagePage(400, 'Invalid form', 'Choose Authorize or Deny.');
-  const member = new Set(memberWorkspaces(ctx.store, signed.user.id).map((w) => w.id));
-  const ticked = Object.keys(form).filter((k) => k.startsWith('workspace_') && form[k] === 'on').map((k) => k.slice('workspace_'.length));
-  if (ticked.some((w) => !member.has(w))) return messagePage(400, 'Invalid form', 'A workspace on the form is not one of yours.');
-  if (!ticked.length) return showConsent(ctx, { request: r, signed, info, hidden: p, problem: 'Tick at least one workspace, or deny.' });
+  // The grant is what stayed ticked, and only what this session may grant (a forged field is refused, not dropped).
+  const offered = grantableAbilities(r, signed);
+  const abilities = tickedOf(form, 'ability_');
+  const stray = abilities.filter((a) => !(offered as string[]).includes(a));
+  if (stray.length) {
+    return messagePage(400, 'Invalid form', `The form asks for ${stray.map((a) => `\`${a}\``).join(', ')}, which this consent did not offer (not requested, or not an ability of the token you signed in with). Start again from the application.`);
+  }
+  const reachable = new Set(grantableWorkspaces(ctx.store, signed).map((w) => w.id));
+  const ticked = tickedOf(form, 'workspace_');
+  if (ticked.some((w) => !reachable.has(w))) {
+    return messagePage(400, 'Invalid form', signed.workspaceIds ? 'A workspace on the form is not one that the token you signed in with reaches.' : 'A workspace on the form is not one of yours.');
+  }
+  const again = (problem: string) => showConsent(ctx, { request: r, signed, info, hidden: p, problem, ticked: { abilities, workspaces: ticked } });
+  if (!ticked.length) return again('Tick at least one workspace, or deny.');
+  if (!abilities.length) return again('Tick at least one ability, or deny.');
   const code = await issueCode(ctx.store, ctx.clock, {
-    client_id: r.client.id, redirect_uri: r.redirectUri, user_id: signed.user.id, abilities: r.abilities, workspace_ids: ticked.sort(),
+    client_id: r.client.id, redirect_uri: r.redirectUri, user_id: signed.user.id, abilities: offered.filter((a) => abilities.includes(a)), workspace_ids: ticked.sort(),
     resource: r.resource ?? '', audience: r.audience, code_challenge: r.challenge,
   });
   return back(r.redirectUri, { code, state: r.state }, info.origin);

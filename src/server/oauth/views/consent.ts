@@ -2,7 +2,8 @@ import type { Ability } from '../../../contract/enums.js';
 import type { WorkspaceRecord } from '../../../store/records.js';
 import type { AppResponse } from '../../app.js';
 import type { RequestInfo } from '../../context.js';
-import { html, htmlResponse, layout } from '../../web/html.js';
+import { ASSETS_PREFIX } from '../../web/assets.js';
+import { html, htmlResponse, layout, type Html } from '../../web/html.js';
 import type { SignedIn } from '../../web/signin.js';
 import { AUTHORIZE_FIELDS, type AuthorizationRequest, type AuthorizeParams } from '../checks/authorization-request.js';
 import { OAUTH } from '../responses.js';
@@ -22,16 +23,44 @@ export interface ConsentView {
   request: AuthorizationRequest;
   signed: SignedIn;
   info: RequestInfo;
-  /** The user's workspaces, sorted by name. */
+  /** The workspaces the session may grant (the user's, narrowed by its sign-in token), sorted by name. */
   workspaces: WorkspaceRecord[];
+  /** The requested abilities the session may grant (all of them on loopback; off it, the sign-in token's). */
+  offered: Ability[];
   hidden: AuthorizeParams;
   problem?: string;
+  /** What the user had ticked, when the page comes back with a problem; else abilities all ticked, workspaces none (unless only one). */
+  ticked?: { abilities: string[]; workspaces: string[] };
 }
 
-function workspaceChoices(workspaces: WorkspaceRecord[]) {
-  if (!workspaces.length) return html`<p>You are not a member of any workspace.</p>`;
-  const only = workspaces.length === 1;
-  return workspaces.map((w) => html`<label class="check"><input type="checkbox" name="workspace_${w.id}" value="on"${only ? html` checked` : ''}> ${w.name}</label>`);
+/** The page's script: Authorize stays disabled until an ability and a workspace are ticked (the server checks again). */
+export const CONSENT_JS = `(() => {
+  const form = document.getElementById('consent');
+  if (!form) return;
+  const approve = form.querySelector('button[value="approve"]');
+  const any = (prefix) => Array.from(form.querySelectorAll('input[type="checkbox"]')).some((i) => i.name.startsWith(prefix) && i.checked);
+  const update = () => { approve.disabled = !(any('ability_') && any('workspace_')); };
+  form.addEventListener('change', update);
+  update();
+})();
+`;
+
+const checkbox = (name: string, checked: boolean, label: Html) => html`<label class="check"><input type="checkbox" name="${name}" value="on"${checked ? html` checked` : ''}> ${label}</label>`;
+
+function workspaceChoices(v: ConsentView) {
+  if (!v.workspaces.length) return html`<p>${v.signed.workspaceIds ? 'The token you signed in with reaches none of your workspaces.' : 'You are not a member of any workspace.'}</p>`;
+  const only = v.workspaces.length === 1;
+  return v.workspaces.map((w) => checkbox(`workspace_${w.id}`, v.ticked ? v.ticked.workspaces.includes(w.id) : only, html`${w.name}`));
+}
+
+/** Each offered ability as a ticked checkbox the user may untick; the requested ones this sign-in cannot grant, listed apart. */
+function abilityChoices(v: ConsentView) {
+  const withheld = v.request.abilities.filter((a) => !v.offered.includes(a));
+  const boxes = v.offered.map((a) => checkbox(`ability_${a}`, v.ticked ? v.ticked.abilities.includes(a) : true, html`<code>${a}</code> ${ABILITY_WORDS[a]}`));
+  return html`<fieldset class="abilities"><legend>It will be able to</legend>
+${v.offered.length ? boxes : html`<p>Nothing: the token you signed in with has none of the abilities asked for.</p>`}
+</fieldset>
+${withheld.length ? html`<p class="sub">Not offered, because the token you signed in with does not have ${withheld.length === 1 ? 'it' : 'them'}: ${withheld.map((a, i) => html`${i ? ', ' : ''}<code>${a}</code>`)}.</p>` : ''}`;
 }
 
 /** The consent page: who asks, for what, in which workspaces; Authorize or Deny. */
@@ -42,21 +71,22 @@ export function consentPage(v: ConsentView): AppResponse {
 <h1>Authorize ${r.client.name}</h1>
 <p class="sub"><strong>${r.client.name}</strong> wants to use this server as <strong>${signed.user.name}</strong> (${signed.user.email})${r.audience === 'wcm-mcp' ? ' through its MCP endpoint' : ''}.</p>
 ${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
-<form method="post" action="${OAUTH}/authorize">
+<form method="post" action="${OAUTH}/authorize" id="consent">
 <input type="hidden" name="csrf" value="${signed.session.csrf}">
 ${AUTHORIZE_FIELDS.map((k) => (hidden[k] !== undefined ? html`<input type="hidden" name="${k}" value="${hidden[k]}">` : ''))}
-<h2>It will be able to</h2>
-<ul class="abilities">${r.abilities.map((a) => html`<li><code>${a}</code> ${ABILITY_WORDS[a]}</li>`)}</ul>
+${abilityChoices(v)}
 <fieldset><legend>In these workspaces</legend>
-${workspaceChoices(v.workspaces)}
+${workspaceChoices(v)}
 </fieldset>
 <p class="sub">Afterwards you go back to <code>${target.origin}</code>.</p>
-<div class="actions"><button type="submit" name="decision" value="approve" class="primary">Authorize</button> <button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
+<p class="hint" id="authorize-hint">Authorize grants only what stays ticked: at least one ability and one workspace.</p>
+<div class="actions"><button type="submit" name="decision" value="approve" class="primary" aria-describedby="authorize-hint"${v.offered.length && v.workspaces.length ? '' : html` disabled`}>Authorize</button> <button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
 </form>
+<script src="${ASSETS_PREFIX}/consent.js" defer></script>
 </section>`;
   // Chromium applies form-action to the redirect that follows the POST: allow the app's origin.
   return htmlResponse(problem ? 400 : 200, layout({ title: `Authorize ${r.client.name}`, body, home: `${OAUTH}/authorize`, user: { name: signed.user.name, email: signed.user.email, signOut: signed.signOut } }), {
-    headers: { 'X-Request-Id': v.info.id },
-    csp: { 'form-action': `'self' ${target.origin}` },
+    headers: signed.renewal ? { 'X-Request-Id': v.info.id, 'Set-Cookie': signed.renewal } : { 'X-Request-Id': v.info.id },
+    csp: { 'form-action': `'self' ${target.origin}`, 'script-src': "'self'" },
   });
 }
