@@ -43,6 +43,7 @@ import localEvents from './local/events.js';
 import localExport from './local/export.js';
 import localImport from './local/import.js';
 import localOrders from './local/orders.js';
+import localToken from './local/token.js';
 import openapi from './openapi.js';
 import pagesShow from './pages/show.js';
 import pagesUpdate from './pages/update.js';
@@ -90,6 +91,7 @@ export const commands: CommandDef[] = [
   localImport,
   localExport,
   localOrders,
+  localToken,
   localEvents,
   offersLs,
   commercePay,

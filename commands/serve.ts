@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { defineCommand } from '../src/cli/command.js';
 import { CliError, UsageError } from '../src/cli/errors.js';
+import type { Factory } from '../src/cli/factory.js';
 
 interface ServeOptions {
   host: string;
@@ -100,44 +101,7 @@ export default defineCommand<ServeOptions>({
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
-    // Profile `local`: created on first run, kept pointing at this server afterwards. Saved before
-    // the first line is printed, so a script that waits for `wcm listening on` finds it.
-    const profileLines: string[] = [];
-    const profiles = await f.profiles();
-    if (server.bootstrap) {
-      const { openKeychain, saveProfileToken } = await import('../src/cli/credentials.js');
-      await saveProfileToken(profiles, 'local', { base_url: server.url, workspace: server.bootstrap.workspaceId }, server.bootstrap.token, await openKeychain(f.env));
-      if (!profiles.current()) await profiles.use('local');
-      profileLines.push(
-        `created an owner, workspace ${server.bootstrap.workspaceId} and an all-abilities token (shown once):`,
-        `  ${server.bootstrap.token}`,
-        `saved as profile \`local\` in ${profiles.path}: in another terminal, try \`wcm lists ls\``,
-      );
-    } else if (server.seededToken) {
-      const { openKeychain, saveProfileToken } = await import('../src/cli/credentials.js');
-      await saveProfileToken(profiles, 'local', { base_url: server.url, workspace: server.seededToken.workspaceId }, server.seededToken.token, await openKeychain(f.env));
-      if (!profiles.current()) await profiles.use('local');
-      profileLines.push(`profile \`local\` uses the fixture's first all-abilities token, workspace ${server.seededToken.workspaceId}: try \`wcm threads ls\``);
-    } else {
-      const local = profiles.get('local');
-      // The token binds to the origin (issue 18): re-pointing `local` at this server's new port is
-      // safe only because this server holds the token; it is saved again under the new origin.
-      const keychain = local?.token_ref ? await (await import('../src/cli/credentials.js')).openKeychain(f.env) : null;
-      const token = local?.token ?? (local?.token_ref ? keychain?.get(local.token_ref) : undefined);
-      const { tokenId, hashToken } = await import('../src/store/fixture.js');
-      if (local && token && local.base_url !== server.url && server.store.get('tokens', tokenId(hashToken(token)))) {
-        const { token: _t, token_ref: _r, ...rest } = local;
-        const { saveProfileToken } = await import('../src/cli/credentials.js');
-        await saveProfileToken(profiles, 'local', { ...rest, base_url: server.url }, token, keychain);
-        profileLines.push(`profile \`local\` now points at ${server.url}`);
-      }
-    }
-
-    // The control plane's admin token goes beside profile `local`'s token, for `wcm local …` and `wcm logs`.
-    const admin = server.adminToken;
-    const local = profiles.get('local');
-    if (admin && local && local.base_url === server.url && local.admin_token !== admin) await profiles.set('local', { ...local, admin_token: admin });
-
+    const profileLines = await saveServeProfile(f, server, dataFile);
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
     if (server.origin !== new URL(server.url).origin) out.write(`public URL: ${server.origin}\n`);
@@ -150,3 +114,72 @@ export default defineCommand<ServeOptions>({
     return 0;
   },
 });
+
+type Started = Awaited<ReturnType<typeof import('../src/server/serve.js').startLocalServer>>;
+
+/**
+ * The profile `wcm serve` keeps (`local`, or `--profile NAME`): created on first run, kept pointing
+ * at this server afterwards, with the control plane's admin token beside its token. Saved before
+ * the first line is printed, so a script that waits for `wcm listening on` finds it. Returns the
+ * lines to print.
+ */
+async function saveServeProfile(f: Factory, server: Started, dataFile: string): Promise<string[]> {
+  const name = f.globals.profile || 'local';
+  const lines: string[] = [];
+  const profiles = await f.profiles();
+  const credentials = await import('../src/cli/credentials.js');
+  const before = profiles.get(name);
+  const currentBefore = profiles.current();
+  const fresh = server.bootstrap ?? server.seededToken;
+  if (fresh) {
+    await credentials.saveProfileToken(profiles, name, { base_url: server.url, workspace: fresh.workspaceId }, fresh.token, await credentials.openKeychain(f.env));
+    if (before && before.base_url !== server.url) lines.push(`profile \`${name}\` pointed at ${before.base_url}; it now points at this server (pass \`--profile NAME\` to keep both)`);
+    await (await import('../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
+    if (server.bootstrap) {
+      lines.push(
+        `created an owner, workspace ${fresh.workspaceId} and an all-abilities token (shown once):`,
+        `  ${fresh.token}`,
+        `saved as profile \`${name}\` in ${profiles.path}: in another terminal, try \`wcm ${name === 'local' ? '' : `--profile ${name} `}lists ls\``,
+      );
+    } else lines.push(`profile \`${name}\` uses the fixture's first all-abilities token, workspace ${fresh.workspaceId}: try \`wcm ${name === 'local' ? '' : `--profile ${name} `}threads ls\``);
+  } else {
+    // The token binds to the origin (issue 18): re-pointing the profile at this server's new port is
+    // safe only because this server holds the token; it is saved again under the new origin.
+    const keychain = before?.token_ref ? await credentials.openKeychain(f.env) : null;
+    const token = before?.token ?? (before?.token_ref ? keychain?.get(before.token_ref) : undefined);
+    const { storeHoldsToken } = await import('../src/server/serve.js');
+    if (before && token && storeHoldsToken(server.store, token)) {
+      if (before.base_url !== server.url) {
+        const { token: _t, token_ref: _r, ...rest } = before;
+        await credentials.saveProfileToken(profiles, name, { ...rest, base_url: server.url }, token, keychain);
+        lines.push(`profile \`${name}\` now points at ${server.url}`);
+      }
+    } else if (!(await anyProfileHolds(f, server))) {
+      // A store whose first-run token was never shown (or is lost): say how to get in.
+      const data = shellQuote(dataFile);
+      lines.push(
+        `no saved profile holds a token for this store: \`wcm local token --data ${data}\` prints a fresh owner token`,
+        `  (stop this server first), or remove ${data} to start over with a new owner`,
+      );
+    }
+  }
+  const admin = server.adminToken;
+  const saved = profiles.get(name);
+  if (admin && saved && saved.base_url === server.url && saved.admin_token !== admin) await profiles.set(name, { ...saved, admin_token: admin });
+  return lines;
+}
+
+/** Whether some saved profile's token (in the file or the keychain) is a live token of this store. */
+async function anyProfileHolds(f: Factory, server: Started): Promise<boolean> {
+  const { storeHoldsToken } = await import('../src/server/serve.js');
+  const all = Object.values((await f.profiles()).list());
+  if (all.some((p) => p.token && storeHoldsToken(server.store, p.token))) return true;
+  if (!all.some((p) => p.token_ref)) return false;
+  const keychain = await (await import('../src/cli/credentials.js')).openKeychain(f.env);
+  return all.some((p) => {
+    const t = p.token_ref ? keychain?.get(p.token_ref) : undefined;
+    return !!t && storeHoldsToken(server.store, t);
+  });
+}
+
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);

@@ -115,9 +115,11 @@ export default defineCommand<LoginOptions>({
 
     const { openKeychain, saveProfileToken } = await import('../../src/cli/credentials.js');
     const keychain = await openKeychain(f.env);
+    const currentBefore = profiles.current();
     const storage = await saveProfileToken(profiles, name, { base_url: baseUrl, ...(workspace ? { workspace } : {}) }, token, keychain);
     if (oauth) await (await import('../../src/cli/credentials.js')).saveOAuthState(profiles, name, oauth, keychain);
-    if (!profiles.current()) await profiles.use(name);
+    await (await import('../../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
+    if (existing && existing.base_url !== baseUrl) f.io.stderr.write(`Profile ${name} pointed at ${existing.base_url}; it now points at ${baseUrl}.\n`);
     const isCurrent = profiles.current() === name;
 
     if (f.globals.json) {

@@ -166,3 +166,13 @@ export class ProfileStore {
     await this.write(s);
   }
 }
+
+/**
+ * Makes `name` the current profile when none is (the first login, the first `wcm serve`), and says
+ * so on `stderr` when that changes which profile commands use: a switch is never silent.
+ */
+export async function useWhenNoneCurrent(profiles: ProfileStore, name: string, before: string | undefined, stderr: { write(s: string): unknown }): Promise<void> {
+  if (!profiles.current()) await profiles.use(name);
+  if (profiles.current() !== name || before === name) return;
+  stderr.write(`Active profile is now ${name}${before ? ` (was ${before}; \`wcm profile use ${before}\` switches back)` : ''}\n`);
+}

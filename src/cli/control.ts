@@ -3,14 +3,16 @@ import type { Factory } from './factory.js';
 
 /**
  * A request to the running server's control plane (`/_emulator/…`; docs/server.md: Controlling a running server) with the admin
- * token: WCM_ADMIN_TOKEN, else the one `wcm serve` saved in profile `local` — sent only to the
+ * token: WCM_ADMIN_TOKEN, else the one `wcm serve` saved in the chosen profile or `local` — sent only to the
  * origin that profile points at (like every saved token).
  */
 async function adminAuth(f: Factory): Promise<{ origin: string; token: string }> {
   const t = await f.target();
   const origin = new URL(t.baseUrl).origin;
-  const local = (await f.profiles()).get('local');
-  const token = f.env.WCM_ADMIN_TOKEN || (local?.admin_token && new URL(local.base_url).origin === origin ? local.admin_token : undefined);
+  const profiles = await f.profiles();
+  // The chosen profile first (`wcm serve --profile NAME` saves the admin token there), then `local`.
+  const saved = [t.profile, 'local'].map((n) => (n ? profiles.get(n) : undefined)).find((p) => p?.admin_token && new URL(p.base_url).origin === origin);
+  const token = f.env.WCM_ADMIN_TOKEN || saved?.admin_token;
   if (!token) throw new CliError(`No admin token for ${origin}.`, EXIT.auth, '`wcm serve` prints it and saves it in profile `local`; for another server set WCM_ADMIN_TOKEN.');
   return { origin, token };
 }

@@ -56,6 +56,31 @@ export interface LocalServer extends RunningServer {
 /** A personal access token: `wcm_pat_` + 40 base62 characters. */
 export const newPersonalToken = (): string => newSecret('wcm_pat_');
 
+type Tx = Parameters<Parameters<Store['transact']>[0]>[0];
+function putOwnerToken(tx: Tx, userId: string, token: string, name: string): void {
+  const sha = hashToken(token);
+  tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: userId, name, abilities: [...ABILITIES], expires_at: null, revoked_at: null });
+}
+
+/**
+ * A fresh all-abilities token for the owner of the store's first workspace (`wcm local token`):
+ * the way back into a store whose bootstrap token was never shown or is lost.
+ */
+export async function issueOwnerToken(store: Store): Promise<{ token: string; workspaceId: string; userId: string } | undefined> {
+  const ws = store.valuesInOrder('workspaces').find((w) => w.members.some((m) => m.role === 'owner'));
+  if (!ws) return undefined;
+  const userId = ws.members.find((m) => m.role === 'owner')!.user_id;
+  const token = newPersonalToken();
+  await store.transact((tx) => putOwnerToken(tx, userId, token, `local-token-${new Date().toISOString().slice(0, 19)}`));
+  return { token, workspaceId: ws.id, userId };
+}
+
+/** Whether `token` is a live (unrevoked, unexpired) token of this store. */
+export function storeHoldsToken(store: Store, token: string, now = Date.now()): boolean {
+  const t = store.get('tokens', tokenId(hashToken(token)));
+  return !!t && !t.revoked_at && (!t.expires_at || Date.parse(t.expires_at) > now);
+}
+
 function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; workspaceId: string } | undefined {
   for (const doc of docs) {
     const tokens = (doc as { tokens?: Array<{ token?: string; user_id: string; abilities: string[]; expires_at?: string | null; revoked_at?: string | null }> }).tokens ?? [];
@@ -86,37 +111,6 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     // Extensions first: their own writes (the webhook signing secret) then go ahead of a big seed.
     // (The compaction a big seed starts runs beside reads and writes alike.)
     const extra = (await options.extend?.({ store, clock, options })) ?? {};
-    if (options.seeds?.length) {
-      if (store.isEmpty()) {
-        const docs = await Promise.all(options.seeds.map(readFixture));
-        const counts = await seedStore(store, options.seeds, docs);
-        notes.push(`seeded from ${options.seeds.join(', ')}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
-        seededToken = firstAllPowerfulToken(docs, store);
-        // Remembered for `POST /_emulator/reset {"to": "seed"}`.
-        await store.transact((tx) => tx.put('settings', { id: SEED_FILES_SETTING, value: options.seeds!.map((f) => path.resolve(f)) }));
-      } else {
-        notes.push(`the store already holds data, so --seed was not applied (use \`wcm local import\` to add to it)`);
-      }
-    } else if (store.isEmpty()) {
-      const token = newPersonalToken();
-      const userId = `usr_${randomBytes(6).toString('hex')}`;
-      const workspaceId = randomUUID();
-      const name = (() => {
-        try {
-          return os.userInfo().username || 'owner';
-        } catch {
-          return 'owner';
-        }
-      })();
-      await store.transact((tx) => {
-        tx.put('users', { id: userId, name, email: `${name}@localhost` });
-        tx.put('workspaces', { id: workspaceId, name: 'Local workspace', stripe_account_id: null, members: [{ user_id: userId, role: 'owner' }] });
-        const sha = hashToken(token);
-        tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: userId, name: 'local-owner', abilities: [...ABILITIES], expires_at: null, revoked_at: null });
-      });
-      bootstrap = { token, workspaceId, userId };
-    }
-    notes.push(...(extra.notes ?? []));
     const app = new App({
       store,
       clock,
@@ -128,11 +122,50 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       onError: (err, req) => options.log?.(`[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     });
     const running = await listen(app, { host: options.host, port: options.port });
+    const trustNotes: string[] = [];
     // Set before this continuation yields, so no request is ever read without it.
     const fromSocket = socketOrigin(options.host ?? '127.0.0.1', new URL(running.url).hostname.replace(/^\[|\]$/g, ''), running.port);
     app.trust = makeTrust(publicUrl ?? fromSocket.origin, options);
-    if (!publicUrl && fromSocket.warning) notes.push(fromSocket.warning);
-    if (app.trust.allowedHosts.includes('*')) notes.push('warning: --allowed-host * answers requests for any host name, so DNS rebinding is not blocked: list the names instead');
+    if (!publicUrl && fromSocket.warning) trustNotes.push(fromSocket.warning);
+    if (app.trust.allowedHosts.includes('*')) trustNotes.push('warning: --allowed-host * answers requests for any host name, so DNS rebinding is not blocked: list the names instead');
+    // Bind first, write after (issue 37): a start that cannot bind (port in use) must leave an
+    // empty store empty, so the retry still creates the owner and prints its token. Nothing can
+    // be served before the `listening` line anyway, and requests meanwhile find no tokens.
+    try {
+      if (options.seeds?.length) {
+        if (store.isEmpty()) {
+          const docs = await Promise.all(options.seeds.map(readFixture));
+          const counts = await seedStore(store, options.seeds, docs);
+          notes.push(`seeded from ${options.seeds.join(', ')}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+          seededToken = firstAllPowerfulToken(docs, store);
+          // Remembered for `POST /_emulator/reset {"to": "seed"}`.
+          await store.transact((tx) => tx.put('settings', { id: SEED_FILES_SETTING, value: options.seeds!.map((f) => path.resolve(f)) }));
+        } else {
+          notes.push(`the store already holds data, so --seed was not applied (use \`wcm local import\` to add to it)`);
+        }
+      } else if (store.isEmpty()) {
+        const token = newPersonalToken();
+        const userId = `usr_${randomBytes(6).toString('hex')}`;
+        const workspaceId = randomUUID();
+        const name = (() => {
+          try {
+            return os.userInfo().username || 'owner';
+          } catch {
+            return 'owner';
+          }
+        })();
+        await store.transact((tx) => {
+          tx.put('users', { id: userId, name, email: `${name}@localhost` });
+          tx.put('workspaces', { id: workspaceId, name: 'Local workspace', stripe_account_id: null, members: [{ user_id: userId, role: 'owner' }] });
+          putOwnerToken(tx, userId, token, 'local-owner');
+        });
+        bootstrap = { token, workspaceId, userId };
+      }
+    } catch (err) {
+      await running.close();
+      throw err;
+    }
+    notes.push(...(extra.notes ?? []), ...trustNotes);
     return {
       ...running,
       url: `${fromSocket.origin}/v1`,

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { spawnServe, wcm } from '../support/cli.js';
+import { DEMO, demo, tempDir } from '../support/server.js';
+
+// Issue 37 item 3: profiles never switch or move silently; `wcm serve --profile NAME` saves to NAME.
+let dir: string;
+let cleanup: () => void;
+const procs: Array<{ kill(sig?: NodeJS.Signals): boolean }> = [];
+beforeEach(() => ({ dir, cleanup } = tempDir('wcm-profiles-')));
+afterEach(() => {
+  for (const p of procs.splice(0)) p.kill('SIGKILL');
+  cleanup();
+});
+const config = () => JSON.parse(readFileSync(path.join(dir, 'config', 'config.json'), 'utf8'));
+
+async function serve(args: string[], stderr: string[] = []) {
+  const s = await spawnServe(args, { cwd: dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config') } });
+  s.proc.stderr!.on('data', (d: Buffer) => stderr.push(d.toString()));
+  procs.push(s.proc);
+  return s;
+}
+const until = async (cond: () => boolean, what: string) => {
+  const end = Date.now() + 10_000;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+it('serve --profile NAME saves to NAME (with the admin token), and a second server taking `local` says it moved it', async () => {
+  const a = await serve(['--data', path.join(dir, 'a.json'), '--seed', DEMO]);
+  await until(() => a.lines.some((l) => l.includes('profile `local`')), 'profile line of a');
+  const b = await serve(['--profile', 's3', '--data', path.join(dir, 'b.json'), '--seed', DEMO]);
+  await until(() => b.lines.some((l) => l.includes('profile `s3`')), 'profile line of b');
+  expect(config().profiles.s3).toMatchObject({ base_url: b.url, token: demo.owner });
+  expect(config().profiles.s3.admin_token).toMatch(/^wcm_admin_/);
+  expect(config().profiles.local.base_url).toBe(a.url);
+  // The admin token saved in s3 drives the control plane of b.
+  const snap = await wcm(['--profile', 's3', 'local', 'snapshot', 'save', 'x'], { env: { WCM_CONFIG_DIR: path.join(dir, 'config') } });
+  expect(snap.exitCode, snap.stderr).toBe(0);
+
+  // A third server on a fresh store overwrites `local`, which pointed at a: it says so.
+  const c = await serve(['--data', path.join(dir, 'c.json'), '--seed', DEMO]);
+  await until(() => c.lines.some((l) => l.includes('profile `local`') && l.includes('pointed at')), 'the overwrite line');
+  expect(c.lines.join('\n')).toContain(`profile \`local\` pointed at ${a.url}; it now points at this server (pass \`--profile NAME\` to keep both)`);
+  expect(config().profiles.local.base_url).toBe(c.url);
+});
+
+it('auth login --profile cy says when it makes cy the active profile, and when it re-points cy', async () => {
+  const s = await serve(['--profile', 'local', '--data', path.join(dir, 'a.json'), '--seed', DEMO]);
+  await until(() => s.lines.some((l) => l.includes('profile `local`')), 'profile line');
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  // `local` is the only profile, so it is current without being chosen: a login to cy switches.
+  const first = await wcm(['auth', 'login', '--profile', 'cy', '--base-url', s.url, '--with-token'], { env, input: demo.ciWriter });
+  expect(first.exitCode, first.stderr).toBe(0);
+  expect(first.stderr).toContain('Active profile is now cy (was local; `wcm profile use local` switches back)');
+  // Chosen now: a second login to another profile does not switch, and says nothing about it.
+  const other = await wcm(['auth', 'login', '--profile', 'dz', '--base-url', s.url, '--with-token'], { env, input: demo.ciWriter });
+  expect(other.exitCode, other.stderr).toBe(0);
+  expect(other.stderr).not.toContain('Active profile');
+  expect(config().current_profile).toBe('cy');
+  // Logging cy in to another address says where it pointed before.
+  const moved = await wcm(['auth', 'login', '--profile', 'cy', '--base-url', s.url.replace('127.0.0.1', 'localhost'), '--with-token'], { env, input: demo.ciWriter });
+  expect(moved.exitCode, moved.stderr).toBe(0);
+  expect(moved.stderr).toContain(`Profile cy pointed at ${s.url}; it now points at ${s.url.replace('127.0.0.1', 'localhost')}.`);
+});
