@@ -35,8 +35,9 @@ function canonicalJson(v: unknown): string {
 }
 
 /**
- * Idempotency for public POSTs (Stripe's model). A key is scoped to the operation and its path
- * target (the offer or agent), so one key cannot replay another route's answer. Only responses that
+ * Idempotency for public POSTs (Stripe's model). A key is scoped to the caller, the operation and
+ * its canonical path target (the offer or agent), so one key cannot replay another route's or
+ * another caller's answer. Only responses that
  * created something (2xx) are recorded: a request refused before or by the handler creates nothing,
  * so a corrected retry with the same key runs for real. Records persist in the store for 24 h and
  * are replayed byte for byte; the raw key is never stored, only its hash.
@@ -66,7 +67,7 @@ export class IdempotencyGuard implements PublicGuard {
     const now = this.clock.now().getTime();
     // Not awaited: the deletes apply in memory at once; their fsync need not delay this request.
     void this.pruneExpired(now).catch(() => undefined);
-    const scope = `${op.operationId} ${targetPath(req.path)}`;
+    const scope = `${op.operationId} ${canonicalTarget(req.path)} ${caller(req)}`;
     const id = sha256(`${scope}\n${key}`);
     const fingerprint = bodyFingerprint(req.rawBody);
 
@@ -136,10 +137,22 @@ export class IdempotencyGuard implements PublicGuard {
   }
 }
 
-/** `/v1/public/agents/X/…` and `/api/v1/public/agents/X/…` are the same target. */
-function targetPath(path: string): string {
+const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The target as the router sees it: `/v1/…` and `/api/v1/…` alike, ids lower-cased, no trailing
+ * slash. The router matches `/OFFERS/ABC…/` as `/offers/abc…`: a key scoped to the raw path let an
+ * upper-cased id create a second order with the same key and body.
+ */
+export function canonicalTarget(path: string): string {
   const base = [...BASE_PATHS].sort((a, b) => b.length - a.length).find((b) => path.startsWith(`${b}/`));
-  return base ? path.slice(base.length) : path;
+  const target = (base ? path.slice(base.length) : path).replace(/\/+$/, '') || '/';
+  return target.split('/').map((s) => (UUID_SEGMENT.test(s) ? s.toLowerCase() : s)).join('/');
+}
+
+/** Who sent the key (TRUST §5): its bearer token (hashed), else the client address. Two callers never share a key. */
+function caller(req: RequestInfo): string {
+  const auth = header(req.headers, 'authorization');
+  return auth ? `token:${sha256(auth.trim()).slice(0, 32)}` : `client:${req.remoteAddress}`;
 }
 
 function what(op: AnyOperation): string {

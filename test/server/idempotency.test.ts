@@ -125,6 +125,34 @@ describe('Idempotency-Key on public POSTs', () => {
     expect([...s.store.values('idempotency_keys')].map((r) => r.created_at)).toEqual([s.clock.now().toISOString()]);
   });
 
+  // TRUST.md §5: the key's scope is the caller, the operation and the canonical path.
+  it.each([
+    ['an upper-cased offer id', payUrl(demo.offerFixedUsd.toUpperCase())],
+    ['a trailing slash', `${payUrl(demo.offerFixedUsd)}/`],
+    ['the /api/v1 base path', payUrl(demo.offerFixedUsd, '/api/v1')],
+  ])('the same key and body with %s replays the first order instead of creating a second', async (_name, url) => {
+    const first = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'canonical-key-01', json: body });
+    expect(first.status).toBe(201);
+    const again = await s.request({ url, key: 'canonical-key-01', json: body });
+    expect(again.status, again.body).toBe(201);
+    expect(again.headers['Idempotent-Replayed']).toBe('true');
+    expect(again.json.data.order.id).toBe(first.json.data.order.id);
+    expect(s.store.count('orders')).toBe(1);
+  });
+
+  it("another caller's key is not theirs to replay: another client address, or another token, runs for real", async () => {
+    const first = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'caller-key-0001', json: body, remoteAddress: '10.0.0.1' });
+    const sameCaller = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'caller-key-0001', json: body, remoteAddress: '10.0.0.1' });
+    expect(sameCaller.headers['Idempotent-Replayed']).toBe('true');
+    const other = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'caller-key-0001', json: body, remoteAddress: '10.0.0.2' });
+    expect(other.status).toBe(201);
+    expect(other.headers['Idempotent-Replayed']).toBeUndefined();
+    expect(other.json.data.order.id).not.toBe(first.json.data.order.id);
+    const withToken = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'caller-key-0001', json: body, remoteAddress: '10.0.0.1', token: demo.owner });
+    expect(withToken.headers['Idempotent-Replayed']).toBeUndefined();
+    expect(s.store.count('orders')).toBe(3);
+  });
+
   it('the raw key is not stored, only its hash', async () => {
     await s.request({ url: payUrl(demo.offerFixedUsd), key: 'secret-ish-key-42', json: {} });
     const [rec] = [...s.store.values('idempotency_keys')];
