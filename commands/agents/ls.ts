@@ -3,6 +3,7 @@ import { runList } from '../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['agents', 'ls'],
+  output: 'listAgents',
   summary: 'List the workspace\'s agents, by name (ids go to `wcm agents opened AGENT`)',
   description: 'Piped output is tab-separated: id, name.',
   list: true,

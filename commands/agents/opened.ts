@@ -11,6 +11,7 @@ interface OpenedOptions {
 
 export default defineCommand<OpenedOptions>({
   path: ['agents', 'opened'],
+  output: 'recordAgentChatOpened',
   summary: 'Record that a visitor opened an agent chat (public: no token needed)',
   description: 'One privacy-safe event per agent and Idempotency-Key: nothing about the visitor is sent or stored.',
   examples: ['wcm agents opened 78877ec3-e7f9-4eb3-b628-2184a18c24a4', 'wcm agents opened 78877ec3-e7f9-4eb3-b628-2184a18c24a4 --idempotency-key visit-7f3a2c91'],

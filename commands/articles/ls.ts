@@ -5,6 +5,7 @@ export type { ArticleSummary } from '../../src/contract/types.js';
 
 export default defineCommand<ListFlags>({
   path: ['articles', 'ls'],
+  output: 'listArticles',
   summary: 'List the articles of a knowledge list, most recently updated first',
   args: [{ name: 'LIST', description: 'knowledge list id', required: true, pick: 'knowledgeList' }],
   list: true,

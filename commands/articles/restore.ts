@@ -3,6 +3,7 @@ import { printFields, printJson } from '../../src/cli/output.js';
 
 export default defineCommand<{ publish?: boolean }>({
   path: ['articles', 'restore'],
+  output: 'restoreArticleVersion',
   summary: 'Restore an article version as a new current version',
   description: 'Creates version N+1 with the restored title and body. It is published only with --publish; earlier versions never change.',
   args: [

@@ -4,6 +4,7 @@ import type { ArticleVersion } from '../../src/contract/types.js';
 
 export default defineCommand({
   path: ['articles', 'show'],
+  output: 'getArticle',
   summary: 'Show an article and its versions',
   description: 'On a terminal: the article, then a table of versions. Piped: one tab-separated row per version\n(number, published, restored_from, created_at, title), oldest first.',
   args: [

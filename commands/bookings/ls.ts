@@ -76,6 +76,7 @@ const plainColumns: Column<Booking>[] = [
 
 export default defineCommand<LsOptions>({
   path: ['bookings', 'ls'],
+  output: 'listBookings',
   summary: 'List bookings, soonest first',
   description:
     '`--from` and `--to` bound `starts_at` (from inclusive, to exclusive); a bare date means midnight UTC.\n' +

@@ -20,6 +20,7 @@ export { formatMoney } from '../../src/cli/output.js';
 
 export default defineCommand<PayOptions>({
   path: ['commerce', 'pay'],
+  output: 'createPaymentIntent',
   summary: 'Create an order and card payment intent for an offer (public: no token needed)',
   description:
     'The server prices the order: a fixed offer charges its price × quantity, a contribution offer\n' +

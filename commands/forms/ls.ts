@@ -4,6 +4,7 @@ import { relativeTime } from '../../src/cli/output.js';
 
 export default defineCommand<ListFlags>({
   path: ['forms', 'ls'],
+  output: 'listForms',
   summary: 'List the workspace\'s forms, most recently updated first',
   description: 'Piped output is tab-separated: id, name, field count, updated_at (empty if never updated).',
   list: true,

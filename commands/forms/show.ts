@@ -4,6 +4,7 @@ import { printForm } from '../../src/cli/records.js';
 
 export default defineCommand({
   path: ['forms', 'show'],
+  output: 'getForm',
   summary: 'Show a form (fields marked * are required)',
   args: [{ name: 'FORM', description: 'form id', required: true, pick: 'form' }],
   examples: ['wcm forms show e5bfd74f-95a3-4f41-b615-83ee8cf45bca', 'wcm forms show e5bfd74f-95a3-4f41-b615-83ee8cf45bca --json fields'],

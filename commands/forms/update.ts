@@ -12,6 +12,7 @@ interface UpdateOptions {
 
 export default defineCommand<UpdateOptions>({
   path: ['forms', 'update'],
+  output: 'updateForm',
   summary: 'Update a form: members sent replace, object members merge (JSON Merge Patch)',
   description:
     'Members not sent stay as they are. `settings`, `design`, `integrations` and `embed` from --file merge key by key:\n' +

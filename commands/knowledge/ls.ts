@@ -3,6 +3,7 @@ import { runList } from '../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['knowledge', 'ls'],
+  output: 'listKnowledgeLists',
   summary: 'List the workspace\'s knowledge lists, by name (their ids go to `wcm articles ls LIST`)',
   description: 'Piped output is tab-separated: id, name, article count.',
   list: true,

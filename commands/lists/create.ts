@@ -22,6 +22,7 @@ export function parseItem(raw: string): Item {
 
 export default defineCommand<CreateOptions>({
   path: ['lists', 'create'],
+  output: 'createListing',
   summary: 'Create an unattached listing from a template',
   examples: [
     'wcm lists create --title "FAQ" --template faq --item "Hours?: 8 to 6" --item "Parking?"',

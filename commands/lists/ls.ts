@@ -3,6 +3,7 @@ import { runList } from '../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['lists', 'ls'],
+  output: 'listListings',
   summary: 'List the workspace\'s listings, newest first',
   list: true,
   examples: ['wcm lists ls', 'wcm lists ls --all --json | jq length'],

@@ -3,6 +3,7 @@ import { printFields, printJson, printRows } from '../../src/cli/output.js';
 
 export default defineCommand({
   path: ['lists', 'show'],
+  output: 'getListing',
   summary: 'Show a listing and its items',
   description: 'On a terminal: the listing, then a table of items. Piped: key<TAB>value lines, then one item<TAB>title<TAB>description line per item.',
   args: [{ name: 'LIST', description: 'listing id (from `wcm lists ls`)', required: true, pick: 'listing' }],

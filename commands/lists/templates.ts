@@ -3,6 +3,7 @@ import { runList } from '../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['lists', 'templates'],
+  output: 'listListingTemplates',
   summary: 'List the listing templates of the setup catalog',
   list: true,
   async run(opts, f) {

@@ -4,6 +4,7 @@ import { printJson, printRows } from '../../src/cli/output.js';
 
 export default defineCommand<{ data?: string }>({
   path: ['local', 'events'],
+  output: ['id', 'type', 'workspace_id', 'agent_id', 'button_id', 'app_id', 'occurred_at'],
   summary: 'Analytics events a local server recorded (agent chat opens), newest first',
   description: 'Read-only: works while `wcm serve` runs on the file. Events hold no visitor data.',
   examples: ['wcm local events', 'wcm local events --json'],

@@ -4,6 +4,7 @@ import { printJson, printRows } from '../../src/cli/output.js';
 
 export default defineCommand<{ data?: string }>({
   path: ['local', 'orders'],
+  output: ['id', 'workspace_id', 'offer_id', 'payment_state', 'quantity', 'amount_total', 'currency', 'application_fee_amount', 'payment_intent_id', 'provider', 'customer_name', 'customer_email', 'customer_message', 'marketing_consent', 'source_type', 'source_id', 'attribution', 'created_at', 'updated_at'],
   summary: 'Orders a local server recorded, newest first, with their payment state',
   description: 'Read-only: works while `wcm serve` runs on the file and shows every write it acknowledged.',
   examples: ['wcm local orders', 'wcm local orders --json | jq \'.[] | select(.payment_state == "paid")\''],

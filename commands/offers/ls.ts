@@ -4,6 +4,7 @@ import { formatMoney } from '../../src/cli/output.js';
 
 export default defineCommand<ListFlags>({
   path: ['offers', 'ls'],
+  output: 'listOffers',
   summary: 'List the workspace\'s offers, by title, inactive ones included (ids go to `wcm commerce pay OFFER`)',
   description:
     'Piped output is tab-separated: id, kind, title, currency, unit amount in minor units (empty for a\n' +

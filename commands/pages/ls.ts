@@ -10,6 +10,7 @@ interface LsOptions extends ListFlags {
 
 export default defineCommand<LsOptions>({
   path: ['pages', 'ls'],
+  output: 'listPages',
   summary: 'List the workspace\'s hosted pages, most recently updated first',
   description: 'Piped output is tab-separated: id, name, slug, published (true/false), updated_at (empty if never updated).',
   list: true,

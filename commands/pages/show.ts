@@ -4,6 +4,7 @@ import { printPage } from '../../src/cli/records.js';
 
 export default defineCommand({
   path: ['pages', 'show'],
+  output: 'getPage',
   summary: 'Show a page',
   args: [{ name: 'PAGE', description: 'page id', required: true, pick: 'page' }],
   examples: ['wcm pages show 71184361-1989-42ed-9156-e4650146c0d5', 'wcm pages show 71184361-1989-42ed-9156-e4650146c0d5 --jq .chat'],

@@ -63,6 +63,7 @@ export async function promptPageChanges(p: Prompter, page: Page, rules: { slug: 
 
 export default defineCommand<UpdateOptions>({
   path: ['pages', 'update'],
+  output: 'updatePage',
   summary: 'Update a page; on a terminal with no change flags, edit it field by field',
   description:
     'Members sent replace stored ones; members not sent stay. `chat` merges key by key (JSON Merge Patch).\n' +

@@ -5,6 +5,7 @@ interface Row { name: string; base_url: string; workspace: string | null; logged
 
 export default defineCommand({
   path: ['profile', 'ls'],
+  output: ['name', 'base_url', 'workspace', 'logged_in', 'current'],
   summary: 'List the saved profiles; the current one is marked *',
   description: 'Tokens are never shown: the LOGGED IN column says whether a profile holds one.',
   async run(_opts, f) {

@@ -49,6 +49,7 @@ function cut(text: string, max: number, paint?: (s: string) => string): string {
 
 export default defineCommand<LsOptions>({
   path: ['threads', 'ls'],
+  output: 'listThreads',
   summary: 'List conversation threads, newest first (● unread, ★ starred)',
   description:
     'Views: inbox (open threads, the default), unread (open and unread), starred, closed.\n' +

@@ -61,6 +61,7 @@ function printPlain(io: IO, t: Thread): void {
 
 export default defineCommand({
   path: ['threads', 'show'],
+  output: 'getThread',
   summary: 'Show one thread: the contact, then the conversation, oldest message first',
   args: [{ name: 'THREAD', description: 'thread id (from `wcm threads ls`)', required: true, pick: 'thread' }],
   options: [{ flags: '--web', description: "open the thread's dashboard page in your browser instead (piped: print its address)" }],

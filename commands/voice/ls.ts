@@ -45,6 +45,7 @@ const plainColumns: Column<VoiceInteraction>[] = [
 
 export default defineCommand<LsOptions>({
   path: ['voice', 'ls'],
+  output: 'listVoiceInteractions',
   summary: 'List recent inbound calls and web voice messages, newest first',
   description: 'Piped output is tab-separated: id, started_at, kind, status, from, to, duration in seconds, transcript.',
   list: true,

@@ -1,3 +1,4 @@
+import type { OperationId } from '../contract/table.js';
 import type { Factory } from './factory.js';
 
 /** The kinds of id a command argument can be picked from (src/cli/pickers.ts has one picker each). */
@@ -40,6 +41,11 @@ export interface CommandDef<O = Record<string, unknown>> {
   examples?: string[];
   args?: ArgSpec[];
   options?: OptionSpec[];
+  /**
+   * What `--json` prints: the operation whose `data` it is, or (for local records) the fields
+   * themselves. Help lists them under "JSON fields"; `--json a,b` is checked against them.
+   */
+  output?: OperationId | readonly string[];
   /** Adds --limit, --cursor and --all. */
   list?: boolean;
   /** Left out of --help (plumbing for scripts, such as shell completion's `__complete`). */

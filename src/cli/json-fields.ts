@@ -22,20 +22,50 @@ export function fieldPaths(schema: z.ZodType, prefix = '', depth = 0): string[] 
   return out;
 }
 
+/** A `--json` field the output does not have: plain text on a terminal even with `--json` (main.ts). */
+export class JsonFieldsError extends UsageError {
+  override readonly name = 'JsonFieldsError';
+}
+
+/** Help's "JSON fields" section, wrapped to `width`; '' when there are none. Loads the contract only for an operation. */
+export async function jsonFieldsHelp(output: string | readonly string[], width: number): Promise<string> {
+  let paths: readonly string[] = output as readonly string[];
+  if (typeof output === 'string') {
+    const op = (await import('../contract/operations.js')).getOperation(output);
+    paths = op ? fieldPaths(op.response) : [];
+  }
+  if (!paths.length) return '';
+  const lines: string[] = [];
+  let line = ' ';
+  for (const p of paths) {
+    if (line.length + p.length + 2 > width && line.trim()) {
+      lines.push(line);
+      line = ' ';
+    }
+    line += ` ${p},`;
+  }
+  lines.push(line.replace(/,$/, ''));
+  return `\nJSON fields (\`--json a,b.c\` prints only those; \`--json\` alone prints every field):\n${lines.join('\n')}\n`;
+}
+
 /**
  * Checks `--json` fields against what the operation returns, before anything is sent: a typo is a
  * usage error listing the fields there are.
  */
-export async function checkFields(fields: string[], operationId: string): Promise<void> {
-  const { getOperation } = await import('../contract/operations.js');
-  const op = getOperation(operationId);
-  if (!op) return;
-  const valid = fieldPaths(op.response);
+export async function checkFields(fields: string[], output: string | readonly string[]): Promise<void> {
+  let valid: readonly string[] = output as readonly string[];
+  const operationId = typeof output === 'string' ? output : null;
+  if (operationId) {
+    const { getOperation } = await import('../contract/operations.js');
+    const op = getOperation(operationId);
+    if (!op) return;
+    valid = fieldPaths(op.response);
+  }
   if (!valid.length) return;
   const unknown = fields.filter((f) => !valid.includes(f));
   if (unknown.length) {
-    throw new UsageError(
-      `${unknown.map((f) => `\`${f}\``).join(', ')} ${unknown.length === 1 ? 'is not a field' : 'are not fields'} of \`${operationId}\` (in \`--json\`).`,
+    throw new JsonFieldsError(
+      `${unknown.map((f) => `\`${f}\``).join(', ')} ${unknown.length === 1 ? 'is not a field' : 'are not fields'} of ${operationId ? `\`${operationId}\`` : 'this output'} (in \`--json\`).`,
       `Fields: ${valid.join(', ')}`,
     );
   }

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import { VERB_ALIASES, canonicalVerb, type CommandDef } from './command.js';
 import { EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
@@ -43,7 +43,18 @@ const GROUPS: Record<string, string> = {
   grants: 'What you authorized OAuth applications to do: list, revoke',
 };
 
-function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>): void {
+/**
+ * The command whose help argv asks for (`wcm forms show --help`, `wcm help forms show`), so its
+ * "JSON fields" section is made for it alone: `wcm --help` must not load the contract.
+ */
+function helpedCommand(argv: string[], defs: readonly CommandDef[]): CommandDef | undefined {
+  if (!argv.some((a) => a === '--help' || a === '-h' || a === 'help')) return undefined;
+  const words = argv.filter((a, i) => !a.startsWith('-') && !GLOBAL_WITH_VALUE.has(argv[i - 1]) && a !== 'help').map(canonicalVerb);
+  const matches = defs.filter((d) => d.path.every((w, i) => words[i] === w));
+  return matches.sort((a, b) => b.path.length - a.path.length)[0];
+}
+
+function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>, fieldsHelp = ''): void {
   let parent = program;
   for (const name of def.path.slice(0, -1)) {
     parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(GROUPS[name] ?? `${name} commands`);
@@ -52,6 +63,7 @@ function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cm
   const cmd = parent.command(verb, { hidden: !!def.hidden }).description(def.summary).aliases(VERB_ALIASES[verb] ?? []);
   if (def.description) cmd.addHelpText('after', `\n${def.description}`);
   if (def.examples?.length) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  $ ${e}`).join('\n')}`);
+  if (fieldsHelp) cmd.addHelpText('after', fieldsHelp);
   for (const a of def.args ?? []) {
     const label = a.variadic ? `${a.name}...` : a.name;
     cmd.argument(a.required && !a.pick ? `<${label}>` : `[${label}]`, a.description);
@@ -171,6 +183,16 @@ export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<numb
     .option('--profile <name>', 'profile to use (env WCM_PROFILE)')
     .option('--jq <expression>', 'filter the JSON output with jq, in-process (implies --json; strings print raw)')
     .showHelpAfterError(globalsFromArgv.json ? false : '(run with --help for usage)')
+    // Every command's help lists the program's flags too, under gh's name for them.
+    .configureHelp({
+      showGlobalOptions: true,
+      visibleGlobalOptions(cmd) {
+        return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
+      },
+      formatItemList(heading, items, helper) {
+        return Help.prototype.formatItemList.call(this, heading === 'Global Options:' ? 'Inherited flags:' : heading, items, helper);
+      },
+    })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -209,6 +231,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
     try {
       if (jq !== undefined) await (await import('./jq.js')).checkJq(jq);
       await selectJsonFields(jsonFields);
+      // Local records have no operation for the client to check `--json a,b` against: their list is here.
+      if (jsonFields && Array.isArray(def.output)) await (await import('./json-fields.js')).checkFields(jsonFields, def.output);
       // Ids checked before any request; left out, a choice on a terminal, a usage error otherwise.
       const ids = def.args?.some((a) => a.pick || a.shape) ? await import('./pickers.js') : null;
       const checked = ids ? ids.checkIds(def, args) : args;
@@ -217,13 +241,18 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
       exitCode = typeof code === 'number' ? code : EXIT.ok;
       if (jq !== undefined && exitCode === EXIT.ok && captured !== null) io.stdout.write(await (await import('./jq.js')).runJq(captured, jq));
     } catch (err) {
-      await printError(io, err, !!globals.json);
+      // A mistyped `--json` field is read by a person on a terminal: plain text there.
+      const fieldTypo = err instanceof Error && err.name === 'JsonFieldsError' && io.isStderrTTY;
+      await printError(io, err, !!globals.json && !fieldTypo);
       if (!isReported(err) && globals.debug && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
       exitCode = exitCodeOf(err);
     }
   };
   const one = await commandNamedBy(argv);
-  for (const def of one ? [one] : (await import('../../commands/index.js')).commands) register(program, def, run);
+  const defs = one ? [one] : (await import('../../commands/index.js')).commands;
+  const helped = helpedCommand(argv, defs);
+  const fieldsHelp = helped?.output ? await (await import('./json-fields.js')).jsonFieldsHelp(helped.output, 100) : '';
+  for (const def of defs) register(program, def, run, def === helped ? fieldsHelp : '');
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

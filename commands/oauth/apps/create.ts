@@ -10,6 +10,7 @@ interface Options {
 
 export default defineCommand<Options>({
   path: ['oauth', 'apps', 'create'],
+  output: 'createOAuthApp',
   summary: 'Register an OAuth application in the workspace (a confidential one gets a secret, shown once)',
   description:
     'Redirect URIs must use https, or http on a loopback address (127.0.0.1, [::1], localhost), where the\n' +

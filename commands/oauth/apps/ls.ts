@@ -3,6 +3,7 @@ import { runList } from '../../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['oauth', 'apps', 'ls'],
+  output: 'listOAuthApps',
   summary: 'List the OAuth applications registered in the workspace, newest first',
   description: 'Piped output is tab-separated: client id, name, type, redirect URIs (space-separated), created at.',
   list: true,

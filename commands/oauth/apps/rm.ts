@@ -4,6 +4,7 @@ import { printJson, terminalText } from '../../../src/cli/output.js';
 
 export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'apps', 'rm'],
+  output: 'deleteOAuthApp',
   summary: 'Delete an OAuth application; every token it was issued stops working',
   // The pattern of src/contract/oauth.ts's CLIENT_ID_PATTERN (not imported: definitions stay light).
   args: [{ name: 'APP', description: 'client id (from `wcm oauth apps ls`)', required: true, shape: { pattern: /^wcm_app_[A-Za-z0-9]{24,}$/, like: 'a client id, wcm_app_ and 24 or more letters and digits', find: 'wcm oauth apps ls' } }],

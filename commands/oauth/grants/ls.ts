@@ -3,6 +3,7 @@ import { runList } from '../../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['oauth', 'grants', 'ls'],
+  output: 'listOAuthGrants',
   summary: 'List what you authorized OAuth applications to do (yours, whichever workspace), newest first',
   description: 'Piped output is tab-separated: grant id, application, abilities, workspaces, audience, created at (lists space-separated).',
   list: true,

@@ -4,6 +4,7 @@ import { printJson, terminalText } from '../../../src/cli/output.js';
 
 export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'grants', 'revoke'],
+  output: 'revokeOAuthGrant',
   summary: 'Revoke one of your OAuth grants: every token issued under it stops working',
   // The pattern of src/contract/oauth.ts's GrantId (not imported: definitions stay light).
   args: [{ name: 'GRANT', description: 'grant id (from `wcm oauth grants ls`)', required: true, shape: { pattern: /^grant_[A-Za-z0-9]{16,}$/, like: 'a grant id, grant_ and 16 or more letters and digits', find: 'wcm oauth grants ls' } }],
