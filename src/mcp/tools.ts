@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Ability } from '../contract/enums.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
+import { normalizeUuids } from '../contract/uuid.js';
 
 /**
  * MCP tools generated from the operations table (docs/mcp.md): one tool per operation, named by its
@@ -220,8 +221,33 @@ function computeTools(filter: ToolFilter): ToolDef[] {
 /** Every toolset name (the operation tags), for help and error messages. */
 export const toolsetNames = (): string[] => [...new Set(toolOperations().map((o) => o.tag))];
 
-/** A tool call that cannot become a request: a tool error naming the argument. */
-export class ToolArgumentError extends Error {}
+/** A tool call that cannot become a request: a tool error naming the argument (422 unless `problem` says otherwise). */
+export class ToolArgumentError extends Error {
+  constructor(message: string, readonly problem?: Record<string, unknown>) {
+    super(message);
+  }
+}
+
+const resourceWords = (s: string): string => s.replace(/_/g, ' ').replace(/\boauth\b/g, 'OAuth').replace(/\bapp\b/g, 'application');
+
+/**
+ * Ids are checked by their schema before any path is built, so `"."`, `".."` or `"a/b"` can never
+ * make the path name another operation's route. A malformed id is the API's own answer: the
+ * resource's 404, quoting the id.
+ */
+function checkIds(op: AnyOperation, params: Record<string, string>): void {
+  const normalized = normalizeUuids(op.params, params) as Record<string, string>;
+  const parsed = op.params.safeParse(normalized);
+  if (parsed.success) {
+    Object.assign(params, normalized);
+    return;
+  }
+  const bad = String(parsed.error.issues[0]?.path[0] ?? '');
+  const code = bad === 'workspace' ? 'workspace_not_found' : (op.notFound?.[bad] ?? 'not_found');
+  const what = code === 'not_found' ? 'record' : resourceWords(code.replace(/_not_found$/, ''));
+  const detail = `No ${what} with id \`${params[bad]}\`.`;
+  throw new ToolArgumentError(detail, { title: `${what.charAt(0).toUpperCase()}${what.slice(1)} not found`, status: 404, code, detail });
+}
 
 /** Turns a tool's arguments into the request `/v1` would receive. */
 export function toRequest(op: AnyOperation, args: Record<string, unknown>, defaultWorkspace: string | undefined): ToolRequest {
@@ -250,6 +276,7 @@ export function toRequest(op: AnyOperation, args: Record<string, unknown>, defau
   }
   if (names.has('workspace') && params.workspace === undefined && defaultWorkspace) params.workspace = defaultWorkspace;
   for (const n of names) if (params[n] === undefined) throw new ToolArgumentError(`\`${n}\` is required${n === 'workspace' ? ' (no default workspace is known)' : ''}.`);
+  if (names.size) checkIds(op, params);
   if (op.access === 'public' && op.idempotent && !idempotencyKey) idempotencyKey = randomUUID();
   let path = pathParts[0];
   for (let i = 1; i < pathParts.length; i += 2) path += encodeURIComponent(params[pathParts[i]]) + pathParts[i + 1];
@@ -294,7 +321,7 @@ export async function callTool(tool: ToolDef, args: Record<string, unknown>, dis
     req = toRequest(tool.op, args, defaultWorkspace);
   } catch (err) {
     if (!(err instanceof ToolArgumentError)) throw err;
-    return errorResult({ title: 'Invalid arguments', status: 422, code: 'validation_failed', detail: err.message });
+    return errorResult(err.problem ?? { title: 'Invalid arguments', status: 422, code: 'validation_failed', detail: err.message });
   }
   const answer = await dispatch(req);
   const body = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as Record<string, unknown>;

@@ -115,6 +115,27 @@ export function readJsonBody(raw: Buffer, contentType: string | undefined, optio
   return body as Record<string, unknown>;
 }
 
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`, by one pass over its bytes (no
+ * parse). Parsing 10,000 nested arrays is fine; the recursive walks after it (serializing, schema
+ * checks) overflow the stack, so such a body is refused before any of them runs.
+ */
+export function nestedDeeperThan(raw: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** Strict UTF-8 (a leading BOM is dropped). Not streaming, so one decoder serves every request. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -208,8 +208,9 @@ export function controlMount(o: ControlOptions): Mount {
           }
           default:
             if (snap && info.method === 'DELETE') {
-              await deleteSnapshot(o.dataFile, decodeURIComponent(snap[1]));
-              return json(200, { name: decodeURIComponent(snap[1]), deleted: true });
+              const name = snapshotName(snap[1]);
+              await deleteSnapshot(o.dataFile, name);
+              return json(200, { name, deleted: true });
             }
             throw new ProblemError('route_not_found', { detail: `No control route \`${route}\`: reset, snapshots, faults, clock, requests.` });
         }
@@ -218,4 +219,16 @@ export function controlMount(o: ControlOptions): Mount {
       }
     },
   };
+}
+
+/** A snapshot name from the path, percent-decoded; a malformed escape (`%`, `%E0%A4%A`) is a 400, not a crash. */
+function snapshotName(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ProblemError('bad_request', {
+      detail: `The snapshot name \`${segment}\` in the path is not valid percent-encoding.`,
+      resolution: 'Percent-encode the name (encodeURIComponent), or use the name `GET /_emulator/snapshots` lists.',
+    });
+  }
 }

@@ -3,13 +3,15 @@ import type { Store } from '../../store/store.js';
 import type { RawAnswer } from '../../mcp/server.js';
 import type { ToolRequest } from '../../mcp/tools.js';
 import { withResourceMetadata, type App, type AppResponse, type Mount } from '../app.js';
-import { header, type RequestInfo } from '../request.js';
+import { header, nestedDeeperThan, type RequestInfo } from '../request.js';
 import { partsResponse } from '../response.js';
 import { authenticate, MCP_AUDIENCE, reachableWorkspaces } from '../auth.js';
 import type { Clock } from '../context.js';
 import { ProblemError } from '../problems.js';
 
 export const MCP_PATH = '/mcp';
+/** Far beyond any tool's arguments (the JSON-RPC envelope adds 3 levels to a body's few). */
+const MAX_JSON_DEPTH = 64;
 
 /** The SDK and the tool table, loaded on the first /mcp request only (start-up stays as it was). */
 interface McpModules {
@@ -50,6 +52,10 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       if (info.method !== 'POST') {
         // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
         return app.fail(new ProblemError('method_not_allowed', { detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.', headers: { Allow: 'POST' } }), info);
+      }
+      if (nestedDeeperThan(info.rawBody, MAX_JSON_DEPTH)) {
+        const message = `Parse error: the message nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`;
+        return { status: 400, headers: { 'Content-Type': 'application/json', 'X-Request-Id': info.id, 'Cache-Control': 'no-store' }, body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message }, id: null }) };
       }
       const { createMcpServer, connectServer, fastToolCall, parsedDispatch, buildTools, Transport } = loaded ?? (await loadSdk());
       const reach = reachableWorkspaces(store, auth);
