@@ -18,6 +18,9 @@ import localSnapshotLs from './local/snapshot/ls.js';
 import localSnapshotRm from './local/snapshot/rm.js';
 import localFaultsSet from './local/faults/set.js';
 import localFaultsClear from './local/faults/clear.js';
+import localFaultsAdd from './local/faults/add.js';
+import localFaultsLs from './local/faults/ls.js';
+import localClock from './local/clock.js';
 import localClockSet from './local/clock/set.js';
 import localClockClear from './local/clock/clear.js';
 import oauthAppsCreate from './oauth/apps/create.js';
@@ -115,8 +118,12 @@ export const commands: CommandDef[] = [
   localSnapshotRestore,
   localSnapshotLs,
   localSnapshotRm,
+  localFaultsLs,
   localFaultsSet,
+  localFaultsAdd,
   localFaultsClear,
+  // Before its subcommands: `wcm local clock` alone shows the clock, so the group is this command.
+  localClock,
   localClockSet,
   localClockClear,
 ] as CommandDef[];

@@ -40,6 +40,8 @@ export interface RequestFilter {
   since?: number;
   status?: string;
   operation?: string;
+  /** Also the server's own traffic (dashboard pages, /healthz, /favicon.ico), left out otherwise. */
+  all?: boolean;
 }
 
 export interface StartedServer {

@@ -36,8 +36,8 @@ const GROUPS: Record<string, string> = {
   payments: 'Payment notifications: sign and send one, like the processor would',
   local: 'The local server: import, export, orders, events (data file); reset, snapshot, faults, clock (running server)',
   snapshot: 'Named snapshots of the running local server: save, restore, ls, rm',
-  faults: 'Injected failures and delays of the running local server: set, clear',
-  clock: "The running local server's clock: set, clear",
+  faults: 'Injected failures and delays of the running local server: ls, set, add, clear',
+  clock: "The running local server's clock: show it, set, clear",
   oauth: 'OAuth applications of the workspace, and the grants you gave them',
   apps: 'Registered OAuth applications: create, list, delete',
   grants: 'What you authorized OAuth applications to do: list, revoke',
@@ -104,9 +104,10 @@ async function commandNamedBy(argv: string[]): Promise<CommandDef | null> {
     else if (GLOBAL_FLAGS.has(argv[i]) || /^--(base-url|workspace|profile)=/.test(argv[i])) i += 1;
     else return null;
   }
-  const words = argv.slice(i, i + 2).map(canonicalVerb);
+  const words = argv.slice(i, i + 3).map(canonicalVerb);
   const word = /^[a-z]+$/;
-  for (const path of [words, words.slice(0, 1)]) {
+  // The longest command the words name first: `local clock set` before `local clock`.
+  for (const path of [words, words.slice(0, 2), words.slice(0, 1)]) {
     if (!path.length || !path.every((w) => word.test(w))) continue;
     try {
       const def = ((await import(`../../commands/${path.join('/')}.js`)) as { default?: CommandDef }).default;

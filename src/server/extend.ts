@@ -14,7 +14,7 @@ import { mcpMount } from './mcp/mount.js';
 import { MovableClock } from './emulator/clock.js';
 import { adminToken, controlMount, injectFault, type FaultRule } from './emulator/control.js';
 import { maskBody, RequestLog } from './emulator/log.js';
-import { assetsMount } from './web/assets.js';
+import { assetsMount, faviconMount } from './web/assets.js';
 import { sessionKey, Sessions } from './web/session.js';
 import { isLoopbackHost } from './web/signin.js';
 import type { AppOptions } from './app.js';
@@ -65,7 +65,7 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
     store, dataFile: options.dataFile, clock: movable ?? new MovableClock(clock), log, admin: admin.token, faults,
     afterReset: () => limiter.reset(),
   });
-  const mounts = [assetsMount({ 'requests.js': { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS }, 'consent.js': { type: 'text/javascript; charset=utf-8', body: CONSENT_JS } }), dashboardMount({ store, clock, sessions, loopback, requestLog: log }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control];
+  const mounts = [assetsMount({ 'requests.js': { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS }, 'consent.js': { type: 'text/javascript; charset=utf-8', body: CONSENT_JS } }), dashboardMount({ store, clock, sessions, loopback, requestLog: log }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control, faviconMount()];
   const observe: AppOptions['observe'] = (info, res, operationId, startedAt) => {
     // Reading the log (control plane, the dashboard's log page) is not logged: it would fill it.
     if (info.path.startsWith('/_emulator') || info.path.startsWith('/dashboard/requests') || info.path.startsWith('/assets/')) return;

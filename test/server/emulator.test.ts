@@ -2,7 +2,7 @@
 // snapshots, the movable clock, injected faults; and the `wcm local …` / `wcm logs` commands.
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runInProcess } from '../support/cli.js';
+import { fakeIO, runInProcess } from '../support/cli.js';
 import { demo, onPort, tempDir } from '../support/server.js';
 
 let server: Awaited<ReturnType<typeof onPort>>;
@@ -86,6 +86,46 @@ describe('the request log', () => {
     while (!/"operation":"getMe"/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
     expect(text).toMatch(/event: request\ndata: \{.*"status":200/);
+  });
+});
+
+describe("the server's own traffic (issue 37 item 13)", () => {
+  it('/favicon.ico is an icon, not a 404; the dashboard, /healthz and the favicon stay out of the log views unless ?all', async () => {
+    const icon = await fetch(`${origin}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toMatch(/^<svg /);
+    await fetch(`${origin}/healthz`);
+    await fetch(`${origin}/dashboard`, { redirect: 'manual' });
+    await fetch(`${origin}/dashboard/nope`, { redirect: 'manual' });
+    const missing = await api(`/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000aa`);
+    const paths = (q: string) => control('GET', `/requests?limit=10000${q}`).then((r) => (r.json.data as Array<{ path: string }>).map((e) => e.path));
+    const own = (p: string) => p === '/healthz' || p === '/favicon.ico' || p.startsWith('/dashboard');
+    const shown = await paths('');
+    expect(shown.filter(own)).toEqual([]);
+    expect(shown).toContain(`/v1/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000aa`);
+    const fourxx = (await control('GET', '/requests?status=4xx&limit=10000')).json.data as Array<{ path: string; request_id: string }>;
+    expect(fourxx.filter((e) => own(e.path))).toEqual([]);
+    expect(fourxx.at(-1)!.request_id).toBe(missing.headers.get('x-request-id'));
+    const everything = await paths('&all=true');
+    expect(everything).toEqual(expect.arrayContaining(['/favicon.ico', '/healthz', '/dashboard']));
+    expect((await control('GET', '/requests?all=maybe')).json.errors).toEqual({ all: ['Must be true or false.'] });
+  });
+
+  it('wcm logs leaves them out, --all shows them; a terminal table has a PATH column', async () => {
+    await fetch(`${origin}/healthz`);
+    await api(`/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000ab`);
+    const lines = async (args: string[]) => (await cli(args)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { path: string });
+    const plain = await lines(['logs', '--limit', '10000']);
+    expect(plain.some((e) => e.path === '/healthz')).toBe(false);
+    expect((await lines(['logs', '--all', '--limit', '10000'])).some((e) => e.path === '/healthz')).toBe(true);
+    const io = fakeIO({ tty: true });
+    const table = await runInProcess(['logs', '--status', '4xx', '--limit', '3'], { io, env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_ADMIN_TOKEN: admin } });
+    expect(table.code, table.stderr).toBe(0);
+    const [head, ...rows] = table.stdout.trim().split('\n');
+    expect(head).toMatch(/OPERATION +PATH +MS/);
+    const last = rows.at(-1)!;
+    expect(last).toMatch(new RegExp(`getForm +/v1/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000ab +[\\d.]+ +form_not_found`));
   });
 });
 
@@ -222,6 +262,29 @@ describe('the commands', () => {
     const none = await runInProcess(['logs'], { env: { WCM_CONFIG_DIR: path.join(cfg.dir, 'x'), WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner } });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('admin token');
+  });
+
+  it('wcm local faults add keeps the rules in force, ls lists them in order; wcm local clock shows the clock', async () => {
+    expect((await cli(['local', 'faults', 'ls'])).stderr).toContain('No faults');
+    expect((await cli(['local', 'faults', 'set', '--operation', 'getMe', '--status', '503'])).code).toBe(0);
+    const add = await cli(['local', 'faults', 'add', '--operation', '*', '--latency', '5']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toContain('2 rules in force');
+    expect((await control('GET', '/faults')).json.data).toEqual([{ operation: 'getMe', probability: 1, status: 503 }, { operation: '*', probability: 1, latency_ms: 5 }]);
+    const ls = await cli(['local', 'faults', 'ls']);
+    expect(ls.stdout).toBe('getMe\t503\t1\t-\n*\t-\t1\t5 ms\n');
+    expect((await cli(['local', 'faults', 'add', '--status', '503'])).code).toBe(2);
+    expect((await cli(['local', 'faults', 'add', '--operation', 'getMe', '--status', '404'])).code).toBe(3);
+    expect((await control('GET', '/faults')).json.data).toHaveLength(2);
+
+    await cli(['local', 'clock', 'set', '--offset', '7200']);
+    const shown = await cli(['local', 'clock', '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const clock = JSON.parse(shown.stdout) as { now: string; offset_seconds: number };
+    expect(clock.offset_seconds).toBe(7200);
+    expect(Math.abs(Date.parse(clock.now) - Date.now() - 7_200_000)).toBeLessThan(60_000);
+    const text = await cli(['local', 'clock']);
+    expect(text.stdout).toBe(`now\t${text.stdout.split('\n')[0].split('\t')[1]}\noffset\t7200 s\n`);
   });
 
   it('wcm local faults set|clear', async () => {

@@ -59,6 +59,7 @@ ${view.body}`;
     nav: side,
     home: DASHBOARD,
     user: { name: signed.user.name, email: signed.user.email, signOut: signed.signOut },
+    script: true,
   });
 }
 

@@ -10,7 +10,7 @@ import { DASHBOARD, page, ROWS_MARKER, type NavEntry, type Section, type View } 
 import { eventsView, ordersView } from './pages/commerce.js';
 import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
 import { oauthView } from './pages/oauth.js';
-import { requestFilter, requestsView, REQUESTS_PATH, REQUESTS_STREAM } from './pages/requests.js';
+import { requestFilter, requestsView, requestView, REQUESTS_PATH, REQUESTS_STREAM } from './pages/requests.js';
 import { streamsBusy, type LogScope, type RequestLog } from '../emulator/log.js';
 import { recordPage } from './pages/open.js';
 import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
@@ -57,6 +57,8 @@ const WORKSPACE_PAGES: Array<[RegExp, Section, WorkspacePage]> = [
 const WORKSPACE_PATH = /^\/dashboard\/workspaces\/([^/]+)((?:\/[^/]+)*)$/;
 
 const ROWS_MARKER_BYTES = Buffer.from(ROWS_MARKER);
+/** Every page loads the dashboard's script from /assets (no inline script even so). */
+const CSP = { 'script-src': "'self'" };
 const disagree = (view: View) => new Error(`The view "${view.title}" and its table disagree about spliced rows.`);
 
 /** Bytes of the slab page text is encoded into (see pageBytes). */
@@ -102,19 +104,19 @@ export function dashboardMount(options: DashboardOptions): Mount {
   const auth = signIn({ prefix: DASHBOARD, loopback, store, sessions, clock, purpose: 'to open the wcm dashboard (read-only).' });
 
   const log = options.loopback ? options.requestLog : undefined;
-  const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest, csp?: Record<string, string>): AppResponse => {
+  const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest): AppResponse => {
     const doc = page(view, { signed, nav, workspace: workspace && { record: workspace.workspace, role: workspace.role } }).text;
     const headers: Record<string, string> = signed.renewal ? { 'X-Request-Id': info.id, 'Set-Cookie': signed.renewal } : { 'X-Request-Id': info.id };
     if (!view.rows?.count) {
       if (doc.includes(ROWS_MARKER)) throw disagree(view);
-      return htmlResponse(status, doc, { headers, csp });
+      return htmlResponse(status, doc, { headers, csp: CSP });
     }
     // Encoded once, then cut around the marker (its bytes are ASCII, found in the bytes as in the text).
     const bytes = pageBytes(doc);
     const at = bytes.indexOf(ROWS_MARKER_BYTES);
     if (at === -1) throw disagree(view);
     const body = [bytes.subarray(0, at), ...view.rows.bytes, bytes.subarray(at + ROWS_MARKER_BYTES.length)];
-    return htmlResponse(status, body, { headers, csp });
+    return htmlResponse(status, body, { headers, csp: CSP });
   };
 
   const notFoundView = (what: string): View => ({
@@ -144,8 +146,7 @@ export function dashboardMount(options: DashboardOptions): Mount {
       // The side bar outside a workspace: made only for the pages that show it.
       const homeNav = () => workspacesNav(store, signed, { requestLog: !!log });
       if (log && path === REQUESTS_PATH) {
-        // Its one script comes from /assets (no inline script even here).
-        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed)), signed, info, homeNav(), undefined, { 'script-src': "'self'" });
+        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed)), signed, info, homeNav());
       }
       if (log && path === REQUESTS_STREAM) {
         const q = targetUrl(req)?.searchParams ?? new URLSearchParams();
@@ -157,6 +158,17 @@ export function dashboardMount(options: DashboardOptions): Mount {
           status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id }, body: '',
           stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
         };
+      }
+      if (log && path.startsWith(`${REQUESTS_PATH}/`)) {
+        let id = '';
+        try {
+          id = decodeURIComponent(path.slice(REQUESTS_PATH.length + 1));
+        } catch {
+          /* a broken escape: no such request */
+        }
+        const view = requestView(log, id, logScope(store, signed));
+        if (view) return respond(200, view, signed, info, homeNav());
+        return respond(404, notFoundView('The request log has no request with this id (it keeps the last 10,000).'), signed, info, homeNav());
       }
       if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {
         return respond(200, workspacesView(store, signed), signed, info, homeNav());

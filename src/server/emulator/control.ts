@@ -142,6 +142,11 @@ function logFilter(url: URL): LogFilter {
     if (!getOperation(operation)) throw validationFailed({ operation: ['Must be an operationId of the table.'] }, 'Invalid query parameters.');
     f.operation = operation;
   }
+  const all = url.searchParams.get('all');
+  if (all !== null) {
+    if (!['true', 'false', '1', '0', ''].includes(all)) throw validationFailed({ all: ['Must be true or false.'] }, 'Invalid query parameters.');
+    f.all = all === 'true' || all === '1' || all === '';
+  }
   return f;
 }
 

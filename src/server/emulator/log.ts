@@ -22,6 +22,22 @@ export interface LogFilter {
   since?: number;
   status?: string;
   operation?: string;
+  /** Also the server's own pages and probes (see isOwnTraffic), left out otherwise. */
+  all?: boolean;
+}
+
+/**
+ * The server's own traffic: the dashboard's pages, its assets, `/healthz` and the favicon. Logged,
+ * but left out of the log's views unless asked for (`wcm logs --all`): a CI check such as
+ * `wcm logs --status 4xx` is about the API's callers, not a browser tab or a health probe.
+ */
+export function isOwnTraffic(path: string): boolean {
+  return path === '/healthz' || path === '/favicon.ico' || path === '/dashboard' || path.startsWith('/dashboard/') || path.startsWith('/assets/');
+}
+
+/** Whether a logged request passes a filter (all but `limit` and `since`). */
+function matches(f: LogFilter, e: LoggedRequest): boolean {
+  return statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation) && (!!f.all || !isOwnTraffic(e.path));
 }
 
 export const LOG_CAPACITY = 10_000;
@@ -157,7 +173,7 @@ export class RequestLog {
   /** Oldest first, filtered; `limit` keeps the newest. A scope sees its workspaces only, without bodies. */
   query(f: LogFilter = {}, scope?: LogScope): LoggedRequest[] {
     const all = this.ring.length < this.capacity ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-    const out = all.filter((e) => (f.since === undefined || e.seq > f.since) && statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation) && (!scope || inScope(scope, e.path)));
+    const out = all.filter((e) => (f.since === undefined || e.seq > f.since) && matches(f, e) && (!scope || inScope(scope, e.path)));
     const kept = (f.limit !== undefined ? out.slice(-f.limit) : out).map(shown);
     return scope ? kept.map(withoutBody) : kept;
   }
@@ -193,7 +209,7 @@ export class RequestLog {
     };
     const event = (e: LoggedRequest) => `id: ${e.seq}\nevent: request\ndata: ${JSON.stringify(scope ? withoutBody(e) : e)}\n\n`;
     const send = (e: LoggedRequest) => {
-      if (statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation) && (!scope || inScope(scope, e.path))) write(event(e));
+      if (matches(f, e) && (!scope || inScope(scope, e.path))) write(event(e));
     };
     const replay = this.query({ ...f, limit: Math.min(f.limit ?? STREAM_REPLAY, STREAM_REPLAY) }, scope);
     res.write(': wcm request log\n\n' + replay.map(event).join(''));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppResponse, Mount } from '../app.js';
 import { WCM_CSS } from './stylesheet.js';
+import { DASHBOARD_JS } from './script.js';
 
 export const ASSETS_PREFIX = '/assets';
 
@@ -18,7 +19,37 @@ const version = (body: string) => createHash('sha256').update(body).digest('hex'
  */
 export const STYLESHEET_HREF = `${ASSETS_PREFIX}/wcm.css?v=${version(WCM_CSS)}`;
 
-const BUILT_IN: Record<string, Asset> = { 'wcm.css': { type: 'text/css; charset=utf-8', body: WCM_CSS } };
+/** The brand's mark as the tab's icon (no .ico to build: every current browser takes an SVG). */
+const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f54c8"/><text x="16" y="22" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">w</text></svg>';
+const FAVICON: Asset = { type: 'image/svg+xml', body: FAVICON_SVG };
+
+/** The icon's address in the pages' `<link rel="icon">` (browsers then never ask for /favicon.ico). */
+export const FAVICON_HREF = `${ASSETS_PREFIX}/favicon.svg?v=${version(FAVICON_SVG)}`;
+
+const BUILT_IN: Record<string, Asset> = {
+  'wcm.css': { type: 'text/css; charset=utf-8', body: WCM_CSS },
+  'favicon.svg': FAVICON,
+  'dashboard.js': { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS },
+};
+
+/** The dashboard's one script (local times, copy buttons, the menu on a phone): from this origin, never inline. */
+export const DASHBOARD_SCRIPT_HREF = `${ASSETS_PREFIX}/dashboard.js?v=${version(DASHBOARD_JS)}`;
+
+/**
+ * `/favicon.ico`, which browsers and tools ask for on their own: the same icon, so no 404 lands in
+ * the request log (which leaves it out of its views anyway).
+ */
+export function faviconMount(): Mount {
+  const etag = `"${version(FAVICON_SVG)}"`;
+  return {
+    prefix: '/favicon.ico',
+    handle(_req, info): AppResponse {
+      const headers = { 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id, 'Content-Type': FAVICON.type, 'Cache-Control': 'public, max-age=86400', ETag: etag };
+      if (info.method !== 'GET' && info.method !== 'HEAD') return { status: 405, headers: { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Only GET and HEAD.\n' };
+      return { status: 200, headers, body: FAVICON_SVG };
+    },
+  };
+}
 
 /** The `/assets` mount: `wcm.css` plus any `extra` files (a page's script, kept out of the HTML). */
 export function assetsMount(extra: Record<string, Asset> = {}): Mount {

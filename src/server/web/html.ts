@@ -1,6 +1,6 @@
 import type { AppResponse } from '../app.js';
 import { partsResponse } from '../response.js';
-import { STYLESHEET_HREF } from './assets.js';
+import { DASHBOARD_SCRIPT_HREF, FAVICON_HREF, STYLESHEET_HREF } from './assets.js';
 
 /**
  * Markup that is already safe: produced by the `html` template or wrapped by `raw`. Anything else
@@ -57,10 +57,12 @@ export interface LayoutOptions {
   home?: string;
   /** The signed-in user, shown in the top bar with a sign-out button when `signOut` is given. */
   user?: { name: string; email?: string; signOut?: { action: string; csrf: string } };
+  /** Load the dashboard's script (/assets/dashboard.js); the page's CSP must then allow `script-src 'self'`. */
+  script?: boolean;
 }
 
 /** A full HTML5 document: one stylesheet from /assets, no inline script, no inline style. */
-export function layout({ title, body, nav, home, user }: LayoutOptions): Html {
+export function layout({ title, body, nav, home, user, script }: LayoutOptions): Html {
   const signOut = user?.signOut
     ? html`<form method="post" action="${user.signOut.action}" class="inline"><input type="hidden" name="csrf" value="${user.signOut.csrf}"><button type="submit" class="link">Sign out</button></form>`
     : '';
@@ -72,11 +74,13 @@ export function layout({ title, body, nav, home, user }: LayoutOptions): Html {
 <meta name="referrer" content="same-origin">
 <title>${title} · wcm</title>
 <link rel="stylesheet" href="${STYLESHEET_HREF}">
-</head>
+<link rel="icon" href="${FAVICON_HREF}" type="image/svg+xml">
+${script ? html`<script src="${DASHBOARD_SCRIPT_HREF}" defer></script>
+` : ''}</head>
 <body>
-<header class="topbar"><a class="brand" href="${home ?? '/'}"><span class="mark" aria-hidden="true">w</span>wcm</a>${user ? html`<div class="who"><span class="user" title="${user.email ?? ''}">${user.name}</span>${signOut}</div>` : ''}</header>
+<header class="topbar">${nav && script ? html`<button type="button" class="navtoggle" aria-controls="side" aria-expanded="false">Menu</button>` : ''}<a class="brand" href="${home ?? '/'}"><span class="mark" aria-hidden="true">w</span>wcm</a>${user ? html`<div class="who"><span class="user" title="${user.email ?? ''}">${user.name}</span>${signOut}</div>` : ''}</header>
 <div class="${nav ? 'frame' : 'frame single'}">
-${nav ? html`<nav class="side" aria-label="Sections">${nav}</nav>` : ''}
+${nav ? html`<nav class="side" id="side" aria-label="Sections">${nav}</nav>` : ''}
 <main id="main">
 ${body}
 </main>
@@ -102,12 +106,18 @@ export const DEFAULT_CSP: Readonly<CspDirectives> = Object.freeze({
 
 const DEFAULT_CSP_HEADER = Object.entries(DEFAULT_CSP).map(([k, v]) => `${k} ${v}`).join('; ');
 
+/** Headers already written, by the overrides object (the dashboard passes one constant on every page). */
+const cspHeaders = new WeakMap<CspDirectives, string>();
+
 export function cspHeader(overrides?: CspDirectives): string {
   if (!overrides) return DEFAULT_CSP_HEADER;
-  const all: CspDirectives = { ...DEFAULT_CSP, ...overrides };
-  return Object.entries(all)
-    .map(([k, v]) => `${k} ${v}`)
-    .join('; ');
+  let text = cspHeaders.get(overrides);
+  if (text === undefined) {
+    const all: CspDirectives = { ...DEFAULT_CSP, ...overrides };
+    text = Object.entries(all).map(([k, v]) => `${k} ${v}`).join('; ');
+    cspHeaders.set(overrides, text);
+  }
+  return text;
 }
 
 /** The headers every page carries (no caching: pages show private data). */
