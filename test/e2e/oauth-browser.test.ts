@@ -11,7 +11,7 @@ import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, IN_CI, launchChromium, warnNoBrowser } from '../support/browser.js';
 import { BIN, spawnServe, wcm } from '../support/cli.js';
-import { pkce } from '../support/oauth.js';
+import { pkce, tokenRequest } from '../support/oauth.js';
 import { DEMO, ROOT, demo, tempDir } from '../support/server.js';
 
 const ARTIFACTS = path.join(ROOT, 'test/.artifacts/oauth');
@@ -98,6 +98,59 @@ describe('OAuth consent in a real browser', () => {
         expect(cspViolations).toEqual([]);
         await page.close();
       } finally {
+        await new Promise((r) => app.close(r));
+      }
+    });
+
+    it('consent: abilities come ticked; Authorize waits for a workspace; an unticked ability is not in the token', async () => {
+      let landed = '';
+      const app = http.createServer((req, res) => {
+        if (req.url!.startsWith('/callback')) landed = `http://127.0.0.1${req.url}`;
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><p>Signed in to the app.</p>');
+      });
+      await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+      const redirect = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
+      const context = await chromium.browser.createBrowserContext();
+      try {
+        const { verifier, challenge } = pkce();
+        const url = new URL('/oauth/authorize', origin);
+        url.search = new URLSearchParams({
+          response_type: 'code', client_id: demo.oauthAppAcme, redirect_uri: redirect, scope: 'content:read engagements:read',
+          state: 'untick', code_challenge: challenge, code_challenge_method: 'S256',
+        }).toString();
+        const page = await context.newPage();
+        page.on('console', (m) => {
+          if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+        });
+        await page.goto(url.toString());
+        await chooseAccount(page, 'ada@acme-coffee.example');
+        const checked = (name: string) => page.$eval(`input[name="${name}"]`, (el) => (el as HTMLInputElement).checked);
+        const disabled = () => page.$eval('button[value="approve"]', (el) => (el as HTMLButtonElement).disabled);
+        expect(await checked('ability_content:read')).toBe(true);
+        expect(await checked('ability_engagements:read')).toBe(true);
+        // Ada has two workspaces, none pre-ticked: Authorize is disabled until one is.
+        expect(await disabled()).toBe(true);
+        await page.click(`input[name="workspace_${demo.ws1}"]`);
+        expect(await disabled()).toBe(false);
+        await page.click('input[name="ability_engagements:read"]');
+        expect(await checked('ability_engagements:read')).toBe(false);
+        await page.click('input[name="ability_content:read"]');
+        expect(await disabled()).toBe(true); // no ability left
+        await page.click('input[name="ability_content:read"]');
+        expect(await disabled()).toBe(false);
+        await page.screenshot({ path: path.join(ARTIFACTS, 'consent-unticked.png'), fullPage: true });
+        await Promise.all([page.waitForNavigation(), page.click('button[value="approve"]')]);
+        const back = new URL(landed);
+        expect(back.searchParams.get('state')).toBe('untick');
+        const t = await tokenRequest(origin, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, client_id: demo.oauthAppAcme, code_verifier: verifier });
+        expect(t.status).toBe(200);
+        expect(t.json.scope).toBe('content:read');
+        const call = (p: string) => fetch(`${origin}/v1/workspaces/${demo.ws1}/${p}`, { headers: { authorization: `Bearer ${t.json.access_token}` } });
+        expect((await call('lists')).status).toBe(200);
+        expect((await call('threads')).status).toBe(403);
+        expect(cspViolations).toEqual([]);
+      } finally {
+        await context.close();
         await new Promise((r) => app.close(r));
       }
     });

@@ -7,12 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../src/contract/operations.js';
 import { App } from '../../src/server/app.js';
 import { listen, type RunningServer } from '../../src/server/http.js';
-import { hashToken } from '../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../src/store/fixture.js';
+import { extendServer } from '../../src/server/extend.js';
+import { startLocalServer, type LocalServer } from '../../src/server/serve.js';
+import { authorizeUrl, FormBrowser, pkce, tokenRequest } from '../support/oauth.js';
 import http from 'node:http';
 import { ProfileStore } from '../../src/cli/config.js';
 import { createFactory } from '../../src/cli/factory.js';
 import { fakeIO } from '../support/cli.js';
-import { demo, inProcess, onPort, tempDir, TestClock, type InProcess } from '../support/server.js';
+import { DEMO, demo, inProcess, onPort, tempDir, TestClock, type InProcess } from '../support/server.js';
 import {
   bearerOps, checkAnswer, foreignId, headerOf, isImplemented, LEAK, ops, pathParams, rawRequest, storeState, tokenOps, urlFor, validBody,
 } from './attack.js';
@@ -314,5 +317,139 @@ describe('a saved token goes only to the origin it was saved for', () => {
     const explicit = createFactory(fakeIO(), { WCM_CONFIG_DIR: cfg.dir, WCM_TOKEN: 'wcm_pat_explicit' }, { baseUrl: `${spyOrigin}/v1` });
     await (await explicit.client()).call('getMe');
     expect(seen).toEqual([`Bearer ${saved}`, 'Bearer wcm_pat_explicit']);
+  });
+});
+
+// TRUST.md §2 on a server bound to the wildcard address (not loopback), reached at 127.0.0.1: a
+// personal token signs in, and the session is limited by that token's abilities and workspaces for
+// consent and for the dashboard, and ends with the token.
+describe('sign-in on a network bind is limited by the signing-in personal token', () => {
+  const APP = demo.oauthAppAcme;
+  const REDIRECT = 'http://127.0.0.1:5931/callback';
+  const ALL = 'workspaces:read workspaces:write content:read content:write engagements:read engagements:manage actions:request';
+  /** Bo's token for Acme Coffee only, with content:read. */
+  const BO_ACME = 'wcm_pat_boAcmeOnlySecurityRow0123456789abcdefgh';
+  let server: LocalServer;
+  let origin: string;
+  let dir: ReturnType<typeof tempDir>;
+  beforeAll(async () => {
+    dir = tempDir();
+    server = await startLocalServer({ dataFile: path.join(dir.dir, 'store.json'), host: '0.0.0.0', port: 0, seeds: [DEMO], extend: extendServer, env: {}, log: () => undefined });
+    origin = `http://127.0.0.1:${server.port}`;
+    const sha = hashToken(BO_ACME);
+    await server.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'acme', abilities: ['content:read'], expires_at: null, revoked_at: null, workspace_ids: [demo.ws1] }));
+  });
+  afterAll(async () => {
+    await server.close();
+    dir.cleanup();
+  });
+
+  /** Signs in at `url`'s sign-in page with `token`; the browser and the page it lands on. */
+  async function signedIn(url: string, token: string) {
+    const browser = new FormBrowser(origin);
+    const first = await browser.follow(url);
+    expect(first.url).toContain('/sign-in?return_to=');
+    expect(first.body).toContain('name="token"');
+    expect(first.body).not.toContain('Bo Carter'); // no account chooser off loopback
+    return { browser, landed: await browser.signInWithToken(first, token) };
+  }
+  const consentFor = (token: string, scope = ALL) =>
+    signedIn(authorizeUrl(origin, { response_type: 'code', client_id: APP, redirect_uri: REDIRECT, scope, state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }), token);
+  const grants = () => [...server.store.values('oauth_grants')].length + [...server.store.values('oauth_codes')].length;
+
+  it('a content:read token: consent offers content:read only, of all seven asked', async () => {
+    const { landed } = await consentFor(demo.contentReader);
+    expect(landed.res.status).toBe(200);
+    expect(landed.body).toContain('<input type="checkbox" name="ability_content:read" value="on" checked>');
+    for (const a of ALL.split(' ').filter((x) => x !== 'content:read')) expect(landed.body).not.toContain(`name="ability_${a}"`);
+    expect(landed.body).toContain('Not offered, because the token you signed in with does not have them');
+  });
+
+  it('a content:read token: a forged form asking for every ability is refused, nothing issued', async () => {
+    const { browser, landed } = await consentFor(demo.contentReader);
+    const before = grants();
+    const form: Record<string, string> = { ...FormBrowser.hidden(landed.body), decision: 'approve', [`workspace_${demo.ws1}`]: 'on' };
+    for (const a of ALL.split(' ')) form[`ability_${a}`] = 'on';
+    const res = await browser.request('/oauth/authorize', { form });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain('which this consent did not offer');
+    expect(grants()).toBe(before);
+  });
+
+  it('a content:read token: approving mints a content:read token, not an all-abilities one', async () => {
+    const { verifier, challenge } = pkce();
+    const { browser, landed } = await signedIn(
+      authorizeUrl(origin, { response_type: 'code', client_id: APP, redirect_uri: REDIRECT, scope: ALL, state: 's', code_challenge: challenge, code_challenge_method: 'S256' }),
+      demo.contentReader,
+    );
+    const res = await browser.decide(landed.body, 'approve', [demo.ws1]);
+    expect(res.status).toBe(303);
+    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+    const t = await tokenRequest(origin, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: APP, code_verifier: verifier });
+    expect(t.status).toBe(200);
+    expect(t.json.scope).toBe('content:read');
+    const threads = await fetch(`${origin}/v1/workspaces/${demo.ws1}/threads`, { headers: { authorization: `Bearer ${t.json.access_token}` } });
+    expect(threads.status).toBe(403);
+  });
+
+  it('a token narrowed to one workspace: consent offers that workspace only, another is refused', async () => {
+    const { browser, landed } = await consentFor(BO_ACME, 'content:read');
+    expect(landed.body).toContain(`name="workspace_${demo.ws1}" value="on" checked`); // the only one: pre-ticked
+    expect(landed.body).not.toContain(`workspace_${demo.ws2}`);
+    const before = grants();
+    const res = await browser.request('/oauth/authorize', { form: { ...FormBrowser.hidden(landed.body), decision: 'approve', 'ability_content:read': 'on', [`workspace_${demo.ws2}`]: 'on' } });
+    expect(res.status).toBe(400);
+    expect(grants()).toBe(before);
+  });
+
+  it('a content:read token: the dashboard hides and refuses (403) the sections it cannot read', async () => {
+    const { browser, landed } = await signedIn(`${origin}/dashboard/workspaces/${demo.ws1}`, demo.contentReader);
+    expect(landed.res.status).toBe(200);
+    expect(landed.body).toContain(`/dashboard/workspaces/${demo.ws1}/lists`);
+    expect(landed.body).not.toContain(`/dashboard/workspaces/${demo.ws1}/threads`);
+    for (const [rest, need] of [['threads', 'engagements:read'], ['orders', 'engagements:read'], ['oauth', 'workspaces:read']]) {
+      const res = await browser.request(`/dashboard/workspaces/${demo.ws1}/${rest}`);
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain(`This page needs the <code>${need}</code> ability`);
+    }
+    expect((await browser.request(`/dashboard/workspaces/${demo.ws1}/lists`)).status).toBe(200);
+  });
+
+  it('a token narrowed to one workspace: the dashboard shows no other', async () => {
+    const { browser, landed } = await signedIn(`${origin}/dashboard`, BO_ACME);
+    expect(landed.body).toContain('Acme Coffee');
+    expect(landed.body).not.toContain('Blue Fern Studio');
+    expect((await browser.request(`/dashboard/workspaces/${demo.ws2}/lists`)).status).toBe(404);
+  });
+
+  it('revoking the token ends its sessions, on the dashboard and on the consent page', async () => {
+    const token = 'wcm_pat_boRevokedSecurityRow0123456789abcdefghi';
+    const sha = hashToken(token);
+    await server.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'x', abilities: ['content:read'], expires_at: null, revoked_at: null }));
+    const dash = await signedIn(`${origin}/dashboard/workspaces/${demo.ws1}/lists`, token);
+    expect(dash.landed.res.status).toBe(200);
+    const consent = await consentFor(token, 'content:read');
+    expect(consent.landed.res.status).toBe(200);
+    const rec = server.store.get('tokens', tokenId(sha))!;
+    await server.store.transact((tx) => tx.put('tokens', { ...rec, revoked_at: new Date().toISOString() }));
+    const after = await dash.browser.request(`/dashboard/workspaces/${demo.ws1}/lists`);
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toContain('ended=token');
+    const before = grants();
+    const decided = await consent.browser.decide(consent.landed.body, 'approve', [demo.ws1]);
+    expect(decided.status).toBe(403);
+    expect(grants()).toBe(before);
+  });
+
+  it('a CSRF value the client chose (same in cookie and field) does not sign in', async () => {
+    const chosen = 'C'.repeat(43);
+    const res = await fetch(`${origin}/dashboard/sign-in`, {
+      method: 'POST', redirect: 'manual',
+      headers: { cookie: `wcm_csrf=${chosen}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: chosen, token: demo.owner }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.getSetCookie().join()).not.toContain('wcm_session=');
   });
 });

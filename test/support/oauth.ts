@@ -70,6 +70,12 @@ export class FormBrowser {
     return this.follow(action, { form: { csrf: FormBrowser.field(page.body, 'csrf')!, user: userId } });
   }
 
+  /** On the token sign-in page (a server not on loopback): sign in with a personal access token. */
+  async signInWithToken(page: { body: string }, token: string) {
+    const action = /<form method="post" action="([^"]+)"/.exec(page.body)![1].replace(/&amp;/g, '&');
+    return this.follow(action, { form: { csrf: FormBrowser.field(page.body, 'csrf')!, token } });
+  }
+
   /** The names of the checkboxes a page shows ticked. */
   static ticked(page: string): string[] {
     return [...page.matchAll(/<input type="checkbox" name="([^"]+)" value="on" checked>/g)].map((m) => m[1]);
