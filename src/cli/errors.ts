@@ -9,6 +9,8 @@ export const EXIT = {
   auth: 4,
   notFound: 5,
   rateLimited: 6,
+  /** Ctrl-C in a prompt: 128 + SIGINT, as a shell reports an interrupted command. */
+  interrupted: 130,
 } as const;
 
 /** A failure the user can act on: printed without a stack trace. */

@@ -52,12 +52,12 @@ export function systemIO(env: NodeJS.ProcessEnv, opts: { noColor?: boolean } = {
     canPrompt: () => io.isStdinTTY && io.isStdoutTTY && !io.isCI,
     prompter: async () => {
       const p = await import('@inquirer/prompts');
-      // Ctrl+C in a prompt: a short message instead of inquirer's "force closed" error.
+      // Ctrl+C in a prompt: a short message instead of inquirer's "force closed" error, and exit 130.
       const cancellable = async <T>(ask: () => Promise<T>): Promise<T> => {
         try {
           return await ask();
         } catch (err) {
-          if ((err as Error).name === 'ExitPromptError') throw new CliError('Cancelled; nothing was changed.', EXIT.failure);
+          if ((err as Error).name === 'ExitPromptError') throw new CliError('Cancelled; nothing was changed.', EXIT.interrupted);
           throw err;
         }
       };
