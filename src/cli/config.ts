@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { CliError, EXIT } from './errors.js';
@@ -117,7 +117,29 @@ export class ProfileStore {
     }));
   }
 
+  /**
+   * Refuses to write through a symbolic link (TRUST §5): the link could send profiles and tokens
+   * to a file another user reads, or make the write replace an unrelated file. The directory is
+   * created 0700.
+   */
+  private checkWritable(): void {
+    let link: string | undefined;
+    try {
+      if (lstatSync(this.path).isSymbolicLink()) link = readlinkSync(this.path);
+    } catch {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    }
+    if (link !== undefined) {
+      throw new CliError(
+        `The wcm config file ${this.path} is a symbolic link (to ${link}); wcm does not write profiles and tokens through a link.`,
+        EXIT.failure,
+        `Replace it with a regular file (\`rm ${this.path}\`, then log in again), or point WCM_CONFIG_DIR at a directory of your own.`,
+      );
+    }
+  }
+
   private async write(s: ConfigShape): Promise<void> {
+    this.checkWritable();
     const conf = await this.writer();
     conf.store = s;
     // conf applies the mode on create; make sure a file created by an older version is 0600 too.

@@ -9,6 +9,7 @@ import type { Profile, ProfileStore } from './config.js';
 import type { IO } from './io.js';
 import { authorizeUrl, canOpenBrowser, listenForRedirect, pkcePair } from './oauth-loopback.js';
 import { launchBrowser, openable } from './browser.js';
+import { refFor } from './target.js';
 
 /** The seven abilities, the default `--scopes` (zod loads with them: fine, this file is for `--web` only). */
 export const ALL_SCOPES: readonly string[] = ABILITIES;
@@ -94,7 +95,7 @@ export async function refreshProfileToken(profiles: ProfileStore, name: string, 
   const o = p.oauth!;
   const { openKeychain, saveOAuthState, saveProfileToken } = await import('./credentials.js');
   const keychain = await openKeychain(env);
-  const refresh = o.refresh_token ?? (o.refresh_ref ? keychain?.get(o.refresh_ref) : undefined);
+  const refresh = o.refresh_token ?? (refFor(o.refresh_ref, p.base_url, '#refresh') ? keychain?.get(o.refresh_ref!) : undefined);
   const again = `Run \`wcm auth login --web --profile ${name} --base-url ${p.base_url}\` again.`;
   if (!refresh) throw new CliError(`Profile ${name}'s OAuth access token has expired and there is no refresh token to renew it.`, EXIT.auth, again);
   let tokens: OAuthTokens;
@@ -120,7 +121,7 @@ export async function revokeProfileTokens(p: Profile, access: string | undefined
   const o = p.oauth;
   if (!o?.revocation_endpoint) return false;
   const { openKeychain } = await import('./credentials.js');
-  const refresh = o.refresh_token ?? (o.refresh_ref ? (await openKeychain(env))?.get(o.refresh_ref) : undefined);
+  const refresh = o.refresh_token ?? (refFor(o.refresh_ref, p.base_url, '#refresh') ? (await openKeychain(env))?.get(o.refresh_ref!) : undefined);
   let ok = true;
   for (const [token, hint] of [[refresh, 'refresh_token'], [access, 'access_token']] as const) {
     if (!token) continue;

@@ -81,6 +81,17 @@ export function normalizeBaseUrl(raw: string, from: string): string {
  *   5. the built-in default base URL.
  * Tokens come only from the environment or a profile, never from a flag.
  */
+/**
+ * A keychain reference (`profile@origin`, credentials.ts) if it names the origin of the profile's
+ * base URL, else undefined: an edited config file cannot point a profile for one server at the
+ * keychain entry of another (TRUST §5). `suffix`: `#refresh` for a refresh token's reference.
+ */
+export function refFor(ref: string | undefined, baseUrl: string, suffix = ''): string | undefined {
+  return ref && ref.endsWith(`@${tokenOrigin(baseUrl)}${suffix}`) ? ref : undefined;
+}
+/** The origin a keychain reference was saved for. */
+const refOrigin = (ref: string) => ref.slice(ref.lastIndexOf('@') + 1).replace(/#refresh$/, '');
+
 export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profiles: ProfileStore | null): Target {
   const profileName = flags.profile || env.WCM_PROFILE || profiles?.current();
   const profileFrom = flags.profile ? '--profile' : env.WCM_PROFILE ? 'WCM_PROFILE' : 'current profile';
@@ -107,14 +118,14 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
 
   // A profile's token goes only to the origin it was saved for (the profile's base URL, path left
   // out); a WCM_TOKEN is explicit per invocation and goes where the user points it.
-  const bound = (p: typeof profile) => ((p?.token || p?.token_ref) && tokenOrigin(p.base_url) === tokenOrigin(baseUrl) ? p : undefined);
+  const bound = (p: typeof profile) => ((p?.token || refFor(p?.token_ref, p?.base_url ?? '')) && tokenOrigin(p!.base_url) === tokenOrigin(baseUrl) ? p : undefined);
   let token: string | undefined;
   let tokenRef: string | undefined;
   let tokenSource = 'none';
   let storage: Target['storage'] = 'none';
   const fromProfile = bound(strong) ?? (env.WCM_TOKEN ? undefined : bound(weak));
   if (fromProfile) {
-    [token, tokenRef, tokenSource] = [fromProfile.token, fromProfile.token ? undefined : fromProfile.token_ref, pLabel];
+    [token, tokenRef, tokenSource] = [fromProfile.token, fromProfile.token ? undefined : refFor(fromProfile.token_ref, fromProfile.base_url), pLabel];
     storage = fromProfile.token ? 'file' : 'keychain';
   } else if (env.WCM_TOKEN) {
     [token, tokenSource, storage] = [env.WCM_TOKEN.trim(), 'WCM_TOKEN', 'environment'];
@@ -125,7 +136,8 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
     const host = tokenOrigin(baseUrl);
     const all = profiles?.list() ?? {};
     const loginProfile = Object.keys(all).sort().find((n) => (all[n].token || all[n].token_ref) && tokenOrigin(all[n].base_url) === host);
-    withheld = { profile: profileName!, savedFor: tokenOrigin(profile!.base_url), ...(loginProfile ? { loginProfile } : {}) };
+    const foreignRef = !profile!.token && !refFor(profile!.token_ref, profile!.base_url);
+    withheld = { profile: profileName!, savedFor: foreignRef ? refOrigin(profile!.token_ref!) : tokenOrigin(profile!.base_url), ...(loginProfile ? { loginProfile } : {}) };
     tokenSource = `withheld: profile ${profileName}'s token belongs to ${withheld.savedFor}`;
   }
 

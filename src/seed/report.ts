@@ -9,9 +9,9 @@ import { envValue, type PlannedStep } from './validate.js';
 
 /** Written whole or not at all, so a CI step never reads half a file. */
 export async function writeJson(file: string, value: unknown): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(value, null, 2) + '\n');
+  await writeFile(tmp, JSON.stringify(value, null, 2) + '\n', { mode: 0o600 });
   await rename(tmp, file);
 }
 

@@ -75,7 +75,7 @@ export class Store {
   /** Opens (creating if needed) a data file for a server: takes the lock, recovers the journal. */
   static async open(file: string, options: StoreOptions = {}): Promise<Store> {
     const store = new Store(path.resolve(file), options);
-    await fs.mkdir(path.dirname(store.file), { recursive: true });
+    await fs.mkdir(path.dirname(store.file), { recursive: true, mode: 0o700 });
     if (!options.readOnly) store.releaseLock = await acquireLock(store.file);
     try {
       await store.load();

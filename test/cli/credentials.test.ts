@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/cli/config.js';
 import { forgetProfileToken, KeychainStore, openKeychain, saveProfileToken } from '../../src/cli/credentials.js';
-import { resolveTarget } from '../../src/cli/target.js';
+import { refFor, resolveTarget } from '../../src/cli/target.js';
 import { tempDir } from '../support/server.js';
 
 const TOKEN = `wcm_pat_${'K'.repeat(40)}`;
@@ -55,6 +55,21 @@ describe('where a token is kept', () => {
     await forgetProfileToken(profiles, 'default', keychain);
     expect(items.size).toBe(0);
     expect(profiles.get('default')).toEqual({ base_url: 'https://prod.example/v1' });
+  });
+
+  // TRUST.md §5: an edited config file cannot point a profile at another origin's keychain entry.
+  it("a keychain reference naming another origin is not read: the profile's token is withheld as belonging there", async () => {
+    const { keychain } = fakeKeyring();
+    await saveProfileToken(profiles, 'prod', { base_url: 'https://prod.example/v1' }, TOKEN, keychain);
+    await profiles.set('evil', { base_url: 'https://evil.example/v1', token_ref: 'prod@https://prod.example' });
+    const t = resolveTarget({ profile: 'evil' }, {}, profiles);
+    expect(t.tokenRef).toBeUndefined();
+    expect(t.token).toBeUndefined();
+    expect(t.withheld).toMatchObject({ profile: 'evil', savedFor: 'https://prod.example' });
+    // Its own reference still works.
+    expect(resolveTarget({ profile: 'prod' }, {}, profiles).tokenRef).toBe('prod@https://prod.example');
+    expect(refFor('evil@https://evil.example#refresh', 'https://evil.example/v1', '#refresh')).toBe('evil@https://evil.example#refresh');
+    expect(refFor('prod@https://prod.example#refresh', 'https://evil.example/v1', '#refresh')).toBeUndefined();
   });
 
   it('logging in to another host drops the old keychain entry', async () => {

@@ -23,10 +23,10 @@ function checkName(name: unknown): string {
 /** Saves the whole state as a named snapshot (written aside, then renamed: never half a file). */
 export async function saveSnapshot(store: Store, dataFile: string, name: unknown): Promise<{ name: string; bytes: number }> {
   const n = checkName(name);
-  await mkdir(snapshotDir(dataFile), { recursive: true });
+  await mkdir(snapshotDir(dataFile), { recursive: true, mode: 0o700 });
   const text = JSON.stringify(exportFixture(store));
   const tmp = `${snapshotFile(dataFile, n)}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
+  await writeFile(tmp, text, { mode: 0o600 });
   await rename(tmp, snapshotFile(dataFile, n));
   return { name: n, bytes: Buffer.byteLength(text) };
 }
