@@ -1,13 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import {
-  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  CallToolRequestSchema, CompleteRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, LoggingLevelSchema,
+  ReadResourceRequestSchema, SetLevelRequestSchema, type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AppResponse } from '../server/response.js';
 import { packageVersion } from '../version.js';
-import { buildTools, callTool, errorResult, toRequest, type Dispatch, type ToolDef, type ToolFilter, type ToolRequest } from './tools.js';
+import { completeArgument, RESOURCES } from './completion.js';
+import { buildTools, callTool, errorResult, listedTool, toRequest, type Dispatch, type ToolDef, type ToolFilter, type ToolRequest } from './tools.js';
 
 /**
  * The MCP server of wcm (this module is what loads the SDK; nothing else imports it statically):
@@ -29,33 +31,47 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
   const server = new Server(
     { name: 'wcm', version: packageVersion(), title: 'Workspace Contact Management (wcm)' },
     {
-      capabilities: { tools: {}, resources: {} },
+      capabilities: { tools: {}, resources: {}, logging: {}, completions: {} },
       jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
-      instructions:
-        'Tools are the operations of the Workspace Contact Management API v1, named by operationId. Workspace operations take `workspace` (optional when a default is known). Lists return `next_cursor`: pass it back as `cursor`. Errors are tool results with isError and the problem details.',
+      instructions: instructions(filter.defaultWorkspace),
     },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as never, outputSchema: t.outputSchema as never, annotations: t.annotations })),
+    tools: tools.map(listedTool) as never,
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  // Nothing is logged until the client asks for a level (stdio output stays the answers only).
+  let logLevel: LoggingLevel | undefined;
+  server.setRequestHandler(SetLevelRequestSchema, (req) => {
+    logLevel = req.params.level;
+    return {};
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const tool = byName.get(req.params.name) ?? everyTool.get(req.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool \`${req.params.name}\`: tools/list says which this token may use.`);
+    if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool \`${req.params.name}\`: tools/list says which this token may use.`);
     if (!byName.has(tool.name) && (!tool.op.ability || !filter.abilities || filter.abilities.includes(tool.op.ability))) {
       // Left out by --read-only, --tools or --toolsets rather than by the token: not served here.
       const problem = { title: 'Tool not enabled', status: 403, code: 'tool_not_enabled', detail: `\`${tool.name}\` is not enabled on this MCP server (see its --read-only, --tools and --toolsets).` };
       return errorResult(problem) as unknown as Record<string, unknown>;
     }
     // The SDK has checked the params' shape (connectServer words what it refuses).
-    return (await callTool(tool, req.params.arguments ?? {}, dispatch, filter.defaultWorkspace)) as unknown as Record<string, unknown>;
+    const logged: Dispatch = async (r) => {
+      const answer = await dispatch(r);
+      if (logLevel && severity(logLevel) <= severity('info')) {
+        const requestId = (answer.body as { request_id?: string; meta?: { request_id?: string } } | null)?.meta?.request_id ?? (answer.body as { request_id?: string } | null)?.request_id;
+        await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'wcm', data: `${tool.name} ${answer.status} ${requestId ?? '-'}` } });
+      }
+      return answer;
+    };
+    return (await callTool(tool, req.params.arguments ?? {}, logged, filter.defaultWorkspace)) as unknown as Record<string, unknown>;
   });
 
-  const RESOURCES: Record<string, { operation: string; param: string; label: string }> = {
-    threads: { operation: 'getThread', param: 'thread', label: 'A conversation thread with its messages' },
-    pages: { operation: 'getPage', param: 'page', label: 'A hosted page' },
-  };
+  server.setRequestHandler(CompleteRequestSchema, async (req) => ({
+    completion: await completeArgument(req.params, (name) => everyTool.get(name), dispatch, filter.defaultWorkspace),
+  }));
+
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: Object.entries(RESOURCES)
       .filter(([, r]) => byName.has(r.operation))
@@ -66,12 +82,30 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
     const m = /^wcm:\/\/workspaces\/([^/]+)\/(threads|pages)\/([^/]+)$/.exec(req.params.uri);
     const r = m ? RESOURCES[m[2]] : undefined;
     const tool = r ? byName.get(r.operation) : undefined;
-    if (!m || !r || !tool) throw new McpError(ErrorCode.InvalidParams, `Unknown resource \`${req.params.uri}\`: use wcm://workspaces/{workspace}/threads/{thread} or …/pages/{page}.`);
+    if (!m || !r || !tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown resource \`${req.params.uri}\`: use wcm://workspaces/{workspace}/threads/{thread} or …/pages/{page}.`);
     const result = await callTool(tool, { workspace: decodeURIComponent(m[1]), [r.param]: decodeURIComponent(m[3]) }, dispatch, undefined);
-    if (result.isError) throw new McpError(ErrorCode.InvalidParams, result.content[0].text);
+    if (result.isError) throw new ProtocolError(ErrorCode.InvalidParams, result.content[0].text);
     return { contents: [{ uri: req.params.uri, mimeType: 'application/json', text: JSON.stringify(result.structuredContent?.data) }] };
   });
   return server;
+}
+
+/**
+ * A JSON-RPC error the server makes: the SDK sends `code` and `message` as they are. (The SDK's
+ * McpError puts "MCP error -32602: " into the message, and clients add that again when they show it.)
+ */
+class ProtocolError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+const severity = (level: LoggingLevel): number => LoggingLevelSchema.options.indexOf(level);
+
+/** What the model reads once: how tools are named, paged and fail, and the default workspace if any. */
+function instructions(defaultWorkspace: string | undefined): string {
+  const workspace = defaultWorkspace ? `Workspace operations take \`workspace\`; when it is left out they use ${defaultWorkspace}.` : 'Workspace operations take `workspace` (getMe lists yours).';
+  return `Tools are the operations of the Workspace Contact Management API v1, named by operationId. ${workspace} Lists return \`next_cursor\`: pass it back as \`cursor\`. Errors are tool results with isError and the problem details.`;
 }
 
 /**
@@ -82,6 +116,9 @@ export function createMcpServer(filter: ToolFilter, dispatch: Dispatch, tools: T
  */
 export async function connectServer(server: Server, transport: Transport): Promise<void> {
   await server.connect(transport);
+  // The SDK's own errors (an unknown method, params it refuses) carry McpError's prefix: sent without it.
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(withoutPrefix(message), options);
   const receive = transport.onmessage;
   transport.onmessage = (message, extra) => {
     const problem = malformedCall(message);
@@ -89,6 +126,12 @@ export async function connectServer(server: Server, transport: Transport): Promi
     const id = (message as { id: string | number }).id;
     transport.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: problem } }, { relatedRequestId: id }).catch((err: unknown) => transport.onerror?.(err as Error));
   };
+}
+
+function withoutPrefix(message: JSONRPCMessage): JSONRPCMessage {
+  const error = (message as { error?: { code: number; message: string } }).error;
+  if (!error || !error.message.startsWith('MCP error ')) return message;
+  return { ...message, error: { ...error, message: error.message.replace(/^MCP error -?\d+: /, '') } } as JSONRPCMessage;
 }
 
 /** What is wrong with a `tools/call` request's params, in words; null when nothing is (or it is not one). */

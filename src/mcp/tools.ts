@@ -25,7 +25,7 @@ export interface ToolFilter {
 
 export interface ToolDef {
   name: string;
-  title: string;
+  /** The operation's summary and the ability it needs: the tool's one title (a separate `title` would repeat it). */
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
@@ -52,8 +52,11 @@ export interface ToolAnswer {
 
 export type Dispatch = (req: ToolRequest) => Promise<ToolAnswer>;
 
-/** Operations that are tools: not the webhook, which only the payment processor calls (signed). */
-export const toolOperations = (): AnyOperation[] => operationList.filter((o) => o.access !== 'signature');
+/**
+ * Operations that are tools: not the webhook, which only the payment processor calls (signed), and
+ * not a compatibility alias, which would list the same tool twice.
+ */
+export const toolOperations = (): AnyOperation[] => operationList.filter((o) => o.access !== 'signature' && !o.aliasOf);
 
 /** An empty registry: schema ids are not collected into `$defs`, so every schema stands alone (it is embedded under `body` or `data`). */
 const INLINE = z.registry<Record<string, unknown>>();
@@ -78,9 +81,18 @@ function compact(node: unknown, io: 'input' | 'output'): void {
   for (const v of Object.values(o)) compact(v, io);
   if (typeof o.format === 'string') delete o.pattern;
   mergeNullable(o);
-  if (io === 'output') outputShape(o);
-  else if (typeof o.type === 'string' && ('const' in o || Array.isArray(o.enum))) delete o.type;
+  if (io === 'output') return outputShape(o);
+  if (typeof o.type === 'string' && ('const' in o || Array.isArray(o.enum))) delete o.type;
+  // An empty string is refused with a sentence naming the field; no model sends one on purpose.
+  if (o.minLength === 1) delete o.minLength;
+  // The member list says it already, and the server refuses other members with a sentence.
+  if (o.additionalProperties === false) delete o.additionalProperties;
+  // A record's keys are strings and its values anything, which JSON and the schema default say.
+  if (isEmpty(o.additionalProperties)) delete o.additionalProperties;
+  if (isEmpty(o.propertyNames, { type: 'string' })) delete o.propertyNames;
 }
+
+const isEmpty = (v: unknown, same: Node = {}): boolean => !!v && typeof v === 'object' && JSON.stringify(v) === JSON.stringify(same);
 
 /** What an output schema keeps: the shape a client checks (types, members, items, required). */
 const SHAPE = new Set(['type', 'properties', 'items', 'required', 'anyOf', 'oneOf', 'allOf', 'const', 'additionalProperties', 'propertyNames']);
@@ -142,7 +154,8 @@ function inputSchema(op: AnyOperation, defaultWorkspace: string | undefined): Re
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const [k, s] of Object.entries(op.params.shape)) {
-    properties[k] = { ...jsonSchema(s as z.ZodType, 'input'), description: k === 'workspace' ? 'Workspace id' + (defaultWorkspace ? ` (default ${defaultWorkspace})` : '') : `The ${k} id` };
+    // An id's name says what it is; the default workspace is said once, in the instructions.
+    properties[k] = jsonSchema(s as z.ZodType, 'input');
     if (!(k === 'workspace' && defaultWorkspace)) required.push(k);
   }
   const query = jsonSchema(op.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
@@ -154,9 +167,11 @@ function inputSchema(op: AnyOperation, defaultWorkspace: string | undefined): Re
     if (!optional) required.push('body');
   }
   if (op.access === 'public' && op.idempotent) {
-    properties.idempotency_key = { type: 'string', minLength: 8, maxLength: 120, description: 'Idempotency-Key for this request; generated (and returned) when absent. Reuse it to retry safely.' };
+    properties.idempotency_key = { type: 'string', minLength: 8, maxLength: 120, description: 'Generated (and returned) when absent; reuse it to retry safely.' };
   }
-  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  // No `additionalProperties: false`: 29 bytes a tool, and an unknown argument is refused anyway
+  // with a sentence naming the arguments there are (toRequest).
+  return { type: 'object', properties, ...(required.length ? { required } : {}) };
 }
 
 function outputSchema(op: AnyOperation): Record<string, unknown> {
@@ -209,13 +224,17 @@ function computeTools(filter: ToolFilter): ToolDef[] {
     .filter((op) => !op.ability || !filter.abilities || filter.abilities.includes(op.ability))
     .map((op) => ({
       name: op.operationId,
-      title: op.summary,
-      description: `${op.summary}.${op.ability ? ` Needs \`${op.ability}\`.` : ''}${op.access === 'public' ? ' Public: sent without the token.' : ''}`,
+      description: `${op.summary}.${op.ability ? ` Needs ${op.ability}.` : ''}${op.access === 'public' ? ' Public: sent without the token.' : ''}`,
       inputSchema: inputSchema(op, filter.defaultWorkspace),
       outputSchema: outputSchema(op),
       annotations: annotations(op),
       op,
     }));
+}
+
+/** A tool as `tools/list` shows it. */
+export function listedTool(t: ToolDef): Record<string, unknown> {
+  return { name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations };
 }
 
 /** Every toolset name (the operation tags), for help and error messages. */
