@@ -29,7 +29,7 @@ export interface ToolDef {
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint: boolean; openWorldHint: boolean };
   op: AnyOperation;
 }
 
@@ -65,23 +65,15 @@ const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 type Node = Record<string, unknown>;
 
 /**
- * A schema in fewer bytes, meaning the same to a client (MCP.md, context budget: agents pay for
- * every tool's schemas on every turn): no regex beside a `format` (the server still validates
+ * An input schema in fewer bytes, meaning the same to a client (MCP.md, context budget: agents pay
+ * for every tool's schemas on every turn): no regex beside a `format` (the server still validates
  * with it), `T | null` as a type list rather than an `anyOf`, no `type` beside an `enum` or
- * `const` that already fixes it. Output schemas also lose what only a model would read and every
- * `additionalProperties: false` (a newer server may send more members).
+ * `const` that already fixes it.
  */
-function compact(node: unknown, io: 'input' | 'output'): void {
-  if (!node || typeof node !== 'object') return;
-  if (Array.isArray(node)) {
-    for (const v of node) compact(v, io);
-    return;
-  }
-  const o = node as Node;
-  for (const v of Object.values(o)) compact(v, io);
+function compact(o: Node): void {
+  for (const sub of subschemas(o)) compact(sub);
   if (typeof o.format === 'string') delete o.pattern;
   mergeNullable(o);
-  if (io === 'output') return outputShape(o);
   if (typeof o.type === 'string' && ('const' in o || Array.isArray(o.enum))) delete o.type;
   // An empty string is refused with a sentence naming the field; no model sends one on purpose.
   if (o.minLength === 1) delete o.minLength;
@@ -94,20 +86,42 @@ function compact(node: unknown, io: 'input' | 'output'): void {
 
 const isEmpty = (v: unknown, same: Node = {}): boolean => !!v && typeof v === 'object' && JSON.stringify(v) === JSON.stringify(same);
 
-/** What an output schema keeps: the shape a client checks (types, members, items, required). */
-const SHAPE = new Set(['type', 'properties', 'items', 'required', 'anyOf', 'oneOf', 'allOf', 'const', 'additionalProperties', 'propertyNames']);
-
 /**
- * An output schema as the shape of the data, without value constraints or words: the server made
- * the data and checked it already, and a newer server may send more members or enum values.
+ * An output schema as the shape of the data: its members and their types, nested records and
+ * lists as `object` and `array`. No value constraints, words or `required`: the server made the
+ * data and checked it already, a newer server may send more members or enum values, and the
+ * whole schema would be most of tools/list (MCP.md, context budget).
  */
-function outputShape(o: Node): void {
-  if (Array.isArray(o.enum) && o.type === undefined) {
-    const types = [...new Set(o.enum.map((v) => (v === null ? 'null' : typeof v)))];
-    o.type = types.length === 1 ? types[0] : types;
+function outputShape(node: Node, depth = 0): Node {
+  const type = node.type ?? enumType(node.enum);
+  const out: Node = type === undefined ? {} : { type };
+  if ('const' in node) out.const = node.const;
+  if (depth === 0 && node.properties) {
+    out.properties = Object.fromEntries(Object.entries(node.properties as Record<string, Node>).map(([k, v]) => [k, outputShape(v, 1)]));
   }
-  for (const k of Object.keys(o)) if (!SHAPE.has(k)) delete o[k];
-  if (o.additionalProperties === false) delete o.additionalProperties;
+  for (const k of ['anyOf', 'oneOf']) if (Array.isArray(node[k])) out[k] = (node[k] as Node[]).map((v) => outputShape(v, depth));
+  return out;
+}
+
+function enumType(values: unknown): string | string[] | undefined {
+  if (!Array.isArray(values)) return undefined;
+  const types = [...new Set(values.map((v) => (v === null ? 'null' : typeof v)))];
+  return types.length === 1 ? types[0] : types;
+}
+
+/** The schemas inside a schema (not its member-name maps, whose keys are data, not keywords). */
+function subschemas(o: Node): Node[] {
+  const out: Node[] = [];
+  const add = (v: unknown) => v && typeof v === 'object' && !Array.isArray(v) && out.push(v as Node);
+  for (const k of ['properties', '$defs', 'patternProperties']) if (o[k] && typeof o[k] === 'object') Object.values(o[k] as Node).forEach(add);
+  for (const k of ['items', 'additionalProperties', 'propertyNames', 'not', 'contains']) add(o[k]);
+  for (const k of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(o[k])) (o[k] as unknown[]).forEach(add);
+  return out;
+}
+
+function mergeNullables(o: Node): void {
+  for (const sub of subschemas(o)) mergeNullables(sub);
+  mergeNullable(o);
 }
 
 /** `{"anyOf": [X, {"type": "null"}]}` → X with `"null"` added to its type. */
@@ -125,9 +139,14 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   if (io === 'output' && schemaCache.has(schema)) return schemaCache.get(schema)!;
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata: INLINE }) as Record<string, unknown>;
   delete out.$schema;
-  compact(out, io);
-  if (io === 'output') schemaCache.set(schema, out);
-  return out;
+  if (io === 'input') {
+    compact(out);
+    return out;
+  }
+  mergeNullables(out);
+  const shape = outputShape(out);
+  schemaCache.set(schema, shape);
+  return shape;
 }
 
 /**
@@ -176,21 +195,24 @@ function inputSchema(op: AnyOperation, defaultWorkspace: string | undefined): Re
 
 function outputSchema(op: AnyOperation): Record<string, unknown> {
   const data = jsonSchema(op.response, 'output');
-  const properties: Record<string, unknown> = { data: op.list ? { type: 'array', items: data } : data, next_cursor: NULLABLE_STRING };
+  const properties: Record<string, unknown> = op.list ? { data: { type: 'array', items: data }, next_cursor: NULLABLE_STRING } : { data };
   if (op.access === 'public' && op.idempotent) properties.idempotency_key = { type: 'string' };
   // Success only: a failed call is an isError result without structuredContent (MCP.md).
-  return { type: 'object', properties, required: ['data'] };
+  return { type: 'object', properties };
 }
 
 const NULLABLE_STRING = { type: ['string', 'null'] };
 
 function annotations(op: AnyOperation): ToolDef['annotations'] {
   const read = op.method === 'GET';
+  const openWorldHint = op.operationId === 'createPaymentIntent';
+  // destructiveHint means something only beside readOnlyHint: false (MCP: tool annotations).
+  if (read) return { readOnlyHint: true, idempotentHint: true, openWorldHint };
   return {
-    readOnlyHint: read,
+    readOnlyHint: false,
     destructiveHint: op.method === 'DELETE',
-    idempotentHint: read || op.method === 'PATCH' || op.method === 'PUT' || op.method === 'DELETE' || (op.access === 'public' && !!op.idempotent),
-    openWorldHint: op.operationId === 'createPaymentIntent',
+    idempotentHint: op.method === 'PATCH' || op.method === 'PUT' || op.method === 'DELETE' || (op.access === 'public' && !!op.idempotent),
+    openWorldHint,
   };
 }
 

@@ -4,7 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +71,8 @@ describe.each([
     expect(byName.has('receivePaymentNotification')).toBe(false);
     for (const n of ['listThreads', 'createListing', 'getListing', 'createOAuthApp', 'createPaymentIntent']) expect(byName.has(n), n).toBe(true);
     const lt = byName.get('listThreads')!;
-    expect(lt.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });
+    // No destructiveHint beside readOnlyHint: true, where MCP gives it no meaning (bytes an agent pays for).
+    expect(lt.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     expect(Object.keys(lt.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['workspace', 'view', 'channel', 'q', 'cursor', 'limit']));
     expect(lt.outputSchema?.properties).toHaveProperty('next_cursor');
     expect(byName.get('createListing')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
@@ -130,6 +131,35 @@ describe.each([
     await expect(reader.callTool({ name: 'noSuchTool', arguments: {} })).rejects.toThrow(/Unknown tool/);
   });
 
+  it('an unknown tool or resource is a JSON-RPC -32602 whose message the client prefixes once, not twice', async () => {
+    const c = await connect(demo.owner);
+    const tool = await c.callTool({ name: 'noSuchTool', arguments: {} }).then(() => null, (e: McpError) => e);
+    const resource = await c.readResource({ uri: 'wcm://nowhere/1' }).then(() => null, (e: McpError) => e);
+    for (const err of [tool, resource]) {
+      expect(err).toBeInstanceOf(McpError);
+      expect(err!.code).toBe(-32602);
+      expect(err!.message).toMatch(/^MCP error -32602: Unknown (tool `noSuchTool`|resource `wcm:\/\/nowhere\/1`)/);
+      expect(err!.message.match(/MCP error/g)).toHaveLength(1);
+    }
+  });
+
+  it('completion/complete offers the ids of the token\'s workspaces, threads and pages that match what was typed', async () => {
+    const c = await connect(demo.owner);
+    const threads = 'wcm://workspaces/{workspace}/threads/{thread}';
+    const workspaces = await c.complete({ ref: { type: 'ref/resource', uri: threads }, argument: { name: 'workspace', value: '' } });
+    // Ada is a member of Acme Coffee and Blue Fern Studio, not of Civic Help Desk.
+    expect(workspaces.completion.values.sort()).toEqual([demo.ws1, demo.ws2].sort());
+    const byName = await c.complete({ ref: { type: 'ref/resource', uri: threads }, argument: { name: 'workspace', value: 'blue fern' } });
+    expect(byName.completion.values).toEqual([demo.ws2]);
+    const thread = await c.complete({ ref: { type: 'ref/resource', uri: threads }, argument: { name: 'thread', value: demo.newestThread.slice(0, 6) }, context: { arguments: { workspace: demo.ws1 } } });
+    expect(thread.completion.values).toEqual([demo.newestThread]);
+    const page = await c.complete({ ref: { type: 'ref/resource', uri: 'wcm://workspaces/{workspace}/pages/{page}' }, argument: { name: 'page', value: demo.pageAcme.slice(0, 8) }, context: { arguments: { workspace: demo.ws1 } } });
+    expect(page.completion.values).toEqual([demo.pageAcme]);
+    // Another workspace's threads: nothing (the API refuses the listing).
+    const other = await c.complete({ ref: { type: 'ref/resource', uri: threads }, argument: { name: 'thread', value: '' }, context: { arguments: { workspace: demo.ws3 } } });
+    expect(other.completion).toMatchObject({ values: [], total: 0 });
+  });
+
   it('malformed tools/call params are JSON-RPC -32602 naming the member (not -32603 with a schema dump); the session goes on', async () => {
     const c = await connect(demo.owner);
     const cases: Array<[unknown, string]> = [
@@ -171,6 +201,23 @@ describe('wcm mcp flags', () => {
     expect(problemOf(r).code).toBe('tool_not_enabled');
     const ls = await c.callTool({ name: 'listListings', arguments: {} });
     expect(ls.isError).toBeFalsy();
+  });
+
+  it('logging/setLevel: each tool call then logs its operation, status and request id at info', async () => {
+    const c = await stdio(demo.owner);
+    const lines: unknown[] = [];
+    c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void lines.push(n.params));
+    await c.callTool({ name: 'getMe', arguments: {} });
+    expect(lines).toEqual([]); // nothing until a level is set
+    await c.setLoggingLevel('info');
+    await c.callTool({ name: 'listThreads', arguments: { limit: 1 } });
+    await c.callTool({ name: 'getPage', arguments: { page: '00000000-0000-4000-8000-000000000000' } });
+    await c.setLoggingLevel('warning');
+    await c.callTool({ name: 'getMe', arguments: {} });
+    expect(lines).toEqual([
+      { level: 'info', logger: 'wcm', data: expect.stringMatching(/^listThreads 200 req_\w+$/) },
+      { level: 'info', logger: 'wcm', data: expect.stringMatching(/^getPage 404 req_\w+$/) },
+    ]);
   });
 
   it('a script that pipes its requests and closes stdin gets every answer before wcm mcp exits', async () => {
