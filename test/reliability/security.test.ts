@@ -393,6 +393,17 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
     expect(threads.status).toBe(403);
   });
 
+  it('a content:read token asked only for engagements: nothing is offered, Authorize is disabled, a forged approval refused', async () => {
+    const { browser, landed } = await consentFor(demo.contentReader, 'engagements:read engagements:manage');
+    expect(landed.res.status).toBe(200);
+    expect(landed.body).toContain('Nothing: the token you signed in with has none of the abilities asked for.');
+    expect(landed.body).toMatch(/<button type="submit" name="decision" value="approve"[^>]* disabled>/);
+    const before = grants();
+    const res = await browser.request('/oauth/authorize', { form: { ...FormBrowser.hidden(landed.body), decision: 'approve', 'ability_engagements:read': 'on', [`workspace_${demo.ws1}`]: 'on' } });
+    expect(res.status).toBe(400);
+    expect(grants()).toBe(before);
+  });
+
   it('a token narrowed to one workspace: consent offers that workspace only, another is refused', async () => {
     const { browser, landed } = await consentFor(BO_ACME, 'content:read');
     expect(landed.body).toContain(`name="workspace_${demo.ws1}" value="on" checked`); // the only one: pre-ticked
