@@ -132,13 +132,20 @@ export function pager(base: string, query: Record<string, string | undefined>, n
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 
-/** `24 Nov 2026, 14:05 UTC` in a <time> element (UTC: the API's timestamps are UTC). */
+/**
+ * `24 Nov 2026, 14:05 UTC` in a <time> element, the same in its title (UTC: the API's timestamps
+ * are UTC). The dashboard's script shows it in the viewer's zone; the title keeps UTC on hover.
+ */
 export function when(iso: string | null | undefined): Html {
   if (!iso) return html`<span class="muted">&mdash;</span>`;
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return html`${iso}`;
-  return html`<time datetime="${iso}">${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC</time>`;
+  const text = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
+  return html`<time datetime="${iso}" title="${text}">${text}</time>`;
 }
+
+/** An id in monospace that the dashboard's script gives a copy button (`label` names it for a screen reader). */
+export const idCode = (id: string, label = 'id'): Html => html`<code data-copy="${id}" data-copy-label="${label}">${id}</code>`;
 
 /** Filter tabs: one link per value, the current one marked; other filters kept. */
 export function tabs(base: string, name: string, values: ReadonlyArray<[string | undefined, string]>, current: string | undefined, keep: Record<string, string | undefined>): Html {

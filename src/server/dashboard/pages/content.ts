@@ -1,6 +1,6 @@
 import type { FormRecord, PageRecord } from '../../../store/records.js';
 import { html, type Html } from '../../web/html.js';
-import { badge, facts, jsonBlock, pager, seg, table, tabs, when, wsHref, yesNo, type View } from '../chrome.js';
+import { badge, facts, idCode, jsonBlock, pager, seg, table, tabs, when, wsHref, yesNo, type View } from '../chrome.js';
 import { callOperation, listPage, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
@@ -34,7 +34,7 @@ export async function listingView(r: WorkspaceRequest, id: string): Promise<View
     section: 'lists',
     crumbs: crumbsOf(r, ['Listings', wsHref(r.workspace.id, 'lists')]),
     body: html`<section class="panel">${facts([
-      ['Id', html`<code>${rec.id}</code>`],
+      ['Id', idCode(rec.id, 'listing id')],
       ['Template', rec.template_slug],
       ['Button', rec.button_id ? html`<code>${rec.button_id}</code>` : 'not attached'],
       ['Created', when(rec.created_at)],
@@ -73,7 +73,7 @@ export async function formView(r: WorkspaceRequest, id: string): Promise<View> {
     title: f.name,
     section: 'forms',
     crumbs: crumbsOf(r, ['Forms', wsHref(r.workspace.id, 'forms')]),
-    lead: html`<code>${f.id}</code> · updated ${when(f.updated_at)}`,
+    lead: html`${idCode(f.id, 'form id')} · updated ${when(f.updated_at)}`,
     body: html`<h2>Fields</h2>${table(['Id', 'Label', 'Required', 'Options'], fields, 'This form has no fields.')}
 ${objects.map((k) => html`<h2>${k[0].toUpperCase() + k.slice(1)}</h2>${jsonBlock(f[k])}`)}`,
   };
@@ -126,7 +126,7 @@ export async function pageView(r: WorkspaceRequest, id: string): Promise<View> {
 ${table(['Label', 'Message', ''], replies, 'No suggested replies.')}
 <h2>Settings</h2>
 <section class="panel">${facts([
-      ['Id', html`<code>${p.id}</code>`],
+      ['Id', idCode(p.id, 'page id')],
       ['Template', p.template],
       ['Agent instructions', p.agent_instructions ? html`<span class="prose">${p.agent_instructions}</span>` : null],
     ])}</section>`,
@@ -188,7 +188,7 @@ export async function articleView(r: WorkspaceRequest, listId: string, articleId
     title: a.title,
     section: 'knowledge',
     crumbs: crumbsOf(r, ['Knowledge', wsHref(w, 'knowledge')], [list.name, wsHref(w, `knowledge/${seg(listId)}`)]),
-    lead: html`${articleState(a)} current version ${a.current_version} · <code>${a.id}</code>`,
+    lead: html`${articleState(a)} current version ${a.current_version} · ${idCode(a.id, 'article id')}`,
     body: html`<h2>Versions</h2>${table([['Version', 'num'], 'Title and body', 'State', 'Created'], versions, 'No versions.')}`,
   };
 }

@@ -1,7 +1,7 @@
 import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, type Channel } from '../../../contract/enums.js';
 import { threadFilterPartition } from '../../../store/indexes.js';
 import { html, type Html } from '../../web/html.js';
-import { badge, facts, grouped, pager, seg, shortWhen, table, tabs, when, wsHref, type View } from '../chrome.js';
+import { badge, facts, grouped, idCode, pager, seg, shortWhen, table, tabs, when, wsHref, type View } from '../chrome.js';
 import { callOperation, indexCount, listPage, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
@@ -75,9 +75,36 @@ export async function threadView(r: WorkspaceRequest, id: string): Promise<View>
       ['Phone', t.contact.phone],
       ['Channels', (t.channels as string[]).map(channelLabel).join(', ')],
       ['Last message', when(t.last_message_at)],
-      ['Thread id', html`<code>${t.id}</code>`],
-    ])}</section></aside></div>`,
+      ['Thread id', idCode(t.id, 'thread id')],
+    ])}</section>${sameContact(r, t)}</aside></div>`,
   };
+}
+
+/** How many of each kind the side panel lists (the newest). */
+const RELATED_MAX = 10;
+
+/**
+ * The contact's other threads, bookings and orders in this workspace: same contact id, or the
+ * same e-mail address (bookings and orders know a contact by e-mail only). Threads and orders are
+ * scanned (no index by contact), newest first, at most RELATED_MAX of each.
+ */
+function sameContact(r: WorkspaceRequest, t: Row): Html {
+  const w = r.workspace.id;
+  const email = (t.contact.email as string | null)?.toLowerCase();
+  const sameEmail = (e: string | null | undefined) => !!email && e?.toLowerCase() === email;
+  const threads = [];
+  for (const x of r.store.values('threads')) {
+    if (x.workspace_id === w && x.id !== t.id && (x.contact.id === t.contact.id || sameEmail(x.contact.email))) threads.push(x);
+  }
+  threads.sort((a, b) => (b.last_message_at ?? '').localeCompare(a.last_message_at ?? ''));
+  const bookings = email ? r.store.index('bookingsByWorkspace').entries(w).map((e) => e.rec).filter((b) => sameEmail(b.contact.email)) : [];
+  const orders = email ? r.store.index('ordersByCreated').entries('*').map((e) => e.rec).filter((o) => o.workspace_id === w && sameEmail(o.customer_email)) : [];
+  const none = html`<p class="muted small">None.</p>`;
+  const list = (items: Html[]) => (items.length ? html`<ul>${items.slice(0, RELATED_MAX)}</ul>` : none);
+  return html`<section class="panel related" id="related" aria-labelledby="related-head"><h2 id="related-head" class="visually-hidden">Same contact</h2>
+<h3>Other threads</h3>${list(threads.map((x) => html`<li><a href="${wsHref(w, `threads/${seg(x.id)}`)}">${x.subject ?? '(no subject)'}</a><span class="sub">${x.status} · ${when(x.last_message_at)}</span></li>`))}
+<h3>Bookings</h3>${list(bookings.map((b) => html`<li>${b.booking_type.name}<span class="sub">${badge(b.status, BOOKING_TONES[b.status] ?? '')} ${when(b.starts_at)}</span></li>`))}${bookings.length ? html`<p class="small"><a href="${wsHref(w, 'bookings')}">All bookings</a></p>` : ''}
+<h3>Orders</h3>${list(orders.map((o) => html`<li><a href="${wsHref(w, `open/${seg(o.id)}`)}">${r.store.get('offers', o.offer_id)?.title ?? 'Order'}</a><span class="sub">${o.payment_state} · ${when(o.created_at)}</span></li>`))}</section>`;
 }
 
 /** One formatter per time zone (they are costly to build). Null for a zone this runtime does not know. */
@@ -104,7 +131,7 @@ function bookingTime(b: Row): Html {
   if (!f || Number.isNaN(start.getTime())) return html`${when(b.starts_at)}<span class="sub">${b.timezone}</span>`;
   const sameDay = f.day.format(start) === f.day.format(end);
   const endText = sameDay ? f.time.format(end) : `${f.day.format(end)}, ${f.time.format(end)}`;
-  return html`<time datetime="${b.starts_at}">${f.day.format(start)}, ${f.time.format(start).replace(/ \S+$/, '')}</time>&ndash;${endText}<span class="sub">${b.timezone} · starts ${when(b.starts_at)}</span>`;
+  return html`<time class="zoned" datetime="${b.starts_at}">${f.day.format(start)}, ${f.time.format(start).replace(/ \S+$/, '')}</time>&ndash;${endText}<span class="sub">${b.timezone} · starts ${when(b.starts_at)}</span>`;
 }
 
 const BOOKING_TONES: Record<string, 'ok' | 'warn' | 'bad'> = { confirmed: 'ok', pending: 'warn', cancelled: 'bad' };

@@ -4,7 +4,7 @@ import type { Store } from '../../../store/store.js';
 import { html, type Html } from '../../web/html.js';
 import { reaches, type SignedIn } from '../../web/signin.js';
 import { canRead } from '../access.js';
-import { DASHBOARD, grouped, table, wsHref, type NavEntry, type Section, type View } from '../chrome.js';
+import { DASHBOARD, grouped, idCode, table, wsHref, type NavEntry, type Section, type View } from '../chrome.js';
 import { countAcrossIndex, indexCount } from '../data.js';
 import type { WorkspaceRequest } from '../request.js';
 
@@ -103,7 +103,7 @@ ${table(['Name', 'E-mail', 'Role'], rows, 'No members.')}`;
   return {
     title: w.name,
     section: 'overview',
-    lead: html`Workspace <code>${id}</code> · you are ${/^[aeiou]/.test(r.role) ? 'an' : 'a'} ${r.role}`,
+    lead: html`Workspace ${idCode(id, 'workspace id')} · you are ${/^[aeiou]/.test(r.role) ? 'an' : 'a'} ${r.role}`,
     body: html`<div class="cards">${shown.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n())}</span><span class="label">${label}</span></a>`)}</div>
 ${shown.length ? '' : html`<p class="empty">The token you signed in with reads none of this workspace's sections.</p>`}
 ${members}`,
