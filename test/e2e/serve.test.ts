@@ -121,6 +121,37 @@ describe('wcm serve', () => {
     expect(existsSync(path.join(dir, 'x.json.lock'))).toBe(false);
   });
 
+  it.each([
+    [['--public-url', 'sandbox.example.com'], {}, '`--public-url`'],
+    [['--public-url', 'https://sandbox.example.com/wcm'], {}, '`--public-url`'],
+    [['--allowed-host', 'https://sandbox.example.com'], {}, '`--allowed-host`'],
+    [['--allowed-origin', 'app.example.com'], {}, '`--allowed-origin`'],
+    [[], { WCM_PUBLIC_URL: 'ftp://sandbox.example.com' }, '`WCM_PUBLIC_URL`'],
+  ])('%j %j is a usage error (exit 2) naming the flag, before the store is opened', async (args, env, flag) => {
+    const r = await wcm(['serve', '--port', '0', '--data', path.join(dir, 'x.json'), ...args], { cwd: dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config'), ...env } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(flag);
+    expect(r.stdout).toBe('');
+    expect(existsSync(path.join(dir, 'x.json.lock'))).toBe(false);
+  });
+
+  it('--help shows the trust flags', async () => {
+    const r = await wcm(['serve', '--help'], { cwd: dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config') } });
+    expect(r.exitCode).toBe(0);
+    for (const flag of ['--public-url <url>', '--allowed-host <name>', '--allowed-origin <origin>']) expect(r.stdout).toContain(flag);
+    expect(r.stdout).toContain('WCM_PUBLIC_URL');
+  });
+
+  it('WCM_PUBLIC_URL: the binary prints the public URL, and its OAuth issuer and dashboard line use it whatever the Host', async () => {
+    const { url, lines } = await serve(['--data', path.join(dir, 'p.json'), '--seed', DEMO], { env: { WCM_PUBLIC_URL: 'https://sandbox.example.com' } });
+    await waitFor(() => lines.some((l) => l.startsWith('dashboard: ')), 'the dashboard line');
+    expect(lines).toContain('public URL: https://sandbox.example.com');
+    expect(lines).toContain('dashboard: https://sandbox.example.com/dashboard (read-only; `wcm open` opens it at a record)');
+    const meta = await (await get(`${new URL(url).origin}/.well-known/oauth-authorization-server`)).json();
+    expect(meta.issuer).toBe('https://sandbox.example.com');
+    expect(meta.token_endpoint).toBe('https://sandbox.example.com/oauth/token');
+  });
+
   it('a second server on the same data file exits non-zero naming the file and pid; after kill -9 the stale lock does not block', async () => {
     const data = path.join(dir, 'shared.json');
     const first = await serve(['--data', data, '--seed', DEMO]);

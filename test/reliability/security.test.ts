@@ -155,6 +155,104 @@ describe('operation × refusal matrix (in-process)', () => {
   });
 });
 
+// TRUST.md §1: the Host allow-list and the Origin rule come before routing, authentication and
+// every guard, for every operation of the table; nothing changes when they refuse.
+describe('Host and Origin × every operation (in-process)', () => {
+  let s: InProcess;
+  beforeAll(async () => {
+    s = await inProcess({ clock: new TestClock() });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  const hostRows = ops.flatMap((op) =>
+    ['attacker.example', 'attacker.example:4010', 'localhost.attacker.example', '127.0.0.1.attacker.example', 'x", error="injected'].map((host) => [op.operationId, host, op] as const),
+  );
+  it.each(hostRows)('%s with Host %s: 421 host_not_allowed, no challenge, nothing changed', async (_, host, op) => {
+    const before = storeState(s.store);
+    const body = op.body ? JSON.stringify(validBody(op)) : undefined;
+    const res = await s.app.handle({ method: op.method, url: urlFor(op), headers: { host, authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': 'host-row-key-1' }, body });
+    checkAnswer(res, `${op.operationId} host ${host}`);
+    expect([res.status, JSON.parse(res.body).code]).toEqual([421, 'host_not_allowed']);
+    expect(headerOf(res, 'www-authenticate')).toBeUndefined();
+    expect(storeState(s.store)).toBe(before);
+  });
+
+  const changing = ops.filter((op) => op.method !== 'GET');
+  const originRows = changing.flatMap((op) => ['https://evil.example', 'null', 'http://localhost.evil.example', 'https://127.0.0.1'].map((origin) => [op.operationId, origin, op] as const));
+  it.each(originRows)('%s from Origin %s: 403 origin_not_allowed, nothing changed', async (_, origin, op) => {
+    const before = storeState(s.store);
+    const res = await s.app.handle({
+      method: op.method, url: urlFor(op), headers: { host: 'localhost', origin, authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': 'origin-row-key-1' },
+      body: op.body ? JSON.stringify(validBody(op)) : undefined,
+    });
+    checkAnswer(res, `${op.operationId} origin ${origin}`);
+    expect([res.status, JSON.parse(res.body).code]).toEqual([403, 'origin_not_allowed']);
+    expect(headerOf(res, 'access-control-allow-origin')).toBeUndefined();
+    expect(storeState(s.store)).toBe(before);
+  });
+
+  it.each(['http://localhost:6274', 'http://127.0.0.1:5173', 'http://[::1]:8080', 'http://localhost'])('a loopback origin (%s) passes the rule: the owner\'s write is answered as without Origin', async (origin) => {
+    const op = changing.find((o) => o.operationId === 'createListing')!;
+    const res = await s.app.handle({ method: op.method, url: urlFor(op), headers: { host: 'localhost', origin, authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' }, body: JSON.stringify(validBody(op)) });
+    expect(res.status).toBe(201);
+  });
+});
+
+// DNS rebinding (issue 33): a page on attacker.example rebound to 127.0.0.1 drives a browser at the
+// server. Its requests carry `Host: attacker.example:PORT` (and, for its own POSTs, that Origin).
+// The whole OAuth walk must fail at its first step, and every later step on its own too.
+describe('DNS rebinding: the register → sign-in → consent → token walk with a foreign Host', () => {
+  let server: Awaited<ReturnType<typeof onPort>>;
+  beforeAll(async () => {
+    server = await onPort();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  function rebound(method: string, path: string, body?: string, type = 'application/x-www-form-urlencoded'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+    const host = `attacker.example:${server.port}`;
+    const headers: Record<string, string> = { host, connection: 'close' };
+    if (method === 'POST') Object.assign(headers, { origin: `http://${host}`, 'content-type': type });
+    return new Promise((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: server.port, method, path, headers }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('fails at its first step (dynamic registration: 421), and every later step is refused alike', async () => {
+    const before = storeState(server.store);
+    const register = await rebound('POST', '/oauth/register', JSON.stringify({ client_name: 'Totally legit', redirect_uris: [`http://attacker.example:${server.port}/cb`] }), 'application/json');
+    expect([register.status, JSON.parse(register.body).code]).toEqual([421, 'host_not_allowed']);
+    // Had it got further, with the demo's public app instead:
+    const q = new URLSearchParams({ response_type: 'code', client_id: demo.oauthAppAcme, redirect_uri: 'http://127.0.0.1:5931/callback', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', scope: 'content:read', state: 's' });
+    const steps = [
+      ['metadata', 'GET', '/.well-known/oauth-authorization-server', undefined],
+      ['authorize', 'GET', `/oauth/authorize?${q}`, undefined],
+      ['the account chooser', 'GET', `/oauth/sign-in?return_to=${encodeURIComponent(`/oauth/authorize?${q}`)}`, undefined],
+      ['sign-in', 'POST', '/oauth/sign-in', 'csrf=' + 'a'.repeat(43) + '&user=usr_ada'],
+      ['consent', 'POST', '/oauth/authorize', `${q}&csrf=${'a'.repeat(43)}&decision=allow`],
+      ['token', 'POST', '/oauth/token', `grant_type=authorization_code&code=x&client_id=${demo.oauthAppAcme}&code_verifier=${'v'.repeat(43)}`],
+      ['the dashboard', 'GET', '/dashboard', undefined],
+      ['the API', 'GET', '/v1/me', undefined],
+    ] as const;
+    for (const [name, method, path, body] of steps) {
+      const res = await rebound(method, path, body);
+      expect([name, res.status, JSON.parse(res.body).code]).toEqual([name, 421, 'host_not_allowed']);
+      expect(res.headers['set-cookie'], name).toBeUndefined();
+      expect(res.body, name).not.toContain('usr_ada');
+    }
+    expect(storeState(server.store)).toBe(before);
+  });
+});
+
 describe('tokens on disk', () => {
   it('the data file, its journal and an export never hold a demo token in clear, only hashes', async () => {
     const server = await onPort();
