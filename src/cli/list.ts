@@ -1,5 +1,5 @@
 import type { ListFlags } from './command.js';
-import { UsageError } from './errors.js';
+import { UsageError, apiErrorOf } from './errors.js';
 import type { Factory } from './factory.js';
 import type { ItemOf, ListOperationId } from '../contract/types.js';
 import { JsonArrayStream, errStyle, printJson, printRows, type Column } from './output.js';
@@ -16,7 +16,21 @@ export function parseLimit(raw: string | undefined): number | undefined {
  * Runs a list operation with the shared flags: one page (`--limit`, `--cursor`) or every page
  * (`--all`), as a table, tab-separated rows or JSON. `--all --json` streams one JSON array.
  */
-export async function runList<K extends ListOperationId, T = ItemOf<K>>(
+export async function runList<K extends ListOperationId, T = ItemOf<K>>(...args: Parameters<typeof listPages<K, T>>): Promise<number> {
+  return listPages(...args).catch((err) => {
+    throw badCursor(err, args[1].cursor) ?? err;
+  });
+}
+
+/** The server's `invalid_cursor` is the user's `--cursor`: a usage error (exit 2) that names the flag. */
+function badCursor(err: unknown, cursor: string | undefined): UsageError | undefined {
+  const api = apiErrorOf(err);
+  if (cursor === undefined || api?.problem.code !== 'invalid_cursor') return undefined;
+  const shown = cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor;
+  return new UsageError(`\`--cursor ${shown}\` is not a cursor of this list: it was changed, cut short, or comes from another list.`, 'Pass the value printed after "add --cursor" exactly, or leave `--cursor` out to start at the first page.');
+}
+
+async function listPages<K extends ListOperationId, T = ItemOf<K>>(
   f: Factory,
   flags: ListFlags,
   operationId: K,

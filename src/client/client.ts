@@ -58,6 +58,28 @@ function fillPath(operationId: string, route: Route, params: Record<string, stri
   });
 }
 
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * One sentence for a server that cannot be reached (issue 37: not "ECONNREFUSED connect
+ * ECONNREFUSED"), and a hint that does not send the user to a command that fails the same way.
+ */
+export function unreachable(url: URL, code: string | undefined, raw: string, attempts: number): ClientError {
+  const tries = attempts > 1 ? ` (tried ${attempts} times)` : '';
+  const what: Record<string, string> = {
+    ECONNREFUSED: `No server is answering at ${url.origin}${tries}: the connection was refused.`,
+    ENOTFOUND: `The host name ${url.hostname} does not resolve${tries}.`,
+    EAI_AGAIN: `The host name ${url.hostname} could not be resolved just now${tries}.`,
+    ETIMEDOUT: `${url.origin} did not answer in time${tries}.`,
+    UND_ERR_CONNECT_TIMEOUT: `${url.origin} did not answer in time${tries}.`,
+    ECONNRESET: `${url.origin} closed the connection${tries}.`,
+  };
+  const hint = LOOPBACK.test(url.hostname)
+    ? `Start the local server with \`wcm serve\` (in another terminal), or point at another one with \`--base-url\`.`
+    : 'Check that the server is up and the base URL is right: `wcm auth status` shows the saved target; `--base-url` or WCM_BASE_URL change it.';
+  return new ClientError((code && what[code]) || `Could not reach ${url.origin}${tries}: ${raw}.`, 'unreachable', hint);
+}
+
 /** The HTTP client for any wcm instance. */
 export class ApiClient {
   constructor(readonly options: ClientOptions) {}
@@ -117,11 +139,7 @@ export class ApiClient {
           await sleep(wait);
           continue;
         }
-        throw new ClientError(
-          `Could not reach ${url.origin}${attempt ? ` after ${attempt + 1} attempts` : ''}: ${msg}.`,
-          'unreachable',
-          'Is the server running and the base URL right? `wcm auth status` shows the target; `--base-url` or WCM_BASE_URL change it.',
-        );
+        throw unreachable(url, e.code ?? e.cause?.code, msg, attempt + 1);
       }
       debug?.(`< ${status} ${STATUS_TEXT[status] ?? ''} (${Date.now() - started} ms)${resHeaders['x-request-id'] ? ` request id ${resHeaders['x-request-id']}` : ''}`);
       for (const k of ['content-type', 'retry-after', 'idempotent-replayed', 'ratelimit-remaining']) {

@@ -262,7 +262,7 @@ describe('wcm seed: a step that fails', () => {
     ['403 (a workspace the token is not a member of)', 4, { ...faq, params: { workspace: randomUUID() } }, {}, /403 not_a_member/],
     ['403 (token without content:write)', 4, faq, { WCM_TOKEN: demo.contentReader }, /403 insufficient_ability/],
     ['401 (unknown token)', 4, faq, { WCM_TOKEN: 'wcm_pat_unknown0123456789abcdefghijklmnopqrstu' }, /401 invalid_token/],
-    ['network failure', 1, { name: 'me', operation: 'getMe' }, { WCM_BASE_URL: 'http://127.0.0.1:9/v1', WCM_RETRIES: '0' }, /Could not reach http:\/\/127\.0\.0\.1:9/],
+    ['network failure', 1, { name: 'me', operation: 'getMe' }, { WCM_BASE_URL: 'http://127.0.0.1:9/v1', WCM_RETRIES: '0' }, /No server is answering at http:\/\/127\.0\.0\.1:9: the connection was refused/],
   ] as Array<[string, number, unknown, Record<string, string>, RegExp]>)('%s exits %i', async (_label, code, step, over, message) => {
     const r = await seed([file('a.json', steps(...(Array.isArray(step) ? step : [step])))], over);
     expect(r.code).toBe(code);
