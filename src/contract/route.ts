@@ -38,6 +38,11 @@ export interface Route {
   bodyOptional?: boolean;
   /** Not in the seed contract: marked `x-extension: true` in the OpenAPI document; an instance without it answers 404 `route_not_found`. */
   extension?: boolean;
+  /**
+   * Only with a personal access token (or a dashboard session): an OAuth token gets 403
+   * `personal_token_required`, and the operation is not an MCP tool (TRUST.md §3).
+   */
+  personal?: boolean;
   /** The operation this one is a compatibility alias of. */
   aliasOf?: string;
   /** 404 code for each path parameter that names a resource. */

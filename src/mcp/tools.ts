@@ -53,10 +53,11 @@ export interface ToolAnswer {
 export type Dispatch = (req: ToolRequest) => Promise<ToolAnswer>;
 
 /**
- * Operations that are tools: not the webhook, which only the payment processor calls (signed), and
- * not a compatibility alias, which would list the same tool twice.
+ * Operations that are tools: not the webhook, which only the payment processor calls (signed), not
+ * a compatibility alias, which would list the same tool twice, and not the management of OAuth
+ * grants and applications, which is for personal tokens only (TRUST.md §3).
  */
-export const toolOperations = (): AnyOperation[] => operationList.filter((o) => o.access !== 'signature' && !o.aliasOf);
+export const toolOperations = (): AnyOperation[] => operationList.filter((o) => o.access !== 'signature' && !o.aliasOf && !o.personal);
 
 /** An empty registry: schema ids are not collected into `$defs`, so every schema stands alone (it is embedded under `body` or `data`). */
 const INLINE = z.registry<Record<string, unknown>>();

@@ -31,7 +31,6 @@ interface ParsedBearer {
   digest: Buffer;
   /** The store id the digest maps to. */
   id: string;
-  oauth: boolean;
 }
 
 /**
@@ -49,7 +48,7 @@ function parseBearer(header: string): ParsedBearer | null {
   const m = /^Bearer +(\S+) *$/i.exec(header);
   if (!m) return null;
   const digest = createHash('sha256').update(m[1]).digest();
-  const parsed: ParsedBearer = { digest, id: tokenId(digest.toString('hex')), oauth: m[1].startsWith('wcm_oat_') };
+  const parsed: ParsedBearer = { digest, id: tokenId(digest.toString('hex')) };
   if (bearerCache.size >= BEARER_CACHE_MAX) bearerCache.clear();
   bearerCache.set(header, parsed);
   return parsed;
@@ -77,7 +76,8 @@ export function authenticate(store: Store, header: string | undefined, now: Date
   if (!rec || !timingSafeEqual(storedDigest(rec), digest)) throw invalidToken('not recognised');
   if (rec.revoked_at) throw invalidToken('revoked');
   if (rec.expires_at && new Date(rec.expires_at).getTime() <= now.getTime()) throw invalidToken(`expired (at ${rec.expires_at})`);
-  if (parsed.oauth && rec.audience !== audience) throw invalidToken('issued for another audience');
+  // The stored record says what a token is, whatever its text looks like (TRUST.md §3).
+  if (isOAuthToken(rec) && rec.audience !== audience) throw invalidToken('issued for another audience');
   // Tokens this server issued belong to an authorization: revoking it (or its application) ends them all.
   if (rec.grant_id) {
     const grant = store.get('oauth_grants', rec.grant_id);
@@ -88,8 +88,14 @@ export function authenticate(store: Store, header: string | undefined, now: Date
   return { token: rec, user };
 }
 
-/** 403 unless the token has the operation's ability. */
+/** An OAuth token (bound to an audience and to granted workspaces), by its stored record. */
+export const isOAuthToken = (rec: TokenRecord): boolean => rec.audience !== undefined || rec.workspace_ids !== undefined || rec.grant_id !== undefined;
+
+/** 403 unless the token has the operation's ability, and is a personal token where the operation needs one. */
 export function requireAbility(auth: AuthContext, op: AnyOperation): void {
+  if (op.personal && isOAuthToken(auth.token)) {
+    throw new ProblemError('personal_token_required', { detail: `\`${op.operationId}\` manages OAuth grants and applications: use a personal access token (or the dashboard), not an OAuth token.` });
+  }
   if (op.ability && !auth.token.abilities.includes(op.ability)) {
     throw new ProblemError('insufficient_ability', {
       detail: `\`${op.operationId}\` needs the \`${op.ability}\` ability; this token has ${auth.token.abilities.length ? auth.token.abilities.map((a) => `\`${a}\``).join(', ') : 'none'}.`,

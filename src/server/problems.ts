@@ -18,6 +18,8 @@ export const PROBLEM_KINDS = {
   invalid_token: { status: 401, title: 'Invalid token', resolution: 'The token is unknown, revoked, expired or for another audience: log in again with a valid token.' },
   insufficient_ability: { status: 403, title: 'Insufficient ability', resolution: 'Use a token that has the ability named in `detail`.' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed', resolution: 'Send the request from the server\'s own pages, a loopback origin, or an origin the server trusts (`wcm serve --allowed-origin ORIGIN`); CLI and SDK requests send no Origin.' },
+  personal_token_required: { status: 403, title: 'Personal access token required', resolution: 'Manage OAuth grants and applications with a personal access token (`wcm_pat_…`) or in the dashboard, not with an OAuth token.' },
+  owner_required: { status: 403, title: 'Owner role required', resolution: 'Ask an owner of the workspace: only owners may delete an OAuth application another member registered.' },
   not_a_member: { status: 403, title: 'Not a member of this workspace', resolution: 'Use a workspace the token\'s user belongs to (`wcm auth status` lists them).' },
   route_not_found: { status: 404, title: 'Route not found', resolution: 'Check the path against GET /v1/openapi.json.' },
   not_found: { status: 404, title: 'Not found', resolution: 'Check the identifier.' },

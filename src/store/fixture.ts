@@ -106,6 +106,7 @@ const OAuthApp = z
     client_secret: z.string().min(16).optional(),
     client_secret_sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable().optional(),
     workspace_id: Uuid.nullable().default(null),
+    created_by: z.string().nullable().optional(),
     created_at: tsOut,
   })
   .refine((a) => a.type === 'public' ? a.client_secret === undefined && !a.client_secret_sha256 : (a.client_secret === undefined) !== !a.client_secret_sha256, {

@@ -149,6 +149,8 @@ export interface OAuthAppRecord {
   client_secret_sha256: string | null;
   /** The owning workspace; null for a client that registered itself (RFC 7591). */
   workspace_id: string | null;
+  /** The member who registered it through the API: they may delete it without the owner role. */
+  created_by?: string | null;
   created_at: string;
 }
 /**

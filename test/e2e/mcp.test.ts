@@ -69,14 +69,17 @@ describe.each([
     const { tools } = await c.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.has('receivePaymentNotification')).toBe(false);
-    for (const n of ['listThreads', 'createListing', 'getListing', 'createOAuthApp', 'createPaymentIntent']) expect(byName.has(n), n).toBe(true);
+    for (const n of ['listThreads', 'createListing', 'getListing', 'createPaymentIntent']) expect(byName.has(n), n).toBe(true);
+    // Grant and application management is for personal tokens and the dashboard only (TRUST.md §3).
+    for (const n of ['listOAuthGrants', 'revokeOAuthGrant', 'listOAuthApps', 'createOAuthApp', 'deleteOAuthApp']) expect(byName.has(n), n).toBe(false);
+    const refused = await c.callTool({ name: 'revokeOAuthGrant', arguments: { grant: demo.grantAda } }).catch((err: unknown) => err);
+    expect(refused instanceof McpError || (refused as { isError?: boolean }).isError).toBe(true);
     const lt = byName.get('listThreads')!;
     // No destructiveHint beside readOnlyHint: true, where MCP gives it no meaning (bytes an agent pays for).
     expect(lt.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     expect(Object.keys(lt.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['workspace', 'view', 'channel', 'q', 'cursor', 'limit']));
     expect(lt.outputSchema?.properties).toHaveProperty('next_cursor');
     expect(byName.get('createListing')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
-    expect(byName.get('deleteOAuthApp')!.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.get('createPaymentIntent')!.annotations).toMatchObject({ openWorldHint: true, idempotentHint: true });
     expect(byName.get('createPaymentIntent')!.inputSchema.properties).toHaveProperty('idempotency_key');
 

@@ -55,8 +55,14 @@ const refusals: Refusal[] = [
   { name: 'OAuth token for another audience (wcm-mcp)', applies: () => true, authorization: `Bearer ${demo.oauthMcp}`, status: 401, code: () => 'invalid_token' },
   { name: 'OAuth token of a revoked grant', applies: () => true, authorization: `Bearer ${demo.oauthRevokedGrant}`, status: 401, code: () => 'invalid_token' },
   {
+    // Grant and application management refuses every OAuth token before looking at the workspace.
     name: 'OAuth token without a grant for the workspace', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.oauthBlueFernOnly}`,
-    status: 403, code: () => 'not_a_member',
+    status: 403, code: (op) => (op.personal ? 'personal_token_required' : 'not_a_member'),
+  },
+  {
+    // TRUST.md §3: grants and applications are managed with a personal token, never an OAuth token.
+    name: 'grant management by an OAuth token (granted the workspace)', applies: (op) => !!op.personal, authorization: `Bearer ${demo.oauthBlueFernOnly}`,
+    params: (op) => (op.path.includes('{workspace}') ? { workspace: demo.ws2 } : {}), status: 403, code: () => 'personal_token_required',
   },
   {
     name: 'workspace id that is not a uuid', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,

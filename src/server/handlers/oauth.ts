@@ -5,7 +5,7 @@ import { implement } from '../context.js';
 import { newApp } from '../oauth/models/client.js';
 import { revokeGrantIn } from '../oauth/models/grant.js';
 import { pageIndex } from '../paging.js';
-import { notFound } from '../problems.js';
+import { notFound, ProblemError } from '../problems.js';
 
 /** An application as the API shows it: never its secret's hash. */
 export const appView = (a: OAuthAppRecord) => ({
@@ -23,18 +23,28 @@ const grantView = (store: Store, g: OAuthGrantRecord) => ({
   revoked_at: g.revoked_at,
 });
 
+/** Another member's application (or one of unknown origin) is deleted by an owner only (TRUST.md §3). */
+function requireOwnerUnlessCreator(store: Store, userId: string, app: OAuthAppRecord): void {
+  if (app.created_by === userId) return;
+  const role = store.get('workspaces', app.workspace_id!)?.members.find((m) => m.user_id === userId)?.role;
+  if (role !== 'owner') {
+    throw new ProblemError('owner_required', { detail: `Application \`${app.id}\` was registered by another member: deleting it needs the \`owner\` role in the workspace (yours is \`${role}\`).` });
+  }
+}
+
 export const oauthHandlers = [
-  implement(operations.createOAuthApp, async ({ params, body, store, clock }) => {
-    const { record, secret } = newApp(clock, { name: body.name, redirect_uris: body.redirect_uris, type: body.type, workspace_id: params.workspace });
+  implement(operations.createOAuthApp, async ({ auth, params, body, store, clock }) => {
+    const { record, secret } = newApp(clock, { name: body.name, redirect_uris: body.redirect_uris, type: body.type, workspace_id: params.workspace, created_by: auth!.user.id });
     await store.transact((tx) => tx.put('oauth_apps', record));
     return { ...appView(record), ...(secret ? { client_secret: secret } : {}) };
   }),
   implement(operations.listOAuthApps, ({ params, query, store }) =>
     pageIndex(store.index('oauthAppsByWorkspace'), params.workspace, { scope: `oauth-apps:${params.workspace}`, cursor: query.cursor, limit: query.limit, map: appView }),
   ),
-  implement(operations.deleteOAuthApp, async ({ params, store, clock }) => {
+  implement(operations.deleteOAuthApp, async ({ auth, params, store, clock }) => {
     const app = store.get('oauth_apps', params.app);
     if (!app || app.workspace_id !== params.workspace) throw notFound('oauth_app_not_found', params.app);
+    requireOwnerUnlessCreator(store, auth!.user.id, app);
     // Every authorization given to the app ends with it, and with them every token it was issued.
     const grants = [...store.values('oauth_grants')].filter((g) => g.client_id === app.id && !g.revoked_at);
     await store.transact((tx) => {

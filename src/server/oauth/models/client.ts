@@ -29,12 +29,13 @@ export function findClient(store: Store, clientId: string | undefined): Client |
 /** A new registered application's record and, for a confidential one, its secret (shown once). */
 export function newApp(
   clock: Clock,
-  a: { name: string; redirect_uris: string[]; type: 'public' | 'confidential'; workspace_id: string | null },
+  a: { name: string; redirect_uris: string[]; type: 'public' | 'confidential'; workspace_id: string | null; created_by?: string },
 ): { record: OAuthAppRecord; secret?: string } {
   const secret = a.type === 'confidential' ? newSecret('wcm_secret_') : undefined;
   const record: OAuthAppRecord = {
     id: newSecret('wcm_app_').slice(0, 8 + 32), name: a.name, type: a.type, redirect_uris: a.redirect_uris,
-    client_secret_sha256: secret ? hashToken(secret) : null, workspace_id: a.workspace_id, created_at: iso(clock),
+    client_secret_sha256: secret ? hashToken(secret) : null, workspace_id: a.workspace_id,
+    ...(a.created_by ? { created_by: a.created_by } : {}), created_at: iso(clock),
   };
   return { record, secret };
 }
