@@ -6,7 +6,7 @@ import { html, htmlResponse, redirect } from '../web/html.js';
 import type { Sessions } from '../web/session.js';
 import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
 import { canRead, missingAbilityView } from './access.js';
-import { DASHBOARD, page, ROWS_MARKER, type NavEntry, type Section, type View } from './chrome.js';
+import { DASHBOARD, page, ROWS_MARKER, wsHref, type NavEntry, type Section, type View } from './chrome.js';
 import { eventsView, ordersView } from './pages/commerce.js';
 import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
 import { oauthView } from './pages/oauth.js';
@@ -53,6 +53,9 @@ const WORKSPACE_PAGES: Array<[RegExp, Section, WorkspacePage]> = [
   [/^\/events$/, 'events', eventsView],
   [/^\/oauth$/, 'oauth', oauthView],
 ];
+
+/** The section of a workspace page, by the path after `/dashboard/workspaces/{w}`. */
+const sectionOf = (rest: string): Section | undefined => WORKSPACE_PAGES.find(([pattern]) => pattern.test(rest))?.[1];
 
 const WORKSPACE_PATH = /^\/dashboard\/workspaces\/([^/]+)((?:\/[^/]+)*)$/;
 
@@ -201,6 +204,9 @@ export function dashboardMount(options: DashboardOptions): Mount {
       const rest = m[2];
       if (ids[1] === 'open' && ids.length === 3) {
         const target = recordPage(store, membership.record.id, ids[2]);
+        // Where the record is says what kind it is: only for a session that may read that section.
+        const section = target && sectionOf(target.slice(wsHref(membership.record.id).length).split('#')[0]);
+        if (section && !canRead(signed, section)) return respond(403, missingAbilityView(signed, section, membership.record), signed, info, nav, r);
         if (target) return redirect(target);
         return respond(404, notFoundView(`Nothing in ${membership.record.name} has the id ${ids[2]}.`), signed, info, nav, r);
       }

@@ -51,6 +51,15 @@ describe('a session of a content:read token', () => {
     expect((await env.page(ws(demo.ws1, rest), bo)).status).toBe(200);
   });
 
+  it('open/{id} does not say what a record of a section it cannot read is: 403, no redirect', async () => {
+    const thread = await env.page(ws(demo.ws1, `/open/${demo.newestThread}`), bo);
+    expect(thread.status).toBe(403);
+    expect(thread.headers.Location).toBeUndefined();
+    expect(thread.body).toContain('<code>engagements:read</code>');
+    const form = await env.page(ws(demo.ws1, `/open/${demo.formCatering}`), bo);
+    expect([form.status, form.headers.Location]).toEqual([303, ws(demo.ws1, `/forms/${demo.formCatering}`)]);
+  });
+
   it('the side bar, the overview and the workspace list show only what it reads', async () => {
     const overview = await env.page(ws(demo.ws1), bo);
     expect(overview.status).toBe(200);
