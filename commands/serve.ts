@@ -2,6 +2,7 @@ import path from 'node:path';
 import { defineCommand } from '../src/cli/command.js';
 import { CliError, UsageError } from '../src/cli/errors.js';
 import type { Factory } from '../src/cli/factory.js';
+import type { SecretSource } from '../src/server/context.js';
 
 interface ServeOptions {
   host: string;
@@ -163,10 +164,34 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string): 
       );
     }
   }
-  const admin = server.adminToken;
   const saved = profiles.get(name);
-  if (admin && saved && saved.base_url === server.url && saved.admin_token !== admin) await profiles.set(name, { ...saved, admin_token: admin });
-  return lines;
+  const ours = saved && saved.base_url === server.url ? saved : undefined;
+  const services = server.app.services;
+  const webhook = services.secretSources?.webhook !== 'env' ? services.webhookSecret : undefined;
+  if (ours && (ours.admin_token !== server.adminToken || (webhook && ours.webhook_secret !== webhook))) {
+    await profiles.set(name, { ...ours, ...(server.adminToken ? { admin_token: server.adminToken } : {}), ...(webhook ? { webhook_secret: webhook } : {}) });
+  }
+  return [...lines, ...secretLines(f, server, ours ? name : undefined, profiles.path)];
+}
+
+/**
+ * How the admin token and the signing secret are announced (TRUST §5): one from the environment
+ * is never printed; a generated one is printed this once, and only on a terminal (a log file or a
+ * CI transcript keeps what is printed); otherwise the line says where it is kept.
+ */
+function secretLines(f: Factory, server: Started, profile: string | undefined, configPath: string): string[] {
+  const { secretSources: sources, adminToken: admin, webhookSecret: webhook } = server.app.services;
+  if (!sources) return [];
+  const show = (what: string, value: string | undefined, source: SecretSource, envName: string) => {
+    if (source === 'env') return `${what} from ${envName}`;
+    const where = profile ? `saved in profile \`${profile}\` (${configPath})` : `in no profile: set ${envName} to choose it`;
+    if (source === 'generated' && f.io.isStdoutTTY && value) return `${what} ${value} (generated now, shown once; ${where})`;
+    return `${what} ${source === 'generated' ? 'generated now' : 'kept in the store'}, not printed; ${where}`;
+  };
+  return [
+    show('control plane (/_emulator, `wcm local …`, `wcm logs`): admin token', admin, sources.admin, 'WCM_ADMIN_TOKEN'),
+    show('payment notifications (POST /v1/webhooks/payments): signing secret', webhook, sources.webhook, 'WCM_WEBHOOK_SECRET'),
+  ];
 }
 
 /** Whether some saved profile's token (in the file or the keychain) is a live token of this store. */

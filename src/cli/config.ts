@@ -13,6 +13,8 @@ export interface Profile {
   workspace?: string;
   /** Profile `local` only: the control plane's admin token of the server it points at (`wcm local …`, `wcm logs`). */
   admin_token?: string;
+  /** Profile of `wcm serve` only: the payment-notification signing secret the server generated (not one from WCM_WEBHOOK_SECRET). */
+  webhook_secret?: string;
   /** Set by `wcm auth login --web`: how to refresh and revoke the OAuth access token. */
   oauth?: {
     client_id: string;

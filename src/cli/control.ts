@@ -13,7 +13,7 @@ async function adminAuth(f: Factory): Promise<{ origin: string; token: string }>
   // The chosen profile first (`wcm serve --profile NAME` saves the admin token there), then `local`.
   const saved = [t.profile, 'local'].map((n) => (n ? profiles.get(n) : undefined)).find((p) => p?.admin_token && new URL(p.base_url).origin === origin);
   const token = f.env.WCM_ADMIN_TOKEN || saved?.admin_token;
-  if (!token) throw new CliError(`No admin token for ${origin}.`, EXIT.auth, '`wcm serve` prints it and saves it in profile `local`; for another server set WCM_ADMIN_TOKEN.');
+  if (!token) throw new CliError(`No admin token for ${origin}.`, EXIT.auth, '`wcm serve` saves it in profile `local` (and prints it once, when it generates it on a terminal); for another server set WCM_ADMIN_TOKEN.');
   return { origin, token };
 }
 

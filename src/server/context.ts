@@ -30,7 +30,14 @@ export interface Services {
   requestLog?: RequestLog;
   /** The control plane's admin token. */
   adminToken?: string;
+  /**
+   * Where the two secrets came from this start: `env` ones are never printed, a `generated` one is
+   * shown once (TRUST §5; `wcm serve` decides how).
+   */
+  secretSources?: { admin: SecretSource; webhook: SecretSource };
 }
+
+export type SecretSource = 'env' | 'stored' | 'generated';
 
 /** What an area adds to the store and clock. */
 export type ExtraServices = Omit<Services, 'store' | 'clock'>;

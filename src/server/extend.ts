@@ -45,11 +45,7 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   const notes = [
     `public routes: ${limiter.limit} requests a minute per client and route; payments: ${payments.name === 'stripe' ? `Stripe${env.WCM_STRIPE_API_BASE ? ` at ${env.WCM_STRIPE_API_BASE}` : ''}` : 'local (offline, no card network)'}`,
   ];
-  if (signing.source === 'env') notes.push('payment notifications (POST /v1/webhooks/payments): signed with WCM_WEBHOOK_SECRET');
-  else {
-    notes.push(`payment notifications (POST /v1/webhooks/payments): signing secret ${signing.secret} (${signing.source === 'generated' ? 'generated now, ' : ''}kept in the store)`);
-    notes.push(`  for \`wcm payments simulate\`: export WCM_WEBHOOK_SECRET=${signing.secret}`);
-  }
+  // No secret goes into the notes: `wcm serve` prints a generated one once, on a terminal only.
   // The server's pages (OAuth consent, dashboard) share one session store and the /assets mount.
   // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
   // CSRF tokens are HMACs with a key kept in the store (TRUST.md §2).
@@ -57,7 +53,6 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   const loopback = isLoopbackHost(options.host ?? '127.0.0.1');
   // The control plane (docs/server.md: Controlling a running server): admin token, request log, faults, the movable clock.
   const admin = await adminToken(store, env);
-  notes.push(`control plane (/_emulator, \`wcm local …\`, \`wcm logs\`): admin token ${admin.token}${admin.source === 'env' ? ' (from WCM_ADMIN_TOKEN)' : admin.source === 'generated' ? ' (generated now, kept in the store)' : ' (kept in the store)'}`);
   const log = new RequestLog(!!options.logBodies);
   const movable = clock instanceof MovableClock ? clock : undefined;
   const faults: FaultRule[] = [];
@@ -79,7 +74,7 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   };
   const fault: AppOptions['fault'] = (operationId) => (faults.length ? injectFault(faults, operationId) : undefined);
   return {
-    services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency, sessions, loopback, requestLog: log, adminToken: admin.token },
+    services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency, sessions, loopback, requestLog: log, adminToken: admin.token, secretSources: { admin: admin.source, webhook: signing.source } },
     guards, mounts, notes, observe, fault,
   };
 };

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServe, wcm } from '../support/cli.js';
@@ -76,25 +77,30 @@ describe('wcm commerce pay → wcm payments simulate → wcm local orders (the r
 });
 
 describe('wcm serve and the signing secret', () => {
-  it('without WCM_WEBHOOK_SECRET, serve generates one, prints it, and keeps it across restarts', { timeout: 60_000 }, async () => {
+  // Piped, the generated secret is not printed but saved in profile `local` (TRUST.md §5).
+  it('without WCM_WEBHOOK_SECRET, serve generates one, saves it in the profile, and keeps it across restarts', { timeout: 60_000 }, async () => {
     const t = tempDir('wcm-e2e-secret-');
     try {
       const env = { WCM_CONFIG_DIR: path.join(t.dir, 'config'), WCM_WEBHOOK_SECRET: undefined };
       const args = ['--data', path.join(t.dir, 'store.json'), '--seed', DEMO];
-      const secretOf = (lines: string[]) => lines.join('\n').match(/export WCM_WEBHOOK_SECRET=(whsec_\S+)/)?.[1];
+      const announced = (lines: string[]) => lines.some((l) => l.startsWith('payment notifications'));
+      const secretOf = () => JSON.parse(readFileSync(path.join(t.dir, 'config', 'config.json'), 'utf8')).profiles.local.webhook_secret as string;
       const waitFor = async (s: Awaited<ReturnType<typeof spawnServe>>) => {
-        for (let i = 0; i < 50 && !secretOf(s.lines); i++) await new Promise((r) => setTimeout(r, 50));
+        for (let i = 0; i < 50 && !announced(s.lines); i++) await new Promise((r) => setTimeout(r, 50));
       };
       const first = await spawnServe(args, { env, cwd: t.dir });
       await waitFor(first);
       first.proc.kill('SIGTERM');
       await first.proc;
+      const secret = secretOf();
+      expect(secret).toMatch(/^whsec_/);
+      expect(first.lines.join('\n')).not.toContain(secret);
       const second = await spawnServe(args, { env, cwd: t.dir });
       await waitFor(second);
       second.proc.kill('SIGTERM');
       await second.proc;
-      expect(secretOf(first.lines)).toMatch(/^whsec_/);
-      expect(secretOf(second.lines)).toBe(secretOf(first.lines));
+      expect(secretOf()).toBe(secret);
+      expect(second.lines.join('\n')).toContain('signing secret kept in the store, not printed');
     } finally {
       t.cleanup();
     }

@@ -61,8 +61,9 @@ describe('wcm serve', () => {
     expect(body.workspaces[0].role).toBe('owner');
 
     const config = JSON.parse(readFileSync(path.join(dir, 'config', 'config.json'), 'utf8'));
-    // Beside its token, profile `local` keeps the control plane's admin token (EMULATOR.md §2).
-    expect(config.profiles.local).toEqual({ base_url: url, token, workspace: body.workspaces[0].id, admin_token: expect.stringMatching(/^wcm_admin_[A-Za-z0-9]+$/) });
+    // Beside its token, profile `local` keeps the control plane's admin token (EMULATOR.md §2) and
+    // the generated signing secret, which piped output does not print (TRUST.md §5).
+    expect(config.profiles.local).toEqual({ base_url: url, token, workspace: body.workspaces[0].id, admin_token: expect.stringMatching(/^wcm_admin_[A-Za-z0-9]+$/), webhook_secret: expect.stringMatching(/^whsec_/) });
     expect(statSync(path.join(dir, 'config', 'config.json')).mode & 0o777).toBe(0o600);
 
     // The token works for workspace operations too.
