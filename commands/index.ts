@@ -10,7 +10,6 @@ import offersLs from './offers/ls.js';
 import mcp from './mcp.js';
 import logs from './logs.js';
 import completion from './completion.js';
-import complete from './__complete.js';
 import localReset from './local/reset.js';
 import localSnapshotSave from './local/snapshot/save.js';
 import localSnapshotRestore from './local/snapshot/restore.js';
@@ -112,7 +111,6 @@ export const commands: CommandDef[] = [
   mcp,
   logs,
   completion,
-  complete,
   localReset,
   localSnapshotSave,
   localSnapshotRestore,

@@ -38,7 +38,7 @@ export default defineCommand({
   summary: "Open a record's page (or a section) of the dashboard in your browser",
   description:
     'Opens the read-only web dashboard of the server you target, at the record with that id (listing, thread, form, page, knowledge list, article, order) or at a section; with no argument, the workspace overview. Piped, or with BROWSER=none, prints the address instead. Sign in once in the browser (no token goes into the address).',
-  args: [{ name: 'TARGET', description: `a record id, or a section (${Object.keys(DASHBOARD_SECTIONS).join(', ')})` }],
+  args: [{ name: 'TARGET', description: `a record id, or a section (${Object.keys(DASHBOARD_SECTIONS).join(', ')})`, complete: Object.keys(DASHBOARD_SECTIONS) }],
   examples: ['wcm open', 'wcm open inbox', 'wcm open f7370231-e577-49db-81db-7fa0ec8f8fc9', 'wcm open $(wcm lists ls --json | jq -r ".[0].id")'],
   async run(opts, f) {
     const [what] = opts.args;

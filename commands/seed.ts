@@ -25,7 +25,7 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
     'wcm seed fixtures/ci-seed.steps.json --output seeded.json && jq -r .steps.faq.data.id seeded.json',
     'wcm seed base.steps.json extra.steps.json --dry-run',
   ],
-  args: [{ name: 'file', description: 'API-step fixture files, run in order', required: true, variadic: true }],
+  args: [{ name: 'file', description: 'API-step fixture files, run in order', required: true, variadic: true, complete: 'file' }],
   options: [
     { flags: '--dry-run', description: 'resolve and validate every step and print the plan; send nothing' },
     { flags: '--output <file>', description: 'write every step\'s result as JSON (also when a step fails)' },

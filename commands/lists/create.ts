@@ -30,7 +30,7 @@ export default defineCommand<CreateOptions>({
   ],
   options: [
     { flags: '--title <title>', description: 'listing title (max 255)' },
-    { flags: '--template <slug>', description: 'template slug (see `wcm lists templates`)' },
+    { flags: '--template <slug>', description: 'template slug (see `wcm lists templates`)', complete: 'template' },
     { flags: '--item <item>', description: '"Title" or "Title: description" (repeatable, max 50)', repeatable: true },
     { flags: '--items-file <file>', description: 'JSON array of {title, description} items' },
   ],

@@ -8,7 +8,7 @@ export default defineCommand<{ data?: string; replace?: boolean }>({
   path: ['local', 'import'],
   summary: 'Import store fixtures into a local data file (not while a server runs on it)',
   description: 'Adds the fixtures\' records; ids that already exist are refused. With --replace, the data file is\nreplaced by the fixtures. A bad fixture is rejected with the JSON path, and nothing is imported.',
-  args: [{ name: 'fixture', description: 'store fixture files (docs/server.md: Store fixtures)', required: true, variadic: true }],
+  args: [{ name: 'fixture', description: 'store fixture files (docs/server.md: Store fixtures)', required: true, variadic: true, complete: 'file' }],
   options: [dataOption, { flags: '--replace', description: 'replace everything in the data file with the fixtures' }],
   async run(opts, f) {
     const file = dataFileOf(f, opts.data);

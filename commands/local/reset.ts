@@ -14,7 +14,7 @@ export default defineCommand<{ to?: string; yes?: boolean }>({
     'or WCM_ADMIN_TOKEN. Idempotency records and rate limits start over too. Without --to, a terminal\n' +
     'asks which state (`empty` last, and confirmed); piped, --to is required.',
   options: [
-    { flags: '--to <state>', description: '`seed`, a snapshot name, or `empty` (removes everything, users and tokens included)' },
+    { flags: '--to <state>', description: '`seed`, a snapshot name, or `empty` (removes everything, users and tokens included)', complete: 'state' },
     { flags: '--yes', description: 'do not ask to confirm `empty`' },
   ],
   examples: ['wcm local reset --to seed', 'wcm local reset --to before-tests', 'wcm local reset --to empty --yes'],

@@ -4,7 +4,7 @@ import { UsageError } from '../../src/cli/errors.js';
 export default defineCommand({
   path: ['profile', 'use'],
   summary: 'Make a profile the current one (used when no --profile or WCM_PROFILE is given)',
-  args: [{ name: 'profile', description: 'profile name (see `wcm profile ls`)', required: true }],
+  args: [{ name: 'profile', description: 'profile name (see `wcm profile ls`)', required: true, complete: 'profile' }],
   async run(opts, f) {
     const profiles = await f.profiles();
     const name = opts.args[0];

@@ -4,6 +4,12 @@ import type { Factory } from './factory.js';
 /** The kinds of id a command argument can be picked from (src/cli/pickers.ts has one picker each). */
 export type PickerName = 'listing' | 'form' | 'page' | 'knowledgeList' | 'article' | 'articleVersion' | 'offer' | 'agent' | 'thread';
 
+/**
+ * What a value completes to in the shell (src/cli/completion.ts): file names, fixed words, or
+ * candidates looked up when asked (profile names, listing templates, workspaces, snapshots, reset states).
+ */
+export type Completer = 'file' | 'profile' | 'template' | 'workspace' | 'snapshot' | 'state' | readonly string[];
+
 export interface ArgSpec {
   name: string;
   description: string;
@@ -16,6 +22,8 @@ export interface ArgSpec {
   pick?: PickerName;
   /** What an id given here must look like, checked before any request (ids from a picker are UUIDs). */
   shape?: { pattern: RegExp; like: string; find: string };
+  /** What the shell completes here (an argument with `pick` completes to its ids). */
+  complete?: Completer;
 }
 
 export interface OptionSpec {
@@ -26,6 +34,8 @@ export interface OptionSpec {
   /** Collect every occurrence into an array. */
   repeatable?: boolean;
   choices?: readonly string[];
+  /** What the shell completes its value to; `<file>` flags complete file names without saying so. */
+  complete?: Completer;
 }
 
 /**

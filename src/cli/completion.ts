@@ -1,124 +1,214 @@
-import type { CommandDef } from './command.js';
+import { canonicalVerb, type ArgSpec, type CommandDef, type Completer, type OptionSpec } from './command.js';
 
-/** Flags every command takes (main.ts registers them on the program). */
-export const GLOBAL_FLAGS = ['--json', '--no-color', '--debug', '--base-url', '--workspace', '--profile', '--help'];
-const LIST_FLAGS = ['--limit', '--cursor', '--all'];
-
-/** What the shells need to know, derived from the command table: nothing is written by hand per command. */
-export interface CompletionSpec {
-  /** Command path ('' for the top) → its subcommand words. */
-  children: Map<string, string[]>;
-  /** Full command path → its flags. */
-  flags: Map<string, string[]>;
-  /** `path|flag` → the values the flag accepts. */
-  values: Map<string, string[]>;
-  /** Full command path → the picker of its first id argument, for dynamic candidates. */
-  pickers: Map<string, string>;
+/**
+ * Shell completion, cobra's way (gh, kubectl): the shell scripts are thin and ask the binary,
+ * `wcm __complete WORD… CURRENT`, which answers one candidate per line (`value<TAB>description`)
+ * and a last line `:files` (let the shell complete file names) or `:done`. Everything about
+ * commands, flags, values and ids lives here, derived from the command table.
+ */
+export interface Candidate {
+  value: string;
+  description?: string;
 }
 
-const flagNames = (flags: string) => flags.split(/[ ,|]+/).filter((w) => w.startsWith('--'));
+export interface Completion {
+  candidates: Candidate[];
+  files: boolean;
+}
 
-export function completionSpec(commands: readonly CommandDef[]): CompletionSpec {
-  const children = new Map<string, string[]>();
-  const flags = new Map<string, string[]>();
-  const values = new Map<string, string[]>();
-  const pickers = new Map<string, string>();
-  const add = (parent: string, word: string) => {
-    const list = children.get(parent) ?? [];
-    if (!list.includes(word)) list.push(word);
-    children.set(parent, list);
-  };
-  for (const c of commands) {
-    if (c.hidden) continue;
-    c.path.forEach((word, i) => add(c.path.slice(0, i).join(' '), word));
-    const full = c.path.join(' ');
-    const own = (c.options ?? []).flatMap((o) => flagNames(o.flags));
-    flags.set(full, [...own, ...(c.list ? LIST_FLAGS : []), ...GLOBAL_FLAGS]);
-    for (const o of c.options ?? []) if (o.choices?.length) for (const f of flagNames(o.flags)) values.set(`${full}|${f}`, [...o.choices]);
-    const pick = c.args?.find((a) => a.pick)?.pick;
-    if (pick) pickers.set(full, pick);
+/** Where dynamic candidates come from; each source is bounded by a timeout and silent on failure. */
+export interface CandidateSources {
+  ids(def: CommandDef, index: number, earlier: string[]): Promise<Candidate[]>;
+  named(kind: Exclude<Completer, 'file' | readonly string[]>): Promise<Candidate[]>;
+}
+
+/** The program's own flags (main.ts registers them), with what their values complete to. */
+export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
+  { flags: '--json', description: 'print JSON (`--json a,b`: only those fields)' },
+  { flags: '--jq <expression>', description: 'filter the JSON output with jq' },
+  { flags: '--no-color', description: 'no colour' },
+  { flags: '--debug', description: 'print each request and response line on stderr' },
+  { flags: '--base-url <url>', description: 'API base URL ending in /v1' },
+  { flags: '-w, --workspace <id>', description: 'workspace id', complete: 'workspace' },
+  { flags: '--profile <name>', description: 'profile to use', complete: 'profile' },
+  { flags: '--help', description: 'show help' },
+];
+const LIST_OPTIONS: readonly OptionSpec[] = [
+  { flags: '--limit <n>', description: 'page size, 1 to 100' },
+  { flags: '--cursor <cursor>', description: 'start after this cursor' },
+  { flags: '--all', description: 'follow next_cursor to the end' },
+];
+
+const names = (o: OptionSpec) => o.flags.split(/[ ,|]+/).filter((w) => /^--?[a-zA-Z]/.test(w));
+const takesValue = (o: OptionSpec) => /<[^>]+>|\[[^\]]+\]/.test(o.flags) && !o.flags.startsWith('--json');
+/** `<file>` and `<fixture>` placeholders name files without saying so. */
+const completerOf = (o: OptionSpec): Completer | undefined => o.complete ?? (o.choices ? o.choices : /<(file|fixture)>/.test(o.flags) ? 'file' : undefined);
+
+function optionsOf(def: CommandDef | undefined): OptionSpec[] {
+  return [...(def?.options ?? []), ...(def?.list ? LIST_OPTIONS : []), ...GLOBAL_OPTIONS];
+}
+
+/** Where the cursor is: the command named so far, its positional arguments, and a flag awaiting its value. */
+interface Position {
+  path: string[];
+  def?: CommandDef;
+  positionals: string[];
+  pending?: OptionSpec;
+  /** Global flags given on the line (`--profile cy`), so ids come from the target the command would use. */
+  globals: Record<string, string>;
+}
+
+function locate(before: string[], commands: readonly CommandDef[]): Position {
+  const pos: Position = { path: [], positionals: [], globals: {} };
+  let group = true;
+  for (let i = 0; i < before.length; i++) {
+    const w = before[i];
+    if (w.startsWith('-') && w.length > 1) {
+      const [flag, inline] = w.includes('=') ? [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)] : [w, undefined];
+      const opt = optionsOf(pos.def).find((o) => names(o).includes(flag));
+      if (!opt || !takesValue(opt) || inline !== undefined) {
+        if (opt && inline !== undefined) pos.globals[flag] = inline;
+        continue;
+      }
+      if (i + 1 === before.length) pos.pending = opt;
+      else pos.globals[flag] = before[++i];
+      continue;
+    }
+    if (group) {
+      const next = [...pos.path, canonicalVerb(w)];
+      const key = next.join(' ');
+      if (!commands.some((c) => !c.hidden && c.path.length >= next.length && next.every((word, j) => c.path[j] === word))) {
+        group = false;
+        continue;
+      }
+      pos.path = next;
+      pos.def = commands.find((c) => c.path.join(' ') === key);
+      if (pos.def) group = false;
+      continue;
+    }
+    pos.positionals.push(w);
   }
-  return { children, flags, values, pickers };
+  return pos;
 }
 
-const words = (list: readonly string[]) => list.join(' ');
-const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+/** The subcommands under `path`, each with its summary (a group's from `groups`). */
+function children(path: string[], commands: readonly CommandDef[], groups: Record<string, string>): Candidate[] {
+  const out = new Map<string, string>();
+  for (const c of commands) {
+    if (c.hidden || c.path.length <= path.length || path.some((w, i) => c.path[i] !== w)) continue;
+    const word = c.path[path.length];
+    if (!out.has(word)) out.set(word, c.path.length === path.length + 1 ? c.summary : groups[word] ?? `${word} commands`);
+  }
+  return [...out].map(([value, description]) => ({ value, description }));
+}
 
-export function bashScript(spec: CompletionSpec): string {
-  const caseArms = (map: Map<string, string[]>) => [...map].map(([k, v]) => `    ${sh(k)}) echo ${sh(words(v))} ;;`).join('\n');
-  return `# wcm completion for bash. Install: wcm completion bash > ~/.local/share/bash-completion/completions/wcm
-# (or add \`source <(wcm completion bash)\` to ~/.bashrc)
-_wcm_children() {
-  case "$1" in
-${caseArms(spec.children)}
-  esac
+async function valuesOf(completer: Completer | undefined, sources: CandidateSources): Promise<Completion> {
+  if (completer === 'file') return { candidates: [], files: true };
+  if (!completer) return { candidates: [], files: false };
+  if (typeof completer !== 'string') return { candidates: completer.map((value) => ({ value })), files: false };
+  return { candidates: await sources.named(completer), files: false };
 }
-_wcm_flags() {
-  case "$1" in
-${caseArms(spec.flags)}
-  esac
+
+function argAt(def: CommandDef, index: number): ArgSpec | undefined {
+  const args = def.args ?? [];
+  const last = args[args.length - 1];
+  return index < args.length ? args[index] : last?.variadic ? last : undefined;
 }
-_wcm_values() {
-  case "$1" in
-${caseArms(spec.values)}
-  esac
+
+/** What to offer for the word being typed (`words`: everything after `wcm`, the last one being typed). */
+export async function complete(words: string[], commands: readonly CommandDef[], groups: Record<string, string>, sources: CandidateSources): Promise<Completion> {
+  const current = words[words.length - 1] ?? '';
+  const pos = locate(words.slice(0, -1), commands);
+  const byPrefix = (c: Completion): Completion => ({ ...c, candidates: c.candidates.filter((x) => x.value.startsWith(current)) });
+  if (pos.pending) return byPrefix(await valuesOf(completerOf(pos.pending), sources));
+  if (current.startsWith('-')) {
+    const flags = optionsOf(pos.def).flatMap((o) => names(o).filter((n) => n.startsWith('--')).map((value) => ({ value, description: o.description })));
+    return byPrefix({ candidates: flags, files: false });
+  }
+  if (!pos.def) return byPrefix({ candidates: children(pos.path, commands, groups), files: false });
+  const index = pos.positionals.length;
+  const arg = argAt(pos.def, index);
+  if (arg?.pick) return byPrefix({ candidates: await sources.ids(pos.def, Math.min(index, (pos.def.args?.length ?? 1) - 1), pos.positionals), files: false });
+  return byPrefix(await valuesOf(arg?.complete, sources));
 }
-_wcm_picker() {
-  case "$1" in
-${[...spec.pickers].map(([k, v]) => `    ${sh(k)}) echo ${sh(v)} ;;`).join('\n')}
-  esac
+
+/** The answer as the scripts read it: `value<TAB>description` lines, then `:files` or `:done`. */
+export function formatCompletion(c: Completion): string {
+  const line = (x: Candidate) => (x.description ? `${x.value}\t${x.description.replace(/\s+/g, ' ').slice(0, 90)}` : x.value);
+  return [...c.candidates.map(line), c.files ? ':files' : ':done'].join('\n') + '\n';
 }
-_wcm() {
-  local cur prev path="" i w sub
-  cur="\${COMP_WORDS[COMP_CWORD]}"
-  prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    [[ "$w" == -* ]] && continue
-    sub=$(_wcm_children "$path")
-    if [[ " $sub " == *" $w "* ]]; then path="\${path:+$path }$w"; fi
-  done
-  if [[ "$prev" == --* ]]; then
-    local vals; vals=$(_wcm_values "$path|$prev")
-    if [[ -n "$vals" ]]; then COMPREPLY=($(compgen -W "$vals" -- "$cur")); return; fi
+
+/** The global flags given on the line, as main.ts's GlobalFlags for the factory. */
+export function targetFlags(words: string[], commands: readonly CommandDef[]): { baseUrl?: string; workspace?: string; profile?: string } {
+  const g = locate(words.slice(0, -1), commands).globals;
+  return { baseUrl: g['--base-url'], workspace: g['--workspace'] ?? g['-w'], profile: g['--profile'] };
+}
+
+const header = (shell: string, install: string) => `# wcm completion for ${shell} (it asks \`wcm __complete\`, so it follows the installed wcm).\n# Install: ${install}\n`;
+
+export function bashScript(): string {
+  return `${header('bash', 'wcm completion bash > ~/.local/share/bash-completion/completions/wcm (or `source <(wcm completion bash)` in ~/.bashrc)')}_wcm() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" out line
+  out=$(wcm __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) || return
+  COMPREPLY=()
+  if [[ "\${out##*$'\\n'}" == ":files" ]]; then
+    compopt -o filenames 2>/dev/null
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    return
   fi
-  if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "$(_wcm_flags "$path")" -- "$cur")); return
-  fi
-  sub=$(_wcm_children "$path")
-  if [[ -n "$sub" ]]; then COMPREPLY=($(compgen -W "$sub" -- "$cur")); return; fi
-  local picker; picker=$(_wcm_picker "$path")
-  if [[ -n "$picker" ]]; then
-    COMPREPLY=($(compgen -W "$(wcm __complete "$picker" 2>/dev/null)" -- "$cur"))
-  fi
+  # Ids only, as gh does in bash: bash cannot show a description beside a candidate.
+  while IFS= read -r line; do
+    [[ "$line" == :* ]] && continue
+    COMPREPLY+=("\${line%%$'\\t'*}")
+  done <<< "$out"
 }
 complete -F _wcm wcm
 `;
 }
 
-export function zshScript(spec: CompletionSpec): string {
-  // zsh runs the bash function through bashcompinit: one generated logic for both shells.
+export function zshScript(): string {
   return `#compdef wcm
-# wcm completion for zsh. Install: wcm completion zsh > "\${fpath[1]}/_wcm" (then restart zsh),
-# or add \`source <(wcm completion zsh)\` to ~/.zshrc
-autoload -U +X bashcompinit && bashcompinit
-${bashScript(spec).split('\n').filter((l) => !l.startsWith('# wcm completion for bash') && !l.startsWith('# (or add')).join('\n')}`;
+${header('zsh', 'wcm completion zsh > "${fpath[1]}/_wcm" (then restart zsh), or `source <(wcm completion zsh)` after compinit')}_wcm() {
+  local out line
+  local -a lines candidates
+  out=$(wcm __complete "\${(@)words[2,CURRENT]}" 2>/dev/null) || return 1
+  lines=("\${(@f)out}")
+  if [[ "\${lines[-1]}" == ":files" ]]; then
+    _files
+    return
+  fi
+  for line in "\${(@)lines[1,-2]}"; do
+    # _describe reads value:description, so a colon inside the value is escaped.
+    if [[ "$line" == *$'\\t'* ]]; then
+      candidates+=("\${\${line%%$'\\t'*}//:/\\\\:}:\${line#*$'\\t'}")
+    else
+      candidates+=("\${line//:/\\\\:}")
+    fi
+  done
+  _describe -t wcm 'wcm' candidates
+}
+if [[ "\${funcstack[1]}" == "_wcm" ]]; then
+  _wcm "$@"
+else
+  compdef _wcm wcm
+fi
+`;
 }
 
-export function fishScript(spec: CompletionSpec): string {
-  const lines = ['# wcm completion for fish. Install: wcm completion fish > ~/.config/fish/completions/wcm.fish'];
-  const seen = (path: string) => (path ? `__fish_seen_subcommand_from ${path.split(' ').pop()}` : '__fish_use_subcommand');
-  for (const [parent, subs] of spec.children) {
-    const cond = parent ? `__fish_seen_subcommand_from ${parent.split(' ').pop()}; and not __fish_seen_subcommand_from ${subs.join(' ')}` : '__fish_use_subcommand';
-    lines.push(`complete -c wcm -f -n ${sh(cond)} -a ${sh(words(subs))}`);
-  }
-  for (const [path, flags] of spec.flags) {
-    if (!path) continue;
-    for (const f of flags) {
-      const vals = spec.values.get(`${path}|${f}`);
-      lines.push(`complete -c wcm -n ${sh(seen(path))} -l ${f.slice(2)}${vals ? ` -x -a ${sh(words(vals))}` : ''}`);
-    }
-  }
-  for (const [path, picker] of spec.pickers) lines.push(`complete -c wcm -f -n ${sh(seen(path))} -a ${sh(`(wcm __complete ${picker} 2>/dev/null)`)}`);
-  return `${lines.join('\n')}\n`;
+export function fishScript(): string {
+  return `${header('fish', 'wcm completion fish > ~/.config/fish/completions/wcm.fish')}function __wcm_complete
+    set -l words (commandline -opc) (commandline -ct)
+    set -e words[1]
+    set -l out (wcm __complete $words 2>/dev/null)
+    if test "$out[-1]" = ":files"
+        __fish_complete_path (commandline -ct)
+        return
+    end
+    # fish shows value<TAB>description as a candidate with its description.
+    if test (count $out) -gt 1
+        printf '%s\\n' $out[1..-2]
+    end
+end
+complete -c wcm -f -a '(__wcm_complete)'
+`;
 }

@@ -157,8 +157,25 @@ async function jsonFieldsOf(argv: string[]): Promise<{ argv: string[]; fields?: 
   return { argv: out, fields };
 }
 
+/**
+ * `wcm __complete WORD… CURRENT` (what the completion scripts call): candidates for the word being
+ * typed, never an error, bounded in time. Not a command: its words are the user's line, not flags.
+ */
+async function completeLine(words: string[], deps: MainDeps): Promise<number> {
+  const env = { ...(deps.env ?? process.env), WCM_RETRIES: '0', WCM_TIMEOUT_MS: '1500' };
+  const io = deps.io ?? systemIO(env, { noColor: true });
+  const [{ commands }, c, { factorySources }] = await Promise.all([import('../../commands/index.js'), import('./completion.js'), import('./completion-sources.js')]);
+  const globals: GlobalFlags = { json: false, color: false, ...c.targetFlags(words, commands) };
+  // Nothing on the terminal while the user types: no "→ target" line, no prompts.
+  const quiet: IO = { ...io, isStderrTTY: false, isStdinTTY: false, canPrompt: () => false, stderr: { write: () => true } as unknown as IO['stderr'] };
+  const f = deps.factory ? deps.factory(globals, quiet) : createFactory(quiet, env, globals, deps.cwd);
+  io.stdout.write(c.formatCompletion(await c.complete(words, commands, GROUPS, factorySources(f))));
+  return EXIT.ok;
+}
+
 /** Runs the CLI; resolves to the exit code. */
 export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<number> {
+  if (rawArgv[0] === '__complete') return completeLine(rawArgv.slice(1), deps);
   provideCommands(async () => (await import('../../commands/index.js')).commands);
   const env = deps.env ?? process.env;
   let argv = rawArgv;

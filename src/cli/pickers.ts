@@ -133,6 +133,15 @@ export function checkIds(def: Pick<CommandDef, 'args'>, args: string[]): string[
   });
 }
 
+/**
+ * Whether a later argument is picked from inside this one (`articles show LIST ARTICLE`): then a
+ * list without articles leads nowhere and is not offered (here and in shell completion).
+ */
+export function leadsFurther(def: Pick<CommandDef, 'args'>, index: number): boolean {
+  const kind = def.args![index].pick!;
+  return def.args!.slice(index + 1).some((a) => a.pick && Object.values((ID_PICKERS[a.pick] as IdPicker<unknown>).after ?? {}).includes(kind));
+}
+
 /** At most this many candidates are fetched (10 requests of 100); the search filters those. */
 export const MAX_CHOICES = 1000;
 
@@ -192,9 +201,7 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
     }
   }
   if (picker.choosable) items = items.filter((x) => picker.choosable!(x));
-  // `articles show LIST ARTICLE`: a list without articles leads nowhere, so it is not offered.
-  const containerOfNext = def.args!.slice(index + 1).some((a) => a.pick && Object.values((ID_PICKERS[a.pick] as IdPicker<unknown>).after ?? {}).includes(def.args![index].pick!));
-  if (picker.hasItems && containerOfNext) items = items.filter((x) => picker.hasItems!(x));
+  if (picker.hasItems && leadsFurther(def, index)) items = items.filter((x) => picker.hasItems!(x));
   if (!items.length) {
     throw new CliError(`No ${picker.nouns} to choose from in workspace ${workspace}.`, EXIT.notFound, `Pass the \`${def.args![index].name}\` id yourself, or check the workspace (\`--workspace ID\`).`);
   }
