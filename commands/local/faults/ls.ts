@@ -5,6 +5,7 @@ import { printJson, printRows } from '../../../src/cli/output.js';
 
 export default defineCommand({
   path: ['local', 'faults', 'ls'],
+  output: ['operation', 'probability', 'status', 'latency_ms', 'reset'],
   summary: 'List the fault rules in force on the running local server, in the order they apply',
   examples: ['wcm local faults ls', 'wcm local faults ls --json'],
   async run(_opts, f) {
