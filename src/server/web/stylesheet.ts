@@ -106,7 +106,7 @@ table.inbox td:nth-child(3) { color: var(--muted); font-size: .88rem; }
 .tabs a:hover { text-decoration: none; border-color: var(--line-strong); }
 .tabs a[aria-current="page"] { background: var(--ink); border-color: var(--ink); color: var(--panel); }
 form.filters { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; margin: 0; }
-input[type="text"], input[type="search"], input[type="password"], select { font: inherit; padding: .42rem .65rem; border: 1px solid var(--line-strong); border-radius: 6px; background: var(--panel); color: var(--ink); min-width: 0; max-width: 100%; }
+input:not([type]), input[type="text"], input[type="search"], input[type="password"], select { font: inherit; padding: .42rem .65rem; border: 1px solid var(--line-strong); border-radius: 6px; background: var(--panel); color: var(--ink); min-width: 0; max-width: 100%; }
 input[type="search"] { width: 16rem; }
 button, .button { font: inherit; display: inline-block; padding: .45rem .95rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); cursor: pointer; font-weight: 550; }
 button.secondary, .button.secondary { background: var(--panel); color: var(--ink); border-color: var(--line-strong); }
@@ -151,7 +151,7 @@ details summary { cursor: pointer; color: var(--accent); }
 details[open] summary { margin-bottom: .4rem; }
 .log td { font-family: var(--mono); font-size: .82rem; }
 td.path .sub { font-family: var(--mono); font-size: .8rem; overflow-wrap: anywhere; }
-label.check { display: inline-flex; gap: .4rem; align-items: center; font-weight: 400; margin: 0; }
+form.filters label { display: inline-flex; gap: .4rem; align-items: center; margin: 0; font-weight: 500; }
 code.wrap { overflow-wrap: anywhere; }
 /* A copy button beside an id (added by the dashboard's script). */
 button.copy { margin-left: .5rem; padding: .05rem .5rem; font-size: .78rem; font-weight: 500; background: var(--panel); color: var(--ink); border-color: var(--line-strong); vertical-align: baseline; }
@@ -193,6 +193,19 @@ button.copy { margin-left: .5rem; padding: .05rem .5rem; font-size: .78rem; font
   table.inbox td:nth-child(4) { grid-column: 2; grid-row: 3; }
   table.inbox td:nth-child(5) { grid-column: 3; grid-row: 3; width: auto; color: var(--muted); }
   table.inbox td:nth-child(5)::before { content: "\\2709\\FE0E  "; }
+  /* The request log as stacked rows too: time, status and duration; the call; the problem and request id. */
+  #request-log thead { display: none; }
+  #request-log, #request-log tbody { display: block; }
+  #request-log tr { display: grid; grid-template-columns: auto auto minmax(0, 1fr) auto; gap: .15rem .6rem; align-items: baseline; padding: .6rem .85rem; border-bottom: 1px solid var(--line); }
+  #request-log td { display: block; padding: 0; border: 0; }
+  #request-log td:nth-child(1) { grid-row: 1; grid-column: 1; }
+  #request-log td:nth-child(2) { grid-row: 1; grid-column: 2; }
+  #request-log td:nth-child(5) { grid-row: 1; grid-column: 4; width: auto; }
+  #request-log td:nth-child(5)::after { content: " ms"; }
+  #request-log td:nth-child(3) { grid-row: 2; grid-column: 1; }
+  #request-log td:nth-child(4) { grid-row: 2; grid-column: 2 / -1; }
+  #request-log td:nth-child(6) { grid-row: 3; grid-column: 1 / 3; }
+  #request-log td:nth-child(7) { grid-row: 3; grid-column: 3 / -1; overflow-wrap: anywhere; }
   table.inbox td small { display: inline; margin-left: .4rem; }
   table.inbox td:nth-child(2) small { display: block; margin-left: 0; }
 }

@@ -36,7 +36,7 @@ export function requestsView(log: RequestLog, q: URLSearchParams, scope: LogScop
   return {
     title: 'Request log',
     section: 'requests',
-    lead: "The last requests this server answered (it keeps 10,000), newest first. New ones appear as they arrive. The dashboard's own pages, /healthz and the favicon are never shown here (`wcm logs --all` shows them).",
+    lead: html`The last requests this server answered (it keeps 10,000), newest first. New ones appear as they arrive. The dashboard's own pages, /healthz and the favicon are not shown here (<code>wcm logs --all</code> shows them).`,
     body: html`${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
 <form method="get" action="${REQUESTS_PATH}" class="filters"><label>Status <input name="status" value="${filter.status ?? ''}" placeholder="4xx" size="5"></label> <label>Operation <input name="operation" value="${filter.operation ?? ''}" placeholder="listThreads" size="22"></label> <button type="submit" class="secondary">Filter</button></form>
 <div class="tablewrap" tabindex="0" role="region" aria-label="Request log"><table id="request-log" data-stream="${stream}"><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Operation and path</th><th scope="col" class="num">ms</th><th scope="col">Problem</th><th scope="col">Request id</th></tr></thead>
