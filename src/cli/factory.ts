@@ -125,6 +125,7 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
         timeoutMs: intFromEnv(env, 'WCM_TIMEOUT_MS', 1, 600_000),
         // `--json a,b`: checked against the first operation's response, before it is sent.
         beforeCall: globals.jsonFields ? firstCallCheck(globals.jsonFields) : undefined,
+        renewToken: opts.token === undefined && !opts.baseUrl ? await oauthRenewal(f, t) : undefined,
       });
     },
     async store({ data, readOnly }) {
@@ -153,6 +154,15 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     },
   };
   return f;
+}
+
+/** For a profile of `auth login --web` with a refresh token: how to renew its access token when the server refuses it. */
+async function oauthRenewal(f: Factory, t: Target | null): Promise<(() => Promise<string>) | undefined> {
+  if (!t?.profile || (t.storage !== 'file' && t.storage !== 'keychain')) return undefined;
+  const profiles = await f.profiles();
+  const o = profiles.get(t.profile)?.oauth;
+  if (!o?.refresh_token && !o?.refresh_ref) return undefined;
+  return async () => (await import('./oauth-login.js')).refreshProfileToken(profiles, t.profile!, f.env);
 }
 
 function firstCallCheck(fields: string[]): (operationId: string) => Promise<void> {

@@ -20,6 +20,11 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Called before an operation is sent (`--json` field names are checked here, so a typo sends nothing). */
   beforeCall?: (operationId: string) => Promise<void>;
+  /**
+   * A new access token when the server refuses this one (401 `invalid_token`: expired by the
+   * server's clock, not only by ours): an OAuth profile's refresh. Called at most once per client.
+   */
+  renewToken?: () => Promise<string>;
 }
 
 export interface RequestOptions {
@@ -82,6 +87,8 @@ export function unreachable(url: URL, code: string | undefined, raw: string, att
 
 /** The HTTP client for any wcm instance. */
 export class ApiClient {
+  /** The token `renewToken` gave, used from then on. */
+  private renewed: string | undefined;
   constructor(readonly options: ClientOptions) {}
 
   get baseUrl(): string {
@@ -97,7 +104,8 @@ export class ApiClient {
       accept: 'application/json',
       ...req.headers,
     };
-    if (this.options.token && !req.anonymous) headers.authorization = `Bearer ${this.options.token}`;
+    let token = this.renewed ?? this.options.token;
+    if (token && !req.anonymous) headers.authorization = `Bearer ${token}`;
     if (req.idempotencyKey) headers['idempotency-key'] = req.idempotencyKey;
     let payload: string | undefined;
     if (req.rawBody !== undefined) {
@@ -112,7 +120,6 @@ export class ApiClient {
     const retries = this.options.retries ?? 3;
     const maxWait = this.options.maxRetryWaitMs ?? 30_000;
     const sleep = this.options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-    const token = this.options.token;
     // Every debug line passes through here: the token is cut out whatever the line says.
     const debug = this.options.debug
       ? (line: string) => this.options.debug!(token ? line.split(token).join('[REDACTED]') : line)
@@ -167,6 +174,12 @@ export class ApiClient {
         }
       }
       if (status >= 200 && status < 300) return { status, headers: resHeaders, body: body as T };
+      if (status === 401 && headers.authorization && this.options.renewToken && this.renewed === undefined && (body as ProblemJson | undefined)?.code === 'invalid_token') {
+        debug?.('  the server refused the token: renewing it once and sending again');
+        token = this.renewed = await this.options.renewToken();
+        headers.authorization = `Bearer ${token}`;
+        continue;
+      }
       const problem: ProblemJson =
         body && typeof body === 'object' && !Array.isArray(body)
           ? { ...(body as ProblemJson) }
