@@ -29,11 +29,30 @@ function listed(name: string, allowed: readonly string[]): boolean {
 }
 
 /**
+ * Verdicts by Host header value, per Trust: clients send the same few values over and over, and a
+ * lookup is cheaper than parsing one per request. Bounded, so a client cycling names cannot grow it.
+ */
+const verdicts = new WeakMap<Trust, Map<string, boolean>>();
+const VERDICTS_KEPT = 256;
+
+/**
  * Allowed: no Host at all (not a browser), the origin's host, an IP literal, `localhost` and
  * `*.localhost`, and `--allowed-host` names.
  */
 export function hostAllowed(trust: Trust, host: string | undefined): boolean {
   if (host === undefined) return true;
+  let known = verdicts.get(trust);
+  if (!known) verdicts.set(trust, (known = new Map()));
+  let verdict = known.get(host);
+  if (verdict === undefined) {
+    verdict = judge(trust, host);
+    if (known.size >= VERDICTS_KEPT) known.clear();
+    known.set(host, verdict);
+  }
+  return verdict;
+}
+
+function judge(trust: Trust, host: string): boolean {
   const name = hostnameOf(host);
   if (name === null) return false;
   return name === trust.originHost || name === 'localhost' || name.endsWith('.localhost') || isIpLiteral(name) || listed(name, trust.allowedHosts);
