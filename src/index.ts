@@ -33,6 +33,12 @@ export interface StartServerOptions {
   logBodies?: boolean;
   /** Environment for the server (WCM_ADMIN_TOKEN, STRIPE_SECRET_KEY, …); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The origin clients use, as `wcm serve --public-url` (docs/security.md: Host, Origin and CORS). */
+  publicUrl?: string;
+  /** Host names answered beside the built-in ones, as `--allowed-host`. */
+  allowedHosts?: string[];
+  /** Web origins trusted beside the server's own and loopback ones, as `--allowed-origin`. */
+  allowedOrigins?: string[];
 }
 
 export interface RequestFilter {
@@ -78,6 +84,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Sta
       rateLimit: options.rateLimit,
       env: options.env ?? process.env,
       logBodies: options.logBodies,
+      publicUrl: options.publicUrl,
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
       extend: extendServer,
     });
   } catch (err) {

@@ -263,3 +263,20 @@ describe('trust flags', () => {
     }
   });
 });
+
+describe('startServer (the library) takes the same trust options', () => {
+  it('publicUrl and allowedHosts reach the running server', async () => {
+    const { startServer } = await import('../../src/index.js');
+    const server = await startServer({ seed: ['fixtures/demo.json'], publicUrl: 'https://ci.example.test', allowedHosts: ['ci.example.test'] });
+    try {
+      const port = Number(new URL(server.url).port);
+      const meta = await send(port, 'GET', '/.well-known/oauth-authorization-server', { host: 'ci.example.test' });
+      expect([meta.status, meta.json.issuer]).toEqual([200, 'https://ci.example.test']);
+      expect((await send(port, 'GET', '/healthz', { host: 'other.example.test' })).status).toBe(421);
+      // Its own in-process control calls still pass.
+      expect(await server.requests({ limit: 1 })).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -98,7 +98,7 @@ export function socketOrigin(bindHost: string, address: string, port: number): {
   if (isWildcardBind(bindHost) || isWildcardBind(address)) {
     return {
       origin: `http://127.0.0.1:${port}`,
-      warning: `warning: listening on every interface (${bindHost}); OAuth metadata, redirects and dashboard links use http://127.0.0.1:${port}. Set --public-url (or WCM_PUBLIC_URL) to the URL other machines use.`,
+      warning: `warning: listening on every interface (${bindHost}); OAuth metadata, redirects and dashboard links use http://127.0.0.1:${port}, and pages opened at another address cannot post forms. Set --public-url (or WCM_PUBLIC_URL) to the URL other machines use.`,
     };
   }
   const host = isIP(address) === 6 ? `[${address}]` : address;
