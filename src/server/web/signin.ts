@@ -44,12 +44,10 @@ export const reaches = (signed: Pick<SignedIn, 'workspaceIds'>, workspaceId: str
 /** An OAuth token's record (bound to an audience or a grant): never a way to sign in to the pages. */
 const isOAuthRecord = (rec: TokenRecord): boolean => !!(rec.audience || rec.grant_id || rec.client_id);
 
-/** Why a token no longer holds a session up, or null while it is live. */
-function tokenEnded(rec: TokenRecord | undefined, userId: string, now: number): string | null {
-  if (!rec || rec.user_id !== userId || isOAuthRecord(rec)) return 'is no longer recognised';
-  if (rec.revoked_at) return 'was revoked';
-  if (rec.expires_at && new Date(rec.expires_at).getTime() <= now) return 'expired';
-  return null;
+/** Whether the personal token a session stands on is still this user's, unrevoked and unexpired. */
+function tokenLive(rec: TokenRecord | undefined, userId: string, now: number): rec is TokenRecord {
+  if (!rec || rec.user_id !== userId || isOAuthRecord(rec) || rec.revoked_at) return false;
+  return !rec.expires_at || new Date(rec.expires_at).getTime() > now;
 }
 
 export interface SignIn {
@@ -183,13 +181,12 @@ ${form}
     return redirect(returnTo, { 'Set-Cookie': set });
   };
 
-  /** The session's limits, or why its token no longer holds it up. */
-  const limits = (session: Session): Pick<SignedIn, 'abilities' | 'workspaceIds'> | string => {
+  /** The session's limits, or null once the token it stands on is revoked, expired or gone. */
+  const limits = (session: Session): Pick<SignedIn, 'abilities' | 'workspaceIds'> | null => {
     if (!session.tokenId) return { abilities: ABILITIES, workspaceIds: null };
     const rec = store.get('tokens', session.tokenId);
-    const ended = tokenEnded(rec, session.userId, clock.now().getTime());
-    if (ended) return ended;
-    return { abilities: rec!.abilities, workspaceIds: rec!.workspace_ids ?? null };
+    if (!tokenLive(rec, session.userId, clock.now().getTime())) return null;
+    return { abilities: rec.abilities, workspaceIds: rec.workspace_ids ?? null };
   };
 
   return {
@@ -228,7 +225,7 @@ ${form}
       const back = info.method === 'GET' && url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
       if (session && user) {
         const limit = limits(session);
-        if (typeof limit !== 'string') {
+        if (limit) {
           return { session, user, signOut: { action: signOutPath, csrf: session.csrf }, ...limit, renewal: sessions.renewal(session, info) };
         }
         // The token it stands on was revoked or expired: the session ends with it.
