@@ -11,10 +11,20 @@ class Components {
   private readonly keyOf = new Map<string, string>();
 
   add(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+    let raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
     const defs = (raw.$defs ?? {}) as Record<string, Json>;
     delete raw.$defs;
     delete raw.$schema;
+    // What a client sends is written out where it is sent: openapi-typescript (default settings)
+    // types a member with a `default` as always present when its schema is a shared component,
+    // which is true of a response and wrong for a request (`items`, `FormField.required`).
+    if (io === 'input') {
+      const holder = { root: raw };
+      inlineDefs(holder, defs);
+      raw = holder.root;
+      const text = JSON.stringify(raw);
+      for (const name of Object.keys(defs)) if (!text.includes(`"#/$defs/${name}"`)) delete defs[name];
+    }
     const rename = new Map<string, string>();
     for (const [id, def] of Object.entries(defs)) {
       const text = JSON.stringify(def);
@@ -43,6 +53,24 @@ class Components {
     };
     for (const name of new Set(rename.values())) this.schemas[name] = fix(this.schemas[name]) as Json;
     return fix(raw) as Json;
+  }
+}
+
+/** Replaces each `#/$defs/…` reference in `node` by a copy of the definition, in place; a definition that refers to itself stays a reference (and a component). */
+function inlineDefs(node: Json, defs: Record<string, Json>, open: ReadonlySet<string> = new Set()): void {
+  for (const [k, v] of Object.entries(node)) {
+    if (!v || typeof v !== 'object') continue;
+    const children = Array.isArray(v) ? v : [v];
+    children.forEach((child: Json, i) => {
+      if (!child || typeof child !== 'object') return;
+      const ref = typeof child.$ref === 'string' && child.$ref.startsWith('#/$defs/') ? child.$ref.slice(8) : undefined;
+      if (ref && defs[ref] && !open.has(ref)) {
+        const copy = { ...structuredClone(defs[ref]), ...Object.fromEntries(Object.entries(child).filter(([key]) => key !== '$ref')) } as Json;
+        inlineDefs(copy, defs, new Set([...open, ref]));
+        if (Array.isArray(v)) v[i] = copy;
+        else node[k] = copy;
+      } else inlineDefs(child, defs, open);
+    });
   }
 }
 
