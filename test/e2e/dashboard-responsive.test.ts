@@ -192,6 +192,33 @@ describe('the dashboard on a phone and in the dark', () => {
       await scheme('light');
     }, 240_000);
 
+    it('the sign-in page and a not-found page are dark too, and pass axe colour contrast', async () => {
+      const context = await browser.createBrowserContext();
+      const fresh = await context.newPage();
+      try {
+        await fresh.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+        await fresh.setViewport({ width: 390, height: 800, isMobile: true });
+        await fresh.goto(`${origin}/dashboard/sign-in`);
+        expect(await fresh.$$eval('.accounts button', (b) => b.length)).toBeGreaterThan(0);
+        const width = await fresh.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+        expect(width).toBe(true);
+        await fresh.screenshot({ path: path.join(ARTIFACTS, '390-dark-sign-in.png') });
+        await fresh.evaluate(axeSource);
+        const contrast = async () => fresh.evaluate(async () => {
+          const r = await (window as unknown as { axe: { run(o: unknown): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe.run({ runOnly: { type: 'rule', values: ['color-contrast'] } });
+          return r.violations.map((v) => `${v.id} (${v.nodes.length})`);
+        });
+        expect(await contrast()).toEqual([]);
+        await Promise.all([fresh.waitForNavigation(), fresh.click('button[value="usr_ada"]')]);
+        const res = await fresh.goto(`${origin}/dashboard/workspaces/${demo.ws1}/threads/00000000-0000-4000-8000-0000000000ff`);
+        expect(res?.status()).toBe(404);
+        await fresh.evaluate(axeSource);
+        expect(await contrast()).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+
     it("times show in the viewer's zone, with the UTC time on hover", async () => {
       await page.setViewport({ width: 1280, height: 900 });
       await page.goto(`${origin}${ws(`/threads/${hostileThread}`)}`);
