@@ -150,6 +150,10 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
       if (!t.workspace) {
         throw new UsageError('No workspace chosen.', 'Pass `--workspace ID`, set WCM_WORKSPACE, or save one in the profile with `wcm auth login --workspace ID`.');
       }
+      // Checked like every other id, before a request: a typo is not a 404 from the server.
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t.workspace)) {
+        throw new UsageError(`The workspace (from ${t.sources.workspace}) must be a workspace id (a UUID); received \`${t.workspace}\`.`, '`wcm auth status` lists the workspaces your token reaches.');
+      }
       return t.workspace;
     },
   };

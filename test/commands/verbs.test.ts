@@ -82,6 +82,18 @@ describe('ids are checked before any request', () => {
     expect(r.stderr).toContain(`Find ids with \`${hint}\``.replace('Find ids with `wcm articles show', 'See the versions with `wcm articles show'));
     expect(stub.requests.length).toBe(before);
   });
+
+  it.each([
+    [['forms', 'ls', '--workspace', 'acme'], /The workspace \(from --workspace\) must be a workspace id \(a UUID\); received `acme`/],
+    [['threads', 'ls'], /The workspace \(from WCM_WORKSPACE\) must be a workspace id/],
+  ])('the workspace is an id too: %j is exit 2 before any request', async (args, message) => {
+    const before = stub.requests.length;
+    const r = await run(args, { env: { WCM_BASE_URL: stub.base, WCM_WORKSPACE: 'acme' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toContain('`wcm auth status` lists the workspaces');
+    expect(stub.requests.length).toBe(before);
+  });
 });
 
 describe('article versions', () => {
