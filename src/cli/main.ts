@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Command, CommanderError, Help, Option } from 'commander';
 import { VERB_ALIASES, canonicalVerb, type CommandDef } from './command.js';
 import { EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
@@ -111,7 +112,10 @@ async function commandNamedBy(argv: string[]): Promise<CommandDef | null> {
     if (!path.length || !path.every((w) => word.test(w))) continue;
     try {
       const def = ((await import(`../../commands/${path.join('/')}.js`)) as { default?: CommandDef }).default;
-      if (def && Array.isArray(def.path) && def.path.join(' ') === path.join(' ')) return def;
+      if (!def || !Array.isArray(def.path) || def.path.join(' ') !== path.join(' ')) continue;
+      // A command that is also a group (`local clock` beside `local clock set`) needs its subcommands too.
+      if (existsSync(new URL(`../../commands/${path.join('/')}/`, import.meta.url))) return null;
+      return def;
     } catch {
       /* no such file, or not a command: look further */
     }
@@ -215,6 +219,9 @@ export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<numb
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Help wraps to the terminal's width, and to 80 columns anywhere else (pipes, docs/commands.md).
+      getOutHelpWidth: () => (io.isStdoutTTY ? io.columns : 80),
+      getErrHelpWidth: () => (io.isStderrTTY ? io.columns : 80),
       // With --json a usage error is printed once, as JSON, below.
       outputError: (s, write) => {
         if (!globalsFromArgv.json) write(s);
