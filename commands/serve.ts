@@ -4,7 +4,7 @@ import { CliError, UsageError } from '../src/cli/errors.js';
 import type { Factory } from '../src/cli/factory.js';
 import type { SecretSource } from '../src/server/context.js';
 
-interface ServeOptions {
+type ServeOptions = {
   host: string;
   port: string;
   data?: string;
@@ -15,7 +15,7 @@ interface ServeOptions {
   publicUrl?: string;
   allowedHost?: string[];
   allowedOrigin?: string[];
-}
+};
 
 export default defineCommand<ServeOptions>({
   path: ['serve'],
