@@ -8,11 +8,16 @@ export const CLIENT_ID_PATTERN = /^wcm_app_[A-Za-z0-9]{24,}$/;
 export const ClientId = z.string().regex(CLIENT_ID_PATTERN, 'Must look like wcm_app_<24+ letters and digits>.');
 export const GrantId = z.string().regex(/^grant_[A-Za-z0-9]{16,}$/, 'Must look like grant_<16+ letters and digits>.');
 
+/** Schemes a browser would run or read locally: never a redirect target. */
+const DANGEROUS_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'about:', 'blob:', 'ws:', 'wss:', 'ftp:']);
+
 /**
- * A redirect URI an application may use: https anywhere, or plain http on a loopback address
- * (RFC 8252 §7.3); never a fragment, never credentials in it.
+ * A redirect URI an application may use (TRUST.md §4): https anywhere, plain http on a loopback
+ * address (RFC 8252 §7.3), or a native app's private-use scheme (RFC 8252 §7.1: `com.example.app:/cb`,
+ * `cursor://…`); never a scheme a browser runs or reads locally, never a fragment or credentials.
  */
 export function redirectUriProblem(value: string): string | null {
+  if (value.length > 2000) return 'is longer than 2,000 characters';
   let u: URL;
   try {
     u = new URL(value);
@@ -22,8 +27,9 @@ export function redirectUriProblem(value: string): string | null {
   if (u.hash || value.includes('#')) return 'must not have a fragment';
   if (u.username || u.password) return 'must not hold a user name or password';
   if (u.protocol === 'https:') return null;
-  if (u.protocol === 'http:' && isLoopbackHostname(u.hostname)) return null;
-  return 'must use https, or http on a loopback address (127.0.0.1, [::1] or localhost)';
+  if (u.protocol === 'http:') return isLoopbackHostname(u.hostname) ? null : 'uses plain http to a host that is not a loopback address: use https (or http://127.0.0.1, [::1] or localhost)';
+  if (DANGEROUS_SCHEMES.has(u.protocol)) return `uses the \`${u.protocol}\` scheme, which is never a redirect target: use https, loopback http, or your app's own scheme (com.example.app:/callback)`;
+  return null;
 }
 
 export const isLoopbackHostname = (h: string): boolean => h === 'localhost' || h === '[::1]' || /^127(\.\d{1,3}){3}$/.test(h);

@@ -33,9 +33,9 @@ export interface Mount {
  * A 401 names where a client finds the resource's metadata (RFC 9728 §5.1), so an OAuth client can
  * discover the authorization server by itself.
  */
-export function withResourceMetadata(err: unknown, metadataUrl: string): unknown {
+export function withResourceMetadata(err: unknown, metadataUrl: string, scope?: string): unknown {
   if (err instanceof ProblemError && err.status === 401) {
-    err.headers['WWW-Authenticate'] = `Bearer resource_metadata="${metadataUrl}"${err.code === 'invalid_token' ? ', error="invalid_token"' : ''}`;
+    err.headers['WWW-Authenticate'] = `Bearer resource_metadata="${metadataUrl}"${scope ? `, scope="${scope}"` : ''}${err.code === 'invalid_token' ? ', error="invalid_token"' : ''}`;
   }
   return err;
 }
@@ -198,7 +198,9 @@ export class App {
       try {
         auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now(), info.audience);
       } catch (err) {
-        throw withResourceMetadata(err, `${info.origin}/.well-known/oauth-protected-resource`);
+        // Each base path is its own resource to strict RFC 9728 clients: /api/v1 has its own document.
+        const resource = info.path.startsWith('/api/v1') ? '/api/v1' : '';
+        throw withResourceMetadata(err, `${info.origin}/.well-known/oauth-protected-resource${resource}`);
       }
       requireAbility(auth, op);
     }

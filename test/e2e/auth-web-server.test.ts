@@ -83,8 +83,11 @@ it('logs in through the consent page, uses the granted workspace, refreshes by i
   expect(second.oauth.refresh_token).not.toBe(first.oauth.refresh_token);
   expect((await fetch(`${origin}/v1/me`, { headers: { authorization: `Bearer ${second.token}` } })).status).toBe(200);
 
-  // The grant is visible to Ada with any of her tokens.
-  const grants = JSON.parse((await wcm(['oauth', 'grants', 'ls', '--json'], { env })).stdout);
+  // Grants are managed with a personal token (TRUST.md §3): the OAuth token is refused, Ada's personal token sees the grant.
+  const refused = await wcm(['oauth', 'grants', 'ls', '--json'], { env });
+  expect(refused.exitCode).not.toBe(0);
+  expect(refused.stderr).toContain('personal access token');
+  const grants = JSON.parse((await wcm(['oauth', 'grants', 'ls', '--json'], { env: { ...env, WCM_TOKEN: demo.owner } })).stdout);
   expect(grants.some((g: { client_id: string; workspace_ids: string[] }) => g.client_id === 'wcm-cli' && g.workspace_ids.join() === demo.ws1)).toBe(true);
 
   // Logout revokes at the server before forgetting.

@@ -123,7 +123,8 @@ describe('the configured origin (--public-url), never the Host header', () => {
       expect(pr.json).toMatchObject({ resource: `${PUBLIC}/mcp`, authorization_servers: [PUBLIC] });
       const mcp = await send(server.port, 'POST', '/mcp', { host, 'content-type': 'application/json' }, '{}');
       expect(mcp.status).toBe(401);
-      expect(mcp.headers['www-authenticate']).toBe(`Bearer resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`);
+      // /mcp also says which scopes its tools need (issue 35 §3).
+      expect(mcp.headers['www-authenticate']).toMatch(new RegExp(`^Bearer resource_metadata="${PUBLIC}/\\.well-known/oauth-protected-resource/mcp", scope="[a-z: ]+"$`));
     },
   );
 

@@ -1,4 +1,5 @@
-import type { Ability } from '../../contract/enums.js';
+import { ABILITIES, type Ability } from '../../contract/enums.js';
+import { routes, type Route } from '../../contract/table.js';
 import type { Store } from '../../store/store.js';
 import type { RawAnswer } from '../../mcp/server.js';
 import type { ToolRequest } from '../../mcp/tools.js';
@@ -12,6 +13,11 @@ import { ProblemError } from '../problems.js';
 export const MCP_PATH = '/mcp';
 /** Far beyond any tool's arguments (the JSON-RPC envelope adds 3 levels to a body's few). */
 const MAX_JSON_DEPTH = 64;
+/**
+ * The abilities the tools need, for `scope="…"` on a 401 (MCP authorization, 2025-11-25): a client
+ * asks for these rather than guessing. Grant management is no tool (TRUST.md §3), so it adds none.
+ */
+const MCP_SCOPE = ABILITIES.filter((a) => Object.values(routes).some((r: Route) => r.ability === a && !r.personal && r.access !== 'signature')).join(' ');
 
 /** The SDK and the tool table, loaded on the first /mcp request only (start-up stays as it was). */
 interface McpModules {
@@ -47,7 +53,7 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         if (info.path !== MCP_PATH) throw new ProblemError('route_not_found', { detail: `The MCP endpoint is ${MCP_PATH}.` });
         auth = authenticate(store, header(info.headers, 'authorization'), clock.now(), MCP_AUDIENCE);
       } catch (err) {
-        return app.fail(withResourceMetadata(err, metadata), info);
+        return app.fail(withResourceMetadata(err, metadata, MCP_SCOPE), info);
       }
       if (info.method !== 'POST') {
         // Stateless: no server-initiated stream (GET) and no session to end (DELETE).

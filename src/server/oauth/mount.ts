@@ -25,7 +25,7 @@ export function oauthMount(options: OAuthOptions): Mount {
         case `${OAUTH}/authorize`:
           return authorize(ctx, req, info);
         case `${OAUTH}/token`:
-          return token(ctx, info);
+          return token(ctx, info, app);
         case `${OAUTH}/revoke`:
           return revoke(ctx, info);
         case `${OAUTH}/register`:

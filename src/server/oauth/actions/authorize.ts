@@ -28,7 +28,7 @@ export async function authorize(ctx: OAuthContext, req: AppRequest, info: Reques
   const q = queryParams(req);
   if ('page' in q) return q.page;
   const p = q.params;
-  const c = checkAuthorizationRequest(ctx.store, p, info.origin, info.origin);
+  const c = checkAuthorizationRequest(ctx.store, p, info.origin, info.origin, ctx.sessions.read(info) !== undefined);
   if ('page' in c) return c.page;
   if ('redirect' in c) return c.redirect;
   const signed = ctx.auth.requireSession(req, info);

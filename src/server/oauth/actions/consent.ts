@@ -42,7 +42,7 @@ export async function decide(ctx: OAuthContext, req: AppRequest, info: RequestIn
   if (!checkCsrf(signed.session, form.csrf)) return messagePage(403, 'Form expired', 'The form was not issued to this session (CSRF check). Start again from the application.');
   const p: AuthorizeParams = {};
   for (const k of AUTHORIZE_FIELDS) p[k] = form[k];
-  const c = checkAuthorizationRequest(ctx.store, p, info.origin, info.origin);
+  const c = checkAuthorizationRequest(ctx.store, p, info.origin, info.origin, true);
   if ('page' in c) return c.page;
   if ('redirect' in c) return c.redirect;
   const r = c.ok;

@@ -22,7 +22,7 @@ export function authorizationServerMetadata(origin: string) {
 }
 
 /** RFC 9728 metadata of one of the two protected resources. */
-export function protectedResourceMetadata(origin: string, resource: 'v1' | 'mcp') {
+export function protectedResourceMetadata(origin: string, resource: 'v1' | 'api/v1' | 'mcp') {
   return {
     resource: `${origin}/${resource}`,
     authorization_servers: [origin],
@@ -35,9 +35,9 @@ export function protectedResourceMetadata(origin: string, resource: 'v1' | 'mcp'
 /** The discovery document at `path`, if there is one. */
 function documentAt(path: string, origin: string) {
   if (path === '/.well-known/oauth-authorization-server') return authorizationServerMetadata(origin);
-  if (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/v1' || path === '/.well-known/oauth-protected-resource/api/v1') {
-    return protectedResourceMetadata(origin, 'v1');
-  }
+  if (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/v1') return protectedResourceMetadata(origin, 'v1');
+  // Strict clients compare `resource` with the URL they asked about (RFC 9728 §3.3): exactly /api/v1 here.
+  if (path === '/.well-known/oauth-protected-resource/api/v1') return protectedResourceMetadata(origin, 'api/v1');
   if (path === '/.well-known/oauth-protected-resource/mcp') return protectedResourceMetadata(origin, 'mcp');
   return undefined;
 }

@@ -7,6 +7,8 @@ import type { OAuthContext } from '../options.js';
 import { jsonResponse, postOnly } from '../responses.js';
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
+/** Client metadata is a few hundred bytes; 16 KB leaves room for ten long redirect URIs (TRUST.md §4). */
+const MAX_BODY = 16 * 1024;
 const RESPONSE_TYPES = ['code'];
 
 /** Why RFC 7591 client metadata is refused (`[error, description]`), or null when it is fine. */
@@ -30,7 +32,7 @@ function metadataProblem(meta: unknown): [string, string] | null {
   return null;
 }
 
-/** RFC 7591, for MCP clients that register themselves: public clients, loopback or https redirects. */
+/** RFC 7591, for MCP clients that register themselves: public clients; https, loopback or private-use redirects. */
 export async function register(ctx: OAuthContext, info: RequestInfo, app: App): Promise<AppResponse> {
   if (info.method !== 'POST') return postOnly('registration');
   let limitHeaders: Record<string, string> = {};
@@ -38,6 +40,13 @@ export async function register(ctx: OAuthContext, info: RequestInfo, app: App): 
     limitHeaders = ctx.rateLimiter?.before({ operationId: 'registerOAuthClient' } as AnyOperation, info).headers ?? {};
   } catch (err) {
     return app.fail(err, info);
+  }
+  const type = String(info.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    return jsonResponse(415, { error: 'invalid_client_metadata', error_description: 'Send the client metadata as `Content-Type: application/json` (RFC 7591).' }, limitHeaders);
+  }
+  if (info.rawBody.length > MAX_BODY) {
+    return jsonResponse(413, { error: 'invalid_client_metadata', error_description: `The client metadata is ${info.rawBody.length} bytes; at most ${MAX_BODY} are accepted.` }, limitHeaders);
   }
   let meta: Record<string, unknown>;
   try {

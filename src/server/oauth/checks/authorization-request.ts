@@ -26,15 +26,20 @@ export type Checked = { ok: AuthorizationRequest } | { page: AppResponse } | { r
 export const AUTHORIZE_FIELDS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource'] as const;
 export type AuthorizeParams = Record<string, string | undefined>;
 
-/** Checks the parameters in this order: client and redirect URI first (a page), the rest by redirect. */
-export function checkAuthorizationRequest(store: Store, p: AuthorizeParams, issuer: string, origin: string): Checked {
+/**
+ * Checks the parameters in this order: client and redirect URI first (a page), the rest by redirect,
+ * except that a self-registered client's redirect URI is not trusted with an error before the user
+ * has signed in (RFC 9700 §4.11.2: an open redirector otherwise), so that is a page too.
+ */
+export function checkAuthorizationRequest(store: Store, p: AuthorizeParams, issuer: string, origin: string, signedIn: boolean): Checked {
   const client = findClient(store, p.client_id);
   if (!client) return { page: errorPage('Unknown application', `No application has the client id \`${p.client_id ?? ''}\`.`) };
   if (!redirectAllowed(client, p.redirect_uri)) {
     return { page: errorPage('Redirect address not registered', `\`${p.redirect_uri ?? '(none)'}\` is not a redirect URI registered for ${client.name}.`) };
   }
   const redirectUri = p.redirect_uri!;
-  const fail = (error: string, description: string): Checked => ({ redirect: back(redirectUri, { error, error_description: description, state: p.state }, issuer) });
+  const fail = (error: string, description: string): Checked =>
+    client.dynamic && !signedIn ? { page: errorPage('Invalid request', `${description} (\`${error}\`)`) } : { redirect: back(redirectUri, { error, error_description: description, state: p.state }, issuer) };
   if (p.response_type !== 'code') return fail('unsupported_response_type', 'Only `response_type=code` is supported.');
   const pkce = challengeProblem(p.code_challenge, p.code_challenge_method);
   if (pkce) return fail('invalid_request', pkce);

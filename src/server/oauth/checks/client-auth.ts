@@ -11,6 +11,12 @@ export function secretMatches(client: Client, secret: string | undefined): boole
   return timingSafeEqual(Buffer.from(client.secretSha256, 'hex'), Buffer.from(hashToken(secret), 'hex'));
 }
 
+/** Whether the request carries HTTP Basic client credentials. */
+export function triedBasic(info: RequestInfo): boolean {
+  const header = info.headers.authorization;
+  return typeof header === 'string' && /^Basic /i.test(header);
+}
+
 /** The id and secret of HTTP Basic (RFC 6749 §2.3.1: each form-urlencoded), or undefined without Basic. */
 function basicCredentials(info: RequestInfo): { id: string; secret: string } | undefined {
   const header = info.headers.authorization;
@@ -29,8 +35,7 @@ function basicCredentials(info: RequestInfo): { id: string; secret: string } | u
 export function authenticateClient(store: Store, info: RequestInfo, form: Record<string, string>): Client {
   let id = form.client_id;
   let secret = form.client_secret;
-  const basicSent = typeof info.headers.authorization === 'string' && /^Basic /i.test(info.headers.authorization);
-  if (basicSent && secret !== undefined) throw new OAuthError('invalid_request', 'Use one way to authenticate the client: HTTP Basic or `client_secret`, not both.');
+  if (triedBasic(info) && secret !== undefined) throw new OAuthError('invalid_request', 'Use one way to authenticate the client: HTTP Basic or `client_secret`, not both.');
   const basic = basicCredentials(info);
   if (basic) {
     if (id !== undefined && id !== basic.id) throw new OAuthError('invalid_request', '`client_id` differs from the Basic credentials.');

@@ -16,14 +16,16 @@ export interface Client {
   redirect_uris: string[];
   secretSha256: string | null;
   builtIn: boolean;
+  /** Registered by itself (RFC 7591), not by a workspace member: its name and redirects are unverified. */
+  dynamic: boolean;
 }
 
 export function findClient(store: Store, clientId: string | undefined): Client | undefined {
   if (!clientId) return undefined;
-  if (clientId === CLI_CLIENT_ID) return { id: CLI_CLIENT_ID, name: 'wcm (command line)', type: 'public', redirect_uris: [], secretSha256: null, builtIn: true };
+  if (clientId === CLI_CLIENT_ID) return { id: CLI_CLIENT_ID, name: 'wcm (command line)', type: 'public', redirect_uris: [], secretSha256: null, builtIn: true, dynamic: false };
   const app = store.get('oauth_apps', clientId);
   if (!app) return undefined;
-  return { id: app.id, name: app.name, type: app.type, redirect_uris: app.redirect_uris, secretSha256: app.client_secret_sha256, builtIn: false };
+  return { id: app.id, name: app.name, type: app.type, redirect_uris: app.redirect_uris, secretSha256: app.client_secret_sha256, builtIn: false, dynamic: app.workspace_id === null };
 }
 
 /** A new registered application's record and, for a confidential one, its secret (shown once). */

@@ -63,13 +63,19 @@ ${v.offered.length ? boxes : html`<p>Nothing: the token you signed in with has n
 ${withheld.length ? html`<p class="sub">Not offered, because the token you signed in with does not have ${withheld.length === 1 ? 'it' : 'them'}: ${withheld.map((a, i) => html`${i ? ', ' : ''}<code>${a}</code>`)}.</p>` : ''}`;
 }
 
+/** Where the answer goes, as the user should read it: the origin, or a native app's scheme and host. */
+const redirectTarget = (u: URL): string => (u.origin !== 'null' ? u.origin : `${u.protocol}${u.host ? `//${u.host}` : ''}`);
+/** A CSP source for the redirect: its origin, or (a private-use scheme has none) the scheme alone. */
+const formActionSource = (u: URL): string => (u.origin !== 'null' ? u.origin : u.protocol);
+
 /** The consent page: who asks, for what, in which workspaces; Authorize or Deny. */
 export function consentPage(v: ConsentView): AppResponse {
   const { request: r, signed, hidden, problem } = v;
   const target = new URL(r.redirectUri);
   const body = html`<section class="panel signin consent">
 <h1>Authorize ${r.client.name}</h1>
-<p class="sub"><strong>${r.client.name}</strong> wants to use this server as <strong>${signed.user.name}</strong> (${signed.user.email})${r.audience === 'wcm-mcp' ? ' through its MCP endpoint' : ''}.</p>
+${r.client.dynamic ? html`<p class="alert unverified" role="note"><strong>Unverified application.</strong> It registered itself under the name &ldquo;${r.client.name}&rdquo;, which nobody checked; it will be sent to <code>${redirectTarget(target)}</code>.</p>` : ''}
+<p class="sub"><strong>${r.client.name}</strong>${r.client.dynamic ? ' (unverified)' : ''} wants to use this server as <strong>${signed.user.name}</strong> (${signed.user.email})${r.audience === 'wcm-mcp' ? ' through its MCP endpoint' : ''}.</p>
 ${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
 <form method="post" action="${OAUTH}/authorize" id="consent">
 <input type="hidden" name="csrf" value="${signed.session.csrf}">
@@ -78,7 +84,7 @@ ${abilityChoices(v)}
 <fieldset><legend>In these workspaces</legend>
 ${workspaceChoices(v)}
 </fieldset>
-<p class="sub">Afterwards you go back to <code>${target.origin}</code>.</p>
+<p class="sub">Afterwards you go back to <code>${redirectTarget(target)}</code>.</p>
 <p class="hint" id="authorize-hint">Authorize grants only what stays ticked: at least one ability and one workspace.</p>
 <div class="actions"><button type="submit" name="decision" value="approve" class="primary" aria-describedby="authorize-hint"${v.offered.length && v.workspaces.length ? '' : html` disabled`}>Authorize</button> <button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
 </form>
@@ -87,6 +93,6 @@ ${workspaceChoices(v)}
   // Chromium applies form-action to the redirect that follows the POST: allow the app's origin.
   return htmlResponse(problem ? 400 : 200, layout({ title: `Authorize ${r.client.name}`, body, home: `${OAUTH}/authorize`, user: { name: signed.user.name, email: signed.user.email, signOut: signed.signOut } }), {
     headers: signed.renewal ? { 'X-Request-Id': v.info.id, 'Set-Cookie': signed.renewal } : { 'X-Request-Id': v.info.id },
-    csp: { 'form-action': `'self' ${target.origin}`, 'script-src': "'self'" },
+    csp: { 'form-action': `'self' ${formActionSource(target)}`, 'script-src': "'self'" },
   });
 }
