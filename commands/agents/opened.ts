@@ -1,7 +1,7 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { printFields, printJson } from '../../src/cli/output.js';
-import { announceIdempotencyKey, idempotencyKeyOption, publicCall } from '../../src/cli/public-call.js';
+import { announceIdempotencyKey, givenFlags, idempotencyKeyOption, publicCall } from '../../src/cli/public-call.js';
 
 interface OpenedOptions {
   button?: string;
@@ -27,7 +27,7 @@ export default defineCommand<OpenedOptions>({
     const body: Record<string, string> = {};
     if (opts.button !== undefined) body.button = opts.button;
     if (opts.app !== undefined) body.app = opts.app;
-    const key = announceIdempotencyKey(f, opts.idempotencyKey, `wcm agents opened ${agent}`);
+    const key = announceIdempotencyKey(f, opts.idempotencyKey, ['wcm', 'agents', 'opened', agent, ...givenFlags({ '--button': opts.button, '--app': opts.app })]);
     const res = await publicCall(f, 'recordAgentChatOpened', { params: { agent }, body, idempotencyKey: key });
     const e = res.body.data;
     if (f.globals.json) printJson(f.io.stdout, e);

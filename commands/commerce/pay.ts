@@ -1,7 +1,7 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { UsageError, apiErrorOf } from '../../src/cli/errors.js';
 import { formatMoney, printFields, printJson } from '../../src/cli/output.js';
-import { announceIdempotencyKey, idempotencyKeyOption, integerFlag, publicCall } from '../../src/cli/public-call.js';
+import { announceIdempotencyKey, givenFlags, idempotencyKeyOption, integerFlag, publicCall } from '../../src/cli/public-call.js';
 import { SOURCE_TYPES } from '../../src/contract/enums.js';
 
 interface PayOptions {
@@ -49,7 +49,9 @@ export default defineCommand<PayOptions>({
     if (opts.message !== undefined) body.customer_message = opts.message;
     if (opts.sourceType !== undefined) body.source_type = opts.sourceType;
     if (opts.sourceId !== undefined) body.source_id = opts.sourceId;
-    const key = announceIdempotencyKey(f, opts.idempotencyKey, `wcm commerce pay ${offer}`);
+    const key = announceIdempotencyKey(f, opts.idempotencyKey, ['wcm', 'commerce', 'pay', offer, ...givenFlags({
+      '--amount': opts.amount, '--quantity': opts.quantity, '--name': opts.name, '--email': opts.email, '--message': opts.message, '--source-type': opts.sourceType, '--source-id': opts.sourceId,
+    })]);
     const res = await publicCall(f, 'createPaymentIntent', { params: { offer }, body, idempotencyKey: key }).catch((err) => {
       // The server names body fields; say which flag sets them.
       const api = apiErrorOf(err);

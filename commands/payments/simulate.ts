@@ -43,6 +43,23 @@ async function fromDataFile(f: Factory, data: string | undefined, known: Known):
   return { orderId: order.id, paymentIntent: order.payment_intent_id, amount: order.amount_total, currency: order.currency };
 }
 
+/**
+ * The signing secret of a local server, from its control plane with the admin token the profile
+ * holds (`wcm serve` saved both), so simulating against `wcm serve` needs no exported variable.
+ */
+async function localSecret(f: Factory): Promise<string> {
+  const { controlRequest } = await import('../../src/cli/control.js');
+  const reason = await controlRequest<{ secret: string }>(f, 'GET', '/webhook-secret').then(
+    (r) => r.secret,
+    (err: Error) => err,
+  );
+  if (typeof reason === 'string') return reason;
+  throw new UsageError(
+    `WCM_WEBHOOK_SECRET is not set, and the target's signing secret could not be fetched (${reason.message.replace(/\.$/, '')}).`,
+    'Against `wcm serve`, use the profile it saved (it holds the admin token) or set WCM_ADMIN_TOKEN; against another server, export the WCM_WEBHOOK_SECRET it signs with.',
+  );
+}
+
 /** A Stripe-format event (`object: "event"`, API-shaped `data.object`) for the outcome. */
 export function buildEvent(outcome: Outcome, k: Known, nowSeconds: number): Record<string, unknown> {
   const pi = k.paymentIntent ?? rid('pi');
@@ -83,10 +100,11 @@ export default defineCommand<SimulateOptions>({
   path: ['payments', 'simulate'],
   summary: 'Send a signed payment notification for an order, as the processor would',
   description:
-    'Builds a Stripe-format event, signs it with WCM_WEBHOOK_SECRET exactly as Stripe signs\n' +
-    '(`Stripe-Signature: t=…,v1=…`) and posts it to POST /webhooks/payments of the target, so the\n' +
-    'whole payment flow runs offline. ORDER is an order id or a payment intent id (`pi_…`).',
-  examples: ['WCM_WEBHOOK_SECRET=whsec_… wcm payments simulate ORDER_ID --outcome succeeded', 'wcm payments simulate pi_3Q… --outcome refunded'],
+    'Builds a Stripe-format event, signs it exactly as Stripe signs (`Stripe-Signature: t=…,v1=…`)\n' +
+    'with WCM_WEBHOOK_SECRET, else with the secret of the local server the profile points at (fetched\n' +
+    'through its control plane with the saved admin token), and posts it to POST /webhooks/payments of\n' +
+    'the target, so the whole payment flow runs offline. ORDER is an order id or a payment intent id (`pi_…`).',
+  examples: ['wcm payments simulate 0b1e4f8a-5c2d-4e6f-9a7b-3c8d2e1f0a9b --outcome succeeded', 'WCM_WEBHOOK_SECRET="$SECRET" wcm payments simulate pi_3QdemoIntent0001 --outcome refunded --base-url https://staging.example.com/v1'],
   args: [{ name: 'order', description: 'order id (uuid) or payment intent id (pi_…)', required: true }],
   options: [
     { flags: '--outcome <outcome>', description: 'what happened to the payment', choices: OUTCOMES },
@@ -98,13 +116,7 @@ export default defineCommand<SimulateOptions>({
     if (!target) throw new UsageError('Missing ORDER.', 'Example: wcm payments simulate ORDER_ID --outcome succeeded');
     if (!opts.outcome) throw new UsageError('Missing `--outcome`.', `Use one of: ${OUTCOMES.join(', ')}.`);
     const outcome = opts.outcome as Outcome;
-    const secret = f.env.WCM_WEBHOOK_SECRET;
-    if (!secret) {
-      throw new UsageError(
-        'WCM_WEBHOOK_SECRET is not set, so the notification cannot be signed.',
-        '`wcm serve` prints its signing secret at start (`export WCM_WEBHOOK_SECRET=whsec_…`): export that value here, or start the server with WCM_WEBHOOK_SECRET set and use the same value.',
-      );
-    }
+    const secret = f.env.WCM_WEBHOOK_SECRET || (await localSecret(f));
     let known: Known;
     if (UUID.test(target)) known = { orderId: target.toLowerCase() };
     else if (target.startsWith('pi_')) known = { paymentIntent: target };

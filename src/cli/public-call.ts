@@ -17,13 +17,23 @@ const KEY = /^[\x21-\x7e]{8,120}$/;
  * The key for this request: the one given, or a new UUID. Either way it goes to stderr, so a user
  * whose connection dropped can replay the exact request and get the first answer back.
  */
-export function announceIdempotencyKey(f: Factory, given: string | undefined, command: string): string {
+export function announceIdempotencyKey(f: Factory, given: string | undefined, command: string[]): string {
   if (given !== undefined && !KEY.test(given)) {
     throw new UsageError(`\`--idempotency-key\` must be 8 to 120 visible ASCII characters; received ${given.length} character${given.length === 1 ? '' : 's'}.`, 'A UUID works: `--idempotency-key $(uuidgen)`.');
   }
   const key = given ?? crypto.randomUUID();
-  f.io.stderr.write(given ? `idempotency key: ${key}\n` : `idempotency key: ${key} (to replay: ${command} … --idempotency-key ${key})\n`);
+  // The whole command, quoted for a POSIX shell: pasted as is, it replays this very request.
+  const replay = [...command, '--idempotency-key', key].map(shellWord).join(' ');
+  f.io.stderr.write(given ? `idempotency key: ${key}\n` : `idempotency key: ${key} (to replay: ${replay})\n`);
   return key;
+}
+
+/** `word` as one POSIX shell word: bare when it is safe, else single-quoted. */
+export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
+
+/** The flags a command was given, as argv words in their order of declaration (for a replay line). */
+export function givenFlags(values: Record<string, string | undefined>): string[] {
+  return Object.entries(values).flatMap(([flag, v]) => (v === undefined ? [] : [flag, v]));
 }
 
 export function integerFlag(flag: string, raw: string): number {

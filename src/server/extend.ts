@@ -57,7 +57,7 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   const movable = clock instanceof MovableClock ? clock : undefined;
   const faults: FaultRule[] = [];
   const control = controlMount({
-    store, dataFile: options.dataFile, clock: movable ?? new MovableClock(clock), log, admin: admin.token, faults,
+    store, dataFile: options.dataFile, clock: movable ?? new MovableClock(clock), log, admin: admin.token, faults, webhookSecret: signing.secret,
     afterReset: () => limiter.reset(),
   });
   const mounts = [assetsMount({ 'requests.js': { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS }, 'consent.js': { type: 'text/javascript; charset=utf-8', body: CONSENT_JS } }), dashboardMount({ store, clock, sessions, loopback, requestLog: log }), oauthMount({ store, clock, sessions, loopback, rateLimiter: limiter }), wellKnownMount(), mcpMount({ store, clock }), control, faviconMount()];

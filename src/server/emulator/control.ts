@@ -38,6 +38,8 @@ export interface ControlOptions {
   log: RequestLog;
   admin: string;
   faults: FaultRule[];
+  /** The payment-notification signing secret, for `wcm payments simulate` against this server. */
+  webhookSecret?: string;
   /** Called after a reset: idempotency replays and rate-limit buckets start over too. */
   afterReset(): void;
 }
@@ -195,6 +197,9 @@ export function controlMount(o: ControlOptions): Mount {
           case 'DELETE /faults':
             o.faults.length = 0;
             return json(200, []);
+          case 'GET /webhook-secret':
+            if (!o.webhookSecret) throw new ProblemError('route_not_found', { detail: 'This server has no payment-notification signing secret.' });
+            return json(200, { secret: o.webhookSecret });
           case 'GET /clock':
             return json(200, o.clock.state);
           case 'PUT /clock': {
@@ -217,7 +222,7 @@ export function controlMount(o: ControlOptions): Mount {
               await deleteSnapshot(o.dataFile, name);
               return json(200, { name, deleted: true });
             }
-            throw new ProblemError('route_not_found', { detail: `No control route \`${route}\`: reset, snapshots, faults, clock, requests.` });
+            throw new ProblemError('route_not_found', { detail: `No control route \`${route}\`: reset, snapshots, faults, clock, requests, webhook-secret.` });
         }
       } catch (err) {
         return app.fail(err, info);
