@@ -11,7 +11,7 @@ import { MovableClock } from './emulator/clock.js';
 import { SEED_FILES_SETTING } from './emulator/state.js';
 import { listen, type RunningServer } from './http.js';
 import { newSecret } from './ids.js';
-import { checkTrustOptions, makeTrust, socketOrigin, type TrustOptions } from './trust/config.js';
+import { checkTrustOptions, isWildcardBind, makeTrust, socketOrigin, type TrustOptions } from './trust/config.js';
 
 export interface LocalServerOptions extends TrustOptions {
   dataFile: string;
@@ -124,7 +124,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     const running = await listen(app, { host: options.host, port: options.port });
     const trustNotes: string[] = [];
     // Set before this continuation yields, so no request is ever read without it.
-    const fromSocket = socketOrigin(options.host ?? '127.0.0.1', new URL(running.url).hostname.replace(/^\[|\]$/g, ''), running.port);
+    const address = new URL(running.url).hostname.replace(/^\[|\]$/g, '');
+    const fromSocket = socketOrigin(options.host ?? '127.0.0.1', address, running.port);
+    // Where this machine reaches the socket (profile `local`, `wcm listening on`): its address, 127.0.0.1 for a wildcard.
+    const reachable = isWildcardBind(address) ? `http://127.0.0.1:${running.port}` : new URL(running.url).origin;
     app.trust = makeTrust(publicUrl ?? fromSocket.origin, options);
     if (!publicUrl && fromSocket.warning) trustNotes.push(fromSocket.warning);
     if (app.trust.allowedHosts.includes('*')) trustNotes.push('warning: --allowed-host * answers requests for any host name, so DNS rebinding is not blocked: list the names instead');
@@ -168,7 +171,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     notes.push(...(extra.notes ?? []), ...trustNotes);
     return {
       ...running,
-      url: `${fromSocket.origin}/v1`,
+      url: `${reachable}/v1`,
       origin: app.trust.origin,
       app,
       store,

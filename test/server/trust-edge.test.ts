@@ -251,6 +251,18 @@ describe('trust flags', () => {
     expect(checkTrustOptions({ publicUrl: 'https://Sandbox.Example.com:8443/', allowedHosts: ['*', '.example.com', 'a.b'], allowedOrigins: ['http://localhost:5173'] })).toBe('https://sandbox.example.com:8443');
   });
 
+  it('--host given as a name is the origin\'s host: clients use that name', async () => {
+    const server = await onPort({ host: 'localhost' });
+    try {
+      expect(server.origin).toBe(`http://localhost:${server.port}`);
+      expect(server.url).toMatch(/^http:\/\/(127\.0\.0\.1|\[::1\]):\d+\/v1$/);
+      const meta = await fetch(`${new URL(server.url).origin}/.well-known/oauth-authorization-server`);
+      expect((await meta.json()).issuer).toBe(`http://localhost:${server.port}`);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a wildcard bind is not loopback, uses 127.0.0.1 and warns to set --public-url', async () => {
     const server = await onPort({ host: '0.0.0.0' });
     try {

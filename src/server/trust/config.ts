@@ -91,8 +91,9 @@ const WILDCARD_BINDS = new Set(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0', ''])
 export const isWildcardBind = (host: string): boolean => WILDCARD_BINDS.has(host.trim().toLowerCase());
 
 /**
- * The origin without `--public-url`: `http://{host}:{port}` of the listening socket, where a
- * wildcard bind uses 127.0.0.1 (with a warning: remote clients would be told the wrong origin).
+ * The origin without `--public-url`: `http://{host}:{port}` of the listening socket (`--host` itself
+ * when it is a name), where a wildcard bind uses 127.0.0.1 (with a warning: remote clients would be
+ * told the wrong origin).
  */
 export function socketOrigin(bindHost: string, address: string, port: number): { origin: string; warning?: string } {
   if (isWildcardBind(bindHost) || isWildcardBind(address)) {
@@ -101,6 +102,9 @@ export function socketOrigin(bindHost: string, address: string, port: number): {
       warning: `warning: listening on every interface (${bindHost}); OAuth metadata, redirects and dashboard links use http://127.0.0.1:${port}, and pages opened at another address cannot post forms. Set --public-url (or WCM_PUBLIC_URL) to the URL other machines use.`,
     };
   }
+  // `--host sandbox.lan`: clients use that name, so it is the origin (and its host is allowed).
+  const name = bindHost.trim().toLowerCase();
+  if (name && isIP(name.replace(/^\[|\]$/g, '')) === 0) return { origin: `http://${name}:${port}` };
   const host = isIP(address) === 6 ? `[${address}]` : address;
   return { origin: `http://${host}:${port}` };
 }
