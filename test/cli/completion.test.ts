@@ -182,6 +182,27 @@ describe('the scripts in real shells', () => {
     expect(await run(['wcm', 'threads', 'ls', '--view', 'u'])).toEqual(['unread']);
   });
 
+  it('zsh with compinit: the script loads from fpath (#compdef) and lists ids as "id -- name"', async (ctx) => {
+    if (!(await has('zsh'))) return ctx.skip();
+    const fdir = path.join(dir.dir, 'zfunc');
+    mkdirSync(fdir, { recursive: true });
+    writeFileSync(path.join(fdir, '_wcm'), (await runInProcess(['completion', 'zsh'])).stdout);
+    // An interactive zsh on a pseudo-terminal (zpty): TAB after `wcm forms show `, read until a form's name is listed.
+    const driver = [
+      'zmodload zsh/zpty',
+      "zpty -b z 'zsh -f -i'",
+      `zpty -w z 'PS1="> "; fpath=(${fdir} $fpath); autoload -U compinit; compinit -u'`,
+      "zpty -w -n z $'wcm forms show \\t'",
+      "zpty -r z out '*Catering request*'",
+      'print -r -- "$out"',
+      'zpty -d z',
+    ].join('\n');
+    const r = await execa('zsh', ['-f', '-c', driver], { env: shellEnv(), reject: false, timeout: 20_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const listed = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    for (const form of ws1('forms')) expect(listed).toContain(`${form.id}  -- ${form.name}`);
+  });
+
   it('fish: complete -C shows ids with their names, and file names for file arguments', async (ctx) => {
     if (!(await has('fish'))) return ctx.skip();
     const file = await script('fish');
