@@ -58,6 +58,10 @@ interface Position {
   globals: Record<string, string>;
 }
 
+/** Whether commands sit under `path` (`local clock` is a command and the group of `local clock set`). */
+const hasChildren = (path: string[], commands: readonly CommandDef[]): boolean =>
+  commands.some((c) => !c.hidden && c.path.length > path.length && path.every((w, j) => c.path[j] === w));
+
 function locate(before: string[], commands: readonly CommandDef[]): Position {
   const pos: Position = { path: [], positionals: [], globals: {} };
   let group = true;
@@ -83,7 +87,7 @@ function locate(before: string[], commands: readonly CommandDef[]): Position {
       }
       pos.path = next;
       pos.def = commands.find((c) => c.path.join(' ') === key);
-      if (pos.def) group = false;
+      if (pos.def && !hasChildren(next, commands)) group = false;
       continue;
     }
     pos.positionals.push(w);
@@ -125,7 +129,7 @@ export async function complete(words: string[], commands: readonly CommandDef[],
     const flags = optionsOf(pos.def).flatMap((o) => names(o).filter((n) => n.startsWith('--')).map((value) => ({ value, description: o.description })));
     return byPrefix({ candidates: flags, files: false });
   }
-  if (!pos.def) return byPrefix({ candidates: children(pos.path, commands, groups), files: false });
+  if (!pos.def || (!pos.def.args?.length && hasChildren(pos.path, commands))) return byPrefix({ candidates: children(pos.path, commands, groups), files: false });
   const index = pos.positionals.length;
   const arg = argAt(pos.def, index);
   if (arg?.pick) return byPrefix({ candidates: await sources.ids(pos.def, Math.min(index, (pos.def.args?.length ?? 1) - 1), pos.positionals), files: false });

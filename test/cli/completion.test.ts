@@ -61,6 +61,10 @@ describe('the completion engine (wcm __complete)', () => {
     ['threads ls --profile s', ['staging']],
     ['profile use ', ['staging', 'local']],
     ['local reset --to ', ['seed', 'empty']],
+    ['local faults ', ['ls', 'set', 'add', 'clear']],
+    // `local clock` is a command (it shows the clock) and the group of set and clear.
+    ['local clock ', ['set', 'clear']],
+    ['local clock set --o', ['--offset']],
   ])('%j → %j', async (line, expected) => {
     expect((await engine(line)).values.sort()).toEqual([...expected].sort());
   });
