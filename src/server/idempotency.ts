@@ -67,8 +67,10 @@ export class IdempotencyGuard implements PublicGuard {
     const now = this.clock.now().getTime();
     // Not awaited: the deletes apply in memory at once; their fsync need not delay this request.
     void this.pruneExpired(now).catch(() => undefined);
-    const scope = `${op.operationId} ${canonicalTarget(req.path)} ${caller(req)}`;
-    const id = sha256(`${scope}\n${key}`);
+    // The caller is part of the hashed id only: the stored scope names no address or token, so the
+    // store keeps nothing that identifies a public visitor (the id hashes in the raw key, never stored).
+    const scope = `${op.operationId} ${canonicalTarget(req.path)}`;
+    const id = sha256(`${scope}\n${caller(req)}\n${key}`);
     const fingerprint = bodyFingerprint(req.rawBody);
 
     const running = this.inFlight.get(id);
