@@ -56,7 +56,7 @@ async function localSecret(f: Factory): Promise<string> {
   if (typeof reason === 'string') return reason;
   throw new UsageError(
     `WCM_WEBHOOK_SECRET is not set, and the target's signing secret could not be fetched (${reason.message.replace(/\.$/, '')}).`,
-    'Against `wcm serve`, use the profile it saved (it holds the admin token) or set WCM_ADMIN_TOKEN; against another server, export the WCM_WEBHOOK_SECRET it signs with.',
+    'Against `wcm serve`, use the profile it saved (it holds the admin token) or set WCM_ADMIN_TOKEN; else export the WCM_WEBHOOK_SECRET the server signs with (`wcm serve` prints its signing secret at start).',
   );
 }
 

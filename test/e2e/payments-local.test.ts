@@ -41,5 +41,5 @@ it('simulates against the local server with no WCM_WEBHOOK_SECRET: the secret co
   const bare = await wcm(['payments', 'simulate', pay.order.id, '--outcome', 'refunded'], { env: { WCM_CONFIG_DIR: path.join(t.dir, 'empty'), WCM_BASE_URL: server.url, WCM_WEBHOOK_SECRET: '' } });
   expect(bare.exitCode).toBe(2);
   expect(bare.stderr).toContain("WCM_WEBHOOK_SECRET is not set, and the target's signing secret could not be fetched (No admin token for");
-  expect(bare.stderr).toContain('export the WCM_WEBHOOK_SECRET it signs with');
+  expect(bare.stderr).toContain('export the WCM_WEBHOOK_SECRET the server signs with');
 });
