@@ -15,14 +15,17 @@ export function warnNoBrowser(what: string): void {
   );
 }
 
-/** A headless chromium with a fresh profile, nothing fetched from outside; `close()` removes the profile. */
-export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
+/**
+ * A headless chromium with a fresh profile, nothing fetched from outside; `close()` removes the
+ * profile. `extraArgs` adds switches (e.g. `--host-resolver-rules` to play a DNS-rebinding page).
+ */
+export async function launchChromium(extraArgs: string[] = []): Promise<{ browser: Browser; close(): Promise<void> }> {
   const { default: puppeteer } = await import('puppeteer-core');
   const profile = mkdtempSync(path.join(tmpdir(), 'wcm-chromium-'));
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, ...extraArgs],
   });
   return {
     browser,
