@@ -57,6 +57,21 @@ const until = async (cond: () => boolean, ms = 5000) => {
   }
 };
 
+/** Signs in to the dashboard through the account chooser (a loopback server); the session cookie. */
+async function signIn(user: string): Promise<string> {
+  const form = await fetch(`${origin}/dashboard/sign-in`);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1];
+  const cookie = form.headers.get('set-cookie')!.split(';')[0];
+  const res = await fetch(`${origin}/dashboard/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: `csrf=${encodeURIComponent(csrf)}&user=${user}`,
+  });
+  expect(res.status).toBe(303);
+  return res.headers.get('set-cookie')!.split(';')[0];
+}
+
 describe('live streams', () => {
   it(`at most ${STREAM_SUBSCRIBERS} at once: the next is a 429 with Retry-After; once one closes, a new one is let in`, async () => {
     const open = [];
@@ -68,6 +83,9 @@ describe('live streams', () => {
     const problem = await refused.json();
     expect(problem.code).toBe('rate_limited');
     expect(problem.detail).toMatch(/16 live streams/);
+    // The dashboard's stream counts against the same cap.
+    const dashboard = await fetch(`${origin}/dashboard/requests/stream`, { headers: { cookie: await signIn('usr_ada') } });
+    expect(dashboard.status).toBe(429);
     open.pop()!.close();
     await until(() => !log().full);
     const again = await openStream('?limit=1');
@@ -112,20 +130,6 @@ describe('live streams', () => {
 });
 
 describe('the dashboard stream', () => {
-  async function signIn(user: string): Promise<string> {
-    const form = await fetch(`${origin}/dashboard/sign-in`);
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1];
-    const cookie = form.headers.get('set-cookie')!.split(';')[0];
-    const res = await fetch(`${origin}/dashboard/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
-      body: `csrf=${encodeURIComponent(csrf)}&user=${user}`,
-    });
-    expect(res.status).toBe(303);
-    return res.headers.get('set-cookie')!.split(';')[0];
-  }
-
   it("shows a session only its own workspaces' requests, without bodies (page and stream)", async () => {
     // Dee belongs to Civic Help Desk only.
     const cookie = await signIn('usr_dee');
