@@ -9,6 +9,7 @@ import type { LocalServerOptions } from './serve.js';
 import { dashboardMount } from './dashboard/mount.js';
 import { REQUESTS_JS } from './dashboard/pages/requests.js';
 import { oauthMount, wellKnownMount } from './oauth/mount.js';
+import { pruneOAuth } from './oauth/models/prune.js';
 import { CONSENT_JS } from './oauth/views/consent.js';
 import { mcpMount } from './mcp/mount.js';
 import { MovableClock } from './emulator/clock.js';
@@ -39,6 +40,8 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   const signing = await webhookSecret(store, env);
   const limiter = new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
   const idempotency = new IdempotencyGuard(store, clock);
+  // Compaction forgets spent OAuth records (expired tokens and codes, old revoked families, idle clients).
+  store.addPruner((tx, s) => pruneOAuth(tx, s, clock.now()));
   await idempotency.pruneExpired();
   // Rate limits run first (before), so a flood never reaches the idempotency records.
   const guards: PublicGuard[] = [limiter, idempotency];

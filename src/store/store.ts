@@ -37,6 +37,7 @@ export class Store {
   private seq = 0;
   private snapshotSeq = 0;
   private releaseLock: (() => Promise<void>) | null = null;
+  private readonly pruners: Array<(tx: Tx, store: Store) => void> = [];
   private closed = false;
   /** close() has begun (transactions are still taken until it has drained). */
   private closing = false;
@@ -54,7 +55,10 @@ export class Store {
       file,
       journalFile,
       compactBytes: options.compactBytes ?? 64 * 1024 * 1024,
-      take: () => ({ seq: this.seq, sections: this.state.snapshotSections() }),
+      take: () => {
+        this.prune();
+        return { seq: this.seq, sections: this.state.snapshotSections() };
+      },
       written: (seq) => void (this.snapshotSeq = seq),
       ready: () => this.committer.poke(),
     });
@@ -66,6 +70,31 @@ export class Store {
       closing: () => this.closing,
       fail: (failed, err) => this.fail(failed, err),
     });
+  }
+
+  /**
+   * Adds a rule run at each compaction that deletes records nobody can use any more (expired
+   * tokens, spent codes). Its deletes are not journaled: the snapshot written next is the state
+   * without them. Should that write fail, a restart brings them back, and the next compaction
+   * deletes them again.
+   */
+  addPruner(fn: (tx: Tx, store: Store) => void): void {
+    this.pruners.push(fn);
+  }
+
+  private prune(): void {
+    if (!this.pruners.length || this.options.readOnly) return;
+    const ops: Op[] = [];
+    const undo: Op[] = [];
+    const tx = this.state.tx(ops, undo);
+    try {
+      for (const p of this.pruners) p(tx, this);
+    } catch (err) {
+      this.state.rollback(undo, false);
+      process.emitWarning(`wcm: pruning before compaction failed (nothing was pruned): ${(err as Error).message}`);
+      return;
+    }
+    this.state.reindex(ops, undo);
   }
 
   get journalFile(): string {

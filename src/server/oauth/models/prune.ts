@@ -1,0 +1,35 @@
+import type { Store, Tx } from '../../../store/store.js';
+import { REFRESH_SECONDS } from '../time.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+/** A revoked family is kept a week (the user sees it in their grants), then removed. */
+export const REVOKED_KEEP_MS = 7 * DAY_MS;
+/** A self-registered client nobody used for 30 days is removed (TRUST.md §4). */
+export const UNUSED_CLIENT_MS = 30 * DAY_MS;
+
+const before = (at: string | null | undefined, t: number) => !!at && Date.parse(at) < t;
+
+/**
+ * What compaction may forget of OAuth (TRUST.md §4): expired access tokens, expired codes (used or
+ * not: a code is refused after 60 s either way), families revoked more than a week ago, and
+ * self-registered clients unused for 30 days. A grant's last use is its last refresh (the refresh
+ * token's expiry, 30 days on), so tracking use costs no write.
+ */
+export function pruneOAuth(tx: Tx, store: Store, now: Date): void {
+  const t = now.getTime();
+  const lastUse = new Map<string, number>();
+  for (const g of store.values('oauth_grants')) {
+    if (before(g.revoked_at, t - REVOKED_KEEP_MS)) tx.delete('oauth_grants', g.id);
+    const used = Math.max(Date.parse(g.created_at), g.refresh_expires_at ? Date.parse(g.refresh_expires_at) - REFRESH_SECONDS * 1000 : 0);
+    lastUse.set(g.client_id, Math.max(lastUse.get(g.client_id) ?? 0, used));
+  }
+  for (const tok of store.values('tokens')) {
+    if (!tok.grant_id) continue;
+    if (before(tok.expires_at, t) || !tx.get('oauth_grants', tok.grant_id)) tx.delete('tokens', tok.id);
+  }
+  for (const c of store.values('oauth_codes')) if (before(c.expires_at, t)) tx.delete('oauth_codes', c.id);
+  for (const app of store.values('oauth_apps')) {
+    if (app.workspace_id !== null) continue;
+    if (Math.max(Date.parse(app.created_at), lastUse.get(app.id) ?? 0) < t - UNUSED_CLIENT_MS) tx.delete('oauth_apps', app.id);
+  }
+}
