@@ -1,0 +1,40 @@
+import type { CommandDef } from '../../src/cli/command.js';
+import localImport from './import.js';
+import localExport from './export.js';
+import localOrders from './orders.js';
+import localToken from './token.js';
+import localEvents from './events.js';
+import localReset from './reset.js';
+import localSnapshotSave from './snapshot/save.js';
+import localSnapshotRestore from './snapshot/restore.js';
+import localSnapshotLs from './snapshot/ls.js';
+import localSnapshotRm from './snapshot/rm.js';
+import localFaultsLs from './faults/ls.js';
+import localFaultsSet from './faults/set.js';
+import localFaultsAdd from './faults/add.js';
+import localFaultsClear from './faults/clear.js';
+import localClock from './clock.js';
+import localClockSet from './clock/set.js';
+import localClockClear from './clock/clear.js';
+
+/** The `wcm local` commands, in help order: a new verb is its file beside this one and one line here. */
+export const localCommands = [
+  localImport,
+  localExport,
+  localOrders,
+  localToken,
+  localEvents,
+  localReset,
+  localSnapshotSave,
+  localSnapshotRestore,
+  localSnapshotLs,
+  localSnapshotRm,
+  localFaultsLs,
+  localFaultsSet,
+  localFaultsAdd,
+  localFaultsClear,
+  // Before its subcommands: `wcm local clock` alone shows the clock, so the group is this command.
+  localClock,
+  localClockSet,
+  localClockClear,
+] as CommandDef[];

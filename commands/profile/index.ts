@@ -1,0 +1,9 @@
+import type { CommandDef } from '../../src/cli/command.js';
+import profileLs from './ls.js';
+import profileUse from './use.js';
+
+/** The `wcm profile` commands, in help order: a new verb is its file beside this one and one line here. */
+export const profileCommands = [
+  profileLs,
+  profileUse,
+] as CommandDef[];
