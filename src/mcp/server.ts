@@ -6,7 +6,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { AppResponse } from '../server/response.js';
 import { packageVersion } from '../version.js';
 import { completeArgument, RESOURCES } from './completion.js';
 import { buildTools, callTool, errorResult, listedTool, toRequest, type Dispatch, type ToolDef, type ToolFilter, type ToolRequest } from './tools.js';
@@ -156,7 +155,17 @@ export interface RawAnswer {
   status: number;
   /** The body (made from the page's bytes only when asked for). */
   text(): string;
-  readonly page?: AppResponse['page'];
+  readonly page?: CachedPage;
+}
+
+/**
+ * A list page as cached bytes: each item's JSON, and the same JSON escaped as a string's content.
+ * Declared here, not imported, so `src/mcp` does not point up into `src/server` (the server's
+ * spliced pages have this shape).
+ */
+export interface CachedPage {
+  readonly items: readonly { readonly bytes: Buffer; readonly quotedBytes: Buffer }[];
+  readonly nextCursor: string | null;
 }
 
 /**
