@@ -81,6 +81,9 @@ export function listEnvelope<T extends z.ZodType>(item: T) {
 export function nonEmpty<T extends z.ZodObject>(schema: T) {
   return schema.refine((v) => Object.keys(v as object).length > 0, {
     message: 'The body is empty: send at least one member to change.',
+    // One error per mistake: a body whose only member is unknown (`--set nope=1`) is reported as
+    // that unknown member, not also as empty (the unknown member is stripped before this runs).
+    when: (payload) => payload.issues.length === 0,
   });
 }
 
