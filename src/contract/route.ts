@@ -47,6 +47,12 @@ export interface Route {
   aliasOf?: string;
   /** 404 code for each path parameter that names a resource. */
   notFound?: Record<string, string>;
+  /**
+   * A request body the operation accepts, written beside the area's other facts: the tests' coverage
+   * lists (seed plans, the attack suite, the soak) take their bodies from here, so a new operation
+   * needs no edit in them.
+   */
+  example?: { body: Record<string, unknown> };
 }
 
 

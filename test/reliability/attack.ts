@@ -28,40 +28,40 @@ export const tokenOps = operationList.filter((o) => o.access === 'bearer' || o.a
 /** Whether this branch has a handler for the operation (others answer 501 after auth and validation). */
 export const isImplemented = (op: AnyOperation) => Object.hasOwn(handlers, op.operationId);
 
-/** Ids in workspace 1 that exist, per path parameter name. */
-export const validIds: Record<string, string> = {
-  workspace: demo.ws1,
-  form: demo.formCatering,
-  page: demo.pageAcme,
-  list: demo.knowledgeList,
-  article: demo.article4Versions,
-  version: '1',
-  thread: demo.newestThread,
-  offer: demo.offerFixedUsd,
-  agent: demo.agent1,
-  app: demo.oauthAppAcme,
-  grant: demo.grantAda,
+/**
+ * Ids of fixtures/demo.json, by the not-found code a route gives its path parameter (so `{list}` is a
+ * listing for getListing and a knowledge list for listArticles): ones in workspace 1 that exist, and
+ * ones that exist but belong to workspace 2 or 3. A new operation over known resources needs no edit.
+ */
+const VALID_BY_NOT_FOUND: Record<string, string> = {
+  workspace_not_found: demo.ws1,
+  form_not_found: demo.formCatering,
+  page_not_found: demo.pageAcme,
+  listing_not_found: 'a1a51204-8860-445f-a27b-3ddb86cc4014',
+  knowledge_list_not_found: demo.knowledgeList,
+  article_not_found: demo.article4Versions,
+  version_not_found: '1',
+  thread_not_found: demo.newestThread,
+  offer_not_found: demo.offerFixedUsd,
+  agent_not_found: demo.agent1,
+  oauth_app_not_found: demo.oauthAppAcme,
+  oauth_grant_not_found: demo.grantAda,
 };
-
-/** Ids of fixtures/demo.json that exist but belong to workspace 2 or 3. */
-export const foreignIds: Record<string, string> = {
-  form: 'c571bc30-2f5b-4fb3-92b7-2b1ab7c4cbf5', // ws3
-  page: '50dc2aba-841a-4da0-9891-a1dd38cf8d76', // ws2
-  list: 'd0f90159-28a7-4444-9b58-0db2b35c52b4', // ws2
-  article: 'b1e141f9-6644-410f-8a44-f68b88aefa33', // ws2 (in list d0f90159)
-  thread: 'df4398f7-bd64-4fa8-88e1-17f9d298bf69', // ws2
-  app: demo.oauthAppBlueFern, // ws2
-  grant: demo.grantBo, // Bo's, not the owner's
+const FOREIGN_BY_NOT_FOUND: Record<string, string> = {
+  form_not_found: 'c571bc30-2f5b-4fb3-92b7-2b1ab7c4cbf5', // ws3
+  page_not_found: '50dc2aba-841a-4da0-9891-a1dd38cf8d76', // ws2
+  listing_not_found: '35f4ebfa-876a-4d32-8367-658b4d49912e', // ws2
+  knowledge_list_not_found: 'd0f90159-28a7-4444-9b58-0db2b35c52b4', // ws2
+  article_not_found: 'b1e141f9-6644-410f-8a44-f68b88aefa33', // ws2 (in list d0f90159)
+  thread_not_found: 'df4398f7-bd64-4fa8-88e1-17f9d298bf69', // ws2
+  oauth_app_not_found: demo.oauthAppBlueFern, // ws2
+  oauth_grant_not_found: demo.grantBo, // Bo's, not the owner's
 };
-
-/** Where a parameter name means another resource: `{list}` of getListing is a listing, not a knowledge list. */
-const IDS_BY_OPERATION: Record<string, { valid: Record<string, string>; foreign: Record<string, string> }> = {
-  getListing: { valid: { list: 'a1a51204-8860-445f-a27b-3ddb86cc4014' }, foreign: { list: '35f4ebfa-876a-4d32-8367-658b4d49912e' /* ws2 */ } },
-};
+const codeOf = (op: AnyOperation, name: string) => op.notFound?.[name] ?? `${name}_not_found`;
 /** A valid id for parameter `name` of `op` (in workspace 1). */
-export const validId = (op: AnyOperation, name: string): string | undefined => IDS_BY_OPERATION[op.operationId]?.valid[name] ?? validIds[name];
+export const validId = (op: AnyOperation, name: string): string | undefined => VALID_BY_NOT_FOUND[codeOf(op, name)];
 /** An id for parameter `name` of `op` that exists in another workspace. */
-export const foreignId = (op: AnyOperation, name: string): string | undefined => IDS_BY_OPERATION[op.operationId]?.foreign[name] ?? foreignIds[name];
+export const foreignId = (op: AnyOperation, name: string): string | undefined => FOREIGN_BY_NOT_FOUND[codeOf(op, name)];
 
 export const pathParams = (op: AnyOperation) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
@@ -77,21 +77,9 @@ export function bodyKeys(op: AnyOperation): string[] {
   return [];
 }
 
-/** A body the operation accepts (where one is known), so requests get past validation. */
+/** A body the operation accepts (its route's example), so requests get past validation. */
 export function validBody(op: AnyOperation): unknown {
-  switch (op.operationId) {
-    case 'createListing':
-      return { title: 'Reliability', template_slug: 'faq', items: [{ title: 'Q', description: 'A' }] };
-    case 'updateForm':
-    case 'updatePage':
-      return { name: 'Reliability' };
-    case 'restoreArticleVersion':
-      return { publish: false };
-    case 'createOAuthApp':
-      return { name: 'Reliability', redirect_uris: ['http://127.0.0.1/callback'] };
-    default:
-      return op.body ? {} : undefined;
-  }
+  return op.example?.body ?? (op.body ? {} : undefined);
 }
 
 /** The whole store as one string: equal strings, equal state. */

@@ -87,15 +87,6 @@ agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4000 });
 // ---- the workload, from the operations table ----
 const urlFor = (op) => basePath + op.path.replace(/\{(\w+)\}/g, (_, n) => idFor(op, n));
 const params = (op) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-let counter = 0;
-const bodies = {
-  createListing: () => ({ title: `soak ${++counter}`, template_slug: 'faq' }),
-  updateForm: () => ({ name: `Soak form ${++counter % 7}` }),
-  updatePage: () => ({ name: `Soak page ${++counter % 7}` }),
-  createPaymentIntent: () => ({ quantity: 1 }),
-  recordAgentChatOpened: () => ({}),
-  createOAuthApp: () => ({ name: `Soak app ${++counter % 7}`, redirect_uris: ['http://127.0.0.1/callback'] }),
-};
 const candidates = operationList
   // Not: signed webhooks; restores (they grow one article without bound); deletes (a record goes once).
   .filter((op) => op.access !== 'signature' && op.operationId !== 'restoreArticleVersion' && op.method !== 'DELETE')
@@ -103,7 +94,7 @@ const candidates = operationList
   .map((op) => ({
     op,
     kind: op.access === 'public' ? 'public' : op.method === 'GET' ? 'read' : 'write',
-    body: op.method === 'GET' ? undefined : (bodies[op.operationId] ?? (() => ({}))),
+    body: op.method === 'GET' ? undefined : () => op.example?.body ?? {},
   }));
 
 async function send(c) {

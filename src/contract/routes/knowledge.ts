@@ -13,5 +13,6 @@ export const knowledgeRoutes = {
   },
   restoreArticleVersion: {
     method: 'POST', path: '/workspaces/{workspace}/knowledge-lists/{list}/articles/{article}/versions/{version}/restore', tag: 'Knowledge', summary: 'Restore an article version as a new current version', description: '`version` is a version number (1, 2, …) or a version id.', access: 'bearer', ability: 'content:write', status: 201, bodyOptional: true, notFound: {workspace: 'workspace_not_found', list: 'knowledge_list_not_found', article: 'article_not_found', version: 'version_not_found'},
+    example: { body: { publish: false } },
   },
 } as const satisfies Record<string, Route>;

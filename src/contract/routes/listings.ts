@@ -7,6 +7,7 @@ export const listingRoutes = {
   },
   createListing: {
     method: 'POST', path: '/workspaces/{workspace}/lists', tag: 'Knowledge', summary: 'Create an unattached listing from a template', access: 'bearer', ability: 'content:write', status: 201, notFound: {workspace: 'workspace_not_found'},
+    example: { body: { title: 'FAQ', template_slug: 'faq', items: [{ title: 'Q', description: 'A' }] } },
   },
   listListings: {
     method: 'GET', path: '/workspaces/{workspace}/lists', tag: 'Knowledge', summary: 'List workspace listings (newest first)', access: 'bearer', ability: 'content:read', status: 200, list: true, notFound: {workspace: 'workspace_not_found'},

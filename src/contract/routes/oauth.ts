@@ -4,6 +4,7 @@ import type { Route } from '../route.js';
 export const oauthRoutes = {
   createOAuthApp: {
     method: 'POST', path: '/workspaces/{workspace}/oauth-apps', tag: 'OAuth', summary: 'Register an OAuth application (a confidential one\'s secret is in this response only)', access: 'bearer', ability: 'workspaces:write', status: 201, extension: true, personal: true, notFound: {workspace: 'workspace_not_found'},
+    example: { body: { name: 'CI app', redirect_uris: ['http://127.0.0.1/callback'] } },
   },
   listOAuthApps: {
     method: 'GET', path: '/workspaces/{workspace}/oauth-apps', tag: 'OAuth', summary: 'List the OAuth applications registered in the workspace, newest first', access: 'bearer', ability: 'workspaces:read', status: 200, list: true, extension: true, personal: true, notFound: {workspace: 'workspace_not_found'},

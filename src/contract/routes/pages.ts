@@ -7,6 +7,7 @@ export const pageRoutes = {
   },
   updatePage: {
     method: 'PATCH', path: '/workspaces/{workspace}/pages/{page}', tag: 'Pages', summary: 'Update a page', access: 'bearer', ability: 'content:write', status: 200, notFound: {workspace: 'workspace_not_found', page: 'page_not_found'},
+    example: { body: { name: 'Acme Coffee home' } },
   },
   listPages: {
     method: 'GET', path: '/workspaces/{workspace}/pages', tag: 'Pages', summary: 'List the workspace\'s pages, most recently updated first (never updated last)', access: 'bearer', ability: 'content:read', status: 200, list: true, extension: true, notFound: {workspace: 'workspace_not_found'},

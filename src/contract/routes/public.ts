@@ -7,6 +7,7 @@ export const publicRoutes = {
   },
   createPaymentIntent: {
     method: 'POST', path: '/public/commerce/offers/{offer}/payment-intents', tag: 'Commerce', summary: 'Create a one-time commerce order and card payment intent', access: 'public', status: 201, idempotent: true, bodyOptional: true, notFound: {offer: 'offer_not_found'},
+    example: { body: { quantity: 1 } },
   },
   receivePaymentNotification: {
     method: 'POST', path: '/webhooks/payments', tag: 'Commerce', summary: 'Receive a signed payment notification (Stripe event format)', access: 'signature', status: 200, extension: true,
@@ -16,5 +17,6 @@ export const publicRoutes = {
   },
   recordAgentChatOpened: {
     method: 'POST', path: '/public/agents/{agent}/analytics-events/opened', tag: 'Public actions', summary: 'Record an agent chat open', access: 'public', status: 201, idempotent: true, bodyOptional: true, notFound: {agent: 'agent_not_found'},
+    example: { body: {} },
   },
 } as const satisfies Record<string, Route>;
