@@ -1,15 +1,15 @@
 import { fieldErrors } from '../contract/issues.js';
 import { buildOpenApi } from '../contract/openapi.js';
-import { operationList, type AnyOperation } from '../contract/operations.js';
+import { operationList } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
-import { authenticate, requireAbility, requireMembership, type AuthContext } from './auth.js';
+import { authenticate, requireAbility, requireMembership } from './auth.js';
 import { normalizeUuids } from '../contract/uuid.js';
 import { systemClock, Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services, type ExtraServices } from './context.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
 import { ProblemError, notFound, validationFailed } from './problems.js';
 import { JsonItem } from './paging.js';
 import { Router } from './router.js';
-import type { PublicGuard } from './guards.js';
+import { compose, type Exchange, type Middleware, type Next } from './chain.js';
 import { requestIdFor } from './ids.js';
 import { basePathOf, header, parseQuery, plainTarget, readJsonBody, type AppRequest } from './request.js';
 import { jsonResponse, problemResponse, splicedPage, baseHeaders, type AppResponse } from './response.js';
@@ -40,7 +40,7 @@ export function withResourceMetadata(err: unknown, metadataUrl: string, scope?: 
   return err;
 }
 
-export type { PublicGuard };
+export type { Exchange, Middleware };
 
 export interface AppOptions {
   store: Store;
@@ -49,15 +49,17 @@ export interface AppOptions {
   clock?: Clock;
   handlers?: Record<string, Handler>;
   services?: ExtraServices;
-  guards?: PublicGuard[];
+  /**
+   * Middleware around every operation, outermost first, between the core's answering (errors to
+   * problem+json, added headers) and its auth (chain.ts): the emulator's faults, rate limits, idempotency.
+   */
+  use?: Middleware[];
   /** Parts of the server outside `/v1` and `/api/v1`, by path prefix. */
   mounts?: Mount[];
   /** Called with unexpected errors (logged by `wcm serve`; never sent to the client). */
   onError?(err: unknown, req: RequestInfo): void;
   /** Told of every answered request (the emulator's request log); `operationId` when a route matched. */
   observe?(info: RequestInfo, res: AppResponse, operationId: string | null, startedAt: number): void;
-  /** Consulted before an operation runs (the emulator's injected faults); never for mounts. */
-  fault?(operationId: string, info: RequestInfo): Promise<AppResponse | undefined> | undefined;
 }
 
 
@@ -68,7 +70,7 @@ export class App {
   readonly clock: Clock;
   readonly services: Services;
   private readonly handlers: Record<string, Handler>;
-  private readonly guards: PublicGuard[];
+  private readonly chain: Next;
   private readonly mounts: Mount[];
   private openapiText: string | null = null;
   /**
@@ -81,7 +83,7 @@ export class App {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.handlers = options.handlers ?? defaultHandlers;
-    this.guards = options.guards ?? [];
+    this.chain = compose([this.respond, ...(options.use ?? []), this.authenticate], (x) => this.run(x));
     this.mounts = options.mounts ?? [];
     this.trust = options.trust ?? DEFAULT_TRUST;
     this.services = { ...(options.services ?? {}), store: this.store, clock: this.clock };
@@ -158,28 +160,7 @@ export class App {
       if (match.kind === 'method') throw methodNotAllowed(match.allow);
       const op = match.op;
       if (seen) seen.operationId = op.operationId;
-      if (this.options.fault) {
-        const injected = await this.options.fault(op.operationId, info);
-        if (injected) return injected;
-      }
-      const guardHeaders: Record<string, string> = {};
-      if (op.access === 'public') {
-        for (const g of this.guards) Object.assign(guardHeaders, g.before?.(op, info)?.headers ?? {});
-      }
-      const search = url.search;
-      let run = () => this.run(op, match.params, search, info);
-      if (op.access === 'public') {
-        for (const g of this.guards) {
-          if (g.around) {
-            const inner = run;
-            run = () => g.around!(op, info, inner);
-          }
-        }
-      }
-      const res = await run().catch((err) => this.fail(err, info));
-      Object.assign(res.headers, guardHeaders);
-      if (op.access === 'bearer' || op.access === 'token') res.headers['Cache-Control'] = 'no-store';
-      return res;
+      return await this.chain({ op, info, pathParams: match.params, search: url.search, auth: null, headers: {} });
     } catch (err) {
       return this.fail(err, info);
     }
@@ -190,20 +171,38 @@ export class App {
     return undefined;
   }
 
-  private async run(op: AnyOperation, pathParams: Record<string, string>, search: string, info: RequestInfo): Promise<AppResponse> {
-    // Ids in any case name the same record (RFC 4122): lower case before any lookup.
-    const rawParams = normalizeUuids(op.params, pathParams) as Record<string, string>;
-    let auth: AuthContext | null = null;
-    if (op.access === 'bearer' || op.access === 'token') {
-      try {
-        auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now(), info.audience);
-      } catch (err) {
-        // Each base path is its own resource to strict RFC 9728 clients: /api/v1 has its own document.
-        const resource = info.path.startsWith('/api/v1') ? '/api/v1' : '';
-        throw withResourceMetadata(err, `${info.origin}/.well-known/oauth-protected-resource${resource}`);
-      }
-      requireAbility(auth, op);
+  /** The outermost step: any error becomes problem+json, and every answer gets the chain's headers. */
+  private readonly respond: Middleware = async (x, next) => {
+    let res: AppResponse;
+    try {
+      res = await next(x);
+    } catch (err) {
+      res = this.fail(err, x.info);
     }
+    Object.assign(res.headers, x.headers);
+    if (x.op.access === 'bearer' || x.op.access === 'token') res.headers['Cache-Control'] = 'no-store';
+    return res;
+  };
+
+  /** The innermost step: who is calling, for bearer and token operations, and may they. */
+  private readonly authenticate: Middleware = async (x, next) => {
+    const { op, info } = x;
+    if (op.access !== 'bearer' && op.access !== 'token') return next(x);
+    try {
+      x.auth = authenticate(this.store, header(info.headers, 'authorization'), this.clock.now(), info.audience);
+    } catch (err) {
+      // Each base path is its own resource to strict RFC 9728 clients: /api/v1 has its own document.
+      const resource = info.path.startsWith('/api/v1') ? '/api/v1' : '';
+      throw withResourceMetadata(err, `${info.origin}/.well-known/oauth-protected-resource${resource}`);
+    }
+    requireAbility(x.auth, op);
+    return next(x);
+  };
+
+  private async run(x: Exchange): Promise<AppResponse> {
+    const { op, info, auth, search } = x;
+    // Ids in any case name the same record (RFC 4122): lower case before any lookup.
+    const rawParams = normalizeUuids(op.params, x.pathParams) as Record<string, string>;
     // Path parameters: a malformed id names nothing, so it is that resource's 404.
     const paramsResult = op.params.safeParse(rawParams);
     const bad = paramsResult.success ? null : String(paramsResult.error.issues[0]?.path[0] ?? '');
@@ -234,6 +233,7 @@ export class App {
     }
     const ctx: HandlerContext = {
       params, query: q.data, body, auth, store: this.store, clock: this.clock, request: info, services: this.services,
+      idempotency: x.idempotency,
     };
     const result = await handler(ctx as never);
     if (result instanceof Reply) {

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Operation } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
 import type { AuthContext } from './auth.js';
+import type { Exchange } from './chain.js';
 import type { Page } from './paging.js';
 import type { RequestLog } from './emulator/log.js';
 import type { IdempotencyGuard } from './idempotency.js';
@@ -52,6 +53,8 @@ export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
   clock: Clock;
   request: RequestInfo;
   services: Services;
+  /** On public POSTs with an Idempotency-Key: record the success in the handler's own transaction (chain.ts). */
+  idempotency?: Exchange['idempotency'];
 }
 
 /** A result with a status or headers other than the operation's defaults. */

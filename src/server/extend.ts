@@ -1,4 +1,4 @@
-import type { PublicGuard } from './guards.js';
+import type { Middleware } from './chain.js';
 import { IdempotencyGuard } from './idempotency.js';
 import { LocalPaymentProvider } from './payments/local.js';
 import type { PaymentProvider } from './payments/provider.js';
@@ -31,7 +31,7 @@ export function choosePaymentProvider(options: Pick<LocalServerOptions, 'payment
 }
 
 /**
- * The services and guards `wcm serve` adds to the core App: each area that needs server-wide
+ * The services, middleware and mounts `wcm serve` adds to the core App: each area that needs server-wide
  * state (rate limits, idempotency, payments) hooks in here.
  */
 export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ store, clock, options }) => {
@@ -43,8 +43,6 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
   // Compaction forgets spent OAuth records (expired tokens and codes, old revoked families, idle clients).
   store.addPruner((tx, s) => pruneOAuth(tx, s, clock.now()));
   await idempotency.pruneExpired();
-  // Rate limits run first (before), so a flood never reaches the idempotency records.
-  const guards: PublicGuard[] = [limiter, idempotency];
   const notes = [
     `public routes: ${limiter.limit} requests a minute per client and route; payments: ${payments.name === 'stripe' ? `Stripe${env.WCM_STRIPE_API_BASE ? ` at ${env.WCM_STRIPE_API_BASE}` : ''}` : 'local (offline, no card network)'}`,
   ];
@@ -75,9 +73,12 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
       log.logBodies && info.rawBody.length ? maskBody(info.rawBody.toString('utf8')) : undefined,
     );
   };
-  const fault: AppOptions['fault'] = (operationId) => (faults.length ? injectFault(faults, operationId) : undefined);
+  const fault: Middleware = async (x, next) => (faults.length ? ((await injectFault(faults, x.op.operationId)) ?? next(x)) : next(x));
+  // Faults first (an injected answer replaces everything), then rate limits, so a flood never
+  // reaches the idempotency records.
+  const use = [fault, limiter.use, idempotency.use];
   return {
     services: { payments, webhookSecret: signing.secret, rateLimiter: limiter, idempotency, sessions, loopback, requestLog: log, adminToken: admin.token, secretSources: { admin: admin.source, webhook: signing.source } },
-    guards, mounts, notes, observe, fault,
+    use, mounts, notes, observe,
   };
 };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
 import type { IdempotencyRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { PublicGuard } from './guards.js';
+import type { Exchange, Middleware } from './chain.js';
 import type { AppResponse } from './response.js';
 import { BASE_PATHS, header } from './request.js';
 import { isoTime, type Clock } from './clock.js';
@@ -42,7 +42,7 @@ function canonicalJson(v: unknown): string {
  * so a corrected retry with the same key runs for real. Records persist in the store for 24 h and
  * are replayed byte for byte; the raw key is never stored, only its hash.
  */
-export class IdempotencyGuard implements PublicGuard {
+export class IdempotencyGuard {
   /** Scoped key hash → body fingerprint, for requests still running in this process. */
   private readonly inFlight = new Map<string, string>();
   private lastPrune = Number.NEGATIVE_INFINITY;
@@ -53,8 +53,11 @@ export class IdempotencyGuard implements PublicGuard {
     private readonly ttlMs = IDEMPOTENCY_TTL_MS,
   ) {}
 
-  async around(op: AnyOperation, req: RequestInfo, run: () => Promise<AppResponse>): Promise<AppResponse> {
-    if (!op.idempotent) return run();
+  /** The chain's step: replays, refuses or records public POSTs that carry an Idempotency-Key. */
+  readonly use: Middleware = (x, next) => (x.op.access === 'public' && x.op.idempotent ? this.around(x, next) : next(x));
+
+  private async around(x: Exchange, next: (x: Exchange) => Promise<AppResponse>): Promise<AppResponse> {
+    const { op, info: req } = x;
     const key = header(req.headers, 'idempotency-key');
     if (key === undefined || key === '') {
       throw new ProblemError('idempotency_key_required', { detail: `\`${op.operationId}\` needs an \`Idempotency-Key\` header so a retry cannot create a second ${what(op)}.` });
@@ -108,14 +111,14 @@ export class IdempotencyGuard implements PublicGuard {
     });
     // Handlers that create something record the key in their own transaction (atomic with it).
     let recorded = false;
-    req.idempotency = {
+    x.idempotency = {
       record(tx, status, data) {
         tx.put('idempotency_keys', record(status, { data, meta: { request_id: req.id } }));
         recorded = true;
       },
     };
     try {
-      const res = await run();
+      const res = await next(x);
       if (res.status >= 200 && res.status < 300 && !recorded) {
         await this.store.transact((tx) => tx.put('idempotency_keys', record(res.status, JSON.parse(res.body))));
       }

@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../contract/operations.js';
-import type { PublicGuard } from './guards.js';
+import type { Middleware } from './chain.js';
 import type { Clock } from './clock.js';
 import type { RequestInfo } from './request.js';
 import { ProblemError } from './problems.js';
@@ -22,7 +22,7 @@ interface Bucket {
  * The address is the TCP peer: `X-Forwarded-For` is not trusted, so a caller cannot pick one.
  * Buckets live in memory only (nothing about visitors reaches the store).
  */
-export class RateLimiter implements PublicGuard {
+export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private readonly msPerToken: number;
   private lastPrune = Number.NEGATIVE_INFINITY;
@@ -39,6 +39,12 @@ export class RateLimiter implements PublicGuard {
   reset(): void {
     this.buckets.clear();
   }
+
+  /** The chain's step: public operations spend a token; their answers carry the counters. */
+  readonly use: Middleware = async (x, next) => {
+    if (x.op.access === 'public') Object.assign(x.headers, this.before(x.op, x.info).headers);
+    return next(x);
+  };
 
   before(op: AnyOperation, req: RequestInfo): { headers: Record<string, string> } {
     const now = this.clock.now().getTime();

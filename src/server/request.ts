@@ -1,6 +1,5 @@
 /** Reading a request: its target, headers, query and JSON body, before any operation sees it. */
 import { ProblemError, validationFailed } from './problems.js';
-import type { Tx } from '../store/records.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const BASE_PATHS = ['/v1', '/api/v1'] as const;
@@ -33,12 +32,6 @@ export interface RequestInfo {
   rawBody: Buffer;
   /** In-process dispatch from /mcp: the audience OAuth tokens must have (AppRequest.audience). */
   audience?: string;
-  /**
-   * Set by the idempotency guard on public POSTs: records this request's success in the same
-   * transaction as what it creates, so a crash can never leave one without the other (a retry
-   * would then create a second order). Call it with the status and `data` the handler returns.
-   */
-  idempotency?: { record(tx: Tx, status: number, data: unknown): void };
 }
 
 export const header = (h: AppRequest['headers'], name: string): string | undefined => {

@@ -5,7 +5,7 @@ import { ABILITIES } from '../contract/enums.js';
 import { hashToken, tokenId } from '../store/fixture.js';
 import { readFixture, seedStore } from '../store/seed.js';
 import { Store, type StoreOptions } from '../store/store.js';
-import { App, type AppOptions, type Mount, type PublicGuard } from './app.js';
+import { App, type AppOptions, type Middleware, type Mount } from './app.js';
 import { systemClock, type Clock, type ExtraServices } from './context.js';
 import { MovableClock } from './emulator/clock.js';
 import { SEED_FILES_SETTING } from './emulator/state.js';
@@ -23,14 +23,13 @@ export interface LocalServerOptions extends TrustOptions {
   clock?: Clock;
   env?: NodeJS.ProcessEnv;
   storeOptions?: StoreOptions;
-  /** Extra services and guards (payments, rate limits, idempotency) that areas provide. */
+  /** Extra services, middleware (faults, rate limits, idempotency) and mounts that areas provide. */
   extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{
     services?: ExtraServices;
-    guards?: PublicGuard[];
+    use?: Middleware[];
     mounts?: Mount[];
     notes?: string[];
     observe?: AppOptions['observe'];
-    fault?: AppOptions['fault'];
   }>;
   log?: (line: string) => void;
   /** Keep request bodies (masked) in the emulator's request log (`wcm serve --log-bodies`). */
@@ -115,10 +114,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       store,
       clock,
       services: extra.services,
-      guards: extra.guards,
+      use: extra.use,
       mounts: extra.mounts,
       observe: extra.observe,
-      fault: extra.fault,
       onError: (err, req) => options.log?.(`[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     });
     const running = await listen(app, { host: options.host, port: options.port });

@@ -13,12 +13,12 @@ import path from 'node:path';
 import { demo, type InProcess } from '../support/server.js';
 
 /**
- * The App as `wcm serve` builds it (services and guards of every area: payments, idempotency, rate
+ * The App as `wcm serve` builds it (services and middleware of every area: payments, idempotency, rate
  * limits) over an in-process store, with a rate limit high enough not to hide what is behind it.
  */
 export async function fullApp(s: InProcess): Promise<App> {
   const extra = await extendServer({ store: s.store, clock: s.app.clock, options: { dataFile: path.join(s.dir, 'store.json'), rateLimit: 1_000_000_000, payments: 'local', env: {} } });
-  return new App({ store: s.store, clock: s.app.clock, services: extra.services, guards: extra.guards });
+  return new App({ store: s.store, clock: s.app.clock, services: extra.services, use: extra.use });
 }
 
 export const ops = operationList;

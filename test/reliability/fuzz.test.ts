@@ -321,7 +321,7 @@ describe('generated bad input at the OAuth endpoints (in-process, with the mount
   beforeAll(async () => {
     s = await inProcess();
     const extra = await extendServer({ store: s.store, clock: s.app.clock, options: { dataFile: `${s.dir}/store.json`, rateLimit: 1_000_000_000, payments: 'local', env: {} } });
-    app = new App({ store: s.store, clock: s.app.clock, services: extra.services, guards: extra.guards, mounts: extra.mounts });
+    app = new App({ store: s.store, clock: s.app.clock, services: extra.services, use: extra.use, mounts: extra.mounts });
   });
   afterAll(async () => {
     await s.close();

@@ -13,7 +13,7 @@ export const agentHandlers = [
   ),
   // Privacy by construction: the event holds the agent, the optional button and app, and a time.
   // Nothing from the request (address, user agent, cookies, referrer) is read, stored or echoed.
-  implement(operations.recordAgentChatOpened, async ({ params, body, store, clock, request }) => {
+  implement(operations.recordAgentChatOpened, async ({ params, body, store, clock, idempotency }) => {
     const agent = store.get('agents', params.agent);
     if (!agent) throw notFound('agent_not_found', params.agent);
     const event: AnalyticsEventRecord = {
@@ -29,7 +29,7 @@ export const agentHandlers = [
     // One event per key, even across a crash: the event and its idempotency record land together.
     await store.transact((tx) => {
       tx.put('analytics_events', event);
-      request.idempotency?.record(tx, operations.recordAgentChatOpened.status, out);
+      idempotency?.record(tx, operations.recordAgentChatOpened.status, out);
     });
     return out;
   }),

@@ -40,7 +40,7 @@ export const commerceHandlers = [
   implement(operations.listOffers, ({ params, query, store }) =>
     pageIndex(store.index('offersByWorkspace'), params.workspace, { scope: `offers:${params.workspace}`, cursor: query.cursor, limit: query.limit, map: summarizeOffer }),
   ),
-  implement(operations.createPaymentIntent, async ({ params, body, store, clock, services, request }) => {
+  implement(operations.createPaymentIntent, async ({ params, body, store, clock, services, idempotency }) => {
     const offer = store.get('offers', params.offer);
     if (!offer || !offer.active) throw notFound('offer_not_found', params.offer);
     const destination = store.get('workspaces', offer.workspace_id)?.stripe_account_id;
@@ -106,7 +106,7 @@ export const commerceHandlers = [
       // key either replays this answer or starts afresh; it can never make a second order.
       await store.transact((tx) => {
         tx.put('orders', order);
-        request.idempotency?.record(tx, operations.createPaymentIntent.status, data);
+        idempotency?.record(tx, operations.createPaymentIntent.status, data);
       });
     } catch (err) {
       // The order could not be made durable: withdraw the intent so nobody can pay for nothing.

@@ -46,7 +46,7 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
   await seedStore(store, [DEMO]);
   const build = async () => {
     const extra = await extendServer({ store, clock: clock as Clock, options: { dataFile, rateLimit: opts.rateLimit ?? 1000, env, payments: opts.payments } });
-    return new App({ store, clock, services: { ...extra.services, ...opts.services }, guards: extra.guards });
+    return new App({ store, clock, services: { ...extra.services, ...opts.services }, use: extra.use });
   };
   let app: App;
   try {
