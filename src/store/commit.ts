@@ -109,6 +109,13 @@ export class Committer {
     }
   }
 
+  /** Hands over the transactions waiting to be written, without writing or undoing them (the store reads its state back from disk). */
+  dropPending(): Pending[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+
   /** The journal was emptied (a compaction wrote everything to the snapshot): a cut still pending points past its end, and is dropped. */
   emptied(): void {
     this.cutTo = null;

@@ -1,5 +1,5 @@
 import type { FileLayer, JournalHandle } from './files.js';
-import { encodeSnapshot, type SnapshotSection } from './snapshot.js';
+import { snapshotChunks, type SnapshotSection } from './snapshot.js';
 
 /** How long a compaction beside the writes encodes before it lets the event loop go round (ms). */
 const BACKGROUND_SLICE_MS = 2;
@@ -78,7 +78,7 @@ export class Compaction {
     bg.done = (async () => {
       try {
         // Short slices: requests are being answered between them (10 ms slices held p99 at ~30 ms).
-        await host.files.writeAtomic(host.file, await encodeSnapshot(seq, sections, BACKGROUND_SLICE_MS));
+        await host.files.writeAtomic(host.file, snapshotChunks(seq, sections, { sliceMs: BACKGROUND_SLICE_MS }));
         host.written(seq);
         bg.ready = true;
       } catch (err) {
@@ -138,7 +138,7 @@ export class Compaction {
   async writeSnapshot(journal: JournalHandle | null): Promise<void> {
     this.background = null;
     const { seq, sections } = this.host.take();
-    await this.host.files.writeAtomic(this.host.file, await encodeSnapshot(seq, sections));
+    await this.host.files.writeAtomic(this.host.file, snapshotChunks(seq, sections));
     this.host.written(seq);
     await journal?.truncate(0);
   }

@@ -30,7 +30,7 @@ export interface JournalHandle {
 export interface FileLayer {
   openJournal(file: string): Promise<JournalHandle>;
   /** Write to a temp file, fsync it, rename over `file`, fsync the directory. */
-  writeAtomic(file: string, data: string | Buffer | readonly Buffer[]): Promise<void>;
+  writeAtomic(file: string, data: string | Buffer | readonly Buffer[] | AsyncIterable<Buffer>): Promise<void>;
   readIfExists(file: string): Promise<Buffer | null>;
 }
 
@@ -169,14 +169,14 @@ export function createNodeFileLayer(options: { preallocate?: PreallocateOptions 
 const WRITE_PIECE = 1024 * 1024;
 
 /**
- * `bufs` as pieces of at most WRITE_PIECE bytes: large buffers cut, small ones joined. A snapshot
+ * `bufs` (as they come: a snapshot is streamed) as pieces of at most WRITE_PIECE bytes: large buffers cut, small ones joined. A snapshot
  * written while the server runs shares the thread pool with the journal's durable writes (one
  * thread, see bin/wcm.js): a journal write waits for one piece at the most, not a whole 8 MB chunk.
  */
-function* pieces(bufs: readonly Buffer[]): Generator<Buffer> {
+async function* pieces(bufs: Iterable<Buffer> | AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let small: Buffer[] = [];
   let smallBytes = 0;
-  for (const b of bufs) {
+  for await (const b of bufs) {
     if (smallBytes + b.length > WRITE_PIECE && small.length) {
       yield Buffer.concat(small, smallBytes);
       small = [];
@@ -199,7 +199,7 @@ export const nodeFileLayer: FileLayer = {
     const fh = await fs.open(tmp, 'w', 0o600);
     try {
       let at = 0;
-      for (const piece of pieces(typeof data === 'string' ? [Buffer.from(data)] : Buffer.isBuffer(data) ? [data] : data)) {
+      for await (const piece of pieces(typeof data === 'string' ? [Buffer.from(data)] : Buffer.isBuffer(data) ? [data] : data)) {
         for (let off = 0; off < piece.length; ) {
           const { bytesWritten } = await fh.write(piece, off, piece.length - off, at);
           off += bytesWritten;

@@ -295,11 +295,21 @@ function versionId(articleId: string, n: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** Puts parsed fixture records (of one or more files) into the store in one durable transaction. */
+/**
+ * Puts parsed fixture records (of one or more files) into the store, all or nothing: a large load
+ * as the store's snapshot (Store.bulk), a small one as one durable transaction.
+ */
 export async function importRecords(store: Store, ...sets: Records[]): Promise<Record<string, number>> {
   let counts: Record<string, number> = {};
-  await store.transact((tx) => void (counts = putRecords(tx, sets)));
+  await store.loadMany(recordCount(sets), (tx) => void (counts = putRecords(tx, sets)));
   return counts;
+}
+
+/** How many records fixture sets hold (threads count twice: the thread and its messages). */
+export function recordCount(sets: ReadonlyArray<Records>): number {
+  let n = 0;
+  for (const records of sets) for (const c of FIXTURE_COLLECTIONS) n += records[c].length * (c === 'threads' ? 2 : 1);
+  return n;
 }
 
 /** Puts parsed fixture records into a transaction; returns how many of each collection. */

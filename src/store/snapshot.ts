@@ -164,17 +164,21 @@ export type SnapshotSection =
   | { collection: CollectionName; records: unknown[] }
   | { collection: CollectionName; lazy: Iterable<[string, unknown]>; source?: Buffer; stubs?: Array<{ id: string }> };
 
-/** Appends bytes to a list of large buffers: no per-record Buffer objects, no final copy. */
+/**
+ * Appends bytes to a list of large buffers: no per-record Buffer objects, no final copy. Filled
+ * chunks can be taken as it goes (`take`), so a writer streaming them holds about one chunk.
+ */
 class ChunkWriter {
-  readonly chunks: Buffer[] = [];
+  private chunks: Buffer[] = [];
   private buf = Buffer.allocUnsafe(0);
   private pos = 0;
-  private static readonly SIZE = 8 * 1024 * 1024;
+
+  constructor(private readonly size: number) {}
 
   private room(n: number): void {
     if (this.buf.length - this.pos >= n) return;
     if (this.pos) this.chunks.push(this.buf.subarray(0, this.pos));
-    this.buf = Buffer.allocUnsafe(Math.max(ChunkWriter.SIZE, n));
+    this.buf = Buffer.allocUnsafe(Math.max(this.size, n));
     this.pos = 0;
   }
 
@@ -184,26 +188,59 @@ class ChunkWriter {
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
+  /** A long run of bytes (unread records copied whole) is cut across chunks. */
   bytes(src: Buffer, start: number, end: number): void {
-    this.room(end - start);
-    this.pos += src.copy(this.buf, this.pos, start, end);
+    while (start < end) {
+      this.room(Math.min(this.size, end - start));
+      const n = src.copy(this.buf, this.pos, start, Math.min(end, start + this.buf.length - this.pos));
+      this.pos += n;
+      start += n;
+    }
+  }
+
+  get filled(): boolean {
+    return this.chunks.length > 0;
+  }
+
+  /** The chunks filled so far (the writer keeps none of them). */
+  take(): Buffer[] {
+    const out = this.chunks;
+    this.chunks = [];
+    return out;
   }
 
   done(): Buffer[] {
     if (this.pos) this.chunks.push(this.buf.subarray(0, this.pos));
     this.buf = Buffer.allocUnsafe(0);
     this.pos = 0;
-    return this.chunks;
+    return this.take();
   }
 }
 
-/**
- * The bytes of a version 2 snapshot, in order, as a few large buffers. Encoding a big store takes
- * seconds, so it yields to the event loop every few milliseconds: reads go on meanwhile. The
- * sections must not change while it runs (the store hands it arrays taken at one moment).
- */
+/** The bytes of a version 2 snapshot, in order, as a few large buffers (see snapshotChunks). */
 export async function encodeSnapshot(seq: number, sections: SnapshotSection[], sliceMs = 10): Promise<Buffer[]> {
-  const out = new ChunkWriter();
+  const out: Buffer[] = [];
+  for await (const chunk of snapshotChunks(seq, sections, { sliceMs })) out.push(chunk);
+  return out;
+}
+
+export interface ChunkOptions {
+  /** How long it encodes before it lets the event loop go round (ms). */
+  sliceMs?: number;
+  /** The size of the chunks it hands out; one record longer than this comes in a chunk of its own size. */
+  chunkBytes?: number;
+}
+
+/**
+ * The bytes of a version 2 snapshot, in order, handed out chunk by chunk as they fill: a writer
+ * streams them to the file, so no string or buffer ever holds the whole snapshot (a bulk load of
+ * a million threads is bigger than V8's longest string). Encoding a big store takes seconds, so it
+ * yields to the event loop every few milliseconds: reads go on meanwhile. The sections must not
+ * change while it runs (the store hands it arrays taken at one moment).
+ */
+export async function* snapshotChunks(seq: number, sections: SnapshotSection[], options: ChunkOptions = {}): AsyncGenerator<Buffer> {
+  const sliceMs = options.sliceMs ?? 10;
+  const out = new ChunkWriter(options.chunkBytes ?? 8 * 1024 * 1024);
   let sliceStart = performance.now();
   let n = 0;
   // Checked every 256 records; `await` only when the slice is used up (an await per record costs).
@@ -223,6 +260,7 @@ export async function encodeSnapshot(seq: number, sections: SnapshotSection[], s
         if (i) out.string(',');
         out.string(JSON.stringify(s.records[i]));
         if (due()) await pause();
+        if (out.filled) yield* out.take();
       }
       out.string(']}\n');
       written++;
@@ -238,6 +276,7 @@ export async function encodeSnapshot(seq: number, sections: SnapshotSection[], s
         if (i) out.string(',');
         out.string(JSON.stringify(s.stubs[i]));
         if (due()) await pause();
+        if (out.filled) yield* out.take();
       }
       out.string(']');
     }
@@ -249,6 +288,7 @@ export async function encodeSnapshot(seq: number, sections: SnapshotSection[], s
     let runEnd = -1;
     for (const [id, v] of items) {
       if (due()) await pause();
+      if (out.filled) yield* out.take();
       if (typeof v === 'number') {
         const lineStart = src!.lastIndexOf(NL, v) + 1;
         const lineEnd = src!.indexOf(NL, v) + 1;
@@ -270,5 +310,5 @@ export async function encodeSnapshot(seq: number, sections: SnapshotSection[], s
     written++;
   }
   out.string(`${JSON.stringify({ end: written })}\n`);
-  return out.done();
+  yield* out.done();
 }

@@ -154,6 +154,47 @@ export class State {
     };
   }
 
+  /**
+   * A bulk load's writer: writes go to the maps only, with nothing kept to undo them (a failed
+   * bulk load reads the state back from disk) and no lazy record parsed to delete it. The
+   * collections written are added to `written`; `rebuildIndexes` brings their indexes up after.
+   */
+  bulkTx(written: Set<CollectionName>): Tx {
+    return {
+      get: (c, id) => this.get(c, id),
+      put: (c, rec) => {
+        Object.freeze(rec);
+        this.data.get(c)!.set(rec.id, rec);
+        written.add(c);
+        return rec;
+      },
+      delete: (c, id) => {
+        if (this.data.get(c)!.delete(id)) written.add(c);
+      },
+    };
+  }
+
+  /**
+   * Rebuilds the indexes of collections written in bulk, with one sort each. A lazy record still
+   * unread is indexed by the stub the index held for it (it is not parsed). Snapshot bytes that no
+   * record points into any more are let go.
+   */
+  rebuildIndexes(collections: Iterable<CollectionName>): void {
+    for (const c of collections) {
+      const m = this.data.get(c)!;
+      const idxs = this.byCollection.get(c) ?? [];
+      if (LAZY_COLLECTIONS.has(c) && ![...m.values()].some((v) => typeof v === 'number')) this.lazyBytes.delete(c);
+      if (!idxs.length) continue;
+      let recs = [...m.values()] as Array<{ id: string } | number>;
+      if (this.lazyBytes.has(c)) {
+        const stubs = new Map<string, { id: string }>();
+        for (const idx of idxs) for (const rec of idx.all()) stubs.set(rec.id, rec);
+        recs = [...m].map(([id, v]) => (typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string })));
+      }
+      for (const idx of idxs) idx.reset(recs as Array<{ id: string }>);
+    }
+  }
+
   /** Sets one record (null deletes) in its map and, unless `indexes` is false, in its indexes. */
   private apply(c: CollectionName, id: string, value: unknown, indexes = true): unknown {
     const m = this.data.get(c)!;
@@ -186,7 +227,7 @@ export class State {
       const idxs = this.byCollection.get(c);
       if (!idxs) continue;
       if (n > BULK_REINDEX) {
-        for (const idx of idxs) idx.reset(this.data.get(c)!.values() as never);
+        this.rebuildIndexes([c]);
         continue;
       }
       for (let i = 0; i < ops.length; i++) if (ops[i][0] === c) this.reindexOne(ops[i], undo[i]);

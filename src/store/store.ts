@@ -12,6 +12,9 @@ import { Compaction } from './compaction.js';
 
 export { StoreCorruptError, defaultPipelineDepth, type Tx };
 
+/** Loads of more records than this are written as the snapshot (Store.bulk), not journaled. */
+export const BULK_RECORDS = 1000;
+
 export interface StoreOptions {
   files?: FileLayer;
   /** Compact the journal into the snapshot when it grows past this many bytes. */
@@ -30,7 +33,7 @@ export interface StoreOptions {
  * when it grows, beside the writes, and on close (compaction.ts).
  */
 export class Store {
-  private readonly state: State;
+  private state: State;
   private readonly files: FileLayer;
   private readonly committer: Committer;
   private readonly compaction: Compaction;
@@ -41,6 +44,8 @@ export class Store {
   private closed = false;
   /** close() has begun (transactions are still taken until it has drained). */
   private closing = false;
+  /** A failed bulk load is reading the state back from disk: transactions are refused meanwhile. */
+  private reloading = false;
 
   private constructor(
     readonly file: string,
@@ -256,6 +261,7 @@ export class Store {
   transact<T>(fn: (tx: Tx) => T): Promise<T> {
     if (this.options.readOnly) return Promise.reject(new Error('This store is open read-only.'));
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
+    if (this.reloading) return Promise.reject(new Error('The store is reading its data file again after a failed bulk load; try again.'));
     const ops: Op[] = [];
     const undo: Op[] = [];
     let result: T;
@@ -271,6 +277,68 @@ export class Store {
     return new Promise<T>((resolve, reject) => {
       this.committer.take({ seq: ++this.seq, ops, undo, resolve: () => resolve(result), reject });
     });
+  }
+
+  /**
+   * Runs `fn` like `transact`, but for a load of many records (a seed, an import, a reset): its
+   * writes are not journaled as one giant line but written as the snapshot, in the store's bulk
+   * form (streamed, fsynced beside the journal, renamed over the old snapshot), and the journal is
+   * emptied. A crash leaves the old snapshot with its journal, or the new snapshot (whose sequence
+   * number is past every journal line), never a mix. Transactions arriving meanwhile are applied
+   * after it and journaled once it is durable. If `fn` throws or the write fails, the state is read
+   * back from disk, and the transactions made on top of it are rejected.
+   */
+  async bulk<T>(fn: (tx: Tx) => T): Promise<T> {
+    if (this.options.readOnly) throw new Error('This store is open read-only.');
+    if (this.closed) throw new Error('The store is closed.');
+    await this.drain();
+    let result!: T;
+    const written = new Set<CollectionName>();
+    let dropped: Pending[] = [];
+    const work = (async () => {
+      try {
+        result = fn(this.state.bulkTx(written));
+        if (!written.size) return;
+        this.state.rebuildIndexes(written);
+        this.seq++;
+        await this.compaction.writeSnapshot(this.committer.journal);
+        this.committer.emptied();
+      } catch (err) {
+        // Before the writes held meanwhile are let go: they were made on the state being dropped.
+        if (written.size) {
+          this.reloading = true;
+          dropped = this.committer.dropPending();
+        }
+        throw err;
+      }
+    })();
+    try {
+      await this.committer.hold(work);
+    } catch (err) {
+      if (written.size) await this.reload(dropped, err);
+      throw err;
+    }
+    return result;
+  }
+
+  /**
+   * A load of `records` writes (a seed, an import, a reset): above BULK_RECORDS through `bulk`,
+   * else as one transaction (one journal line costs less than rewriting the snapshot).
+   */
+  loadMany<T>(records: number, fn: (tx: Tx) => T): Promise<T> {
+    return records > BULK_RECORDS ? this.bulk(fn) : this.transact(fn);
+  }
+
+  /** Reads the state back from disk after a failed bulk load; rejects the transactions made on top of the lost state. */
+  private async reload(dropped: Pending[], err: unknown): Promise<void> {
+    try {
+      for (const p of dropped) p.reject(err);
+      this.state = new State(this.file);
+      this.seq = this.snapshotSeq = 0;
+      await this.load();
+    } finally {
+      this.reloading = false;
+    }
   }
 
   /** Undoes `failed` (in seq order) in reverse and rejects them all. */

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { exportFixture, FixtureError, parseFixture, putRecords, type Records } from '../../store/fixture.js';
+import { exportFixture, FixtureError, parseFixture, putRecords, recordCount, type Records } from '../../store/fixture.js';
 import { COLLECTIONS } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import { ProblemError } from '../problems.js';
@@ -83,14 +83,16 @@ async function target(store: Store, dataFile: string, to: unknown): Promise<Reco
 }
 
 /**
- * Replaces the whole state in ONE transaction: the journal holds it as one CRC-checked frame, so a
- * `kill -9` at any moment leaves the old state or the new one, never a mix. Settings (the webhook
- * secret, the admin token, the seed files) stay; idempotency records go with the rest.
+ * Replaces the whole state at once: a large reset is written as the store's snapshot (Store.bulk),
+ * a small one as one CRC-checked journal frame, so a `kill -9` at any moment leaves the old state
+ * or the new one, never a mix. Settings (the webhook secret, the admin token, the seed files)
+ * stay; idempotency records go with the rest.
  */
 export async function resetState(store: Store, dataFile: string, to: unknown): Promise<Record<string, number>> {
   const sets = await target(store, dataFile, to);
   let counts: Record<string, number> = {};
-  await store.transact((tx) => {
+  const deletes = COLLECTIONS.reduce((n, c) => (c === 'settings' ? n : n + store.count(c)), 0);
+  await store.loadMany(deletes + recordCount(sets), (tx) => {
     for (const c of COLLECTIONS) if (c !== 'settings') for (const id of store.ids(c)) tx.delete(c, id);
     counts = putRecords(tx, sets);
   });
