@@ -4,33 +4,22 @@ import type { Store } from '../store/store.js';
 import type { AuthContext } from './auth.js';
 import type { Exchange } from './chain.js';
 import type { Page } from './paging.js';
-import type { RequestLog } from './emulator/log.js';
-import type { IdempotencyGuard } from './idempotency.js';
-import type { PaymentProvider } from './payments/provider.js';
-import type { RateLimiter } from './ratelimit.js';
-import type { Sessions } from './web/session.js';
 
 export { systemClock, timestamp, isoTime, type Clock } from './clock.js';
 export type { RequestInfo } from './request.js';
 import type { Clock } from './clock.js';
 import type { RequestInfo } from './request.js';
 
-/** Server-wide services handlers use. A bare App (tests) has only the store and clock; `wcm serve` adds the rest (extend.ts). */
+/**
+ * Server-wide services handlers use. A bare App (tests) has only the store and clock; `wcm serve`
+ * adds the rest (extend.ts). Each area declares its own services beside its code, by augmenting
+ * this interface (`declare module '../context.js'`), so this file imports nothing from the areas.
+ */
 export interface Services {
   store: Store;
   clock: Clock;
-  /** The payment processor; without one, payments are settled offline. */
-  payments?: PaymentProvider;
-  /** The secret payment notifications are signed with. */
-  webhookSecret?: string;
-  rateLimiter?: RateLimiter;
-  idempotency?: IdempotencyGuard;
-  sessions?: Sessions;
   /** Whether the server listens on a loopback address only. */
   loopback?: boolean;
-  requestLog?: RequestLog;
-  /** The control plane's admin token. */
-  adminToken?: string;
   /**
    * Where the two secrets came from this start: `env` ones are never printed, a `generated` one is
    * shown once (TRUST §5; `wcm serve` decides how).

@@ -169,3 +169,9 @@ function reused(op: AnyOperation): ProblemError {
     detail: `This \`Idempotency-Key\` was already used for \`${op.operationId}\` with a different request body.`,
   });
 }
+
+declare module './context.js' {
+  interface Services {
+    idempotency?: IdempotencyGuard;
+  }
+}

@@ -89,3 +89,9 @@ export class RateLimiter {
     return this.buckets.size;
   }
 }
+
+declare module './context.js' {
+  interface Services {
+    rateLimiter?: RateLimiter;
+  }
+}

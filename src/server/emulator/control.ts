@@ -242,3 +242,10 @@ function snapshotName(segment: string): string {
     });
   }
 }
+
+declare module '../context.js' {
+  interface Services {
+    /** The control plane's admin token. */
+    adminToken?: string;
+  }
+}

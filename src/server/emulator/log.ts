@@ -221,3 +221,9 @@ export class RequestLog {
     });
   }
 }
+
+declare module '../context.js' {
+  interface Services {
+    requestLog?: RequestLog;
+  }
+}

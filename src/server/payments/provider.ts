@@ -43,3 +43,12 @@ export class PaymentProviderError extends Error {
 
 /** The idempotency key the processor sees: one per order, so a retried call never charges twice. */
 export const providerIdempotencyKey = (orderId: string) => `wcm-order-${orderId}`;
+
+declare module '../context.js' {
+  interface Services {
+    /** The payment processor; without one, payments are settled offline. */
+    payments?: PaymentProvider;
+    /** The secret payment notifications are signed with. */
+    webhookSecret?: string;
+  }
+}

@@ -181,3 +181,9 @@ export class Sessions {
 export function checkCsrf(session: Session, submitted: string | undefined): boolean {
   return sameSecret(session.csrf, submitted);
 }
+
+declare module '../context.js' {
+  interface Services {
+    sessions?: Sessions;
+  }
+}
