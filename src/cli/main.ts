@@ -182,7 +182,7 @@ export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<numb
   if (rawArgv[0] === '__complete') return completeLine(rawArgv.slice(1), deps);
   provideCommands(async () => (await import('../../commands/index.js')).commands);
   const env = deps.env ?? process.env;
-  let argv = rawArgv;
+  let argv: string[];
   let jsonFields: string[] | undefined;
   try {
     ({ argv, fields: jsonFields } = await jsonFieldsOf(rawArgv));

@@ -244,7 +244,7 @@ function pageResult(page: NonNullable<RawAnswer['page']>, id: string): Buffer[] 
     if (i) parts[k++] = COMMA;
     parts[k++] = items[i].bytes;
   }
-  parts[k++] = Buffer.from(`],"next_cursor":${cursor}}},"jsonrpc":"2.0","id":${id}}`);
+  parts[k] = Buffer.from(`],"next_cursor":${cursor}}},"jsonrpc":"2.0","id":${id}}`);
   return parts;
 }
 

@@ -216,7 +216,9 @@ export function ensureDatasets({ dir = DEFAULT_DIR, threads = 100_000, listings 
     let have = null;
     try {
       have = JSON.parse(readFileSync(manifest, 'utf8'));
-    } catch {}
+    } catch {
+      /* gone already, or not there: nothing to do */
+    }
     if (!have || have.generator !== want.generator || !existsSync(path.join(d, 'fixture.json')) || !existsSync(path.join(d, 'db.json'))) {
       const t = Date.now();
       mkdirSync(d, { recursive: true });

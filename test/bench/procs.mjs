@@ -15,7 +15,9 @@ function killAll() {
   for (const child of running) {
     try {
       process.kill(child.pid, 'SIGKILL');
-    } catch {}
+    } catch {
+      /* gone already, or not there: nothing to do */
+    }
   }
 }
 process.on('exit', killAll);
@@ -46,7 +48,9 @@ export function startServer(cmd, args, { env, cwd, ready, probe, timeoutMs = 120
       if (err) {
         try {
           process.kill(child.pid, 'SIGKILL');
-        } catch {}
+        } catch {
+      /* gone already, or not there: nothing to do */
+    }
         reject(err);
       } else resolve(value);
     };
@@ -83,7 +87,9 @@ export async function stopServer(server, { signal = 'SIGTERM', timeoutMs = 120_0
     const timer = setTimeout(() => {
       try {
         process.kill(child.pid, 'SIGKILL');
-      } catch {}
+      } catch {
+      /* gone already, or not there: nothing to do */
+    }
     }, timeoutMs);
     child.once('exit', (code, sig) => {
       clearTimeout(timer);
@@ -92,7 +98,9 @@ export async function stopServer(server, { signal = 'SIGTERM', timeoutMs = 120_0
     });
     try {
       process.kill(child.pid, signal);
-    } catch {}
+    } catch {
+      /* gone already, or not there: nothing to do */
+    }
   });
 }
 

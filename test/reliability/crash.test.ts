@@ -14,7 +14,7 @@ import type { ListingRecord } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
 import { spawnServe } from '../support/cli.js';
 import { DEMO, demo, tempDir } from '../support/server.js';
-import { checkAnswer, LEAK, listingFor, storeState } from './attack.js';
+import { checkAnswer, listingFor, storeState } from './attack.js';
 
 const KILLS = 20;
 const WORKERS = 24;

@@ -243,7 +243,10 @@ describe('SIGKILL while compactions run beside the writes (a child process on th
         buf += d.toString();
         const lines = buf.split('\n');
         buf = lines.pop()!;
-        for (const l of lines) acked.add(Number(l)), ackedThisRound++;
+        for (const l of lines) {
+          acked.add(Number(l));
+          ackedThisRound++;
+        }
       });
       const exited = new Promise((r) => child.once('exit', r));
       await until(() => ackedThisRound >= 300, `round ${round}: 300 acknowledged writes`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../../support/server.js';
-import { DEE_READS_ALL, dashboardEnv, EXTRA_THREADS, HOSTILE, hostileListing, hostileThread, type DashboardEnv } from '../../support/dashboard.js';
+import { DEE_READS_ALL, dashboardEnv, EXTRA_THREADS, hostileListing, hostileThread, type DashboardEnv } from '../../support/dashboard.js';
 
 /** Markup a hostile string would become if it were not escaped: a tag, or an event handler inside one. */
 const MARKUP = /<(script|img|svg)|<[^>]*\son\w+=/i;

@@ -215,7 +215,7 @@ describe('sign-in with the account chooser (loopback)', () => {
   });
 
   it.each([
-    ['no CSRF field', (p: { csrf: string }) => ({ user: 'usr_ada' }), true],
+    ['no CSRF field', (_p: { csrf: string }) => ({ user: 'usr_ada' }), true],
     ['a wrong CSRF field', (p: { csrf: string }) => ({ user: 'usr_ada', csrf: `${p.csrf.slice(1)}x` }), true],
     ['no CSRF cookie', (p: { csrf: string }) => ({ user: 'usr_ada', csrf: p.csrf }), false],
   ])('refuses %s with 403 and starts no session', async (_name, fields, withCookie) => {

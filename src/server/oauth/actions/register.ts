@@ -35,7 +35,7 @@ function metadataProblem(meta: unknown): [string, string] | null {
 /** RFC 7591, for MCP clients that register themselves: public clients; https, loopback or private-use redirects. */
 export async function register(ctx: OAuthContext, info: RequestInfo, app: App): Promise<AppResponse> {
   if (info.method !== 'POST') return postOnly('registration');
-  let limitHeaders: Record<string, string> = {};
+  let limitHeaders: Record<string, string>;
   try {
     limitHeaders = ctx.rateLimiter?.before({ operationId: 'registerOAuthClient' } as AnyOperation, info).headers ?? {};
   } catch (err) {
