@@ -100,10 +100,11 @@ describe('the ls commands', () => {
     expect((await run(['forms', 'ls', '--limit', '0'])).code).toBe(2);
   });
 
-  it('a bad --cursor is the server\'s 400, exit 1', async () => {
+  // A bad cursor is a usage error naming the flag (issue 37 #14), saying what is wrong with it.
+  it('a bad --cursor is exit 2 naming --cursor', async () => {
     const r = await run(['agents', 'ls', '--cursor', 'nope']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('invalid_cursor');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('`--cursor nope` is not a cursor of this list');
   });
 });
 

@@ -159,10 +159,11 @@ describe('wcm lists ls', () => {
     expect(r.stderr).toContain('`--limit` must be an integer from 1 to 100');
   });
 
-  it('a tampered cursor: the 400 problem, exit 1', async () => {
+  // A bad cursor is a usage error naming the flag (issue 37 #14), saying what is wrong with it.
+  it('a tampered cursor: exit 2 naming --cursor', async () => {
     const r = await h.run(['lists', 'ls', '--cursor', 'garbage!'], { env });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('invalid_cursor');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('`--cursor garbage!` is not a cursor of this list');
   });
 
   it('--all --json that fails on the first page leaves stdout empty (no half array)', async () => {

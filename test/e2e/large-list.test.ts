@@ -51,7 +51,7 @@ describe('--all --json on a large list', () => {
     // A page generator (the server is not the subject here): cursor = offset, 100 items a page.
     const stub = await httpStub((req) => {
       const u = new URL(req.url, 'http://x');
-      const total = Number(/\/workspaces\/(\d+)-/.exec(u.pathname)![1]);
+      const total = Number(/\/workspaces\/(\d{8})-/.exec(u.pathname)![1]);
       const from = Number(u.searchParams.get('cursor') ?? 0);
       const limit = Number(u.searchParams.get('limit') ?? 25);
       const to = Math.min(total, from + limit);
@@ -63,7 +63,7 @@ describe('--all --json on a large list', () => {
     writeFileSync(probe, "process.on('exit', () => process.stderr.write(`\\nMAXRSS ${process.resourceUsage().maxRSS}\\n`));\n");
     const run = async (total: number, json = ['--json']) => {
       const r = await wcm(['lists', 'ls', '--all', ...json], {
-        env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: stub.base, WCM_TOKEN: 'wcm_pat_x', WCM_WORKSPACE: `${total}-ws`, NODE_OPTIONS: `--import=${probe}` },
+        env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: stub.base, WCM_TOKEN: 'wcm_pat_x', WCM_WORKSPACE: `${String(total).padStart(8, '0')}-0000-4000-8000-000000000000`, NODE_OPTIONS: `--import=${probe}` },
         timeout: 120_000,
       });
       expect(r.exitCode).toBe(0);
