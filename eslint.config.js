@@ -4,7 +4,30 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const node = Object.fromEntries(
-  ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'queueMicrotask', 'performance', 'fetch', 'structuredClone', 'TextEncoder', 'TextDecoder', 'AbortController', 'AbortSignal', 'Response', 'Request', 'Headers', 'globalThis'].map((n) => [n, 'readonly']),
+  [
+    'process',
+    'console',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'queueMicrotask',
+    'performance',
+    'fetch',
+    'structuredClone',
+    'TextEncoder',
+    'TextDecoder',
+    'AbortController',
+    'AbortSignal',
+    'Response',
+    'Request',
+    'Headers',
+    'globalThis',
+  ].map((n) => [n, 'readonly']),
 );
 
 export default tseslint.config(
@@ -15,15 +38,33 @@ export default tseslint.config(
     languageOptions: { globals: node },
     rules: {
       // Unused names are also TypeScript's check (noUnusedLocals); `_`-prefixed ones are deliberate.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          caughtErrors: 'none',
+        },
+      ],
       // Control characters in patterns are the point where terminal text is cleaned (TRUST §6).
       'no-control-regex': 'off',
     },
   },
   // The entry is CommonJS on purpose (bin/package.json says why).
-  { files: ['bin/**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { ...node, require: 'readonly', __dirname: 'readonly', module: 'writable' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    files: ['bin/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { ...node, require: 'readonly', __dirname: 'readonly', module: 'writable' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Browser scripts served to the dashboard and consent pages.
-  { files: ['src/server/**/assets/**/*.js'], languageOptions: { globals: { document: 'readonly', window: 'readonly', navigator: 'readonly', Intl: 'readonly' } } },
+  {
+    files: ['src/server/**/assets/**/*.js'],
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', navigator: 'readonly', Intl: 'readonly' } },
+  },
   // Tests may reach into loosely typed payloads.
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -23,7 +23,11 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 async function requestPath(raw: string, f: Factory, baseUrl: string): Promise<string> {
   let p = raw;
   if (/^https?:\/\//i.test(p)) {
-    if (!p.startsWith(`${baseUrl}/`)) throw new UsageError(`\`${raw}\` is not under the base URL ${baseUrl}.`, 'Give the path relative to the base URL, e.g. /workspaces/{workspace}/lists, and choose the server with --base-url.');
+    if (!p.startsWith(`${baseUrl}/`))
+      throw new UsageError(
+        `\`${raw}\` is not under the base URL ${baseUrl}.`,
+        'Give the path relative to the base URL, e.g. /workspaces/{workspace}/lists, and choose the server with --base-url.',
+      );
     p = p.slice(baseUrl.length);
   }
   if (!p.startsWith('/')) p = `/${p}`;
@@ -44,26 +48,43 @@ async function printHead(out: Factory['io']['stdout'], status: number, headers: 
 /** Standard input or a file, as the raw body of `--input`. */
 async function readInput(f: Factory, input: string): Promise<string> {
   if (input === '-') {
-    if (f.io.isStdinTTY) throw new UsageError('`--input -` reads the body from standard input, which is a terminal here.', 'Pipe it in, or give a file: `--input body.json`.');
+    if (f.io.isStdinTTY)
+      throw new UsageError(
+        '`--input -` reads the body from standard input, which is a terminal here.',
+        'Pipe it in, or give a file: `--input body.json`.',
+      );
     let text = '';
-    for await (const chunk of f.io.stdin) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+    for await (const chunk of f.io.stdin)
+      text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
     return text;
   }
   const file = path.resolve(f.cwd, input);
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`\`--input\`: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+    throw new UsageError(
+      `\`--input\`: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`,
+    );
   }
 }
 
 /** Refuses flag combinations that cannot both be honoured, each with the way out. */
 function checkCombinations(opts: ApiOptions, method: string, f: Factory, stdinFields: boolean): void {
-  if (!METHODS.includes(method)) throw new UsageError(`\`-X ${opts.method}\` is not an HTTP method.`, `Use one of ${METHODS.join(', ')}.`);
+  if (!METHODS.includes(method))
+    throw new UsageError(`\`-X ${opts.method}\` is not an HTTP method.`, `Use one of ${METHODS.join(', ')}.`);
   if (opts.paginate && method !== 'GET') throw new UsageError('`--paginate` works with GET only.');
-  if (opts.include && opts.paginate) throw new UsageError('`-i` and `--paginate` cannot be used together: the pages are printed as one JSON array.', 'Drop `-i`, or fetch one page with `-i`.');
-  if (opts.include && f.globals.jq !== undefined) throw new UsageError('`-i` and `--jq` cannot be used together: jq reads JSON, and the headers are not.', 'Drop `-i`, or filter the body only.');
-  if (stdinFields && opts.input === '-') throw new UsageError('`-F …=@-` and `--input -` both read standard input.', 'Put one of them in a file.');
+  if (opts.include && opts.paginate)
+    throw new UsageError(
+      '`-i` and `--paginate` cannot be used together: the pages are printed as one JSON array.',
+      'Drop `-i`, or fetch one page with `-i`.',
+    );
+  if (opts.include && f.globals.jq !== undefined)
+    throw new UsageError(
+      '`-i` and `--jq` cannot be used together: jq reads JSON, and the headers are not.',
+      'Drop `-i`, or filter the body only.',
+    );
+  if (stdinFields && opts.input === '-')
+    throw new UsageError('`-F …=@-` and `--input -` both read standard input.', 'Put one of them in a file.');
 }
 
 export default defineCommand<ApiOptions>({
@@ -77,7 +98,7 @@ export default defineCommand<ApiOptions>({
     'query string for GET; name[sub]=v nests and name[]=v appends (-f fields first, then -F). --input\n' +
     'FILE (or - for stdin) sends the file as the body; fields then go to the query string. -i prints the\n' +
     'status line and headers before the body. --jq filters the response. --paginate follows\n' +
-    'meta.next_cursor and prints every page\'s `data` as one JSON array. POSTs under /public get an\n' +
+    "meta.next_cursor and prints every page's `data` as one JSON array. POSTs under /public get an\n" +
     'Idempotency-Key unless -H gives one. A non-2xx answer prints the problem object on stderr and\n' +
     'exits with the code of its status.',
   examples: [
@@ -88,11 +109,21 @@ export default defineCommand<ApiOptions>({
     'wcm api -i /me',
     'wcm api /workspaces/{workspace}/lists --jq ".data[].title"',
   ],
-  args: [{ name: 'path', description: 'path relative to the base URL, e.g. /workspaces/{workspace}/lists', required: true }],
+  args: [
+    { name: 'path', description: 'path relative to the base URL, e.g. /workspaces/{workspace}/lists', required: true },
+  ],
   options: [
     { flags: '-X, --method <method>', description: 'HTTP method (default GET, or POST with a body)' },
-    { flags: '-f, --raw-field <key=value>', description: 'a string field of the body (query parameter for GET); repeatable', repeatable: true },
-    { flags: '-F, --field <key=value>', description: 'a typed field: true, false, null, numbers, JSON, @file, @- (stdin); repeatable', repeatable: true },
+    {
+      flags: '-f, --raw-field <key=value>',
+      description: 'a string field of the body (query parameter for GET); repeatable',
+      repeatable: true,
+    },
+    {
+      flags: '-F, --field <key=value>',
+      description: 'a typed field: true, false, null, numbers, JSON, @file, @- (stdin); repeatable',
+      repeatable: true,
+    },
     { flags: '-H, --header <header>', description: '"Name: value" request header; repeatable', repeatable: true },
     { flags: '-i, --include', description: 'print the status line and response headers before the body' },
     { flags: '--input <file>', description: 'request body from a file, or - for standard input' },
@@ -100,12 +131,20 @@ export default defineCommand<ApiOptions>({
   ],
   async run(opts, f) {
     const { buildFields, parseHeaders, readsStdin, readStdinText } = await import('../src/cli/fields.js');
-    const fields = [...(opts.rawField ?? []).map((assignment) => ({ assignment, typed: false })), ...(opts.field ?? []).map((assignment) => ({ assignment, typed: true }))];
-    const method = (opts.method ?? (!opts.paginate && (fields.length || opts.input !== undefined) ? 'POST' : 'GET')).toUpperCase();
+    const fields = [
+      ...(opts.rawField ?? []).map((assignment) => ({ assignment, typed: false })),
+      ...(opts.field ?? []).map((assignment) => ({ assignment, typed: true })),
+    ];
+    const method = (
+      opts.method ?? (!opts.paginate && (fields.length || opts.input !== undefined) ? 'POST' : 'GET')
+    ).toUpperCase();
     const stdinFields = readsStdin(opts.field ?? []);
     checkCombinations(opts, method, f, stdinFields);
     const headers = parseHeaders(opts.header ?? []);
-    const fieldObject = buildFields(fields, { cwd: f.cwd, stdin: stdinFields ? await readStdinText(f.io, '-F') : undefined });
+    const fieldObject = buildFields(fields, {
+      cwd: f.cwd,
+      stdin: stdinFields ? await readStdinText(f.io, '-F') : undefined,
+    });
     let rawBody = opts.input === undefined ? undefined : await readInput(f, opts.input);
     const fieldsInQuery = method === 'GET' || method === 'HEAD' || rawBody !== undefined;
     const query: Record<string, string> = {};
@@ -125,7 +164,15 @@ export default defineCommand<ApiOptions>({
     const out = f.io.stdout;
     try {
       if (!opts.paginate) {
-        const res = await client.request({ method, path: p, query, rawBody, headers, idempotencyKey, anonymous: isPublic });
+        const res = await client.request({
+          method,
+          path: p,
+          query,
+          rawBody,
+          headers,
+          idempotencyKey,
+          anonymous: isPublic,
+        });
         if (opts.include) await printHead(out, res.status, res.headers);
         if (typeof res.body === 'string') out.write(res.body && !res.body.endsWith('\n') ? `${res.body}\n` : res.body);
         else out.write(JSON.stringify(res.body, null, 2) + '\n');
@@ -135,7 +182,13 @@ export default defineCommand<ApiOptions>({
       let stream: InstanceType<typeof JsonArrayStream> | null = null;
       let cursor = query.cursor;
       for (;;) {
-        const res = await client.request<{ data?: unknown; meta?: { next_cursor?: string | null } }>({ method, path: p, query: { ...query, cursor }, headers, anonymous: isPublic });
+        const res = await client.request<{ data?: unknown; meta?: { next_cursor?: string | null } }>({
+          method,
+          path: p,
+          query: { ...query, cursor },
+          headers,
+          anonymous: isPublic,
+        });
         const body = res.body;
         if (!body || typeof body !== 'object' || !Array.isArray(body.data)) {
           if (stream) throw new UsageError(`\`--paginate\`: a later page of ${p} has no \`data\` array.`);

@@ -17,7 +17,8 @@ export default defineCommand({
   examples: ['source <(wcm completion bash)', 'wcm completion fish > ~/.config/fish/completions/wcm.fish'],
   async run(opts, f) {
     const shell = opts.args[0];
-    if (!(SHELLS as readonly string[]).includes(shell)) throw new UsageError(`\`${shell}\` is not a shell wcm completes.`, `Use one of: ${SHELLS.join(', ')}.`);
+    if (!(SHELLS as readonly string[]).includes(shell))
+      throw new UsageError(`\`${shell}\` is not a shell wcm completes.`, `Use one of: ${SHELLS.join(', ')}.`);
     // The scripts ask `wcm __complete` for every candidate: a new command completes with no code here.
     const c = await import('../src/cli/completion.js');
     f.io.stdout.write(shell === 'bash' ? c.bashScript() : shell === 'zsh' ? c.zshScript() : c.fishScript());

@@ -3,8 +3,25 @@ import { controlRequest, controlStream } from '../src/cli/control.js';
 import { UsageError } from '../src/cli/errors.js';
 import { printRows, terminalSafe } from '../src/cli/output.js';
 
-interface Entry { seq: number; time: string; method: string; path: string; operation: string | null; status: number; duration_ms: number; request_id: string; problem: string | null; client: string }
-interface Options { follow?: boolean; status?: string; operation?: string; limit?: string; all?: boolean }
+interface Entry {
+  seq: number;
+  time: string;
+  method: string;
+  path: string;
+  operation: string | null;
+  status: number;
+  duration_ms: number;
+  request_id: string;
+  problem: string | null;
+  client: string;
+}
+interface Options {
+  follow?: boolean;
+  status?: string;
+  operation?: string;
+  limit?: string;
+  all?: boolean;
+}
 
 const COLUMNS = [
   { header: 'TIME', value: (e: Entry) => e.time },
@@ -19,8 +36,9 @@ const COLUMNS = [
 
 export default defineCommand<Options>({
   path: ['logs'],
-  summary: 'The running local server\'s request log (the last 10,000 requests); --follow streams it',
-  description: 'A table on a terminal; one JSON line per request when piped or with --json. The server\'s own traffic (the\ndashboard\'s pages and assets, /healthz, /favicon.ico) is left out unless --all. Needs the admin token\n(profile `local`, or WCM_ADMIN_TOKEN).',
+  summary: "The running local server's request log (the last 10,000 requests); --follow streams it",
+  description:
+    "A table on a terminal; one JSON line per request when piped or with --json. The server's own traffic (the\ndashboard's pages and assets, /healthz, /favicon.ico) is left out unless --all. Needs the admin token\n(profile `local`, or WCM_ADMIN_TOKEN).",
   options: [
     { flags: '-f, --follow', description: 'keep printing requests as they arrive (Server-Sent Events)' },
     { flags: '--status <status>', description: 'only this status (404) or class (4xx, 5xx)' },
@@ -28,10 +46,18 @@ export default defineCommand<Options>({
     { flags: '--limit <n>', description: 'the newest N (default 100; 1 to 10000)' },
     { flags: '--all', description: "also the server's own traffic: dashboard pages, /healthz, /favicon.ico" },
   ],
-  examples: ['wcm logs', 'wcm logs --status 5xx', 'wcm logs --follow --operation createListing', 'wcm logs --json | jq .duration_ms', 'wcm logs --all'],
+  examples: [
+    'wcm logs',
+    'wcm logs --status 5xx',
+    'wcm logs --follow --operation createListing',
+    'wcm logs --json | jq .duration_ms',
+    'wcm logs --all',
+  ],
   async run(opts, f) {
-    if (opts.status !== undefined && !/^([1-5]xx|[1-5]\d\d)$/i.test(opts.status)) throw new UsageError(`\`--status\` must be like 404 or 4xx; received \`${opts.status}\`.`);
-    if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) throw new UsageError(`\`--limit\` must be a whole number; received \`${opts.limit}\`.`);
+    if (opts.status !== undefined && !/^([1-5]xx|[1-5]\d\d)$/i.test(opts.status))
+      throw new UsageError(`\`--status\` must be like 404 or 4xx; received \`${opts.status}\`.`);
+    if (opts.limit !== undefined && !/^\d+$/.test(opts.limit))
+      throw new UsageError(`\`--limit\` must be a whole number; received \`${opts.limit}\`.`);
     const q = new URLSearchParams();
     if (opts.status) q.set('status', opts.status.toLowerCase());
     if (opts.operation) q.set('operation', opts.operation);
@@ -42,7 +68,11 @@ export default defineCommand<Options>({
       if (lines) for (const e of entries) f.io.stdout.write(`${JSON.stringify(e)}\n`);
       else if (!follow) await printRows(f.io, entries, COLUMNS);
       // A live table: one aligned line per request as it arrives.
-      else for (const e of entries.map(terminalSafe)) f.io.stdout.write(`${e.time}  ${e.status}  ${e.method.padEnd(6)} ${(e.operation ?? '-').padEnd(28)} ${e.path.padEnd(40)} ${String(e.duration_ms).padStart(8)} ms  ${e.problem ?? ''}  ${e.request_id}\n`);
+      else
+        for (const e of entries.map(terminalSafe))
+          f.io.stdout.write(
+            `${e.time}  ${e.status}  ${e.method.padEnd(6)} ${(e.operation ?? '-').padEnd(28)} ${e.path.padEnd(40)} ${String(e.duration_ms).padStart(8)} ms  ${e.problem ?? ''}  ${e.request_id}\n`,
+          );
     };
     if (!opts.follow) {
       await print(await controlRequest<Entry[]>(f, 'GET', `/requests${q.size ? `?${q}` : ''}`), false);

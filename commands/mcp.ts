@@ -8,7 +8,13 @@ interface McpOptions {
   toolsets?: string;
 }
 
-const list = (raw: string | undefined) => (raw === undefined ? undefined : raw.split(',').map((s) => s.trim()).filter(Boolean));
+const list = (raw: string | undefined) =>
+  raw === undefined
+    ? undefined
+    : raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 export default defineCommand<McpOptions>({
   path: ['mcp'],
@@ -21,19 +27,34 @@ export default defineCommand<McpOptions>({
   options: [
     { flags: '--read-only', description: 'list only the read (GET) tools' },
     { flags: '--tools <names>', description: 'only these tools (operationIds, comma-separated)' },
-    { flags: '--toolsets <tags>', description: 'only these toolsets (operation tags, comma-separated, e.g. Conversations,Knowledge)' },
+    {
+      flags: '--toolsets <tags>',
+      description: 'only these toolsets (operation tags, comma-separated, e.g. Conversations,Knowledge)',
+    },
   ],
-  examples: ['wcm mcp', 'wcm mcp --read-only --toolsets Conversations', 'wcm mcp --profile prod --tools listThreads,getThread'],
+  examples: [
+    'wcm mcp',
+    'wcm mcp --read-only --toolsets Conversations',
+    'wcm mcp --profile prod --tools listThreads,getThread',
+  ],
   async run(opts, f) {
     const { buildTools, toolOperations, toolsetNames } = await import('../src/mcp/tools.js');
     const tools = list(opts.tools);
     const toolsets = list(opts.toolsets);
     const known = new Set(toolOperations().map((o) => o.operationId));
     const unknownTool = tools?.find((t) => !known.has(t));
-    if (unknownTool) throw new UsageError(`\`--tools\`: there is no tool \`${unknownTool}\`.`, `Tools are operationIds: ${[...known].join(', ')}.`);
+    if (unknownTool)
+      throw new UsageError(
+        `\`--tools\`: there is no tool \`${unknownTool}\`.`,
+        `Tools are operationIds: ${[...known].join(', ')}.`,
+      );
     const sets = toolsetNames();
     const unknownSet = toolsets?.find((t) => !sets.some((s) => s.toLowerCase() === t.toLowerCase()));
-    if (unknownSet) throw new UsageError(`\`--toolsets\`: there is no toolset \`${unknownSet}\`.`, `Toolsets are the operation tags: ${sets.join(', ')}.`);
+    if (unknownSet)
+      throw new UsageError(
+        `\`--toolsets\`: there is no toolset \`${unknownSet}\`.`,
+        `Toolsets are the operation tags: ${sets.join(', ')}.`,
+      );
 
     const target = await f.target();
     const client = await f.client();
@@ -44,18 +65,41 @@ export default defineCommand<McpOptions>({
     } catch (err) {
       if (apiErrorOf(err) && [401, 403].includes(apiErrorOf(err)!.status)) throw err;
     }
-    const filter = { abilities: abilities as never, readOnly: opts.readOnly, tools, toolsets, defaultWorkspace: target.workspace };
-    if (!buildTools(filter).length) throw new UsageError('No tool is left after the filters and the token\'s abilities.', 'Loosen --tools / --toolsets / --read-only, or use a token with more abilities.');
+    const filter = {
+      abilities: abilities as never,
+      readOnly: opts.readOnly,
+      tools,
+      toolsets,
+      defaultWorkspace: target.workspace,
+    };
+    if (!buildTools(filter).length)
+      throw new UsageError(
+        "No tool is left after the filters and the token's abilities.",
+        'Loosen --tools / --toolsets / --read-only, or use a token with more abilities.',
+      );
 
-    const [{ createMcpServer, connectServer }, { StdioServerTransport }] = await Promise.all([import('../src/mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+    const [{ createMcpServer, connectServer }, { StdioServerTransport }] = await Promise.all([
+      import('../src/mcp/server.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    ]);
     const server = createMcpServer(filter, async (req) => {
       try {
-        const res = await client.request({ method: req.method, path: req.path, query: req.query, body: req.body, idempotencyKey: req.idempotencyKey, anonymous: req.anonymous });
+        const res = await client.request({
+          method: req.method,
+          path: req.path,
+          query: req.query,
+          body: req.body,
+          idempotencyKey: req.idempotencyKey,
+          anonymous: req.anonymous,
+        });
         return { status: res.status, body: res.body };
       } catch (err) {
         const api = apiErrorOf(err);
         if (api) return { status: api.status, body: api.problem };
-        return { status: 502, body: { title: 'Cannot reach the API', status: 502, code: 'unreachable', detail: (err as Error).message } };
+        return {
+          status: 502,
+          body: { title: 'Cannot reach the API', status: 502, code: 'unreachable', detail: (err as Error).message },
+        };
       }
     });
     const transport = new StdioServerTransport();

@@ -24,7 +24,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function dashboardAddress(baseUrl: string, workspace: string, what: string | undefined): string {
   const ws = `${dashboardBase(baseUrl)}/workspaces/${encodeURIComponent(workspace)}`;
   if (what === undefined) return ws;
-  const section = Object.hasOwn(DASHBOARD_SECTIONS, what.toLowerCase()) ? DASHBOARD_SECTIONS[what.toLowerCase()] : undefined;
+  const section = Object.hasOwn(DASHBOARD_SECTIONS, what.toLowerCase())
+    ? DASHBOARD_SECTIONS[what.toLowerCase()]
+    : undefined;
   if (section !== undefined) return section ? `${ws}/${section}` : ws;
   if (UUID.test(what)) return `${ws}/open/${what.toLowerCase()}`;
   throw new UsageError(
@@ -38,8 +40,19 @@ export default defineCommand({
   summary: "Open a record's page (or a section) of the dashboard in your browser",
   description:
     'Opens the read-only web dashboard of the server you target, at the record with that id (listing, thread, form, page, knowledge list, article, order) or at a section; with no argument, the workspace overview. Piped, or with BROWSER=none, prints the address instead. Sign in once in the browser (no token goes into the address).',
-  args: [{ name: 'TARGET', description: `a record id, or a section (${Object.keys(DASHBOARD_SECTIONS).join(', ')})`, complete: Object.keys(DASHBOARD_SECTIONS) }],
-  examples: ['wcm open', 'wcm open inbox', 'wcm open f7370231-e577-49db-81db-7fa0ec8f8fc9', 'wcm open $(wcm lists ls --json | jq -r ".[0].id")'],
+  args: [
+    {
+      name: 'TARGET',
+      description: `a record id, or a section (${Object.keys(DASHBOARD_SECTIONS).join(', ')})`,
+      complete: Object.keys(DASHBOARD_SECTIONS),
+    },
+  ],
+  examples: [
+    'wcm open',
+    'wcm open inbox',
+    'wcm open f7370231-e577-49db-81db-7fa0ec8f8fc9',
+    'wcm open $(wcm lists ls --json | jq -r ".[0].id")',
+  ],
   async run(opts, f) {
     const [what] = opts.args;
     const t = await f.target();

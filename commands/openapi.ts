@@ -3,7 +3,8 @@ import { defineCommand } from '../src/cli/command.js';
 export default defineCommand<{ remote?: boolean }>({
   path: ['openapi'],
   summary: 'Print the OpenAPI 3.1 document of the v1 contract',
-  description: 'Built from the same zod schemas the server validates with; no network needed. With --remote, the\ndocument the target server publishes at /openapi.json.',
+  description:
+    'Built from the same zod schemas the server validates with; no network needed. With --remote, the\ndocument the target server publishes at /openapi.json.',
   examples: ['wcm openapi > openapi.json', 'wcm openapi --remote --base-url https://api.example.com/v1'],
   options: [{ flags: '--remote', description: 'fetch GET /openapi.json from the target server instead' }],
   async run(opts, f) {

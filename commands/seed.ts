@@ -12,7 +12,7 @@ interface SeedOptions {
 
 export default defineCommand<SeedOptions>({
   path: ['seed'],
-  summary: 'Run API-step fixtures against the target: a CI job\'s set-up in one command',
+  summary: "Run API-step fixtures against the target: a CI job's set-up in one command",
   description: `Each FILE holds {"version": 1, "steps": [{"name", "operation", "params", "body"}]} (docs/cli.md: Seeding any instance).
 Files run in the order given and share one namespace of step names. In any string:
   \${step:data.id}     a value from an earlier step's response envelope
@@ -25,11 +25,22 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
     'wcm seed fixtures/ci-seed.steps.json --output seeded.json && jq -r .steps.faq.data.id seeded.json',
     'wcm seed base.steps.json extra.steps.json --dry-run',
   ],
-  args: [{ name: 'file', description: 'API-step fixture files, run in order', required: true, variadic: true, complete: 'file' }],
+  args: [
+    {
+      name: 'file',
+      description: 'API-step fixture files, run in order',
+      required: true,
+      variadic: true,
+      complete: 'file',
+    },
+  ],
   options: [
     { flags: '--dry-run', description: 'resolve and validate every step and print the plan; send nothing' },
-    { flags: '--output <file>', description: 'write every step\'s result as JSON (also when a step fails)' },
-    { flags: '--continue-on-error', description: 'keep going after a failed step (steps using its result are skipped)' },
+    { flags: '--output <file>', description: "write every step's result as JSON (also when a step fails)" },
+    {
+      flags: '--continue-on-error',
+      description: 'keep going after a failed step (steps using its result are skipped)',
+    },
   ],
   async run(opts, f) {
     const { parseSeedFile } = await import('../src/seed/parse.js');
@@ -53,7 +64,15 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
 
     if (plan.problems.length) {
       const where = { base_url: target.baseUrl, workspace: target.workspace ?? null };
-      if (output) await report.writeJson(output, { version: 1, ok: false, target: where, steps: {}, not_run: [], problems: plan.problems });
+      if (output)
+        await report.writeJson(output, {
+          version: 1,
+          ok: false,
+          target: where,
+          steps: {},
+          not_run: [],
+          problems: plan.problems,
+        });
       report.printProblems(f.io, s, plan.problems, json);
       return EXIT.usage;
     }

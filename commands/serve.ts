@@ -24,33 +24,73 @@ export default defineCommand<ServeOptions>({
     'On an empty store without --seed, creates an owner, a workspace and an all-abilities token,\n' +
     'saves them as profile `local`, and prints the token once. SIGINT/SIGTERM finish in-flight\n' +
     'requests, flush the store and exit 0.',
-  examples: ['wcm serve', 'wcm serve --port 0 --data /tmp/wcm.json --seed fixtures/demo.json', 'wcm serve --host 0.0.0.0 --public-url https://sandbox.example.com'],
+  examples: [
+    'wcm serve',
+    'wcm serve --port 0 --data /tmp/wcm.json --seed fixtures/demo.json',
+    'wcm serve --host 0.0.0.0 --public-url https://sandbox.example.com',
+  ],
   options: [
     { flags: '--host <host>', description: 'address to listen on', default: '127.0.0.1' },
     { flags: '--port <port>', description: 'port (0 picks a free one)', default: '4010' },
-    { flags: '--public-url <url>', description: 'the origin clients use, e.g. https://sandbox.example.com behind a TLS proxy (env WCM_PUBLIC_URL); OAuth issuer, links and redirects use it' },
-    { flags: '--allowed-host <name>', description: 'also answer requests whose Host is this name (repeatable; .example.com for subdomains; * for any, which disables DNS-rebinding protection)', repeatable: true },
-    { flags: '--allowed-origin <origin>', description: 'let web pages from this origin call the server (repeatable), e.g. https://app.example.com', repeatable: true },
+    {
+      flags: '--public-url <url>',
+      description:
+        'the origin clients use, e.g. https://sandbox.example.com behind a TLS proxy (env WCM_PUBLIC_URL); OAuth issuer, links and redirects use it',
+    },
+    {
+      flags: '--allowed-host <name>',
+      description:
+        'also answer requests whose Host is this name (repeatable; .example.com for subdomains; * for any, which disables DNS-rebinding protection)',
+      repeatable: true,
+    },
+    {
+      flags: '--allowed-origin <origin>',
+      description: 'let web pages from this origin call the server (repeatable), e.g. https://app.example.com',
+      repeatable: true,
+    },
     { flags: '--data <file>', description: 'data file (default .wcm/store.json in the working directory)' },
-    { flags: '--seed <fixture>', description: 'store fixture to load into an empty store (repeatable)', repeatable: true },
-    { flags: '--log-bodies', description: 'keep request bodies in the request log (`wcm logs`), with tokens, secrets, card numbers and e-mail addresses masked' },
+    {
+      flags: '--seed <fixture>',
+      description: 'store fixture to load into an empty store (repeatable)',
+      repeatable: true,
+    },
+    {
+      flags: '--log-bodies',
+      description:
+        'keep request bodies in the request log (`wcm logs`), with tokens, secrets, card numbers and e-mail addresses masked',
+    },
     { flags: '--rate-limit <n>', description: 'public requests per minute per client and route (default 60)' },
-    { flags: '--payments <provider>', description: 'payment provider (default local; stripe when STRIPE_SECRET_KEY is set)', choices: ['local', 'stripe'] },
+    {
+      flags: '--payments <provider>',
+      description: 'payment provider (default local; stripe when STRIPE_SECRET_KEY is set)',
+      choices: ['local', 'stripe'],
+    },
   ],
   async run(opts, f) {
     const port = Number(opts.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`\`--port\` must be an integer from 0 to 65535; received \`${opts.port}\`.`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`\`--port\` must be an integer from 0 to 65535; received \`${opts.port}\`.`);
     let rateLimit: number | undefined;
     if (opts.rateLimit !== undefined) {
       rateLimit = Number(opts.rateLimit);
-      if (!Number.isInteger(rateLimit) || rateLimit < 1) throw new UsageError(`\`--rate-limit\` must be a positive integer; received \`${opts.rateLimit}\`.`);
+      if (!Number.isInteger(rateLimit) || rateLimit < 1)
+        throw new UsageError(`\`--rate-limit\` must be a positive integer; received \`${opts.rateLimit}\`.`);
     }
-    const trust = { publicUrl: opts.publicUrl ?? (f.env.WCM_PUBLIC_URL || undefined), allowedHosts: opts.allowedHost, allowedOrigins: opts.allowedOrigin };
+    const trust = {
+      publicUrl: opts.publicUrl ?? (f.env.WCM_PUBLIC_URL || undefined),
+      allowedHosts: opts.allowedHost,
+      allowedOrigins: opts.allowedOrigin,
+    };
     const { checkTrustOptions, TrustOptionError } = await import('../src/server/trust/config.js');
     try {
       checkTrustOptions(trust);
     } catch (err) {
-      if (err instanceof TrustOptionError) throw new UsageError(opts.publicUrl === undefined && trust.publicUrl !== undefined ? err.message.replace('`--public-url`', '`WCM_PUBLIC_URL`') : err.message);
+      if (err instanceof TrustOptionError)
+        throw new UsageError(
+          opts.publicUrl === undefined && trust.publicUrl !== undefined
+            ? err.message.replace('`--public-url`', '`WCM_PUBLIC_URL`')
+            : err.message,
+        );
       throw err;
     }
     const dataFile = path.resolve(f.cwd, opts.data ?? '.wcm/store.json');
@@ -75,10 +115,17 @@ export default defineCommand<ServeOptions>({
         ...trust,
       });
     } catch (err) {
-      if (err instanceof StoreLockedError || err instanceof FixtureError || err instanceof StoreCorruptError) throw new CliError(err.message);
+      if (err instanceof StoreLockedError || err instanceof FixtureError || err instanceof StoreCorruptError)
+        throw new CliError(err.message);
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new CliError(`Port ${port} on ${opts.host} is already in use.`, 1, 'Stop what is using it, or pass `--port 0` for a free port.');
-      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new CliError(`Cannot listen on ${opts.host}:${port} (${code}).`);
+      if (code === 'EADDRINUSE')
+        throw new CliError(
+          `Port ${port} on ${opts.host} is already in use.`,
+          1,
+          'Stop what is using it, or pass `--port 0` for a free port.',
+        );
+      if (code === 'EACCES' || code === 'EADDRNOTAVAIL')
+        throw new CliError(`Cannot listen on ${opts.host}:${port} (${code}).`);
       throw err;
     }
     // Signals are handled from the moment the port is open: a SIGTERM that arrives while the
@@ -133,8 +180,17 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string): 
   const currentBefore = profiles.current();
   const fresh = server.bootstrap ?? server.seededToken;
   if (fresh) {
-    await credentials.saveProfileToken(profiles, name, { base_url: server.url, workspace: fresh.workspaceId }, fresh.token, await credentials.openKeychain(f.env));
-    if (before && before.base_url !== server.url) lines.push(`profile \`${name}\` pointed at ${before.base_url}; it now points at this server (pass \`--profile NAME\` to keep both)`);
+    await credentials.saveProfileToken(
+      profiles,
+      name,
+      { base_url: server.url, workspace: fresh.workspaceId },
+      fresh.token,
+      await credentials.openKeychain(f.env),
+    );
+    if (before && before.base_url !== server.url)
+      lines.push(
+        `profile \`${name}\` pointed at ${before.base_url}; it now points at this server (pass \`--profile NAME\` to keep both)`,
+      );
     await (await import('../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
     if (server.bootstrap) {
       lines.push(
@@ -142,7 +198,10 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string): 
         `  ${fresh.token}`,
         `saved as profile \`${name}\` in ${profiles.path}: in another terminal, try \`wcm ${name === 'local' ? '' : `--profile ${name} `}lists ls\``,
       );
-    } else lines.push(`profile \`${name}\` uses the fixture's first all-abilities token, workspace ${fresh.workspaceId}: try \`wcm ${name === 'local' ? '' : `--profile ${name} `}threads ls\``);
+    } else
+      lines.push(
+        `profile \`${name}\` uses the fixture's first all-abilities token, workspace ${fresh.workspaceId}: try \`wcm ${name === 'local' ? '' : `--profile ${name} `}threads ls\``,
+      );
   } else {
     // The token binds to the origin (issue 18): re-pointing the profile at this server's new port is
     // safe only because this server holds the token; it is saved again under the new origin.
@@ -169,7 +228,11 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string): 
   const services = server.app.services;
   const webhook = services.secretSources?.webhook !== 'env' ? services.webhookSecret : undefined;
   if (ours && (ours.admin_token !== server.adminToken || (webhook && ours.webhook_secret !== webhook))) {
-    await profiles.set(name, { ...ours, ...(server.adminToken ? { admin_token: server.adminToken } : {}), ...(webhook ? { webhook_secret: webhook } : {}) });
+    await profiles.set(name, {
+      ...ours,
+      ...(server.adminToken ? { admin_token: server.adminToken } : {}),
+      ...(webhook ? { webhook_secret: webhook } : {}),
+    });
   }
   return [...lines, ...secretLines(f, server, ours ? name : undefined, profiles.path)];
 }
@@ -184,13 +247,21 @@ function secretLines(f: Factory, server: Started, profile: string | undefined, c
   if (!sources) return [];
   const show = (what: string, value: string | undefined, source: SecretSource, envName: string) => {
     if (source === 'env') return `${what} from ${envName}`;
-    const where = profile ? `saved in profile \`${profile}\` (${configPath})` : `in no profile: set ${envName} to choose it`;
-    if (source === 'generated' && f.io.isStdoutTTY && value) return `${what} ${value} (generated now, shown once; ${where})`;
+    const where = profile
+      ? `saved in profile \`${profile}\` (${configPath})`
+      : `in no profile: set ${envName} to choose it`;
+    if (source === 'generated' && f.io.isStdoutTTY && value)
+      return `${what} ${value} (generated now, shown once; ${where})`;
     return `${what} ${source === 'generated' ? 'generated now' : 'kept in the store'}, not printed; ${where}`;
   };
   return [
     show('control plane (/_emulator, `wcm local …`, `wcm logs`): admin token', admin, sources.admin, 'WCM_ADMIN_TOKEN'),
-    show('payment notifications (POST /v1/webhooks/payments): signing secret', webhook, sources.webhook, 'WCM_WEBHOOK_SECRET'),
+    show(
+      'payment notifications (POST /v1/webhooks/payments): signing secret',
+      webhook,
+      sources.webhook,
+      'WCM_WEBHOOK_SECRET',
+    ),
   ];
 }
 

@@ -98,11 +98,18 @@ export async function startServer(options: StartServerOptions = {}): Promise<Sta
   const adminToken = s.adminToken!;
   const control = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
     const res = await s.app.handle({
-      method, url: `/_emulator${p}`, headers: { host: new URL(origin).host, authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      method,
+      url: `/_emulator${p}`,
+      headers: {
+        host: new URL(origin).host,
+        authorization: `Bearer ${adminToken}`,
+        'content-type': 'application/json',
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const parsed = JSON.parse(res.body || '{}');
-    if (res.status >= 400) throw new Error(`${method} /_emulator${p}: ${parsed.title ?? res.status}: ${parsed.detail ?? ''}`);
+    if (res.status >= 400)
+      throw new Error(`${method} /_emulator${p}: ${parsed.title ?? res.status}: ${parsed.detail ?? ''}`);
     return parsed.data as T;
   };
   return {
@@ -111,7 +118,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Sta
     token: s.seededToken?.token ?? s.bootstrap?.token,
     workspace: s.seededToken?.workspaceId ?? s.bootstrap?.workspaceId,
     adminToken,
-    reset: async (to = 'empty') => (await control<{ records: Record<string, number> }>('POST', '/reset', { to })).records,
+    reset: async (to = 'empty') =>
+      (await control<{ records: Record<string, number> }>('POST', '/reset', { to })).records,
     snapshot: async (name) => {
       await control('POST', '/snapshots', { name });
     },

@@ -7,7 +7,10 @@ export function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
   for (const rel of ['../../package.json', '../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as { name?: string; version: string };
+      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as {
+        name?: string;
+        version: string;
+      };
       if (pkg.name === 'wcm') return (cachedVersion = pkg.version);
     } catch {
       /* not at this level */

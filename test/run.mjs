@@ -11,7 +11,14 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = mkdtempSync(path.join(tmpdir(), 'wcm-vitest-'));
 const report = path.join(dir, 'report.json');
 const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
-const args = [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+const args = [
+  vitest,
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+];
 const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
 let code = r.status ?? 1;
 try {

@@ -5,14 +5,18 @@ export default defineCommand<{ publish?: boolean }>({
   path: ['articles', 'restore'],
   output: 'restoreArticleVersion',
   summary: 'Restore an article version as a new current version',
-  description: 'Creates version N+1 with the restored title and body. It is published only with --publish; earlier versions never change.',
+  description:
+    'Creates version N+1 with the restored title and body. It is published only with --publish; earlier versions never change.',
   args: [
     { name: 'LIST', description: 'knowledge list id', required: true, pick: 'knowledgeList' },
     { name: 'ARTICLE', description: 'article id', required: true, pick: 'article' },
     { name: 'VERSION', description: 'version number (1, 2, …) or version id', required: true, pick: 'articleVersion' },
   ],
   options: [{ flags: '--publish', description: 'also make the new version the published one' }],
-  examples: ['wcm articles restore 34245e7c-3e2f-40d4-838c-7d330fa624ba c8662610-465b-432d-bc0c-117f751f478a v1', 'wcm articles restore 34245e7c-3e2f-40d4-838c-7d330fa624ba c8662610-465b-432d-bc0c-117f751f478a 2 --publish'],
+  examples: [
+    'wcm articles restore 34245e7c-3e2f-40d4-838c-7d330fa624ba c8662610-465b-432d-bc0c-117f751f478a v1',
+    'wcm articles restore 34245e7c-3e2f-40d4-838c-7d330fa624ba c8662610-465b-432d-bc0c-117f751f478a 2 --publish',
+  ],
   async run(opts, f) {
     const [list, article, version] = opts.args;
     const workspace = await f.workspace();

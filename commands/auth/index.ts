@@ -5,9 +5,4 @@ import authToken from './token.js';
 import authLogout from './logout.js';
 
 /** The `wcm auth` commands, in help order: a new verb is its file beside this one and one line here. */
-export const authCommands = [
-  authLogin,
-  authStatus,
-  authToken,
-  authLogout,
-] as CommandDef[];
+export const authCommands = [authLogin, authStatus, authToken, authLogout] as CommandDef[];

@@ -43,17 +43,40 @@ export default defineCommand<LoginOptions>({
         : (existing?.base_url ?? DEFAULT_BASE_URL);
 
     let token: string;
-    let oauth: { refresh_token?: string; expires_at?: string; scope?: string; client_id: string; token_endpoint: string; revocation_endpoint?: string } | undefined;
+    let oauth:
+      | {
+          refresh_token?: string;
+          expires_at?: string;
+          scope?: string;
+          client_id: string;
+          token_endpoint: string;
+          revocation_endpoint?: string;
+        }
+      | undefined;
     if (opts.web) {
       if (opts.withToken) throw new UsageError('`--web` and `--with-token` are two ways to log in: pass one.');
       const seconds = opts.timeout === undefined ? 300 : Number(opts.timeout);
-      if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new UsageError(`\`--timeout\` must be a whole number of seconds from 1 to 3600; received \`${opts.timeout}\`.`);
+      if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600)
+        throw new UsageError(
+          `\`--timeout\` must be a whole number of seconds from 1 to 3600; received \`${opts.timeout}\`.`,
+        );
       const { ALL_SCOPES, webLogin } = await import('../../src/cli/oauth-login.js');
       const scopes = opts.scopes ? opts.scopes.split(/[\s,]+/).filter(Boolean) : [...ALL_SCOPES];
       const unknown = scopes.filter((x) => !ALL_SCOPES.includes(x));
-      if (unknown.length) throw new UsageError(`\`--scopes\`: unknown ${unknown.map((x) => `\`${x}\``).join(', ')}.`, `Scopes are the abilities: ${ALL_SCOPES.join(', ')}.`);
+      if (unknown.length)
+        throw new UsageError(
+          `\`--scopes\`: unknown ${unknown.map((x) => `\`${x}\``).join(', ')}.`,
+          `Scopes are the abilities: ${ALL_SCOPES.join(', ')}.`,
+        );
       const clientId = opts.clientId ?? 'wcm-cli';
-      const { tokens, as } = await webLogin({ baseUrl, clientId, scopes, timeoutMs: seconds * 1000, io: f.io, env: f.env });
+      const { tokens, as } = await webLogin({
+        baseUrl,
+        clientId,
+        scopes,
+        timeoutMs: seconds * 1000,
+        io: f.io,
+        env: f.env,
+      });
       token = tokens.access_token;
       oauth = {
         client_id: clientId,
@@ -70,7 +93,10 @@ export default defineCommand<LoginOptions>({
       token = (await p.password({ message: `Token for ${baseUrl}` })).trim();
       if (!token) throw new UsageError('No token entered; nothing was saved.');
     } else {
-      throw new UsageError('No token: `wcm auth login` needs `--with-token` (token on standard input) when it cannot prompt.', 'Example: `echo "$TOKEN" | wcm auth login --with-token`.');
+      throw new UsageError(
+        'No token: `wcm auth login` needs `--with-token` (token on standard input) when it cannot prompt.',
+        'Example: `echo "$TOKEN" | wcm auth login --with-token`.',
+      );
     }
 
     const client = await f.client({ baseUrl, token });
@@ -94,7 +120,9 @@ export default defineCommand<LoginOptions>({
       if (!w) {
         throw new UsageError(
           `\`--workspace ${f.globals.workspace}\` is not a workspace this token can reach; nothing was saved.`,
-          reachable.length ? `It can reach: ${reachable.map((x) => `${x.id} (${x.name})`).join(', ')}.` : 'It can reach no workspace: ask an owner to add you.',
+          reachable.length
+            ? `It can reach: ${reachable.map((x) => `${x.id} (${x.name})`).join(', ')}.`
+            : 'It can reach no workspace: ask an owner to add you.',
         );
       }
       workspace = w.id;
@@ -105,7 +133,8 @@ export default defineCommand<LoginOptions>({
       workspace = await p.select({
         message: 'Default workspace',
         choices: reachable.map((x) => ({ name: `${x.name} (${x.id})`, value: x.id, description: `role ${x.role}` })),
-        default: existing?.workspace && reachable.some((x) => x.id === existing.workspace) ? existing.workspace : undefined,
+        default:
+          existing?.workspace && reachable.some((x) => x.id === existing.workspace) ? existing.workspace : undefined,
       });
     } else if (reachable.length > 1) {
       note = `No default workspace saved: the token reaches ${reachable.length}. Pick one with \`wcm auth login --profile ${name} --workspace ID\`, or pass \`--workspace ID\` (or WCM_WORKSPACE) per command.`;
@@ -116,10 +145,17 @@ export default defineCommand<LoginOptions>({
     const { openKeychain, saveProfileToken } = await import('../../src/cli/credentials.js');
     const keychain = await openKeychain(f.env);
     const currentBefore = profiles.current();
-    const storage = await saveProfileToken(profiles, name, { base_url: baseUrl, ...(workspace ? { workspace } : {}) }, token, keychain);
+    const storage = await saveProfileToken(
+      profiles,
+      name,
+      { base_url: baseUrl, ...(workspace ? { workspace } : {}) },
+      token,
+      keychain,
+    );
     if (oauth) await (await import('../../src/cli/credentials.js')).saveOAuthState(profiles, name, oauth, keychain);
     await (await import('../../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
-    if (existing && existing.base_url !== baseUrl) f.io.stderr.write(`Profile ${name} pointed at ${existing.base_url}; it now points at ${baseUrl}.\n`);
+    if (existing && existing.base_url !== baseUrl)
+      f.io.stderr.write(`Profile ${name} pointed at ${existing.base_url}; it now points at ${baseUrl}.\n`);
     const isCurrent = profiles.current() === name;
 
     if (f.globals.json) {
@@ -136,13 +172,20 @@ export default defineCommand<LoginOptions>({
     } else {
       const s = await style(f.io);
       const out = f.io.stdout;
-      out.write(`${s.green('✓')} Logged in to ${baseUrl} as ${me.user.name} <${me.user.email}>; saved as profile ${s.bold(name)} in ${profiles.path}\n`);
-      out.write(`Token stored in ${storage === 'keychain' ? 'the OS keychain' : `${profiles.path} (mode 0600; no OS keychain here)`}; it is sent only to ${new URL(baseUrl).origin}.\n`);
+      out.write(
+        `${s.green('✓')} Logged in to ${baseUrl} as ${me.user.name} <${me.user.email}>; saved as profile ${s.bold(name)} in ${profiles.path}\n`,
+      );
+      out.write(
+        `Token stored in ${storage === 'keychain' ? 'the OS keychain' : `${profiles.path} (mode 0600; no OS keychain here)`}; it is sent only to ${new URL(baseUrl).origin}.\n`,
+      );
       out.write(`Abilities: ${me.token.abilities.join(', ') || 'none'}\n`);
       out.write(`Workspaces this token can reach (${reachable.length}):\n`);
       for (const x of reachable) out.write(`  ${x.id === workspace ? '*' : ' '} ${x.id}  ${x.name}  (${x.role})\n`);
       if (workspace) out.write(`Default workspace: ${workspace}\n`);
-      if (!isCurrent) out.write(`Use it with \`--profile ${name}\`, or make it the current profile with \`wcm profile use ${name}\`.\n`);
+      if (!isCurrent)
+        out.write(
+          `Use it with \`--profile ${name}\`, or make it the current profile with \`wcm profile use ${name}\`.\n`,
+        );
     }
     if (note) f.io.stderr.write(`${note}\n`);
     return 0;

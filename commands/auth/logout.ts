@@ -12,7 +12,10 @@ export default defineCommand({
     const p = profiles.get(name);
     if (!p) {
       const known = Object.keys(profiles.list()).sort();
-      throw new UsageError(`Profile \`${name}\` does not exist.`, known.length ? `Known profiles: ${known.join(', ')}.` : 'There are no profiles yet.');
+      throw new UsageError(
+        `Profile \`${name}\` does not exist.`,
+        known.length ? `Known profiles: ${known.join(', ')}.` : 'There are no profiles yet.',
+      );
     }
     if (!p.token && !p.token_ref) {
       f.io.stderr.write(`Profile ${name} holds no token already.\n`);
@@ -22,13 +25,17 @@ export default defineCommand({
         const { revokeProfileTokens } = await import('../../src/cli/oauth-login.js');
         const { openKeychain: kc } = await import('../../src/cli/credentials.js');
         const access = p.token ?? (p.token_ref ? (await kc(f.env))?.get(p.token_ref) : undefined);
-        if (!(await revokeProfileTokens(p, access, f.env))) f.io.stderr.write(`Warning: the server did not confirm revoking profile ${name}'s OAuth tokens; they are forgotten here anyway.\n`);
+        if (!(await revokeProfileTokens(p, access, f.env)))
+          f.io.stderr.write(
+            `Warning: the server did not confirm revoking profile ${name}'s OAuth tokens; they are forgotten here anyway.\n`,
+          );
       }
       const { forgetProfileToken, openKeychain } = await import('../../src/cli/credentials.js');
       await forgetProfileToken(profiles, name, p.token_ref ? await openKeychain(f.env) : null);
       f.io.stderr.write(`Removed the token of profile ${name} (${p.base_url}).\n`);
     }
-    if (f.env.WCM_TOKEN) f.io.stderr.write('Note: WCM_TOKEN is set in this environment and still applies to every command.\n');
+    if (f.env.WCM_TOKEN)
+      f.io.stderr.write('Note: WCM_TOKEN is set in this environment and still applies to every command.\n');
     return 0;
   },
 });

@@ -5,7 +5,6 @@ import type { Column } from '../../src/cli/output.js';
 import type { Booking } from '../../src/contract/types.js';
 import { BOOKING_STATUSES } from '../../src/contract/enums.js';
 
-
 interface LsOptions extends ListFlags {
   status?: string;
   from?: string;
@@ -32,7 +31,15 @@ export function parseInstant(flag: string, raw: string): string {
   const [h, mi, se] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
   // Date.parse rolls 30 February over into March; a calendar check refuses it instead.
   const day = new Date(Date.UTC(y, mo - 1, d));
-  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d || h > 23 || mi > 59 || se > 59) throw bad();
+  if (
+    day.getUTCFullYear() !== y ||
+    day.getUTCMonth() !== mo - 1 ||
+    day.getUTCDate() !== d ||
+    h > 23 ||
+    mi > 59 ||
+    se > 59
+  )
+    throw bad();
   const at = Date.parse(dateOnly ? `${raw}T00:00:00Z` : raw);
   if (Number.isNaN(at)) throw bad();
   return new Date(at).toISOString();
@@ -41,8 +48,19 @@ export function parseInstant(flag: string, raw: string): string {
 /** The booking's own wall-clock time (what the customer booked), e.g. `Tue 3 Nov 2026, 14:00–16:00`. */
 function localSpan(b: Booking): string {
   try {
-    const day = new Intl.DateTimeFormat('en-GB', { timeZone: b.timezone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
-    const time = new Intl.DateTimeFormat('en-GB', { timeZone: b.timezone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    const day = new Intl.DateTimeFormat('en-GB', {
+      timeZone: b.timezone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+    });
+    const time = new Intl.DateTimeFormat('en-GB', {
+      timeZone: b.timezone,
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
     const start = new Date(b.starts_at);
     return `${day.format(start)}, ${time.format(start)}–${time.format(new Date(b.ends_at))}`;
   } catch {
@@ -56,7 +74,8 @@ const ttyColumns: Column<Booking>[] = [
   {
     header: 'STATUS',
     value: (b) => b.status,
-    pretty: (b, s) => (b.status === 'confirmed' ? s.green(b.status) : b.status === 'pending' ? s.yellow(b.status) : s.red(b.status)),
+    pretty: (b, s) =>
+      b.status === 'confirmed' ? s.green(b.status) : b.status === 'pending' ? s.yellow(b.status) : s.red(b.status),
   },
   { header: 'TYPE', value: (b) => b.booking_type.name, maxWidth: 30 },
   { header: 'CONTACT', value: (b) => b.contact.name ?? b.contact.email ?? '—', maxWidth: 30 },
@@ -82,7 +101,11 @@ export default defineCommand<LsOptions>({
     '`--from` and `--to` bound `starts_at` (from inclusive, to exclusive); a bare date means midnight UTC.\n' +
     'Piped output is tab-separated: id, starts_at, ends_at, timezone, status, type, contact name, email.',
   list: true,
-  examples: ['wcm bookings ls', 'wcm bookings ls --status confirmed --from 2026-11-01 --to 2026-12-01', 'wcm bookings ls --all --json'],
+  examples: [
+    'wcm bookings ls',
+    'wcm bookings ls --status confirmed --from 2026-11-01 --to 2026-12-01',
+    'wcm bookings ls --all --json',
+  ],
   options: [
     { flags: '--status <status>', description: 'only bookings with this status', choices: BOOKING_STATUSES },
     { flags: '--from <time>', description: 'only bookings starting at or after this ISO 8601 date or date-time' },
@@ -91,9 +114,20 @@ export default defineCommand<LsOptions>({
   async run(opts, f) {
     const from = opts.from !== undefined ? parseInstant('--from', opts.from) : undefined;
     const to = opts.to !== undefined ? parseInstant('--to', opts.to) : undefined;
-    if (from && to && from > to) throw new UsageError(`\`--from\` (${opts.from}) is after \`--to\` (${opts.to}).`, 'Swap them: --from is the earlier bound.');
+    if (from && to && from > to)
+      throw new UsageError(
+        `\`--from\` (${opts.from}) is after \`--to\` (${opts.to}).`,
+        'Swap them: --from is the earlier bound.',
+      );
     const workspace = await f.workspace();
     const columns = f.io.isStdoutTTY ? ttyColumns : plainColumns;
-    return runList(f, opts, 'listBookings', { params: { workspace }, query: { status: opts.status, from, to } }, columns, 'bookings');
+    return runList(
+      f,
+      opts,
+      'listBookings',
+      { params: { workspace }, query: { status: opts.status, from, to } },
+      columns,
+      'bookings',
+    );
   },
 });

@@ -7,7 +7,10 @@ export default defineCommand({
   output: 'getForm',
   summary: 'Show a form (fields marked * are required)',
   args: [{ name: 'FORM', description: 'form id', required: true, pick: 'form' }],
-  examples: ['wcm forms show e5bfd74f-95a3-4f41-b615-83ee8cf45bca', 'wcm forms show e5bfd74f-95a3-4f41-b615-83ee8cf45bca --json fields'],
+  examples: [
+    'wcm forms show e5bfd74f-95a3-4f41-b615-83ee8cf45bca',
+    'wcm forms show e5bfd74f-95a3-4f41-b615-83ee8cf45bca --json fields',
+  ],
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();

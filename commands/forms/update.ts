@@ -25,8 +25,14 @@ export default defineCommand<UpdateOptions>({
   ],
   options: [
     { flags: '--name <name>', description: 'new form name (max 255)' },
-    { flags: '--fields-file <file>', description: 'JSON array of fields {id, label, required, options} (or {"fields": [...]}); replaces them all' },
-    { flags: '--file <file>', description: 'JSON object: the request body; --name and --fields-file override its members' },
+    {
+      flags: '--fields-file <file>',
+      description: 'JSON array of fields {id, label, required, options} (or {"fields": [...]}); replaces them all',
+    },
+    {
+      flags: '--file <file>',
+      description: 'JSON object: the request body; --name and --fields-file override its members',
+    },
   ],
   async run(opts, f) {
     const [form] = opts.args;
@@ -35,12 +41,18 @@ export default defineCommand<UpdateOptions>({
     if (opts.fieldsFile) {
       const raw = await readJsonFile(f, '--fields-file', opts.fieldsFile);
       const fields = Array.isArray(raw) ? raw : (raw as { fields?: unknown } | null)?.fields;
-      if (!Array.isArray(fields)) throw new UsageError('`--fields-file` must hold a JSON array of fields, e.g. [{"id": "email", "label": "Email", "required": true}].');
+      if (!Array.isArray(fields))
+        throw new UsageError(
+          '`--fields-file` must hold a JSON array of fields, e.g. [{"id": "email", "label": "Email", "required": true}].',
+        );
       body.fields = fields;
     }
     if (opts.name !== undefined) body.name = opts.name;
     if (!opts.file && !Object.keys(body).length) {
-      throw new UsageError('Nothing to change.', 'Pass --name, --fields-file or --file BODY.json, e.g. `wcm forms update FORM --name "Contact"`.');
+      throw new UsageError(
+        'Nothing to change.',
+        'Pass --name, --fields-file or --file BODY.json, e.g. `wcm forms update FORM --name "Contact"`.',
+      );
     }
     const client = await f.client();
     const res = await client.call('updateForm', { params: { workspace, form }, body });

@@ -11,7 +11,10 @@ interface CreateOptions {
   itemsFile?: string;
 }
 
-interface Item { title: string; description?: string }
+interface Item {
+  title: string;
+  description?: string;
+}
 
 /** `"Title"` or `"Title: description"` (the first `: ` splits). */
 export function parseItem(raw: string): Item {
@@ -45,7 +48,8 @@ export default defineCommand<CreateOptions>({
       } catch (err) {
         throw new UsageError(`\`--items-file\`: cannot read ${file} as JSON (${(err as Error).message}).`);
       }
-      if (!Array.isArray(parsed)) throw new UsageError('`--items-file` must hold a JSON array of {"title", "description"} objects.');
+      if (!Array.isArray(parsed))
+        throw new UsageError('`--items-file` must hold a JSON array of {"title", "description"} objects.');
       items.push(...(parsed as Item[]));
     }
     let { title, template } = opts;
@@ -56,17 +60,31 @@ export default defineCommand<CreateOptions>({
       }
       const client = await f.client();
       const p = await f.io.prompter();
-      title ??= (await p.input({ message: 'Title', validate: (v) => (v.trim() ? true : 'A title is required') })).trim();
+      title ??= (
+        await p.input({ message: 'Title', validate: (v) => (v.trim() ? true : 'A title is required') })
+      ).trim();
       if (!template) {
         const res = await client.call('listListingTemplates', { query: { limit: 100 } });
         template = await p.select({
           message: 'Template',
-          choices: res.body.data.map((t) => ({ name: `${t.name} (${t.slug})`, value: t.slug, description: t.description })),
+          choices: res.body.data.map((t) => ({
+            name: `${t.name} (${t.slug})`,
+            value: t.slug,
+            description: t.description,
+          })),
         });
       }
       if (!opts.item && !opts.itemsFile) {
-        while (items.length < 50 && (await p.confirm({ message: items.length ? 'Add another item?' : 'Add an item?', default: items.length === 0 }))) {
-          const itemTitle = (await p.input({ message: 'Item title', validate: (v) => (v.trim() ? true : 'An item needs a title') })).trim();
+        while (
+          items.length < 50 &&
+          (await p.confirm({
+            message: items.length ? 'Add another item?' : 'Add an item?',
+            default: items.length === 0,
+          }))
+        ) {
+          const itemTitle = (
+            await p.input({ message: 'Item title', validate: (v) => (v.trim() ? true : 'An item needs a title') })
+          ).trim();
           const description = (await p.input({ message: 'Description (optional)' })).trim();
           items.push(description ? { title: itemTitle, description } : { title: itemTitle });
         }
@@ -80,7 +98,14 @@ export default defineCommand<CreateOptions>({
     const l = res.body.data;
     if (!l) throw new CliError('The server answered without a listing.');
     if (f.globals.json) printJson(f.io.stdout, l);
-    else await printFields(f.io, [['id', l.id], ['title', l.title], ['template', l.template_slug], ['items', String(l.items.length)], ['dashboard', l.dashboard_url]]);
+    else
+      await printFields(f.io, [
+        ['id', l.id],
+        ['title', l.title],
+        ['template', l.template_slug],
+        ['items', String(l.items.length)],
+        ['dashboard', l.dashboard_url],
+      ]);
     return 0;
   },
 });

@@ -5,9 +5,4 @@ import listsShow from './show.js';
 import listsTemplates from './templates.js';
 
 /** The `wcm lists` commands, in help order: a new verb is its file beside this one and one line here. */
-export const listsCommands = [
-  listsCreate,
-  listsLs,
-  listsShow,
-  listsTemplates,
-] as CommandDef[];
+export const listsCommands = [listsCreate, listsLs, listsShow, listsTemplates] as CommandDef[];

@@ -4,15 +4,22 @@ import { runList } from '../../src/cli/list.js';
 export default defineCommand<ListFlags>({
   path: ['lists', 'ls'],
   output: 'listListings',
-  summary: 'List the workspace\'s listings, newest first',
+  summary: "List the workspace's listings, newest first",
   list: true,
   examples: ['wcm lists ls', 'wcm lists ls --all --json | jq length'],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList(f, opts, 'listListings', { params: { workspace } }, [
-      { header: 'ID', value: (r) => r.id },
-      { header: 'TITLE', value: (r) => r.title, maxWidth: 60 },
-      { header: 'DASHBOARD', value: (r) => r.dashboard_url, pretty: (r, s) => s.dim(r.dashboard_url) },
-    ], 'listings');
+    return runList(
+      f,
+      opts,
+      'listListings',
+      { params: { workspace } },
+      [
+        { header: 'ID', value: (r) => r.id },
+        { header: 'TITLE', value: (r) => r.title, maxWidth: 60 },
+        { header: 'DASHBOARD', value: (r) => r.dashboard_url, pretty: (r, s) => s.dim(r.dashboard_url) },
+      ],
+      'listings',
+    );
   },
 });

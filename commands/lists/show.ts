@@ -5,10 +5,20 @@ export default defineCommand({
   path: ['lists', 'show'],
   output: 'getListing',
   summary: 'Show a listing and its items',
-  description: 'On a terminal: the listing, then a table of items. Piped: key<TAB>value lines, then one item<TAB>title<TAB>description line per item.',
+  description:
+    'On a terminal: the listing, then a table of items. Piped: key<TAB>value lines, then one item<TAB>title<TAB>description line per item.',
   args: [{ name: 'LIST', description: 'listing id (from `wcm lists ls`)', required: true, pick: 'listing' }],
-  options: [{ flags: '--web', description: "open the listing's dashboard page (its dashboard_url) in your browser instead (piped: print it)" }],
-  examples: ['wcm lists show 249663da-4645-4a27-80da-510adb5532b5', 'wcm lists show 249663da-4645-4a27-80da-510adb5532b5 --jq ".items[].title"', 'wcm lists show 249663da-4645-4a27-80da-510adb5532b5 --web'],
+  options: [
+    {
+      flags: '--web',
+      description: "open the listing's dashboard page (its dashboard_url) in your browser instead (piped: print it)",
+    },
+  ],
+  examples: [
+    'wcm lists show 249663da-4645-4a27-80da-510adb5532b5',
+    'wcm lists show 249663da-4645-4a27-80da-510adb5532b5 --jq ".items[].title"',
+    'wcm lists show 249663da-4645-4a27-80da-510adb5532b5 --web',
+  ],
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();
@@ -37,7 +47,12 @@ export default defineCommand({
     await printRows(f.io, l.items, [
       ...(f.io.isStdoutTTY ? [] : [{ header: '', value: () => 'item' }]),
       { header: 'ITEM', value: (i) => i.title, maxWidth: 40 },
-      { header: 'DESCRIPTION', value: (i) => i.description ?? '', pretty: (i, s) => (i.description === undefined ? s.dim('—') : i.description), maxWidth: 70 },
+      {
+        header: 'DESCRIPTION',
+        value: (i) => i.description ?? '',
+        pretty: (i, s) => (i.description === undefined ? s.dim('—') : i.description),
+        maxWidth: 70,
+      },
     ]);
     return 0;
   },

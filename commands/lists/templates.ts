@@ -7,10 +7,17 @@ export default defineCommand<ListFlags>({
   summary: 'List the listing templates of the setup catalog',
   list: true,
   async run(opts, f) {
-    return runList(f, opts, 'listListingTemplates', {}, [
-      { header: 'SLUG', value: (r) => r.slug, pretty: (r, s) => s.bold(r.slug) },
-      { header: 'NAME', value: (r) => r.name },
-      { header: 'DESCRIPTION', value: (r) => r.description },
-    ], 'templates');
+    return runList(
+      f,
+      opts,
+      'listListingTemplates',
+      {},
+      [
+        { header: 'SLUG', value: (r) => r.slug, pretty: (r, s) => s.bold(r.slug) },
+        { header: 'NAME', value: (r) => r.name },
+        { header: 'DESCRIPTION', value: (r) => r.description },
+      ],
+      'templates',
+    );
   },
 });

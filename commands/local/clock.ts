@@ -10,6 +10,9 @@ export default defineCommand({
   async run(_opts, f) {
     const r = await controlRequest<{ now: string; offset_seconds: number }>(f, 'GET', '/clock');
     if (f.globals.json) return printJson(f.io.stdout, r);
-    await printFields(f.io, [['now', r.now], ['offset', r.offset_seconds ? `${r.offset_seconds} s` : '0 s (real time)']]);
+    await printFields(f.io, [
+      ['now', r.now],
+      ['offset', r.offset_seconds ? `${r.offset_seconds} s` : '0 s (real time)'],
+    ]);
   },
 });

@@ -11,7 +11,10 @@ export default defineCommand<{ data?: string }>({
   options: [dataOption],
   async run(opts, f) {
     const store = await f.store({ data: opts.data, readOnly: true });
-    const events = store.index('eventsByOccurred').entries('*').map((e) => e.rec);
+    const events = store
+      .index('eventsByOccurred')
+      .entries('*')
+      .map((e) => e.rec);
     if (f.globals.json) return printJson(f.io.stdout, events);
     if (!events.length && f.io.isStdoutTTY) f.io.stderr.write('no events yet: try `wcm agents opened AGENT`\n');
     await printRows(f.io, events, [

@@ -6,7 +6,9 @@ export default defineCommand<{ data?: string }>({
   path: ['local', 'export'],
   summary: 'Export a local data file as a store fixture (works while a server runs on it)',
   description: 'Tokens are written as `token_sha256`. The export imports back to the same state. Use `-` for stdout.',
-  args: [{ name: 'file', description: 'where to write the fixture (`-` for stdout)', required: true, complete: 'file' }],
+  args: [
+    { name: 'file', description: 'where to write the fixture (`-` for stdout)', required: true, complete: 'file' },
+  ],
   options: [dataOption],
   async run(opts, f) {
     const file = dataFileOf(f, opts.data);

@@ -7,14 +7,28 @@ import { dataFileOf, dataOption } from '../../src/cli/local.js';
 export default defineCommand<{ data?: string; replace?: boolean }>({
   path: ['local', 'import'],
   summary: 'Import store fixtures into a local data file (not while a server runs on it)',
-  description: 'Adds the fixtures\' records; ids that already exist are refused. With --replace, the data file is\nreplaced by the fixtures. A bad fixture is rejected with the JSON path, and nothing is imported.',
-  args: [{ name: 'fixture', description: 'store fixture files (docs/server.md: Store fixtures)', required: true, variadic: true, complete: 'file' }],
+  description:
+    "Adds the fixtures' records; ids that already exist are refused. With --replace, the data file is\nreplaced by the fixtures. A bad fixture is rejected with the JSON path, and nothing is imported.",
+  args: [
+    {
+      name: 'fixture',
+      description: 'store fixture files (docs/server.md: Store fixtures)',
+      required: true,
+      variadic: true,
+      complete: 'file',
+    },
+  ],
   options: [dataOption, { flags: '--replace', description: 'replace everything in the data file with the fixtures' }],
   async run(opts, f) {
     const file = dataFileOf(f, opts.data);
     const { readLock, StoreLockedError } = await import('../../src/store/lock.js');
     const holder = await readLock(file);
-    if (holder) throw new CliError(`A wcm server (pid ${holder.pid}) is running on ${file}; stop it before importing.`, 1, 'Or seed a running server through the API with `wcm seed`.');
+    if (holder)
+      throw new CliError(
+        `A wcm server (pid ${holder.pid}) is running on ${file}; stop it before importing.`,
+        1,
+        'Or seed a running server through the API with `wcm seed`.',
+      );
     const { Store } = await import('../../src/store/store.js');
     const { seedStore } = await import('../../src/store/seed.js');
     const { FixtureError } = await import('../../src/store/fixture.js');

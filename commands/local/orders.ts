@@ -4,14 +4,37 @@ import { printJson, printRows } from '../../src/cli/output.js';
 
 export default defineCommand<{ data?: string }>({
   path: ['local', 'orders'],
-  output: ['id', 'workspace_id', 'offer_id', 'payment_state', 'quantity', 'amount_total', 'currency', 'application_fee_amount', 'payment_intent_id', 'provider', 'customer_name', 'customer_email', 'customer_message', 'marketing_consent', 'source_type', 'source_id', 'attribution', 'created_at', 'updated_at'],
+  output: [
+    'id',
+    'workspace_id',
+    'offer_id',
+    'payment_state',
+    'quantity',
+    'amount_total',
+    'currency',
+    'application_fee_amount',
+    'payment_intent_id',
+    'provider',
+    'customer_name',
+    'customer_email',
+    'customer_message',
+    'marketing_consent',
+    'source_type',
+    'source_id',
+    'attribution',
+    'created_at',
+    'updated_at',
+  ],
   summary: 'Orders a local server recorded, newest first, with their payment state',
   description: 'Read-only: works while `wcm serve` runs on the file and shows every write it acknowledged.',
   examples: ['wcm local orders', 'wcm local orders --json | jq \'.[] | select(.payment_state == "paid")\''],
   options: [dataOption],
   async run(opts, f) {
     const store = await f.store({ data: opts.data, readOnly: true });
-    const orders = store.index('ordersByCreated').entries('*').map((e) => e.rec);
+    const orders = store
+      .index('ordersByCreated')
+      .entries('*')
+      .map((e) => e.rec);
     if (f.globals.json) return printJson(f.io.stdout, orders);
     if (!orders.length && f.io.isStdoutTTY) f.io.stderr.write('no orders yet: try `wcm commerce pay OFFER`\n');
     await printRows(f.io, orders, [

@@ -4,7 +4,8 @@ import { UsageError } from '../../src/cli/errors.js';
 import type { Factory } from '../../src/cli/factory.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 
-const CHOICES = '`seed` (what --seed loaded at first start), a snapshot name (`wcm local snapshot ls`), or `empty` (everything removed, users and tokens included)';
+const CHOICES =
+  '`seed` (what --seed loaded at first start), a snapshot name (`wcm local snapshot ls`), or `empty` (everything removed, users and tokens included)';
 
 export default defineCommand<{ to?: string; yes?: boolean }>({
   path: ['local', 'reset'],
@@ -14,22 +15,43 @@ export default defineCommand<{ to?: string; yes?: boolean }>({
     'or WCM_ADMIN_TOKEN. Idempotency records and rate limits start over too. Without --to, a terminal\n' +
     'asks which state (`empty` last, and confirmed); piped, --to is required.',
   options: [
-    { flags: '--to <state>', description: '`seed`, a snapshot name, or `empty` (removes everything, users and tokens included)', complete: 'state' },
+    {
+      flags: '--to <state>',
+      description: '`seed`, a snapshot name, or `empty` (removes everything, users and tokens included)',
+      complete: 'state',
+    },
     { flags: '--yes', description: 'do not ask to confirm `empty`' },
   ],
   examples: ['wcm local reset --to seed', 'wcm local reset --to before-tests', 'wcm local reset --to empty --yes'],
   async run(opts, f) {
     const to = opts.to ?? (await askState(f));
     if (to === 'empty' && !opts.yes && f.io.canPrompt()) {
-      const sure = await (await f.io.prompter()).confirm({ message: 'Remove everything on the server, users and tokens included?', default: false });
+      const sure = await (
+        await f.io.prompter()
+      ).confirm({ message: 'Remove everything on the server, users and tokens included?', default: false });
       if (!sure) {
         f.io.stderr.write('Nothing was reset.\n');
         return 1;
       }
     }
-    const r = await controlRequest<{ to: string; records: Record<string, number>; duration_ms: number }>(f, 'POST', '/reset', { to });
+    const r = await controlRequest<{ to: string; records: Record<string, number>; duration_ms: number }>(
+      f,
+      'POST',
+      '/reset',
+      { to },
+    );
     if (f.globals.json) printJson(f.io.stdout, r);
-    else await printFields(f.io, [['reset to', r.to], ['records', Object.entries(r.records).map(([k, v]) => `${v} ${k}`).join(', ') || 'none'], ['took', `${r.duration_ms} ms`]]);
+    else
+      await printFields(f.io, [
+        ['reset to', r.to],
+        [
+          'records',
+          Object.entries(r.records)
+            .map(([k, v]) => `${v} ${k}`)
+            .join(', ') || 'none',
+        ],
+        ['took', `${r.duration_ms} ms`],
+      ]);
     return 0;
   },
 });
@@ -37,7 +59,8 @@ export default defineCommand<{ to?: string; yes?: boolean }>({
 /** On a terminal, the state to reset to, chosen from the seed, the snapshots and (last) empty. */
 async function askState(f: Factory): Promise<string> {
   // Wiping everything by default is what no one wants from a bare `wcm local reset` in a script.
-  if (!f.io.canPrompt()) throw new UsageError(`\`wcm local reset\` needs \`--to\`: ${CHOICES}.`, 'Example: `wcm local reset --to seed`.');
+  if (!f.io.canPrompt())
+    throw new UsageError(`\`wcm local reset\` needs \`--to\`: ${CHOICES}.`, 'Example: `wcm local reset --to seed`.');
   const snapshots = await controlRequest<Array<{ name: string; saved_at: string }>>(f, 'GET', '/snapshots');
   return (await f.io.prompter()).select({
     message: 'Reset to',

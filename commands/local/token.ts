@@ -9,18 +9,28 @@ export default defineCommand<{ data?: string; save?: boolean }>({
   path: ['local', 'token'],
   summary: 'Print a fresh owner token for a local data file (the way back into a store whose first token is lost)',
   description:
-    'Adds an all-abilities token for the owner of the store\'s first workspace and prints it on stdout.\n' +
+    "Adds an all-abilities token for the owner of the store's first workspace and prints it on stdout.\n" +
     'It is saved in profile `local` (or `--profile NAME`); the next `wcm serve` on the file points that\n' +
     'profile at itself. Not while a server runs on the file: stop it first.',
-  examples: ['wcm local token', 'wcm local token --data /tmp/wcm.json --profile staging-copy', 'wcm local token --no-save | pbcopy'],
+  examples: [
+    'wcm local token',
+    'wcm local token --data /tmp/wcm.json --profile staging-copy',
+    'wcm local token --no-save | pbcopy',
+  ],
   options: [dataOption, { flags: '--no-save', description: 'only print the token; keep the profiles as they are' }],
   async run(opts, f) {
     const file = dataFileOf(f, opts.data);
     const holder = await (await import('../../src/store/lock.js')).readLock(file);
-    if (holder) throw new CliError(`A wcm server (pid ${holder.pid}) is running on ${file}; stop it (Ctrl-C) before adding a token.`, 1, 'Then run `wcm local token` again and start `wcm serve` once more.');
+    if (holder)
+      throw new CliError(
+        `A wcm server (pid ${holder.pid}) is running on ${file}; stop it (Ctrl-C) before adding a token.`,
+        1,
+        'Then run `wcm local token` again and start `wcm serve` once more.',
+      );
     const { existsSync } = await import('node:fs');
     // A missing file would be created empty: there is nobody in it to issue a token for.
-    if (!existsSync(file) && !existsSync(`${file}.journal`)) throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
+    if (!existsSync(file) && !existsSync(`${file}.journal`))
+      throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
     const store = await f.store({ data: opts.data });
     let issued;
     try {
@@ -28,7 +38,12 @@ export default defineCommand<{ data?: string; save?: boolean }>({
     } finally {
       await store.close();
     }
-    if (!issued) throw new CliError(`${file} has no workspace with an owner, so there is nobody to issue a token for.`, 1, `Remove ${file} and run \`wcm serve\`: it creates an owner, a workspace and a token.`);
+    if (!issued)
+      throw new CliError(
+        `${file} has no workspace with an owner, so there is nobody to issue a token for.`,
+        1,
+        `Remove ${file} and run \`wcm serve\`: it creates an owner, a workspace and a token.`,
+      );
     f.io.stdout.write(`${issued.token}\n`);
     if (opts.save === false) return 0;
     const name = f.globals.profile || 'local';
@@ -37,9 +52,17 @@ export default defineCommand<{ data?: string; save?: boolean }>({
     const before = profiles.get(name);
     const currentBefore = profiles.current();
     const { token: _t, token_ref: _r, oauth: _o, ...rest } = before ?? { base_url: DEFAULT_LOCAL_URL };
-    await credentials.saveProfileToken(profiles, name, { ...rest, workspace: issued.workspaceId }, issued.token, await credentials.openKeychain(f.env));
+    await credentials.saveProfileToken(
+      profiles,
+      name,
+      { ...rest, workspace: issued.workspaceId },
+      issued.token,
+      await credentials.openKeychain(f.env),
+    );
     await (await import('../../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
-    f.io.stderr.write(`saved as profile \`${name}\` (workspace ${issued.workspaceId}): \`wcm serve${opts.data ? ` --data ${opts.data}` : ''}\` points it at the server, then \`wcm lists ls\` works\n`);
+    f.io.stderr.write(
+      `saved as profile \`${name}\` (workspace ${issued.workspaceId}): \`wcm serve${opts.data ? ` --data ${opts.data}` : ''}\` points it at the server, then \`wcm lists ls\` works\n`,
+    );
     return 0;
   },
 });

@@ -7,7 +7,10 @@ export default defineCommand({
   output: 'getPage',
   summary: 'Show a page',
   args: [{ name: 'PAGE', description: 'page id', required: true, pick: 'page' }],
-  examples: ['wcm pages show 71184361-1989-42ed-9156-e4650146c0d5', 'wcm pages show 71184361-1989-42ed-9156-e4650146c0d5 --jq .chat'],
+  examples: [
+    'wcm pages show 71184361-1989-42ed-9156-e4650146c0d5',
+    'wcm pages show 71184361-1989-42ed-9156-e4650146c0d5 --jq .chat',
+  ],
   async run(opts, f) {
     const workspace = await f.workspace();
     const client = await f.client();

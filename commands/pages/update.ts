@@ -18,13 +18,18 @@ interface UpdateOptions {
   file?: string;
 }
 
-type TextKey = 'name' | 'slug' | 'display_name' | 'bio' | 'seo_title' | 'seo_description' | 'aeo_summary' | 'agent_instructions';
+type TextKey =
+  'name' | 'slug' | 'display_name' | 'bio' | 'seo_title' | 'seo_description' | 'aeo_summary' | 'agent_instructions';
 
 /**
  * Asks for each page field, pre-filled with its current value, and returns only what changed. An
  * emptied optional text becomes `null` (cleared).
  */
-export async function promptPageChanges(p: Prompter, page: Page, rules: { slug: RegExp; schemaTypes: readonly string[] }): Promise<Record<string, unknown>> {
+export async function promptPageChanges(
+  p: Prompter,
+  page: Page,
+  rules: { slug: RegExp; schemaTypes: readonly string[] },
+): Promise<Record<string, unknown>> {
   const changes: Record<string, unknown> = {};
   const text = async (key: TextKey, message: string, max: number, check?: (v: string) => true | string) => {
     const current = page[key] ?? '';
@@ -52,10 +57,18 @@ export async function promptPageChanges(p: Prompter, page: Page, rules: { slug: 
     await text('seo_description', 'SEO description', 500);
     await text('aeo_summary', 'AEO summary', 2000);
     await text('agent_instructions', 'Agent instructions', 2000);
-    const schemaType = await p.select({ message: 'Schema type', choices: rules.schemaTypes.map((t) => ({ name: t, value: t })), default: page.schema_type });
+    const schemaType = await p.select({
+      message: 'Schema type',
+      choices: rules.schemaTypes.map((t) => ({ name: t, value: t })),
+      default: page.schema_type,
+    });
     if (schemaType !== page.schema_type) changes.schema_type = schemaType;
     const greeting = page.chat.greeting ?? '';
-    const g = await p.input({ message: 'Chat greeting', default: greeting, validate: (s) => (s.length > 500 ? `At most 500 characters (this is ${s.length}).` : true) });
+    const g = await p.input({
+      message: 'Chat greeting',
+      default: greeting,
+      validate: (s) => (s.length > 500 ? `At most 500 characters (this is ${s.length}).` : true),
+    });
     if (g !== greeting) changes.chat = { greeting: g === '' ? null : g };
   }
   return changes;
@@ -84,14 +97,25 @@ export default defineCommand<UpdateOptions>({
     { flags: '--slug <slug>', description: 'URL slug: lowercase letters, digits, _ and - (max 255)' },
     { flags: '--publish', description: 'publish the page (published: true)' },
     { flags: '--unpublish', description: 'unpublish the page (published: false)' },
-    { flags: '--set <key=value>', description: 'set a member; dotted keys reach into objects, e.g. chat.greeting=Hi (repeatable)', repeatable: true },
+    {
+      flags: '--set <key=value>',
+      description: 'set a member; dotted keys reach into objects, e.g. chat.greeting=Hi (repeatable)',
+      repeatable: true,
+    },
     { flags: '--file <file>', description: 'JSON object: the request body, merged with the other flags' },
   ],
   async run(opts, f) {
     const [pageId] = opts.args;
-    if (opts.publish && opts.unpublish) throw new UsageError('`--publish` and `--unpublish` cannot be used together.', 'Pass one of them.');
+    if (opts.publish && opts.unpublish)
+      throw new UsageError('`--publish` and `--unpublish` cannot be used together.', 'Pass one of them.');
     const workspace = await f.workspace();
-    const flagged = opts.file !== undefined || !!opts.set?.length || opts.name !== undefined || opts.slug !== undefined || !!opts.publish || !!opts.unpublish;
+    const flagged =
+      opts.file !== undefined ||
+      !!opts.set?.length ||
+      opts.name !== undefined ||
+      opts.slug !== undefined ||
+      !!opts.publish ||
+      !!opts.unpublish;
     let body: Record<string, unknown>;
     if (flagged) {
       body = opts.file ? await readBodyFile(f, opts.file) : {};

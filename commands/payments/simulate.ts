@@ -24,23 +24,47 @@ const EVENT_TYPE: Record<Outcome, string> = {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const rid = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, '').slice(0, 24)}`;
 
-interface Known { orderId?: string; paymentIntent?: string; amount?: number; currency?: string }
+interface Known {
+  orderId?: string;
+  paymentIntent?: string;
+  amount?: number;
+  currency?: string;
+}
 
 /** What a local data file knows about the order, so the event names its real intent and amount. */
 async function fromDataFile(f: Factory, data: string | undefined, known: Known): Promise<Known> {
   const file = dataFileOf(f, data);
   const { promises: fs } = await import('node:fs');
-  if (!data && !(await fs.stat(file).then(() => true, () => false))) return known;
+  if (
+    !data &&
+    !(await fs.stat(file).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return known;
   let store;
   try {
     store = await f.store({ data, readOnly: true });
   } catch {
-    if (data) throw new CliError(`Cannot read the data file ${file}.`, 1, 'Pass the `--data FILE` the server runs on, or leave it out.');
+    if (data)
+      throw new CliError(
+        `Cannot read the data file ${file}.`,
+        1,
+        'Pass the `--data FILE` the server runs on, or leave it out.',
+      );
     return known;
   }
-  const order = known.orderId ? store.get('orders', known.orderId) : [...store.values('orders')].find((o) => o.payment_intent_id === known.paymentIntent);
+  const order = known.orderId
+    ? store.get('orders', known.orderId)
+    : [...store.values('orders')].find((o) => o.payment_intent_id === known.paymentIntent);
   if (!order) return known;
-  return { orderId: order.id, paymentIntent: order.payment_intent_id, amount: order.amount_total, currency: order.currency };
+  return {
+    orderId: order.id,
+    paymentIntent: order.payment_intent_id,
+    amount: order.amount_total,
+    currency: order.currency,
+  };
 }
 
 /**
@@ -68,7 +92,20 @@ export function buildEvent(outcome: Outcome, k: Known, nowSeconds: number): Reco
   const metadata = k.orderId ? { order_id: k.orderId } : {};
   let object: Record<string, unknown>;
   if (outcome === 'refunded') {
-    object = { id: rid('ch'), object: 'charge', amount, amount_captured: amount, amount_refunded: amount, currency, paid: true, captured: true, refunded: true, payment_intent: pi, status: 'succeeded', metadata };
+    object = {
+      id: rid('ch'),
+      object: 'charge',
+      amount,
+      amount_captured: amount,
+      amount_refunded: amount,
+      currency,
+      paid: true,
+      captured: true,
+      refunded: true,
+      payment_intent: pi,
+      status: 'succeeded',
+      metadata,
+    };
   } else {
     const status = { succeeded: 'succeeded', failed: 'requires_payment_method', canceled: 'canceled' }[outcome];
     object = {
@@ -79,7 +116,16 @@ export function buildEvent(outcome: Outcome, k: Known, nowSeconds: number): Reco
       currency,
       status,
       metadata,
-      ...(outcome === 'failed' ? { last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' } } : {}),
+      ...(outcome === 'failed'
+        ? {
+            last_payment_error: {
+              type: 'card_error',
+              code: 'card_declined',
+              decline_code: 'generic_decline',
+              message: 'Your card was declined.',
+            },
+          }
+        : {}),
       ...(outcome === 'canceled' ? { cancellation_reason: 'requested_by_customer', canceled_at: nowSeconds } : {}),
     };
   }
@@ -104,12 +150,18 @@ export default defineCommand<SimulateOptions>({
     'with WCM_WEBHOOK_SECRET, else with the secret of the local server the profile points at (fetched\n' +
     'through its control plane with the saved admin token), and posts it to POST /webhooks/payments of\n' +
     'the target, so the whole payment flow runs offline. ORDER is an order id or a payment intent id (`pi_…`).',
-  examples: ['wcm payments simulate 0b1e4f8a-5c2d-4e6f-9a7b-3c8d2e1f0a9b --outcome succeeded', 'WCM_WEBHOOK_SECRET="$SECRET" wcm payments simulate pi_3QdemoIntent0001 --outcome refunded --base-url https://staging.example.com/v1'],
+  examples: [
+    'wcm payments simulate 0b1e4f8a-5c2d-4e6f-9a7b-3c8d2e1f0a9b --outcome succeeded',
+    'WCM_WEBHOOK_SECRET="$SECRET" wcm payments simulate pi_3QdemoIntent0001 --outcome refunded --base-url https://staging.example.com/v1',
+  ],
   args: [{ name: 'order', description: 'order id (uuid) or payment intent id (pi_…)', required: true }],
   options: [
     { flags: '--outcome <outcome>', description: 'what happened to the payment', choices: OUTCOMES },
-    { flags: '--payment-intent <id>', description: 'the order\'s payment intent id, when the data file is not at hand' },
-    { flags: '--data <file>', description: 'local data file to read the order\'s intent and amount from (default .wcm/store.json when present)' },
+    { flags: '--payment-intent <id>', description: "the order's payment intent id, when the data file is not at hand" },
+    {
+      flags: '--data <file>',
+      description: "local data file to read the order's intent and amount from (default .wcm/store.json when present)",
+    },
   ],
   async run(opts, f) {
     const target = opts.args[0];
@@ -120,7 +172,10 @@ export default defineCommand<SimulateOptions>({
     let known: Known;
     if (UUID.test(target)) known = { orderId: target.toLowerCase() };
     else if (target.startsWith('pi_')) known = { paymentIntent: target };
-    else throw new UsageError(`ORDER must be an order id (uuid) or a payment intent id (\`pi_…\`); received \`${target}\`.`);
+    else
+      throw new UsageError(
+        `ORDER must be an order id (uuid) or a payment intent id (\`pi_…\`); received \`${target}\`.`,
+      );
     if (opts.paymentIntent) known.paymentIntent = opts.paymentIntent;
     known = await fromDataFile(f, opts.data, known);
 
@@ -137,13 +192,22 @@ export default defineCommand<SimulateOptions>({
       anonymous: true,
     });
     const receipt = res.body.data;
-    if (f.globals.json) printJson(f.io.stdout, { ...receipt, type: event.type, order_id: known.orderId ?? null, payment_intent: (event.data as { object: { id: string } }).object.id });
+    if (f.globals.json)
+      printJson(f.io.stdout, {
+        ...receipt,
+        type: event.type,
+        order_id: known.orderId ?? null,
+        payment_intent: (event.data as { object: { id: string } }).object.id,
+      });
     else {
       await printFields(f.io, [
         ['event', receipt.event_id],
         ['type', String(event.type)],
         ['order', known.orderId ?? '(found by payment intent)'],
-        ['applied', receipt.applied ? 'yes' : 'no (already applied, unknown order, or the order\'s state does not allow it)'],
+        [
+          'applied',
+          receipt.applied ? 'yes' : "no (already applied, unknown order, or the order's state does not allow it)",
+        ],
       ]);
     }
     return 0;

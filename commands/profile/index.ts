@@ -3,7 +3,4 @@ import profileLs from './ls.js';
 import profileUse from './use.js';
 
 /** The `wcm profile` commands, in help order: a new verb is its file beside this one and one line here. */
-export const profileCommands = [
-  profileLs,
-  profileUse,
-] as CommandDef[];
+export const profileCommands = [profileLs, profileUse] as CommandDef[];

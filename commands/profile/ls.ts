@@ -1,7 +1,13 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { printJson, printRows } from '../../src/cli/output.js';
 
-interface Row { name: string; base_url: string; workspace: string | null; logged_in: boolean; current: boolean }
+interface Row {
+  name: string;
+  base_url: string;
+  workspace: string | null;
+  logged_in: boolean;
+  current: boolean;
+}
 
 export default defineCommand({
   path: ['profile', 'ls'],
@@ -13,7 +19,13 @@ export default defineCommand({
     const current = profiles.current();
     const rows: Row[] = Object.entries(profiles.list())
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, p]) => ({ name, base_url: p.base_url, workspace: p.workspace ?? null, logged_in: !!(p.token || p.token_ref), current: name === current }));
+      .map(([name, p]) => ({
+        name,
+        base_url: p.base_url,
+        workspace: p.workspace ?? null,
+        logged_in: !!(p.token || p.token_ref),
+        current: name === current,
+      }));
     if (f.globals.json) {
       printJson(f.io.stdout, rows);
       return 0;

@@ -10,7 +10,10 @@ export default defineCommand({
     const name = opts.args[0];
     if (!profiles.get(name)) {
       const known = Object.keys(profiles.list()).sort();
-      throw new UsageError(`Profile \`${name}\` does not exist.`, known.length ? `Known profiles: ${known.join(', ')}.` : 'Create one with `wcm auth login --profile NAME`.');
+      throw new UsageError(
+        `Profile \`${name}\` does not exist.`,
+        known.length ? `Known profiles: ${known.join(', ')}.` : 'Create one with `wcm auth login --profile NAME`.',
+      );
     }
     await profiles.use(name);
     f.io.stderr.write(`Current profile: ${name}\n`);

@@ -47,9 +47,16 @@ function printConversation(io: IO, t: Thread, s: Style, now: number): void {
 function printPlain(io: IO, t: Thread): void {
   const w = (line = '') => io.stdout.write(`${line}\n`);
   const fields: Array<[string, string]> = [
-    ['thread', t.id], ['contact', t.contact.name ?? ''], ['email', t.contact.email ?? ''], ['phone', t.contact.phone ?? ''],
-    ['subject', t.subject ?? ''], ['status', t.status], ['unread', String(t.unread)], ['starred', String(t.starred)],
-    ['channels', t.channels.join(',')], ['messages', String(t.message_count)],
+    ['thread', t.id],
+    ['contact', t.contact.name ?? ''],
+    ['email', t.contact.email ?? ''],
+    ['phone', t.contact.phone ?? ''],
+    ['subject', t.subject ?? ''],
+    ['status', t.status],
+    ['unread', String(t.unread)],
+    ['starred', String(t.starred)],
+    ['channels', t.channels.join(',')],
+    ['messages', String(t.message_count)],
   ];
   for (const [k, v] of fields) w(`${k}\t${v}`);
   for (const m of t.messages) {
@@ -64,15 +71,29 @@ export default defineCommand({
   output: 'getThread',
   summary: 'Show one thread: the contact, then the conversation, oldest message first',
   args: [{ name: 'THREAD', description: 'thread id (from `wcm threads ls`)', required: true, pick: 'thread' }],
-  options: [{ flags: '--web', description: "open the thread's dashboard page in your browser instead (piped: print its address)" }],
-  examples: ['wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9', 'wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9 --jq ".messages[].body"', 'wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9 --web'],
+  options: [
+    {
+      flags: '--web',
+      description: "open the thread's dashboard page in your browser instead (piped: print its address)",
+    },
+  ],
+  examples: [
+    'wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9',
+    'wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9 --jq ".messages[].body"',
+    'wcm threads show f7370231-e577-49db-81db-7fa0ec8f8fc9 --web',
+  ],
   async run(opts, f) {
     const [thread] = opts.args;
     const workspace = await f.workspace();
     if (opts.web) {
       const { dashboardBase, openInBrowser } = await import('../../src/cli/browser.js');
       const { baseUrl } = await f.target();
-      await openInBrowser(`${dashboardBase(baseUrl)}/workspaces/${workspace}/threads/${thread.toLowerCase()}`, baseUrl, f.io, f.env);
+      await openInBrowser(
+        `${dashboardBase(baseUrl)}/workspaces/${workspace}/threads/${thread.toLowerCase()}`,
+        baseUrl,
+        f.io,
+        f.env,
+      );
       return 0;
     }
     const client = await f.client();

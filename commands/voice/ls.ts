@@ -4,7 +4,6 @@ import { relativeTime, type Column } from '../../src/cli/output.js';
 import type { VoiceInteraction } from '../../src/contract/types.js';
 import { VOICE_KINDS } from '../../src/contract/enums.js';
 
-
 interface LsOptions extends ListFlags {
   kind?: string;
 }
@@ -18,12 +17,17 @@ export function duration(seconds: number): string {
 }
 
 const ttyColumns = (now: number): Column<VoiceInteraction>[] => [
-  { header: 'WHEN', value: (v) => relativeTime(v.started_at, now), pretty: (v, s) => s.dim(relativeTime(v.started_at, now)) },
+  {
+    header: 'WHEN',
+    value: (v) => relativeTime(v.started_at, now),
+    pretty: (v, s) => s.dim(relativeTime(v.started_at, now)),
+  },
   { header: 'KIND', value: (v) => (v.kind === 'call' ? 'call' : 'voice message') },
   {
     header: 'STATUS',
     value: (v) => v.status,
-    pretty: (v, s) => (v.status === 'answered' ? s.green(v.status) : v.status === 'missed' ? s.red(v.status) : s.yellow(v.status)),
+    pretty: (v, s) =>
+      v.status === 'answered' ? s.green(v.status) : v.status === 'missed' ? s.red(v.status) : s.yellow(v.status),
   },
   { header: 'FROM', value: (v) => v.from, pretty: (v, s) => s.bold(v.from) },
   { header: 'TO', value: (v) => v.to },
@@ -47,13 +51,21 @@ export default defineCommand<LsOptions>({
   path: ['voice', 'ls'],
   output: 'listVoiceInteractions',
   summary: 'List recent inbound calls and web voice messages, newest first',
-  description: 'Piped output is tab-separated: id, started_at, kind, status, from, to, duration in seconds, transcript.',
+  description:
+    'Piped output is tab-separated: id, started_at, kind, status, from, to, duration in seconds, transcript.',
   list: true,
   examples: ['wcm voice ls', 'wcm voice ls --kind voice_message', 'wcm voice ls --all --json'],
   options: [{ flags: '--kind <kind>', description: 'only calls, or only web voice messages', choices: VOICE_KINDS }],
   async run(opts, f) {
     const workspace = await f.workspace();
     const columns = f.io.isStdoutTTY ? ttyColumns(Date.now()) : plainColumns;
-    return runList(f, opts, 'listVoiceInteractions', { params: { workspace }, query: { kind: opts.kind } }, columns, 'voice interactions');
+    return runList(
+      f,
+      opts,
+      'listVoiceInteractions',
+      { params: { workspace }, query: { kind: opts.kind } },
+      columns,
+      'voice interactions',
+    );
   },
 });

@@ -11,13 +11,23 @@ export interface Me {
 /** Reads a token piped on standard input (`--with-token`); refuses a terminal so nothing waits. */
 export async function readTokenFromStdin(f: Factory): Promise<string> {
   if (f.io.isStdinTTY) {
-    throw new UsageError('`--with-token` reads the token from standard input, which is a terminal here.', 'Pipe it in: `wcm auth login --with-token < token.txt`, or drop `--with-token` to be prompted.');
+    throw new UsageError(
+      '`--with-token` reads the token from standard input, which is a terminal here.',
+      'Pipe it in: `wcm auth login --with-token < token.txt`, or drop `--with-token` to be prompted.',
+    );
   }
   let text = '';
   for await (const chunk of f.io.stdin) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
   const token = text.trim();
-  if (!token) throw new UsageError('`--with-token`: standard input was empty.', 'Pipe the token in: `echo "$TOKEN" | wcm auth login --with-token`.');
-  if (/\s/.test(token)) throw new UsageError('`--with-token`: standard input holds more than one word; a token has no spaces or line breaks.');
+  if (!token)
+    throw new UsageError(
+      '`--with-token`: standard input was empty.',
+      'Pipe the token in: `echo "$TOKEN" | wcm auth login --with-token`.',
+    );
+  if (/\s/.test(token))
+    throw new UsageError(
+      '`--with-token`: standard input holds more than one word; a token has no spaces or line breaks.',
+    );
   return token;
 }
 

@@ -10,7 +10,9 @@ export async function readJsonFile(f: Factory, flag: string, file: string): Prom
   try {
     text = await readFile(full, 'utf8');
   } catch (err) {
-    throw new UsageError(`\`${flag}\`: cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+    throw new UsageError(
+      `\`${flag}\`: cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`,
+    );
   }
   try {
     return JSON.parse(text);

@@ -35,7 +35,11 @@ export function openable(url: string, baseUrl: string): string {
  * The opener's argument vector: `$BROWSER` (split on spaces, never given to a shell), else the
  * platform's opener. explorer.exe rather than `cmd /c start`: cmd would parse `&` in the URL.
  */
-export function openerCommand(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): [string, string[]] {
+export function openerCommand(
+  url: string,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): [string, string[]] {
   const browser = env.BROWSER?.trim();
   if (browser) {
     const [cmd, ...args] = browser.split(/\s+/);

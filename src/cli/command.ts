@@ -2,7 +2,8 @@ import type { OperationId } from '../contract/table.js';
 import type { Factory } from './factory.js';
 
 /** The kinds of id a command argument can be picked from (src/cli/pickers.ts has one picker each). */
-export type PickerName = 'listing' | 'form' | 'page' | 'knowledgeList' | 'article' | 'articleVersion' | 'offer' | 'agent' | 'thread';
+export type PickerName =
+  'listing' | 'form' | 'page' | 'knowledgeList' | 'article' | 'articleVersion' | 'offer' | 'agent' | 'thread';
 
 /**
  * What a value completes to in the shell (src/cli/completion.ts): file names, fixed words, or
@@ -71,7 +72,8 @@ export interface CommandDef<O = Record<string, unknown>> {
 export const VERB_ALIASES: Readonly<Record<string, readonly string[]>> = { show: ['get', 'view'], ls: ['list'] };
 
 /** The verb an alias stands for (`get` → `show`), or the word itself. */
-export const canonicalVerb = (word: string) => Object.keys(VERB_ALIASES).find((v) => VERB_ALIASES[v].includes(word)) ?? word;
+export const canonicalVerb = (word: string) =>
+  Object.keys(VERB_ALIASES).find((v) => VERB_ALIASES[v].includes(word)) ?? word;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function defineCommand<O = any>(def: CommandDef<O>): CommandDef<O> {

@@ -36,9 +36,11 @@ async function ids(f: Factory, def: CommandDef, index: number, earlier: string[]
     params[param] = earlier[at];
   }
   const client = await f.client();
-  const data = (await client.call(picker.operationId, { params, query: picker.itemsOf ? undefined : { limit: 100 } })).body.data;
+  const data = (await client.call(picker.operationId, { params, query: picker.itemsOf ? undefined : { limit: 100 } }))
+    .body.data;
   const items = picker.itemsOf ? picker.itemsOf(data) : (data as unknown as unknown[]);
-  const fits = (x: unknown) => (!picker.choosable || picker.choosable(x)) && (!picker.hasItems || !leadsFurther(def, index) || picker.hasItems(x));
+  const fits = (x: unknown) =>
+    (!picker.choosable || picker.choosable(x)) && (!picker.hasItems || !leadsFurther(def, index) || picker.hasItems(x));
   return items.filter(fits).map((x) => ({ value: picker.value(x), description: picker.label(x) }));
 }
 

@@ -42,7 +42,8 @@ const LIST_OPTIONS: readonly OptionSpec[] = [
 const names = (o: OptionSpec) => o.flags.split(/[ ,|]+/).filter((w) => /^--?[a-zA-Z]/.test(w));
 const takesValue = (o: OptionSpec) => /<[^>]+>|\[[^\]]+\]/.test(o.flags) && !o.flags.startsWith('--json');
 /** `<file>` and `<fixture>` placeholders name files without saying so. */
-const completerOf = (o: OptionSpec): Completer | undefined => o.complete ?? (o.choices ? o.choices : /<(file|fixture)>/.test(o.flags) ? 'file' : undefined);
+const completerOf = (o: OptionSpec): Completer | undefined =>
+  o.complete ?? (o.choices ? o.choices : /<(file|fixture)>/.test(o.flags) ? 'file' : undefined);
 
 function optionsOf(def: CommandDef | undefined): OptionSpec[] {
   return [...(def?.options ?? []), ...(def?.list ? LIST_OPTIONS : []), ...GLOBAL_OPTIONS];
@@ -68,7 +69,9 @@ function locate(before: string[], commands: readonly CommandDef[]): Position {
   for (let i = 0; i < before.length; i++) {
     const w = before[i];
     if (w.startsWith('-') && w.length > 1) {
-      const [flag, inline] = w.includes('=') ? [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)] : [w, undefined];
+      const [flag, inline] = w.includes('=')
+        ? [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]
+        : [w, undefined];
       const opt = optionsOf(pos.def).find((o) => names(o).includes(flag));
       if (!opt || !takesValue(opt) || inline !== undefined) {
         if (opt && inline !== undefined) pos.globals[flag] = inline;
@@ -81,7 +84,9 @@ function locate(before: string[], commands: readonly CommandDef[]): Position {
     if (group) {
       const next = [...pos.path, canonicalVerb(w)];
       const key = next.join(' ');
-      if (!commands.some((c) => !c.hidden && c.path.length >= next.length && next.every((word, j) => c.path[j] === word))) {
+      if (
+        !commands.some((c) => !c.hidden && c.path.length >= next.length && next.every((word, j) => c.path[j] === word))
+      ) {
         group = false;
         continue;
       }
@@ -101,7 +106,8 @@ function children(path: string[], commands: readonly CommandDef[], groups: Recor
   for (const c of commands) {
     if (c.hidden || c.path.length <= path.length || path.some((w, i) => c.path[i] !== w)) continue;
     const word = c.path[path.length];
-    if (!out.has(word)) out.set(word, c.path.length === path.length + 1 ? c.summary : groups[word] ?? `${word} commands`);
+    if (!out.has(word))
+      out.set(word, c.path.length === path.length + 1 ? c.summary : (groups[word] ?? `${word} commands`));
   }
   return [...out].map(([value, description]) => ({ value, description }));
 }
@@ -120,35 +126,57 @@ function argAt(def: CommandDef, index: number): ArgSpec | undefined {
 }
 
 /** What to offer for the word being typed (`words`: everything after `wcm`, the last one being typed). */
-export async function complete(words: string[], commands: readonly CommandDef[], groups: Record<string, string>, sources: CandidateSources): Promise<Completion> {
+export async function complete(
+  words: string[],
+  commands: readonly CommandDef[],
+  groups: Record<string, string>,
+  sources: CandidateSources,
+): Promise<Completion> {
   const current = words[words.length - 1] ?? '';
   const pos = locate(words.slice(0, -1), commands);
-  const byPrefix = (c: Completion): Completion => ({ ...c, candidates: c.candidates.filter((x) => x.value.startsWith(current)) });
+  const byPrefix = (c: Completion): Completion => ({
+    ...c,
+    candidates: c.candidates.filter((x) => x.value.startsWith(current)),
+  });
   if (pos.pending) return byPrefix(await valuesOf(completerOf(pos.pending), sources));
   if (current.startsWith('-')) {
-    const flags = optionsOf(pos.def).flatMap((o) => names(o).filter((n) => n.startsWith('--')).map((value) => ({ value, description: o.description })));
+    const flags = optionsOf(pos.def).flatMap((o) =>
+      names(o)
+        .filter((n) => n.startsWith('--'))
+        .map((value) => ({ value, description: o.description })),
+    );
     return byPrefix({ candidates: flags, files: false });
   }
-  if (!pos.def || (!pos.def.args?.length && hasChildren(pos.path, commands))) return byPrefix({ candidates: children(pos.path, commands, groups), files: false });
+  if (!pos.def || (!pos.def.args?.length && hasChildren(pos.path, commands)))
+    return byPrefix({ candidates: children(pos.path, commands, groups), files: false });
   const index = pos.positionals.length;
   const arg = argAt(pos.def, index);
-  if (arg?.pick) return byPrefix({ candidates: await sources.ids(pos.def, Math.min(index, (pos.def.args?.length ?? 1) - 1), pos.positionals), files: false });
+  if (arg?.pick)
+    return byPrefix({
+      candidates: await sources.ids(pos.def, Math.min(index, (pos.def.args?.length ?? 1) - 1), pos.positionals),
+      files: false,
+    });
   return byPrefix(await valuesOf(arg?.complete, sources));
 }
 
 /** The answer as the scripts read it: `value<TAB>description` lines, then `:files` or `:done`. */
 export function formatCompletion(c: Completion): string {
-  const line = (x: Candidate) => (x.description ? `${x.value}\t${x.description.replace(/\s+/g, ' ').slice(0, 90)}` : x.value);
+  const line = (x: Candidate) =>
+    x.description ? `${x.value}\t${x.description.replace(/\s+/g, ' ').slice(0, 90)}` : x.value;
   return [...c.candidates.map(line), c.files ? ':files' : ':done'].join('\n') + '\n';
 }
 
 /** The global flags given on the line, as main.ts's GlobalFlags for the factory. */
-export function targetFlags(words: string[], commands: readonly CommandDef[]): { baseUrl?: string; workspace?: string; profile?: string } {
+export function targetFlags(
+  words: string[],
+  commands: readonly CommandDef[],
+): { baseUrl?: string; workspace?: string; profile?: string } {
   const g = locate(words.slice(0, -1), commands).globals;
   return { baseUrl: g['--base-url'], workspace: g['--workspace'] ?? g['-w'], profile: g['--profile'] };
 }
 
-const header = (shell: string, install: string) => `# wcm completion for ${shell} (it asks \`wcm __complete\`, so it follows the installed wcm).\n# Install: ${install}\n`;
+const header = (shell: string, install: string) =>
+  `# wcm completion for ${shell} (it asks \`wcm __complete\`, so it follows the installed wcm).\n# Install: ${install}\n`;
 
 export function bashScript(): string {
   return `${header('bash', 'wcm completion bash > ~/.local/share/bash-completion/completions/wcm (or `source <(wcm completion bash)` in ~/.bashrc)')}_wcm() {

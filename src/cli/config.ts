@@ -38,7 +38,11 @@ interface ConfigShape {
  * for project `wcm` with no suffix (Linux `$XDG_CONFIG_HOME/wcm` or `~/.config/wcm`, macOS
  * `~/Library/Preferences/wcm`, Windows `%APPDATA%\wcm\Config`).
  */
-export function configDir(env: NodeJS.ProcessEnv, home = homedir(), platform: NodeJS.Platform = process.platform): string {
+export function configDir(
+  env: NodeJS.ProcessEnv,
+  home = homedir(),
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (env.WCM_CONFIG_DIR) return path.resolve(env.WCM_CONFIG_DIR);
   if (platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'wcm');
   if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'wcm', 'Config');
@@ -94,11 +98,14 @@ export class ProfileStore {
   }
 
   private read(): ConfigShape {
-    return this.load((reason) => new CliError(
-      `The config file ${this.path} cannot be read (${reason}).`,
-      EXIT.failure,
-      'Fix it by hand, or delete it and log in again with `wcm auth login`.',
-    ));
+    return this.load(
+      (reason) =>
+        new CliError(
+          `The config file ${this.path} cannot be read (${reason}).`,
+          EXIT.failure,
+          'Fix it by hand, or delete it and log in again with `wcm auth login`.',
+        ),
+    );
   }
 
   /** conf, loaded on the first write, pointed at the directory reads use. */
@@ -195,8 +202,15 @@ export class ProfileStore {
  * Makes `name` the current profile when none is (the first login, the first `wcm serve`), and says
  * so on `stderr` when that changes which profile commands use: a switch is never silent.
  */
-export async function useWhenNoneCurrent(profiles: ProfileStore, name: string, before: string | undefined, stderr: { write(s: string): unknown }): Promise<void> {
+export async function useWhenNoneCurrent(
+  profiles: ProfileStore,
+  name: string,
+  before: string | undefined,
+  stderr: { write(s: string): unknown },
+): Promise<void> {
   if (!profiles.current()) await profiles.use(name);
   if (profiles.current() !== name || before === name) return;
-  stderr.write(`Active profile is now ${name}${before ? ` (was ${before}; \`wcm profile use ${before}\` switches back)` : ''}\n`);
+  stderr.write(
+    `Active profile is now ${name}${before ? ` (was ${before}; \`wcm profile use ${before}\` switches back)` : ''}\n`,
+  );
 }

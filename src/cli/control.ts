@@ -11,24 +11,44 @@ async function adminAuth(f: Factory): Promise<{ origin: string; token: string }>
   const origin = new URL(t.baseUrl).origin;
   const profiles = await f.profiles();
   // The chosen profile first (`wcm serve --profile NAME` saves the admin token there), then `local`.
-  const saved = [t.profile, 'local'].map((n) => (n ? profiles.get(n) : undefined)).find((p) => p?.admin_token && new URL(p.base_url).origin === origin);
+  const saved = [t.profile, 'local']
+    .map((n) => (n ? profiles.get(n) : undefined))
+    .find((p) => p?.admin_token && new URL(p.base_url).origin === origin);
   const token = f.env.WCM_ADMIN_TOKEN || saved?.admin_token;
-  if (!token) throw new CliError(`No admin token for ${origin}.`, EXIT.auth, '`wcm serve` saves it in profile `local` (and prints it once, when it generates it on a terminal); for another server set WCM_ADMIN_TOKEN.');
+  if (!token)
+    throw new CliError(
+      `No admin token for ${origin}.`,
+      EXIT.auth,
+      '`wcm serve` saves it in profile `local` (and prints it once, when it generates it on a terminal); for another server set WCM_ADMIN_TOKEN.',
+    );
   return { origin, token };
 }
 
-export async function controlRequest<T = unknown>(f: Factory, method: string, path: string, body?: unknown): Promise<T> {
+export async function controlRequest<T = unknown>(
+  f: Factory,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const { origin, token } = await adminAuth(f);
   let res: Response;
   try {
     res = await fetch(`${origin}/_emulator${path}`, {
       method,
       redirect: 'manual',
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    throw new CliError(`Cannot reach ${origin} (${(err as Error).message}).`, EXIT.failure, 'Is `wcm serve` running there?');
+    throw new CliError(
+      `Cannot reach ${origin} (${(err as Error).message}).`,
+      EXIT.failure,
+      'Is `wcm serve` running there?',
+    );
   }
   const text = await res.text();
   let parsed: unknown = undefined;
@@ -37,18 +57,33 @@ export async function controlRequest<T = unknown>(f: Factory, method: string, pa
   } catch {
     /* not JSON: reported below */
   }
-  if (res.status === 404 && (parsed as { code?: string })?.code === 'route_not_found' && !path.startsWith('/snapshots/')) {
+  if (
+    res.status === 404 &&
+    (parsed as { code?: string })?.code === 'route_not_found' &&
+    !path.startsWith('/snapshots/')
+  ) {
     throw new CliError(`${origin} has no control plane (it is not \`wcm serve\`, or an older one).`, EXIT.notFound);
   }
   // The client's error type, loaded only on failure (commands import this module at `--help` time).
-  if (!res.ok) throw new (await import('../client/errors.js')).ApiError(res.status, (parsed as never) ?? { title: `HTTP ${res.status}`, status: res.status, detail: text.slice(0, 200) });
+  if (!res.ok)
+    throw new (await import('../client/errors.js')).ApiError(
+      res.status,
+      (parsed as never) ?? { title: `HTTP ${res.status}`, status: res.status, detail: text.slice(0, 200) },
+    );
   return (parsed as { data: T }).data;
 }
 
 /** The control plane's origin and admin token headers, for a stream (`wcm logs --follow`). */
 export async function controlStream(f: Factory, path: string): Promise<Response> {
   const { origin, token } = await adminAuth(f);
-  const res = await fetch(`${origin}/_emulator${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, redirect: 'manual' });
-  if (!res.ok) throw new (await import('../client/errors.js')).ApiError(res.status, (await res.json().catch(() => ({ title: `HTTP ${res.status}`, status: res.status }))) as never);
+  const res = await fetch(`${origin}/_emulator${path}`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    redirect: 'manual',
+  });
+  if (!res.ok)
+    throw new (await import('../client/errors.js')).ApiError(
+      res.status,
+      (await res.json().catch(() => ({ title: `HTTP ${res.status}`, status: res.status }))) as never,
+    );
   return res;
 }

@@ -71,7 +71,10 @@ let opened: Promise<CredentialStore | null> | null = null;
  * the native module is not even loaded; elsewhere a failing keychain answers in milliseconds
  * (keyring-rs returns an error rather than waiting), and `set` checks the write before trusting it.
  */
-export function openKeychain(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<CredentialStore | null> {
+export function openKeychain(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): Promise<CredentialStore | null> {
   if (env.WCM_KEYCHAIN === 'off' || env.WCM_KEYCHAIN === '0') return Promise.resolve(null);
   if (platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS) return Promise.resolve(null);
   return (opened ??= import('@napi-rs/keyring').then(
@@ -104,7 +107,11 @@ export async function saveProfileToken(
 }
 
 /** Forgets a profile's token wherever it is kept; the base URL and workspace stay. */
-export async function forgetProfileToken(profiles: ProfileStore, name: string, keychain: CredentialStore | null): Promise<void> {
+export async function forgetProfileToken(
+  profiles: ProfileStore,
+  name: string,
+  keychain: CredentialStore | null,
+): Promise<void> {
   const p = profiles.get(name);
   if (!p) return;
   const { token: _t, token_ref: ref, oauth, ...rest } = p;
@@ -114,11 +121,19 @@ export async function forgetProfileToken(profiles: ProfileStore, name: string, k
 }
 
 /** Saves the OAuth part of a profile; the refresh token goes to the keychain when there is one. */
-export async function saveOAuthState(profiles: ProfileStore, name: string, oauth: NonNullable<Profile['oauth']>, keychain: CredentialStore | null): Promise<void> {
+export async function saveOAuthState(
+  profiles: ProfileStore,
+  name: string,
+  oauth: NonNullable<Profile['oauth']>,
+  keychain: CredentialStore | null,
+): Promise<void> {
   const p = profiles.get(name);
   if (!p) return;
   const { refresh_token: refresh, ...rest } = oauth;
   const account = `${tokenAccount(name, new URL(p.base_url).origin)}#refresh`;
   const inKeychain = !!refresh && !!keychain?.set(account, refresh);
-  await profiles.set(name, { ...p, oauth: inKeychain ? { ...rest, refresh_ref: account } : { ...rest, ...(refresh ? { refresh_token: refresh } : {}) } });
+  await profiles.set(name, {
+    ...p,
+    oauth: inKeychain ? { ...rest, refresh_ref: account } : { ...rest, ...(refresh ? { refresh_token: refresh } : {}) },
+  });
 }

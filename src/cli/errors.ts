@@ -27,12 +27,18 @@ export class CliError extends Error {
 /** A short machine-readable code for a CLI-side error, used in `--json` error objects. */
 export function codeForExit(exitCode: number): string {
   switch (exitCode) {
-    case EXIT.usage: return 'usage_error';
-    case EXIT.validation: return 'validation_failed';
-    case EXIT.auth: return 'not_authenticated';
-    case EXIT.notFound: return 'not_found';
-    case EXIT.rateLimited: return 'rate_limited';
-    default: return 'error';
+    case EXIT.usage:
+      return 'usage_error';
+    case EXIT.validation:
+      return 'validation_failed';
+    case EXIT.auth:
+      return 'not_authenticated';
+    case EXIT.notFound:
+      return 'not_found';
+    case EXIT.rateLimited:
+      return 'rate_limited';
+    default:
+      return 'error';
   }
 }
 

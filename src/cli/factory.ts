@@ -69,7 +69,8 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
         if (t.tokenRef) t.token = (await (await import('./credentials.js')).openKeychain(env))?.get(t.tokenRef);
         // An OAuth access token (auth login --web) that has expired or will within a minute is
         // renewed here, once, for every command; the OAuth code loads only then.
-        const oauth = t.profile && (t.storage === 'file' || t.storage === 'keychain') ? p.get(t.profile)?.oauth : undefined;
+        const oauth =
+          t.profile && (t.storage === 'file' || t.storage === 'keychain') ? p.get(t.profile)?.oauth : undefined;
         if (oauth?.expires_at && Date.parse(oauth.expires_at) - Date.now() < 60_000) {
           t.token = await (await import('./oauth-login.js')).refreshProfileToken(p, t.profile!, env);
         }
@@ -109,7 +110,10 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
       if (t && io.isStderrTTY && !announced && !globals.json) {
         announced = true;
         const s = await errStyle(io);
-        const who = t.sources.baseUrl.startsWith('profile') || !t.profile ? t.sources.baseUrl : `${t.sources.baseUrl}, profile ${t.profile}`;
+        const who =
+          t.sources.baseUrl.startsWith('profile') || !t.profile
+            ? t.sources.baseUrl
+            : `${t.sources.baseUrl}, profile ${t.profile}`;
         io.stderr.write(s.dim(`→ ${t.baseUrl} (${who})${t.workspace ? ` · workspace ${t.workspace}` : ''}\n`));
       }
       const { ApiClient } = await clientModule;
@@ -119,7 +123,9 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
         userAgent: `wcm/${f.version}`,
         env,
         // The client redacts too; this second cut covers anything written before it gets the line.
-        debug: globals.debug ? (line) => io.stderr.write(`[debug] ${token ? line.split(token).join('[REDACTED]') : line}\n`) : undefined,
+        debug: globals.debug
+          ? (line) => io.stderr.write(`[debug] ${token ? line.split(token).join('[REDACTED]') : line}\n`)
+          : undefined,
         retries: intFromEnv(env, 'WCM_RETRIES', 0, 10),
         maxRetryWaitMs: intFromEnv(env, 'WCM_MAX_RETRY_WAIT_MS', 0, 600_000),
         timeoutMs: intFromEnv(env, 'WCM_TIMEOUT_MS', 1, 600_000),
@@ -130,12 +136,23 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     },
     async store({ data, readOnly }) {
       const file = dataFileOf(f, data);
-      const [{ Store, StoreCorruptError }, { StoreLockedError }] = await Promise.all([import('../store/store.js'), import('../store/lock.js')]);
+      const [{ Store, StoreCorruptError }, { StoreLockedError }] = await Promise.all([
+        import('../store/store.js'),
+        import('../store/lock.js'),
+      ]);
       if (readOnly) {
         const { promises: fs } = await import('node:fs');
-        const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+        const exists = (p: string) =>
+          fs.stat(p).then(
+            () => true,
+            () => false,
+          );
         if (!(await exists(file)) && !(await exists(`${file}.journal`))) {
-          throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
+          throw new CliError(
+            `No data file at ${file}.`,
+            1,
+            'Pass `--data FILE`, or run `wcm serve` once to create one.',
+          );
         }
       }
       try {
@@ -148,11 +165,17 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     async workspace() {
       const t = await f.target();
       if (!t.workspace) {
-        throw new UsageError('No workspace chosen.', 'Pass `--workspace ID`, set WCM_WORKSPACE, or save one in the profile with `wcm auth login --workspace ID`.');
+        throw new UsageError(
+          'No workspace chosen.',
+          'Pass `--workspace ID`, set WCM_WORKSPACE, or save one in the profile with `wcm auth login --workspace ID`.',
+        );
       }
       // Checked like every other id, before a request: a typo is not a 404 from the server.
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t.workspace)) {
-        throw new UsageError(`The workspace (from ${t.sources.workspace}) must be a workspace id (a UUID); received \`${t.workspace}\`.`, '`wcm auth status` lists the workspaces your token reaches.');
+        throw new UsageError(
+          `The workspace (from ${t.sources.workspace}) must be a workspace id (a UUID); received \`${t.workspace}\`.`,
+          '`wcm auth status` lists the workspaces your token reaches.',
+        );
       }
       return t.workspace;
     },
@@ -183,6 +206,7 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, min: number, max: numb
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}; received \`${raw}\`.`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${name} must be an integer from ${min} to ${max}; received \`${raw}\`.`);
   return n;
 }

@@ -9,7 +9,13 @@ export interface FaultRule {
   reset?: boolean;
 }
 
-export interface FaultFlags { operation?: string; status?: string; probability?: string; latency?: string; drop?: boolean }
+export interface FaultFlags {
+  operation?: string;
+  status?: string;
+  probability?: string;
+  latency?: string;
+  drop?: boolean;
+}
 
 /** The flags of `wcm local faults set` and `add`, which take one rule each. */
 export const FAULT_FLAGS = [
@@ -26,10 +32,17 @@ export function faultRule(opts: FaultFlags): FaultRule {
   const num = (flag: string, v: string | undefined) => {
     if (v === undefined) return undefined;
     const n = Number(v);
-    if (!Number.isFinite(n) || v.trim() === '') throw new UsageError(`\`${flag}\` must be a number; received \`${v}\`.`);
+    if (!Number.isFinite(n) || v.trim() === '')
+      throw new UsageError(`\`${flag}\` must be a number; received \`${v}\`.`);
     return n;
   };
-  return { operation: opts.operation, probability: num('--probability', opts.probability) ?? 1, status: num('--status', opts.status), latency_ms: num('--latency', opts.latency), reset: opts.drop || undefined };
+  return {
+    operation: opts.operation,
+    probability: num('--probability', opts.probability) ?? 1,
+    status: num('--status', opts.status),
+    latency_ms: num('--latency', opts.latency),
+    reset: opts.drop || undefined,
+  };
 }
 
 /** The rules as `wcm local faults ls` shows them. */

@@ -23,7 +23,8 @@ const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 export function parseTypedValue(raw: string, from: ValueSource): unknown {
   const flag = from.flag ?? '-F';
   if (raw === '@-') {
-    if (from.stdin === undefined) throw new UsageError(`\`${flag} …=@-\` reads standard input, which is not available here.`);
+    if (from.stdin === undefined)
+      throw new UsageError(`\`${flag} …=@-\` reads standard input, which is not available here.`);
     return from.stdin;
   }
   if (raw.startsWith('@')) {
@@ -31,7 +32,10 @@ export function parseTypedValue(raw: string, from: ValueSource): unknown {
     try {
       return readFileSync(file, 'utf8');
     } catch (err) {
-      throw new UsageError(`\`${flag} …=@${raw.slice(1)}\`: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, 'Give a readable file after `@`, or `@-` for standard input.');
+      throw new UsageError(
+        `\`${flag} …=@${raw.slice(1)}\`: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`,
+        'Give a readable file after `@`, or `@-` for standard input.',
+      );
     }
   }
   if (raw === 'true') return true;
@@ -53,11 +57,16 @@ export function parseTypedValue(raw: string, from: ValueSource): unknown {
 }
 
 /** True when a typed value reads standard input, so the command reads it once, first. */
-export const readsStdin = (assignments: readonly string[]) => assignments.some((a) => a.slice(a.indexOf('=') + 1) === '@-');
+export const readsStdin = (assignments: readonly string[]) =>
+  assignments.some((a) => a.slice(a.indexOf('=') + 1) === '@-');
 
 /** Standard input as text, for `@-` (`flag` names who asked); a terminal is refused so nothing waits. */
 export async function readStdinText(io: Pick<IO, 'stdin' | 'isStdinTTY'>, flag: string): Promise<string> {
-  if (io.isStdinTTY) throw new UsageError(`\`${flag} …=@-\` reads standard input, which is a terminal here.`, 'Pipe the value in, or give a file: `key=@file.txt`.');
+  if (io.isStdinTTY)
+    throw new UsageError(
+      `\`${flag} …=@-\` reads standard input, which is a terminal here.`,
+      'Pipe the value in, or give a file: `key=@file.txt`.',
+    );
   let text = '';
   for await (const chunk of io.stdin) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
   return text;
@@ -66,7 +75,10 @@ export async function readStdinText(io: Pick<IO, 'stdin' | 'isStdinTTY'>, flag: 
 /** Splits `items[][title]` into ['items', '', 'title']. */
 function keyPath(key: string, raw: string, flag: string): string[] {
   const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key);
-  if (!m) throw new UsageError(`\`${flag} ${raw}\`: \`${key}\` is not a field name (use name, name[sub] or name[] for arrays).`);
+  if (!m)
+    throw new UsageError(
+      `\`${flag} ${raw}\`: \`${key}\` is not a field name (use name, name[sub] or name[] for arrays).`,
+    );
   return [m[1], ...[...m[2].matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1])];
 }
 
@@ -85,7 +97,11 @@ export function buildFields(fields: readonly Field[], from: ValueSource): Record
   for (const { assignment: raw, typed } of fields) {
     const flag = typed ? '-F' : '-f';
     const eq = raw.indexOf('=');
-    if (eq <= 0) throw new UsageError(`\`${flag} ${raw}\` must look like key=value.`, 'Example: -f title=FAQ -F limit=10 -f "items[][title]=Hours?"');
+    if (eq <= 0)
+      throw new UsageError(
+        `\`${flag} ${raw}\` must look like key=value.`,
+        'Example: -f title=FAQ -F limit=10 -f "items[][title]=Hours?"',
+      );
     const segs = keyPath(raw.slice(0, eq), raw, flag);
     const value = typed ? parseTypedValue(raw.slice(eq + 1), { ...from, flag }) : raw.slice(eq + 1);
     let cur: Record<string, unknown> | unknown[] = root;

@@ -9,10 +9,18 @@ export interface Writer {
 export interface Prompter {
   input(o: { message: string; default?: string; validate?: (v: string) => true | string }): Promise<string>;
   password(o: { message: string }): Promise<string>;
-  select<T extends string>(o: { message: string; choices: Array<{ name: string; value: T; description?: string }>; default?: T }): Promise<T>;
+  select<T extends string>(o: {
+    message: string;
+    choices: Array<{ name: string; value: T; description?: string }>;
+    default?: T;
+  }): Promise<T>;
   confirm(o: { message: string; default?: boolean }): Promise<boolean>;
   /** A choice filtered as the user types (`source` gets the term typed so far). */
-  search<T extends string>(o: { message: string; source: (term: string | undefined) => Promise<Array<{ name: string; value: T; description?: string }>>; pageSize?: number }): Promise<T>;
+  search<T extends string>(o: {
+    message: string;
+    source: (term: string | undefined) => Promise<Array<{ name: string; value: T; description?: string }>>;
+    pageSize?: number;
+  }): Promise<T>;
 }
 
 /**
@@ -57,7 +65,8 @@ export function systemIO(env: NodeJS.ProcessEnv, opts: { noColor?: boolean } = {
         try {
           return await ask();
         } catch (err) {
-          if ((err as Error).name === 'ExitPromptError') throw new CliError('Cancelled; nothing was changed.', EXIT.interrupted);
+          if ((err as Error).name === 'ExitPromptError')
+            throw new CliError('Cancelled; nothing was changed.', EXIT.interrupted);
           throw err;
         }
       };
@@ -67,7 +76,10 @@ export function systemIO(env: NodeJS.ProcessEnv, opts: { noColor?: boolean } = {
         password: (o) => cancellable(() => p.password(o)),
         select: (o) => cancellable(() => p.select(o) as never),
         confirm: (o) => cancellable(() => p.confirm(o)),
-        search: (o) => cancellable(() => p.search({ message: o.message, pageSize: o.pageSize, source: (term) => o.source(term) }) as never),
+        search: (o) =>
+          cancellable(
+            () => p.search({ message: o.message, pageSize: o.pageSize, source: (term) => o.source(term) }) as never,
+          ),
       };
     },
   };

@@ -7,7 +7,12 @@ import { CliError, EXIT, UsageError } from './errors.js';
 const load = () => import('jq-wasm');
 
 const compileError = (message: string) => /compile error|syntax error/i.test(message);
-const firstLines = (message: string) => message.replace(/^Failed to execute (JSON|raw) query: /, '').split('\n').slice(0, 3).join('\n');
+const firstLines = (message: string) =>
+  message
+    .replace(/^Failed to execute (JSON|raw) query: /, '')
+    .split('\n')
+    .slice(0, 3)
+    .join('\n');
 
 /** A filter that does not compile is a usage error before anything is sent. */
 export async function checkJq(expression: string): Promise<void> {
@@ -16,7 +21,8 @@ export async function checkJq(expression: string): Promise<void> {
     await jq.raw('null', expression, ['-r']);
   } catch (err) {
     const message = (err as Error).message;
-    if (compileError(message)) throw new UsageError(`\`--jq\`: ${firstLines(message)}`, 'See https://jqlang.org/manual/ for the language.');
+    if (compileError(message))
+      throw new UsageError(`\`--jq\`: ${firstLines(message)}`, 'See https://jqlang.org/manual/ for the language.');
     // Anything else is about the input (null here); the real input decides.
   }
 }

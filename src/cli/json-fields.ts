@@ -10,7 +10,8 @@ const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.de
 /** The field paths a record of this schema has: its members, and members of member objects (dotted). */
 export function fieldPaths(schema: z.ZodType, prefix = '', depth = 0): string[] {
   let s = schema;
-  for (let d = defOf(s); ['optional', 'nullable', 'default', 'readonly', 'prefault'].includes(d.type); d = defOf(s)) s = d.innerType!;
+  for (let d = defOf(s); ['optional', 'nullable', 'default', 'readonly', 'prefault'].includes(d.type); d = defOf(s))
+    s = d.innerType!;
   if (defOf(s).type === 'pipe') s = defOf(s).in!;
   if (defOf(s).type !== 'object') return [];
   const out: string[] = [];

@@ -8,7 +8,8 @@ import { JsonArrayStream, errStyle, printJson, printRows, type Column } from './
 export function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`\`--limit\` must be an integer from 1 to 100; received \`${raw}\`.`);
+  if (!Number.isInteger(n) || n < 1 || n > 100)
+    throw new UsageError(`\`--limit\` must be an integer from 1 to 100; received \`${raw}\`.`);
   return n;
 }
 
@@ -16,7 +17,9 @@ export function parseLimit(raw: string | undefined): number | undefined {
  * Runs a list operation with the shared flags: one page (`--limit`, `--cursor`) or every page
  * (`--all`), as a table, tab-separated rows or JSON. `--all --json` streams one JSON array.
  */
-export async function runList<K extends ListOperationId, T = ItemOf<K>>(...args: Parameters<typeof listPages<K, T>>): Promise<number> {
+export async function runList<K extends ListOperationId, T = ItemOf<K>>(
+  ...args: Parameters<typeof listPages<K, T>>
+): Promise<number> {
   return listPages(...args).catch((err) => {
     throw badCursor(err, args[1].cursor) ?? err;
   });
@@ -27,7 +30,10 @@ function badCursor(err: unknown, cursor: string | undefined): UsageError | undef
   const api = apiErrorOf(err);
   if (cursor === undefined || api?.problem.code !== 'invalid_cursor') return undefined;
   const shown = cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor;
-  return new UsageError(`\`--cursor ${shown}\` is not a cursor of this list: it was changed, cut short, or comes from another list.`, 'Pass the value printed after "add --cursor" exactly, or leave `--cursor` out to start at the first page.');
+  return new UsageError(
+    `\`--cursor ${shown}\` is not a cursor of this list: it was changed, cut short, or comes from another list.`,
+    'Pass the value printed after "add --cursor" exactly, or leave `--cursor` out to start at the first page.',
+  );
 }
 
 async function listPages<K extends ListOperationId, T = ItemOf<K>>(

@@ -5,4 +5,7 @@ export function dataFileOf(f: { cwd: string }, data: string | undefined): string
   return path.resolve(f.cwd, data ?? '.wcm/store.json');
 }
 
-export const dataOption = { flags: '--data <file>', description: 'data file (default .wcm/store.json, as for wcm serve)' };
+export const dataOption = {
+  flags: '--data <file>',
+  description: 'data file (default .wcm/store.json, as for wcm serve)',
+};

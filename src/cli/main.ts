@@ -35,7 +35,8 @@ const GROUPS: Record<string, string> = {
   commerce: 'Public card payments: create an order and payment intent (no token)',
   agents: 'Agents: list them; record a chat open (public: no token)',
   payments: 'Payment notifications: sign and send one, like the processor would',
-  local: 'The local server: import, export, orders, events (data file); reset, snapshot, faults, clock (running server)',
+  local:
+    'The local server: import, export, orders, events (data file); reset, snapshot, faults, clock (running server)',
   snapshot: 'Named snapshots of the running local server: save, restore, ls, rm',
   faults: 'Injected failures and delays of the running local server: ls, set, add, clear',
   clock: "The running local server's clock: show it, set, clear",
@@ -50,18 +51,30 @@ const GROUPS: Record<string, string> = {
  */
 function helpedCommand(argv: string[], defs: readonly CommandDef[]): CommandDef | undefined {
   if (!argv.some((a) => a === '--help' || a === '-h' || a === 'help')) return undefined;
-  const words = argv.filter((a, i) => !a.startsWith('-') && !GLOBAL_WITH_VALUE.has(argv[i - 1]) && a !== 'help').map(canonicalVerb);
+  const words = argv
+    .filter((a, i) => !a.startsWith('-') && !GLOBAL_WITH_VALUE.has(argv[i - 1]) && a !== 'help')
+    .map(canonicalVerb);
   const matches = defs.filter((d) => d.path.every((w, i) => words[i] === w));
   return matches.sort((a, b) => b.path.length - a.path.length)[0];
 }
 
-function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>, fieldsHelp = ''): void {
+function register(
+  program: Command,
+  def: CommandDef,
+  onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>,
+  fieldsHelp = '',
+): void {
   let parent = program;
   for (const name of def.path.slice(0, -1)) {
-    parent = parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(GROUPS[name] ?? `${name} commands`);
+    parent =
+      parent.commands.find((c) => c.name() === name) ??
+      parent.command(name).description(GROUPS[name] ?? `${name} commands`);
   }
   const verb = def.path[def.path.length - 1];
-  const cmd = parent.command(verb, { hidden: !!def.hidden }).description(def.summary).aliases(VERB_ALIASES[verb] ?? []);
+  const cmd = parent
+    .command(verb, { hidden: !!def.hidden })
+    .description(def.summary)
+    .aliases(VERB_ALIASES[verb] ?? []);
   if (def.description) cmd.addHelpText('after', `\n${def.description}`);
   if (def.examples?.length) cmd.addHelpText('after', `\nExamples:\n${def.examples.map((e) => `  $ ${e}`).join('\n')}`);
   if (fieldsHelp) cmd.addHelpText('after', fieldsHelp);
@@ -83,8 +96,9 @@ function register(program: Command, def: CommandDef, onRun: (def: CommandDef, cm
   }
   cmd.action(async (...received: unknown[]) => {
     const self = received[received.length - 1] as Command;
-    const args = (received.slice(0, def.args?.length ?? 0) as Array<string | string[] | undefined>)
-      .flatMap((a) => (a === undefined ? [] : Array.isArray(a) ? a : [a]));
+    const args = (received.slice(0, def.args?.length ?? 0) as Array<string | string[] | undefined>).flatMap((a) =>
+      a === undefined ? [] : Array.isArray(a) ? a : [a],
+    );
     await onRun(def, self, args);
   });
 }
@@ -139,7 +153,8 @@ async function jsonFieldsOf(argv: string[]): Promise<{ argv: string[]; fields?: 
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith('--json=')) {
-      if (!FIELD_LIST.test(a.slice(7))) throw new UsageError(`\`--json\` takes fields like \`id,title,contact.name\`; received \`${a.slice(7)}\`.`);
+      if (!FIELD_LIST.test(a.slice(7)))
+        throw new UsageError(`\`--json\` takes fields like \`id,title,contact.name\`; received \`${a.slice(7)}\`.`);
       fields = a.slice(7).split(',');
       out.push('--json');
       continue;
@@ -168,10 +183,20 @@ async function jsonFieldsOf(argv: string[]): Promise<{ argv: string[]; fields?: 
 async function completeLine(words: string[], deps: MainDeps): Promise<number> {
   const env = { ...(deps.env ?? process.env), WCM_RETRIES: '0', WCM_TIMEOUT_MS: '1500' };
   const io = deps.io ?? systemIO(env, { noColor: true });
-  const [{ commands }, c, { factorySources }] = await Promise.all([import('../../commands/index.js'), import('./completion.js'), import('./completion-sources.js')]);
+  const [{ commands }, c, { factorySources }] = await Promise.all([
+    import('../../commands/index.js'),
+    import('./completion.js'),
+    import('./completion-sources.js'),
+  ]);
   const globals: GlobalFlags = { json: false, color: false, ...c.targetFlags(words, commands) };
   // Nothing on the terminal while the user types: no "→ target" line, no prompts.
-  const quiet: IO = { ...io, isStderrTTY: false, isStdinTTY: false, canPrompt: () => false, stderr: { write: () => true } as unknown as IO['stderr'] };
+  const quiet: IO = {
+    ...io,
+    isStderrTTY: false,
+    isStdinTTY: false,
+    canPrompt: () => false,
+    stderr: { write: () => true } as unknown as IO['stderr'],
+  };
   const f = deps.factory ? deps.factory(globals, quiet) : createFactory(quiet, env, globals, deps.cwd);
   io.stdout.write(c.formatCompletion(await c.complete(words, commands, GROUPS, factorySources(f))));
   return EXIT.ok;
@@ -197,7 +222,10 @@ export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<numb
   const program = new Command('wcm')
     .description('Workspace Contact Management: an embedded local API server and a client for any instance.')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .option('--json', 'print JSON (the `data` member) on stdout; `--json a,b.c`: only those fields; errors as JSON on stderr')
+    .option(
+      '--json',
+      'print JSON (the `data` member) on stdout; `--json a,b.c`: only those fields; errors as JSON on stderr',
+    )
     .option('--no-color', 'no colour (NO_COLOR is honoured too)')
     .option('--debug', 'print each request and response line on stderr (token redacted)')
     .option('--base-url <url>', 'API base URL ending in /v1 (env WCM_BASE_URL)')
@@ -212,7 +240,12 @@ export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<numb
         return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
       },
       formatItemList(heading, items, helper) {
-        return Help.prototype.formatItemList.call(this, heading === 'Global Options:' ? 'Inherited flags:' : heading, items, helper);
+        return Help.prototype.formatItemList.call(
+          this,
+          heading === 'Global Options:' ? 'Inherited flags:' : heading,
+          items,
+          helper,
+        );
       },
     })
     .exitOverride()
@@ -251,20 +284,29 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
     };
     // --jq: the command writes its JSON here; jq filters it after (and only if) the command succeeded.
     let captured: string | null = null;
-    const runIO = jq !== undefined ? { ...io, isStdoutTTY: false, stdout: { write: (s: string) => ((captured = (captured ?? '') + s), true) } as unknown as IO['stdout'] } : io;
+    const runIO =
+      jq !== undefined
+        ? {
+            ...io,
+            isStdoutTTY: false,
+            stdout: { write: (s: string) => ((captured = (captured ?? '') + s), true) } as unknown as IO['stdout'],
+          }
+        : io;
     const f = deps.factory ? deps.factory(globals, runIO) : createFactory(runIO, env, globals, deps.cwd);
     try {
       if (jq !== undefined) await (await import('./jq.js')).checkJq(jq);
       await selectJsonFields(jsonFields);
       // Local records have no operation for the client to check `--json a,b` against: their list is here.
-      if (jsonFields && Array.isArray(def.output)) await (await import('./json-fields.js')).checkFields(jsonFields, def.output);
+      if (jsonFields && Array.isArray(def.output))
+        await (await import('./json-fields.js')).checkFields(jsonFields, def.output);
       // Ids checked before any request; left out, a choice on a terminal, a usage error otherwise.
       const ids = def.args?.some((a) => a.pick || a.shape) ? await import('./pickers.js') : null;
       const checked = ids ? ids.checkIds(def, args) : args;
       const filled = ids && checked.length < def.args!.length ? await ids.fillMissingIds(def, checked, f) : checked;
       const code = await def.run({ ...opts, args: filled }, f);
       exitCode = typeof code === 'number' ? code : EXIT.ok;
-      if (jq !== undefined && exitCode === EXIT.ok && captured !== null) io.stdout.write(await (await import('./jq.js')).runJq(captured, jq));
+      if (jq !== undefined && exitCode === EXIT.ok && captured !== null)
+        io.stdout.write(await (await import('./jq.js')).runJq(captured, jq));
     } catch (err) {
       // A mistyped `--json` field is read by a person on a terminal: plain text there.
       const fieldTypo = err instanceof Error && err.name === 'JsonFieldsError' && io.isStderrTTY;
@@ -282,9 +324,11 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+        return EXIT.ok;
       if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
-      if (globalsFromArgv.json) await printError(io, new UsageError(err.message.replace(/^error: /, ''), 'Run with --help for usage.'), true);
+      if (globalsFromArgv.json)
+        await printError(io, new UsageError(err.message.replace(/^error: /, ''), 'Run with --help for usage.'), true);
       return EXIT.usage;
     }
     await printError(io, err, !!globalsFromArgv.json);

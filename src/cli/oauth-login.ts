@@ -33,42 +33,88 @@ async function getJson<T>(url: string, what: string): Promise<T> {
   try {
     res = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'manual' });
   } catch (err) {
-    throw new CliError(`Could not read ${what} at ${url}: ${(err as Error).message}.`, EXIT.failure, 'Is the server running and the base URL right?');
+    throw new CliError(
+      `Could not read ${what} at ${url}: ${(err as Error).message}.`,
+      EXIT.failure,
+      'Is the server running and the base URL right?',
+    );
   }
-  if (res.status !== 200) throw new CliError(`${url} answered ${res.status}: this server publishes no ${what}, so \`--web\` cannot log in to it.`, EXIT.failure, 'Log in with a personal token instead: `wcm auth login --with-token`.');
+  if (res.status !== 200)
+    throw new CliError(
+      `${url} answered ${res.status}: this server publishes no ${what}, so \`--web\` cannot log in to it.`,
+      EXIT.failure,
+      'Log in with a personal token instead: `wcm auth login --with-token`.',
+    );
   return (await res.json()) as T;
 }
 
 /** RFC 9728 then RFC 8414, from the base URL's origin; the issuer must be an origin we can trust. */
 export async function discover(baseUrl: string): Promise<AuthServer> {
   const origin = new URL(baseUrl).origin;
-  const pr = await getJson<{ authorization_servers?: string[] }>(`${origin}/.well-known/oauth-protected-resource`, 'protected-resource metadata');
+  const pr = await getJson<{ authorization_servers?: string[] }>(
+    `${origin}/.well-known/oauth-protected-resource`,
+    'protected-resource metadata',
+  );
   const issuer = pr.authorization_servers?.[0];
-  if (!issuer) throw new CliError(`${origin}/.well-known/oauth-protected-resource names no authorization server.`, EXIT.failure);
-  const as = await getJson<AuthServer>(`${issuer.replace(/\/$/, '')}/.well-known/oauth-authorization-server`, 'authorization-server metadata');
-  if (as.issuer !== issuer) throw new CliError(`The authorization server's metadata names issuer \`${as.issuer}\`, not ${issuer}.`, EXIT.failure);
+  if (!issuer)
+    throw new CliError(`${origin}/.well-known/oauth-protected-resource names no authorization server.`, EXIT.failure);
+  const as = await getJson<AuthServer>(
+    `${issuer.replace(/\/$/, '')}/.well-known/oauth-authorization-server`,
+    'authorization-server metadata',
+  );
+  if (as.issuer !== issuer)
+    throw new CliError(
+      `The authorization server's metadata names issuer \`${as.issuer}\`, not ${issuer}.`,
+      EXIT.failure,
+    );
   return as;
 }
 
 /** A form POST to the token or revocation endpoint; OAuth errors (RFC 6749 JSON) become exit 4. */
 export async function tokenRequest(endpoint: string, form: Record<string, string>): Promise<OAuthTokens> {
-  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams(form), redirect: 'manual' });
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams(form),
+    redirect: 'manual',
+  });
   const body = (await res.json().catch(() => ({}))) as OAuthTokens & { error?: string; error_description?: string };
   if (res.status !== 200 || !body.access_token) {
-    throw new CliError(`The token endpoint refused: ${body.error ?? res.status}${body.error_description ? ` (${body.error_description})` : ''}.`, EXIT.auth, 'Run `wcm auth login --web` again.');
+    throw new CliError(
+      `The token endpoint refused: ${body.error ?? res.status}${body.error_description ? ` (${body.error_description})` : ''}.`,
+      EXIT.auth,
+      'Run `wcm auth login --web` again.',
+    );
   }
   return body;
 }
 
 /** The whole browser round trip; resolves with the tokens and the authorization server used. */
-export async function webLogin(o: { baseUrl: string; clientId: string; scopes: string[]; timeoutMs: number; io: IO; env: NodeJS.ProcessEnv }): Promise<{ tokens: OAuthTokens; as: AuthServer }> {
+export async function webLogin(o: {
+  baseUrl: string;
+  clientId: string;
+  scopes: string[];
+  timeoutMs: number;
+  io: IO;
+  env: NodeJS.ProcessEnv;
+}): Promise<{ tokens: OAuthTokens; as: AuthServer }> {
   const as = await discover(o.baseUrl);
   const state = randomBytes(16).toString('base64url');
   const { verifier, challenge } = pkcePair();
   const loop = await listenForRedirect({ state, issuer: as.issuer, timeoutMs: o.timeoutMs });
   try {
     // The metadata's authorization endpoint is opened only on the base URL's origin (TRUST §6).
-    const url = openable(authorizeUrl(as.authorization_endpoint, { clientId: o.clientId, redirectUri: loop.redirectUri, scopes: o.scopes, state, challenge, resource: o.baseUrl }), o.baseUrl);
+    const url = openable(
+      authorizeUrl(as.authorization_endpoint, {
+        clientId: o.clientId,
+        redirectUri: loop.redirectUri,
+        scopes: o.scopes,
+        state,
+        challenge,
+        resource: o.baseUrl,
+      }),
+      o.baseUrl,
+    );
     const opened = canOpenBrowser(o.env, o.io.isStdoutTTY) && (await launchBrowser(url, o.env)).started;
     if (opened) {
       o.io.stderr.write(`Opened your browser to log in to ${o.baseUrl}. If it did not open, visit:\n${url}\n`);
@@ -78,7 +124,12 @@ export async function webLogin(o: { baseUrl: string; clientId: string; scopes: s
     o.io.stderr.write(`Waiting up to ${Math.round(o.timeoutMs / 1000)} s for the browser…\n`);
     const { code } = await loop.result;
     const tokens = await tokenRequest(as.token_endpoint, {
-      grant_type: 'authorization_code', code, redirect_uri: loop.redirectUri, client_id: o.clientId, code_verifier: verifier, resource: o.baseUrl,
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: loop.redirectUri,
+      client_id: o.clientId,
+      code_verifier: verifier,
+      resource: o.baseUrl,
     });
     return { tokens, as };
   } finally {
@@ -90,43 +141,81 @@ export async function webLogin(o: { baseUrl: string; clientId: string; scopes: s
  * Refreshes profile `name`'s OAuth access token (expired or about to be) and saves the rotated
  * refresh token; a refused refresh is exit 4 saying to log in again. Returns the new access token.
  */
-export async function refreshProfileToken(profiles: ProfileStore, name: string, env: NodeJS.ProcessEnv): Promise<string> {
+export async function refreshProfileToken(
+  profiles: ProfileStore,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   const p = profiles.get(name)!;
   const o = p.oauth!;
   const { openKeychain, saveOAuthState, saveProfileToken } = await import('./credentials.js');
   const keychain = await openKeychain(env);
-  const refresh = o.refresh_token ?? (refFor(o.refresh_ref, p.base_url, '#refresh') ? keychain?.get(o.refresh_ref!) : undefined);
+  const refresh =
+    o.refresh_token ?? (refFor(o.refresh_ref, p.base_url, '#refresh') ? keychain?.get(o.refresh_ref!) : undefined);
   const again = `Run \`wcm auth login --web --profile ${name} --base-url ${p.base_url}\` again.`;
-  if (!refresh) throw new CliError(`Profile ${name}'s OAuth access token has expired and there is no refresh token to renew it.`, EXIT.auth, again);
+  if (!refresh)
+    throw new CliError(
+      `Profile ${name}'s OAuth access token has expired and there is no refresh token to renew it.`,
+      EXIT.auth,
+      again,
+    );
   let tokens: OAuthTokens;
   try {
-    tokens = await tokenRequest(o.token_endpoint, { grant_type: 'refresh_token', refresh_token: refresh, client_id: o.client_id, resource: p.base_url });
+    tokens = await tokenRequest(o.token_endpoint, {
+      grant_type: 'refresh_token',
+      refresh_token: refresh,
+      client_id: o.client_id,
+      resource: p.base_url,
+    });
   } catch (err) {
-    throw new CliError(`Profile ${name}'s OAuth session could not be renewed (${(err as Error).message.replace(/^The token endpoint refused: /, '').replace(/\.$/, '')}).`, EXIT.auth, again);
+    throw new CliError(
+      `Profile ${name}'s OAuth session could not be renewed (${(err as Error).message.replace(/^The token endpoint refused: /, '').replace(/\.$/, '')}).`,
+      EXIT.auth,
+      again,
+    );
   }
   const { token: _t, token_ref: _r, oauth: _o, ...rest } = p;
   await saveProfileToken(profiles, name, rest, tokens.access_token, keychain);
   const { refresh_token: _old, refresh_ref: _oldRef, ...kept } = o;
-  await saveOAuthState(profiles, name, {
-    ...kept,
-    ...(tokens.refresh_token ?? refresh ? { refresh_token: tokens.refresh_token ?? refresh } : {}),
-    ...(tokens.expires_in ? { expires_at: new Date(Date.now() + tokens.expires_in * 1000).toISOString() } : {}),
-    ...(tokens.scope ? { scope: tokens.scope } : {}),
-  }, keychain);
+  await saveOAuthState(
+    profiles,
+    name,
+    {
+      ...kept,
+      ...((tokens.refresh_token ?? refresh) ? { refresh_token: tokens.refresh_token ?? refresh } : {}),
+      ...(tokens.expires_in ? { expires_at: new Date(Date.now() + tokens.expires_in * 1000).toISOString() } : {}),
+      ...(tokens.scope ? { scope: tokens.scope } : {}),
+    },
+    keychain,
+  );
   return tokens.access_token;
 }
 
 /** Revokes a profile's OAuth tokens (RFC 7009) before logout forgets them; false when the server could not be told. */
-export async function revokeProfileTokens(p: Profile, access: string | undefined, env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function revokeProfileTokens(
+  p: Profile,
+  access: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
   const o = p.oauth;
   if (!o?.revocation_endpoint) return false;
   const { openKeychain } = await import('./credentials.js');
-  const refresh = o.refresh_token ?? (refFor(o.refresh_ref, p.base_url, '#refresh') ? (await openKeychain(env))?.get(o.refresh_ref!) : undefined);
+  const refresh =
+    o.refresh_token ??
+    (refFor(o.refresh_ref, p.base_url, '#refresh') ? (await openKeychain(env))?.get(o.refresh_ref!) : undefined);
   let ok = true;
-  for (const [token, hint] of [[refresh, 'refresh_token'], [access, 'access_token']] as const) {
+  for (const [token, hint] of [
+    [refresh, 'refresh_token'],
+    [access, 'access_token'],
+  ] as const) {
     if (!token) continue;
     try {
-      const res = await fetch(o.revocation_endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, token_type_hint: hint, client_id: o.client_id }), redirect: 'manual' });
+      const res = await fetch(o.revocation_endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, token_type_hint: hint, client_id: o.client_id }),
+        redirect: 'manual',
+      });
       ok &&= res.status === 200;
     } catch {
       ok = false;

@@ -15,7 +15,11 @@ export function pkcePair(): { verifier: string; challenge: string } {
 }
 
 /** Whether a browser can be opened: not when stdout is piped, `BROWSER=none`, or Linux has no display. */
-export function canOpenBrowser(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean, platform: NodeJS.Platform = process.platform): boolean {
+export function canOpenBrowser(
+  env: NodeJS.ProcessEnv,
+  stdoutIsTTY: boolean,
+  platform: NodeJS.Platform = process.platform,
+): boolean {
   if (!stdoutIsTTY || env.BROWSER === 'none') return false;
   // $BROWSER comes first (TRUST §6): it may be a text browser or a script, no display needed.
   if (env.BROWSER?.trim()) return true;
@@ -58,29 +62,59 @@ export async function listenForRedirect(opts: { state: string; issuer: string; t
     }
     const q = u.searchParams;
     const answer = (status: number, page: string) => {
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', connection: 'close' }).end(page);
+      res
+        .writeHead(status, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          connection: 'close',
+        })
+        .end(page);
     };
     // A redirect with another state is not ours (or forged): refuse it and keep nothing.
     if (q.get('state') !== opts.state) {
       answer(400, FAIL_PAGE('the answer did not match this login (state)'));
-      fail(new CliError('The browser came back with another `state` than this login sent; nothing was saved.', EXIT.auth, 'Run `wcm auth login --web` again.'));
+      fail(
+        new CliError(
+          'The browser came back with another `state` than this login sent; nothing was saved.',
+          EXIT.auth,
+          'Run `wcm auth login --web` again.',
+        ),
+      );
       return;
     }
     // RFC 9207: the issuer must be the one discovered, so a code from a mix-up is not exchanged.
     if (q.get('iss') !== opts.issuer) {
       answer(400, FAIL_PAGE('the answer came from another server (iss)'));
-      fail(new CliError(`The authorization answer names issuer \`${q.get('iss') ?? '(none)'}\`, not ${opts.issuer}; nothing was saved.`, EXIT.auth, 'Run `wcm auth login --web` again.'));
+      fail(
+        new CliError(
+          `The authorization answer names issuer \`${q.get('iss') ?? '(none)'}\`, not ${opts.issuer}; nothing was saved.`,
+          EXIT.auth,
+          'Run `wcm auth login --web` again.',
+        ),
+      );
       return;
     }
     if (q.get('error')) {
       answer(200, FAIL_PAGE(q.get('error_description') ?? q.get('error')!));
-      fail(new CliError(`The server refused the login: ${q.get('error')}${q.get('error_description') ? ` (${q.get('error_description')})` : ''}; nothing was saved.`, EXIT.auth, 'Run `wcm auth login --web` again, and approve on the consent page.'));
+      fail(
+        new CliError(
+          `The server refused the login: ${q.get('error')}${q.get('error_description') ? ` (${q.get('error_description')})` : ''}; nothing was saved.`,
+          EXIT.auth,
+          'Run `wcm auth login --web` again, and approve on the consent page.',
+        ),
+      );
       return;
     }
     const code = q.get('code');
     if (!code) {
       answer(400, FAIL_PAGE('no code in the answer'));
-      fail(new CliError('The browser came back without a `code`; nothing was saved.', EXIT.auth, 'Run `wcm auth login --web` again.'));
+      fail(
+        new CliError(
+          'The browser came back without a `code`; nothing was saved.',
+          EXIT.auth,
+          'Run `wcm auth login --web` again.',
+        ),
+      );
       return;
     }
     answer(200, CLOSE_PAGE);
@@ -97,7 +131,13 @@ export async function listenForRedirect(opts: { state: string; issuer: string; t
     server.listen(0, '127.0.0.1', resolve);
   });
   const timer = setTimeout(() => {
-    fail(new CliError(`No answer from the browser within ${Math.round(opts.timeoutMs / 1000)} s; nothing was saved.`, EXIT.failure, 'Run `wcm auth login --web` again (or pass a longer `--timeout`).'));
+    fail(
+      new CliError(
+        `No answer from the browser within ${Math.round(opts.timeoutMs / 1000)} s; nothing was saved.`,
+        EXIT.failure,
+        'Run `wcm auth login --web` again (or pass a longer `--timeout`).',
+      ),
+    );
   }, opts.timeoutMs);
   /**
    * Stops listening and ends every connection at once, whatever the browser still holds open
@@ -116,7 +156,10 @@ export async function listenForRedirect(opts: { state: string; issuer: string; t
 }
 
 /** The authorize URL: client, redirect, scopes, state, S256 challenge, resource. */
-export function authorizeUrl(endpoint: string, p: { clientId: string; redirectUri: string; scopes: string[]; state: string; challenge: string; resource: string }): string {
+export function authorizeUrl(
+  endpoint: string,
+  p: { clientId: string; redirectUri: string; scopes: string[]; state: string; challenge: string; resource: string },
+): string {
   const u = new URL(endpoint);
   u.searchParams.set('response_type', 'code');
   u.searchParams.set('client_id', p.clientId);

@@ -20,7 +20,14 @@ export interface Style {
   cyan(s: string): string;
 }
 
-const plain: Style = { dim: (s) => s, bold: (s) => s, red: (s) => s, green: (s) => s, yellow: (s) => s, cyan: (s) => s };
+const plain: Style = {
+  dim: (s) => s,
+  bold: (s) => s,
+  red: (s) => s,
+  green: (s) => s,
+  yellow: (s) => s,
+  cyan: (s) => s,
+};
 
 export async function style(io: IO): Promise<Style> {
   if (!io.color) return plain;
@@ -74,10 +81,35 @@ export async function printRows<T>(io: IO, serverRows: T[], columns: Column<T>[]
   const table = new Table({
     head: columns.map((c) => s.bold(c.header)),
     style: { head: [], border: io.color ? ['grey'] : [], compact: true },
-    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '  ',
+    },
   });
-  for (const row of rows) table.push(columns.map((c) => (c.pretty ? tsvCell(c.pretty(row, s)) : truncate(tsvCell(c.value(row)), c.maxWidth))));
-  io.stdout.write(table.toString().split('\n').map((l) => l.replace(/^ /, '').replace(/\s+$/, '')).join('\n') + '\n');
+  for (const row of rows)
+    table.push(
+      columns.map((c) => (c.pretty ? tsvCell(c.pretty(row, s)) : truncate(tsvCell(c.value(row)), c.maxWidth))),
+    );
+  io.stdout.write(
+    table
+      .toString()
+      .split('\n')
+      .map((l) => l.replace(/^ /, '').replace(/\s+$/, ''))
+      .join('\n') + '\n',
+  );
 }
 
 /** Key/value lines for one record: aligned on a terminal, `key<TAB>value` when piped. */
@@ -143,7 +175,9 @@ export async function printError(io: IO, err: unknown, json: boolean): Promise<v
     }
     const s = await errStyle(io);
     const t = terminalText;
-    io.stderr.write(`${s.red('Error:')} ${s.bold(t(p.title ?? `HTTP ${api.status}`))}${p.code ? s.dim(` (${api.status} ${t(String(p.code))})`) : ''}\n`);
+    io.stderr.write(
+      `${s.red('Error:')} ${s.bold(t(p.title ?? `HTTP ${api.status}`))}${p.code ? s.dim(` (${api.status} ${t(String(p.code))})`) : ''}\n`,
+    );
     if (p.detail && p.detail !== p.title) io.stderr.write(`  ${t(p.detail)}\n`);
     for (const [field, msgs] of Object.entries(p.errors ?? {})) {
       for (const m of msgs) io.stderr.write(`  ${s.yellow(`• ${t(field)}`)}: ${t(String(m))}\n`);
@@ -184,7 +218,14 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
   const diff = (now - Date.parse(iso)) / 1000;
   const future = diff < 0;
   const d = Math.abs(diff);
-  const units: Array<[number, string]> = [[60, 'second'], [60, 'minute'], [24, 'hour'], [30, 'day'], [12, 'month'], [Infinity, 'year']];
+  const units: Array<[number, string]> = [
+    [60, 'second'],
+    [60, 'minute'],
+    [24, 'hour'],
+    [30, 'day'],
+    [12, 'month'],
+    [Infinity, 'year'],
+  ];
   let v = d;
   for (const [size, name] of units) {
     if (v < size) {

@@ -50,50 +50,91 @@ export interface IdPicker<T = never> {
 // `satisfies` keeps each row's item type for its callbacks while the table stays one object.
 export const ID_PICKERS = {
   listing: {
-    noun: 'listing', nouns: 'listings', operationId: 'listListings', lsCommand: 'wcm lists ls',
-    value: (l: ListingSummary) => l.id, label: (l: ListingSummary) => l.title, description: (l: ListingSummary) => l.id,
+    noun: 'listing',
+    nouns: 'listings',
+    operationId: 'listListings',
+    lsCommand: 'wcm lists ls',
+    value: (l: ListingSummary) => l.id,
+    label: (l: ListingSummary) => l.title,
+    description: (l: ListingSummary) => l.id,
   },
   form: {
-    noun: 'form', nouns: 'forms', operationId: 'listForms', lsCommand: 'wcm forms ls',
-    value: (x: FormSummary) => x.id, label: (x: FormSummary) => x.name,
+    noun: 'form',
+    nouns: 'forms',
+    operationId: 'listForms',
+    lsCommand: 'wcm forms ls',
+    value: (x: FormSummary) => x.id,
+    label: (x: FormSummary) => x.name,
     description: (x: FormSummary) => `${x.field_count} field${x.field_count === 1 ? '' : 's'} · ${x.id}`,
   },
   page: {
-    noun: 'page', nouns: 'pages', operationId: 'listPages', lsCommand: 'wcm pages ls',
-    value: (p: PageSummary) => p.id, label: (p: PageSummary) => `${p.name} (/${p.slug})`,
+    noun: 'page',
+    nouns: 'pages',
+    operationId: 'listPages',
+    lsCommand: 'wcm pages ls',
+    value: (p: PageSummary) => p.id,
+    label: (p: PageSummary) => `${p.name} (/${p.slug})`,
     description: (p: PageSummary) => `${p.published ? 'published' : 'unpublished'} · ${p.id}`,
   },
   knowledgeList: {
-    noun: 'knowledge list', nouns: 'knowledge lists', operationId: 'listKnowledgeLists', lsCommand: 'wcm knowledge ls',
+    noun: 'knowledge list',
+    nouns: 'knowledge lists',
+    operationId: 'listKnowledgeLists',
+    lsCommand: 'wcm knowledge ls',
     hasItems: (k: KnowledgeListSummary) => k.article_count > 0,
-    value: (k: KnowledgeListSummary) => k.id, label: (k: KnowledgeListSummary) => k.name,
+    value: (k: KnowledgeListSummary) => k.id,
+    label: (k: KnowledgeListSummary) => k.name,
     description: (k: KnowledgeListSummary) => `${k.article_count} article${k.article_count === 1 ? '' : 's'} · ${k.id}`,
   },
   article: {
-    noun: 'article', nouns: 'articles', operationId: 'listArticles', lsCommand: 'wcm articles ls LIST', after: { list: 'knowledgeList' },
-    value: (a: ArticleSummary) => a.id, label: (a: ArticleSummary) => a.title,
+    noun: 'article',
+    nouns: 'articles',
+    operationId: 'listArticles',
+    lsCommand: 'wcm articles ls LIST',
+    after: { list: 'knowledgeList' },
+    value: (a: ArticleSummary) => a.id,
+    label: (a: ArticleSummary) => a.title,
     description: (a: ArticleSummary) => `${a.status}, v${a.current_version} · ${a.id}`,
   },
   articleVersion: {
-    noun: 'version', nouns: 'versions', operationId: 'getArticle', lsCommand: 'wcm articles show LIST ARTICLE', after: { list: 'knowledgeList', article: 'article' },
+    noun: 'version',
+    nouns: 'versions',
+    operationId: 'getArticle',
+    lsCommand: 'wcm articles show LIST ARTICLE',
+    after: { list: 'knowledgeList', article: 'article' },
     itemsOf: (a: unknown) => [...(a as Article).versions].reverse(),
-    value: (v: Article['versions'][number]) => String(v.number), label: (v: Article['versions'][number]) => `v${v.number} ${v.title}`,
+    value: (v: Article['versions'][number]) => String(v.number),
+    label: (v: Article['versions'][number]) => `v${v.number} ${v.title}`,
     description: (v: Article['versions'][number]) => `${v.published ? 'published' : 'not published'} · ${v.created_at}`,
   },
   offer: {
-    noun: 'offer', nouns: 'active offers', operationId: 'listOffers', lsCommand: 'wcm offers ls',
+    noun: 'offer',
+    nouns: 'active offers',
+    operationId: 'listOffers',
+    lsCommand: 'wcm offers ls',
     choosable: (o: OfferSummary) => o.active,
-    value: (o: OfferSummary) => o.id, label: (o: OfferSummary) => o.title,
-    description: (o: OfferSummary) => `${o.kind}, ${o.unit_amount_minor === null ? 'buyer sets the amount' : formatMoney(o.unit_amount_minor, o.currency)} · ${o.id}`,
+    value: (o: OfferSummary) => o.id,
+    label: (o: OfferSummary) => o.title,
+    description: (o: OfferSummary) =>
+      `${o.kind}, ${o.unit_amount_minor === null ? 'buyer sets the amount' : formatMoney(o.unit_amount_minor, o.currency)} · ${o.id}`,
   },
   agent: {
-    noun: 'agent', nouns: 'agents', operationId: 'listAgents', lsCommand: 'wcm agents ls',
-    value: (a: AgentSummary) => a.id, label: (a: AgentSummary) => a.name, description: (a: AgentSummary) => a.id,
+    noun: 'agent',
+    nouns: 'agents',
+    operationId: 'listAgents',
+    lsCommand: 'wcm agents ls',
+    value: (a: AgentSummary) => a.id,
+    label: (a: AgentSummary) => a.name,
+    description: (a: AgentSummary) => a.id,
   },
   thread: {
-    noun: 'thread', nouns: 'threads in the inbox', operationId: 'listThreads', lsCommand: 'wcm threads ls',
+    noun: 'thread',
+    nouns: 'threads in the inbox',
+    operationId: 'listThreads',
+    lsCommand: 'wcm threads ls',
     value: (t: ThreadSummary) => t.id,
-    label: (t: ThreadSummary) => `${t.contact.name ?? t.contact.email ?? t.contact.phone ?? 'unknown'}: ${t.subject ?? t.last_message_preview ?? ''}`,
+    label: (t: ThreadSummary) =>
+      `${t.contact.name ?? t.contact.email ?? t.contact.phone ?? 'unknown'}: ${t.subject ?? t.last_message_preview ?? ''}`,
     description: (t: ThreadSummary) => `${t.last_message_at ?? ''} · ${t.id}`,
   },
 } as const satisfies Record<PickerName, IdPicker<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -122,7 +163,10 @@ export function checkIds(def: Pick<CommandDef, 'args'>, args: string[]): string[
     }
     if (spec.shape) {
       if (spec.shape.pattern.test(value)) return value;
-      throw new UsageError(`\`${spec.name}\` must look like ${spec.shape.like}; received \`${value}\`.`, `Find ids with \`${spec.shape.find}\`.`);
+      throw new UsageError(
+        `\`${spec.name}\` must look like ${spec.shape.like}; received \`${value}\`.`,
+        `Find ids with \`${spec.shape.find}\`.`,
+      );
     }
     if (UUID.test(value)) return value;
     const picker = ID_PICKERS[spec.pick!];
@@ -139,7 +183,9 @@ export function checkIds(def: Pick<CommandDef, 'args'>, args: string[]): string[
  */
 export function leadsFurther(def: Pick<CommandDef, 'args'>, index: number): boolean {
   const kind = def.args![index].pick!;
-  return def.args!.slice(index + 1).some((a) => a.pick && Object.values((ID_PICKERS[a.pick] as IdPicker<unknown>).after ?? {}).includes(kind));
+  return def
+    .args!.slice(index + 1)
+    .some((a) => a.pick && Object.values((ID_PICKERS[a.pick] as IdPicker<unknown>).after ?? {}).includes(kind));
 }
 
 /** At most this many candidates are fetched (10 requests of 100); the search filters those. */
@@ -161,7 +207,11 @@ export function missingArgument(def: Pick<CommandDef, 'path' | 'args'>, index: n
  * choice; otherwise a usage error naming the first one missing. Arguments without `pick` are
  * left alone (commander already refuses missing required ones).
  */
-export async function fillMissingIds(def: Pick<CommandDef, 'path' | 'args'>, args: string[], f: Factory): Promise<string[]> {
+export async function fillMissingIds(
+  def: Pick<CommandDef, 'path' | 'args'>,
+  args: string[],
+  f: Factory,
+): Promise<string[]> {
   const specs = def.args ?? [];
   const out = [...args];
   for (let i = out.length; i < specs.length && specs[i].pick; i++) {
@@ -173,7 +223,12 @@ export async function fillMissingIds(def: Pick<CommandDef, 'path' | 'args'>, arg
   return out;
 }
 
-async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, chosen: Partial<Record<PickerName, string>>, f: Factory): Promise<string> {
+async function pickId(
+  def: Pick<CommandDef, 'path' | 'args'>,
+  index: number,
+  chosen: Partial<Record<PickerName, string>>,
+  f: Factory,
+): Promise<string> {
   const picker: IdPicker<unknown> = ID_PICKERS[def.args![index].pick!] as IdPicker<unknown>;
   let workspace: string;
   let client: Awaited<ReturnType<Factory['client']>>;
@@ -182,7 +237,12 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
     client = await f.client();
   } catch (err) {
     // A public command (`commerce pay`) may run with neither: say what was missing first.
-    if (isReported(err)) throw new CliError(`Missing the \`${def.args![index].name}\` argument, and no list to choose it from: ${err.message}`, exitCodeOf(err), err.hint);
+    if (isReported(err))
+      throw new CliError(
+        `Missing the \`${def.args![index].name}\` argument, and no list to choose it from: ${err.message}`,
+        exitCodeOf(err),
+        err.hint,
+      );
     throw err;
   }
   const params: Record<string, string> = { workspace };
@@ -203,17 +263,35 @@ async function pickId(def: Pick<CommandDef, 'path' | 'args'>, index: number, cho
   if (picker.choosable) items = items.filter((x) => picker.choosable!(x));
   if (picker.hasItems && leadsFurther(def, index)) items = items.filter((x) => picker.hasItems!(x));
   if (!items.length) {
-    throw new CliError(`No ${picker.nouns} to choose from in workspace ${workspace}.`, EXIT.notFound, `Pass the \`${def.args![index].name}\` id yourself, or check the workspace (\`--workspace ID\`).`);
+    throw new CliError(
+      `No ${picker.nouns} to choose from in workspace ${workspace}.`,
+      EXIT.notFound,
+      `Pass the \`${def.args![index].name}\` id yourself, or check the workspace (\`--workspace ID\`).`,
+    );
   }
-  if (more) f.io.stderr.write(`Showing the first ${items.length} ${picker.nouns}; type to filter them, or pass the id yourself.\n`);
-  const choices = items.map((x) => ({ name: picker.label(terminalSafe(x)), value: picker.value(x), description: picker.description?.(terminalSafe(x)) }));
+  if (more)
+    f.io.stderr.write(
+      `Showing the first ${items.length} ${picker.nouns}; type to filter them, or pass the id yourself.\n`,
+    );
+  const choices = items.map((x) => ({
+    name: picker.label(terminalSafe(x)),
+    value: picker.value(x),
+    description: picker.description?.(terminalSafe(x)),
+  }));
   const prompter = await f.io.prompter();
   return prompter.search({
     message: `Choose ${/^[aeiou]/.test(picker.noun) ? 'an' : 'a'} ${picker.noun}`,
     pageSize: 12,
     source: async (term) => {
       const t = term?.trim().toLowerCase();
-      return t ? choices.filter((c) => c.name.toLowerCase().includes(t) || c.value.toLowerCase().includes(t) || !!c.description?.toLowerCase().includes(t)) : choices;
+      return t
+        ? choices.filter(
+            (c) =>
+              c.name.toLowerCase().includes(t) ||
+              c.value.toLowerCase().includes(t) ||
+              !!c.description?.toLowerCase().includes(t),
+          )
+        : choices;
     },
   });
 }

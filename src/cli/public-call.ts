@@ -19,7 +19,10 @@ const KEY = /^[\x21-\x7e]{8,120}$/;
  */
 export function announceIdempotencyKey(f: Factory, given: string | undefined, command: string[]): string {
   if (given !== undefined && !KEY.test(given)) {
-    throw new UsageError(`\`--idempotency-key\` must be 8 to 120 visible ASCII characters; received ${given.length} character${given.length === 1 ? '' : 's'}.`, 'A UUID works: `--idempotency-key $(uuidgen)`.');
+    throw new UsageError(
+      `\`--idempotency-key\` must be 8 to 120 visible ASCII characters; received ${given.length} character${given.length === 1 ? '' : 's'}.`,
+      'A UUID works: `--idempotency-key $(uuidgen)`.',
+    );
   }
   const key = given ?? crypto.randomUUID();
   // The whole command, quoted for a POSIX shell: pasted as is, it replays this very request.
@@ -29,7 +32,8 @@ export function announceIdempotencyKey(f: Factory, given: string | undefined, co
 }
 
 /** `word` as one POSIX shell word: bare when it is safe, else single-quoted. */
-export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
+export const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 
 /** The flags a command was given, as argv words in their order of declaration (for a replay line). */
 export function givenFlags(values: Record<string, string | undefined>): string[] {
@@ -38,12 +42,17 @@ export function givenFlags(values: Record<string, string | undefined>): string[]
 
 export function integerFlag(flag: string, raw: string): number {
   const n = Number(raw);
-  if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`\`${flag}\` must be a whole number; received \`${raw}\`.`);
+  if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(n))
+    throw new UsageError(`\`${flag}\` must be a whole number; received \`${raw}\`.`);
   return n;
 }
 
 /** Calls a public operation without a token; the client resends the same key on every retry. */
-export async function publicCall<K extends OperationId>(f: Factory, operationId: K, input: { params: Record<string, string>; body: unknown; idempotencyKey: string }) {
+export async function publicCall<K extends OperationId>(
+  f: Factory,
+  operationId: K,
+  input: { params: Record<string, string>; body: unknown; idempotencyKey: string },
+) {
   const client = await f.client({ requireToken: false });
   const res = await client.call(operationId, input);
   if (res.headers['idempotent-replayed'] === 'true') {

@@ -4,7 +4,8 @@ import { printFields } from './output.js';
 import type { Form, FormField, Page, ThreadSummary } from '../contract/types.js';
 
 /** `email*` for a required field, `(3 options)` when it has choices. */
-const fieldLabel = (x: FormField) => `${x.id}${x.required ? '*' : ''}${x.options ? ` (${x.options.length} options)` : ''}`;
+const fieldLabel = (x: FormField) =>
+  `${x.id}${x.required ? '*' : ''}${x.options ? ` (${x.options.length} options)` : ''}`;
 
 /** One form as key/value lines (object members as compact JSON). */
 export async function printForm(f: Factory, form: Form): Promise<void> {

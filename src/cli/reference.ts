@@ -31,8 +31,18 @@ async function helpOf(words: string[]): Promise<string> {
  */
 export async function commandReference(): Promise<string> {
   const top = await helpOf([]);
-  const defs = [...(await allCommands())].filter((d) => !d.hidden).sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')));
-  const parts = ['# Command reference', '', 'Generated from the command definitions by `npm run docs`; do not edit by hand.', '', '```text', top, '```'];
+  const defs = [...(await allCommands())]
+    .filter((d) => !d.hidden)
+    .sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')));
+  const parts = [
+    '# Command reference',
+    '',
+    'Generated from the command definitions by `npm run docs`; do not edit by hand.',
+    '',
+    '```text',
+    top,
+    '```',
+  ];
   for (const def of defs) parts.push('', `## wcm ${def.path.join(' ')}`, '', '```text', await helpOf(def.path), '```');
   return `${parts.join('\n')}\n`;
 }

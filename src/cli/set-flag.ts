@@ -18,11 +18,17 @@ export function parseSetValue(raw: string, from: ValueSource = { cwd: process.cw
  */
 export function applySet(body: Record<string, unknown>, assignment: string, from?: ValueSource): void {
   const eq = assignment.indexOf('=');
-  if (eq <= 0) throw new UsageError(`\`--set\` takes key=value; received \`${assignment}\`.`, 'Example: --set bio="Open 8 to 6" --set chat.greeting=Hi');
+  if (eq <= 0)
+    throw new UsageError(
+      `\`--set\` takes key=value; received \`${assignment}\`.`,
+      'Example: --set bio="Open 8 to 6" --set chat.greeting=Hi',
+    );
   const key = assignment.slice(0, eq);
   const parts = key.split('.');
   if (parts.some((p) => !p || FORBIDDEN.has(p))) {
-    throw new UsageError(`\`--set\`: \`${key}\` is not a usable key (empty segment, or one of __proto__, constructor, prototype).`);
+    throw new UsageError(
+      `\`--set\`: \`${key}\` is not a usable key (empty segment, or one of __proto__, constructor, prototype).`,
+    );
   }
   let at: Record<string, unknown> = body;
   for (const [i, part] of parts.slice(0, -1).entries()) {
@@ -31,7 +37,9 @@ export function applySet(body: Record<string, unknown>, assignment: string, from
     else if (next !== null && typeof next === 'object' && !Array.isArray(next)) at = next as Record<string, unknown>;
     else {
       const where = parts.slice(0, i + 1).join('.');
-      throw new UsageError(`\`--set ${key}=…\`: \`${where}\` is already set to ${JSON.stringify(next)}, so it cannot hold \`${parts.slice(i + 1).join('.')}\`.`);
+      throw new UsageError(
+        `\`--set ${key}=…\`: \`${where}\` is already set to ${JSON.stringify(next)}, so it cannot hold \`${parts.slice(i + 1).join('.')}\`.`,
+      );
     }
   }
   at[parts[parts.length - 1]] = parseSetValue(assignment.slice(eq + 1), from);

@@ -63,7 +63,8 @@ export function normalizeBaseUrl(raw: string, from: string): string {
   } catch {
     throw new UsageError(`${from}: \`${raw}\` is not a URL.`, 'Use something like http://127.0.0.1:4010/v1.');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${from}: \`${raw}\` must be http or https.`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new UsageError(`${from}: \`${raw}\` must be http or https.`);
   const path = u.pathname.replace(/\/+$/, '');
   if (!/\/v1$/.test(path)) {
     throw new UsageError(`${from}: \`${raw}\` must end in /v1 (or /api/v1).`, `Did you mean ${u.origin}${path}/v1?`);
@@ -100,7 +101,9 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
     const known = Object.keys(profiles?.list() ?? {}).sort();
     throw new UsageError(
       `Profile \`${profileName}\` (from ${profileFrom}) does not exist.`,
-      known.length ? `Known profiles: ${known.join(', ')}. Create one with \`wcm auth login --profile ${profileName}\`.` : `Create it with \`wcm auth login --profile ${profileName}\`.`,
+      known.length
+        ? `Known profiles: ${known.join(', ')}. Create one with \`wcm auth login --profile ${profileName}\`.`
+        : `Create it with \`wcm auth login --profile ${profileName}\`.`,
     );
   }
   const pLabel = `profile ${profileName}`;
@@ -112,20 +115,28 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
   let baseSource: string;
   if (flags.baseUrl) [baseUrl, baseSource] = [normalizeBaseUrl(flags.baseUrl, '`--base-url`'), '--base-url'];
   else if (strong?.base_url) [baseUrl, baseSource] = [strong.base_url, pLabel];
-  else if (env.WCM_BASE_URL) [baseUrl, baseSource] = [normalizeBaseUrl(env.WCM_BASE_URL, 'WCM_BASE_URL'), 'WCM_BASE_URL'];
+  else if (env.WCM_BASE_URL)
+    [baseUrl, baseSource] = [normalizeBaseUrl(env.WCM_BASE_URL, 'WCM_BASE_URL'), 'WCM_BASE_URL'];
   else if (weak?.base_url) [baseUrl, baseSource] = [weak.base_url, pLabel];
   else [baseUrl, baseSource] = [DEFAULT_BASE_URL, 'built-in default'];
 
   // A profile's token goes only to the origin it was saved for (the profile's base URL, path left
   // out); a WCM_TOKEN is explicit per invocation and goes where the user points it.
-  const bound = (p: typeof profile) => ((p?.token || refFor(p?.token_ref, p?.base_url ?? '')) && tokenOrigin(p!.base_url) === tokenOrigin(baseUrl) ? p : undefined);
+  const bound = (p: typeof profile) =>
+    (p?.token || refFor(p?.token_ref, p?.base_url ?? '')) && tokenOrigin(p!.base_url) === tokenOrigin(baseUrl)
+      ? p
+      : undefined;
   let token: string | undefined;
   let tokenRef: string | undefined;
   let tokenSource = 'none';
   let storage: Target['storage'] = 'none';
   const fromProfile = bound(strong) ?? (env.WCM_TOKEN ? undefined : bound(weak));
   if (fromProfile) {
-    [token, tokenRef, tokenSource] = [fromProfile.token, fromProfile.token ? undefined : refFor(fromProfile.token_ref, fromProfile.base_url), pLabel];
+    [token, tokenRef, tokenSource] = [
+      fromProfile.token,
+      fromProfile.token ? undefined : refFor(fromProfile.token_ref, fromProfile.base_url),
+      pLabel,
+    ];
     storage = fromProfile.token ? 'file' : 'keychain';
   } else if (env.WCM_TOKEN) {
     [token, tokenSource, storage] = [env.WCM_TOKEN.trim(), 'WCM_TOKEN', 'environment'];
@@ -135,9 +146,15 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
   if (!token && !tokenRef && (profile?.token || profile?.token_ref)) {
     const host = tokenOrigin(baseUrl);
     const all = profiles?.list() ?? {};
-    const loginProfile = Object.keys(all).sort().find((n) => (all[n].token || all[n].token_ref) && tokenOrigin(all[n].base_url) === host);
+    const loginProfile = Object.keys(all)
+      .sort()
+      .find((n) => (all[n].token || all[n].token_ref) && tokenOrigin(all[n].base_url) === host);
     const foreignRef = !profile!.token && !refFor(profile!.token_ref, profile!.base_url);
-    withheld = { profile: profileName!, savedFor: foreignRef ? refOrigin(profile!.token_ref!) : tokenOrigin(profile!.base_url), ...(loginProfile ? { loginProfile } : {}) };
+    withheld = {
+      profile: profileName!,
+      savedFor: foreignRef ? refOrigin(profile!.token_ref!) : tokenOrigin(profile!.base_url),
+      ...(loginProfile ? { loginProfile } : {}),
+    };
     tokenSource = `withheld: profile ${profileName}'s token belongs to ${withheld.savedFor}`;
   }
 

@@ -58,7 +58,8 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 function fillPath(operationId: string, route: Route, params: Record<string, string | undefined>): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const v = params[name];
-    if (v === undefined || v === '') throw new ClientError(`Missing path parameter \`${name}\` for ${operationId}.`, 'usage');
+    if (v === undefined || v === '')
+      throw new ClientError(`Missing path parameter \`${name}\` for ${operationId}.`, 'usage');
     return encodeURIComponent(v);
   });
 }
@@ -98,7 +99,8 @@ export class ApiClient {
   /** Sends a request with bounded retries; non-2xx answers throw ApiError. */
   async request<T = unknown>(req: RequestOptions): Promise<ApiResponse<T>> {
     const url = new URL(this.options.baseUrl + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(req.query ?? {}))
+      if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const headers: Record<string, string> = {
       'user-agent': this.options.userAgent,
       accept: 'application/json',
@@ -129,13 +131,18 @@ export class ApiClient {
 
     for (let attempt = 0; ; attempt++) {
       debug?.(`> ${method} ${url.href}${attempt ? `  (retry ${attempt} of ${retries})` : ''}`);
-      for (const [k, v] of Object.entries(headers)) debug?.(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
+      for (const [k, v] of Object.entries(headers))
+        debug?.(`> ${k}: ${k === 'authorization' ? 'Bearer [REDACTED]' : v}`);
       const started = Date.now();
       let status: number;
       let resHeaders: Record<string, string>;
       let text: string;
       try {
-        ({ status, headers: resHeaders, text } = await send({ method, url, headers, body: payload, timeoutMs: timeout }));
+        ({
+          status,
+          headers: resHeaders,
+          text,
+        } = await send({ method, url, headers, body: payload, timeoutMs: timeout }));
       } catch (err) {
         const e = err as Error & { code?: string; cause?: { code?: string } };
         const msg = [e.code ?? e.cause?.code, e.message].filter(Boolean).join(' ') || String(err);
@@ -148,7 +155,9 @@ export class ApiClient {
         }
         throw unreachable(url, e.code ?? e.cause?.code, msg, attempt + 1);
       }
-      debug?.(`< ${status} ${STATUS_TEXT[status] ?? ''} (${Date.now() - started} ms)${resHeaders['x-request-id'] ? ` request id ${resHeaders['x-request-id']}` : ''}`);
+      debug?.(
+        `< ${status} ${STATUS_TEXT[status] ?? ''} (${Date.now() - started} ms)${resHeaders['x-request-id'] ? ` request id ${resHeaders['x-request-id']}` : ''}`,
+      );
       for (const k of ['content-type', 'retry-after', 'idempotent-replayed', 'ratelimit-remaining']) {
         if (resHeaders[k] !== undefined) debug?.(`< ${k}: ${resHeaders[k]}`);
       }
@@ -174,7 +183,13 @@ export class ApiClient {
         }
       }
       if (status >= 200 && status < 300) return { status, headers: resHeaders, body: body as T };
-      if (status === 401 && headers.authorization && this.options.renewToken && this.renewed === undefined && (body as ProblemJson | undefined)?.code === 'invalid_token') {
+      if (
+        status === 401 &&
+        headers.authorization &&
+        this.options.renewToken &&
+        this.renewed === undefined &&
+        (body as ProblemJson | undefined)?.code === 'invalid_token'
+      ) {
         debug?.('  the server refused the token: renewing it once and sending again');
         token = this.renewed = await this.options.renewToken();
         headers.authorization = `Bearer ${token}`;
@@ -183,25 +198,39 @@ export class ApiClient {
       const problem: ProblemJson =
         body && typeof body === 'object' && !Array.isArray(body)
           ? { ...(body as ProblemJson) }
-          : { title: STATUS_TEXT[status] ?? `HTTP ${status}`, status, detail: text ? String(text).slice(0, 200) : `The server answered ${status}.` };
+          : {
+              title: STATUS_TEXT[status] ?? `HTTP ${status}`,
+              status,
+              detail: text ? String(text).slice(0, 200) : `The server answered ${status}.`,
+            };
       if (!problem.request_id && resHeaders['x-request-id']) problem.request_id = resHeaders['x-request-id'];
       // Redirects are never followed (a token must not travel to another host): say where it pointed.
       if (status >= 300 && status < 400 && !problem.resolution) {
         const to = resHeaders.location ? ` to ${resHeaders.location}` : '';
         problem.detail = `The server answered ${status}, a redirect${to}; wcm does not follow redirects, so no token goes to another address.`;
-        problem.resolution = 'If the API has moved, point the base URL there (`--base-url`, or `wcm auth login --base-url …` for a profile).';
+        problem.resolution =
+          'If the API has moved, point the base URL there (`--base-url`, or `wcm auth login --base-url …` for a profile).';
       }
       if ((status === 429 || status === 503) && attempt > 0 && !problem.resolution) {
         problem.resolution = `Still ${status} after ${attempt + 1} attempts; wait a little and try again.`;
       }
-      throw new ApiError(status, problem, { attempts: attempt + 1, retryAfter: resHeaders['retry-after'], headers: resHeaders });
+      throw new ApiError(status, problem, {
+        attempts: attempt + 1,
+        retryAfter: resHeaders['retry-after'],
+        headers: resHeaders,
+      });
     }
   }
 
   /** Calls an operation of the contract by its operationId; the data is typed from the contract's schema. */
   async call<K extends OperationId, T = DataOf<K>>(
     operationId: K,
-    input: { params?: Record<string, string | undefined>; query?: RequestOptions['query']; body?: unknown; idempotencyKey?: string } = {},
+    input: {
+      params?: Record<string, string | undefined>;
+      query?: RequestOptions['query'];
+      body?: unknown;
+      idempotencyKey?: string;
+    } = {},
   ): Promise<ApiResponse<Envelope<T>>> {
     const op = routeOf(operationId);
     if (!op) throw new ClientError(`Unknown operation \`${operationId}\`.`, 'usage');
@@ -230,7 +259,8 @@ export class ApiClient {
       yield res.body;
       const next = res.body.meta?.next_cursor ?? undefined;
       // A server that hands back the cursor it was given would loop forever.
-      if (next && next === cursor) throw new ClientError(`The server returned the same cursor twice for ${operationId}; stopping.`, 'protocol');
+      if (next && next === cursor)
+        throw new ClientError(`The server returned the same cursor twice for ${operationId}; stopping.`, 'protocol');
       cursor = next;
       if (!cursor) return;
     }
@@ -246,15 +276,28 @@ function missingExtension(err: unknown, operationId: string, route: Route): unkn
   return new ClientError(
     `This server does not have the \`${operationId}\` operation (${route.method} ${route.path}).`,
     'missing',
-    'It is an extension of wcm\'s local server (`wcm serve`); this instance lacks it. Pass the id yourself, or use a server that has it.',
+    "It is an extension of wcm's local server (`wcm serve`); this instance lacks it. Pass the id yourself, or use a server that has it.",
   );
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
-  404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 /** Exponential backoff with jitter: 250 ms, 500 ms, 1 s, … capped at 4 s. */

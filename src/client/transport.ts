@@ -70,7 +70,9 @@ export function transportFor(url: URL, env: NodeJS.ProcessEnv): Promise<Transpor
   const key = proxy ? `proxy ${url.protocol} ${proxy}` : url.protocol;
   let t = transports.get(key);
   if (!t) {
-    t = proxy ? undiciTransport(url.protocol === 'https:' ? { httpsProxy: proxy } : { httpProxy: proxy }) : nodeTransport(url.protocol);
+    t = proxy
+      ? undiciTransport(url.protocol === 'https:' ? { httpsProxy: proxy } : { httpProxy: proxy })
+      : nodeTransport(url.protocol);
     transports.set(key, t);
     // A failed load is not cached: the next request tries again.
     t.catch(() => transports.delete(key));
@@ -148,7 +150,8 @@ async function undiciTransport(proxy: { httpProxy?: string; httpsProxy?: string 
       bodyTimeout: req.timeoutMs,
     });
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
     return { status: res.statusCode, headers, text: await res.body.text() };
   };
 }

@@ -31,23 +31,15 @@ function jsonProblem(value: unknown, depth: number): string | null {
  * A free-form JSON object (form settings, page chat extras, attribution). Free-form still has
  * bounds: no prototype keys, bounded depth.
  */
-export const JsonObject = z
-  .record(z.string(), z.unknown())
-  .superRefine((value, ctx) => {
-    const p = jsonProblem(value, 1);
-    if (p) ctx.addIssue({ code: 'custom', message: `Invalid object: ${p}` });
-  });
+export const JsonObject = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  const p = jsonProblem(value, 1);
+  if (p) ctx.addIssue({ code: 'custom', message: `Invalid object: ${p}` });
+});
 
 /** Query parameters shared by every list operation: `limit` 1–100 (default 25) and an opaque `cursor`. */
 export const PagingQuery = {
   cursor: z.string().optional().meta({ description: 'Opaque cursor from meta.next_cursor.' }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(25)
-    .meta({ description: 'Page size, 1 to 100.' }),
+  limit: z.coerce.number().int().min(1).max(100).default(25).meta({ description: 'Page size, 1 to 100.' }),
 };
 
 export const Problem = z

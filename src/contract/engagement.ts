@@ -4,11 +4,17 @@ import { noQuery, PagingQuery, Timestamp, Uuid, wsParam } from './common.js';
 import type { OperationId } from './table.js';
 import type { OperationSchemas } from './route.js';
 
-
 export const ThreadsQuery = z.strictObject({
-  view: z.enum(THREAD_VIEWS).default('inbox').meta({ description: 'inbox: open threads; unread: open and unread; starred: starred, open or closed; closed: closed threads.' }),
+  view: z.enum(THREAD_VIEWS).default('inbox').meta({
+    description:
+      'inbox: open threads; unread: open and unread; starred: starred, open or closed; closed: closed threads.',
+  }),
   channel: z.enum(CHANNELS).optional().meta({ description: 'Only threads with at least one message on this channel.' }),
-  q: z.string().max(200).optional().meta({ description: 'Case-insensitive match on contact name, email, subject and last message.' }),
+  q: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: 'Case-insensitive match on contact name, email, subject and last message.' }),
   ...PagingQuery,
 });
 
@@ -23,13 +29,17 @@ export const ThreadSummary = z
   .object({
     id: Uuid,
     contact: Contact,
-    channels: z.array(z.enum(CHANNELS)).meta({ description: 'Distinct channels of its messages, in the order web_chat, email, whatsapp, form.' }),
+    channels: z
+      .array(z.enum(CHANNELS))
+      .meta({ description: 'Distinct channels of its messages, in the order web_chat, email, whatsapp, form.' }),
     subject: z.string().nullable(),
     status: z.enum(['open', 'closed']),
     unread: z.boolean(),
     starred: z.boolean(),
     last_message_at: Timestamp.nullable(),
-    last_message_preview: z.string().nullable().meta({ description: 'The last message on one line (whitespace collapsed), at most 140 characters, ending in … when cut.' }),
+    last_message_preview: z.string().nullable().meta({
+      description: 'The last message on one line (whitespace collapsed), at most 140 characters, ending in … when cut.',
+    }),
     message_count: z.number().int(),
   })
   .meta({ id: 'ThreadSummary' });
@@ -48,8 +58,14 @@ export const Thread = ThreadSummary.extend({ messages: z.array(Message) }).meta(
 
 export const BookingsQuery = z.strictObject({
   status: z.enum(BOOKING_STATUSES).optional(),
-  from: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only bookings starting at or after this instant (ISO 8601).' }),
-  to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only bookings starting before this instant (ISO 8601).' }),
+  from: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'Only bookings starting at or after this instant (ISO 8601).' }),
+  to: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'Only bookings starting before this instant (ISO 8601).' }),
   ...PagingQuery,
 });
 
@@ -87,7 +103,17 @@ export const VoiceInteraction = z
 export const engagementSchemas = {
   listThreads: { params: z.strictObject(wsParam), query: ThreadsQuery, body: undefined, response: ThreadSummary },
   listInboxThreads: { params: z.strictObject(wsParam), query: ThreadsQuery, body: undefined, response: ThreadSummary },
-  getThread: { params: z.strictObject({ ...wsParam, thread: Uuid }), query: noQuery, body: undefined, response: Thread },
+  getThread: {
+    params: z.strictObject({ ...wsParam, thread: Uuid }),
+    query: noQuery,
+    body: undefined,
+    response: Thread,
+  },
   listBookings: { params: z.strictObject(wsParam), query: BookingsQuery, body: undefined, response: Booking },
-  listVoiceInteractions: { params: z.strictObject(wsParam), query: VoiceQuery, body: undefined, response: VoiceInteraction },
+  listVoiceInteractions: {
+    params: z.strictObject(wsParam),
+    query: VoiceQuery,
+    body: undefined,
+    response: VoiceInteraction,
+  },
 } satisfies Partial<Record<OperationId, OperationSchemas>>;

@@ -33,7 +33,15 @@ export type VoiceStatus = (typeof VOICE_STATUSES)[number];
 export const ARTICLE_STATUSES = ['published', 'draft'] as const;
 
 /** A page's schema.org type. */
-export const SCHEMA_TYPES = ['WebPage', 'ProfilePage', 'ContactPage', 'AboutPage', 'Organization', 'LocalBusiness', 'Service'] as const;
+export const SCHEMA_TYPES = [
+  'WebPage',
+  'ProfilePage',
+  'ContactPage',
+  'AboutPage',
+  'Organization',
+  'LocalBusiness',
+  'Service',
+] as const;
 
 /** Where a public payment or chat open came from. */
 export const SOURCE_TYPES = ['direct', 'button', 'list', 'popup', 'page', 'post', 'booking'] as const;

@@ -15,7 +15,10 @@ export const PageSummary = z
 
 export const PagesQuery = z.strictObject({
   // A string enum, not a coerced boolean: `published=yes` or `published=1` is refused, not guessed.
-  published: z.enum(['true', 'false']).optional().meta({ description: 'Only published (`true`) or unpublished (`false`) pages.' }),
+  published: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: 'Only published (`true`) or unpublished (`false`) pages.' }),
   ...PagingQuery,
 });
 

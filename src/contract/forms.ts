@@ -13,14 +13,21 @@ export const FormField = z
   })
   .meta({ id: 'FormField' });
 
-const FormFields = z.array(FormField).max(100).superRefine((fields, ctx) => {
-  const seen = new Map<string, number>();
-  fields.forEach((f, i) => {
-    if (seen.has(f.id)) {
-      ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `Duplicate field id \`${f.id}\` (also at index ${seen.get(f.id)}).` });
-    } else seen.set(f.id, i);
+const FormFields = z
+  .array(FormField)
+  .max(100)
+  .superRefine((fields, ctx) => {
+    const seen = new Map<string, number>();
+    fields.forEach((f, i) => {
+      if (seen.has(f.id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'id'],
+          message: `Duplicate field id \`${f.id}\` (also at index ${seen.get(f.id)}).`,
+        });
+      } else seen.set(f.id, i);
+    });
   });
-});
 
 /** A merge patch for one object member; `null` removes every key (RFC 7396 on the whole form). */
 const MergeObject = JsonObject.nullable().optional();
@@ -46,7 +53,9 @@ export const Form = z
   .object({
     id: Uuid,
     name: z.string(),
-    fields: z.array(z.object({ id: z.string(), label: z.string(), required: z.boolean(), options: z.array(z.string()).optional() })),
+    fields: z.array(
+      z.object({ id: z.string(), label: z.string(), required: z.boolean(), options: z.array(z.string()).optional() }),
+    ),
     settings: z.record(z.string(), z.unknown()),
     design: z.record(z.string(), z.unknown()),
     integrations: z.record(z.string(), z.unknown()),
@@ -58,6 +67,11 @@ export const Form = z
 /** The schemas of the forms area's operations (their routes: `routes/forms.ts`). */
 export const formSchemas = {
   getForm: { params: z.strictObject({ ...wsParam, form: Uuid }), query: noQuery, body: undefined, response: Form },
-  updateForm: { params: z.strictObject({ ...wsParam, form: Uuid }), query: noQuery, body: UpdateFormBody, response: Form },
+  updateForm: {
+    params: z.strictObject({ ...wsParam, form: Uuid }),
+    query: noQuery,
+    body: UpdateFormBody,
+    response: Form,
+  },
   listForms: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: FormSummary },
 } satisfies Partial<Record<OperationId, OperationSchemas>>;

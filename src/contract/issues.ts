@@ -17,17 +17,25 @@ function message(issue: z.core.$ZodIssue): string {
     }
     case 'too_small': {
       const i = issue as z.core.$ZodIssueTooSmall;
-      if (i.origin === 'string') return Number(i.minimum) <= 1 ? 'Must not be empty.' : `Must be at least ${i.minimum} characters.`;
+      if (i.origin === 'string')
+        return Number(i.minimum) <= 1 ? 'Must not be empty.' : `Must be at least ${i.minimum} characters.`;
       if (i.origin === 'array') return `Must have at least ${i.minimum} entries.`;
       return `Must be at least ${i.minimum}.`;
     }
     case 'invalid_type': {
       const i = issue as z.core.$ZodIssueInvalidType;
       // zod 4 leaves the input out of issues; its message still says what was received.
-      const received = 'input' in i && i.input !== undefined ? describe(i.input) : /received (\w+)/.exec(issue.message)?.[1];
+      const received =
+        'input' in i && i.input !== undefined ? describe(i.input) : /received (\w+)/.exec(issue.message)?.[1];
       if (received === 'undefined' || received === undefined) return 'Required.';
-      const expected = i.expected === 'int' ? 'an integer' : /^[aeiou]/.test(i.expected) ? `an ${i.expected}` : `a ${i.expected}`;
-      const what = received === 'null' || received.startsWith('a') ? received : /^[aeiou]/.test(received) ? `an ${received}` : `a ${received}`;
+      const expected =
+        i.expected === 'int' ? 'an integer' : /^[aeiou]/.test(i.expected) ? `an ${i.expected}` : `a ${i.expected}`;
+      const what =
+        received === 'null' || received.startsWith('a')
+          ? received
+          : /^[aeiou]/.test(received)
+            ? `an ${received}`
+            : `a ${received}`;
       return `Must be ${expected}; received ${i.expected === 'int' && received === 'number' ? 'a non-integer number' : what}.`;
     }
     case 'invalid_value': {
@@ -62,7 +70,8 @@ export function fieldErrors(issues: ReadonlyArray<z.core.$ZodIssue>, prefix?: st
     const key = prefix ? (path ? `${prefix}.${path}` : prefix) : path || '(body)';
     // An own property even for `__proto__` or `constructor`: `out[key] ??= []` would find the
     // inherited value (Object.prototype, Object) and throw, turning a 422 into a 500.
-    if (!Object.hasOwn(out, key)) Object.defineProperty(out, key, { value: [], enumerable: true, writable: true, configurable: true });
+    if (!Object.hasOwn(out, key))
+      Object.defineProperty(out, key, { value: [], enumerable: true, writable: true, configurable: true });
     out[key].push(msg);
   };
   for (const issue of issues) {

@@ -43,8 +43,28 @@ export const RestoredVersion = z
 
 /** The schemas of the knowledge area's operations (their routes: `routes/knowledge.ts`). */
 export const knowledgeSchemas = {
-  listKnowledgeLists: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: KnowledgeListSummary },
-  listArticles: { params: z.strictObject({ ...wsParam, list: Uuid }), query: pagingQuery, body: undefined, response: ArticleSummary },
-  getArticle: { params: z.strictObject({ ...wsParam, list: Uuid, article: Uuid }), query: noQuery, body: undefined, response: Article },
-  restoreArticleVersion: { params: z.strictObject({ ...wsParam, list: Uuid, article: Uuid, version: z.string().min(1).max(64) }), query: noQuery, body: RestoreVersionBody, response: RestoredVersion },
+  listKnowledgeLists: {
+    params: z.strictObject(wsParam),
+    query: pagingQuery,
+    body: undefined,
+    response: KnowledgeListSummary,
+  },
+  listArticles: {
+    params: z.strictObject({ ...wsParam, list: Uuid }),
+    query: pagingQuery,
+    body: undefined,
+    response: ArticleSummary,
+  },
+  getArticle: {
+    params: z.strictObject({ ...wsParam, list: Uuid, article: Uuid }),
+    query: noQuery,
+    body: undefined,
+    response: Article,
+  },
+  restoreArticleVersion: {
+    params: z.strictObject({ ...wsParam, list: Uuid, article: Uuid, version: z.string().min(1).max(64) }),
+    query: noQuery,
+    body: RestoreVersionBody,
+    response: RestoredVersion,
+  },
 } satisfies Partial<Record<OperationId, OperationSchemas>>;

@@ -36,7 +36,8 @@ export const CreateListingBody = z
       .min(1)
       .max(64)
       .refine((s) => TEMPLATE_SLUGS.has(s), {
-        error: (i) => `Unknown template \`${String(i.input)}\`; use one of: ${[...TEMPLATE_SLUGS].join(', ')} (GET /v1/setup/listing-templates).`,
+        error: (i) =>
+          `Unknown template \`${String(i.input)}\`; use one of: ${[...TEMPLATE_SLUGS].join(', ')} (GET /v1/setup/listing-templates).`,
         abort: true,
       })
       .meta({ description: 'Slug of a template in GET /setup/listing-templates.', examples: ['faq'] }),
@@ -60,11 +61,15 @@ export const ListingSummary = z
   .object({ id: Uuid, title: z.string(), dashboard_url: z.string() })
   .meta({ id: 'ListingSummary' });
 
-
 /** The schemas of the listings area's operations (their routes: `routes/listings.ts`). */
 export const listingSchemas = {
   listListingTemplates: { params: z.strictObject({}), query: pagingQuery, body: undefined, response: ListingTemplate },
   createListing: { params: z.strictObject(wsParam), query: noQuery, body: CreateListingBody, response: Listing },
   listListings: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: ListingSummary },
-  getListing: { params: z.strictObject({ ...wsParam, list: Uuid }), query: noQuery, body: undefined, response: Listing },
+  getListing: {
+    params: z.strictObject({ ...wsParam, list: Uuid }),
+    query: noQuery,
+    body: undefined,
+    response: Listing,
+  },
 } satisfies Partial<Record<OperationId, OperationSchemas>>;

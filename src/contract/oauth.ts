@@ -9,7 +9,17 @@ export const ClientId = z.string().regex(CLIENT_ID_PATTERN, 'Must look like wcm_
 export const GrantId = z.string().regex(/^grant_[A-Za-z0-9]{16,}$/, 'Must look like grant_<16+ letters and digits>.');
 
 /** Schemes a browser would run or read locally: never a redirect target. */
-const DANGEROUS_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'about:', 'blob:', 'ws:', 'wss:', 'ftp:']);
+const DANGEROUS_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'about:',
+  'blob:',
+  'ws:',
+  'wss:',
+  'ftp:',
+]);
 
 /**
  * A redirect URI an application may use (TRUST.md §4): https anywhere, plain http on a loopback
@@ -27,17 +37,26 @@ export function redirectUriProblem(value: string): string | null {
   if (u.hash || value.includes('#')) return 'must not have a fragment';
   if (u.username || u.password) return 'must not hold a user name or password';
   if (u.protocol === 'https:') return null;
-  if (u.protocol === 'http:') return isLoopbackHostname(u.hostname) ? null : 'uses plain http to a host that is not a loopback address: use https (or http://127.0.0.1, [::1] or localhost)';
-  if (DANGEROUS_SCHEMES.has(u.protocol)) return `uses the \`${u.protocol}\` scheme, which is never a redirect target: use https, loopback http, or your app's own scheme (com.example.app:/callback)`;
+  if (u.protocol === 'http:')
+    return isLoopbackHostname(u.hostname)
+      ? null
+      : 'uses plain http to a host that is not a loopback address: use https (or http://127.0.0.1, [::1] or localhost)';
+  if (DANGEROUS_SCHEMES.has(u.protocol))
+    return `uses the \`${u.protocol}\` scheme, which is never a redirect target: use https, loopback http, or your app's own scheme (com.example.app:/callback)`;
   return null;
 }
 
-export const isLoopbackHostname = (h: string): boolean => h === 'localhost' || h === '[::1]' || /^127(\.\d{1,3}){3}$/.test(h);
+export const isLoopbackHostname = (h: string): boolean =>
+  h === 'localhost' || h === '[::1]' || /^127(\.\d{1,3}){3}$/.test(h);
 
-export const RedirectUri = z.string().max(2000).superRefine((v, ctx) => {
-  const why = redirectUriProblem(v);
-  if (why) ctx.addIssue({ code: 'custom', message: `The redirect URI ${why}.` });
-}).meta({ examples: ['http://127.0.0.1/callback'] });
+export const RedirectUri = z
+  .string()
+  .max(2000)
+  .superRefine((v, ctx) => {
+    const why = redirectUriProblem(v);
+    if (why) ctx.addIssue({ code: 'custom', message: `The redirect URI ${why}.` });
+  })
+  .meta({ examples: ['http://127.0.0.1/callback'] });
 
 export const OAuthApp = z
   .object({
@@ -51,7 +70,10 @@ export const OAuthApp = z
   .meta({ id: 'OAuthApp' });
 
 export const CreatedOAuthApp = OAuthApp.extend({
-  client_secret: z.string().optional().describe('Confidential applications only; shown in this response and never again.'),
+  client_secret: z
+    .string()
+    .optional()
+    .describe('Confidential applications only; shown in this response and never again.'),
 }).meta({ id: 'CreatedOAuthApp' });
 
 export const CreateOAuthAppBody = z
@@ -77,9 +99,24 @@ export const OAuthGrant = z
 
 /** The schemas of the oauth area's operations (their routes: `routes/oauth.ts`). */
 export const oauthSchemas = {
-  createOAuthApp: { params: z.strictObject(wsParam), query: noQuery, body: CreateOAuthAppBody, response: CreatedOAuthApp },
+  createOAuthApp: {
+    params: z.strictObject(wsParam),
+    query: noQuery,
+    body: CreateOAuthAppBody,
+    response: CreatedOAuthApp,
+  },
   listOAuthApps: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: OAuthApp },
-  deleteOAuthApp: { params: z.strictObject({ ...wsParam, app: ClientId }), query: noQuery, body: undefined, response: OAuthApp },
+  deleteOAuthApp: {
+    params: z.strictObject({ ...wsParam, app: ClientId }),
+    query: noQuery,
+    body: undefined,
+    response: OAuthApp,
+  },
   listOAuthGrants: { params: z.strictObject({}), query: pagingQuery, body: undefined, response: OAuthGrant },
-  revokeOAuthGrant: { params: z.strictObject({ grant: GrantId }), query: noQuery, body: undefined, response: OAuthGrant },
+  revokeOAuthGrant: {
+    params: z.strictObject({ grant: GrantId }),
+    query: noQuery,
+    body: undefined,
+    response: OAuthGrant,
+  },
 } satisfies Partial<Record<OperationId, OperationSchemas>>;

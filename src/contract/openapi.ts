@@ -43,7 +43,8 @@ class Components {
         const out: Json = {};
         for (const [k, v] of Object.entries(node)) {
           // zod writes the safe-integer range on every integer: noise for readers and generators.
-          if ((k === 'minimum' && v === -Number.MAX_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
+          if ((k === 'minimum' && v === -Number.MAX_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER))
+            continue;
           if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
             out[k] = `#/components/schemas/${rename.get(v.slice(8)) ?? v.slice(8)}`;
           } else out[k] = fix(v);
@@ -66,7 +67,10 @@ function inlineDefs(node: Json, defs: Record<string, Json>, open: ReadonlySet<st
       if (!child || typeof child !== 'object') return;
       const ref = typeof child.$ref === 'string' && child.$ref.startsWith('#/$defs/') ? child.$ref.slice(8) : undefined;
       if (ref && defs[ref] && !open.has(ref)) {
-        const copy = { ...structuredClone(defs[ref]), ...Object.fromEntries(Object.entries(child).filter(([key]) => key !== '$ref')) } as Json;
+        const copy = {
+          ...structuredClone(defs[ref]),
+          ...Object.fromEntries(Object.entries(child).filter(([key]) => key !== '$ref')),
+        } as Json;
         inlineDefs(copy, defs, new Set([...open, ref]));
         if (Array.isArray(v)) v[i] = copy;
         else node[k] = copy;
@@ -77,15 +81,25 @@ function inlineDefs(node: Json, defs: Record<string, Json>, open: ReadonlySet<st
 
 /** Response headers, declared so generated clients type them. */
 const HEADER = {
-  requestId: { description: 'The request id (echoed when the request sent a valid `X-Request-Id`).', schema: { type: 'string' } },
-  replayed: { description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
+  requestId: {
+    description: 'The request id (echoed when the request sent a valid `X-Request-Id`).',
+    schema: { type: 'string' },
+  },
+  replayed: {
+    description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   limit: { description: 'Requests allowed per minute for this client and route.', schema: { type: 'integer' } },
   remaining: { description: 'Requests left in the current window.', schema: { type: 'integer' } },
   reset: { description: 'Seconds until the window is full again.', schema: { type: 'integer' } },
   retryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   allow: { description: 'The methods this path answers.', schema: { type: 'string' } },
 };
-const rateLimitHeaders = { 'RateLimit-Limit': HEADER.limit, 'RateLimit-Remaining': HEADER.remaining, 'RateLimit-Reset': HEADER.reset };
+const rateLimitHeaders = {
+  'RateLimit-Limit': HEADER.limit,
+  'RateLimit-Remaining': HEADER.remaining,
+  'RateLimit-Reset': HEADER.reset,
+};
 
 const problemResponse = (description: string, headers: Json = {}) => ({
   description,
@@ -97,12 +111,26 @@ const problemResponse = (description: string, headers: Json = {}) => ({
 const PAYMENT_EVENT = {
   type: 'object',
   properties: {
-    id: { type: 'string', description: 'The event id (`evt_…`); each is applied once.', examples: ['evt_3QxTm2ExampleEvent01'] },
-    type: { type: 'string', description: 'e.g. `payment_intent.succeeded`, `payment_intent.payment_failed`.', examples: ['payment_intent.succeeded'] },
+    id: {
+      type: 'string',
+      description: 'The event id (`evt_…`); each is applied once.',
+      examples: ['evt_3QxTm2ExampleEvent01'],
+    },
+    type: {
+      type: 'string',
+      description: 'e.g. `payment_intent.succeeded`, `payment_intent.payment_failed`.',
+      examples: ['payment_intent.succeeded'],
+    },
     created: { type: 'integer', description: 'Unix time of the event.', examples: [1764000000] },
     data: {
       type: 'object',
-      properties: { object: { type: 'object', additionalProperties: true, description: 'The object the event is about (a PaymentIntent).' } },
+      properties: {
+        object: {
+          type: 'object',
+          additionalProperties: true,
+          description: 'The object the event is about (a PaymentIntent).',
+        },
+      },
       required: ['object'],
       additionalProperties: true,
     },
@@ -121,11 +149,19 @@ function parameters(op: AnyOperation, components: Components) {
     const json = components.add(s, 'input');
     const description = json.description;
     delete json.description;
-    out.push({ name, in: 'query', required: !s.safeParse(undefined).success, ...(description ? { description } : {}), schema: json });
+    out.push({
+      name,
+      in: 'query',
+      required: !s.safeParse(undefined).success,
+      ...(description ? { description } : {}),
+      schema: json,
+    });
   }
   if (op.idempotent) {
     out.push({
-      name: 'Idempotency-Key', in: 'header', required: true,
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: true,
       description: 'A stable key (8 to 120 visible ASCII characters) to retry safely; kept 24 hours.',
       schema: { type: 'string', minLength: 8, maxLength: 120, pattern: '^[\\x21-\\x7E]{8,120}$' },
     });
@@ -139,7 +175,11 @@ function parameters(op: AnyOperation, components: Components) {
 function operationObject(op: AnyOperation, components: Components): Json {
   const data = components.add(op.response, 'output');
   const meta = op.list
-    ? { type: 'object', properties: { request_id: { type: 'string' }, next_cursor: { type: ['string', 'null'] } }, required: ['request_id', 'next_cursor'] }
+    ? {
+        type: 'object',
+        properties: { request_id: { type: 'string' }, next_cursor: { type: ['string', 'null'] } },
+        required: ['request_id', 'next_cursor'],
+      }
     : { type: 'object', properties: { request_id: { type: 'string' } }, required: ['request_id'] };
   const envelope = {
     type: 'object',
@@ -150,24 +190,38 @@ function operationObject(op: AnyOperation, components: Components): Json {
   if (op.access === 'public') Object.assign(successHeaders, rateLimitHeaders);
   if (op.access === 'public' && op.idempotent) successHeaders['Idempotent-Replayed'] = HEADER.replayed;
   const responses: Json = {
-    [String(op.status)]: { description: op.status === 201 ? 'Created' : 'OK', headers: successHeaders, content: { 'application/json': { schema: envelope } } },
+    [String(op.status)]: {
+      description: op.status === 201 ? 'Created' : 'OK',
+      headers: successHeaders,
+      content: { 'application/json': { schema: envelope } },
+    },
   };
-  if (op.body || op.list || Object.keys(op.query.shape).length) responses['400'] = problemResponse('Bad request (invalid JSON, cursor or idempotency key)');
+  if (op.body || op.list || Object.keys(op.query.shape).length)
+    responses['400'] = problemResponse('Bad request (invalid JSON, cursor or idempotency key)');
   if (op.access === 'bearer' || op.access === 'token') {
     responses['401'] = problemResponse('Missing or invalid token');
     responses['403'] = problemResponse('Token lacks the ability, or its user is not a member of the workspace');
   }
   if (Object.keys(op.params.shape).length) responses['404'] = problemResponse('Not found');
-  if (op.idempotent) responses['409'] = problemResponse('The same Idempotency-Key is still in flight', { 'Retry-After': HEADER.retryAfter });
+  if (op.idempotent)
+    responses['409'] = problemResponse('The same Idempotency-Key is still in flight', {
+      'Retry-After': HEADER.retryAfter,
+    });
   responses['405'] = problemResponse('Method not allowed on this path', { Allow: HEADER.allow });
   if (op.body) {
     responses['413'] = problemResponse('Body over 1 MiB');
     responses['415'] = problemResponse('Body is not application/json');
   }
   responses['422'] = problemResponse('Validation failed');
-  if (op.access === 'public') responses['429'] = problemResponse('Rate limited', { 'Retry-After': HEADER.retryAfter, ...rateLimitHeaders });
-  responses['503'] = problemResponse('Unavailable (shutting down, or an injected fault)', { 'Retry-After': HEADER.retryAfter });
-  if (op.access === 'signature') responses['400'] = problemResponse('Bad request, or `invalid_signature`: the Stripe-Signature header does not verify');
+  if (op.access === 'public')
+    responses['429'] = problemResponse('Rate limited', { 'Retry-After': HEADER.retryAfter, ...rateLimitHeaders });
+  responses['503'] = problemResponse('Unavailable (shutting down, or an injected fault)', {
+    'Retry-After': HEADER.retryAfter,
+  });
+  if (op.access === 'signature')
+    responses['400'] = problemResponse(
+      'Bad request, or `invalid_signature`: the Stripe-Signature header does not verify',
+    );
   responses['default'] = problemResponse('Error');
 
   const out: Json = {
@@ -181,7 +235,13 @@ function operationObject(op: AnyOperation, components: Components): Json {
   out.description = [
     op.description ?? `${op.summary}.`,
     op.aliasOf ? `Compatibility alias of \`${op.aliasOf}\`; behaves the same.` : undefined,
-    op.ability ? `Needs the \`${op.ability}\` ability${Object.hasOwn(op.params.shape, 'workspace') ? ' and membership of the workspace' : ''}.` : op.access === 'public' ? 'Public: no token; rate-limited per client and route.' : op.access === 'token' ? 'Any valid token.' : undefined,
+    op.ability
+      ? `Needs the \`${op.ability}\` ability${Object.hasOwn(op.params.shape, 'workspace') ? ' and membership of the workspace' : ''}.`
+      : op.access === 'public'
+        ? 'Public: no token; rate-limited per client and route.'
+        : op.access === 'token'
+          ? 'Any valid token.'
+          : undefined,
   ]
     .filter(Boolean)
     .join('\n\n');
@@ -203,7 +263,6 @@ function operationObject(op: AnyOperation, components: Components): Json {
   return out;
 }
 
-
 /** What each tag covers, in the contract's words. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Onboarding: 'Human-verified agent onboarding',
@@ -218,7 +277,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Conversations: 'Contact-centric threads and messages across chat, email, messaging app and forms',
   'Engagement inbox': 'Inbox views of engagement records',
   'Public actions': 'Public, rate-limited actions that may require human confirmation',
-  OAuth: 'Registered OAuth applications and the grants users gave them (extension; the flow itself is at /oauth, see /.well-known/oauth-authorization-server)',
+  OAuth:
+    'Registered OAuth applications and the grants users gave them (extension; the flow itself is at /oauth, see /.well-known/oauth-authorization-server)',
 };
 
 /** The OpenAPI 3.1 document, generated from the operations table. */
@@ -244,7 +304,10 @@ export function buildOpenApi(serverUrl = '/v1'): Json {
       { url: serverUrl, description: 'Canonical base address' },
       { url: serverUrl.replace(/\/v1$/, '/api/v1'), description: 'Application-domain alias (same contract)' },
     ],
-    tags: [...new Set(operationList.map((o) => o.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    tags: [...new Set(operationList.map((o) => o.tag))].map((name) => ({
+      name,
+      description: TAG_DESCRIPTIONS[name] ?? name,
+    })),
     paths,
     components: {
       schemas: components.schemas,

@@ -35,9 +35,16 @@ const text = (max: number) => z.string().max(max).nullable();
  */
 export const PageMembers = {
   name: z.string().min(1).max(255),
-  slug: z.string().min(1).max(255).regex(SLUG_PATTERN, 'Must match ^[a-z0-9_-]+$ (lowercase letters, digits, _ and -).'),
+  slug: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(SLUG_PATTERN, 'Must match ^[a-z0-9_-]+$ (lowercase letters, digits, _ and -).'),
   published: z.boolean(),
-  template: z.string().max(255).regex(TEMPLATE_PATTERN, 'Must be `custom` or `<service>_contact`, e.g. `whatsapp_contact`.'),
+  template: z
+    .string()
+    .max(255)
+    .regex(TEMPLATE_PATTERN, 'Must be `custom` or `<service>_contact`, e.g. `whatsapp_contact`.'),
   display_name: text(255),
   bio: text(500),
   seo_title: text(255),
@@ -102,6 +109,11 @@ export const Page = z
 /** The schemas of the pages area's operations (their routes: `routes/pages.ts`). */
 export const pageSchemas = {
   getPage: { params: z.strictObject({ ...wsParam, page: Uuid }), query: noQuery, body: undefined, response: Page },
-  updatePage: { params: z.strictObject({ ...wsParam, page: Uuid }), query: noQuery, body: UpdatePageBody, response: Page },
+  updatePage: {
+    params: z.strictObject({ ...wsParam, page: Uuid }),
+    query: noQuery,
+    body: UpdatePageBody,
+    response: Page,
+  },
   listPages: { params: z.strictObject(wsParam), query: PagesQuery, body: undefined, response: PageSummary },
 } satisfies Partial<Record<OperationId, OperationSchemas>>;

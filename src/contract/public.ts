@@ -5,7 +5,6 @@ import type { OperationId } from './table.js';
 import type { OperationSchemas } from './route.js';
 import { OfferSummary, AgentSummary } from './finding.js';
 
-
 export const CreatePaymentIntentBody = z
   .strictObject({
     amount_minor: z.number().int().min(1000).max(10_000_000).optional().meta({
@@ -76,8 +75,23 @@ export const PaymentNotificationReceipt = z
 /** The schemas of the public area's operations (their routes: `routes/public.ts`). */
 export const publicSchemas = {
   listOffers: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: OfferSummary },
-  createPaymentIntent: { params: z.strictObject({ offer: Uuid }), query: noQuery, body: CreatePaymentIntentBody, response: CreatedPaymentIntent },
-  receivePaymentNotification: { params: z.strictObject({}), query: noQuery, body: undefined, response: PaymentNotificationReceipt },
+  createPaymentIntent: {
+    params: z.strictObject({ offer: Uuid }),
+    query: noQuery,
+    body: CreatePaymentIntentBody,
+    response: CreatedPaymentIntent,
+  },
+  receivePaymentNotification: {
+    params: z.strictObject({}),
+    query: noQuery,
+    body: undefined,
+    response: PaymentNotificationReceipt,
+  },
   listAgents: { params: z.strictObject(wsParam), query: pagingQuery, body: undefined, response: AgentSummary },
-  recordAgentChatOpened: { params: z.strictObject({ agent: Uuid }), query: noQuery, body: AgentChatOpenedBody, response: AgentChatOpened },
+  recordAgentChatOpened: {
+    params: z.strictObject({ agent: Uuid }),
+    query: noQuery,
+    body: AgentChatOpenedBody,
+    response: AgentChatOpened,
+  },
 } satisfies Partial<Record<OperationId, OperationSchemas>>;

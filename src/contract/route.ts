@@ -55,7 +55,6 @@ export interface Route {
   example?: { body: Record<string, unknown> };
 }
 
-
 /** The shape of one operation's data: what each area's schema map gives each of its operations. */
 export interface OperationSchemas<
   P extends z.ZodObject = z.ZodObject,

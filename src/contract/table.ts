@@ -25,7 +25,6 @@ export const routes = {
   ...oauthRoutes,
 } as const satisfies Record<string, Route>;
 
-
 export type OperationId = keyof typeof routes;
 
 /** The route of an operation, or undefined for an unknown operationId (not even Object.prototype's names). */

@@ -3,12 +3,25 @@
  * import these with `import type`, which TypeScript erases, so no zod loads at start-up.
  */
 import type { z } from 'zod';
-import type { ArticleSummary as ArticleSummarySchema, Article as ArticleSchema, ArticleVersion as ArticleVersionSchema } from './knowledge.js';
-import type { Booking as BookingSchema, Message as MessageSchema, Thread as ThreadSchema, ThreadSummary as ThreadSummarySchema, VoiceInteraction as VoiceInteractionSchema } from './engagement.js';
+import type {
+  ArticleSummary as ArticleSummarySchema,
+  Article as ArticleSchema,
+  ArticleVersion as ArticleVersionSchema,
+} from './knowledge.js';
+import type {
+  Booking as BookingSchema,
+  Message as MessageSchema,
+  Thread as ThreadSchema,
+  ThreadSummary as ThreadSummarySchema,
+  VoiceInteraction as VoiceInteractionSchema,
+} from './engagement.js';
 import type { Form as FormSchema } from './forms.js';
 import type { ListingSummary as ListingSummarySchema, ListingTemplate as ListingTemplateSchema } from './listings.js';
 import type { Page as PageSchema, SuggestedReply as SuggestedReplySchema } from './pages.js';
-import type { AgentChatOpened as AgentChatOpenedSchema, CreatedPaymentIntent as CreatedPaymentIntentSchema } from './public.js';
+import type {
+  AgentChatOpened as AgentChatOpenedSchema,
+  CreatedPaymentIntent as CreatedPaymentIntentSchema,
+} from './public.js';
 
 export type ListingSummary = z.output<typeof ListingSummarySchema>;
 export type ListingTemplate = z.output<typeof ListingTemplateSchema>;

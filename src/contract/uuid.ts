@@ -10,7 +10,21 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function normalizeUuids(schema: z.ZodType | undefined, value: unknown): unknown {
   if (!schema || value === null || value === undefined) return value;
-  const def = (schema as unknown as { _zod: { def: { type: string; format?: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; options?: z.ZodType[]; in?: z.ZodType } } })._zod.def;
+  const def = (
+    schema as unknown as {
+      _zod: {
+        def: {
+          type: string;
+          format?: string;
+          innerType?: z.ZodType;
+          element?: z.ZodType;
+          shape?: Record<string, z.ZodType>;
+          options?: z.ZodType[];
+          in?: z.ZodType;
+        };
+      };
+    }
+  )._zod.def;
   switch (def.type) {
     case 'string':
       return def.format === 'uuid' && typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : value;

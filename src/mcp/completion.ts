@@ -1,9 +1,24 @@
 import { callTool, type Dispatch, type ToolDef } from './tools.js';
 
 /** The resource templates: a thread and a page, each read through its get tool. */
-export const RESOURCES: Record<string, { operation: string; param: string; label: string; list: string; nameOf: (item: Named) => string }> = {
-  threads: { operation: 'getThread', param: 'thread', label: 'A conversation thread with its messages', list: 'listThreads', nameOf: (t) => t.subject ?? '' },
-  pages: { operation: 'getPage', param: 'page', label: 'A hosted page', list: 'listPages', nameOf: (p) => p.name ?? '' },
+export const RESOURCES: Record<
+  string,
+  { operation: string; param: string; label: string; list: string; nameOf: (item: Named) => string }
+> = {
+  threads: {
+    operation: 'getThread',
+    param: 'thread',
+    label: 'A conversation thread with its messages',
+    list: 'listThreads',
+    nameOf: (t) => t.subject ?? '',
+  },
+  pages: {
+    operation: 'getPage',
+    param: 'page',
+    label: 'A hosted page',
+    list: 'listPages',
+    nameOf: (p) => p.name ?? '',
+  },
 };
 
 interface Named {
@@ -34,7 +49,12 @@ const TEMPLATE = /^wcm:\/\/workspaces\/\{workspace\}\/(threads|pages)\/\{(thread
  * workspaces and what its abilities read come back. Anything else (a prompt: wcm has none)
  * completes to nothing.
  */
-export async function completeArgument(params: CompleteParams, toolOf: (name: string) => ToolDef | undefined, dispatch: Dispatch, defaultWorkspace: string | undefined): Promise<Completion> {
+export async function completeArgument(
+  params: CompleteParams,
+  toolOf: (name: string) => ToolDef | undefined,
+  dispatch: Dispatch,
+  defaultWorkspace: string | undefined,
+): Promise<Completion> {
   const m = params.ref.type === 'ref/resource' ? TEMPLATE.exec(params.ref.uri ?? '') : null;
   if (!m) return matches([], '');
   const typed = params.argument.value ?? '';
@@ -58,6 +78,8 @@ async function read(tool: ToolDef | undefined, args: Record<string, unknown>, di
 
 function matches(items: Named[], typed: string, nameOf: (item: Named) => string = () => ''): Completion {
   const t = typed.toLowerCase();
-  const found = items.filter((i) => i.id.toLowerCase().startsWith(t) || nameOf(i).toLowerCase().includes(t)).map((i) => i.id);
+  const found = items
+    .filter((i) => i.id.toLowerCase().startsWith(t) || nameOf(i).toLowerCase().includes(t))
+    .map((i) => i.id);
   return { values: found.slice(0, MAX_VALUES), total: found.length, hasMore: found.length > MAX_VALUES };
 }

@@ -32,7 +32,8 @@ function compact(o: Node): void {
   if (isEmpty(o.propertyNames, { type: 'string' })) delete o.propertyNames;
 }
 
-const isEmpty = (v: unknown, same: Node = {}): boolean => !!v && typeof v === 'object' && JSON.stringify(v) === JSON.stringify(same);
+const isEmpty = (v: unknown, same: Node = {}): boolean =>
+  !!v && typeof v === 'object' && JSON.stringify(v) === JSON.stringify(same);
 
 /**
  * An output schema as the shape of the data: its members and their types, nested records and
@@ -45,9 +46,12 @@ function outputShape(node: Node, depth = 0): Node {
   const out: Node = type === undefined ? {} : { type };
   if ('const' in node) out.const = node.const;
   if (depth === 0 && node.properties) {
-    out.properties = Object.fromEntries(Object.entries(node.properties as Record<string, Node>).map(([k, v]) => [k, outputShape(v, 1)]));
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties as Record<string, Node>).map(([k, v]) => [k, outputShape(v, 1)]),
+    );
   }
-  for (const k of ['anyOf', 'oneOf']) if (Array.isArray(node[k])) out[k] = (node[k] as Node[]).map((v) => outputShape(v, depth));
+  for (const k of ['anyOf', 'oneOf'])
+    if (Array.isArray(node[k])) out[k] = (node[k] as Node[]).map((v) => outputShape(v, depth));
   return out;
 }
 
@@ -61,7 +65,8 @@ function enumType(values: unknown): string | string[] | undefined {
 function subschemas(o: Node): Node[] {
   const out: Node[] = [];
   const add = (v: unknown) => v && typeof v === 'object' && !Array.isArray(v) && out.push(v as Node);
-  for (const k of ['properties', '$defs', 'patternProperties']) if (o[k] && typeof o[k] === 'object') Object.values(o[k] as Node).forEach(add);
+  for (const k of ['properties', '$defs', 'patternProperties'])
+    if (o[k] && typeof o[k] === 'object') Object.values(o[k] as Node).forEach(add);
   for (const k of ['items', 'additionalProperties', 'propertyNames', 'not', 'contains']) add(o[k]);
   for (const k of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(o[k])) (o[k] as unknown[]).forEach(add);
   return out;
@@ -78,14 +83,20 @@ function mergeNullable(o: Node): void {
   if (!Array.isArray(any) || any.length !== 2) return;
   const i = any.findIndex((s: Node) => s && s.type === 'null' && Object.keys(s).length === 1);
   const other = any[1 - i] as Node | undefined;
-  if (i < 0 || !other || typeof other.type !== 'string' || Object.keys(other).some((k) => k in o && k !== 'anyOf')) return;
+  if (i < 0 || !other || typeof other.type !== 'string' || Object.keys(other).some((k) => k in o && k !== 'anyOf'))
+    return;
   delete o.anyOf;
   Object.assign(o, other, { type: [other.type, 'null'] });
 }
 
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   if (io === 'output' && schemaCache.has(schema)) return schemaCache.get(schema)!;
-  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata: INLINE }) as Record<string, unknown>;
+  const out = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    metadata: INLINE,
+  }) as Record<string, unknown>;
   delete out.$schema;
   if (io === 'input') {
     compact(out);

@@ -58,7 +58,8 @@ export type Dispatch = (req: ToolRequest) => Promise<ToolAnswer>;
  * a compatibility alias, which would list the same tool twice, and not the management of OAuth
  * grants and applications, which is for personal tokens only (TRUST.md §3).
  */
-export const toolOperations = (): AnyOperation[] => operationList.filter((o) => o.access !== 'signature' && !o.aliasOf && !o.personal);
+export const toolOperations = (): AnyOperation[] =>
+  operationList.filter((o) => o.access !== 'signature' && !o.aliasOf && !o.personal);
 
 /**
  * An operation's argument names by kind, and its path split around its parameters (`/a/{x}/b` →
@@ -75,7 +76,14 @@ function argNames(op: AnyOperation): ArgNames {
   let n = argNamesCache.get(op);
   if (!n) {
     const pathParts = op.path.split(/\{(\w+)\}/);
-    argNamesCache.set(op, (n = { path: new Set(pathParts.filter((_, i) => i % 2 === 1)), query: new Set(Object.keys(op.query.shape)), pathParts }));
+    argNamesCache.set(
+      op,
+      (n = {
+        path: new Set(pathParts.filter((_, i) => i % 2 === 1)),
+        query: new Set(Object.keys(op.query.shape)),
+        pathParts,
+      }),
+    );
   }
   return n;
 }
@@ -97,7 +105,12 @@ function inputSchema(op: AnyOperation, defaultWorkspace: string | undefined): Re
     if (!optional) required.push('body');
   }
   if (op.access === 'public' && op.idempotent) {
-    properties.idempotency_key = { type: 'string', minLength: 8, maxLength: 120, description: 'Generated (and returned) when absent; reuse it to retry safely.' };
+    properties.idempotency_key = {
+      type: 'string',
+      minLength: 8,
+      maxLength: 120,
+      description: 'Generated (and returned) when absent; reuse it to retry safely.',
+    };
   }
   // No `additionalProperties: false`: 29 bytes a tool, and an unknown argument is refused anyway
   // with a sentence naming the arguments there are (toRequest).
@@ -106,7 +119,9 @@ function inputSchema(op: AnyOperation, defaultWorkspace: string | undefined): Re
 
 function outputSchema(op: AnyOperation): Record<string, unknown> {
   const data = jsonSchema(op.response, 'output');
-  const properties: Record<string, unknown> = op.list ? { data: { type: 'array', items: data }, next_cursor: NULLABLE_STRING } : { data };
+  const properties: Record<string, unknown> = op.list
+    ? { data: { type: 'array', items: data }, next_cursor: NULLABLE_STRING }
+    : { data };
   if (op.access === 'public' && op.idempotent) properties.idempotency_key = { type: 'string' };
   // Success only: a failed call is an isError result without structuredContent (MCP.md).
   return { type: 'object', properties };
@@ -122,7 +137,11 @@ function annotations(op: AnyOperation): ToolDef['annotations'] {
   return {
     readOnlyHint: false,
     destructiveHint: op.method === 'DELETE',
-    idempotentHint: op.method === 'PATCH' || op.method === 'PUT' || op.method === 'DELETE' || (op.access === 'public' && !!op.idempotent),
+    idempotentHint:
+      op.method === 'PATCH' ||
+      op.method === 'PUT' ||
+      op.method === 'DELETE' ||
+      (op.access === 'public' && !!op.idempotent),
     openWorldHint,
   };
 }
@@ -167,7 +186,13 @@ function computeTools(filter: ToolFilter): ToolDef[] {
 
 /** A tool as `tools/list` shows it. */
 export function listedTool(t: ToolDef): Record<string, unknown> {
-  return { name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations };
+  return {
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema,
+    annotations: t.annotations,
+  };
 }
 
 /** Every toolset name (the operation tags), for help and error messages. */
@@ -175,12 +200,19 @@ export const toolsetNames = (): string[] => [...new Set(toolOperations().map((o)
 
 /** A tool call that cannot become a request: a tool error naming the argument (422 unless `problem` says otherwise). */
 export class ToolArgumentError extends Error {
-  constructor(message: string, readonly problem?: Record<string, unknown>) {
+  constructor(
+    message: string,
+    readonly problem?: Record<string, unknown>,
+  ) {
     super(message);
   }
 }
 
-const resourceWords = (s: string): string => s.replace(/_/g, ' ').replace(/\boauth\b/g, 'OAuth').replace(/\bapp\b/g, 'application');
+const resourceWords = (s: string): string =>
+  s
+    .replace(/_/g, ' ')
+    .replace(/\boauth\b/g, 'OAuth')
+    .replace(/\bapp\b/g, 'application');
 
 /**
  * Ids are checked by their schema before any path is built, so `"."`, `".."` or `"a/b"` can never
@@ -198,11 +230,20 @@ function checkIds(op: AnyOperation, params: Record<string, string>): void {
   const code = bad === 'workspace' ? 'workspace_not_found' : (op.notFound?.[bad] ?? 'not_found');
   const what = code === 'not_found' ? 'record' : resourceWords(code.replace(/_not_found$/, ''));
   const detail = `No ${what} with id \`${params[bad]}\`.`;
-  throw new ToolArgumentError(detail, { title: `${what.charAt(0).toUpperCase()}${what.slice(1)} not found`, status: 404, code, detail });
+  throw new ToolArgumentError(detail, {
+    title: `${what.charAt(0).toUpperCase()}${what.slice(1)} not found`,
+    status: 404,
+    code,
+    detail,
+  });
 }
 
 /** Turns a tool's arguments into the request `/v1` would receive. */
-export function toRequest(op: AnyOperation, args: Record<string, unknown>, defaultWorkspace: string | undefined): ToolRequest {
+export function toRequest(
+  op: AnyOperation,
+  args: Record<string, unknown>,
+  defaultWorkspace: string | undefined,
+): ToolRequest {
   const { path: names, query: queryNames, pathParts } = argNames(op);
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};
@@ -211,7 +252,8 @@ export function toRequest(op: AnyOperation, args: Record<string, unknown>, defau
     if (!Object.hasOwn(args, k)) continue;
     const v = args[k];
     if (names.has(k)) {
-      if (typeof v !== 'string' || v === '') throw new ToolArgumentError(`\`${k}\` must be a non-empty string (an id).`);
+      if (typeof v !== 'string' || v === '')
+        throw new ToolArgumentError(`\`${k}\` must be a non-empty string (an id).`);
       params[k] = v;
     } else if (queryNames.has(k)) {
       if (v === undefined || v === null) continue;
@@ -223,11 +265,17 @@ export function toRequest(op: AnyOperation, args: Record<string, unknown>, defau
       if (typeof v !== 'string') throw new ToolArgumentError('`idempotency_key` must be a string.');
       idempotencyKey = v;
     } else {
-      throw new ToolArgumentError(`\`${k}\` is not an argument of \`${op.operationId}\`; it takes ${[...names, ...queryNames, ...(op.body ? ['body'] : [])].map((n) => `\`${n}\``).join(', ') || 'no arguments'}.`);
+      throw new ToolArgumentError(
+        `\`${k}\` is not an argument of \`${op.operationId}\`; it takes ${[...names, ...queryNames, ...(op.body ? ['body'] : [])].map((n) => `\`${n}\``).join(', ') || 'no arguments'}.`,
+      );
     }
   }
   if (names.has('workspace') && params.workspace === undefined && defaultWorkspace) params.workspace = defaultWorkspace;
-  for (const n of names) if (params[n] === undefined) throw new ToolArgumentError(`\`${n}\` is required${n === 'workspace' ? ' (no default workspace is known)' : ''}.`);
+  for (const n of names)
+    if (params[n] === undefined)
+      throw new ToolArgumentError(
+        `\`${n}\` is required${n === 'workspace' ? ' (no default workspace is known)' : ''}.`,
+      );
   if (names.size) checkIds(op, params);
   if (op.access === 'public' && op.idempotent && !idempotencyKey) idempotencyKey = randomUUID();
   let path = pathParts[0];
@@ -247,7 +295,8 @@ export function problemText(p: Record<string, unknown>): string {
   const lines = [`${String(p.title ?? 'Error')} (${String(p.status ?? '')} ${String(p.code ?? '')})`.trim()];
   if (p.detail) lines.push(String(p.detail));
   const errors = p.errors && typeof p.errors === 'object' ? (p.errors as Record<string, string[]>) : {};
-  for (const [field, messages] of Object.entries(errors)) for (const m of [messages].flat()) lines.push(`- ${field}: ${m}`);
+  for (const [field, messages] of Object.entries(errors))
+    for (const m of [messages].flat()) lines.push(`- ${field}: ${m}`);
   if (p.resolution) lines.push(`Resolution: ${String(p.resolution)}`);
   return lines.join('\n');
 }
@@ -263,17 +312,30 @@ export interface ToolResult {
  * clients validate it against the tool's outputSchema, which describes success only (MCP.md).
  */
 export function errorResult(problem: Record<string, unknown>): ToolResult {
-  return { content: [{ type: 'text', text: problemText(problem) }, { type: 'text', text: JSON.stringify(problem) }], isError: true };
+  return {
+    content: [
+      { type: 'text', text: problemText(problem) },
+      { type: 'text', text: JSON.stringify(problem) },
+    ],
+    isError: true,
+  };
 }
 
 /** Runs one tool: the request through `dispatch`, the answer as MCP shapes it (structuredContent, isError). */
-export async function callTool(tool: ToolDef, args: Record<string, unknown>, dispatch: Dispatch, defaultWorkspace: string | undefined): Promise<ToolResult> {
+export async function callTool(
+  tool: ToolDef,
+  args: Record<string, unknown>,
+  dispatch: Dispatch,
+  defaultWorkspace: string | undefined,
+): Promise<ToolResult> {
   let req: ToolRequest;
   try {
     req = toRequest(tool.op, args, defaultWorkspace);
   } catch (err) {
     if (!(err instanceof ToolArgumentError)) throw err;
-    return errorResult(err.problem ?? { title: 'Invalid arguments', status: 422, code: 'validation_failed', detail: err.message });
+    return errorResult(
+      err.problem ?? { title: 'Invalid arguments', status: 422, code: 'validation_failed', detail: err.message },
+    );
   }
   const answer = await dispatch(req);
   const body = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as Record<string, unknown>;

@@ -28,7 +28,8 @@ export const FILE_MEMBERS = ['$schema', 'version', 'description', 'steps'] as co
 export const STEP_MEMBERS = ['name', 'operation', 'description', 'params', 'body', 'idempotency_key'] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const kindOf = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /**
  * Checks one file's shape (docs/cli.md: Seeding any instance): `version` 1, a `steps` array, known members only, a
@@ -51,14 +52,26 @@ export function parseSeedFile(text: string, file: string): { steps: RawStep[]; p
     return { steps: [], problems };
   }
   for (const k of Object.keys(doc)) {
-    if (!(FILE_MEMBERS as readonly string[]).includes(k)) problem([k], `unknown member \`${k}\` (a seed file has ${FILE_MEMBERS.map((m) => `\`${m}\``).join(', ')}).`);
+    if (!(FILE_MEMBERS as readonly string[]).includes(k))
+      problem([k], `unknown member \`${k}\` (a seed file has ${FILE_MEMBERS.map((m) => `\`${m}\``).join(', ')}).`);
   }
   if (doc.version !== 1) {
-    problem(['version'], doc.version === undefined ? '`version` is required and must be 1.' : `\`version\` must be 1; received ${JSON.stringify(doc.version)}.`);
+    problem(
+      ['version'],
+      doc.version === undefined
+        ? '`version` is required and must be 1.'
+        : `\`version\` must be 1; received ${JSON.stringify(doc.version)}.`,
+    );
   }
-  if (doc.description !== undefined && typeof doc.description !== 'string') problem(['description'], `must be a string; received ${kindOf(doc.description)}.`);
+  if (doc.description !== undefined && typeof doc.description !== 'string')
+    problem(['description'], `must be a string; received ${kindOf(doc.description)}.`);
   if (!Array.isArray(doc.steps)) {
-    problem(['steps'], doc.steps === undefined ? '`steps` is required: an array of {"name", "operation", "params", "body"}.' : `\`steps\` must be an array; received ${kindOf(doc.steps)}.`);
+    problem(
+      ['steps'],
+      doc.steps === undefined
+        ? '`steps` is required: an array of {"name", "operation", "params", "body"}.'
+        : `\`steps\` must be an array; received ${kindOf(doc.steps)}.`,
+    );
     return { steps: [], problems };
   }
   const steps: RawStep[] = [];
@@ -71,23 +84,52 @@ export function parseSeedFile(text: string, file: string): { steps: RawStep[]; p
     const step: RawStep = { file, index, params: {} };
     if (typeof s.name === 'string' && STEP_NAME.test(s.name) && s.name !== 'env') step.name = s.name;
     const where = { index, name: step.name };
-    if (s.name === undefined) problem([...at, 'name'], '`name` is required: later steps and `--output` refer to a step by its name.', where);
-    else if (s.name === 'env') problem([...at, 'name'], '`env` is reserved for `${env:NAME}` references; choose another name.', where);
+    if (s.name === undefined)
+      problem([...at, 'name'], '`name` is required: later steps and `--output` refer to a step by its name.', where);
+    else if (s.name === 'env')
+      problem([...at, 'name'], '`env` is reserved for `${env:NAME}` references; choose another name.', where);
     else if (step.name === undefined) {
-      problem([...at, 'name'], `\`name\` must start with a letter or _ and hold only letters, digits, _ and -; received ${JSON.stringify(s.name)}.`, where);
+      problem(
+        [...at, 'name'],
+        `\`name\` must start with a letter or _ and hold only letters, digits, _ and -; received ${JSON.stringify(s.name)}.`,
+        where,
+      );
     }
     for (const k of Object.keys(s)) {
-      if (!(STEP_MEMBERS as readonly string[]).includes(k)) problem([...at, k], `unknown member \`${k}\` (a step has ${STEP_MEMBERS.map((m) => `\`${m}\``).join(', ')}).`, where);
+      if (!(STEP_MEMBERS as readonly string[]).includes(k))
+        problem(
+          [...at, k],
+          `unknown member \`${k}\` (a step has ${STEP_MEMBERS.map((m) => `\`${m}\``).join(', ')}).`,
+          where,
+        );
     }
     if (typeof s.operation === 'string' && s.operation) step.operation = s.operation;
-    else problem([...at, 'operation'], s.operation === undefined ? '`operation` is required: an operationId such as `createListing`.' : `\`operation\` must be an operationId string; received ${JSON.stringify(s.operation)}.`, where);
-    if (s.description !== undefined && typeof s.description !== 'string') problem([...at, 'description'], `must be a string; received ${kindOf(s.description)}.`, where);
+    else
+      problem(
+        [...at, 'operation'],
+        s.operation === undefined
+          ? '`operation` is required: an operationId such as `createListing`.'
+          : `\`operation\` must be an operationId string; received ${JSON.stringify(s.operation)}.`,
+        where,
+      );
+    if (s.description !== undefined && typeof s.description !== 'string')
+      problem([...at, 'description'], `must be a string; received ${kindOf(s.description)}.`, where);
     if (s.params !== undefined) {
-      if (!isObject(s.params)) problem([...at, 'params'], `\`params\` must be an object of path and query parameters; received ${kindOf(s.params)}.`, where);
+      if (!isObject(s.params))
+        problem(
+          [...at, 'params'],
+          `\`params\` must be an object of path and query parameters; received ${kindOf(s.params)}.`,
+          where,
+        );
       else {
         for (const [k, v] of Object.entries(s.params)) {
           if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') step.params[k] = v;
-          else problem([...at, 'params', k], `a parameter must be a string, number or boolean; received ${kindOf(v)}.`, where);
+          else
+            problem(
+              [...at, 'params', k],
+              `a parameter must be a string, number or boolean; received ${kindOf(v)}.`,
+              where,
+            );
         }
       }
     }

@@ -46,7 +46,8 @@ export function parseTemplate(s: string): { parts: Part[]; error?: undefined } |
       continue;
     }
     const end = s.indexOf('}', i + 2);
-    if (end === -1) return { error: `\`${s.slice(i, i + 40)}\` has no closing \`}\` (write \`$\${\` for a literal \`\${\`).` };
+    if (end === -1)
+      return { error: `\`${s.slice(i, i + 40)}\` has no closing \`}\` (write \`$\${\` for a literal \`\${\`).` };
     const raw = s.slice(i, end + 1);
     const ref = parseRef(raw);
     if (typeof ref === 'string') return { error: ref };
@@ -65,17 +66,20 @@ function parseRef(raw: string): Ref | string {
   const body = bar === -1 ? inner : inner.slice(0, bar);
   const fallback = bar === -1 ? undefined : inner.slice(bar + 1);
   const colon = body.indexOf(':');
-  if (colon === -1) return `\`${raw}\` is not a reference: write \`\${step:data.id}\` or \`\${env:NAME}\` (and \`$\${\` for a literal \`\${\`).`;
+  if (colon === -1)
+    return `\`${raw}\` is not a reference: write \`\${step:data.id}\` or \`\${env:NAME}\` (and \`$\${\` for a literal \`\${\`).`;
   const source = body.slice(0, colon).trim();
   const rest = body.slice(colon + 1).trim();
   if (source === 'env') {
-    if (!ENV_NAME.test(rest)) return `\`${raw}\`: \`${rest}\` is not an environment variable name (letters, digits and _).`;
+    if (!ENV_NAME.test(rest))
+      return `\`${raw}\`: \`${rest}\` is not an environment variable name (letters, digits and _).`;
     return { kind: 'env', name: rest, default: fallback, raw };
   }
   if (!STEP_NAME.test(source)) return `\`${raw}\`: \`${source}\` is not a step name (letters, digits, _ and -).`;
   if (!rest) return `\`${raw}\` needs a path into the step's response, e.g. \`\${${source}:data.id}\`.`;
   const path = rest.split('.');
-  if (path.some((p) => p === '')) return `\`${raw}\`: \`${rest}\` has an empty segment; write paths like \`data.items.0.title\`.`;
+  if (path.some((p) => p === ''))
+    return `\`${raw}\`: \`${rest}\` has an empty segment; write paths like \`data.items.0.title\`.`;
   return { kind: 'step', step: source, path, default: fallback, raw };
 }
 
@@ -85,10 +89,14 @@ export function wholeRef(parts: Part[]): Ref | null {
 }
 
 /** Every string in a JSON value with its path, depth first, in document order. */
-export function* strings(value: unknown, path: Array<string | number> = []): Generator<{ value: string; path: Array<string | number> }> {
+export function* strings(
+  value: unknown,
+  path: Array<string | number> = [],
+): Generator<{ value: string; path: Array<string | number> }> {
   if (typeof value === 'string') yield { value, path };
   else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) yield* strings(value[i], [...path, i]);
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) yield* strings(v, [...path, k]);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) yield* strings(v, [...path, k]);
 }
 
 /**
@@ -98,7 +106,10 @@ export function* strings(value: unknown, path: Array<string | number> = []): Gen
  */
 export function substitute(
   value: unknown,
-  resolve: { whole(ref: Ref, path: Array<string | number>): unknown; text(ref: Ref, path: Array<string | number>): string },
+  resolve: {
+    whole(ref: Ref, path: Array<string | number>): unknown;
+    text(ref: Ref, path: Array<string | number>): string;
+  },
   path: Array<string | number> = [],
 ): unknown {
   if (typeof value === 'string') {
@@ -138,5 +149,12 @@ export function asText(v: unknown): string {
 
 /** `$.steps[2].body.items[0].title` */
 export function jsonPath(path: ReadonlyArray<string | number>): string {
-  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('');
+  return (
+    '$' +
+    path
+      .map((p) =>
+        typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`,
+      )
+      .join('')
+  );
 }

@@ -23,7 +23,8 @@ export function printProblems(io: IO, s: Style, problems: SeedProblem[], json: b
     return;
   }
   io.stderr.write(`${s.red('Error:')} ${detail}\n`);
-  for (const p of problems) io.stderr.write(`  ${p.file}${p.step ? ` › ${p.step}` : ''} › ${s.yellow(p.path)}: ${p.message}\n`);
+  for (const p of problems)
+    io.stderr.write(`  ${p.file}${p.step ? ` › ${p.step}` : ''} › ${s.yellow(p.path)}: ${p.message}\n`);
 }
 
 /** `--dry-run`: the plan, with environment references resolved and step references as written. */
@@ -36,7 +37,9 @@ export async function printPlan(io: IO, steps: PlannedStep[], env: NodeJS.Proces
   const rows = steps.map((st) => {
     const params = show(st.path) as Record<string, unknown>;
     const query = show(st.query) as Record<string, unknown>;
-    const qs = Object.entries(query).map(([k, v]) => `${k}=${asText(v)}`).join('&');
+    const qs = Object.entries(query)
+      .map(([k, v]) => `${k}=${asText(v)}`)
+      .join('&');
     return {
       file: st.file,
       step: st.name,
@@ -57,7 +60,8 @@ export async function printPlan(io: IO, steps: PlannedStep[], env: NodeJS.Proces
     { header: 'METHOD', value: (r) => r.method },
     { header: 'PATH', value: (r) => r.path },
   ]);
-  if (io.isStderrTTY) io.stderr.write(`${steps.length} step${steps.length === 1 ? '' : 's'} valid; nothing was sent (--dry-run).\n`);
+  if (io.isStderrTTY)
+    io.stderr.write(`${steps.length} step${steps.length === 1 ? '' : 's'} valid; nothing was sent (--dry-run).\n`);
 }
 
 const idsText = (ids: Array<[string, string]>) => ids.map(([k, v]) => (k === 'id' ? v : `${k}=${v}`)).join(' ');
@@ -70,7 +74,8 @@ function resultCell(o: StepOutcome): string {
   return idsText(createdIds(data));
 }
 
-const statusText = (o: StepOutcome) => (o.state === 'skipped' ? 'skipped' : o.status === null ? 'error' : String(o.status));
+const statusText = (o: StepOutcome) =>
+  o.state === 'skipped' ? 'skipped' : o.status === null ? 'error' : String(o.status);
 
 /** stdout: one row per step that ran (a table on a terminal, tab-separated when piped). */
 export async function printOutcomes(io: IO, outcomes: StepOutcome[]): Promise<void> {
@@ -91,8 +96,11 @@ export function progressLine(io: IO, s: Style) {
     },
     done(o: StepOutcome, n: number, total: number) {
       const mark = o.state === 'ok' ? s.green('✓') : o.state === 'skipped' ? s.yellow('–') : s.red('✗');
-      io.stderr.write(`${clear}[${n}/${total}] ${o.step.name} ${s.dim(o.step.operation.operationId)} ${mark}${o.status ? ` ${o.status}` : ''}`);
-      if (o.state !== 'ok') io.stderr.write(`${o.problem?.code ? ` ${o.problem.code}` : ''}${o.reason ? ` skipped: ${o.reason}` : ''}\n`);
+      io.stderr.write(
+        `${clear}[${n}/${total}] ${o.step.name} ${s.dim(o.step.operation.operationId)} ${mark}${o.status ? ` ${o.status}` : ''}`,
+      );
+      if (o.state !== 'ok')
+        io.stderr.write(`${o.problem?.code ? ` ${o.problem.code}` : ''}${o.reason ? ` skipped: ${o.reason}` : ''}\n`);
     },
     clear() {
       io.stderr.write(clear);
@@ -102,7 +110,9 @@ export function progressLine(io: IO, s: Style) {
 
 /** step name → id (or {member.id: id} when a write returned several). */
 function createdMap(run: RunResult): Record<string, unknown> {
-  return Object.fromEntries(changes(run.outcomes).map((d) => [d.name, d.ids.length === 1 ? d.ids[0][1] : Object.fromEntries(d.ids)]));
+  return Object.fromEntries(
+    changes(run.outcomes).map((d) => [d.name, d.ids.length === 1 ? d.ids[0][1] : Object.fromEntries(d.ids)]),
+  );
 }
 
 /** What a stopped run leaves behind: the writes that happened (nothing is rolled back) and the steps never run. */
@@ -115,22 +125,36 @@ function printLeftBehind(io: IO, run: RunResult, when: string): void {
     for (const d of done) e.write(`  ${d.name.padEnd(w)}  ${d.operation}  ${idsText(d.ids) || '(no id)'}\n`);
   } else e.write(`Nothing was created ${when}.\n`);
   const notRun = run.notRun.map((st) => st.name);
-  if (notRun.length) e.write(`Not run: ${notRun.slice(0, 10).join(', ')}${notRun.length > 10 ? `, … (${notRun.length} steps in all)` : ''}\n`);
+  if (notRun.length)
+    e.write(
+      `Not run: ${notRun.slice(0, 10).join(', ')}${notRun.length > 10 ? `, … (${notRun.length} steps in all)` : ''}\n`,
+    );
 }
 
 /**
  * stderr after a run that stopped: the failing step (file, step, operation, the problem and its
  * field errors) or the interruption, then what was already created and what never ran.
  */
-export function printStop(io: IO, s: Style, run: RunResult, opts: { json: boolean; total: number; signal?: string; output?: string }): void {
+export function printStop(
+  io: IO,
+  s: Style,
+  run: RunResult,
+  opts: { json: boolean; total: number; signal?: string; output?: string },
+): void {
   const fail = run.failure;
   const e = io.stderr;
   const notRun = run.notRun.map((st) => st.name);
   if (!fail) {
     const detail = `Stopped by ${opts.signal} after ${run.outcomes.length} of ${opts.total} steps`;
-    if (opts.json) e.write(JSON.stringify({ title: 'Interrupted', detail: `${detail}.`, created: createdMap(run), not_run: notRun }) + '\n');
+    if (opts.json)
+      e.write(
+        JSON.stringify({ title: 'Interrupted', detail: `${detail}.`, created: createdMap(run), not_run: notRun }) +
+          '\n',
+      );
     else {
-      e.write(`${s.red('Interrupted')} by ${opts.signal} after ${run.outcomes.length} of ${opts.total} steps (the step in flight finished).\n`);
+      e.write(
+        `${s.red('Interrupted')} by ${opts.signal} after ${run.outcomes.length} of ${opts.total} steps (the step in flight finished).\n`,
+      );
       printLeftBehind(io, run, 'before the interruption');
     }
     return;
@@ -138,17 +162,33 @@ export function printStop(io: IO, s: Style, run: RunResult, opts: { json: boolea
   const step = fail.step;
   const p = fail.problem ?? {};
   if (opts.json) {
-    e.write(JSON.stringify({ ...p, status: fail.status, step: step.name, file: step.file, operation: step.operation.operationId, created: createdMap(run), not_run: notRun }) + '\n');
+    e.write(
+      JSON.stringify({
+        ...p,
+        status: fail.status,
+        step: step.name,
+        file: step.file,
+        operation: step.operation.operationId,
+        created: createdMap(run),
+        not_run: notRun,
+      }) + '\n',
+    );
     return;
   }
-  e.write(`${s.red('Error:')} step ${s.bold(step.name)} (${step.file}, steps[${step.index}]) failed: ${step.operation.operationId}${fail.status ? ` → ${fail.status}` : ''}${p.code ? ` ${p.code}` : ''}\n`);
+  e.write(
+    `${s.red('Error:')} step ${s.bold(step.name)} (${step.file}, steps[${step.index}]) failed: ${step.operation.operationId}${fail.status ? ` → ${fail.status}` : ''}${p.code ? ` ${p.code}` : ''}\n`,
+  );
   if (p.title) e.write(`  ${p.title}\n`);
   if (p.detail && p.detail !== p.title) e.write(`  ${p.detail}\n`);
-  for (const [field, msgs] of Object.entries(p.errors ?? {})) for (const m of msgs) e.write(`  ${s.yellow(`• ${field}`)}: ${m}\n`);
+  for (const [field, msgs] of Object.entries(p.errors ?? {}))
+    for (const m of msgs) e.write(`  ${s.yellow(`• ${field}`)}: ${m}\n`);
   if (p.resolution) e.write(`  ${s.cyan('→')} ${p.resolution}\n`);
   if (p.request_id) e.write(s.dim(`  request id: ${p.request_id}\n`));
   const others = run.outcomes.filter((o) => o.state !== 'ok').length - 1;
-  if (others > 0) e.write(`${others} more step${others > 1 ? 's' : ''} failed or skipped after it (see the step rows on stdout${opts.output ? ` and ${opts.output}` : ''}).\n`);
+  if (others > 0)
+    e.write(
+      `${others} more step${others > 1 ? 's' : ''} failed or skipped after it (see the step rows on stdout${opts.output ? ` and ${opts.output}` : ''}).\n`,
+    );
   printLeftBehind(io, run, 'before the failure');
 }
 

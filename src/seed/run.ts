@@ -50,19 +50,27 @@ export function resolveStep(step: PlannedStep, results: ReadonlyMap<string, Enve
     const found = valueAt(results.get(ref.step), ref.path);
     if (found !== undefined) return found;
     if (ref.default !== undefined) return ref.default;
-    throw new MissingValue(`\`${ref.raw}\` found nothing: \`${ref.path.join('.')}\` is not in step \`${ref.step}\`'s response. Give a default (\`\${${ref.step}:${ref.path.join('.')}|…}\`) or fix the path.`);
+    throw new MissingValue(
+      `\`${ref.raw}\` found nothing: \`${ref.path.join('.')}\` is not in step \`${ref.step}\`'s response. Give a default (\`\${${ref.step}:${ref.path.join('.')}|…}\`) or fix the path.`,
+    );
   };
-  const wire = (name: string) => (v: unknown): string => {
-    if (v === null || typeof v === 'object') throw new MissingValue(`parameter \`${name}\` must be a string, number or boolean; a reference gave ${JSON.stringify(v).slice(0, 60)}.`);
-    return String(v);
-  };
+  const wire =
+    (name: string) =>
+    (v: unknown): string => {
+      if (v === null || typeof v === 'object')
+        throw new MissingValue(
+          `parameter \`${name}\` must be a string, number or boolean; a reference gave ${JSON.stringify(v).slice(0, 60)}.`,
+        );
+      return String(v);
+    };
   const resolver = { whole: lookup, text: (ref: Ref) => asText(lookup(ref)) };
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(step.path)) params[k] = wire(k)(substitute(v, resolver));
   const query: Record<string, string> = {};
   for (const [k, v] of Object.entries(step.query)) query[k] = wire(k)(substitute(v, resolver));
   const body = step.operation.body ? substitute(step.body ?? undefined, resolver) : undefined;
-  const idempotencyKey = step.idempotencyKey !== undefined ? wire('idempotency_key')(substitute(step.idempotencyKey, resolver)) : undefined;
+  const idempotencyKey =
+    step.idempotencyKey !== undefined ? wire('idempotency_key')(substitute(step.idempotencyKey, resolver)) : undefined;
   return { params, query, body, idempotencyKey };
 }
 
@@ -85,7 +93,12 @@ export async function runPlan(steps: PlannedStep[], opts: RunOptions): Promise<R
     let outcome: StepOutcome;
     const blocker = step.needs.find((n) => broken.has(n));
     if (blocker) {
-      outcome = { step, state: 'skipped', status: null, reason: `uses the result of step \`${blocker}\`, which ${broken.get(blocker)}` };
+      outcome = {
+        step,
+        state: 'skipped',
+        status: null,
+        reason: `uses the result of step \`${blocker}\`, which ${broken.get(blocker)}`,
+      };
       broken.set(step.name, 'was skipped');
     } else {
       try {
@@ -106,12 +119,25 @@ export async function runPlan(steps: PlannedStep[], opts: RunOptions): Promise<R
 }
 
 function failed(step: PlannedStep, err: unknown): StepOutcome {
-  if (err instanceof ApiError) return { step, state: 'failed', status: err.status, problem: err.problem, exitCode: exitCodeOf(err) };
+  if (err instanceof ApiError)
+    return { step, state: 'failed', status: err.status, problem: err.problem, exitCode: exitCodeOf(err) };
   if (err instanceof MissingValue) {
-    return { step, state: 'failed', status: null, problem: { title: 'Unresolved reference', detail: err.message }, exitCode: EXIT.usage };
+    return {
+      step,
+      state: 'failed',
+      status: null,
+      problem: { title: 'Unresolved reference', detail: err.message },
+      exitCode: EXIT.usage,
+    };
   }
   if (isReported(err)) {
-    return { step, state: 'failed', status: null, problem: { title: 'Request failed', detail: err.message, resolution: err.hint }, exitCode: exitCodeOf(err) };
+    return {
+      step,
+      state: 'failed',
+      status: null,
+      problem: { title: 'Request failed', detail: err.message, resolution: err.hint },
+      exitCode: exitCodeOf(err),
+    };
   }
   throw err;
 }
@@ -123,13 +149,16 @@ export function createdIds(data: unknown): Array<[string, string]> {
   if (typeof d.id === 'string') return [['id', d.id]];
   const out: Array<[string, string]> = [];
   for (const [k, v] of Object.entries(d)) {
-    if (v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string') out.push([`${k}.id`, (v as { id: string }).id]);
+    if (v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string')
+      out.push([`${k}.id`, (v as { id: string }).id]);
   }
   return out;
 }
 
 /** Steps that changed something on the server (not reads), with the ids they returned. */
-export function changes(outcomes: StepOutcome[]): Array<{ name: string; operation: string; ids: Array<[string, string]> }> {
+export function changes(
+  outcomes: StepOutcome[],
+): Array<{ name: string; operation: string; ids: Array<[string, string]> }> {
   return outcomes
     .filter((o) => o.state === 'ok' && o.step.operation.method !== 'GET')
     .map((o) => ({ name: o.step.name, operation: o.step.operation.operationId, ids: createdIds(o.response?.data) }));
@@ -143,7 +172,8 @@ export function resultDocument(run: RunResult, target: { baseUrl: string; worksp
   const steps: Record<string, unknown> = {};
   for (const o of run.outcomes) {
     const base = { file: o.step.file, operation: o.step.operation.operationId, status: o.status };
-    if (o.state === 'ok') steps[o.step.name] = { ...base, ok: true, data: o.response?.data ?? null, meta: o.response?.meta ?? null };
+    if (o.state === 'ok')
+      steps[o.step.name] = { ...base, ok: true, data: o.response?.data ?? null, meta: o.response?.meta ?? null };
     else if (o.state === 'failed') steps[o.step.name] = { ...base, ok: false, error: o.problem };
     else steps[o.step.name] = { ...base, ok: false, skipped: o.reason };
   }

@@ -64,7 +64,9 @@ function kindOf(schema: z.ZodType): Kind {
     case 'literal': {
       const kinds = new Set((d.values ?? []).map((v) => (v === null ? 'null' : typeof v)));
       const [only] = kinds;
-      return kinds.size === 1 && ['string', 'number', 'boolean', 'null'].includes(only as string) ? (only as Kind) : 'unknown';
+      return kinds.size === 1 && ['string', 'number', 'boolean', 'null'].includes(only as string)
+        ? (only as Kind)
+        : 'unknown';
     }
     case 'union': {
       const kinds = new Set((d.options ?? []).map(kindOf));
@@ -91,12 +93,21 @@ export function lookupPath(schema: z.ZodType, path: string[], walked: string[] =
     case 'object': {
       const shape = d.shape ?? {};
       if (!Object.hasOwn(shape, seg)) {
-        return { ok: false, reason: `${here} has no member \`${seg}\` (it has ${Object.keys(shape).map((k) => `\`${k}\``).join(', ')})` };
+        return {
+          ok: false,
+          reason: `${here} has no member \`${seg}\` (it has ${Object.keys(shape)
+            .map((k) => `\`${k}\``)
+            .join(', ')})`,
+        };
       }
       return lookupPath(shape[seg], rest, [...walked, seg]);
     }
     case 'array':
-      if (!/^\d+$/.test(seg)) return { ok: false, reason: `${here} is a list: follow it with an index such as \`${[...walked, '0'].join('.')}\`, not \`${seg}\`` };
+      if (!/^\d+$/.test(seg))
+        return {
+          ok: false,
+          reason: `${here} is a list: follow it with an index such as \`${[...walked, '0'].join('.')}\`, not \`${seg}\``,
+        };
       return lookupPath(d.element!, rest, [...walked, seg]);
     case 'tuple': {
       const item = /^\d+$/.test(seg) ? d.items?.[Number(seg)] : undefined;
@@ -124,6 +135,9 @@ export function lookupPath(schema: z.ZodType, path: string[], walked: string[] =
     case 'unknown':
       return { ok: true, kind: 'unknown' };
     default:
-      return { ok: false, reason: `${here} is ${kindOf(s) === 'unknown' ? 'a single value' : `a ${kindOf(s)}`}; it has no member \`${seg}\`` };
+      return {
+        ok: false,
+        reason: `${here} is ${kindOf(s) === 'unknown' ? 'a single value' : `a ${kindOf(s)}`}; it has no member \`${seg}\``,
+      };
   }
 }

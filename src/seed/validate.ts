@@ -45,7 +45,13 @@ interface Placeholder {
 }
 
 const KIND_NAME: Record<Kind, string> = {
-  string: 'a string', number: 'a number', boolean: 'a boolean', null: 'null', array: 'a list', object: 'an object', unknown: 'a value',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'a boolean',
+  null: 'null',
+  array: 'a list',
+  object: 'an object',
+  unknown: 'a value',
 };
 
 function describe(v: unknown): string {
@@ -54,12 +60,19 @@ function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `a ${typeof v} (${JSON.stringify(v).slice(0, 40)})`;
 }
 
-const expectedName = (e: string) => (e === 'int' ? 'an integer' : e === 'array' ? 'a list' : /^[aeiou]/.test(e) ? `an ${e}` : `a ${e}`);
+const expectedName = (e: string) =>
+  e === 'int' ? 'an integer' : e === 'array' ? 'a list' : /^[aeiou]/.test(e) ? `an ${e}` : `a ${e}`;
 
 /** The response envelope of an operation, as `${step:…}` paths see it. */
 export function envelopeSchema(op: AnyOperation): z.ZodType {
   let s = envelopes.get(op);
-  if (!s) envelopes.set(op, (s = op.list ? z.object({ data: z.array(op.response), meta: ListMeta }) : z.object({ data: op.response, meta: Meta })));
+  if (!s)
+    envelopes.set(
+      op,
+      (s = op.list
+        ? z.object({ data: z.array(op.response), meta: ListMeta })
+        : z.object({ data: op.response, meta: Meta })),
+    );
   return s;
 }
 
@@ -72,7 +85,15 @@ function pathParamsSchema(op: AnyOperation): z.ZodType {
   return s;
 }
 
-const SAMPLE: Record<Kind, unknown> = { string: 'x', number: 0, boolean: false, null: null, array: [], object: {}, unknown: null };
+const SAMPLE: Record<Kind, unknown> = {
+  string: 'x',
+  number: 0,
+  boolean: false,
+  null: null,
+  array: [],
+  object: {},
+  unknown: null,
+};
 
 /** The env value a reference gives, or undefined when it has none (unset or empty, and no default). */
 export function envValue(ref: Extract<Ref, { kind: 'env' }>, env: NodeJS.ProcessEnv): string | undefined {
@@ -116,7 +137,10 @@ const list = (names: string[]) => (names.length ? names.map((n) => `\`${n}\``).j
  * A reference to an earlier step's result stands in as a placeholder of the type that step's
  * response schema promises, so the body's shape is checked while its value is still unknown.
  */
-export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problems?: SeedProblem[] }>, ctx: PlanContext): Plan {
+export function buildPlan(
+  files: Array<{ file: string; steps: RawStep[]; problems?: SeedProblem[] }>,
+  ctx: PlanContext,
+): Plan {
   const problems: SeedProblem[] = files.flatMap((f) => f.problems ?? []);
   const all = files.flatMap((f) => f.steps);
   const byName = new Map<string, { step: RawStep; seq: number; op?: AnyOperation }>();
@@ -124,9 +148,15 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
     if (step.name === undefined) return;
     const first = byName.get(step.name);
     if (first) {
-      const where = first.step.file === step.file ? `steps[${first.step.index}]` : `steps[${first.step.index}] of ${first.step.file}`;
+      const where =
+        first.step.file === step.file
+          ? `steps[${first.step.index}]`
+          : `steps[${first.step.index}] of ${first.step.file}`;
       problems.push({
-        file: step.file, step: step.name, index: step.index, path: jsonPath(['steps', step.index, 'name']),
+        file: step.file,
+        step: step.name,
+        index: step.index,
+        path: jsonPath(['steps', step.index, 'name']),
         message: `step name \`${step.name}\` is already used by ${where}; names must be unique across every file of a run.`,
       });
     } else byName.set(step.name, { step, seq, op: step.operation ? getOperation(step.operation) : undefined });
@@ -143,10 +173,19 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
     if (step.operation !== undefined) {
       op = getOperation(step.operation);
       if (!op) {
-        const near = suggest(step.operation, operationList.map((o) => o.operationId));
-        problem(['operation'], `unknown operation \`${step.operation}\`${near ? `; did you mean \`${near}\`?` : ''} (\`wcm openapi\` lists every operationId).`);
+        const near = suggest(
+          step.operation,
+          operationList.map((o) => o.operationId),
+        );
+        problem(
+          ['operation'],
+          `unknown operation \`${step.operation}\`${near ? `; did you mean \`${near}\`?` : ''} (\`wcm openapi\` lists every operationId).`,
+        );
       } else if (op.access === 'signature') {
-        problem(['operation'], `\`${op.operationId}\` needs a payment processor's signature, which a seed file cannot make; use \`wcm payments simulate\`.`);
+        problem(
+          ['operation'],
+          `\`${op.operationId}\` needs a payment processor's signature, which a seed file cannot make; use \`wcm payments simulate\`.`,
+        );
         op = undefined;
       }
     }
@@ -155,7 +194,11 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
     const needs = new Set<string>();
     const kinds = new Map<string, Kind>();
     let templatesOk = true;
-    const sources: Array<[Path, unknown]> = [[['params'], step.params], [['body'], step.body], [['idempotency_key'], step.idempotencyKey]];
+    const sources: Array<[Path, unknown]> = [
+      [['params'], step.params],
+      [['body'], step.body],
+      [['idempotency_key'], step.idempotencyKey],
+    ];
     for (const [base, value] of sources) {
       for (const s of strings(value, base)) {
         const t = parseTemplate(s.value);
@@ -168,26 +211,48 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
           if (typeof ref === 'string') continue;
           if (ref.kind === 'env') {
             if (envValue(ref, ctx.env) === undefined) {
-              problem(s.path, `environment variable \`${ref.name}\` is not set and \`${ref.raw}\` has no default; set it, or write \`\${env:${ref.name}|default}\`.`);
+              problem(
+                s.path,
+                `environment variable \`${ref.name}\` is not set and \`${ref.raw}\` has no default; set it, or write \`\${env:${ref.name}|default}\`.`,
+              );
             }
             continue;
           }
           const target = byName.get(ref.step);
           if (!target) {
             const near = suggest(ref.step, byName.keys());
-            problem(s.path, `\`${ref.raw}\` refers to step \`${ref.step}\`, which is not in this run${near ? `; did you mean \`${near}\`?` : '.'}`);
+            problem(
+              s.path,
+              `\`${ref.raw}\` refers to step \`${ref.step}\`, which is not in this run${near ? `; did you mean \`${near}\`?` : '.'}`,
+            );
           } else if (target.seq === seq) {
-            problem(s.path, `\`${ref.raw}\` refers to this step itself; a step can only use the results of steps before it.`);
+            problem(
+              s.path,
+              `\`${ref.raw}\` refers to this step itself; a step can only use the results of steps before it.`,
+            );
           } else if (target.seq > seq) {
-            const where = target.step.file === step.file ? `steps[${target.step.index}]` : `steps[${target.step.index}] of ${target.step.file}`;
-            problem(s.path, `\`${ref.raw}\` refers to step \`${ref.step}\`, which runs later (${where}); a step can only use the results of steps before it.`);
+            const where =
+              target.step.file === step.file
+                ? `steps[${target.step.index}]`
+                : `steps[${target.step.index}] of ${target.step.file}`;
+            problem(
+              s.path,
+              `\`${ref.raw}\` refers to step \`${ref.step}\`, which runs later (${where}); a step can only use the results of steps before it.`,
+            );
           } else {
             needs.add(ref.step);
             if (target.op) {
               const found = lookupPath(envelopeSchema(target.op), ref.path);
               if (!found.ok) {
-                problem(s.path, `\`${ref.raw}\`: ${found.reason} in ${target.op.operationId}'s response envelope ({"data", "meta"}).`);
-              } else kinds.set(ref.raw, ref.default === undefined ? found.kind : found.kind === 'string' ? 'string' : 'unknown');
+                problem(
+                  s.path,
+                  `\`${ref.raw}\`: ${found.reason} in ${target.op.operationId}'s response envelope ({"data", "meta"}).`,
+                );
+              } else
+                kinds.set(
+                  ref.raw,
+                  ref.default === undefined ? found.kind : found.kind === 'string' ? 'string' : 'unknown',
+                );
             }
           }
         }
@@ -203,7 +268,11 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
     for (const [k, v] of Object.entries(step.params)) {
       if (pathNames.includes(k)) path[k] = v;
       else if (queryNames.includes(k)) query[k] = v;
-      else problem(['params', k], `\`${op.operationId}\` has no parameter \`${k}\` (path: ${list(pathNames)}; query: ${list(queryNames)}).`);
+      else
+        problem(
+          ['params', k],
+          `\`${op.operationId}\` has no parameter \`${k}\` (path: ${list(pathNames)}; query: ${list(queryNames)}).`,
+        );
     }
     for (const name of pathNames) {
       if (path[name] !== undefined) continue;
@@ -211,12 +280,18 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
       if (problems.some((p) => p.file === step.file && p.path === jsonPath(at(['params', name])))) continue;
       if (name === 'workspace' && ctx.workspace) path.workspace = ctx.workspace;
       else if (name === 'workspace') {
-        problem(['params'], `\`params.workspace\` is missing and no workspace is chosen: pass \`--workspace ID\`, set WCM_WORKSPACE, or give \`params.workspace\`.`);
+        problem(
+          ['params'],
+          `\`params.workspace\` is missing and no workspace is chosen: pass \`--workspace ID\`, set WCM_WORKSPACE, or give \`params.workspace\`.`,
+        );
       } else problem(['params'], `missing path parameter \`${name}\` for ${op.operationId} (${op.method} ${op.path}).`);
     }
     if (step.body !== undefined && !op.body) problem(['body'], `\`${op.operationId}\` takes no body; remove \`body\`.`);
     if (step.idempotencyKey !== undefined && !op.idempotent) {
-      problem(['idempotency_key'], `\`${op.operationId}\` takes no Idempotency-Key (only public operations do); remove \`idempotency_key\`.`);
+      problem(
+        ['idempotency_key'],
+        `\`${op.operationId}\` takes no Idempotency-Key (only public operations do); remove \`idempotency_key\`.`,
+      );
     }
 
     if (templatesOk) {
@@ -249,17 +324,30 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
           const ip = issue.path as Path;
           const hole = holes.find((h) => h.path.length <= ip.length && h.path.every((seg, i) => seg === ip[i]));
           // Inside a placeholder only a wrong JSON type is certain; lengths, formats and members wait for the real value.
-          if (hole && !(hole.kind !== 'unknown' && issue.code === 'invalid_type' && hole.path.length === ip.length)) continue;
+          if (hole && !(hole.kind !== 'unknown' && issue.code === 'invalid_type' && hole.path.length === ip.length))
+            continue;
           if (issue.code === 'unrecognized_keys') {
-            for (const key of issue.keys) problem([...base, ...ip, key], `unknown member \`${key}\`: not part of ${op!.operationId}'s ${base[0] === 'body' ? 'body' : 'parameters'}.`);
+            for (const key of issue.keys)
+              problem(
+                [...base, ...ip, key],
+                `unknown member \`${key}\`: not part of ${op!.operationId}'s ${base[0] === 'body' ? 'body' : 'parameters'}.`,
+              );
             continue;
           }
           if (issue.code === 'invalid_type') {
             // zod 4 leaves the received value out of its issues, so say it here.
             const got = hole ? undefined : valueAt(input, ip.map(String));
             const takes = expectedName(issue.expected);
-            if (hole) problem([...base, ...ip], `\`${hole.ref}\` gives ${KIND_NAME[hole.kind]}, but this field takes ${takes}.`);
-            else problem([...base, ...ip], got === undefined ? 'Required.' : `Must be ${takes}; received ${describe(got)}.`);
+            if (hole)
+              problem(
+                [...base, ...ip],
+                `\`${hole.ref}\` gives ${KIND_NAME[hole.kind]}, but this field takes ${takes}.`,
+              );
+            else
+              problem(
+                [...base, ...ip],
+                got === undefined ? 'Required.' : `Must be ${takes}; received ${describe(got)}.`,
+              );
             continue;
           }
           const [msg] = Object.values(fieldErrors([issue]))[0] ?? [issue.message];
@@ -272,14 +360,21 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
       if (step.idempotencyKey !== undefined && op.idempotent) {
         const t = parseTemplate(step.idempotencyKey);
         if (t.parts!.every((x) => typeof x === 'string' || (x.kind === 'env' && envValue(x, ctx.env) !== undefined))) {
-          const key = t.parts!.map((x) => (typeof x === 'string' ? x : envValue(x as Extract<Ref, { kind: 'env' }>, ctx.env))).join('');
-          if (!/^[\x21-\x7e]{8,120}$/.test(key)) problem(['idempotency_key'], `must be 8 to 120 visible ASCII characters (no spaces); received ${JSON.stringify(key)}.`);
+          const key = t
+            .parts!.map((x) => (typeof x === 'string' ? x : envValue(x as Extract<Ref, { kind: 'env' }>, ctx.env)))
+            .join('');
+          if (!/^[\x21-\x7e]{8,120}$/.test(key))
+            problem(
+              ['idempotency_key'],
+              `must be 8 to 120 visible ASCII characters (no spaces); received ${JSON.stringify(key)}.`,
+            );
         }
       }
       if (op.body) {
         const body = step.body ?? {};
         const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
-        const isOneRef = typeof body === 'string' && !!parseTemplate(body).parts && wholeRef(parseTemplate(body).parts!) !== null;
+        const isOneRef =
+          typeof body === 'string' && !!parseTemplate(body).parts && wholeRef(parseTemplate(body).parts!) !== null;
         if (isObject || isOneRef) check(op.body, body, ['body'], false);
         else problem(['body'], `\`body\` must be a JSON object; received ${JSON.stringify(body)}.`);
       }
@@ -304,7 +399,10 @@ export function buildPlan(files: Array<{ file: string; steps: RawStep[]; problem
   const order = new Map(files.map((f, i) => [f.file, i]));
   const sorted = problems
     .map((p, i) => ({ p, i }))
-    .sort((a, b) => (order.get(a.p.file) ?? 0) - (order.get(b.p.file) ?? 0) || (a.p.index ?? -1) - (b.p.index ?? -1) || a.i - b.i)
+    .sort(
+      (a, b) =>
+        (order.get(a.p.file) ?? 0) - (order.get(b.p.file) ?? 0) || (a.p.index ?? -1) - (b.p.index ?? -1) || a.i - b.i,
+    )
     .map((x) => x.p);
   return { steps: sorted.length ? [] : planned, problems: sorted };
 }

@@ -4,7 +4,16 @@ import { operationList } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
 import { authenticate, requireAbility, requireMembership } from './auth.js';
 import { normalizeUuids } from '../contract/uuid.js';
-import { systemClock, Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services, type ExtraServices } from './context.js';
+import {
+  systemClock,
+  Reply,
+  type Clock,
+  type Handler,
+  type HandlerContext,
+  type RequestInfo,
+  type Services,
+  type ExtraServices,
+} from './context.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
 import { ProblemError, notFound, validationFailed } from './problems.js';
 import { JsonItem } from './paging.js';
@@ -35,7 +44,8 @@ export interface Mount {
  */
 export function withResourceMetadata(err: unknown, metadataUrl: string, scope?: string): unknown {
   if (err instanceof ProblemError && err.status === 401) {
-    err.headers['WWW-Authenticate'] = `Bearer resource_metadata="${metadataUrl}"${scope ? `, scope="${scope}"` : ''}${err.code === 'invalid_token' ? ', error="invalid_token"' : ''}`;
+    err.headers['WWW-Authenticate'] =
+      `Bearer resource_metadata="${metadataUrl}"${scope ? `, scope="${scope}"` : ''}${err.code === 'invalid_token' ? ', error="invalid_token"' : ''}`;
   }
   return err;
 }
@@ -61,7 +71,6 @@ export interface AppOptions {
   /** Told of every answered request (the emulator's request log); `operationId` when a route matched. */
   observe?(info: RequestInfo, res: AppResponse, operationId: string | null, startedAt: number): void;
 }
-
 
 /** The whole API as a function of a request: no port needed (tests call it in-process). */
 export class App {
@@ -99,7 +108,10 @@ export class App {
     return res;
   }
 
-  private async answer(req: AppRequest, seen: { info?: RequestInfo; operationId?: string } | null): Promise<AppResponse> {
+  private async answer(
+    req: AppRequest,
+    seen: { info?: RequestInfo; operationId?: string } | null,
+  ): Promise<AppResponse> {
     const requestId = requestIdFor(req.headers['x-request-id']);
     // Only the path and query of the request target count; a target URL cannot parse (an
     // absolute-form target with a bad port, say) names no route.
@@ -107,7 +119,10 @@ export class App {
     let badTarget = false;
     if (!url) {
       try {
-        url = new URL(req.url.startsWith('/') ? `http://localhost${req.url.replace(/^\/+/, '/')}` : req.url, 'http://localhost');
+        url = new URL(
+          req.url.startsWith('/') ? `http://localhost${req.url.replace(/^\/+/, '/')}` : req.url,
+          'http://localhost',
+        );
       } catch {
         url = new URL('http://localhost/');
         badTarget = true;
@@ -135,7 +150,11 @@ export class App {
   }
 
   private async route(
-    req: AppRequest, info: RequestInfo, url: { pathname: string; search: string }, base: string | undefined, badTarget: boolean,
+    req: AppRequest,
+    info: RequestInfo,
+    url: { pathname: string; search: string },
+    base: string | undefined,
+    badTarget: boolean,
     seen: { info?: RequestInfo; operationId?: string } | null,
   ): Promise<AppResponse> {
     try {
@@ -148,15 +167,23 @@ export class App {
         const mount = this.mountFor(url.pathname);
         if (mount) return await mount.handle(req, info, this);
       }
-      if (!base) throw new ProblemError('route_not_found', { detail: `No route for \`${info.method} ${url.pathname}\`: API paths start with /v1 or /api/v1.` });
+      if (!base)
+        throw new ProblemError('route_not_found', {
+          detail: `No route for \`${info.method} ${url.pathname}\`: API paths start with /v1 or /api/v1.`,
+        });
       const rel = url.pathname.slice(base.length) || '/';
       if (rel === '/openapi.json') {
         if (info.method !== 'GET') throw methodNotAllowed(['GET']);
         this.openapiText ??= JSON.stringify(buildOpenApi('/v1'));
-        return { status: 200, headers: baseHeaders(info.id, 'application/json; charset=utf-8'), body: this.openapiText };
+        return {
+          status: 200,
+          headers: baseHeaders(info.id, 'application/json; charset=utf-8'),
+          body: this.openapiText,
+        };
       }
       const match = this.router.match(info.method, rel);
-      if (match.kind === 'none') throw new ProblemError('route_not_found', { detail: `No route for \`${info.method} ${url.pathname}\`.` });
+      if (match.kind === 'none')
+        throw new ProblemError('route_not_found', { detail: `No route for \`${info.method} ${url.pathname}\`.` });
       if (match.kind === 'method') throw methodNotAllowed(match.allow);
       const op = match.op;
       if (seen) seen.operationId = op.operationId;
@@ -210,14 +237,18 @@ export class App {
       if (bad === 'workspace') throw notFound('workspace_not_found', rawParams.workspace);
       requireMembership(this.store, auth, rawParams.workspace);
     }
-    if (bad !== null) throw notFound((op.notFound?.[bad] ?? 'not_found') as `${string}_not_found`, rawParams[bad] ?? '');
+    if (bad !== null)
+      throw notFound((op.notFound?.[bad] ?? 'not_found') as `${string}_not_found`, rawParams[bad] ?? '');
     const params = paramsResult.data;
 
     // Query: every parameter once, known names only.
     const { query: rawQuery, repeated } = parseQuery(search);
     const q = op.query.safeParse(rawQuery);
     if (!q.success || repeated) {
-      throw validationFailed({ ...repeated, ...(q.success ? {} : fieldErrors(q.error.issues)) }, 'Invalid query parameters.');
+      throw validationFailed(
+        { ...repeated, ...(q.success ? {} : fieldErrors(q.error.issues)) },
+        'Invalid query parameters.',
+      );
     }
 
     let body: unknown = undefined;
@@ -229,20 +260,35 @@ export class App {
 
     const handler = this.handlers[op.operationId];
     if (!handler) {
-      throw new ProblemError('not_implemented', { detail: `\`${op.operationId}\` is in the contract but this server does not implement it yet.` });
+      throw new ProblemError('not_implemented', {
+        detail: `\`${op.operationId}\` is in the contract but this server does not implement it yet.`,
+      });
     }
     const ctx: HandlerContext = {
-      params, query: q.data, body, auth, store: this.store, clock: this.clock, request: info, services: this.services,
+      params,
+      query: q.data,
+      body,
+      auth,
+      store: this.store,
+      clock: this.clock,
+      request: info,
+      services: this.services,
       idempotency: x.idempotency,
     };
     const result = await handler(ctx as never);
     if (result instanceof Reply) {
-      return this.json(result.status ?? op.status, { data: result.data, meta: { request_id: info.id } }, info, result.headers);
+      return this.json(
+        result.status ?? op.status,
+        { data: result.data, meta: { request_id: info.id } },
+        info,
+        result.headers,
+      );
     }
     if (op.list) {
       const page = result as { items: unknown[]; next_cursor: string | null };
       const meta = { request_id: info.id, next_cursor: page.next_cursor };
-      if (page.items.length && page.items.every((i) => i instanceof JsonItem)) return splicedPage(op.status, info.id, page.items as JsonItem[], meta);
+      if (page.items.length && page.items.every((i) => i instanceof JsonItem))
+        return splicedPage(op.status, info.id, page.items as JsonItem[], meta);
       return this.json(op.status, { data: page.items, meta }, info, {});
     }
     return this.json(op.status, { data: result, meta: { request_id: info.id } }, info, {});
@@ -258,7 +304,9 @@ export class App {
     if (err instanceof ProblemError) p = err;
     else {
       this.options.onError?.(err, info);
-      p = new ProblemError('internal_error', { detail: 'The server failed to handle this request. Nothing was changed.' });
+      p = new ProblemError('internal_error', {
+        detail: 'The server failed to handle this request. Nothing was changed.',
+      });
     }
     return problemResponse(p, info.path, info.id);
   }
@@ -270,5 +318,3 @@ function methodNotAllowed(allow: string[]): ProblemError {
     headers: { Allow: allow.join(', ') },
   });
 }
-
-

@@ -66,7 +66,12 @@ function storedDigest(rec: TokenRecord): Buffer {
 }
 
 /** Finds and checks the bearer token. Tokens are stored only as SHA-256 hashes. */
-export function authenticate(store: Store, header: string | undefined, now: Date, audience: string = API_AUDIENCE): AuthContext {
+export function authenticate(
+  store: Store,
+  header: string | undefined,
+  now: Date,
+  audience: string = API_AUDIENCE,
+): AuthContext {
   if (!header) throw unauthenticated();
   const parsed = parseBearer(header);
   if (!parsed) throw invalidToken('malformed (expected `Authorization: Bearer <token>`)');
@@ -75,7 +80,8 @@ export function authenticate(store: Store, header: string | undefined, now: Date
   // Compare the full digest in constant time: the map lookup used only a prefix.
   if (!rec || !timingSafeEqual(storedDigest(rec), digest)) throw invalidToken('not recognised');
   if (rec.revoked_at) throw invalidToken('revoked');
-  if (rec.expires_at && new Date(rec.expires_at).getTime() <= now.getTime()) throw invalidToken(`expired (at ${rec.expires_at})`);
+  if (rec.expires_at && new Date(rec.expires_at).getTime() <= now.getTime())
+    throw invalidToken(`expired (at ${rec.expires_at})`);
   // The stored record says what a token is, whatever its text looks like (TRUST.md §3).
   if (isOAuthToken(rec) && rec.audience !== audience) throw invalidToken('issued for another audience');
   // Tokens this server issued belong to an authorization: revoking it (or its application) ends them all.
@@ -89,12 +95,15 @@ export function authenticate(store: Store, header: string | undefined, now: Date
 }
 
 /** An OAuth token (bound to an audience and to granted workspaces), by its stored record. */
-export const isOAuthToken = (rec: TokenRecord): boolean => rec.audience !== undefined || rec.workspace_ids !== undefined || rec.grant_id !== undefined;
+export const isOAuthToken = (rec: TokenRecord): boolean =>
+  rec.audience !== undefined || rec.workspace_ids !== undefined || rec.grant_id !== undefined;
 
 /** 403 unless the token has the operation's ability, and is a personal token where the operation needs one. */
 export function requireAbility(auth: AuthContext, op: AnyOperation): void {
   if (op.personal && isOAuthToken(auth.token)) {
-    throw new ProblemError('personal_token_required', { detail: `\`${op.operationId}\` manages OAuth grants and applications: use a personal access token (or the dashboard), not an OAuth token.` });
+    throw new ProblemError('personal_token_required', {
+      detail: `\`${op.operationId}\` manages OAuth grants and applications: use a personal access token (or the dashboard), not an OAuth token.`,
+    });
   }
   if (op.ability && !auth.token.abilities.includes(op.ability)) {
     throw new ProblemError('insufficient_ability', {
@@ -104,7 +113,10 @@ export function requireAbility(auth: AuthContext, op: AnyOperation): void {
 }
 
 /** The workspaces a token reaches: its user's memberships, narrowed by OAuth grants. */
-export function reachableWorkspaces(store: Store, auth: AuthContext): Array<{ workspace: WorkspaceRecord; role: string }> {
+export function reachableWorkspaces(
+  store: Store,
+  auth: AuthContext,
+): Array<{ workspace: WorkspaceRecord; role: string }> {
   const out: Array<{ workspace: WorkspaceRecord; role: string }> = [];
   for (const w of store.values('workspaces')) {
     const m = w.members.find((x) => x.user_id === auth.user.id);
@@ -122,7 +134,9 @@ export function requireMembership(store: Store, auth: AuthContext, workspaceId: 
   const granted = !auth.token.workspace_ids || auth.token.workspace_ids.includes(workspaceId);
   if (!w || !member || !granted) {
     // The same answer whether or not the workspace exists: no probing for workspace ids.
-    throw new ProblemError('not_a_member', { detail: `The token's user is not a member of workspace \`${workspaceId}\`${member && !granted ? ' (the OAuth token has no grant for it)' : ''}.` });
+    throw new ProblemError('not_a_member', {
+      detail: `The token's user is not a member of workspace \`${workspaceId}\`${member && !granted ? ' (the OAuth token has no grant for it)' : ''}.`,
+    });
   }
   return w;
 }

@@ -56,7 +56,9 @@ export class Reply {
 }
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
-type Result<O extends Operation> = O['list'] extends true ? Page<z.input<O['response']>> : z.input<O['response']> | Reply;
+type Result<O extends Operation> = O['list'] extends true
+  ? Page<z.input<O['response']>>
+  : z.input<O['response']> | Reply;
 
 export type Handler<O extends Operation = Operation> = (
   ctx: HandlerContext<Out<O['params']>, Out<O['query']>, Out<O['body']>>,

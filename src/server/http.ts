@@ -77,8 +77,14 @@ function send(res: http.ServerResponse, r: AppResponse, head: boolean): void {
  * actually receives it. A client that keeps sending is cut off after LINGER_MS.
  */
 function tooLarge(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const p = new ProblemError('payload_too_large', { detail: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB); it was not read.` });
-  const { body, headers } = problemResponse(p, (req.url ?? '/').split('?')[0], requestIdFor(req.headers['x-request-id']));
+  const p = new ProblemError('payload_too_large', {
+    detail: `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB); it was not read.`,
+  });
+  const { body, headers } = problemResponse(
+    p,
+    (req.url ?? '/').split('?')[0],
+    requestIdFor(req.headers['x-request-id']),
+  );
   res.writeHead(413, { ...headers, 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
   // Lingering close. Closing a socket that still holds unread request bytes makes the kernel send
   // RST, and the RST can make the client drop the 413 before reading it (seen on loopback in about
@@ -119,7 +125,11 @@ function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
         ? new ProblemError('headers_too_large', { detail: 'The request headers are too large.' })
         : new ProblemError('bad_request', { detail: 'The request is not well-formed HTTP/1.1.' });
   const { status, headers, body } = problemResponse(p, '/', newRequestId());
-  const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(([k, v]) => `${k}: ${v}\r\n`);
+  const lines = Object.entries({
+    ...headers,
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  }).map(([k, v]) => `${k}: ${v}\r\n`);
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
 }
 
@@ -130,7 +140,10 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
   const requestTimeout = options.requestTimeout ?? 30_000;
   // Node checks these timeouts only every `connectionsCheckingInterval` (30 s by default), so a
   // short timeout needs a check at least as often as the timeout itself.
-  const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
+  const connectionsCheckingInterval = Math.max(
+    100,
+    Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)),
+  );
   const server = http.createServer({ connectionsCheckingInterval }, (req, res) => {
     if (closing) res.setHeader('Connection', 'close');
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -173,7 +186,15 @@ export function listen(app: App, options: HttpServerOptions = {}): Promise<Runni
           // App.handle is meant never to throw; if it does, a 500 beats an unhandled rejection killing the process.
           () => {
             if (res.writableEnded || res.destroyed) return;
-            send(res, problemResponse(new ProblemError('internal_error', { detail: 'The server failed to handle this request.' }), '/', newRequestId()), false);
+            send(
+              res,
+              problemResponse(
+                new ProblemError('internal_error', { detail: 'The server failed to handle this request.' }),
+                '/',
+                newRequestId(),
+              ),
+              false,
+            );
           },
         )
         // If sending itself fails, drop this connection, never the process.

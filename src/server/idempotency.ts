@@ -29,7 +29,10 @@ export function bodyFingerprint(raw: Buffer): string {
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -54,13 +57,16 @@ export class IdempotencyGuard {
   ) {}
 
   /** The chain's step: replays, refuses or records public POSTs that carry an Idempotency-Key. */
-  readonly use: Middleware = (x, next) => (x.op.access === 'public' && x.op.idempotent ? this.around(x, next) : next(x));
+  readonly use: Middleware = (x, next) =>
+    x.op.access === 'public' && x.op.idempotent ? this.around(x, next) : next(x);
 
   private async around(x: Exchange, next: (x: Exchange) => Promise<AppResponse>): Promise<AppResponse> {
     const { op, info: req } = x;
     const key = header(req.headers, 'idempotency-key');
     if (key === undefined || key === '') {
-      throw new ProblemError('idempotency_key_required', { detail: `\`${op.operationId}\` needs an \`Idempotency-Key\` header so a retry cannot create a second ${what(op)}.` });
+      throw new ProblemError('idempotency_key_required', {
+        detail: `\`${op.operationId}\` needs an \`Idempotency-Key\` header so a retry cannot create a second ${what(op)}.`,
+      });
     }
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new ProblemError('invalid_idempotency_key', {
@@ -79,7 +85,10 @@ export class IdempotencyGuard {
     const running = this.inFlight.get(id);
     if (running !== undefined) {
       if (running !== fingerprint) throw reused(op);
-      throw new ProblemError('idempotency_key_in_use', { detail: 'A request with this `Idempotency-Key` is still being processed.', headers: { 'Retry-After': '1' } });
+      throw new ProblemError('idempotency_key_in_use', {
+        detail: 'A request with this `Idempotency-Key` is still being processed.',
+        headers: { 'Retry-After': '1' },
+      });
     }
     const done = this.store.get('idempotency_keys', id);
     if (done && !this.expired(done, now)) {
@@ -136,7 +145,9 @@ export class IdempotencyGuard {
   async pruneExpired(now = this.clock.now().getTime()): Promise<number> {
     if (now - this.lastPrune < PRUNE_EVERY_MS && now >= this.lastPrune) return 0;
     this.lastPrune = now;
-    const stale = [...this.store.values('idempotency_keys')].filter((r) => this.expired(r, now) && !this.inFlight.has(r.id));
+    const stale = [...this.store.values('idempotency_keys')].filter(
+      (r) => this.expired(r, now) && !this.inFlight.has(r.id),
+    );
     if (stale.length) await this.store.transact((tx) => stale.forEach((r) => tx.delete('idempotency_keys', r.id)));
     return stale.length;
   }
@@ -151,7 +162,10 @@ const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export function canonicalTarget(path: string): string {
   const base = [...BASE_PATHS].sort((a, b) => b.length - a.length).find((b) => path.startsWith(`${b}/`));
   const target = (base ? path.slice(base.length) : path).replace(/\/+$/, '') || '/';
-  return target.split('/').map((s) => (UUID_SEGMENT.test(s) ? s.toLowerCase() : s)).join('/');
+  return target
+    .split('/')
+    .map((s) => (UUID_SEGMENT.test(s) ? s.toLowerCase() : s))
+    .join('/');
 }
 
 /** Who sent the key (TRUST §5): its bearer token (hashed), else the client address. Two callers never share a key. */

@@ -11,7 +11,6 @@ export class MergePatchError extends Error {
   }
 }
 
-
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
@@ -73,7 +72,8 @@ export function mergeMember<T extends object>(member: string, stored: T, patch: 
   try {
     return applyMergePatch(stored, patch) as T;
   } catch (err) {
-    if (err instanceof MergePatchError) throw validationFailed({ [`${member}.${err.path}`]: [`Invalid object: ${err.message}.`] });
+    if (err instanceof MergePatchError)
+      throw validationFailed({ [`${member}.${err.path}`]: [`Invalid object: ${err.message}.`] });
     throw err;
   }
 }

@@ -50,7 +50,8 @@ export function cachedJson<T extends object, R>(map: (rec: T) => R): (rec: T) =>
   };
 }
 
-const check = (scope: string, key: SortKey) => createHash('sha256').update(scope).update(JSON.stringify(key)).digest('base64url').slice(0, 10);
+const check = (scope: string, key: SortKey) =>
+  createHash('sha256').update(scope).update(JSON.stringify(key)).digest('base64url').slice(0, 10);
 
 /** An opaque cursor: base64url of the sort key of the last item, with a check against tampering. */
 export function encodeCursor(scope: string, key: SortKey): string {

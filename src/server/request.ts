@@ -74,12 +74,16 @@ const NO_QUERY: Record<string, string> = Object.freeze(Object.create(null));
  * other, `__proto__` an own key), and the names given more than once. Most requests have no query:
  * they share one empty, frozen object.
  */
-export function parseQuery(search: string): { query: Record<string, string>; repeated: Record<string, string[]> | null } {
+export function parseQuery(search: string): {
+  query: Record<string, string>;
+  repeated: Record<string, string[]> | null;
+} {
   if (search.length <= 1) return { query: NO_QUERY, repeated: null };
   const query: Record<string, string> = Object.create(null);
   let repeated: Record<string, string[]> | null = null;
   for (const [k, v] of new URLSearchParams(search)) {
-    if (Object.hasOwn(query, k)) (repeated ??= Object.create(null) as Record<string, string[]>)[k] = ['Given more than once.'];
+    if (Object.hasOwn(query, k))
+      (repeated ??= Object.create(null) as Record<string, string[]>)[k] = ['Given more than once.'];
     query[k] = v;
   }
   return { query, repeated };
@@ -91,14 +95,23 @@ const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i;
  * The request body as a JSON object: no body at all is `{}` (optional bodies accept it, PATCH
  * bodies refuse it later with 422); anything but `application/json` is 415; bad UTF-8 or JSON is 400.
  */
-export function readJsonBody(raw: Buffer, contentType: string | undefined, optional?: boolean): Record<string, unknown> {
+export function readJsonBody(
+  raw: Buffer,
+  contentType: string | undefined,
+  optional?: boolean,
+): Record<string, unknown> {
   // The HTTP adapter stops reading at the limit; this covers callers that hand a body over directly.
-  if (raw.length > MAX_BODY_BYTES) throw new ProblemError('payload_too_large', { detail: `The body is ${raw.length} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).` });
+  if (raw.length > MAX_BODY_BYTES)
+    throw new ProblemError('payload_too_large', {
+      detail: `The body is ${raw.length} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).`,
+    });
   let body: unknown;
   if (raw.length === 0 && !contentType) body = {};
   else {
     if (!contentType || !JSON_TYPE.test(contentType)) {
-      throw new ProblemError('unsupported_media_type', { detail: `The body must be sent as \`application/json\`; received ${contentType ? `\`${contentType}\`` : 'no Content-Type'}.` });
+      throw new ProblemError('unsupported_media_type', {
+        detail: `The body must be sent as \`application/json\`; received ${contentType ? `\`${contentType}\`` : 'no Content-Type'}.`,
+      });
     }
     body = parseJson(raw, optional);
   }
@@ -119,7 +132,8 @@ export function nestedDeeperThan(raw: Buffer, max: number): boolean {
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

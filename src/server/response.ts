@@ -40,7 +40,12 @@ export function baseHeaders(requestId: string, type: string): Record<string, str
   return { 'Content-Type': type, 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff' };
 }
 
-export function jsonResponse(status: number, body: unknown, requestId: string, headers: Record<string, string> = {}): AppResponse {
+export function jsonResponse(
+  status: number,
+  body: unknown,
+  requestId: string,
+  headers: Record<string, string> = {},
+): AppResponse {
   const all = baseHeaders(requestId, JSON_TYPE);
   for (const k in headers) all[k] = headers[k];
   return { status, headers: all, body: JSON.stringify(body) };
@@ -48,7 +53,11 @@ export function jsonResponse(status: number, body: unknown, requestId: string, h
 
 /** The one shape of an error answer: problem+json with its own headers (Allow, Retry-After, …). */
 export function problemResponse(p: ProblemError, path: string, requestId: string): AppResponse {
-  return { status: p.status, headers: { ...baseHeaders(requestId, PROBLEM_TYPE), ...p.headers }, body: JSON.stringify(problemBody(p, path, requestId)) };
+  return {
+    status: p.status,
+    headers: { ...baseHeaders(requestId, PROBLEM_TYPE), ...p.headers },
+    body: JSON.stringify(problemBody(p, path, requestId)),
+  };
 }
 
 /**
@@ -137,6 +146,11 @@ class SplicedPage extends PartsResponse {
   }
 }
 
-export function splicedPage(status: number, requestId: string, items: readonly PageItem[], meta: { request_id: string; next_cursor: string | null }): AppResponse {
+export function splicedPage(
+  status: number,
+  requestId: string,
+  items: readonly PageItem[],
+  meta: { request_id: string; next_cursor: string | null },
+): AppResponse {
   return new SplicedPage(status, baseHeaders(requestId, JSON_TYPE), items, meta);
 }

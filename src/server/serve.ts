@@ -58,19 +58,31 @@ export const newPersonalToken = (): string => newSecret('wcm_pat_');
 type Tx = Parameters<Parameters<Store['transact']>[0]>[0];
 function putOwnerToken(tx: Tx, userId: string, token: string, name: string): void {
   const sha = hashToken(token);
-  tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: userId, name, abilities: [...ABILITIES], expires_at: null, revoked_at: null });
+  tx.put('tokens', {
+    id: tokenId(sha),
+    token_sha256: sha,
+    user_id: userId,
+    name,
+    abilities: [...ABILITIES],
+    expires_at: null,
+    revoked_at: null,
+  });
 }
 
 /**
  * A fresh all-abilities token for the owner of the store's first workspace (`wcm local token`):
  * the way back into a store whose bootstrap token was never shown or is lost.
  */
-export async function issueOwnerToken(store: Store): Promise<{ token: string; workspaceId: string; userId: string } | undefined> {
+export async function issueOwnerToken(
+  store: Store,
+): Promise<{ token: string; workspaceId: string; userId: string } | undefined> {
   const ws = store.valuesInOrder('workspaces').find((w) => w.members.some((m) => m.role === 'owner'));
   if (!ws) return undefined;
   const userId = ws.members.find((m) => m.role === 'owner')!.user_id;
   const token = newPersonalToken();
-  await store.transact((tx) => putOwnerToken(tx, userId, token, `local-token-${new Date().toISOString().slice(0, 19)}`));
+  await store.transact((tx) =>
+    putOwnerToken(tx, userId, token, `local-token-${new Date().toISOString().slice(0, 19)}`),
+  );
   return { token, workspaceId: ws.id, userId };
 }
 
@@ -82,11 +94,24 @@ export function storeHoldsToken(store: Store, token: string, now = Date.now()): 
 
 function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; workspaceId: string } | undefined {
   for (const doc of docs) {
-    const tokens = (doc as { tokens?: Array<{ token?: string; user_id: string; abilities: string[]; expires_at?: string | null; revoked_at?: string | null }> }).tokens ?? [];
+    const tokens =
+      (
+        doc as {
+          tokens?: Array<{
+            token?: string;
+            user_id: string;
+            abilities: string[];
+            expires_at?: string | null;
+            revoked_at?: string | null;
+          }>;
+        }
+      ).tokens ?? [];
     for (const t of tokens) {
       if (!t.token || t.revoked_at || (t.expires_at && Date.parse(t.expires_at) < Date.now())) continue;
       if (!ABILITIES.every((a) => t.abilities.includes(a))) continue;
-      const ws = [...store.values('workspaces')].find((w) => w.members.some((m) => m.user_id === t.user_id && m.role === 'owner'));
+      const ws = [...store.values('workspaces')].find((w) =>
+        w.members.some((m) => m.user_id === t.user_id && m.role === 'owner'),
+      );
       if (ws) return { token: t.token, workspaceId: ws.id };
     }
   }
@@ -117,7 +142,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       use: extra.use,
       mounts: extra.mounts,
       observe: extra.observe,
-      onError: (err, req) => options.log?.(`[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+      onError: (err, req) =>
+        options.log?.(
+          `[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        ),
     });
     const running = await listen(app, { host: options.host, port: options.port });
     const trustNotes: string[] = [];
@@ -128,7 +156,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     const reachable = isWildcardBind(address) ? `http://127.0.0.1:${running.port}` : new URL(running.url).origin;
     app.trust = makeTrust(publicUrl ?? fromSocket.origin, options);
     if (!publicUrl && fromSocket.warning) trustNotes.push(fromSocket.warning);
-    if (app.trust.allowedHosts.includes('*')) trustNotes.push('warning: --allowed-host * answers requests for any host name, so DNS rebinding is not blocked: list the names instead');
+    if (app.trust.allowedHosts.includes('*'))
+      trustNotes.push(
+        'warning: --allowed-host * answers requests for any host name, so DNS rebinding is not blocked: list the names instead',
+      );
     // Bind first, write after (issue 37): a start that cannot bind (port in use) must leave an
     // empty store empty, so the retry still creates the owner and prints its token. Nothing can
     // be served before the `listening` line anyway, and requests meanwhile find no tokens.
@@ -137,10 +168,16 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         if (store.isEmpty()) {
           const docs = await Promise.all(options.seeds.map(readFixture));
           const counts = await seedStore(store, options.seeds, docs);
-          notes.push(`seeded from ${options.seeds.join(', ')}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+          notes.push(
+            `seeded from ${options.seeds.join(', ')}: ${Object.entries(counts)
+              .map(([k, v]) => `${v} ${k}`)
+              .join(', ')}`,
+          );
           seededToken = firstAllPowerfulToken(docs, store);
           // Remembered for `POST /_emulator/reset {"to": "seed"}`.
-          await store.transact((tx) => tx.put('settings', { id: SEED_FILES_SETTING, value: options.seeds!.map((f) => path.resolve(f)) }));
+          await store.transact((tx) =>
+            tx.put('settings', { id: SEED_FILES_SETTING, value: options.seeds!.map((f) => path.resolve(f)) }),
+          );
         } else {
           notes.push(`the store already holds data, so --seed was not applied (use \`wcm local import\` to add to it)`);
         }
@@ -157,7 +194,12 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         })();
         await store.transact((tx) => {
           tx.put('users', { id: userId, name, email: `${name}@localhost` });
-          tx.put('workspaces', { id: workspaceId, name: 'Local workspace', stripe_account_id: null, members: [{ user_id: userId, role: 'owner' }] });
+          tx.put('workspaces', {
+            id: workspaceId,
+            name: 'Local workspace',
+            stripe_account_id: null,
+            members: [{ user_id: userId, role: 'owner' }],
+          });
           putOwnerToken(tx, userId, token, 'local-owner');
         });
         bootstrap = { token, workspaceId, userId };

@@ -193,7 +193,15 @@ export class Committer {
         const batch = this.pending;
         this.pending = [];
         const buf = encodeBatch(batch, durable);
-        const f: Flight = { batch, start: end, end: end + buf.length, idx: nextIdx++, state: 'running', barrier: 0, settled: Promise.resolve() };
+        const f: Flight = {
+          batch,
+          start: end,
+          end: end + buf.length,
+          idx: nextIdx++,
+          state: 'running',
+          barrier: 0,
+          settled: Promise.resolve(),
+        };
         end += buf.length;
         compaction.wrote(f.start, buf);
         const written = j;

@@ -123,7 +123,9 @@ export class Compaction {
       () => (this.retryAt = 0),
       (err) => {
         this.retryAt = j.size + host.compactBytes;
-        process.emitWarning(`wcm: the journal could not be replaced after a compaction (it keeps the records the snapshot holds): ${(err as Error).message}`);
+        process.emitWarning(
+          `wcm: the journal could not be replaced after a compaction (it keeps the records the snapshot holds): ${(err as Error).message}`,
+        );
       },
     );
     return host.files.openJournal(host.journalFile);

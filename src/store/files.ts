@@ -96,7 +96,8 @@ class NodeJournal implements JournalHandle {
     if (fd === undefined) return Promise.reject(new Error(`more than ${SYNC_SLOTS} durable journal writes at once`));
     const at = this.size;
     const end = at + buf.length;
-    if (this.preallocate && end > this.allocated && end > this.preallocate.after) this.extend(end + this.preallocate.chunk);
+    if (this.preallocate && end > this.allocated && end > this.preallocate.after)
+      this.extend(end + this.preallocate.chunk);
     this.size = end;
     if (end > this.allocated) this.allocated = end;
     return new Promise((resolve, reject) => {
@@ -120,7 +121,8 @@ class NodeJournal implements JournalHandle {
   private extend(to: number): void {
     const zeros = (zeroPiece ??= Buffer.alloc(ZERO_PIECE));
     try {
-      while (this.allocated < to) this.allocated += writeSync(this.fh.fd, zeros, 0, Math.min(zeros.length, to - this.allocated), this.allocated);
+      while (this.allocated < to)
+        this.allocated += writeSync(this.fh.fd, zeros, 0, Math.min(zeros.length, to - this.allocated), this.allocated);
     } catch {
       // Left as far as it got.
     }
@@ -143,7 +145,10 @@ class NodeJournal implements JournalHandle {
 }
 
 async function openNodeJournal(file: string, preallocate: PreallocateOptions | null): Promise<NodeJournal> {
-  const existed = await fs.stat(file).then(() => true, () => false);
+  const existed = await fs.stat(file).then(
+    () => true,
+    () => false,
+  );
   const fh = await fs.open(file, fsc.O_RDWR | fsc.O_CREAT, 0o600);
   const { size } = await fh.stat();
   if (!existed) await fsyncDir(path.dirname(file));
@@ -199,8 +204,10 @@ export const nodeFileLayer: FileLayer = {
     const fh = await fs.open(tmp, 'w', 0o600);
     try {
       let at = 0;
-      for await (const piece of pieces(typeof data === 'string' ? [Buffer.from(data)] : Buffer.isBuffer(data) ? [data] : data)) {
-        for (let off = 0; off < piece.length; ) {
+      for await (const piece of pieces(
+        typeof data === 'string' ? [Buffer.from(data)] : Buffer.isBuffer(data) ? [data] : data,
+      )) {
+        for (let off = 0; off < piece.length;) {
           const { bytesWritten } = await fh.write(piece, off, piece.length - off, at);
           off += bytesWritten;
           at += bytesWritten;

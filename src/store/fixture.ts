@@ -7,7 +7,20 @@ import { z } from 'zod';
 import { AbilitySchema, JsonObject, Uuid } from '../contract/common.js';
 import { ORDER_STATES, SOURCE_TYPES } from '../contract/enums.js';
 import { RedirectUri } from '../contract/oauth.js';
-import { Agent, Booking, Form, KnowledgeList, Listing, Message, Offer, Page, User, Voice, Workspace, tsOut } from './schemas.js';
+import {
+  Agent,
+  Booking,
+  Form,
+  KnowledgeList,
+  Listing,
+  Message,
+  Offer,
+  Page,
+  User,
+  Voice,
+  Workspace,
+  tsOut,
+} from './schemas.js';
 import type { CollectionName, RecordTypes, TokenRecord, Tx } from './records.js';
 import type { Store } from './store.js';
 import { joinThread, putThread, type FullThread } from './threads.js';
@@ -19,7 +32,10 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 const Token = z
   .strictObject({
     token: z.string().regex(TOKEN_PATTERN, 'Must look like wcm_pat_<32+ letters and digits> or wcm_oat_…').optional(),
-    token_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    token_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
     user_id: z.string(),
     name: z.string().default(''),
     abilities: z.array(AbilitySchema),
@@ -52,7 +68,8 @@ const Article = z.strictObject({
     .superRefine((vs, ctx) => {
       const sorted = [...vs].map((v) => v.number).sort((a, b) => a - b);
       sorted.forEach((n, i) => {
-        if (n !== i + 1) ctx.addIssue({ code: 'custom', message: 'Version numbers must be 1, 2, … N without gaps or repeats.' });
+        if (n !== i + 1)
+          ctx.addIssue({ code: 'custom', message: 'Version numbers must be 1, 2, … N without gaps or repeats.' });
       });
     }),
 });
@@ -63,7 +80,12 @@ const Thread = z.strictObject({
   status: z.enum(['open', 'closed']).default('open'),
   unread: z.boolean().default(false),
   starred: z.boolean().default(false),
-  contact: z.strictObject({ id: Uuid, name: z.string().nullable().default(null), email: z.string().nullable().default(null), phone: z.string().nullable().default(null) }),
+  contact: z.strictObject({
+    id: Uuid,
+    name: z.string().nullable().default(null),
+    email: z.string().nullable().default(null),
+    phone: z.string().nullable().default(null),
+  }),
   messages: z.array(Message).default([]),
 });
 const Order = z.strictObject({
@@ -104,29 +126,49 @@ const OAuthApp = z
     type: z.enum(['public', 'confidential']).default('public'),
     redirect_uris: z.array(RedirectUri).min(1).max(10),
     client_secret: z.string().min(16).optional(),
-    client_secret_sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable().optional(),
+    client_secret_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .nullable()
+      .optional(),
     workspace_id: Uuid.nullable().default(null),
     created_by: z.string().nullable().optional(),
     created_at: tsOut,
   })
-  .refine((a) => a.type === 'public' ? a.client_secret === undefined && !a.client_secret_sha256 : (a.client_secret === undefined) !== !a.client_secret_sha256, {
-    message: 'A confidential app needs exactly one of `client_secret` (in clear) or `client_secret_sha256`; a public one neither.',
-  });
-const OAuthGrant = z.strictObject({
-  id: z.string().regex(/^grant_[A-Za-z0-9]{16,}$/),
-  user_id: z.string(),
-  client_id: z.string(),
-  abilities: z.array(AbilitySchema),
-  workspace_ids: z.array(Uuid),
-  audience: z.string(),
-  refresh_sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable().default(null),
-  refresh_expires_at: tsOut.nullable().default(null),
-  refresh_generation: z.number().int().min(0).default(0),
-  /** Kept before the generation counter; read and dropped (the counter starts at its length). */
-  used_refresh_sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
-  created_at: tsOut,
-  revoked_at: tsOut.nullable().default(null),
-}).transform(({ used_refresh_sha256, ...g }) => ({ ...g, refresh_generation: Math.max(g.refresh_generation, used_refresh_sha256?.length ?? 0) }));
+  .refine(
+    (a) =>
+      a.type === 'public'
+        ? a.client_secret === undefined && !a.client_secret_sha256
+        : (a.client_secret === undefined) !== !a.client_secret_sha256,
+    {
+      message:
+        'A confidential app needs exactly one of `client_secret` (in clear) or `client_secret_sha256`; a public one neither.',
+    },
+  );
+const OAuthGrant = z
+  .strictObject({
+    id: z.string().regex(/^grant_[A-Za-z0-9]{16,}$/),
+    user_id: z.string(),
+    client_id: z.string(),
+    abilities: z.array(AbilitySchema),
+    workspace_ids: z.array(Uuid),
+    audience: z.string(),
+    refresh_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .nullable()
+      .default(null),
+    refresh_expires_at: tsOut.nullable().default(null),
+    refresh_generation: z.number().int().min(0).default(0),
+    /** Kept before the generation counter; read and dropped (the counter starts at its length). */
+    used_refresh_sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
+    created_at: tsOut,
+    revoked_at: tsOut.nullable().default(null),
+  })
+  .transform(({ used_refresh_sha256, ...g }) => ({
+    ...g,
+    refresh_generation: Math.max(g.refresh_generation, used_refresh_sha256?.length ?? 0),
+  }));
 
 /** The store fixture format (docs/server.md: Store fixtures), plus `orders` and `analytics_events` that exports carry. */
 export const FixtureSchema = z.strictObject({
@@ -153,9 +195,23 @@ export type Fixture = z.input<typeof FixtureSchema>;
 
 /** The collections a fixture holds, in dependency order (referenced before referencing). */
 export const FIXTURE_COLLECTIONS = [
-  'users', 'workspaces', 'tokens', 'listings', 'forms', 'pages', 'knowledge_lists', 'articles',
-  'threads', 'bookings', 'voice_interactions', 'offers', 'agents', 'orders', 'analytics_events',
-  'oauth_apps', 'oauth_grants',
+  'users',
+  'workspaces',
+  'tokens',
+  'listings',
+  'forms',
+  'pages',
+  'knowledge_lists',
+  'articles',
+  'threads',
+  'bookings',
+  'voice_interactions',
+  'offers',
+  'agents',
+  'orders',
+  'analytics_events',
+  'oauth_apps',
+  'oauth_grants',
 ] as const satisfies ReadonlyArray<CollectionName>;
 
 export class FixtureError extends Error {
@@ -165,7 +221,10 @@ export class FixtureError extends Error {
   ) {
     super(
       `${source} is not a valid store fixture; nothing was imported:\n` +
-        problems.slice(0, 20).map((p) => `  ${p.path}: ${p.message}`).join('\n') +
+        problems
+          .slice(0, 20)
+          .map((p) => `  ${p.path}: ${p.message}`)
+          .join('\n') +
         (problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''),
     );
   }
@@ -176,7 +235,9 @@ function jsonPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /** A fixture's records; threads still carry their messages (the store keeps them apart). */
-export type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & { threads: FullThread[] };
+export type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & {
+  threads: FullThread[];
+};
 
 /** Records that exist already (the store, plus fixture files read before this one). */
 export interface RecordLookup {
@@ -209,8 +270,13 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
     (f[c] ?? []).forEach((rec: { id?: string; token?: string; token_sha256?: string }, i: number) => {
       const id = c === 'tokens' ? tokenId(rec.token ? hashToken(rec.token) : rec.token_sha256!) : rec.id!;
       const where = `$.${c}[${i}]${c === 'tokens' ? '' : '.id'}`;
-      if (seen.has(`${c}:${id}`)) problems.push({ path: where, message: `duplicate ${c === 'tokens' ? 'token' : `id \`${id}\``} (also at ${seen.get(`${c}:${id}`)})` });
-      else if (existing?.get(c, id)) problems.push({ path: where, message: `id \`${id}\` already exists in the store` });
+      if (seen.has(`${c}:${id}`))
+        problems.push({
+          path: where,
+          message: `duplicate ${c === 'tokens' ? 'token' : `id \`${id}\``} (also at ${seen.get(`${c}:${id}`)})`,
+        });
+      else if (existing?.get(c, id))
+        problems.push({ path: where, message: `id \`${id}\` already exists in the store` });
       seen.set(`${c}:${id}`, where);
       set.add(id);
     });
@@ -219,7 +285,9 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
   const ref = (c: CollectionName, id: string | null | undefined, path: string) => {
     if (id != null && !has(c, id)) problems.push({ path, message: `refers to ${c} \`${id}\`, which does not exist` });
   };
-  f.workspaces?.forEach((w, i) => w.members.forEach((m, j) => ref('users', m.user_id, `$.workspaces[${i}].members[${j}].user_id`)));
+  f.workspaces?.forEach((w, i) =>
+    w.members.forEach((m, j) => ref('users', m.user_id, `$.workspaces[${i}].members[${j}].user_id`)),
+  );
   f.tokens?.forEach((t, i) => {
     ref('users', t.user_id, `$.tokens[${i}].user_id`);
     t.workspace_ids?.forEach((w, j) => ref('workspaces', w, `$.tokens[${i}].workspace_ids[${j}]`));
@@ -231,8 +299,22 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
     if (g.client_id !== 'wcm-cli') ref('oauth_apps', g.client_id, `$.oauth_grants[${i}].client_id`);
     g.workspace_ids.forEach((w, j) => ref('workspaces', w, `$.oauth_grants[${i}].workspace_ids[${j}]`));
   });
-  for (const c of ['listings', 'forms', 'pages', 'knowledge_lists', 'threads', 'bookings', 'voice_interactions', 'offers', 'agents', 'orders', 'analytics_events'] as const) {
-    (f[c] ?? []).forEach((r: { workspace_id: string }, i: number) => ref('workspaces', r.workspace_id, `$.${c}[${i}].workspace_id`));
+  for (const c of [
+    'listings',
+    'forms',
+    'pages',
+    'knowledge_lists',
+    'threads',
+    'bookings',
+    'voice_interactions',
+    'offers',
+    'agents',
+    'orders',
+    'analytics_events',
+  ] as const) {
+    (f[c] ?? []).forEach((r: { workspace_id: string }, i: number) =>
+      ref('workspaces', r.workspace_id, `$.${c}[${i}].workspace_id`),
+    );
   }
   f.articles?.forEach((a, i) => ref('knowledge_lists', a.list_id, `$.articles[${i}].list_id`));
   f.orders?.forEach((o, i) => ref('offers', o.offer_id, `$.orders[${i}].offer_id`));
@@ -242,8 +324,13 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
   const tokens: TokenRecord[] = (f.tokens ?? []).map((t) => {
     const sha = t.token ? hashToken(t.token) : t.token_sha256!;
     const rec: TokenRecord = {
-      id: tokenId(sha), token_sha256: sha, user_id: t.user_id, name: t.name, abilities: t.abilities,
-      expires_at: t.expires_at, revoked_at: t.revoked_at,
+      id: tokenId(sha),
+      token_sha256: sha,
+      user_id: t.user_id,
+      name: t.name,
+      abilities: t.abilities,
+      expires_at: t.expires_at,
+      revoked_at: t.revoked_at,
     };
     if (t.audience !== undefined) rec.audience = t.audience;
     if (t.workspace_ids !== undefined) rec.workspace_ids = t.workspace_ids;
@@ -266,20 +353,37 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
       // import back to the byte-identical export.
       versions: [...a.versions]
         .sort((x, y) => x.number - y.number)
-        .map((v) => ({ id: v.id ?? versionId(a.id, v.number), number: v.number, title: v.title, body: v.body, published: v.published, restored_from: v.restored_from, created_at: v.created_at })),
+        .map((v) => ({
+          id: v.id ?? versionId(a.id, v.number),
+          number: v.number,
+          title: v.title,
+          body: v.body,
+          published: v.published,
+          restored_from: v.restored_from,
+          created_at: v.created_at,
+        })),
     })),
-    threads: (f.threads ?? []).map((t) => ({ ...t, messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)) })) as FullThread[],
+    threads: (f.threads ?? []).map((t) => ({
+      ...t,
+      messages: [...t.messages].sort((a, b) =>
+        a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0,
+      ),
+    })) as FullThread[],
     bookings: f.bookings ?? [],
     voice_interactions: f.voice_interactions ?? [],
-    offers: f.offers as RecordTypes['offers'][] ?? [],
+    offers: (f.offers as RecordTypes['offers'][]) ?? [],
     agents: f.agents ?? [],
     orders: (f.orders ?? []) as RecordTypes['orders'][],
     analytics_events: f.analytics_events ?? [],
     // Secrets in clear are stored hashed, like tokens; member order fixed so exports round-trip.
     oauth_apps: (f.oauth_apps ?? []).map((a) => ({
-      id: a.id, name: a.name, type: a.type, redirect_uris: a.redirect_uris,
+      id: a.id,
+      name: a.name,
+      type: a.type,
+      redirect_uris: a.redirect_uris,
       client_secret_sha256: a.client_secret ? hashToken(a.client_secret) : (a.client_secret_sha256 ?? null),
-      workspace_id: a.workspace_id, created_at: a.created_at,
+      workspace_id: a.workspace_id,
+      created_at: a.created_at,
     })),
     oauth_grants: f.oauth_grants ?? [],
   };
@@ -345,11 +449,15 @@ export function lookupWith(store: RecordLookup, sets: ReadonlyArray<Records>): R
 export function exportFixture(store: Store): Record<string, unknown> {
   const out: Record<string, unknown> = { version: 1 };
   for (const c of FIXTURE_COLLECTIONS) {
-    const recs = c === 'threads' ? store.valuesInOrder(c).map((t) => joinThread(t, store.get('thread_messages', t.id))) : store.valuesInOrder(c);
+    const recs =
+      c === 'threads'
+        ? store.valuesInOrder(c).map((t) => joinThread(t, store.get('thread_messages', t.id)))
+        : store.valuesInOrder(c);
     if (!recs.length) continue;
-    out[c] = c === 'tokens'
-      ? (recs as TokenRecord[]).map(({ id: _id, token_sha256, ...rest }) => ({ token_sha256, ...rest }))
-      : recs;
+    out[c] =
+      c === 'tokens'
+        ? (recs as TokenRecord[]).map(({ id: _id, token_sha256, ...rest }) => ({ token_sha256, ...rest }))
+        : recs;
   }
   return out;
 }

@@ -24,8 +24,18 @@ export interface IndexDef<C extends CollectionName = CollectionName, R extends {
 }
 
 /** What the threads index holds of a thread; entries may be just these members, so read the record with `store.get`. */
-export type ThreadKeys = Pick<ThreadRecord, 'id' | 'workspace_id' | 'status' | 'unread' | 'starred' | 'channels' | 'last_message_at'>;
-const THREAD_KEY_FIELDS = ['workspace_id', 'status', 'unread', 'starred', 'channels', 'last_message_at'] as const satisfies ReadonlyArray<keyof ThreadKeys>;
+export type ThreadKeys = Pick<
+  ThreadRecord,
+  'id' | 'workspace_id' | 'status' | 'unread' | 'starred' | 'channels' | 'last_message_at'
+>;
+const THREAD_KEY_FIELDS = [
+  'workspace_id',
+  'status',
+  'unread',
+  'starred',
+  'channels',
+  'last_message_at',
+] as const satisfies ReadonlyArray<keyof ThreadKeys>;
 
 function cmpValue(a: string | number | null, b: string | number | null): number {
   if (a === b) return 0;
@@ -81,40 +91,133 @@ function partitionNames(workspace: string): string[] {
   }
   return names;
 }
-export const threadFilterPartition = (workspace: string, view: string, channel: string | undefined) => `${workspace}|${view}|${channel ?? '*'}`;
+export const threadFilterPartition = (workspace: string, view: string, channel: string | undefined) =>
+  `${workspace}|${view}|${channel ?? '*'}`;
 
 /** The `pagesByWorkspace` partition of a workspace's published (or unpublished) pages. */
-export const pagesPartition = (workspace: string, published: boolean) => `${workspace}|${published ? 'published' : 'unpublished'}`;
+export const pagesPartition = (workspace: string, published: boolean) =>
+  `${workspace}|${published ? 'published' : 'unpublished'}`;
 
 /** The indexes list operations page through. Sort keys always end in `id`: a stable tie-break. */
 export const INDEXES = {
-  listingsByWorkspace: { name: 'listingsByWorkspace', collection: 'listings', partition: (r) => r.workspace_id, key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'listings'>,
-  articlesByList: { name: 'articlesByList', collection: 'articles', partition: (r) => r.list_id, key: (r) => [firstVersionAt(r), r.id], order: 'desc' } as IndexDef<'articles'>,
-  threadsByFilter: { name: 'threadsByFilter', collection: 'threads', fields: THREAD_KEY_FIELDS, partition: (r) => r.workspace_id, partitions: threadFilterPartitions, key: (r) => [r.last_message_at, r.id], order: 'desc' } as IndexDef<'threads', ThreadKeys>,
-  bookingsByWorkspace: { name: 'bookingsByWorkspace', collection: 'bookings', partition: (r) => r.workspace_id, key: (r) => [r.starts_at, r.id], order: 'asc' } as IndexDef<'bookings'>,
-  voiceByWorkspace: { name: 'voiceByWorkspace', collection: 'voice_interactions', partition: (r) => r.workspace_id, key: (r) => [r.started_at, r.id], order: 'desc' } as IndexDef<'voice_interactions'>,
+  listingsByWorkspace: {
+    name: 'listingsByWorkspace',
+    collection: 'listings',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.created_at, r.id],
+    order: 'desc',
+  } as IndexDef<'listings'>,
+  articlesByList: {
+    name: 'articlesByList',
+    collection: 'articles',
+    partition: (r) => r.list_id,
+    key: (r) => [firstVersionAt(r), r.id],
+    order: 'desc',
+  } as IndexDef<'articles'>,
+  threadsByFilter: {
+    name: 'threadsByFilter',
+    collection: 'threads',
+    fields: THREAD_KEY_FIELDS,
+    partition: (r) => r.workspace_id,
+    partitions: threadFilterPartitions,
+    key: (r) => [r.last_message_at, r.id],
+    order: 'desc',
+  } as IndexDef<'threads', ThreadKeys>,
+  bookingsByWorkspace: {
+    name: 'bookingsByWorkspace',
+    collection: 'bookings',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.starts_at, r.id],
+    order: 'asc',
+  } as IndexDef<'bookings'>,
+  voiceByWorkspace: {
+    name: 'voiceByWorkspace',
+    collection: 'voice_interactions',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.started_at, r.id],
+    order: 'desc',
+  } as IndexDef<'voice_interactions'>,
   // Forms and pages have no creation time: most recently updated first, never-updated (null) last.
   // An update moves a record to the top, so a pager already past the top does not see it again.
-  formsByWorkspace: { name: 'formsByWorkspace', collection: 'forms', partition: (r) => r.workspace_id, key: (r) => [r.updated_at, r.id], order: 'desc' } as IndexDef<'forms'>,
+  formsByWorkspace: {
+    name: 'formsByWorkspace',
+    collection: 'forms',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.updated_at, r.id],
+    order: 'desc',
+  } as IndexDef<'forms'>,
   // Also by published state, so `published=true|false` reads a pre-filtered list.
-  pagesByWorkspace: { name: 'pagesByWorkspace', collection: 'pages', partition: (r) => r.workspace_id, partitions: (r) => [r.workspace_id, pagesPartition(r.workspace_id, r.published)], key: (r) => [r.updated_at, r.id], order: 'desc' } as IndexDef<'pages'>,
+  pagesByWorkspace: {
+    name: 'pagesByWorkspace',
+    collection: 'pages',
+    partition: (r) => r.workspace_id,
+    partitions: (r) => [r.workspace_id, pagesPartition(r.workspace_id, r.published)],
+    key: (r) => [r.updated_at, r.id],
+    order: 'desc',
+  } as IndexDef<'pages'>,
   // No timestamps at all, and nothing renames them: by name (case-folded), then id.
-  knowledgeListsByWorkspace: { name: 'knowledgeListsByWorkspace', collection: 'knowledge_lists', partition: (r) => r.workspace_id, key: (r) => [r.name.toLowerCase(), r.id], order: 'asc' } as IndexDef<'knowledge_lists'>,
-  offersByWorkspace: { name: 'offersByWorkspace', collection: 'offers', partition: (r) => r.workspace_id, key: (r) => [r.title.toLowerCase(), r.id], order: 'asc' } as IndexDef<'offers'>,
-  agentsByWorkspace: { name: 'agentsByWorkspace', collection: 'agents', partition: (r) => r.workspace_id, key: (r) => [r.name.toLowerCase(), r.id], order: 'asc' } as IndexDef<'agents'>,
-  ordersByCreated: { name: 'ordersByCreated', collection: 'orders', partition: () => '*', key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'orders'>,
+  knowledgeListsByWorkspace: {
+    name: 'knowledgeListsByWorkspace',
+    collection: 'knowledge_lists',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.name.toLowerCase(), r.id],
+    order: 'asc',
+  } as IndexDef<'knowledge_lists'>,
+  offersByWorkspace: {
+    name: 'offersByWorkspace',
+    collection: 'offers',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.title.toLowerCase(), r.id],
+    order: 'asc',
+  } as IndexDef<'offers'>,
+  agentsByWorkspace: {
+    name: 'agentsByWorkspace',
+    collection: 'agents',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.name.toLowerCase(), r.id],
+    order: 'asc',
+  } as IndexDef<'agents'>,
+  ordersByCreated: {
+    name: 'ordersByCreated',
+    collection: 'orders',
+    partition: () => '*',
+    key: (r) => [r.created_at, r.id],
+    order: 'desc',
+  } as IndexDef<'orders'>,
   // A self-registered client (RFC 7591) has no workspace: partition '' keeps it out of every list.
-  oauthAppsByWorkspace: { name: 'oauthAppsByWorkspace', collection: 'oauth_apps', partition: (r) => r.workspace_id ?? '', key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'oauth_apps'>,
+  oauthAppsByWorkspace: {
+    name: 'oauthAppsByWorkspace',
+    collection: 'oauth_apps',
+    partition: (r) => r.workspace_id ?? '',
+    key: (r) => [r.created_at, r.id],
+    order: 'desc',
+  } as IndexDef<'oauth_apps'>,
   // Only live grants: a revoked one leaves the user's list.
-  oauthGrantsByUser: { name: 'oauthGrantsByUser', collection: 'oauth_grants', partition: (r) => (r.revoked_at ? '' : r.user_id), key: (r) => [r.created_at, r.id], order: 'desc' } as IndexDef<'oauth_grants'>,
-  eventsByOccurred: { name: 'eventsByOccurred', collection: 'analytics_events', partition: () => '*', key: (r) => [r.occurred_at, r.id], order: 'desc' } as IndexDef<'analytics_events'>,
+  oauthGrantsByUser: {
+    name: 'oauthGrantsByUser',
+    collection: 'oauth_grants',
+    partition: (r) => (r.revoked_at ? '' : r.user_id),
+    key: (r) => [r.created_at, r.id],
+    order: 'desc',
+  } as IndexDef<'oauth_grants'>,
+  eventsByOccurred: {
+    name: 'eventsByOccurred',
+    collection: 'analytics_events',
+    partition: () => '*',
+    key: (r) => [r.occurred_at, r.id],
+    order: 'desc',
+  } as IndexDef<'analytics_events'>,
 } as const;
 export type IndexName = keyof typeof INDEXES;
 /** What index `N`'s entries hold of each record. */
-export type IndexedRecord<N extends IndexName> = (typeof INDEXES)[N] extends IndexDef<CollectionName, infer R> ? R : never;
+export type IndexedRecord<N extends IndexName> =
+  (typeof INDEXES)[N] extends IndexDef<CollectionName, infer R> ? R : never;
 
 /** Entries kept sorted by the index's order, each with its key precomputed. */
-export interface IndexEntry<T> { key: SortKey; rec: T }
+export interface IndexEntry<T> {
+  key: SortKey;
+  rec: T;
+}
 
 export class SortedIndex<T extends { id: string }> {
   private readonly parts = new Map<string, IndexEntry<T>[]>();
@@ -159,7 +262,8 @@ export class SortedIndex<T extends { id: string }> {
     let i = 0;
     let j = 0;
     let k = 0;
-    while (i < part.length && j < add.length) merged[k++] = this.cmp(add[j].key, part[i].key) < 0 ? add[j++] : part[i++];
+    while (i < part.length && j < add.length)
+      merged[k++] = this.cmp(add[j].key, part[i].key) < 0 ? add[j++] : part[i++];
     while (i < part.length) merged[k++] = part[i++];
     while (j < add.length) merged[k++] = add[j++];
     this.parts.set(partition, merged);

@@ -46,7 +46,13 @@ export function encodeBatch(batch: readonly Entry[], durable: number): Buffer {
   let at = 0;
   for (const json of jsons) {
     const len = buf.write(json, at + 9, 'utf8');
-    buf.write(crc32(buf.subarray(at + 9, at + 9 + len)).toString(16).padStart(8, '0'), at, 'latin1');
+    buf.write(
+      crc32(buf.subarray(at + 9, at + 9 + len))
+        .toString(16)
+        .padStart(8, '0'),
+      at,
+      'latin1',
+    );
     buf[at + 8] = 32;
     buf[at + 9 + len] = 10;
     at += len + 10;

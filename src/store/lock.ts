@@ -101,7 +101,12 @@ async function judgeLock(lockFile: string, text: string): Promise<LockInfo | nul
 export async function acquireLock(dataFile: string): Promise<() => Promise<void>> {
   const lockFile = `${dataFile}.lock`;
   // The nonce makes every lock's content unique, so "still the lock I judged" is exact.
-  const info: LockInfo & { nonce: string } = { pid: process.pid, host: os.hostname(), started_at: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
+  const info: LockInfo & { nonce: string } = {
+    pid: process.pid,
+    host: os.hostname(),
+    started_at: new Date().toISOString(),
+    nonce: randomBytes(8).toString('hex'),
+  };
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
       const fh = await fs.open(lockFile, 'wx', 0o600);
@@ -113,7 +118,8 @@ export async function acquireLock(dataFile: string): Promise<() => Promise<void>
         if (released) return;
         released = true;
         // Only our own lock: never remove one another process holds now.
-        if ((await fs.readFile(lockFile, 'utf8').catch(() => null)) === mine) await fs.unlink(lockFile).catch(() => undefined);
+        if ((await fs.readFile(lockFile, 'utf8').catch(() => null)) === mine)
+          await fs.unlink(lockFile).catch(() => undefined);
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -148,7 +154,8 @@ async function breakStaleLock(lockFile: string, judged: string): Promise<void> {
     return;
   }
   try {
-    if ((await fs.readFile(lockFile, 'utf8').catch(() => null)) === judged) await fs.unlink(lockFile).catch(() => undefined);
+    if ((await fs.readFile(lockFile, 'utf8').catch(() => null)) === judged)
+      await fs.unlink(lockFile).catch(() => undefined);
   } finally {
     await fh.close();
     await fs.unlink(breaker).catch(() => undefined);

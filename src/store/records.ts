@@ -73,7 +73,11 @@ export interface ArticleVersionRecord {
   restored_from: number | null;
   created_at: string;
 }
-export interface ArticleRecord { id: string; list_id: string; versions: ArticleVersionRecord[] }
+export interface ArticleRecord {
+  id: string;
+  list_id: string;
+  versions: ArticleVersionRecord[];
+}
 /**
  * A thread without its messages, which live apart in `thread_messages` (read only when one thread
  * is opened, and left unparsed in the snapshot until then). What lists show of the messages is
@@ -94,7 +98,10 @@ export interface ThreadRecord {
   last_message_body: string | null;
 }
 /** A thread's messages, oldest first; `id` is the thread's. */
-export interface ThreadMessagesRecord { id: string; messages: MessageRecord[] }
+export interface ThreadMessagesRecord {
+  id: string;
+  messages: MessageRecord[];
+}
 export interface OrderRecord {
   id: string;
   workspace_id: string;
@@ -126,7 +133,13 @@ export interface AnalyticsEventRecord {
   occurred_at: string;
 }
 /** A payment notification already applied (each event id is applied once). */
-export interface PaymentEventRecord { id: string; type: string; order_id: string | null; applied: boolean; received_at: string }
+export interface PaymentEventRecord {
+  id: string;
+  type: string;
+  order_id: string | null;
+  applied: boolean;
+  received_at: string;
+}
 /** A finished public request, replayed for the same key and body for 24 hours. */
 export interface IdempotencyRecord {
   id: string;
@@ -138,7 +151,10 @@ export interface IdempotencyRecord {
   response: unknown;
   created_at: string;
 }
-export interface SettingRecord { id: string; value: unknown }
+export interface SettingRecord {
+  id: string;
+  value: unknown;
+}
 /** A registered OAuth application; `id` is its client_id (`wcm_app_…`). */
 export interface OAuthAppRecord {
   id: string;

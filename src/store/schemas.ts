@@ -110,5 +110,8 @@ export const Offer = z
     unit_amount_minor: z.number().int().min(1).nullable().default(null),
     active: z.boolean().default(true),
   })
-  .refine((o) => o.kind !== 'fixed' || o.unit_amount_minor !== null, { message: 'A fixed offer needs `unit_amount_minor`.', path: ['unit_amount_minor'] });
+  .refine((o) => o.kind !== 'fixed' || o.unit_amount_minor !== null, {
+    message: 'A fixed offer needs `unit_amount_minor`.',
+    path: ['unit_amount_minor'],
+  });
 export const Agent = z.strictObject({ id: Uuid, workspace_id: Uuid, name: z.string() });

@@ -8,7 +8,9 @@ export async function readFixture(file: string): Promise<unknown> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new FixtureError(file, [{ path: '$', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` }]);
+    throw new FixtureError(file, [
+      { path: '$', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` },
+    ]);
   }
   try {
     return JSON.parse(text);
@@ -22,7 +24,9 @@ export async function readFixture(file: string): Promise<unknown> {
  * documents when the caller already read them (a 100 MB fixture is not parsed twice).
  */
 export async function seedStore(store: Store, files: string[], parsed?: unknown[]): Promise<Record<string, number>> {
-  const docs = parsed ? files.map((file, i) => ({ file, doc: parsed[i] })) : await Promise.all(files.map(async (file) => ({ file, doc: await readFixture(file) })));
+  const docs = parsed
+    ? files.map((file, i) => ({ file, doc: parsed[i] }))
+    : await Promise.all(files.map(async (file) => ({ file, doc: await readFixture(file) })));
   // Validate every file before writing any, each against the store plus the files before it, then
   // write them in ONE transaction: a failure anywhere leaves the store as it was.
   const all: ReturnType<typeof parseFixture>[] = [];

@@ -40,7 +40,13 @@ export interface SnapshotSink {
    * `bytes` and ends before the next newline. `stubs`, for a collection with indexes, holds the
    * members they read, per record.
    */
-  lazy(c: CollectionName, bytes: Buffer, ids: string[], offsets: number[], stubs: Array<{ id: string }> | undefined): void;
+  lazy(
+    c: CollectionName,
+    bytes: Buffer,
+    ids: string[],
+    offsets: number[],
+    stubs: Array<{ id: string }> | undefined,
+  ): void;
 }
 
 const TAB = 9;
@@ -48,7 +54,8 @@ const NL = 10;
 const QUOTE = 34;
 const BACKSLASH = 92;
 const CLOSE_BRACE = 125;
-const isCollection = (c: unknown): c is CollectionName => typeof c === 'string' && (COLLECTIONS as readonly string[]).includes(c);
+const isCollection = (c: unknown): c is CollectionName =>
+  typeof c === 'string' && (COLLECTIONS as readonly string[]).includes(c);
 
 /** Reads a snapshot into `sink`; returns its sequence number. Throws SnapshotError when it is not one. */
 export function readSnapshot(buf: Buffer, sink: SnapshotSink): number {
@@ -59,13 +66,17 @@ export function readSnapshot(buf: Buffer, sink: SnapshotSink): number {
   } catch (err) {
     throw new SnapshotError(`is not valid JSON (${(err as Error).message})`);
   }
-  if (header?.format !== SNAPSHOT_FORMAT) throw new SnapshotError(`is not a wcm data file (it has no "format": "${SNAPSHOT_FORMAT}")`, true);
+  if (header?.format !== SNAPSHOT_FORMAT)
+    throw new SnapshotError(`is not a wcm data file (it has no "format": "${SNAPSHOT_FORMAT}")`, true);
   const seq = typeof header.seq === 'number' ? header.seq : 0;
   if (header.version === 1 || header.version === undefined) {
     readVersion1(header.collections ?? {}, sink);
     return seq;
   }
-  if (header.version !== SNAPSHOT_VERSION) throw new SnapshotError(`was written by a newer wcm (data format version ${String(header.version)}; this wcm reads 1 and 2)`);
+  if (header.version !== SNAPSHOT_VERSION)
+    throw new SnapshotError(
+      `was written by a newer wcm (data format version ${String(header.version)}; this wcm reads 1 and 2)`,
+    );
 
   let pos = nl + 1;
   let sections = 0;
@@ -82,7 +93,8 @@ export function readSnapshot(buf: Buffer, sink: SnapshotSink): number {
     }
     pos = nl + 1;
     if (line && 'end' in line) {
-      if (line.end !== sections) throw bad(`the end marker counts ${String(line.end)} collections, the file holds ${sections}`);
+      if (line.end !== sections)
+        throw bad(`the end marker counts ${String(line.end)} collections, the file holds ${sections}`);
       if (pos !== buf.length) throw bad('there are bytes after the end marker');
       return seq;
     }
@@ -96,7 +108,8 @@ export function readSnapshot(buf: Buffer, sink: SnapshotSink): number {
     const count = line.lazy;
     if (typeof count !== 'number' || !LAZY_COLLECTIONS.has(c)) throw bad(`collection \`${c}\` has no records`);
     const stubs = (line as { stubs?: unknown }).stubs as Array<{ id: string }> | undefined;
-    if (stubs !== undefined && (!Array.isArray(stubs) || stubs.length !== count)) throw bad(`collection \`${c}\` has ${count} records but not as many index stubs`);
+    if (stubs !== undefined && (!Array.isArray(stubs) || stubs.length !== count))
+      throw bad(`collection \`${c}\` has ${count} records but not as many index stubs`);
     // Offsets point into the file's buffer itself (most of a big file is lazy records: a copy
     // would cost more than the little it frees).
     const ids: string[] = new Array(count);
@@ -106,7 +119,8 @@ export function readSnapshot(buf: Buffer, sink: SnapshotSink): number {
       const tab = buf.indexOf(TAB, pos);
       // `"id"<TAB>{…}`: the id is a JSON string (which cannot hold a raw tab), the record an object.
       if (e === -1) throw bad(`collection \`${c}\` ends after ${i} of ${count} records`);
-      if (buf[pos] !== QUOTE || tab === -1 || tab > e || buf[tab - 1] !== QUOTE || buf[e - 1] !== CLOSE_BRACE) throw bad(`a record of \`${c}\` is malformed`);
+      if (buf[pos] !== QUOTE || tab === -1 || tab > e || buf[tab - 1] !== QUOTE || buf[e - 1] !== CLOSE_BRACE)
+        throw bad(`a record of \`${c}\` is malformed`);
       if (stubs) {
         // The stubs are in line order and carry the ids (checked against the record when it is read).
         const id = stubs[i]?.id;
@@ -114,7 +128,9 @@ export function readSnapshot(buf: Buffer, sink: SnapshotSink): number {
         ids[i] = id;
       } else {
         const idBytes = buf.subarray(pos + 1, tab - 1);
-        ids[i] = idBytes.includes(BACKSLASH) ? (JSON.parse(buf.toString('utf8', pos, tab)) as string) : idBytes.toString('utf8');
+        ids[i] = idBytes.includes(BACKSLASH)
+          ? (JSON.parse(buf.toString('utf8', pos, tab)) as string)
+          : idBytes.toString('utf8');
       }
       offsets[i] = tab + 1;
       pos = e + 1;
@@ -140,10 +156,17 @@ function readVersion1(collections: Record<string, unknown[]>, sink: SnapshotSink
 export function upgradeRecord(c: CollectionName, rec: unknown): Array<[CollectionName, unknown]> {
   if (c === 'oauth_grants' && rec) return [[c, upgradeGrant(rec as Record<string, unknown>)]];
   if (c !== 'threads') return [[c, rec]];
-  if (rec === null) return [['threads', null], ['thread_messages', null]];
+  if (rec === null)
+    return [
+      ['threads', null],
+      ['thread_messages', null],
+    ];
   if (Array.isArray((rec as { messages?: unknown }).messages)) {
     const { thread, messages } = splitThread(rec as FullThread);
-    return [['threads', thread], ['thread_messages', messages]];
+    return [
+      ['threads', thread],
+      ['thread_messages', messages],
+    ];
   }
   return [[c, rec]];
 }
@@ -238,7 +261,11 @@ export interface ChunkOptions {
  * yields to the event loop every few milliseconds: reads go on meanwhile. The sections must not
  * change while it runs (the store hands it arrays taken at one moment).
  */
-export async function* snapshotChunks(seq: number, sections: SnapshotSection[], options: ChunkOptions = {}): AsyncGenerator<Buffer> {
+export async function* snapshotChunks(
+  seq: number,
+  sections: SnapshotSection[],
+  options: ChunkOptions = {},
+): AsyncGenerator<Buffer> {
   const sliceMs = options.sliceMs ?? 10;
   const out = new ChunkWriter(options.chunkBytes ?? 8 * 1024 * 1024);
   let sliceStart = performance.now();
@@ -268,7 +295,8 @@ export async function* snapshotChunks(seq: number, sections: SnapshotSection[], 
     }
     const items = [...s.lazy];
     if (!items.length) continue;
-    if (s.stubs && s.stubs.length !== items.length) throw new Error(`${s.collection}: ${items.length} records but ${s.stubs.length} stubs`);
+    if (s.stubs && s.stubs.length !== items.length)
+      throw new Error(`${s.collection}: ${items.length} records but ${s.stubs.length} stubs`);
     out.string(`{"collection":${JSON.stringify(s.collection)},"lazy":${items.length}`);
     if (s.stubs) {
       out.string(',"stubs":[');

@@ -7,7 +7,6 @@ export class StoreCorruptError extends Error {}
 /** One write of a transaction: a record, or null for a delete. */
 export type Op = [CollectionName, string, unknown];
 
-
 /** Above this many writes to one collection in a transaction, its indexes are rebuilt instead. */
 const BULK_REINDEX = 512;
 
@@ -31,7 +30,8 @@ export class State {
       if (LAZY_COLLECTIONS.has(def.collection)) {
         // The index is built from stubs at start-up: it must say which members it reads.
         const fields = (def as { fields?: readonly string[] }).fields;
-        if (!fields) throw new Error(`index ${name} is on lazy collection ${def.collection} but does not list its \`fields\``);
+        if (!fields)
+          throw new Error(`index ${name} is on lazy collection ${def.collection} but does not list its \`fields\``);
         this.stubFields.set(def.collection, [...new Set([...(this.stubFields.get(def.collection) ?? []), ...fields])]);
       }
       const idx = new SortedIndex<{ id: string }>(def as never);
@@ -77,9 +77,16 @@ export class State {
       let recs: Iterable<{ id: string }> = m.values() as Iterable<{ id: string }>;
       if (stubs) {
         const t = touched.get(c);
-        recs = !t?.size ? stubs : [...stubs.filter((s) => !t.has(s.id)), ...[...t].flatMap((id) => (m.has(id) ? [m.get(id) as { id: string }] : []))];
+        recs = !t?.size
+          ? stubs
+          : [
+              ...stubs.filter((s) => !t.has(s.id)),
+              ...[...t].flatMap((id) => (m.has(id) ? [m.get(id) as { id: string }] : [])),
+            ];
       } else if (LAZY_COLLECTIONS.has(c) && [...m.values()].some((v) => typeof v === 'number')) {
-        throw new StoreCorruptError(`The data file ${this.file} is damaged: collection ${c} has no index stubs. Restore it from a backup or an export.`);
+        throw new StoreCorruptError(
+          `The data file ${this.file} is damaged: collection ${c} has no index stubs. Restore it from a backup or an export.`,
+        );
       }
       for (const idx of list) idx.load(recs);
     }
@@ -107,9 +114,14 @@ export class State {
     try {
       rec = JSON.parse(buf.toString('utf8', start, buf.indexOf(10, start)));
     } catch (err) {
-      throw new StoreCorruptError(`The data file ${this.file} is damaged: record \`${id}\` of ${c} is not valid JSON (${(err as Error).message}). Restore it from a backup or an export.`);
+      throw new StoreCorruptError(
+        `The data file ${this.file} is damaged: record \`${id}\` of ${c} is not valid JSON (${(err as Error).message}). Restore it from a backup or an export.`,
+      );
     }
-    if (rec?.id !== id) throw new StoreCorruptError(`The data file ${this.file} is damaged: the record filed as \`${id}\` of ${c} has id ${JSON.stringify(rec?.id)}. Restore it from a backup or an export.`);
+    if (rec?.id !== id)
+      throw new StoreCorruptError(
+        `The data file ${this.file} is damaged: the record filed as \`${id}\` of ${c} has id ${JSON.stringify(rec?.id)}. Restore it from a backup or an export.`,
+      );
     Object.freeze(rec);
     this.data.get(c)!.set(id, rec);
     return rec;
@@ -189,7 +201,9 @@ export class State {
       if (this.lazyBytes.has(c)) {
         const stubs = new Map<string, { id: string }>();
         for (const idx of idxs) for (const rec of idx.all()) stubs.set(rec.id, rec);
-        recs = [...m].map(([id, v]) => (typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string })));
+        recs = [...m].map(([id, v]) =>
+          typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string }),
+        );
       }
       for (const idx of idxs) idx.reset(recs as Array<{ id: string }>);
     }
@@ -264,9 +278,12 @@ export class State {
       const fields = this.stubFields.get(c);
       if (!fields) return { collection: c, lazy: [...m], source: bytes };
       const stubs = new Map<string, { id: string }>();
-      for (const idx of this.byCollection.get(c)!) for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
+      for (const idx of this.byCollection.get(c)!)
+        for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
       // A record in no partition of any index has no stub there: read it.
-      const keyed = [...m].map(([id, v]) => (typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string })));
+      const keyed = [...m].map(([id, v]) =>
+        typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string }),
+      );
       const ordered = this.byCollection.get(c)![0].order(keyed);
       return {
         collection: c,

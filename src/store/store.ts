@@ -180,7 +180,10 @@ export class Store {
       }
       if (frame.s <= this.seq) return;
       for (const [c, id, value] of frame.o) {
-        if (!this.state.has(c)) throw new StoreCorruptError(`The journal ${this.journalFile} names an unknown collection \`${c}\` at line ${line}.`);
+        if (!this.state.has(c))
+          throw new StoreCorruptError(
+            `The journal ${this.journalFile} names an unknown collection \`${c}\` at line ${line}.`,
+          );
         // A journal written before threads kept their messages apart is upgraded as it is read.
         for (const [cc, v] of upgradeRecord(c, value)) {
           this.state.replayed(cc, id, v);
@@ -261,7 +264,8 @@ export class Store {
   transact<T>(fn: (tx: Tx) => T): Promise<T> {
     if (this.options.readOnly) return Promise.reject(new Error('This store is open read-only.'));
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
-    if (this.reloading) return Promise.reject(new Error('The store is reading its data file again after a failed bulk load; try again.'));
+    if (this.reloading)
+      return Promise.reject(new Error('The store is reading its data file again after a failed bulk load; try again.'));
     const ops: Op[] = [];
     const undo: Op[] = [];
     let result: T;
@@ -369,7 +373,9 @@ export class Store {
   async compact(): Promise<void> {
     await this.drain();
     // Once the journal is emptied, a cut still pending from a failed write would pad it with zeros.
-    await this.committer.hold(this.compaction.writeSnapshot(this.committer.journal).then(() => this.committer.emptied()));
+    await this.committer.hold(
+      this.compaction.writeSnapshot(this.committer.journal).then(() => this.committer.emptied()),
+    );
   }
 
   /** Flushes, folds the journal into the snapshot, and releases the lock. */
@@ -380,7 +386,8 @@ export class Store {
     this.closed = true;
     const journal = this.committer.journal;
     try {
-      if (journal && (journal.size > 0 || !(await this.files.readIfExists(this.file)))) await this.compaction.writeSnapshot(journal);
+      if (journal && (journal.size > 0 || !(await this.files.readIfExists(this.file))))
+        await this.compaction.writeSnapshot(journal);
     } finally {
       await journal?.close();
       await this.releaseLock?.();

@@ -38,8 +38,10 @@ for (let i = 0; i < argv.length; i++) {
     const k = a.slice(2);
     if (!(k in opts) || i + 1 >= argv.length) usage(`unknown or incomplete option ${a}`);
     opts[k] = k === 'dir' ? path.resolve(argv[++i]) : Number(argv[++i]);
-    if (k === 'warmup' ? !(opts[k] >= 0) : k !== 'dir' && !(opts[k] > 0)) usage(`--${k} must be ${k === 'warmup' ? 'a number of seconds, 0 or more' : 'a positive number'}`);
-  } else if (a === 'floor' || a === 'floor-nosync') sides.push({ name: a, floor: a === 'floor' ? 'write' : 'write-nosync' });
+    if (k === 'warmup' ? !(opts[k] >= 0) : k !== 'dir' && !(opts[k] > 0))
+      usage(`--${k} must be ${k === 'warmup' ? 'a number of seconds, 0 or more' : 'a positive number'}`);
+  } else if (a === 'floor' || a === 'floor-nosync')
+    sides.push({ name: a, floor: a === 'floor' ? 'write' : 'write-nosync' });
   else {
     const eq = a.indexOf('=');
     if (eq < 1) usage(`\`${a}\` is not a side`);
@@ -55,11 +57,14 @@ for (let i = 0; i < argv.length; i++) {
 }
 if (sides.length < 2) usage('give at least two sides');
 for (const s of sides) {
-  if (s.checkout && !existsSync(path.join(s.checkout, 'dist/src/cli/main.js'))) usage(`${s.name}: ${s.checkout} is not a built wcm checkout (run \`npm run build\` there)`);
+  if (s.checkout && !existsSync(path.join(s.checkout, 'dist/src/cli/main.js')))
+    usage(`${s.name}: ${s.checkout} is not a built wcm checkout (run \`npm run build\` there)`);
 }
 
 function usage(msg) {
-  console.error(`ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--rounds N] [--seconds S] [--warmup S] [--listings N] [--dir DIR] NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`);
+  console.error(
+    `ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--rounds N] [--seconds S] [--warmup S] [--listings N] [--dir DIR] NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`,
+  );
   process.exit(2);
 }
 
@@ -69,7 +74,11 @@ mkdirSync(opts.dir, { recursive: true });
 const work = mkdtempSync(path.join(opts.dir, 'ab-'));
 const env = { WCM_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1' };
 mkdirSync(env.WCM_CONFIG_DIR);
-const body = JSON.stringify({ title: 'Bench listing', template_slug: 'faq', items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }] });
+const body = JSON.stringify({
+  title: 'Bench listing',
+  template_slug: 'faq',
+  items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }],
+});
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${data.token}` };
 
 const startWcm = (checkout, file, extra = [], sideEnv = {}) =>
@@ -108,7 +117,11 @@ try {
   for (const s of sides) {
     const d = mkdtempSync(path.join(work, `${s.name.replace(/[^\w-]/g, '_')}-`));
     if (s.floor) {
-      s.server = await startServer(process.execPath, [path.join(ROOT, 'test/bench/floors.mjs'), s.floor, path.join(d, 'log')], { ready: /listening (\d+)/, name: s.name });
+      s.server = await startServer(
+        process.execPath,
+        [path.join(ROOT, 'test/bench/floors.mjs'), s.floor, path.join(d, 'log')],
+        { ready: /listening (\d+)/, name: s.name },
+      );
       s.url = `http://127.0.0.1:${s.server.match[1]}/listings`;
     } else {
       // Every wcm side starts from a copy of one data file holding the listings.
@@ -122,9 +135,22 @@ try {
     }
     const probe = await httpRequest(s.url, { method: 'POST', headers, body });
     if (probe.status !== 201) throw new Error(`${s.name}: the probe answered ${probe.status} ${probe.body}`);
-    Object.assign(s, { rps: [], cpu: [], machineCpu: [], idle: [], steal: [], writes: [], flushes: [], writeUs: [], flushUs: [], p99: [] });
+    Object.assign(s, {
+      rps: [],
+      cpu: [],
+      machineCpu: [],
+      idle: [],
+      steal: [],
+      writes: [],
+      flushes: [],
+      writeUs: [],
+      flushUs: [],
+      p99: [],
+    });
   }
-  if (opts.warmup) for (const s of sides) await runLoad({ url: s.url, method: 'POST', headers, body, connections: 10, duration: opts.warmup });
+  if (opts.warmup)
+    for (const s of sides)
+      await runLoad({ url: s.url, method: 'POST', headers, body, connections: 10, duration: opts.warmup });
   // The data files just written: flushed now, so their writeback does not meet the first rounds' syncs.
   execFileSync('sync');
   await new Promise((r) => setTimeout(r, 1000));
@@ -157,14 +183,18 @@ try {
   }
   const ref = sides.find((s) => s.name === 'floor') ?? sides[0];
   if (!diskFile) console.log(`(no block device statistics for ${work}: disk figures left out)`);
-  console.log(`\n${opts.rounds} rounds of ${opts.seconds} s, 10 connections; ratios against ${ref.name}, median of the per-round ratios`);
+  console.log(
+    `\n${opts.rounds} rounds of ${opts.seconds} s, 10 connections; ratios against ${ref.name}, median of the per-round ratios`,
+  );
   for (const s of sides) {
     const ratio = median(s.rps.map((x, i) => x / ref.rps[i]));
     const cpuRatio = median(s.cpu.map((x, i) => x / ref.cpu[i]));
     console.log(
       `${s.name.padEnd(14)} ${median(s.rps).toFixed(0).padStart(6)} req/s (${(100 * ratio).toFixed(1)}%), p99 ${median(s.p99)} ms, ` +
         `server CPU ${median(s.cpu).toFixed(1)} µs/req (${cpuRatio.toFixed(3)}×), machine CPU ${median(s.machineCpu).toFixed(0)} µs/req, idle ${median(s.idle).toFixed(0)}%, steal ${median(s.steal).toFixed(0)}%` +
-        (s.writes.length ? `, disk ${median(s.writes).toFixed(2)} writes (${median(s.writeUs).toFixed(0)} µs) and ${median(s.flushes).toFixed(2)} flushes (${median(s.flushUs).toFixed(0)} µs)/req` : ''),
+        (s.writes.length
+          ? `, disk ${median(s.writes).toFixed(2)} writes (${median(s.writeUs).toFixed(0)} µs) and ${median(s.flushes).toFixed(2)} flushes (${median(s.flushUs).toFixed(0)} µs)/req`
+          : ''),
     );
   }
 } finally {

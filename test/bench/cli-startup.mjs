@@ -21,11 +21,24 @@ const LISTINGS = 100;
 const work = mkdtempSync(path.join(os.tmpdir(), 'wcm-cli-startup-'));
 // wcm serve saves profile `local` only on an empty store; the CLI reads this directory anyway.
 const cliEnv = { WCM_CONFIG_DIR: work, NO_COLOR: '1' };
-const server = await startServer(NODE, [WCM, 'serve', '--port', '0', '--data', path.join(work, 'store.json'), '--seed', path.join(ROOT, 'fixtures/demo.json')], {
-  env: cliEnv,
-  ready: /wcm listening on (\S+)/,
-  name: 'wcm serve',
-});
+const server = await startServer(
+  NODE,
+  [
+    WCM,
+    'serve',
+    '--port',
+    '0',
+    '--data',
+    path.join(work, 'store.json'),
+    '--seed',
+    path.join(ROOT, 'fixtures/demo.json'),
+  ],
+  {
+    env: cliEnv,
+    ready: /wcm listening on (\S+)/,
+    name: 'wcm serve',
+  },
+);
 const base = server.match[1];
 try {
   const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
@@ -33,7 +46,10 @@ try {
     let n = 0;
     let cursor = '';
     for (;;) {
-      const r = await httpRequest(`${base}/workspaces/${WORKSPACE}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: auth });
+      const r = await httpRequest(
+        `${base}/workspaces/${WORKSPACE}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+        { headers: auth },
+      );
       const body = JSON.parse(r.body);
       n += body.data.length;
       cursor = body.meta.next_cursor;
@@ -41,7 +57,11 @@ try {
     }
   };
   for (let n = await count(); n < LISTINGS; n++) {
-    const r = await httpRequest(`${base}/workspaces/${WORKSPACE}/lists`, { method: 'POST', headers: auth, body: JSON.stringify({ title: `Bench listing ${n + 1}`, template_slug: 'faq' }) });
+    const r = await httpRequest(`${base}/workspaces/${WORKSPACE}/lists`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ title: `Bench listing ${n + 1}`, template_slug: 'faq' }),
+    });
     if (r.status !== 201) throw new Error(`createListing answered ${r.status}: ${r.body}`);
   }
   const total = await count();
@@ -61,14 +81,23 @@ try {
     stdoutFile: outFile,
     check: () => {
       const items = JSON.parse(readFileSync(outFile, 'utf8'));
-      if (!Array.isArray(items) || items.length !== 25) throw new Error(`wcm lists ls --json printed ${items.length} items, expected the first page of 25`);
+      if (!Array.isArray(items) || items.length !== 25)
+        throw new Error(`wcm lists ls --json printed ${items.length} items, expected the first page of 25`);
     },
   });
   const floor = results[0].medianMs;
   console.log(`| command | median of ${runs} (min–max) | × node -e 0 |`);
   console.log('|---|---|---|');
-  for (const r of results) console.log(`| \`${r.label}\` | ${r.medianMs.toFixed(0)} ms (${r.minMs.toFixed(0)}–${r.maxMs.toFixed(0)}) | ${(r.medianMs / floor).toFixed(2)}× |`);
-  console.log(`\nload average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${os.cpus().length} CPUs, node ${process.version}`);
+  for (const r of results)
+    console.log(
+      `| \`${r.label}\` | ${r.medianMs.toFixed(0)} ms (${r.minMs.toFixed(0)}–${r.maxMs.toFixed(0)}) | ${(r.medianMs / floor).toFixed(2)}× |`,
+    );
+  console.log(
+    `\nload average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, ${os.cpus().length} CPUs, node ${process.version}`,
+  );
 } finally {
   await stopServer(server);
   rmSync(work, { recursive: true, force: true });

@@ -21,14 +21,62 @@ export const DEFAULT_DIR = process.env.WCM_BENCH_DIR ?? path.join(ROOT, 'test/be
 const CHANNELS = ['email', 'web_chat', 'form', 'whatsapp'];
 const CHANNEL_WEIGHTS = [0.45, 0.3, 0.15, 0.1];
 const TEMPLATES = ['faq', 'links', 'menu', 'services', 'team', 'pricing', 'hours'];
-const FIRST = ['Ada', 'Bo', 'Chen', 'Dara', 'Emil', 'Fatou', 'Gita', 'Hugo', 'Ines', 'Jon', 'Kemal', 'Lena', 'Mika', 'Nour', 'Olu', 'Pia', 'Quinn', 'Rosa', 'Sami', 'Tove'];
-const LAST = ['Lovelace', 'Okafor', 'Wang', 'Silva', 'Novak', 'Diallo', 'Rao', 'Martin', 'Costa', 'Berg', 'Yilmaz', 'Keller', 'Sato', 'Haddad', 'Adeyemi', 'Lind'];
+const FIRST = [
+  'Ada',
+  'Bo',
+  'Chen',
+  'Dara',
+  'Emil',
+  'Fatou',
+  'Gita',
+  'Hugo',
+  'Ines',
+  'Jon',
+  'Kemal',
+  'Lena',
+  'Mika',
+  'Nour',
+  'Olu',
+  'Pia',
+  'Quinn',
+  'Rosa',
+  'Sami',
+  'Tove',
+];
+const LAST = [
+  'Lovelace',
+  'Okafor',
+  'Wang',
+  'Silva',
+  'Novak',
+  'Diallo',
+  'Rao',
+  'Martin',
+  'Costa',
+  'Berg',
+  'Yilmaz',
+  'Keller',
+  'Sato',
+  'Haddad',
+  'Adeyemi',
+  'Lind',
+];
 const WORDS = (
   'order delivery invoice refund booking table tomorrow evening question price menu opening hours ' +
   'thanks hello please could you tell me whether there is still availability for two people at eight ' +
   'we would like to change the address on the account and receive a new receipt by email today'
 ).split(' ');
-const SUBJECTS = ['Order', 'Booking request', 'Invoice', 'Question about prices', 'Opening hours', 'Refund', 'Delivery', 'Partnership', null];
+const SUBJECTS = [
+  'Order',
+  'Booking request',
+  'Invoice',
+  'Question about prices',
+  'Opening hours',
+  'Refund',
+  'Delivery',
+  'Partnership',
+  null,
+];
 
 /** mulberry32: small, fast, deterministic. */
 export function rng(seed) {
@@ -52,7 +100,10 @@ export function rng(seed) {
     },
     uuid: () => {
       let h = '';
-      for (let i = 0; i < 4; i++) h += Math.floor(next() * 4294967296).toString(16).padStart(8, '0');
+      for (let i = 0; i < 4; i++)
+        h += Math.floor(next() * 4294967296)
+          .toString(16)
+          .padStart(8, '0');
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[Math.floor(next() * 4)]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
     },
   };
@@ -80,17 +131,22 @@ export function accounts() {
   const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   let token = 'wcm_pat_';
   for (let i = 0; i < 40; i++) token += B62[r.int(0, 61)];
-  const tokens = [{
-    token, user_id: 'usr_bench_1', name: 'bench',
-    abilities: ['content:read', 'content:write', 'engagements:read'], expires_at: null,
-  }];
+  const tokens = [
+    {
+      token,
+      user_id: 'usr_bench_1',
+      name: 'bench',
+      abilities: ['content:read', 'content:write', 'engagements:read'],
+      expires_at: null,
+    },
+  ];
   return { users, workspaces, tokens, token, workspaceId: workspaces[0].id };
 }
 
 /** Which workspace a record goes to: most to the main one, the rest spread over the others. */
 function workspaceFor(r, workspaces) {
   const x = r.next();
-  return x < 0.85 ? workspaces[0].id : workspaces[1 + Math.floor(((x - 0.85) / 0.15) * 3) % 3].id;
+  return x < 0.85 ? workspaces[0].id : workspaces[1 + (Math.floor(((x - 0.85) / 0.15) * 3) % 3)].id;
 }
 
 const T0 = Date.parse('2024-01-01T00:00:00.000Z');
@@ -170,7 +226,9 @@ export function generateListings(n) {
   for (let i = 0; i < n; i++) {
     const items = [];
     for (let k = r.int(0, 5); k > 0; k--) {
-      items.push(r.chance(0.7) ? { title: sentence(r, 1, 5), description: sentence(r, 3, 20) } : { title: sentence(r, 1, 5) });
+      items.push(
+        r.chance(0.7) ? { title: sentence(r, 1, 5), description: sentence(r, 3, 20) } : { title: sentence(r, 1, 5) },
+      );
     }
     listings.push({
       id: r.uuid(),
@@ -189,10 +247,19 @@ export function generateListings(n) {
 export function expectedThreadPage(threads, { workspaceId, view, channel, limit }) {
   const match = (t) =>
     t.workspace_id === workspaceId &&
-    (view === 'inbox' ? t.status === 'open' : view === 'unread' ? t.status === 'open' && t.unread : view === 'starred' ? t.starred : t.status === 'closed') &&
+    (view === 'inbox'
+      ? t.status === 'open'
+      : view === 'unread'
+        ? t.status === 'open' && t.unread
+        : view === 'starred'
+          ? t.starred
+          : t.status === 'closed') &&
     (!channel || t.messages.some((m) => m.channel === channel));
   const last = (t) => t.messages[t.messages.length - 1].created_at;
-  return threads.filter(match).sort((a, b) => (last(a) < last(b) ? 1 : last(a) > last(b) ? -1 : 0)).slice(0, limit);
+  return threads
+    .filter(match)
+    .sort((a, b) => (last(a) < last(b) ? 1 : last(a) > last(b) ? -1 : 0))
+    .slice(0, limit);
 }
 
 function writeJson(file, value) {
@@ -205,7 +272,13 @@ function writeJson(file, value) {
  * Writes (or reuses, when the manifest matches) every data set for these sizes; returns their paths
  * and what a benchmark needs to address them (token, workspace).
  */
-export function ensureDatasets({ dir = DEFAULT_DIR, threads = 100_000, listings = 100_000, smallListings = 100, log = () => {} } = {}) {
+export function ensureDatasets({
+  dir = DEFAULT_DIR,
+  threads = 100_000,
+  listings = 100_000,
+  smallListings = 100,
+  log = () => {},
+} = {}) {
   const acc = accounts();
   const base = { version: 1, users: acc.users, workspaces: acc.workspaces, tokens: acc.tokens };
   const sets = {};
@@ -219,7 +292,12 @@ export function ensureDatasets({ dir = DEFAULT_DIR, threads = 100_000, listings 
     } catch {
       /* gone already, or not there: nothing to do */
     }
-    if (!have || have.generator !== want.generator || !existsSync(path.join(d, 'fixture.json')) || !existsSync(path.join(d, 'db.json'))) {
+    if (
+      !have ||
+      have.generator !== want.generator ||
+      !existsSync(path.join(d, 'fixture.json')) ||
+      !existsSync(path.join(d, 'db.json'))
+    ) {
       const t = Date.now();
       mkdirSync(d, { recursive: true });
       const { fixture, db, extra } = build();
@@ -257,12 +335,21 @@ export function ensureDatasets({ dir = DEFAULT_DIR, threads = 100_000, listings 
       return {
         fixture: { ...base, listings: recs },
         db: { listings: recs },
-        extra: { count: recs.length, digest: createHash('sha256').update(JSON.stringify(recs)).digest('hex').slice(0, 16) },
+        extra: {
+          count: recs.length,
+          digest: createHash('sha256').update(JSON.stringify(recs)).digest('hex').slice(0, 16),
+        },
       };
     });
   mkListings(listings, `listings-${listings}`);
   mkListings(smallListings, `listings-small-${smallListings}`);
-  return { token: acc.token, workspaceId: acc.workspaceId, threads: t, listings: sets[`listings-${listings}`], smallListings: sets[`listings-small-${smallListings}`] };
+  return {
+    token: acc.token,
+    workspaceId: acc.workspaceId,
+    threads: t,
+    listings: sets[`listings-${listings}`],
+    smallListings: sets[`listings-small-${smallListings}`],
+  };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -276,5 +363,17 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     listings: Number(arg('listings', 100_000)),
     log: (l) => console.error(l),
   });
-  console.log(JSON.stringify({ token: out.token, workspaceId: out.workspaceId, threads: out.threads.fixture, listings: out.listings.fixture, smallListings: out.smallListings.fixture }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        token: out.token,
+        workspaceId: out.workspaceId,
+        threads: out.threads.fixture,
+        listings: out.listings.fixture,
+        smallListings: out.smallListings.fixture,
+      },
+      null,
+      2,
+    ),
+  );
 }

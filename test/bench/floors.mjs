@@ -42,7 +42,10 @@ if (mode === 'read') {
         sync(fd, (err2) => {
           if (err2) return res.writeHead(500).end();
           const out = JSON.stringify({ data: rec });
-          res.writeHead(201, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(out) });
+          res.writeHead(201, {
+            'Content-Type': 'application/json; charset=utf-8',
+            'Content-Length': Buffer.byteLength(out),
+          });
           res.end(out);
         });
       });

@@ -30,7 +30,9 @@ const count = (name, dflt) => {
   return n;
 };
 const known = new Set(['--page', '--rounds', '--calls']);
-for (let i = 2; i < process.argv.length; i += 2) if (!known.has(process.argv[i])) fail(`unknown option ${process.argv[i]} (options: --page mcp|dashboard, --rounds N, --calls N).`);
+for (let i = 2; i < process.argv.length; i += 2)
+  if (!known.has(process.argv[i]))
+    fail(`unknown option ${process.argv[i]} (options: --page mcp|dashboard, --rounds N, --calls N).`);
 const pageName = given('page') ?? 'mcp';
 if (pageName !== 'mcp' && pageName !== 'dashboard') fail(`--page is mcp or dashboard (got ${pageName || 'nothing'}).`);
 const rounds = count('rounds', 10);
@@ -44,24 +46,61 @@ const data = ensureDatasets({ log });
 const q = data.threads.query;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'wcm-inprocess-'));
 log(`seeding ${data.threads.count} threads into ${dir}`);
-const server = await startLocalServer({ dataFile: path.join(dir, 'store.json'), port: 0, seeds: [data.threads.fixture], extend: extendServer });
+const server = await startLocalServer({
+  dataFile: path.join(dir, 'store.json'),
+  port: 0,
+  seeds: [data.threads.fixture],
+  extend: extendServer,
+});
 try {
   const authorization = `Bearer ${data.token}`;
-  const get = () => ({ method: 'GET', url: `/v1/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}&limit=${q.limit}`, headers: { host: 'localhost', authorization }, body: Buffer.alloc(0) });
+  const get = () => ({
+    method: 'GET',
+    url: `/v1/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}&limit=${q.limit}`,
+    headers: { host: 'localhost', authorization },
+    body: Buffer.alloc(0),
+  });
   let other;
   if (pageName === 'mcp') {
-    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listThreads', arguments: { workspace: q.workspaceId, view: q.view, channel: q.channel, limit: q.limit } } }));
-    other = () => ({ method: 'POST', url: '/mcp', headers: { host: 'localhost', authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    const body = Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'listThreads',
+          arguments: { workspace: q.workspaceId, view: q.view, channel: q.channel, limit: q.limit },
+        },
+      }),
+    );
+    other = () => ({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        host: 'localhost',
+        authorization,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body,
+    });
   } else {
     // Signed in as the bench token's user, as the bench row signs in.
     const cookie = await dashboardSignIn(server.url.replace(/\/v1$/, ''));
-    other = () => ({ method: 'GET', url: `/dashboard/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}`, headers: { host: 'localhost', cookie }, body: Buffer.alloc(0) });
+    other = () => ({
+      method: 'GET',
+      url: `/dashboard/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}`,
+      headers: { host: 'localhost', cookie },
+      body: Buffer.alloc(0),
+    });
   }
   const requests = { get, [pageName]: other };
   const sendBuffer = Buffer.allocUnsafeSlow(64 * 1024);
   const run = async (side, n) => {
     for (let i = 0; i < n; i += IN_FLIGHT) {
-      const answers = await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, n - i) }, () => server.app.handle(requests[side]())));
+      const answers = await Promise.all(
+        Array.from({ length: Math.min(IN_FLIGHT, n - i) }, () => server.app.handle(requests[side]())),
+      );
       for (const a of answers) {
         if (a.status !== 200) throw new Error(`${side}: ${a.status} ${String(a.body).slice(0, 300)}`);
         let at = 0;

@@ -25,7 +25,13 @@ process.stdout.write(
     timeouts: result.timeouts,
     statusCodes: result.statusCodeStats,
     rps: ok / result.duration,
-    latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.average },
+    latency: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.average,
+    },
     bytesPerResponse: result.latency.totalCount ? Math.round(result.throughput.total / result.latency.totalCount) : 0,
   }) + '\n',
 );

@@ -32,7 +32,11 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
  * Starts a long-running process and resolves once a stdout line matches `ready` (or `probe`
  * resolves true). Resolves with the child, the match and the ms from spawn to ready.
  */
-export function startServer(cmd, args, { env, cwd, ready, probe, timeoutMs = 120_000, name = path.basename(args[0] ?? cmd) } = {}) {
+export function startServer(
+  cmd,
+  args,
+  { env, cwd, ready, probe, timeoutMs = 120_000, name = path.basename(args[0] ?? cmd) } = {},
+) {
   const t0 = performance.now();
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
@@ -49,27 +53,50 @@ export function startServer(cmd, args, { env, cwd, ready, probe, timeoutMs = 120
         try {
           process.kill(child.pid, 'SIGKILL');
         } catch {
-      /* gone already, or not there: nothing to do */
-    }
+          /* gone already, or not there: nothing to do */
+        }
         reject(err);
       } else resolve(value);
     };
-    const timer = setTimeout(() => finish(new Error(`${name} was not ready after ${timeoutMs} ms.\nstderr: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`${name} was not ready after ${timeoutMs} ms.\nstderr: ${stderr}`)),
+      timeoutMs,
+    );
     child.on('exit', (code, sig) => {
       running.delete(child);
-      finish(new Error(`${name} exited (${code ?? sig}) before it was ready.\nstdout: ${stdout.slice(-2000)}\nstderr: ${stderr}`));
+      finish(
+        new Error(
+          `${name} exited (${code ?? sig}) before it was ready.\nstdout: ${stdout.slice(-2000)}\nstderr: ${stderr}`,
+        ),
+      );
     });
     child.stdout.on('data', (d) => {
       stdout += d;
       if (ready && !done) {
         const m = stdout.match(ready);
-        if (m) finish(null, { child, match: m, readyMs: performance.now() - t0, t0, stdout: () => stdout, stderr: () => stderr });
+        if (m)
+          finish(null, {
+            child,
+            match: m,
+            readyMs: performance.now() - t0,
+            t0,
+            stdout: () => stdout,
+            stderr: () => stderr,
+          });
       }
     });
     if (probe) {
       const poll = async () => {
         while (!done) {
-          if (await probe().catch(() => false)) return finish(null, { child, match: null, readyMs: performance.now() - t0, t0, stdout: () => stdout, stderr: () => stderr });
+          if (await probe().catch(() => false))
+            return finish(null, {
+              child,
+              match: null,
+              readyMs: performance.now() - t0,
+              t0,
+              stdout: () => stdout,
+              stderr: () => stderr,
+            });
           await new Promise((r) => setTimeout(r, 50));
         }
       };
@@ -88,8 +115,8 @@ export async function stopServer(server, { signal = 'SIGTERM', timeoutMs = 120_0
       try {
         process.kill(child.pid, 'SIGKILL');
       } catch {
-      /* gone already, or not there: nothing to do */
-    }
+        /* gone already, or not there: nothing to do */
+      }
     }, timeoutMs);
     child.once('exit', (code, sig) => {
       clearTimeout(timer);
@@ -144,12 +171,16 @@ export function freePort() {
 /** One request with node:http (no fetch: its first use loads undici, which would skew start-up timings). */
 export function httpRequest(url, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: body ? { 'content-length': Buffer.byteLength(body), ...headers } : headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method, headers: body ? { 'content-length': Buffer.byteLength(body), ...headers } : headers, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -161,7 +192,9 @@ export function httpRequest(url, { method = 'GET', headers = {}, body } = {}) {
  */
 export function runLoad(spec) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(HERE, 'load.mjs'), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(HERE, 'load.mjs'), JSON.stringify(spec)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     running.add(child);
     let out = '';
     let err = '';
@@ -185,7 +218,9 @@ function gnuTime() {
   if (timeBinary !== undefined) return timeBinary;
   timeBinary = null;
   if (existsSync('/usr/bin/time')) {
-    const r = spawnSync('/usr/bin/time', ['-f', 'WCM_BENCH_TIME %M %U %S', process.execPath, '-e', '0'], { encoding: 'utf8' });
+    const r = spawnSync('/usr/bin/time', ['-f', 'WCM_BENCH_TIME %M %U %S', process.execPath, '-e', '0'], {
+      encoding: 'utf8',
+    });
     if (r.status === 0 && /WCM_BENCH_TIME \d+ [\d.]+ [\d.]+/.test(r.stderr)) timeBinary = '/usr/bin/time';
   }
   return timeBinary;
@@ -211,7 +246,8 @@ export function runOnce(cmd, args, { env, cwd, stdoutFile, measureRss = false } 
     running.add(child);
     let stderr = '';
     let hwm = 0;
-    const poll = measureRss && !time ? setInterval(() => (hwm = Math.max(hwm, memoryOf(child.pid).hwmMB || 0)), 5) : null;
+    const poll =
+      measureRss && !time ? setInterval(() => (hwm = Math.max(hwm, memoryOf(child.pid).hwmMB || 0)), 5) : null;
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('exit', (code) => {
@@ -244,7 +280,8 @@ export const median = (xs) => {
  */
 export async function wallTime(cmd, args, { runs, check, ...opts }) {
   const warm = await runOnce(cmd, args, opts);
-  if (warm.code !== 0) throw new Error(`\`${[cmd, ...args].join(' ')}\` exited ${warm.code}: ${warm.stderr.slice(-1000)}`);
+  if (warm.code !== 0)
+    throw new Error(`\`${[cmd, ...args].join(' ')}\` exited ${warm.code}: ${warm.stderr.slice(-1000)}`);
   if (check) check();
   const ms = [];
   const cpu = [];
@@ -256,7 +293,14 @@ export async function wallTime(cmd, args, { runs, check, ...opts }) {
     cpu.push(r.cpuMs);
     if (!Number.isNaN(r.peakMB)) peakMB = Number.isNaN(peakMB) ? r.peakMB : Math.max(peakMB, r.peakMB);
   }
-  return { medianMs: median(ms), cpuMs: median(cpu), minMs: Math.min(...ms), maxMs: Math.max(...ms), runs: ms.length, peakMB };
+  return {
+    medianMs: median(ms),
+    cpuMs: median(cpu),
+    minMs: Math.min(...ms),
+    maxMs: Math.max(...ms),
+    runs: ms.length,
+    peakMB,
+  };
 }
 
 /**
@@ -270,7 +314,11 @@ export async function dashboardSignIn(origin, user = 'usr_bench_1') {
   if (form.status === 404) return null;
   const csrfCookie = String(form.headers['set-cookie']).split(';')[0];
   const csrf = /name="csrf" value="([^"]+)"/.exec(form.body.toString())[1];
-  const signed = await httpRequest(signIn, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie }, body: `csrf=${csrf}&user=${user}` });
+  const signed = await httpRequest(signIn, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+    body: `csrf=${csrf}&user=${user}`,
+  });
   if (signed.status !== 303) throw new Error(`dashboard sign-in answered ${signed.status}`);
   return String(signed.headers['set-cookie']).split(';')[0];
 }

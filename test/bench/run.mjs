@@ -12,7 +12,19 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIR, ROOT, ensureDatasets } from './datasets.mjs';
-import { cpuTimeOf, dashboardSignIn, freePort, httpRequest, median, memoryOf, peakRssMethod, runLoad, startServer, stopServer, wallTime } from './procs.mjs';
+import {
+  cpuTimeOf,
+  dashboardSignIn,
+  freePort,
+  httpRequest,
+  median,
+  memoryOf,
+  peakRssMethod,
+  runLoad,
+  startServer,
+  stopServer,
+  wallTime,
+} from './procs.mjs';
 
 // ---- options
 const argv = process.argv.slice(2);
@@ -33,7 +45,7 @@ const cfg = {
   connections: 10,
   dir: path.resolve(opt('dir', DEFAULT_DIR)),
   out: path.resolve(opt('out', path.join(ROOT, 'test/bench/last-results.md'))),
-  only: new Set((opt('only', 'startup,read,paging,dashboard,mcp,tools-list,reset,write,cli')).split(',')),
+  only: new Set(opt('only', 'startup,read,paging,dashboard,mcp,tools-list,reset,write,cli').split(',')),
 };
 
 const NODE = process.execPath;
@@ -61,12 +73,18 @@ const fmt = {
 /** Rows of the final table: figure | wcm | reference(s) | ratio | target | met? */
 const rows = [];
 const notes = [];
-const row = (figure, wcm, refs, ratio, target, met) => rows.push({ figure, wcm, refs, ratio, target, met: met === null ? 'n/a' : met ? 'yes' : '**no**' });
+const row = (figure, wcm, refs, ratio, target, met) =>
+  rows.push({ figure, wcm, refs, ratio, target, met: met === null ? 'n/a' : met ? 'yes' : '**no**' });
 
 // ---- servers under test
 async function startWcm(dataFile, { seed } = {}) {
   const args = [WCM, 'serve', '--port', '0', '--data', dataFile, ...(seed ? ['--seed', seed] : [])];
-  const s = await startServer(NODE, args, { env: cliEnv, ready: /wcm listening on (\S+)/, timeoutMs: 300_000, name: 'wcm serve' });
+  const s = await startServer(NODE, args, {
+    env: cliEnv,
+    ready: /wcm listening on (\S+)/,
+    timeoutMs: 300_000,
+    name: 'wcm serve',
+  });
   s.url = s.match[1];
   return s;
 }
@@ -98,7 +116,10 @@ async function startJsonServer(db, probePath) {
 }
 
 async function startFloor(mode, file) {
-  const s = await startServer(NODE, [path.join(ROOT, 'test/bench/floors.mjs'), mode, file], { ready: /listening (\d+)/, name: `${mode} floor` });
+  const s = await startServer(NODE, [path.join(ROOT, 'test/bench/floors.mjs'), mode, file], {
+    ready: /listening (\d+)/,
+    name: `${mode} floor`,
+  });
   s.url = `http://127.0.0.1:${s.match[1]}`;
   return s;
 }
@@ -122,13 +143,15 @@ async function alternate(a, b, { rounds = cfg.quick ? 3 : 6, seconds = Math.max(
   const sides = [a, b].map((x) => ({ ...x, windows: [] }));
   const ratios = [];
   for (let r = 0; r < rounds; r++) {
-    for (const side of r % 2 ? [...sides].reverse() : sides) side.windows.push(await load(side.server, { ...side.spec, duration: seconds }));
+    for (const side of r % 2 ? [...sides].reverse() : sides)
+      side.windows.push(await load(side.server, { ...side.spec, duration: seconds }));
     ratios.push(sides[0].windows[r].rps / sides[1].windows[r].rps);
   }
   const [ra, rb] = sides.map(({ windows: w }) => {
     const sum = (f) => w.reduce((t, x) => t + f(x), 0);
     const statusCodes = {};
-    for (const x of w) for (const [k, v] of Object.entries(x.statusCodes ?? {})) statusCodes[k] = (statusCodes[k] ?? 0) + (v.count ?? v);
+    for (const x of w)
+      for (const [k, v] of Object.entries(x.statusCodes ?? {})) statusCodes[k] = (statusCodes[k] ?? 0) + (v.count ?? v);
     return {
       ok: sum((x) => x.ok),
       non2xx: sum((x) => x.non2xx),
@@ -137,7 +160,12 @@ async function alternate(a, b, { rounds = cfg.quick ? 3 : 6, seconds = Math.max(
       durationS: sum((x) => x.durationS),
       rps: sum((x) => x.ok) / sum((x) => x.durationS),
       latency: { p99: median(w.map((x) => x.latency.p99)) },
-      cpuPerRequestMs: sum((x) => x.cpuPerRequestMs * (x.ok + x.non2xx)) / Math.max(1, sum((x) => x.ok + x.non2xx)),
+      cpuPerRequestMs:
+        sum((x) => x.cpuPerRequestMs * (x.ok + x.non2xx)) /
+        Math.max(
+          1,
+          sum((x) => x.ok + x.non2xx),
+        ),
       bytesPerResponse: w[0]?.bytesPerResponse ?? 0,
     };
   });
@@ -147,11 +175,16 @@ async function alternate(a, b, { rounds = cfg.quick ? 3 : 6, seconds = Math.max(
 /** A wall time with its CPU time: on a busy machine the CPU ratio is the steadier of the two. */
 const wallText = (w) => `${fmt.ms(w.medianMs)} ms${Number.isNaN(w.cpuMs) ? '' : ` (${fmt.ms(w.cpuMs)} ms CPU)`}`;
 const cpuRatio = (a, b) => (Number.isNaN(a.cpuMs) || !b.cpuMs ? '' : `<br>CPU: ${fmt.x(a.cpuMs / b.cpuMs)}`);
-const cpuText = (ms) => (ms >= 10 ? `${ms.toFixed(0)} ms` : ms >= 1 ? `${ms.toFixed(1)} ms` : `${(ms * 1000).toFixed(0)} µs`);
-const loadText = (r) => `${fmt.rps(r.rps)} req/s, p99 ${fmt.ms(r.latency.p99)} ms, ${cpuText(r.cpuPerRequestMs)} CPU/req`;
+const cpuText = (ms) =>
+  ms >= 10 ? `${ms.toFixed(0)} ms` : ms >= 1 ? `${ms.toFixed(1)} ms` : `${(ms * 1000).toFixed(0)} µs`;
+const loadText = (r) =>
+  `${fmt.rps(r.rps)} req/s, p99 ${fmt.ms(r.latency.p99)} ms, ${cpuText(r.cpuPerRequestMs)} CPU/req`;
 function checkLoad(what, r) {
   const bad = r.non2xx + r.errors;
-  if (bad) notes.push(`${what}: ${bad} of ${r.ok + bad} answers were not 2xx (${JSON.stringify(r.statusCodes)}); only 2xx are counted.`);
+  if (bad)
+    notes.push(
+      `${what}: ${bad} of ${r.ok + bad} answers were not 2xx (${JSON.stringify(r.statusCodes)}); only 2xx are counted.`,
+    );
   if (!r.ok) throw new Error(`${what}: no request succeeded in ${r.durationS} s (${JSON.stringify(r.statusCodes)}).`);
 }
 
@@ -204,15 +237,42 @@ async function benchStartup() {
   }
   // What any Node process pays for the same data: read and parse it (and, for an import, write it
   // back durably). Not a target, the limit that explains one.
-  const importFloor = await wallTime(NODE, ['-e', `const fs=require('fs');const t=fs.readFileSync(process.argv[1],'utf8');JSON.parse(t);fs.writeFileSync(process.argv[2],t);const fd=fs.openSync(process.argv[2],'r+');fs.fdatasyncSync(fd)`, fixture, path.join(work, 'import-floor.json')], { runs: cfg.slowRuns });
+  const importFloor = await wallTime(
+    NODE,
+    [
+      '-e',
+      `const fs=require('fs');const t=fs.readFileSync(process.argv[1],'utf8');JSON.parse(t);fs.writeFileSync(process.argv[2],t);const fd=fs.openSync(process.argv[2],'r+');fs.fdatasyncSync(fd)`,
+      fixture,
+      path.join(work, 'import-floor.json'),
+    ],
+    { runs: cfg.slowRuns },
+  );
   // The data file is parsed lazily (one record per line, threads read on demand), so the floor for
   // a restart is what parsing the same records eagerly costs: the fixture, one JSON document.
-  const parseFloor = await wallTime(NODE, ['-e', `JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))`, fixture], { runs: cfg.slowRuns });
+  const parseFloor = await wallTime(
+    NODE,
+    ['-e', `JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))`, fixture],
+    { runs: cfg.slowRuns },
+  );
   rmSync(path.join(work, 'import-floor.json'), { force: true });
   const a = median(seeded) / 1000;
   const b = median(restarted) / 1000;
-  row(`\`wcm serve --seed\` (empty store, ${size}-thread fixture): start to first answered request; RSS`, `${a.toFixed(2)} s; ${fmt.mb(seededRss)}`, `node reading, parsing and durably writing the fixture: ${(importFloor.medianMs / 1000).toFixed(2)} s`, fmt.x(a * 1000 / importFloor.medianMs), '< 2 s; RSS printed', a < 2);
-  row(`\`wcm serve\` (data file holding ${size} threads): start to first answered request; RSS`, `${b.toFixed(2)} s; ${fmt.mb(restartRss)}`, `node reading and parsing the same records as one JSON document (the fixture): ${(parseFloor.medianMs / 1000).toFixed(2)} s`, fmt.x(b * 1000 / parseFloor.medianMs), '< 2 s; RSS printed', b < 2);
+  row(
+    `\`wcm serve --seed\` (empty store, ${size}-thread fixture): start to first answered request; RSS`,
+    `${a.toFixed(2)} s; ${fmt.mb(seededRss)}`,
+    `node reading, parsing and durably writing the fixture: ${(importFloor.medianMs / 1000).toFixed(2)} s`,
+    fmt.x((a * 1000) / importFloor.medianMs),
+    '< 2 s; RSS printed',
+    a < 2,
+  );
+  row(
+    `\`wcm serve\` (data file holding ${size} threads): start to first answered request; RSS`,
+    `${b.toFixed(2)} s; ${fmt.mb(restartRss)}`,
+    `node reading and parsing the same records as one JSON document (the fixture): ${(parseFloor.medianMs / 1000).toFixed(2)} s`,
+    fmt.x((b * 1000) / parseFloor.medianMs),
+    '< 2 s; RSS printed',
+    b < 2,
+  );
 }
 
 async function benchRead() {
@@ -230,11 +290,16 @@ async function benchRead() {
     } else {
       if (probe.status !== 200) throw new Error(`listThreads answered ${probe.status}: ${probe.body}`);
       const ids = JSON.parse(probe.body).data.map((t) => t.id);
-      if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds)) throw new Error(`wcm's page is not the expected page (first ids ${ids.slice(0, 3)} vs ${data.threads.expectedIds.slice(0, 3)})`);
+      if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds))
+        throw new Error(
+          `wcm's page is not the expected page (first ids ${ids.slice(0, 3)} vs ${data.threads.expectedIds.slice(0, 3)})`,
+        );
       body = probe.body;
       wcmRes = await load(wcm, { url: wcm.url + threadsPath(), headers: auth() });
       checkLoad('wcm listThreads', wcmRes);
-      notes.push(`wcm serve RSS after the read load: ${fmt.mb(memoryOf(wcm.child.pid).rssMB)} (peak ${fmt.mb(memoryOf(wcm.child.pid).hwmMB)}).`);
+      notes.push(
+        `wcm serve RSS after the read load: ${fmt.mb(memoryOf(wcm.child.pid).rssMB)} (peak ${fmt.mb(memoryOf(wcm.child.pid).hwmMB)}).`,
+      );
       log(`wcm read: ${loadText(wcmRes)}`);
     }
   } finally {
@@ -247,7 +312,8 @@ async function benchRead() {
     const jsPath = `/threads?workspace_id=${q.workspaceId}&status=open&channels_like=${q.channel}&_sort=last_message_at&_order=desc&_limit=${q.limit}`;
     const probe = await httpRequest(js.url + jsPath);
     const ids = JSON.parse(probe.body).map((t) => t.id);
-    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds)) throw new Error('json-server\'s page is not the expected page');
+    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds))
+      throw new Error("json-server's page is not the expected page");
     jsRes = await load(js, { url: js.url + jsPath });
     checkLoad('json-server threads', jsRes);
     log(`json-server read: ${loadText(jsRes)}`);
@@ -255,7 +321,13 @@ async function benchRead() {
     await stopServer(js);
   }
   // The floor: the same bytes, precomputed. Until listThreads exists, the envelope of the expected page.
-  body ??= JSON.stringify({ data: data.threads.expectedPage, meta: { request_id: 'req_0000000000000000000000000', next_cursor: 'W1siMjAyNC0wMS0wMVQwMDowMDowMC4wMDBaIiwiMDAwMDAwMDAiXSwiMDAwMDAwMDAwMCJd' } });
+  body ??= JSON.stringify({
+    data: data.threads.expectedPage,
+    meta: {
+      request_id: 'req_0000000000000000000000000',
+      next_cursor: 'W1siMjAyNC0wMS0wMVQwMDowMDowMC4wMDBaIiwiMDAwMDAwMDAiXSwiMDAwMDAwMDAwMCJd',
+    },
+  });
   const bodyFile = path.join(work, 'read-floor-body.json');
   writeFileSync(bodyFile, body);
   const floor = await startFloor('read', bodyFile);
@@ -271,7 +343,14 @@ async function benchRead() {
   if (!wcmRes) return row(figure, NOT_IMPLEMENTED, refs, '—', '≥ 100× json-server and ≥ 50% of the floor', null);
   const vsJs = wcmRes.rps / jsRes.rps;
   const vsFloor = wcmRes.rps / floorRes.rps;
-  row(figure, loadText(wcmRes), refs, `${fmt.x(vsJs)} json-server<br>${fmt.pct(vsFloor)} of floor (CPU/req ${fmt.x(wcmRes.cpuPerRequestMs / floorRes.cpuPerRequestMs)} the floor's)`, '≥ 100× json-server and ≥ 50% of the floor', vsJs >= 100 && vsFloor >= 0.5);
+  row(
+    figure,
+    loadText(wcmRes),
+    refs,
+    `${fmt.x(vsJs)} json-server<br>${fmt.pct(vsFloor)} of floor (CPU/req ${fmt.x(wcmRes.cpuPerRequestMs / floorRes.cpuPerRequestMs)} the floor's)`,
+    '≥ 100× json-server and ≥ 50% of the floor',
+    vsJs >= 100 && vsFloor >= 0.5,
+  );
 }
 
 async function benchPaging() {
@@ -286,19 +365,39 @@ async function benchPaging() {
     const outFile = path.join(work, 'paging-out.json');
     const expect = (who) => () => {
       const items = JSON.parse(readFileSync(outFile, 'utf8'));
-      if (items.length !== data.threads.inboxCountMain) throw new Error(`${who} wrote ${items.length} threads, expected ${data.threads.inboxCountMain}`);
+      if (items.length !== data.threads.inboxCountMain)
+        throw new Error(`${who} wrote ${items.length} threads, expected ${data.threads.inboxCountMain}`);
     };
     // Is the command there yet?
     const { runOnce } = await import('./procs.mjs');
     const tryCli = await runOnce(NODE, [WCM, 'threads', 'ls', '--all', '--json'], { env, stdoutFile: outFile });
-    if (tryCli.code === 2 && /unknown command/i.test(tryCli.stderr)) return row(figure, 'n/a (`wcm threads ls` not implemented)', '—', '—', target, null);
-    const cli = await wallTime(NODE, [WCM, 'threads', 'ls', '--all', '--json'], { runs: cfg.slowRuns, env, stdoutFile: outFile, measureRss: true, check: expect('wcm threads ls') });
+    if (tryCli.code === 2 && /unknown command/i.test(tryCli.stderr))
+      return row(figure, 'n/a (`wcm threads ls` not implemented)', '—', '—', target, null);
+    const cli = await wallTime(NODE, [WCM, 'threads', 'ls', '--all', '--json'], {
+      runs: cfg.slowRuns,
+      env,
+      stdoutFile: outFile,
+      measureRss: true,
+      check: expect('wcm threads ls'),
+    });
     log(`wcm threads ls --all --json: ${fmt.ms(cli.medianMs)} ms, peak ${fmt.mb(cli.peakMB)}`);
     const loopUrl = `${wcm.url}/workspaces/${data.workspaceId}/threads?limit=100`;
-    const loop = await wallTime(NODE, [path.join(ROOT, 'test/bench/fetch-loop.mjs'), loopUrl, data.token], { runs: cfg.slowRuns, stdoutFile: outFile, measureRss: true, check: expect('the fetch loop') });
+    const loop = await wallTime(NODE, [path.join(ROOT, 'test/bench/fetch-loop.mjs'), loopUrl, data.token], {
+      runs: cfg.slowRuns,
+      stdoutFile: outFile,
+      measureRss: true,
+      check: expect('the fetch loop'),
+    });
     log(`fetch loop: ${fmt.ms(loop.medianMs)} ms, peak ${fmt.mb(loop.peakMB)}`);
     const ratio = cli.medianMs / loop.medianMs;
-    row(figure, `${wallText(cli)}; ${fmt.mb(cli.peakMB)}`, `fetch loop: ${wallText(loop)}; ${fmt.mb(loop.peakMB)}`, `${fmt.x(ratio)}${cpuRatio(cli, loop)}`, target, ratio <= 1.5 && cli.peakMB < 150);
+    row(
+      figure,
+      `${wallText(cli)}; ${fmt.mb(cli.peakMB)}`,
+      `fetch loop: ${wallText(loop)}; ${fmt.mb(loop.peakMB)}`,
+      `${fmt.x(ratio)}${cpuRatio(cli, loop)}`,
+      target,
+      ratio <= 1.5 && cli.peakMB < 150,
+    );
   } finally {
     await stopWcm(wcm);
   }
@@ -321,7 +420,8 @@ async function benchDashboard() {
     const pageUrl = `${wcm.url.replace(/\/v1$/, '')}/dashboard/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}`;
     const probe = await httpRequest(pageUrl, { headers: { cookie } });
     const ids = [...probe.body.toString().matchAll(/href="threads\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
-    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds)) throw new Error(`the dashboard's page is not the expected page (${probe.status}, first ids ${ids.slice(0, 3)})`);
+    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds))
+      throw new Error(`the dashboard's page is not the expected page (${probe.status}, first ids ${ids.slice(0, 3)})`);
     const dashboardSpec = { url: pageUrl, headers: { cookie } };
     const apiSpec = { url: wcm.url + threadsPath(), headers: auth() };
     // Both paths warm up first (JIT, row caches), as a server that has been serving would be.
@@ -329,10 +429,19 @@ async function benchDashboard() {
     const pair = await alternate({ server: wcm, spec: dashboardSpec }, { server: wcm, spec: apiSpec });
     checkLoad('dashboard inbox', pair.a);
     checkLoad('listThreads', pair.b);
-    log(`dashboard: ${loadText(pair.a)}; API: ${loadText(pair.b)}; per-round ratios ${pair.ratios.map(fmt.pct).join(' ')}`);
+    log(
+      `dashboard: ${loadText(pair.a)}; API: ${loadText(pair.b)}; per-round ratios ${pair.ratios.map(fmt.pct).join(' ')}`,
+    );
     // Time per page is the inverse of throughput under the same load.
     const timeRatio = pair.b.rps / pair.a.rps;
-    row(figure, loadText(pair.a), `listThreads: ${loadText(pair.b)}`, `${fmt.x(timeRatio)} the API's time (CPU/req ${fmt.x(pair.a.cpuPerRequestMs / pair.b.cpuPerRequestMs)})`, target, timeRatio <= 2);
+    row(
+      figure,
+      loadText(pair.a),
+      `listThreads: ${loadText(pair.b)}`,
+      `${fmt.x(timeRatio)} the API's time (CPU/req ${fmt.x(pair.a.cpuPerRequestMs / pair.b.cpuPerRequestMs)})`,
+      target,
+      timeRatio <= 2,
+    );
   } finally {
     await stopWcm(wcm);
   }
@@ -350,12 +459,23 @@ async function benchMcp() {
   const wcm = await startWcm(dataFile);
   try {
     const url = `${wcm.url.replace(/\/v1$/, '')}/mcp`;
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listThreads', arguments: { workspace: q.workspaceId, view: q.view, channel: q.channel, limit: q.limit } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'listThreads',
+        arguments: { workspace: q.workspaceId, view: q.view, channel: q.channel, limit: q.limit },
+      },
+    });
     const headers = { ...auth(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const probe = await httpRequest(url, { method: 'POST', headers, body });
     if (probe.status === 404) return row(figure, 'n/a (no /mcp on this server)', '—', '—', target, null);
     const ids = (JSON.parse(probe.body.toString()).result?.structuredContent?.data ?? []).map((t) => t.id);
-    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds)) throw new Error(`the MCP call did not return the expected page (${probe.status}: ${probe.body.toString().slice(0, 200)})`);
+    if (JSON.stringify(ids) !== JSON.stringify(data.threads.expectedIds))
+      throw new Error(
+        `the MCP call did not return the expected page (${probe.status}: ${probe.body.toString().slice(0, 200)})`,
+      );
     const mcpSpec = { url, method: 'POST', headers, body };
     const apiSpec = { url: wcm.url + threadsPath(), headers: auth() };
     for (const spec of [mcpSpec, apiSpec]) await load(wcm, { ...spec, duration: 2 });
@@ -366,12 +486,17 @@ async function benchMcp() {
     // Shown beside them, measured after them (so the MCP pair runs exactly as it always has): the
     // same GET for twice the rows, about as many bytes as the MCP answer (which carries the page
     // twice), so what bytes cost and what the MCP path's own work costs can be told apart.
-    const bigSpec = { url: wcm.url + threadsPath().replace(`limit=${q.limit}`, `limit=${2 * q.limit}`), headers: auth() };
+    const bigSpec = {
+      url: wcm.url + threadsPath().replace(`limit=${q.limit}`, `limit=${2 * q.limit}`),
+      headers: auth(),
+    };
     await load(wcm, { ...bigSpec, duration: 2 });
     const bytesPair = await alternate({ server: wcm, spec: bigSpec }, { server: wcm, spec: apiSpec });
     const big = bytesPair.a;
     checkLoad(`listThreads limit=${2 * q.limit}`, big);
-    log(`API, ${2 * q.limit} rows: ${loadText(big)}; API: ${loadText(bytesPair.b)}; per-round ratios ${bytesPair.ratios.map(fmt.pct).join(' ')}`);
+    log(
+      `API, ${2 * q.limit} rows: ${loadText(big)}; API: ${loadText(bytesPair.b)}; per-round ratios ${bytesPair.ratios.map(fmt.pct).join(' ')}`,
+    );
     // The floor, also after the MCP pair: bare node:http servers answering the two calls with the
     // very bytes wcm answered them with (the request body read and dropped), no work at all. The
     // time ratio they reach is what the two answers' sizes alone cost, the load generator's reading
@@ -386,11 +511,17 @@ async function benchMcp() {
       const [fm, fa] = floors;
       const fmSpec = { ...mcpSpec, url: `${fm.url}/mcp` };
       const faSpec = { ...apiSpec, url: fa.url + threadsPath() };
-      for (const [s, spec] of [[fm, fmSpec], [fa, faSpec]]) await load(s, { ...spec, duration: 2 });
+      for (const [s, spec] of [
+        [fm, fmSpec],
+        [fa, faSpec],
+      ])
+        await load(s, { ...spec, duration: 2 });
       floorPair = await alternate({ server: fm, spec: fmSpec }, { server: fa, spec: faSpec });
       checkLoad('MCP floor', floorPair.a);
       checkLoad('listThreads floor', floorPair.b);
-      log(`floor, MCP answer: ${loadText(floorPair.a)}; floor, API answer: ${loadText(floorPair.b)}; per-round ratios ${floorPair.ratios.map(fmt.pct).join(' ')}`);
+      log(
+        `floor, MCP answer: ${loadText(floorPair.a)}; floor, API answer: ${loadText(floorPair.b)}; per-round ratios ${floorPair.ratios.map(fmt.pct).join(' ')}`,
+      );
     } finally {
       for (const f of floors) await stopServer(f);
       rmSync(apiBodyFile, { force: true });
@@ -424,20 +555,31 @@ const TOOLS_LIST_BUDGET = { total: 24_000, model: 12_000 };
  * estimate of 4 bytes a token.
  */
 async function benchToolsList() {
-  const figure = '`tools/list` on /mcp for an all-abilities token: bytes in all and model-facing (name, title, description, inputSchema); tokens ≈ bytes / 4';
+  const figure =
+    '`tools/list` on /mcp for an all-abilities token: bytes in all and model-facing (name, title, description, inputSchema); tokens ≈ bytes / 4';
   const target = `≤ ${fmt.n(TOOLS_LIST_BUDGET.total)} B in all, ≤ ${fmt.n(TOOLS_LIST_BUDGET.model)} B model-facing`;
-  const wcm = await startWcm(path.join(work, 'tools-list', 'store.json'), { seed: path.join(ROOT, 'fixtures/demo.json') });
+  const wcm = await startWcm(path.join(work, 'tools-list', 'store.json'), {
+    seed: path.join(ROOT, 'fixtures/demo.json'),
+  });
   try {
     const res = await httpRequest(`${wcm.url.replace(/\/v1$/, '')}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${DEMO_OWNER}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${DEMO_OWNER}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     if (res.status === 404) return row(figure, 'n/a (no /mcp on this server)', '—', '—', target, null);
     if (res.status !== 200) throw new Error(`tools/list answered ${res.status}: ${res.body.toString().slice(0, 200)}`);
     const { tools } = JSON.parse(res.body.toString()).result;
     const total = res.body.length;
-    const model = Buffer.byteLength(JSON.stringify(tools.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema }))));
+    const model = Buffer.byteLength(
+      JSON.stringify(
+        tools.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })),
+      ),
+    );
     const tokens = (b) => `≈ ${fmt.n(Math.round(b / 4))} tokens`;
     row(
       figure,
@@ -463,7 +605,8 @@ async function benchReset() {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const copy = path.join(dir, 'store.json');
-  for (const suffix of ['', '.journal']) if (existsSync(dataFile + suffix)) copyFileSync(dataFile + suffix, copy + suffix);
+  for (const suffix of ['', '.journal'])
+    if (existsSync(dataFile + suffix)) copyFileSync(dataFile + suffix, copy + suffix);
   const wcm = await startWcm(copy);
   try {
     const first = await listThreadsStatus(wcm.url);
@@ -472,7 +615,11 @@ async function benchReset() {
     const origin = wcm.url.replace(/\/v1$/, '');
     const control = async (p, body) => {
       const t = performance.now();
-      const r = await httpRequest(`${origin}/_emulator${p}`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const r = await httpRequest(`${origin}/_emulator${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${BENCH_ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (r.status >= 300) throw new Error(`${p} answered ${r.status}: ${r.body.toString().slice(0, 300)}`);
       return performance.now() - t;
     };
@@ -485,12 +632,35 @@ async function benchReset() {
     const fromSnapshot = await control('/reset', { to: 'big' });
     const back = await listThreadsStatus(wcm.url);
     if (back.status !== 200) throw new Error(`after the reset the page answered ${back.status}`);
-    log(`reset: snapshot of the big state ${fmt.ms(snapBig)} ms, to empty ${fmt.ms(toEmpty)} ms, back from the snapshot ${fmt.ms(fromSnapshot)} ms, to the small snapshot ${small.map(fmt.ms).join(' ')} ms; cold start ${fmt.ms(coldMs)} ms`);
+    log(
+      `reset: snapshot of the big state ${fmt.ms(snapBig)} ms, to empty ${fmt.ms(toEmpty)} ms, back from the snapshot ${fmt.ms(fromSnapshot)} ms, to the small snapshot ${small.map(fmt.ms).join(' ')} ms; cold start ${fmt.ms(coldMs)} ms`,
+    );
     const cold = `cold start of the same data file: ${(coldMs / 1000).toFixed(2)} s`;
-    row(`reset of a server holding ${fmt.n(data.threads.count)} threads, while serving (\`POST /_emulator/reset\`, to empty): wall time`, `${(toEmpty / 1000).toFixed(2)} s`, cold, fmt.x(toEmpty / coldMs), 'under the cold start time', toEmpty < coldMs);
-    row(`reset back to the ${fmt.n(data.threads.count)}-thread state from a snapshot of it, while serving: wall time`, `${(fromSnapshot / 1000).toFixed(2)} s`, cold, fmt.x(fromSnapshot / coldMs), 'under the cold start time', fromSnapshot < coldMs);
+    row(
+      `reset of a server holding ${fmt.n(data.threads.count)} threads, while serving (\`POST /_emulator/reset\`, to empty): wall time`,
+      `${(toEmpty / 1000).toFixed(2)} s`,
+      cold,
+      fmt.x(toEmpty / coldMs),
+      'under the cold start time',
+      toEmpty < coldMs,
+    );
+    row(
+      `reset back to the ${fmt.n(data.threads.count)}-thread state from a snapshot of it, while serving: wall time`,
+      `${(fromSnapshot / 1000).toFixed(2)} s`,
+      cold,
+      fmt.x(fromSnapshot / coldMs),
+      'under the cold start time',
+      fromSnapshot < coldMs,
+    );
     const m = median(small);
-    row('reset to a small snapshot (fixtures/demo.json, what a suite resets to between tests), while serving: wall time (median)', `${m.toFixed(1)} ms`, '—', '—', '< 50 ms', m < 50);
+    row(
+      'reset to a small snapshot (fixtures/demo.json, what a suite resets to between tests), while serving: wall time (median)',
+      `${m.toFixed(1)} ms`,
+      '—',
+      '—',
+      '< 50 ms',
+      m < 50,
+    );
   } finally {
     await stopWcm(wcm);
     rmSync(dir, { recursive: true, force: true });
@@ -500,7 +670,11 @@ async function benchReset() {
 async function benchWrite() {
   const figure = `createListing, durable before the reply, ${fmt.n(data.listings.count)} listings stored: req/s, p99`;
   const target = '≥ 100× json-server and ≥ 100% of the fsync-per-request floor';
-  const listing = { title: 'Bench listing', template_slug: 'faq', items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }] };
+  const listing = {
+    title: 'Bench listing',
+    template_slug: 'faq',
+    items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }],
+  };
   const body = JSON.stringify(listing);
   const json = { 'content-type': 'application/json' };
   // wcm (on a data file already holding the listings) and the floor run side by side, and the
@@ -524,7 +698,9 @@ async function benchWrite() {
     );
     checkLoad('wcm createListing', pair.a);
     checkLoad('write floor', pair.b);
-    log(`wcm write: ${loadText(pair.a)}; floor: ${loadText(pair.b)}; per-round ratios ${pair.ratios.map(fmt.pct).join(' ')}`);
+    log(
+      `wcm write: ${loadText(pair.a)}; floor: ${loadText(pair.b)}; per-round ratios ${pair.ratios.map(fmt.pct).join(' ')}`,
+    );
   } finally {
     await stopWcm(wcm);
     await stopServer(floor);
@@ -535,7 +711,10 @@ async function benchWrite() {
   const { readSnapshot } = await import(path.join(ROOT, 'dist/src/store/snapshot.js'));
   let stored = 0;
   readSnapshot(readFileSync(dataFile), { record: (c) => c === 'listings' && stored++, lazy() {} });
-  if (stored < data.listings.count + 1 + wcmRes.ok) throw new Error(`wcm acknowledged ${wcmRes.ok + 1} writes but the data file holds ${stored - data.listings.count} new listings`);
+  if (stored < data.listings.count + 1 + wcmRes.ok)
+    throw new Error(
+      `wcm acknowledged ${wcmRes.ok + 1} writes but the data file holds ${stored - data.listings.count} new listings`,
+    );
   rmSync(path.dirname(dataFile), { recursive: true, force: true });
 
   // json-server writes its db file on every change: it gets its own copy.
@@ -546,7 +725,13 @@ async function benchWrite() {
   try {
     const probe = await httpRequest(`${js.url}/listings`, { method: 'POST', headers: json, body });
     if (probe.status !== 201) throw new Error(`json-server POST /listings answered ${probe.status}`);
-    jsRes = await load(js, { url: `${js.url}/listings`, method: 'POST', headers: json, body, duration: Math.max(cfg.duration, 10) });
+    jsRes = await load(js, {
+      url: `${js.url}/listings`,
+      method: 'POST',
+      headers: json,
+      body,
+      duration: Math.max(cfg.duration, 10),
+    });
     checkLoad('json-server POST /listings', jsRes);
     log(`json-server write: ${loadText(jsRes)}`);
   } finally {
@@ -573,7 +758,14 @@ async function benchCli() {
   const version = await wallTime(NODE, [WCM, '--version'], { runs: cfg.runs, env: cliEnv });
   log(`wcm --version: ${fmt.ms(version.medianMs)} ms`);
   const r1 = version.medianMs / node0.medianMs;
-  row('`wcm --version`: wall time (median)', wallText(version), `\`node -e 0\`: ${wallText(node0)}`, `${fmt.x(r1)}${cpuRatio(version, node0)}`, '≤ 1.5× `node -e 0`', r1 <= 1.5);
+  row(
+    '`wcm --version`: wall time (median)',
+    wallText(version),
+    `\`node -e 0\`: ${wallText(node0)}`,
+    `${fmt.x(r1)}${cpuRatio(version, node0)}`,
+    '≤ 1.5× `node -e 0`',
+    r1 <= 1.5,
+  );
 
   const dataFile = path.join(work, 'small', 'store.json');
   const wcm = await startWcm(dataFile, { seed: data.smallListings.fixture });
@@ -586,19 +778,37 @@ async function benchCli() {
       stdoutFile: outFile,
       check: () => {
         const items = JSON.parse(readFileSync(outFile, 'utf8'));
-        if (!Array.isArray(items) || items.length !== 25) throw new Error(`wcm lists ls --json printed ${items.length} listings, expected the first page of 25`);
+        if (!Array.isArray(items) || items.length !== 25)
+          throw new Error(`wcm lists ls --json printed ${items.length} listings, expected the first page of 25`);
       },
     });
     log(`wcm lists ls --json: ${fmt.ms(ls.medianMs)} ms`);
     const r2 = ls.medianMs / node0.medianMs;
-    row(`\`wcm lists ls --json\` against a running local server (${data.smallListings.count} listings): wall time (median)`, wallText(ls), `\`node -e 0\`: ${wallText(node0)}`, `${fmt.x(r2)}${cpuRatio(ls, node0)}`, '≤ 3× `node -e 0`', r2 <= 3);
+    row(
+      `\`wcm lists ls --json\` against a running local server (${data.smallListings.count} listings): wall time (median)`,
+      wallText(ls),
+      `\`node -e 0\`: ${wallText(node0)}`,
+      `${fmt.x(r2)}${cpuRatio(ls, node0)}`,
+      '≤ 3× `node -e 0`',
+      r2 <= 3,
+    );
   } finally {
     await stopWcm(wcm);
   }
 }
 
 // ---- main
-const sections = { startup: benchStartup, read: benchRead, paging: benchPaging, dashboard: benchDashboard, mcp: benchMcp, 'tools-list': benchToolsList, reset: benchReset, write: benchWrite, cli: benchCli };
+const sections = {
+  startup: benchStartup,
+  read: benchRead,
+  paging: benchPaging,
+  dashboard: benchDashboard,
+  mcp: benchMcp,
+  'tools-list': benchToolsList,
+  reset: benchReset,
+  write: benchWrite,
+  cli: benchCli,
+};
 const load0 = os.loadavg();
 const started = new Date();
 let failed = false;
@@ -631,8 +841,16 @@ const lines = [
   '|---|---|---|---|---|---|',
   ...rows.map((r) => `| ${r.figure} | ${r.wcm} | ${r.refs} | ${r.ratio} | ${r.target} | ${r.met} |`),
 ];
-if (quick) lines.push('', `Quick mode: ${fmt.n(cfg.threads)} threads and ${fmt.n(cfg.listings)} listings instead of 100,000; not comparable with a full run.`);
-if (load0[0] > cpus.length) lines.push('', `The machine was busy (load average ${load0[0].toFixed(1)} on ${cpus.length} CPUs): absolute figures are noisy; ratios measured in the same run are the useful part.`);
+if (quick)
+  lines.push(
+    '',
+    `Quick mode: ${fmt.n(cfg.threads)} threads and ${fmt.n(cfg.listings)} listings instead of 100,000; not comparable with a full run.`,
+  );
+if (load0[0] > cpus.length)
+  lines.push(
+    '',
+    `The machine was busy (load average ${load0[0].toFixed(1)} on ${cpus.length} CPUs): absolute figures are noisy; ratios measured in the same run are the useful part.`,
+  );
 for (const n of notes) lines.push('', n);
 const md = lines.join('\n') + '\n';
 process.stdout.write(`\n${md}`);

@@ -42,7 +42,8 @@ async function engine(line: string, extra: Record<string, string> = {}) {
   return { values: lines.map((l) => l.split('\t')[0]), lines, files: directive === ':files' };
 }
 
-const ws1 = <C extends 'forms' | 'knowledge_lists' | 'articles'>(c: C) => [...server.store.values(c)].filter((r) => !('workspace_id' in r) || r.workspace_id === demo.ws1);
+const ws1 = <C extends 'forms' | 'knowledge_lists' | 'articles'>(c: C) =>
+  [...server.store.values(c)].filter((r) => !('workspace_id' in r) || r.workspace_id === demo.ws1);
 
 describe('the completion engine (wcm __complete)', () => {
   it.each<[string, string[]]>([
@@ -93,8 +94,12 @@ describe('the completion engine (wcm __complete)', () => {
 
   it('`articles show LIST <TAB>` offers the articles of that list; LIST itself only lists with articles', async () => {
     const articles = [...server.store.values('articles')].filter((a) => a.list_id === demo.knowledgeList);
-    expect((await engine(`articles show ${demo.knowledgeList} `)).values.sort()).toEqual(articles.map((a) => a.id).sort());
-    const withArticles = ws1('knowledge_lists').filter((k) => [...server.store.values('articles')].some((a) => a.list_id === k.id));
+    expect((await engine(`articles show ${demo.knowledgeList} `)).values.sort()).toEqual(
+      articles.map((a) => a.id).sort(),
+    );
+    const withArticles = ws1('knowledge_lists').filter((k) =>
+      [...server.store.values('articles')].some((a) => a.list_id === k.id),
+    );
     expect((await engine('articles show ')).values.sort()).toEqual(withArticles.map((k) => k.id).sort());
     // The versions of the chosen article, newest first, labelled as `articles show` labels them.
     expect((await engine(`articles restore ${demo.knowledgeList} ${demo.article3Versions} `)).lines).toEqual([
@@ -105,7 +110,9 @@ describe('the completion engine (wcm __complete)', () => {
   });
 
   it('--template offers the templates, -w the workspaces, each with its name', async () => {
-    expect((await engine('lists create --template ')).lines).toEqual(LISTING_TEMPLATES.map((t) => `${t.slug}\t${t.name}`));
+    expect((await engine('lists create --template ')).lines).toEqual(
+      LISTING_TEMPLATES.map((t) => `${t.slug}\t${t.name}`),
+    );
     expect((await engine('threads ls -w ')).lines).toEqual(expect.arrayContaining([`${demo.ws1}\tAcme Coffee`]));
   });
 
@@ -116,7 +123,9 @@ describe('the completion engine (wcm __complete)', () => {
 
   it('offers nothing, silently, when the target cannot be reached', async () => {
     const started = Date.now();
-    const r = await runInProcess(['__complete', 'forms', 'show', ''], { env: { ...env, WCM_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    const r = await runInProcess(['__complete', 'forms', 'show', ''], {
+      env: { ...env, WCM_BASE_URL: 'http://127.0.0.1:9/v1' },
+    });
     expect(r).toEqual({ code: 0, stdout: ':done\n', stderr: '' });
     expect(Date.now() - started).toBeLessThan(3000);
   });
@@ -126,7 +135,9 @@ describe('the completion engine (wcm __complete)', () => {
     await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
     try {
       const started = Date.now();
-      const got = await engine('threads show ', { WCM_BASE_URL: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/v1` });
+      const got = await engine('threads show ', {
+        WCM_BASE_URL: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/v1`,
+      });
       expect(got.values).toEqual([]);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
       expect(Date.now() - started).toBeLessThan(4000);
@@ -143,7 +154,8 @@ describe('the completion engine (wcm __complete)', () => {
   });
 });
 
-const has = async (shell: string) => (await execa('sh', ['-c', `command -v ${shell}`], { reject: false })).exitCode === 0;
+const has = async (shell: string) =>
+  (await execa('sh', ['-c', `command -v ${shell}`], { reject: false })).exitCode === 0;
 const shellEnv = () => ({ ...env, PATH: `${path.join(dir.dir, 'bin')}:${process.env.PATH}` });
 
 async function script(shell: string): Promise<string> {
@@ -159,12 +171,23 @@ describe('the scripts in real shells', () => {
     const file = await script('bash');
     const run = async (words: string[]) => {
       const arr = words.map((w) => `'${w}'`).join(' ');
-      const r = await execa('bash', ['-c', `source '${file}'; COMP_WORDS=(${arr}); COMP_CWORD=${words.length - 1}; _wcm; printf '%s\\n' "\${COMPREPLY[@]}"`], { env: shellEnv(), cwd: dir.dir, reject: false });
+      const r = await execa(
+        'bash',
+        [
+          '-c',
+          `source '${file}'; COMP_WORDS=(${arr}); COMP_CWORD=${words.length - 1}; _wcm; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { env: shellEnv(), cwd: dir.dir, reject: false },
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       return r.stdout.split('\n').filter(Boolean).sort();
     };
     expect(await run(['wcm', 'threads', ''])).toEqual(['ls', 'show']);
-    expect(await run(['wcm', 'forms', 'show', ''])).toEqual(ws1('forms').map((f) => f.id).sort());
+    expect(await run(['wcm', 'forms', 'show', ''])).toEqual(
+      ws1('forms')
+        .map((f) => f.id)
+        .sort(),
+    );
     expect(await run(['wcm', 'seed', 'fix'])).toEqual(['fixture-a.json']);
   });
 
@@ -177,11 +200,23 @@ describe('the scripts in real shells', () => {
     // compsys's _describe and _files stand in as printers: what the script hands them is what zsh shows.
     const run = async (words: string[]) => {
       const arr = words.map((w) => `'${w}'`).join(' ');
-      const r = await execa('zsh', ['-f', '-c', `compdef() {}; _describe() { print -rl -- "\${(@P)\${@[-1]}}" }; _files() { print FILES }; source '${file}'; words=(${arr}); CURRENT=${words.length}; _wcm`], { env: shellEnv(), reject: false });
+      const r = await execa(
+        'zsh',
+        [
+          '-f',
+          '-c',
+          `compdef() {}; _describe() { print -rl -- "\${(@P)\${@[-1]}}" }; _files() { print FILES }; source '${file}'; words=(${arr}); CURRENT=${words.length}; _wcm`,
+        ],
+        { env: shellEnv(), reject: false },
+      );
       expect(r.exitCode, r.stderr).toBe(0);
       return r.stdout.split('\n').filter(Boolean).sort();
     };
-    expect(await run(['wcm', 'forms', 'show', ''])).toEqual(ws1('forms').map((f) => `${f.id}:${f.name}`).sort());
+    expect(await run(['wcm', 'forms', 'show', ''])).toEqual(
+      ws1('forms')
+        .map((f) => `${f.id}:${f.name}`)
+        .sort(),
+    );
     expect(await run(['wcm', 'lists', 'create', '--items-file', ''])).toEqual(['FILES']);
     expect(await run(['wcm', 'threads', 'ls', '--view', 'u'])).toEqual(['unread']);
   });
@@ -211,11 +246,19 @@ describe('the scripts in real shells', () => {
     if (!(await has('fish'))) return ctx.skip();
     const file = await script('fish');
     const run = async (line: string) => {
-      const r = await execa('fish', ['--no-config', '-c', `source '${file}'; complete -C '${line}'`], { env: shellEnv(), cwd: dir.dir, reject: false });
+      const r = await execa('fish', ['--no-config', '-c', `source '${file}'; complete -C '${line}'`], {
+        env: shellEnv(),
+        cwd: dir.dir,
+        reject: false,
+      });
       expect(r.exitCode, r.stderr).toBe(0);
       return r.stdout.split('\n').filter(Boolean).sort();
     };
-    expect(await run('wcm forms show ')).toEqual(ws1('forms').map((f) => `${f.id}\t${f.name}`).sort());
+    expect(await run('wcm forms show ')).toEqual(
+      ws1('forms')
+        .map((f) => `${f.id}\t${f.name}`)
+        .sort(),
+    );
     expect(await run('wcm seed fix')).toEqual(['fixture-a.json']);
     expect(await run('wcm completion ')).toEqual(['bash', 'fish', 'zsh']);
   });

@@ -15,7 +15,15 @@ afterEach(() => dir.cleanup());
 /** The path conf itself computes for wcm's options, in a child with HOME pointed at a temp dir. */
 async function confPath(env: Record<string, string | undefined>, home: string): Promise<string> {
   const script = `import Conf from 'conf'; process.stdout.write(new Conf({ projectName: 'wcm', projectSuffix: '' }).path);`;
-  const clean = { ...process.env, WCM_CONFIG_DIR: undefined, XDG_CONFIG_HOME: undefined, APPDATA: undefined, HOME: home, USERPROFILE: home, ...env };
+  const clean = {
+    ...process.env,
+    WCM_CONFIG_DIR: undefined,
+    XDG_CONFIG_HOME: undefined,
+    APPDATA: undefined,
+    HOME: home,
+    USERPROFILE: home,
+    ...env,
+  };
   const r = await execa('node', ['--input-type=module', '-e', script], { cwd: ROOT, env: clean, extendEnv: false });
   return r.stdout;
 }
@@ -86,12 +94,19 @@ describe('ProfileStore', () => {
   it('sees what another process wrote since it opened (every read reads the file)', async () => {
     const p = await ProfileStore.open({ WCM_CONFIG_DIR: dir.dir });
     expect(p.get('local')).toBeUndefined();
-    writeFileSync(path.join(dir.dir, 'config.json'), JSON.stringify({ profiles: { local: { base_url: 'http://127.0.0.1:4010/v1' } } }));
+    writeFileSync(
+      path.join(dir.dir, 'config.json'),
+      JSON.stringify({ profiles: { local: { base_url: 'http://127.0.0.1:4010/v1' } } }),
+    );
     expect(p.get('local')).toEqual({ base_url: 'http://127.0.0.1:4010/v1' });
   });
 
   it.each([
-    ['invalid JSON', (f: string) => writeFileSync(f, '{"profiles":{"default":{"token":"wcm_pat_secretInTheFile",}}}'), 'SyntaxError'],
+    [
+      'invalid JSON',
+      (f: string) => writeFileSync(f, '{"profiles":{"default":{"token":"wcm_pat_secretInTheFile",}}}'),
+      'SyntaxError',
+    ],
     ['a directory', (f: string) => mkdirSync(f), 'EISDIR'],
   ])('a config file that is %s: a CliError naming the cause, quoting none of the text', async (_name, make, cause) => {
     make(path.join(dir.dir, 'config.json'));

@@ -19,11 +19,11 @@ function fakeKeyring(opts: { refuse?: boolean } = {}) {
       return `${this.service}/${this.account}`;
     }
     getPassword() {
-      if (opts.refuse) throw new Error('Couldn\'t access platform storage: AccessDenied');
+      if (opts.refuse) throw new Error("Couldn't access platform storage: AccessDenied");
       return items.get(this.key) ?? null;
     }
     setPassword(secret: string) {
-      if (opts.refuse) throw new Error('Couldn\'t access platform storage: AccessDenied');
+      if (opts.refuse) throw new Error("Couldn't access platform storage: AccessDenied");
       items.set(this.key, secret);
     }
     deletePassword() {
@@ -44,14 +44,21 @@ afterEach(() => dir.cleanup());
 describe('where a token is kept', () => {
   it('with a keychain: the file holds only a reference, the target reads it back, logout removes it', async () => {
     const { items, keychain } = fakeKeyring();
-    expect(await saveProfileToken(profiles, 'default', { base_url: 'https://prod.example/v1' }, TOKEN, keychain)).toBe('keychain');
+    expect(await saveProfileToken(profiles, 'default', { base_url: 'https://prod.example/v1' }, TOKEN, keychain)).toBe(
+      'keychain',
+    );
     expect(readFileSync(profiles.path, 'utf8')).not.toContain(TOKEN);
-    expect(profiles.get('default')).toEqual({ base_url: 'https://prod.example/v1', token_ref: 'default@https://prod.example' });
+    expect(profiles.get('default')).toEqual({
+      base_url: 'https://prod.example/v1',
+      token_ref: 'default@https://prod.example',
+    });
     const t = resolveTarget({}, {}, profiles);
     expect([t.token, t.tokenRef, t.storage]).toEqual([undefined, 'default@https://prod.example', 'keychain']);
     expect(keychain.get(t.tokenRef!)).toBe(TOKEN);
     // A keychain token is bound to its origin like a file token.
-    expect(resolveTarget({ baseUrl: 'https://evil.example/v1' }, {}, profiles).withheld?.savedFor).toBe('https://prod.example');
+    expect(resolveTarget({ baseUrl: 'https://evil.example/v1' }, {}, profiles).withheld?.savedFor).toBe(
+      'https://prod.example',
+    );
     await forgetProfileToken(profiles, 'default', keychain);
     expect(items.size).toBe(0);
     expect(profiles.get('default')).toEqual({ base_url: 'https://prod.example/v1' });
@@ -68,7 +75,9 @@ describe('where a token is kept', () => {
     expect(t.withheld).toMatchObject({ profile: 'evil', savedFor: 'https://prod.example' });
     // Its own reference still works.
     expect(resolveTarget({ profile: 'prod' }, {}, profiles).tokenRef).toBe('prod@https://prod.example');
-    expect(refFor('evil@https://evil.example#refresh', 'https://evil.example/v1', '#refresh')).toBe('evil@https://evil.example#refresh');
+    expect(refFor('evil@https://evil.example#refresh', 'https://evil.example/v1', '#refresh')).toBe(
+      'evil@https://evil.example#refresh',
+    );
     expect(refFor('prod@https://prod.example#refresh', 'https://evil.example/v1', '#refresh')).toBeUndefined();
   });
 
@@ -81,7 +90,9 @@ describe('where a token is kept', () => {
 
   it('a keychain that refuses the write: the token goes to the 0600 file', async () => {
     const { keychain } = fakeKeyring({ refuse: true });
-    expect(await saveProfileToken(profiles, 'default', { base_url: 'https://prod.example/v1' }, TOKEN, keychain)).toBe('file');
+    expect(await saveProfileToken(profiles, 'default', { base_url: 'https://prod.example/v1' }, TOKEN, keychain)).toBe(
+      'file',
+    );
     expect(profiles.get('default')?.token).toBe(TOKEN);
     expect(statSync(profiles.path).mode & 0o777).toBe(0o600);
     expect(resolveTarget({}, {}, profiles).storage).toBe('file');
@@ -90,7 +101,15 @@ describe('where a token is kept', () => {
   it('no keychain on Linux without a session bus, or with WCM_KEYCHAIN=off: the file, for real', async () => {
     expect(await openKeychain({}, 'linux')).toBeNull();
     expect(await openKeychain({ WCM_KEYCHAIN: 'off', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/x' }, 'darwin')).toBeNull();
-    expect(await saveProfileToken(profiles, 'default', { base_url: 'http://127.0.0.1:4010/v1' }, TOKEN, await openKeychain({}, 'linux'))).toBe('file');
+    expect(
+      await saveProfileToken(
+        profiles,
+        'default',
+        { base_url: 'http://127.0.0.1:4010/v1' },
+        TOKEN,
+        await openKeychain({}, 'linux'),
+      ),
+    ).toBe('file');
     expect(JSON.parse(readFileSync(profiles.path, 'utf8')).profiles.default.token).toBe(TOKEN);
     expect(statSync(profiles.path).mode & 0o777).toBe(0o600);
   });
@@ -99,14 +118,22 @@ describe('where a token is kept', () => {
     const keychain = await openKeychain({ DBUS_SESSION_BUS_ADDRESS: `unix:path=${dir.dir}/no-bus` }, 'linux');
     expect(keychain?.kind).toBe('keychain');
     const started = Date.now();
-    expect(await saveProfileToken(profiles, 'default', { base_url: 'http://127.0.0.1:4010/v1' }, TOKEN, keychain)).toBe('file');
+    expect(await saveProfileToken(profiles, 'default', { base_url: 'http://127.0.0.1:4010/v1' }, TOKEN, keychain)).toBe(
+      'file',
+    );
     expect(Date.now() - started).toBeLessThan(3000);
     expect(profiles.get('default')?.token).toBe(TOKEN);
   });
 
   it('a config file from before keychains and host binding keeps its token, bound to its base URL', async () => {
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(profiles.path, JSON.stringify({ current_profile: 'prod', profiles: { prod: { base_url: 'https://prod.example/api/v1', token: TOKEN, workspace: 'w' } } }));
+    writeFileSync(
+      profiles.path,
+      JSON.stringify({
+        current_profile: 'prod',
+        profiles: { prod: { base_url: 'https://prod.example/api/v1', token: TOKEN, workspace: 'w' } },
+      }),
+    );
     const t = resolveTarget({ baseUrl: 'https://prod.example/v1' }, {}, profiles);
     expect([t.token, t.storage, t.profile]).toEqual([TOKEN, 'file', 'prod']);
     expect(resolveTarget({ baseUrl: 'http://prod.example/v1' }, {}, profiles).token).toBeUndefined();

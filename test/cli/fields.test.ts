@@ -41,7 +41,9 @@ describe('parseTypedValue (-F and --set)', () => {
     try {
       writeFileSync(path.join(d.dir, 'bio.txt'), 'line 1\nline 2\n');
       expect(parseTypedValue('@bio.txt', { cwd: d.dir })).toBe('line 1\nline 2\n');
-      expect(() => parseTypedValue('@missing.txt', { cwd: d.dir })).toThrowError(/`-F …=@missing.txt`: cannot read .*missing\.txt \(ENOENT\)/);
+      expect(() => parseTypedValue('@missing.txt', { cwd: d.dir })).toThrowError(
+        /`-F …=@missing.txt`: cannot read .*missing\.txt \(ENOENT\)/,
+      );
     } finally {
       d.cleanup();
     }
@@ -57,7 +59,10 @@ describe('buildFields', () => {
     [['quantity=2', 'marketing_consent=true'], { quantity: 2, marketing_consent: true }],
     [['settings[theme]=dark', 'settings[size]=3'], { settings: { theme: 'dark', size: 3 } }],
     [['tags[]=a', 'tags[]=b'], { tags: ['a', 'b'] }],
-    [['items[][title]=Q1', 'items[][description]=A1', 'items[][title]=Q2'], { items: [{ title: 'Q1', description: 'A1' }, { title: 'Q2' }] }],
+    [
+      ['items[][title]=Q1', 'items[][description]=A1', 'items[][title]=Q2'],
+      { items: [{ title: 'Q1', description: 'A1' }, { title: 'Q2' }] },
+    ],
     [['note=a=b'], { note: 'a=b' }],
   ])('-F %j', (fields, expected) => expect(buildFields(typed(fields), { cwd: '/' })).toEqual(expected));
 
@@ -66,13 +71,17 @@ describe('buildFields', () => {
     [['title="2026"'], { title: '"2026"' }],
     [['flag=true', 'n=null', 'bio=@bio.txt'], { flag: 'true', n: 'null', bio: '@bio.txt' }],
     [['tags[]=1', 'tags[]=x'], { tags: ['1', 'x'] }],
-  ])('-f %j: strings as written, as gh api -f', (fields, expected) => expect(buildFields(raw(fields), { cwd: '/' })).toEqual(expected));
+  ])('-f %j: strings as written, as gh api -f', (fields, expected) =>
+    expect(buildFields(raw(fields), { cwd: '/' })).toEqual(expected),
+  );
 
   it.each([
     ['novalue', /must look like key=value/],
     ['=x', /must look like key=value/],
     ['a]b=1', /is not a field name/],
-  ])('%s is a usage error', (field, message) => expect(() => buildFields(typed([field]), { cwd: '/' })).toThrowError(message));
+  ])('%s is a usage error', (field, message) =>
+    expect(() => buildFields(typed([field]), { cwd: '/' })).toThrowError(message),
+  );
 });
 
 describe('parseHeaders', () => {

@@ -10,14 +10,26 @@ import { demo, onPort, tempDir } from '../support/server.js';
 const visible = commands.filter((c) => !c.hidden);
 
 describe('--help', () => {
-  it.each(visible.map((c) => [c.path.join(' ')]))('wcm %s --help: an "Inherited flags" section with the global flags', async (path) => {
-    const r = await runInProcess([...path.split(' '), '--help']);
-    expect(r.code).toBe(0);
-    const inherited = r.stdout.split('Inherited flags:\n')[1];
-    expect(inherited, r.stdout).toBeDefined();
-    for (const flag of ['--json', '--jq <expression>', '--base-url <url>', '-w, --workspace <id>', '--profile <name>', '--no-color', '--debug']) expect(inherited).toContain(flag);
-    expect(inherited).not.toContain('--version');
-  });
+  it.each(visible.map((c) => [c.path.join(' ')]))(
+    'wcm %s --help: an "Inherited flags" section with the global flags',
+    async (path) => {
+      const r = await runInProcess([...path.split(' '), '--help']);
+      expect(r.code).toBe(0);
+      const inherited = r.stdout.split('Inherited flags:\n')[1];
+      expect(inherited, r.stdout).toBeDefined();
+      for (const flag of [
+        '--json',
+        '--jq <expression>',
+        '--base-url <url>',
+        '-w, --workspace <id>',
+        '--profile <name>',
+        '--no-color',
+        '--debug',
+      ])
+        expect(inherited).toContain(flag);
+      expect(inherited).not.toContain('--version');
+    },
+  );
 
   const printing = visible.filter((c) => c.output);
   it('every list, show, update and create command says what it prints', () => {
@@ -27,14 +39,22 @@ describe('--help', () => {
     expect(printing.length).toBeGreaterThanOrEqual(30);
   });
 
-  it.each(printing.map((c) => [c.path.join(' '), c.output!] as const))('wcm %s --help lists its JSON fields', async (path, output) => {
-    const r = await runInProcess([...path.split(' '), '--help']);
-    const section = r.stdout.split(/JSON fields \(`--json a,b\.c` prints only those; `--json` alone prints every field\):\n/)[1];
-    expect(section, r.stdout).toBeDefined();
-    const listed = section.split(/,\s*|\n\s*/).map((s) => s.trim()).filter(Boolean);
-    const expected = typeof output === 'string' ? fieldPaths(getOperation(output)!.response) : [...output];
-    expect(listed).toEqual(expected);
-  });
+  it.each(printing.map((c) => [c.path.join(' '), c.output!] as const))(
+    'wcm %s --help lists its JSON fields',
+    async (path, output) => {
+      const r = await runInProcess([...path.split(' '), '--help']);
+      const section = r.stdout.split(
+        /JSON fields \(`--json a,b\.c` prints only those; `--json` alone prints every field\):\n/,
+      )[1];
+      expect(section, r.stdout).toBeDefined();
+      const listed = section
+        .split(/,\s*|\n\s*/)
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const expected = typeof output === 'string' ? fieldPaths(getOperation(output)!.response) : [...output];
+      expect(listed).toEqual(expected);
+    },
+  );
 
   it('the built binary prints both sections (help loads the contract only when asked)', async () => {
     const r = await wcm(['threads', 'ls', '--help']);
@@ -66,12 +86,20 @@ describe('--json fields', () => {
   });
 
   it('a field that does not exist: plain text on a terminal, the problem as JSON when piped', async () => {
-    const tty = await runInProcess(['pages', 'show', demo.pageAcme, '--json', 'id,titel'], { env, io: fakeIO({ tty: true }) });
+    const tty = await runInProcess(['pages', 'show', demo.pageAcme, '--json', 'id,titel'], {
+      env,
+      io: fakeIO({ tty: true }),
+    });
     expect(tty.code).toBe(2);
-    expect(tty.stderr).toMatch(/^Error: `titel` is not a field of `getPage` \(in `--json`\)\.\n {2}→ Fields: id, name, slug/);
+    expect(tty.stderr).toMatch(
+      /^Error: `titel` is not a field of `getPage` \(in `--json`\)\.\n {2}→ Fields: id, name, slug/,
+    );
     const piped = await runInProcess(['pages', 'show', demo.pageAcme, '--json', 'id,titel'], { env });
     expect(piped.code).toBe(2);
-    expect(JSON.parse(piped.stderr)).toMatchObject({ title: 'Usage error', detail: expect.stringContaining('`titel` is not a field') });
+    expect(JSON.parse(piped.stderr)).toMatchObject({
+      title: 'Usage error',
+      detail: expect.stringContaining('`titel` is not a field'),
+    });
   });
 
   it('local records are checked against their own field list', async () => {

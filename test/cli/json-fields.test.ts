@@ -14,7 +14,12 @@ afterAll(async () => {
   await server.close();
   cfg.cleanup();
 });
-const env = () => ({ WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 });
+const env = () => ({
+  WCM_CONFIG_DIR: cfg.dir,
+  WCM_BASE_URL: server.url,
+  WCM_TOKEN: demo.owner,
+  WCM_WORKSPACE: demo.ws1,
+});
 const run = (args: string[], e: Record<string, string> = env()) => runInProcess(args, { env: e });
 
 describe('--json fields', () => {
@@ -39,7 +44,10 @@ describe('--json fields', () => {
   });
 
   it('an unknown field is exit 2 naming it and listing the fields, and nothing is sent', async () => {
-    const stub = await httpStub(() => ({ status: 200, body: { data: [], meta: { request_id: 'r', next_cursor: null } } }));
+    const stub = await httpStub(() => ({
+      status: 200,
+      body: { data: [], meta: { request_id: 'r', next_cursor: null } },
+    }));
     try {
       const r = await run(['threads', 'ls', '--json', 'id,subjct'], { ...env(), WCM_BASE_URL: stub.base });
       expect(r.code).toBe(2);
@@ -61,7 +69,9 @@ describe('--jq', () => {
 
   it('over --all: the whole list', async () => {
     const r = await run(['threads', 'ls', '--all', '--jq', 'length']);
-    const api = await fetch(`${server.url}/workspaces/${demo.ws1}/threads?limit=100`, { headers: { authorization: `Bearer ${demo.owner}` } }).then((x) => x.json());
+    const api = await fetch(`${server.url}/workspaces/${demo.ws1}/threads?limit=100`, {
+      headers: { authorization: `Bearer ${demo.owner}` },
+    }).then((x) => x.json());
     expect(r.stdout.trim()).toBe(String(api.data.length));
   });
 
@@ -71,7 +81,10 @@ describe('--jq', () => {
   });
 
   it('a filter that does not compile is exit 2 and nothing is sent', async () => {
-    const stub = await httpStub(() => ({ status: 200, body: { data: [], meta: { request_id: 'r', next_cursor: null } } }));
+    const stub = await httpStub(() => ({
+      status: 200,
+      body: { data: [], meta: { request_id: 'r', next_cursor: null } },
+    }));
     try {
       const r = await run(['threads', 'ls', '--jq', '.[ | nope'], { ...env(), WCM_BASE_URL: stub.base });
       expect(r.code).toBe(2);
@@ -82,7 +95,7 @@ describe('--jq', () => {
     }
   });
 
-  it('a runtime error of the filter is exit 1 with jq\'s message', async () => {
+  it("a runtime error of the filter is exit 1 with jq's message", async () => {
     const r = await run(['threads', 'ls', '--limit', '1', '--jq', '.[0].subject | tonumber']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/--jq/);

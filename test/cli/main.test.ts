@@ -16,7 +16,8 @@ describe('main', () => {
   it('--help lists the command groups and the exit codes', async () => {
     const r = await runInProcess(['--help']);
     expect(r.code).toBe(0);
-    for (const word of ['auth', 'profile', 'lists', 'api', 'openapi', 'Exit codes: 0 ok, 1 failure, 2 usage']) expect(r.stdout).toContain(word);
+    for (const word of ['auth', 'profile', 'lists', 'api', 'openapi', 'Exit codes: 0 ok, 1 failure, 2 usage'])
+      expect(r.stdout).toContain(word);
   });
 
   it.each([
@@ -33,7 +34,13 @@ describe('main', () => {
       const json = await runInProcess(['--json', ...args], { env });
       expect(json.code).toBe(2);
       expect(json.stdout).toBe('');
-      expect(JSON.parse(json.stderr)).toEqual({ title: 'Usage error', code: 'usage_error', detail: message, resolution: 'Run with --help for usage.', errors: {} });
+      expect(JSON.parse(json.stderr)).toEqual({
+        title: 'Usage error',
+        code: 'usage_error',
+        detail: message,
+        resolution: 'Run with --help for usage.',
+        errors: {},
+      });
     } finally {
       d.cleanup();
     }
@@ -43,9 +50,12 @@ describe('main', () => {
 describe('commands', () => {
   // main loads only the named command from commands/<path>.js (falling back to all of them when
   // it is elsewhere), so a command kept anywhere else would still work, only start slower.
-  it.each(commands.map((c) => [c.path.join(' '), c.path] as const))('`wcm %s` lives in commands/<path>.ts', (_name, p) => {
-    expect(existsSync(path.join(ROOT, 'commands', ...p) + '.ts')).toBe(true);
-  });
+  it.each(commands.map((c) => [c.path.join(' '), c.path] as const))(
+    '`wcm %s` lives in commands/<path>.ts',
+    (_name, p) => {
+      expect(existsSync(path.join(ROOT, 'commands', ...p) + '.ts')).toBe(true);
+    },
+  );
 });
 
 describe('systemIO', () => {

@@ -31,7 +31,10 @@ describe('the loopback redirect', () => {
     ['no code', { state: 's', iss: ISS }, /without a `code`/],
   ] as const)('%s: exit 4, no code', async (_name, q, message) => {
     const l = await listenForRedirect({ state: 's', issuer: ISS, timeoutMs: 5000 });
-    const settled = l.result.then(() => null, (e: { exitCode: number; message: string }) => e);
+    const settled = l.result.then(
+      () => null,
+      (e: { exitCode: number; message: string }) => e,
+    );
     await redirect(l.redirectUri, q);
     const err = await settled;
     expect(err?.exitCode).toBe(4);
@@ -40,7 +43,10 @@ describe('the loopback redirect', () => {
 
   it('no answer in time: exit 1 saying so', async () => {
     const l = await listenForRedirect({ state: 's', issuer: ISS, timeoutMs: 200 });
-    await expect(l.result).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('No answer from the browser within') });
+    await expect(l.result).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringContaining('No answer from the browser within'),
+    });
   });
 });
 
@@ -61,9 +67,24 @@ describe('opening a browser', () => {
 it('the authorize URL carries client, redirect, scopes, state, an S256 challenge and the resource', () => {
   const { verifier, challenge } = pkcePair();
   expect(createHash('sha256').update(verifier).digest('base64url')).toBe(challenge);
-  const u = new URL(authorizeUrl(`${ISS}/oauth/authorize`, { clientId: 'wcm-cli', redirectUri: 'http://127.0.0.1:5/callback', scopes: ['lists:read', 'lists:write'], state: 'st', challenge, resource: `${ISS}/v1` }));
+  const u = new URL(
+    authorizeUrl(`${ISS}/oauth/authorize`, {
+      clientId: 'wcm-cli',
+      redirectUri: 'http://127.0.0.1:5/callback',
+      scopes: ['lists:read', 'lists:write'],
+      state: 'st',
+      challenge,
+      resource: `${ISS}/v1`,
+    }),
+  );
   expect(Object.fromEntries(u.searchParams)).toEqual({
-    response_type: 'code', client_id: 'wcm-cli', redirect_uri: 'http://127.0.0.1:5/callback', scope: 'lists:read lists:write',
-    state: 'st', code_challenge: challenge, code_challenge_method: 'S256', resource: `${ISS}/v1`,
+    response_type: 'code',
+    client_id: 'wcm-cli',
+    redirect_uri: 'http://127.0.0.1:5/callback',
+    scope: 'lists:read lists:write',
+    state: 'st',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: `${ISS}/v1`,
   });
 });

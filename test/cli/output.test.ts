@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, EXIT, UsageError } from '../../src/cli/errors.js';
 import { ApiError } from '../../src/client/errors.js';
-import { JsonArrayStream, printError, printFields, printRows, relativeTime, type Column } from '../../src/cli/output.js';
+import {
+  JsonArrayStream,
+  printError,
+  printFields,
+  printRows,
+  relativeTime,
+  type Column,
+} from '../../src/cli/output.js';
 import { fakeIO } from '../support/cli.js';
 
-interface Row { id: string; title: string }
+interface Row {
+  id: string;
+  title: string;
+}
 const long = 'x'.repeat(200);
-const rows: Row[] = [{ id: 'a1', title: 'First\tone' }, { id: 'b2', title: long }];
+const rows: Row[] = [
+  { id: 'a1', title: 'First\tone' },
+  { id: 'b2', title: long },
+];
 const columns: Column<Row>[] = [
   { header: 'ID', value: (r) => r.id, pretty: (r, s) => s.bold(r.id) },
   { header: 'TITLE', value: (r) => r.title, maxWidth: 20 },
@@ -23,7 +36,14 @@ describe('printRows', () => {
   it.each([[true], [false]])('a record missing members (another server) prints empty cells, tty %s', async (tty) => {
     const io = fakeIO({ tty });
     const partial = [{ id: 'x' }, { id: 'y', title: null }] as unknown as Row[];
-    await printRows(io, partial, [...columns, { header: 'URL', value: (r: Row & { url?: string }) => r.url as string, pretty: (r: Row & { url?: string }, st) => st.dim(r.url as string) }]);
+    await printRows(io, partial, [
+      ...columns,
+      {
+        header: 'URL',
+        value: (r: Row & { url?: string }) => r.url as string,
+        pretty: (r: Row & { url?: string }, st) => st.dim(r.url as string),
+      },
+    ]);
     const lines = io.out().trimEnd().split('\n');
     expect(lines.at(-2)!.trim()).toMatch(/^x$/);
     expect(lines.at(-1)!.trim()).toMatch(/^y$/);
@@ -53,10 +73,16 @@ describe('printRows', () => {
 
   it('printFields: aligned on a terminal, key<TAB>value piped', async () => {
     const piped = fakeIO();
-    await printFields(piped, [['id', '1'], ['title', 'T']]);
+    await printFields(piped, [
+      ['id', '1'],
+      ['title', 'T'],
+    ]);
     expect(piped.out()).toBe('id\t1\ntitle\tT\n');
     const tty = fakeIO({ tty: true });
-    await printFields(tty, [['id', '1'], ['title', 'T']]);
+    await printFields(tty, [
+      ['id', '1'],
+      ['title', 'T'],
+    ]);
     expect(tty.out()).toBe('id     1\ntitle  T\n');
   });
 });
@@ -65,7 +91,10 @@ describe('JsonArrayStream', () => {
   it.each([
     [[], []],
     [[[1, 2]], [1, 2]],
-    [[[{ a: 1 }], [], [{ b: 'x\ny' }, null]], [{ a: 1 }, { b: 'x\ny' }, null]],
+    [
+      [[{ a: 1 }], [], [{ b: 'x\ny' }, null]],
+      [{ a: 1 }, { b: 'x\ny' }, null],
+    ],
   ])('pages %j make one JSON array', async (pages, expected) => {
     const io = fakeIO();
     const s = new JsonArrayStream(io.stdout);
@@ -85,16 +114,30 @@ describe('JsonArrayStream', () => {
 
 describe('printError', () => {
   const problem = {
-    type: 'urn:wcm:problem:validation_failed', title: 'Validation failed', status: 422, code: 'validation_failed',
-    detail: '2 fields failed validation', resolution: 'Fix the fields listed in `errors` and retry.', instance: '/v1/x',
-    request_id: 'req_abc', errors: { title: ['Required'], 'items.0.title': ['Too long'] },
+    type: 'urn:wcm:problem:validation_failed',
+    title: 'Validation failed',
+    status: 422,
+    code: 'validation_failed',
+    detail: '2 fields failed validation',
+    resolution: 'Fix the fields listed in `errors` and retry.',
+    instance: '/v1/x',
+    request_id: 'req_abc',
+    errors: { title: ['Required'], 'items.0.title': ['Too long'] },
   };
 
   it('prints title, detail, every field error, resolution and request id', async () => {
     const io = fakeIO();
     await printError(io, new ApiError(422, problem), false);
     const err = io.err();
-    for (const part of ['Validation failed', '422 validation_failed', '2 fields failed validation', 'title: Required', 'items.0.title: Too long', 'Fix the fields listed', 'request id: req_abc']) {
+    for (const part of [
+      'Validation failed',
+      '422 validation_failed',
+      '2 fields failed validation',
+      'title: Required',
+      'items.0.title: Too long',
+      'Fix the fields listed',
+      'request id: req_abc',
+    ]) {
       expect(err).toContain(part);
     }
     expect(io.out()).toBe('');
@@ -110,7 +153,13 @@ describe('printError', () => {
   it('a CLI-side error with --json has the same members', async () => {
     const io = fakeIO();
     await printError(io, new UsageError('Missing --title.', 'Pass --title.'), true);
-    expect(JSON.parse(io.err())).toEqual({ title: 'Usage error', code: 'usage_error', detail: 'Missing --title.', resolution: 'Pass --title.', errors: {} });
+    expect(JSON.parse(io.err())).toEqual({
+      title: 'Usage error',
+      code: 'usage_error',
+      detail: 'Missing --title.',
+      resolution: 'Pass --title.',
+      errors: {},
+    });
   });
 
   it('a CLI-side error in text: message and hint', async () => {

@@ -11,5 +11,8 @@ it('docs/commands.md is the reference the command definitions make today (run `n
   expect(made).toContain('## wcm lists create');
   expect(made).toMatch(/## wcm serve\n\n```text\nUsage: wcm serve/);
   expect(made).not.toContain('__complete');
-  expect(readFileSync(path.join(root, 'docs/commands.md'), 'utf8') === made, 'docs/commands.md is out of date: run `npm run docs`').toBe(true);
+  expect(
+    readFileSync(path.join(root, 'docs/commands.md'), 'utf8') === made,
+    'docs/commands.md is out of date: run `npm run docs`',
+  ).toBe(true);
 }, 60_000);

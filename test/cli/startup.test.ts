@@ -20,7 +20,17 @@ import { register } from 'node:module';
 register(new URL('./hooks.mjs', import.meta.url), { data: { file: process.env.WCM_TEST_LOADED_FILE } });
 `;
 
-const HEAVY = [/node_modules\/stripe\//, /node_modules\/@inquirer\//, /node_modules\/undici\//, /node_modules\/zod\//, /node_modules\/conf\//, /\/dist\/src\/server\//, /\/dist\/src\/store\//, /\/dist\/src\/contract\/(?!enums\.js$)/, /\/dist\/src\/client\//];
+const HEAVY = [
+  /node_modules\/stripe\//,
+  /node_modules\/@inquirer\//,
+  /node_modules\/undici\//,
+  /node_modules\/zod\//,
+  /node_modules\/conf\//,
+  /\/dist\/src\/server\//,
+  /\/dist\/src\/store\//,
+  /\/dist\/src\/contract\/(?!enums\.js$)/,
+  /\/dist\/src\/client\//,
+];
 // contract/enums.js is the exception: a few arrays with no imports, which the commands' `choices` use.
 
 // What a read-only list command may not load: a page of listings needs node:http, the client and
@@ -33,7 +43,11 @@ const LIST_HEAVY = [
 
 const WS = '775050e9-98e8-4600-8d0f-afce4b67e137';
 const TOKEN = 'wcm_pat_startupProbeToken0123456789abcdefghijk';
-const LISTINGS = Array.from({ length: 25 }, (_, i) => ({ id: `lst_${i}`, title: `Listing ${i}`, dashboard_url: `https://dash.test/lists/${i}` }));
+const LISTINGS = Array.from({ length: 25 }, (_, i) => ({
+  id: `lst_${i}`,
+  title: `Listing ${i}`,
+  dashboard_url: `https://dash.test/lists/${i}`,
+}));
 
 let dir: { dir: string; cleanup(): void };
 let api: Stub;
@@ -53,27 +67,41 @@ afterAll(async () => {
 });
 
 let probes = 0;
-async function loadedBy(args: string[], env: Record<string, string> = {}): Promise<{ urls: string[]; stdout: string; exitCode?: number }> {
+async function loadedBy(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ urls: string[]; stdout: string; exitCode?: number }> {
   const file = path.join(dir.dir, `loaded-${++probes}.txt`);
   writeFileSync(file, '');
-  const r = await execa('node', ['--import', path.join(dir.dir, 'register.mjs'), path.join(ROOT, 'bin/wcm.js'), ...args], {
-    reject: false,
-    env: { NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: dir.dir, WCM_TEST_LOADED_FILE: file, ...env },
-  });
+  const r = await execa(
+    'node',
+    ['--import', path.join(dir.dir, 'register.mjs'), path.join(ROOT, 'bin/wcm.js'), ...args],
+    {
+      reject: false,
+      env: { NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: dir.dir, WCM_TEST_LOADED_FILE: file, ...env },
+    },
+  );
   const urls = readFileSync(file, 'utf8').split('\n').filter(Boolean);
   if (!urls.length) throw new Error(`the probe recorded nothing: ${r.stderr}`);
   return { urls, stdout: r.stdout, exitCode: r.exitCode };
 }
 
 describe('startup cost', () => {
-  it.each([['--version'], ['-V'], ['--help'], ['lists', '--help'], ['auth', 'login', '--help'], ['api', '--help']].map((a) => [a.join(' '), a] as const))('`wcm %s` loads none of stripe, inquirer, undici, zod, conf, the server, the store, the contract or the client', async (_label, args) => {
-    const { urls, exitCode, stdout } = await loadedBy([...args]);
-    expect(exitCode).toBe(0);
-    expect(stdout.length).toBeGreaterThan(0);
-    // The probe works: it sees the entry point itself.
-    expect(urls.some((u) => u.endsWith('/bin/wcm.js'))).toBe(true);
-    expect(urls.filter((u) => HEAVY.some((re) => re.test(u)))).toEqual([]);
-  });
+  it.each(
+    [['--version'], ['-V'], ['--help'], ['lists', '--help'], ['auth', 'login', '--help'], ['api', '--help']].map(
+      (a) => [a.join(' '), a] as const,
+    ),
+  )(
+    '`wcm %s` loads none of stripe, inquirer, undici, zod, conf, the server, the store, the contract or the client',
+    async (_label, args) => {
+      const { urls, exitCode, stdout } = await loadedBy([...args]);
+      expect(exitCode).toBe(0);
+      expect(stdout.length).toBeGreaterThan(0);
+      // The probe works: it sees the entry point itself.
+      expect(urls.some((u) => u.endsWith('/bin/wcm.js'))).toBe(true);
+      expect(urls.filter((u) => HEAVY.some((re) => re.test(u)))).toEqual([]);
+    },
+  );
 
   it('`wcm --version` does not even load the CLI', async () => {
     const { urls, stdout } = await loadedBy(['--version']);
@@ -91,23 +119,31 @@ describe('startup cost', () => {
   it.each([
     ['lists ls --json', ['lists', 'ls', '--json']],
     ['lists ls (piped: tab-separated rows)', ['lists', 'ls']],
-  ])('`wcm %s` against a server loads node:http, the client and the route table, but none of zod, conf, undici, ajv, chalk, cli-table3, the server, the store or the zod contract', async (_label, args) => {
-    const { urls, exitCode, stdout } = await loadedBy(args, target());
-    expect(exitCode).toBe(0);
-    if (args.includes('--json')) expect(JSON.parse(stdout)).toEqual(LISTINGS);
-    else expect(stdout.split('\n')[0]).toBe('lst_0\tListing 0\thttps://dash.test/lists/0');
-    expect(urls.some((u) => u.endsWith('/dist/src/client/client.js'))).toBe(true);
-    expect(urls.some((u) => u.endsWith('/dist/src/contract/table.js'))).toBe(true);
-    expect(urls).toContain('node:http');
-    expect(urls.filter((u) => LIST_HEAVY.some((re) => re.test(u)))).toEqual([]);
-    // Only the named command's definition loads, not the other thirty.
-    expect(urls.filter((u) => u.includes('/dist/commands/'))).toEqual([expect.stringMatching(/\/dist\/commands\/lists\/ls\.js$/)]);
-  });
+  ])(
+    '`wcm %s` against a server loads node:http, the client and the route table, but none of zod, conf, undici, ajv, chalk, cli-table3, the server, the store or the zod contract',
+    async (_label, args) => {
+      const { urls, exitCode, stdout } = await loadedBy(args, target());
+      expect(exitCode).toBe(0);
+      if (args.includes('--json')) expect(JSON.parse(stdout)).toEqual(LISTINGS);
+      else expect(stdout.split('\n')[0]).toBe('lst_0\tListing 0\thttps://dash.test/lists/0');
+      expect(urls.some((u) => u.endsWith('/dist/src/client/client.js'))).toBe(true);
+      expect(urls.some((u) => u.endsWith('/dist/src/contract/table.js'))).toBe(true);
+      expect(urls).toContain('node:http');
+      expect(urls.filter((u) => LIST_HEAVY.some((re) => re.test(u)))).toEqual([]);
+      // Only the named command's definition loads, not the other thirty.
+      expect(urls.filter((u) => u.includes('/dist/commands/'))).toEqual([
+        expect.stringMatching(/\/dist\/commands\/lists\/ls\.js$/),
+      ]);
+    },
+  );
 
   it('with HTTP_PROXY set, the same command loads undici and goes through the proxy', async () => {
     const proxy = await connectProxy();
     try {
-      const { urls, exitCode, stdout } = await loadedBy(['lists', 'ls', '--json'], { ...target(), HTTP_PROXY: proxy.url });
+      const { urls, exitCode, stdout } = await loadedBy(['lists', 'ls', '--json'], {
+        ...target(),
+        HTTP_PROXY: proxy.url,
+      });
       expect(exitCode).toBe(0);
       expect(JSON.parse(stdout)).toHaveLength(25);
       expect(proxy.tunnels).toEqual([new URL(api.url).host]);

@@ -18,18 +18,84 @@ const ENV = { WCM_BASE_URL: 'http://env.test/v1', WCM_TOKEN: 'tok-env', WCM_WORK
 
 describe('resolveTarget: flag, then environment, then the chosen profile, then the default profile', () => {
   it.each([
-    ['the default profile alone', {}, {}, ['http://default.test/v1', 'tok-default', 'ws-default'], ['profile default', 'profile default', 'profile default']],
-    ['environment over the default profile', {}, ENV, ['http://env.test/v1', 'tok-env', 'ws-env'], ['WCM_BASE_URL', 'WCM_TOKEN', 'WCM_WORKSPACE']],
-    ['flags over the environment', { baseUrl: 'http://flag.test/v1/', workspace: 'ws-flag' }, ENV, ['http://flag.test/v1', 'tok-env', 'ws-flag'], ['--base-url', 'WCM_TOKEN', '--workspace']],
-    ['WCM_PROFILE chooses the profile', {}, { WCM_PROFILE: 'staging' }, ['http://staging.test/v1', 'tok-staging', 'ws-staging'], ['profile staging', 'profile staging', 'profile staging']],
-    ['environment values over the WCM_PROFILE profile', {}, { ...ENV, WCM_PROFILE: 'staging' }, ['http://env.test/v1', 'tok-env', 'ws-env'], ['WCM_BASE_URL', 'WCM_TOKEN', 'WCM_WORKSPACE']],
-    ['--profile (a flag) over the environment', { profile: 'staging' }, ENV, ['http://staging.test/v1', 'tok-staging', 'ws-staging'], ['profile staging', 'profile staging', 'profile staging']],
-    ['--base-url and --workspace over --profile (same origin: the token goes)', { profile: 'staging', baseUrl: 'http://staging.test/api/v1', workspace: 'ws-flag' }, ENV, ['http://staging.test/api/v1', 'tok-staging', 'ws-flag'], ['--base-url', 'profile staging', '--workspace']],
+    [
+      'the default profile alone',
+      {},
+      {},
+      ['http://default.test/v1', 'tok-default', 'ws-default'],
+      ['profile default', 'profile default', 'profile default'],
+    ],
+    [
+      'environment over the default profile',
+      {},
+      ENV,
+      ['http://env.test/v1', 'tok-env', 'ws-env'],
+      ['WCM_BASE_URL', 'WCM_TOKEN', 'WCM_WORKSPACE'],
+    ],
+    [
+      'flags over the environment',
+      { baseUrl: 'http://flag.test/v1/', workspace: 'ws-flag' },
+      ENV,
+      ['http://flag.test/v1', 'tok-env', 'ws-flag'],
+      ['--base-url', 'WCM_TOKEN', '--workspace'],
+    ],
+    [
+      'WCM_PROFILE chooses the profile',
+      {},
+      { WCM_PROFILE: 'staging' },
+      ['http://staging.test/v1', 'tok-staging', 'ws-staging'],
+      ['profile staging', 'profile staging', 'profile staging'],
+    ],
+    [
+      'environment values over the WCM_PROFILE profile',
+      {},
+      { ...ENV, WCM_PROFILE: 'staging' },
+      ['http://env.test/v1', 'tok-env', 'ws-env'],
+      ['WCM_BASE_URL', 'WCM_TOKEN', 'WCM_WORKSPACE'],
+    ],
+    [
+      '--profile (a flag) over the environment',
+      { profile: 'staging' },
+      ENV,
+      ['http://staging.test/v1', 'tok-staging', 'ws-staging'],
+      ['profile staging', 'profile staging', 'profile staging'],
+    ],
+    [
+      '--base-url and --workspace over --profile (same origin: the token goes)',
+      { profile: 'staging', baseUrl: 'http://staging.test/api/v1', workspace: 'ws-flag' },
+      ENV,
+      ['http://staging.test/api/v1', 'tok-staging', 'ws-flag'],
+      ['--base-url', 'profile staging', '--workspace'],
+    ],
     // Issue 18: a profile token never goes to another origin; an explicit WCM_TOKEN does.
-    ['--base-url of another origin than --profile: WCM_TOKEN, never the profile token', { profile: 'staging', baseUrl: 'http://flag.test/v1', workspace: 'ws-flag' }, ENV, ['http://flag.test/v1', 'tok-env', 'ws-flag'], ['--base-url', 'WCM_TOKEN', '--workspace']],
-    ['--base-url of another origin, no WCM_TOKEN: no token', { baseUrl: 'http://flag.test/v1' }, {}, ['http://flag.test/v1', undefined, 'ws-default'], ['--base-url', "withheld: profile default's token belongs to http://default.test", 'profile default']],
-    ['another port is another origin', { baseUrl: 'http://default.test:8080/v1' }, {}, ['http://default.test:8080/v1', undefined, 'ws-default'], ['--base-url', "withheld: profile default's token belongs to http://default.test", 'profile default']],
-    ['/api/v1 of the same origin is the same host', { baseUrl: 'http://default.test/api/v1' }, {}, ['http://default.test/api/v1', 'tok-default', 'ws-default'], ['--base-url', 'profile default', 'profile default']],
+    [
+      '--base-url of another origin than --profile: WCM_TOKEN, never the profile token',
+      { profile: 'staging', baseUrl: 'http://flag.test/v1', workspace: 'ws-flag' },
+      ENV,
+      ['http://flag.test/v1', 'tok-env', 'ws-flag'],
+      ['--base-url', 'WCM_TOKEN', '--workspace'],
+    ],
+    [
+      '--base-url of another origin, no WCM_TOKEN: no token',
+      { baseUrl: 'http://flag.test/v1' },
+      {},
+      ['http://flag.test/v1', undefined, 'ws-default'],
+      ['--base-url', "withheld: profile default's token belongs to http://default.test", 'profile default'],
+    ],
+    [
+      'another port is another origin',
+      { baseUrl: 'http://default.test:8080/v1' },
+      {},
+      ['http://default.test:8080/v1', undefined, 'ws-default'],
+      ['--base-url', "withheld: profile default's token belongs to http://default.test", 'profile default'],
+    ],
+    [
+      '/api/v1 of the same origin is the same host',
+      { baseUrl: 'http://default.test/api/v1' },
+      {},
+      ['http://default.test/api/v1', 'tok-default', 'ws-default'],
+      ['--base-url', 'profile default', 'profile default'],
+    ],
   ])('%s', (_name, flags, env, [baseUrl, token, workspace], [bs, ts, ws]) => {
     const t = resolveTarget(flags, env, profiles);
     expect([t.baseUrl, t.token, t.workspace]).toEqual([baseUrl, token, workspace]);
@@ -45,7 +111,12 @@ describe('resolveTarget: flag, then environment, then the chosen profile, then t
     const empty = tempDir('wcm-target-empty-');
     try {
       const t = resolveTarget({}, {}, await ProfileStore.open({ WCM_CONFIG_DIR: empty.dir }));
-      expect(t).toMatchObject({ baseUrl: DEFAULT_BASE_URL, token: undefined, workspace: undefined, sources: { baseUrl: 'built-in default', token: 'none', workspace: 'none' } });
+      expect(t).toMatchObject({
+        baseUrl: DEFAULT_BASE_URL,
+        token: undefined,
+        workspace: undefined,
+        sources: { baseUrl: 'built-in default', token: 'none', workspace: 'none' },
+      });
     } finally {
       empty.cleanup();
     }

@@ -25,11 +25,16 @@ function client(base: string, o: Partial<ClientOptions> = {}): ApiClient {
   return new ApiClient({ baseUrl: base, token: TOKEN, userAgent: 'wcm/9.9.9', env: {}, ...o });
 }
 
-const ok = (data: unknown, next: string | null = null) => ({ status: 200, body: { data, meta: { request_id: 'req_1', next_cursor: next } } });
+const ok = (data: unknown, next: string | null = null) => ({
+  status: 200,
+  body: { data, meta: { request_id: 'req_1', next_cursor: next } },
+});
 
 describe('retries', () => {
   it('waits for Retry-After on a 429, then succeeds', async () => {
-    const s = await stub((_r, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: problem(429, 'rate_limited') } : ok([])));
+    const s = await stub((_r, n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: problem(429, 'rate_limited') } : ok([]),
+    );
     const started = Date.now();
     const res = await client(s.base).request({ method: 'GET', path: '/me' });
     expect(res.status).toBe(200);
@@ -40,7 +45,9 @@ describe('retries', () => {
 
   it('gives up after the configured retries with exit code 6 and the last problem', async () => {
     const s = await stub(() => ({ status: 429, headers: { 'retry-after': '0' }, body: problem(429, 'rate_limited') }));
-    const err = await client(s.base, { retries: 2 }).request({ method: 'GET', path: '/me' }).catch((e) => e);
+    const err = await client(s.base, { retries: 2 })
+      .request({ method: 'GET', path: '/me' })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(exitCodeOf(err)).toBe(EXIT.rateLimited);
     expect(err.info.attempts).toBe(3);
@@ -51,7 +58,10 @@ describe('retries', () => {
   it('backs off exponentially on a 503 without Retry-After', async () => {
     const s = await stub((_r, n) => (n < 3 ? { status: 503, body: problem(503, 'unavailable') } : ok({ fine: true })));
     const waits: number[] = [];
-    const res = await client(s.base, { sleep: async (ms) => void waits.push(ms) }).request({ method: 'GET', path: '/me' });
+    const res = await client(s.base, { sleep: async (ms) => void waits.push(ms) }).request({
+      method: 'GET',
+      path: '/me',
+    });
     expect(res.body).toEqual({ data: { fine: true }, meta: { request_id: 'req_1', next_cursor: null } });
     expect(waits).toHaveLength(2);
     expect(waits[0]).toBeGreaterThanOrEqual(250);
@@ -61,9 +71,15 @@ describe('retries', () => {
   });
 
   it('does not wait for a Retry-After longer than the limit', async () => {
-    const s = await stub(() => ({ status: 429, headers: { 'retry-after': '120' }, body: problem(429, 'rate_limited') }));
+    const s = await stub(() => ({
+      status: 429,
+      headers: { 'retry-after': '120' },
+      body: problem(429, 'rate_limited'),
+    }));
     const waits: number[] = [];
-    const err = await client(s.base, { maxRetryWaitMs: 5000, sleep: async (ms) => void waits.push(ms) }).request({ method: 'GET', path: '/me' }).catch((e) => e);
+    const err = await client(s.base, { maxRetryWaitMs: 5000, sleep: async (ms) => void waits.push(ms) })
+      .request({ method: 'GET', path: '/me' })
+      .catch((e) => e);
     expect(err.status).toBe(429);
     expect(waits).toEqual([]);
     expect(s.requests).toHaveLength(1);
@@ -92,7 +108,11 @@ describe('requests', () => {
   it('sends User-Agent, Accept and the bearer token; the token never reaches a debug line', async () => {
     const s = await stub(() => ok({ id: 'x' }));
     const lines: string[] = [];
-    await client(s.base, { debug: (l) => lines.push(l) }).request({ method: 'GET', path: '/me', query: { a: 1, b: undefined } });
+    await client(s.base, { debug: (l) => lines.push(l) }).request({
+      method: 'GET',
+      path: '/me',
+      query: { a: 1, b: undefined },
+    });
     const h = s.requests[0].headers;
     expect(h['user-agent']).toBe('wcm/9.9.9');
     expect(h.accept).toBe('application/json');
@@ -113,7 +133,11 @@ describe('requests', () => {
   });
 
   it('gives a public POST a generated Idempotency-Key, the same on every retry, and no Authorization', async () => {
-    const s = await stub((_r, n) => (n === 1 ? { status: 503, headers: { 'retry-after': '0' }, body: problem(503, 'unavailable') } : { status: 201, body: { data: { id: 'e' }, meta: { request_id: 'r' } } }));
+    const s = await stub((_r, n) =>
+      n === 1
+        ? { status: 503, headers: { 'retry-after': '0' }, body: problem(503, 'unavailable') }
+        : { status: 201, body: { data: { id: 'e' }, meta: { request_id: 'r' } } },
+    );
     const res = await client(s.base).call('recordAgentChatOpened', { params: { agent: AGENT }, body: {} });
     expect(res.status).toBe(201);
     const [a, b] = s.requests.map((r) => r.headers['idempotency-key']);
@@ -124,8 +148,16 @@ describe('requests', () => {
   });
 
   it('retries a 409 idempotency_key_in_use with the same key (the first request is still running), but not a 409 without a key', async () => {
-    const s = await stub((_r, n) => (n === 1 ? { status: 409, headers: { 'retry-after': '0' }, body: problem(409, 'idempotency_key_in_use') } : { status: 201, body: { data: { id: 'e' }, meta: { request_id: 'r' } } }));
-    const res = await client(s.base).call('recordAgentChatOpened', { params: { agent: AGENT }, body: {}, idempotencyKey: 'key-in-flight-1' });
+    const s = await stub((_r, n) =>
+      n === 1
+        ? { status: 409, headers: { 'retry-after': '0' }, body: problem(409, 'idempotency_key_in_use') }
+        : { status: 201, body: { data: { id: 'e' }, meta: { request_id: 'r' } } },
+    );
+    const res = await client(s.base).call('recordAgentChatOpened', {
+      params: { agent: AGENT },
+      body: {},
+      idempotencyKey: 'key-in-flight-1',
+    });
     expect(res.status).toBe(201);
     expect(s.requests.map((r) => r.headers['idempotency-key'])).toEqual(['key-in-flight-1', 'key-in-flight-1']);
 
@@ -136,13 +168,20 @@ describe('requests', () => {
 
   it('keeps a given Idempotency-Key', async () => {
     const s = await stub(() => ({ status: 201, body: { data: {}, meta: { request_id: 'r' } } }));
-    await client(s.base).call('recordAgentChatOpened', { params: { agent: AGENT }, body: {}, idempotencyKey: 'my-key-0001' });
+    await client(s.base).call('recordAgentChatOpened', {
+      params: { agent: AGENT },
+      body: {},
+      idempotencyKey: 'my-key-0001',
+    });
     expect(s.requests[0].headers['idempotency-key']).toBe('my-key-0001');
   });
 
   it('sends no Idempotency-Key on a workspace POST', async () => {
     const s = await stub(() => ({ status: 201, body: { data: {}, meta: { request_id: 'r' } } }));
-    await client(s.base).call('createListing', { params: { workspace: WS }, body: { title: 't', template_slug: 'faq' } });
+    await client(s.base).call('createListing', {
+      params: { workspace: WS },
+      body: { title: 't', template_slug: 'faq' },
+    });
     expect(s.requests[0].headers['idempotency-key']).toBeUndefined();
     expect(s.requests[0].headers['content-type']).toBe('application/json');
     expect(JSON.parse(s.requests[0].body)).toEqual({ title: 't', template_slug: 'faq' });
@@ -150,7 +189,9 @@ describe('requests', () => {
 
   it('turns a non-JSON error body into a problem with the request id header', async () => {
     const s = await stub(() => ({ status: 502, headers: { 'x-request-id': 'req_gateway' }, body: 'upstream down' }));
-    const err = await client(s.base, { retries: 0 }).request({ method: 'GET', path: '/me' }).catch((e) => e);
+    const err = await client(s.base, { retries: 0 })
+      .request({ method: 'GET', path: '/me' })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(exitCodeOf(err)).toBe(EXIT.failure);
     expect(err.problem).toMatchObject({ title: 'Bad Gateway', detail: 'upstream down', request_id: 'req_gateway' });
@@ -164,7 +205,11 @@ describe('requests', () => {
       return ok([5], null);
     });
     const seen: number[] = [];
-    for await (const page of client(s.base).pages<number>('listListings', { params: { workspace: WS }, query: { limit: 2 } })) seen.push(...page.data);
+    for await (const page of client(s.base).pages<number>('listListings', {
+      params: { workspace: WS },
+      query: { limit: 2 },
+    }))
+      seen.push(...page.data);
     expect(seen).toEqual([1, 2, 3, 4, 5]);
     expect(s.requests.map((r) => r.url)).toEqual([
       `/v1/workspaces/${WS}/lists?limit=2`,
@@ -176,7 +221,13 @@ describe('requests', () => {
   it('stops when a server hands back the cursor it was given', async () => {
     const s = await stub(() => ok([1], 'same'));
     const it = client(s.base).pages('listListings', { params: { workspace: WS }, query: { cursor: 'same' } });
-    await expect((async () => { for await (const _ of it) { /* drain */ } })()).rejects.toThrow(/same cursor twice/);
+    await expect(
+      (async () => {
+        for await (const _ of it) {
+          /* drain */
+        }
+      })(),
+    ).rejects.toThrow(/same cursor twice/);
   });
 });
 
@@ -185,10 +236,18 @@ describe('timeouts', () => {
     let seen = 0;
     const server = http.createServer(() => void seen++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    closers.push(() => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }));
+    closers.push(
+      () =>
+        new Promise((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+    );
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     const started = Date.now();
-    const err = await client(base, { timeoutMs: 300, retries: 1, sleep: async () => undefined }).request({ method: 'GET', path: '/me' }).catch((e) => e);
+    const err = await client(base, { timeoutMs: 300, retries: 1, sleep: async () => undefined })
+      .request({ method: 'GET', path: '/me' })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ClientError);
     expect(exitCodeOf(err)).toBe(EXIT.failure);
     expect(err.message).toMatch(/Timeout/i);
@@ -205,7 +264,10 @@ describe('proxy', () => {
     const port = new URL(s.url).port;
     await client(s.base, { env: { HTTP_PROXY: proxy.url } }).request({ method: 'GET', path: '/me' });
     expect(proxy.tunnels).toEqual([`127.0.0.1:${port}`]);
-    await client(s.base, { env: { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' } }).request({ method: 'GET', path: '/me' });
+    await client(s.base, { env: { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' } }).request({
+      method: 'GET',
+      path: '/me',
+    });
     expect(proxy.tunnels).toHaveLength(1);
     expect(s.requests).toHaveLength(2);
   });

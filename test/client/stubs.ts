@@ -22,7 +22,9 @@ export interface Stub {
  * A tiny HTTP server on a free loopback port that answers with `reply` (for what our own server
  * does not do on demand: 429 storms, 5xx, slow answers). Records every request.
  */
-export async function httpStub(reply: (req: StubRequest, n: number) => { status: number; headers?: Record<string, string>; body?: unknown }): Promise<Stub> {
+export async function httpStub(
+  reply: (req: StubRequest, n: number) => { status: number; headers?: Record<string, string>; body?: unknown },
+): Promise<Stub> {
   const requests: StubRequest[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -32,7 +34,10 @@ export async function httpStub(reply: (req: StubRequest, n: number) => { status:
       requests.push(r);
       const out = reply(r, requests.length);
       const text = out.body === undefined ? '' : typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
-      res.writeHead(out.status, { 'content-type': typeof out.body === 'string' ? 'text/plain' : 'application/json', ...out.headers });
+      res.writeHead(out.status, {
+        'content-type': typeof out.body === 'string' ? 'text/plain' : 'application/json',
+        ...out.headers,
+      });
       res.end(text);
     });
   });
@@ -42,10 +47,11 @@ export async function httpStub(reply: (req: StubRequest, n: number) => { status:
     url,
     base: `${url}/v1`,
     requests,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -69,10 +75,11 @@ export async function connectProxy(): Promise<{ url: string; tunnels: string[]; 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tunnels,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

@@ -14,11 +14,17 @@ async function server(handler: http.RequestListener): Promise<{ base: string; co
   const s = http.createServer(handler);
   s.on('connection', () => void connections++);
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  closers.push(() => new Promise((r) => { s.closeAllConnections(); s.close(() => r()); }));
+  closers.push(
+    () =>
+      new Promise((r) => {
+        s.closeAllConnections();
+        s.close(() => r());
+      }),
+  );
   return { base: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, connections: () => connections };
 }
 
-describe('proxyFor: which requests go through a proxy (as undici\'s EnvHttpProxyAgent decides)', () => {
+describe("proxyFor: which requests go through a proxy (as undici's EnvHttpProxyAgent decides)", () => {
   const P = 'http://proxy.test:3128';
   const S = 'http://secure-proxy.test:3128';
   it.each([
@@ -33,9 +39,19 @@ describe('proxyFor: which requests go through a proxy (as undici\'s EnvHttpProxy
     ['NO_PROXY domain covers subdomains', 'http://eu.api.test/v1', { HTTP_PROXY: P, NO_PROXY: 'api.test' }, undefined],
     ['NO_PROXY .domain and *.domain', 'http://eu.api.test/v1', { HTTP_PROXY: P, NO_PROXY: '*.api.test' }, undefined],
     ['NO_PROXY suffix must be a whole label', 'http://notapi.test/v1', { HTTP_PROXY: P, NO_PROXY: 'api.test' }, P],
-    ['NO_PROXY host:port, same port', 'http://127.0.0.1:4010/v1', { HTTP_PROXY: P, NO_PROXY: '127.0.0.1:4010' }, undefined],
+    [
+      'NO_PROXY host:port, same port',
+      'http://127.0.0.1:4010/v1',
+      { HTTP_PROXY: P, NO_PROXY: '127.0.0.1:4010' },
+      undefined,
+    ],
     ['NO_PROXY host:port, other port', 'http://127.0.0.1:4011/v1', { HTTP_PROXY: P, NO_PROXY: '127.0.0.1:4010' }, P],
-    ['NO_PROXY host:port with the default port', 'https://api.test/v1', { HTTP_PROXY: P, NO_PROXY: 'api.test:443' }, undefined],
+    [
+      'NO_PROXY host:port with the default port',
+      'https://api.test/v1',
+      { HTTP_PROXY: P, NO_PROXY: 'api.test:443' },
+      undefined,
+    ],
     ['NO_PROXY *', 'http://api.test/v1', { HTTP_PROXY: P, NO_PROXY: '*' }, undefined],
     ['NO_PROXY IPv6', 'http://[::1]:4010/v1', { HTTP_PROXY: P, NO_PROXY: '[::1]' }, undefined],
   ])('%s', (_name, url, env, expected) => {
@@ -58,9 +74,18 @@ describe('the direct transport (node:http)', () => {
     const send = await transportFor(new URL(s.base), {});
     const url = new URL(`${s.base}/v1/x`);
     const a = await send({ method: 'GET', url, headers: {}, timeoutMs: 5000 });
-    const b = await send({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body: '{"name":"Zoë"}', timeoutMs: 5000 });
+    const b = await send({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"Zoë"}',
+      timeoutMs: 5000,
+    });
     expect([a.status, a.text, b.text]).toEqual([200, '{"ok":"é"}', '{"ok":"é"}']);
-    expect(bodies).toEqual([{ length: undefined, body: '' }, { length: '15', body: '{"name":"Zoë"}' }]);
+    expect(bodies).toEqual([
+      { length: undefined, body: '' },
+      { length: '15', body: '{"name":"Zoë"}' },
+    ]);
     expect(s.connections()).toBe(1);
   });
 

@@ -33,7 +33,7 @@ describe('wcm api', () => {
     expect(typeof body.meta.next_cursor).toBe('string');
   });
 
-  it('--paginate merges every page\'s data into one array (same as lists ls --all --json)', async () => {
+  it("--paginate merges every page's data into one array (same as lists ls --all --json)", async () => {
     const all = JSON.parse((await h.run(['lists', 'ls', '--all', '--json'], { env })).stdout);
     const r = await h.run(['api', `/workspaces/${demo.ws1}/lists`, '--paginate', '-f', 'limit=3'], { env });
     expect(r.code).toBe(0);
@@ -41,9 +41,29 @@ describe('wcm api', () => {
   });
 
   it('-f fields without -X: a POST with a typed JSON body', async () => {
-    const r = await h.run(['api', '/workspaces/{workspace}/lists', '-f', 'title=From api', '-f', 'template_slug=faq', '-f', 'items[][title]=Q1', '-f', 'items[][description]=A1', '-f', 'items[][title]=Q2'], { env });
+    const r = await h.run(
+      [
+        'api',
+        '/workspaces/{workspace}/lists',
+        '-f',
+        'title=From api',
+        '-f',
+        'template_slug=faq',
+        '-f',
+        'items[][title]=Q1',
+        '-f',
+        'items[][description]=A1',
+        '-f',
+        'items[][title]=Q2',
+      ],
+      { env },
+    );
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).data).toMatchObject({ title: 'From api', template_slug: 'faq', items: [{ title: 'Q1', description: 'A1' }, { title: 'Q2' }] });
+    expect(JSON.parse(r.stdout).data).toMatchObject({
+      title: 'From api',
+      template_slug: 'faq',
+      items: [{ title: 'Q1', description: 'A1' }, { title: 'Q2' }],
+    });
   });
 
   it('--input sends a file as the body', async () => {
@@ -55,7 +75,10 @@ describe('wcm api', () => {
   });
 
   it('--input - reads the body from standard input, sent as is (the server judges it)', async () => {
-    const r = await h.run(['api', '-X', 'POST', '/workspaces/{workspace}/lists', '--input', '-'], { env, io: fakeIO({ stdin: '{not json' }) });
+    const r = await h.run(['api', '-X', 'POST', '/workspaces/{workspace}/lists', '--input', '-'], {
+      env,
+      io: fakeIO({ stdin: '{not json' }),
+    });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stderr)).toMatchObject({ status: 400, code: 'invalid_json' });
   });
@@ -74,9 +97,16 @@ describe('wcm api', () => {
   });
 
   it('a public POST gets a generated Idempotency-Key, the same on the retry, and no Authorization header', async () => {
-    const stub = await httpStub((_r, n) => (n === 1 ? { status: 503, headers: { 'retry-after': '0' }, body: problem(503, 'unavailable') } : { status: 201, body: { data: { id: 'evt' }, meta: { request_id: 'r' } } }));
+    const stub = await httpStub((_r, n) =>
+      n === 1
+        ? { status: 503, headers: { 'retry-after': '0' }, body: problem(503, 'unavailable') }
+        : { status: 201, body: { data: { id: 'evt' }, meta: { request_id: 'r' } } },
+    );
     try {
-      const r = await h.run(['api', '-X', 'POST', `/public/agents/${demo.agent1}/analytics-events/opened`, '-f', `button=${demo.ws1}`], { env: { ...env, WCM_BASE_URL: stub.base } });
+      const r = await h.run(
+        ['api', '-X', 'POST', `/public/agents/${demo.agent1}/analytics-events/opened`, '-f', `button=${demo.ws1}`],
+        { env: { ...env, WCM_BASE_URL: stub.base } },
+      );
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout).data).toEqual({ id: 'evt' });
       const keys = stub.requests.map((q) => q.headers['idempotency-key']);
@@ -93,8 +123,20 @@ describe('wcm api', () => {
   it('-H Idempotency-Key is sent as given; a workspace POST gets none', async () => {
     const stub = await httpStub(() => ({ status: 201, body: { data: {}, meta: { request_id: 'r' } } }));
     try {
-      await h.run(['api', '-X', 'POST', `/public/agents/${demo.agent1}/analytics-events/opened`, '-H', 'Idempotency-Key: my-key-0001'], { env: { ...env, WCM_BASE_URL: stub.base } });
-      await h.run(['api', '-X', 'POST', '/workspaces/{workspace}/lists', '-f', 'title=T'], { env: { ...env, WCM_BASE_URL: stub.base } });
+      await h.run(
+        [
+          'api',
+          '-X',
+          'POST',
+          `/public/agents/${demo.agent1}/analytics-events/opened`,
+          '-H',
+          'Idempotency-Key: my-key-0001',
+        ],
+        { env: { ...env, WCM_BASE_URL: stub.base } },
+      );
+      await h.run(['api', '-X', 'POST', '/workspaces/{workspace}/lists', '-f', 'title=T'], {
+        env: { ...env, WCM_BASE_URL: stub.base },
+      });
       expect(stub.requests.map((q) => q.headers['idempotency-key'])).toEqual(['my-key-0001', undefined]);
       expect(stub.requests[1].headers.authorization).toBe(`Bearer ${demo.owner}`);
     } finally {
@@ -107,10 +149,40 @@ describe('wcm api', () => {
     try {
       const file = path.join(h.configDir, 'bio.txt');
       writeFileSync(file, 'Open 8 to 6\n');
-      const args = ['api', '-X', 'PATCH', '/workspaces/{workspace}/pages/p', '-f', 'title=2026', '-f', 'quoted="x"', '-F', 'n=2026', '-F', 'on=false', '-F', 'none=null', '-F', 's="2026"', '-F', `bio=@${file}`, '-F', 'note=@-'];
+      const args = [
+        'api',
+        '-X',
+        'PATCH',
+        '/workspaces/{workspace}/pages/p',
+        '-f',
+        'title=2026',
+        '-f',
+        'quoted="x"',
+        '-F',
+        'n=2026',
+        '-F',
+        'on=false',
+        '-F',
+        'none=null',
+        '-F',
+        's="2026"',
+        '-F',
+        `bio=@${file}`,
+        '-F',
+        'note=@-',
+      ];
       const r = await h.run(args, { env: { ...env, WCM_BASE_URL: stub.base }, io: fakeIO({ stdin: 'from stdin' }) });
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(stub.requests[0].body)).toEqual({ title: '2026', quoted: '"x"', n: 2026, on: false, none: null, s: '2026', bio: 'Open 8 to 6\n', note: 'from stdin' });
+      expect(JSON.parse(stub.requests[0].body)).toEqual({
+        title: '2026',
+        quoted: '"x"',
+        n: 2026,
+        on: false,
+        none: null,
+        s: '2026',
+        bio: 'Open 8 to 6\n',
+        note: 'from stdin',
+      });
     } finally {
       await stub.close();
     }

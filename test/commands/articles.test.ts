@@ -29,15 +29,24 @@ describe('wcm articles on a terminal', () => {
   });
 
   it('restore: says which version became which, and whether it is published', async () => {
-    const r = await runInProcess(['articles', 'restore', demo.knowledgeList, demo.article3Versions, '1'], { io: tty(), env });
+    const r = await runInProcess(['articles', 'restore', demo.knowledgeList, demo.article3Versions, '1'], {
+      io: tty(),
+      env,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Restored version 1 as version 4 (not published).');
-    const p = await runInProcess(['articles', 'restore', demo.knowledgeList, demo.article3Versions, '4', '--publish'], { io: tty(), env });
+    const p = await runInProcess(['articles', 'restore', demo.knowledgeList, demo.article3Versions, '4', '--publish'], {
+      io: tty(),
+      env,
+    });
     expect(p.stdout).toContain('Restored version 4 as version 5 (published).');
   });
 
   it('show: the article, then its versions with the current and live ones marked', async () => {
-    const r = await runInProcess(['articles', 'show', demo.knowledgeList, demo.articleNeverPublished], { io: tty(), env });
+    const r = await runInProcess(['articles', 'show', demo.knowledgeList, demo.articleNeverPublished], {
+      io: tty(),
+      env,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/status\s+draft/);
     expect(r.stdout).toMatch(/v1 current\s+no\s+—/);
@@ -53,7 +62,10 @@ describe('wcm articles on a terminal', () => {
 describe('wcm forms update', () => {
   it('accepts {"fields": [...]} in --fields-file as well as a bare array', async () => {
     writeFileSync(path.join(tmp.dir, 'wrapped.json'), JSON.stringify({ fields: [{ id: 'q', label: 'Question' }] }));
-    const r = await runInProcess(['forms', 'update', demo.formCatering, '--fields-file', path.join(tmp.dir, 'wrapped.json'), '--json'], { env });
+    const r = await runInProcess(
+      ['forms', 'update', demo.formCatering, '--fields-file', path.join(tmp.dir, 'wrapped.json'), '--json'],
+      { env },
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).fields).toEqual([{ id: 'q', label: 'Question', required: false }]);
   });
@@ -61,13 +73,15 @@ describe('wcm forms update', () => {
   it('a --file that is not one JSON object is a usage error; nothing is sent', async () => {
     writeFileSync(path.join(tmp.dir, 'array.json'), '[1]');
     const before = server.store.get('forms', demo.formCatering);
-    const r = await runInProcess(['forms', 'update', demo.formCatering, '--file', path.join(tmp.dir, 'array.json')], { env });
+    const r = await runInProcess(['forms', 'update', demo.formCatering, '--file', path.join(tmp.dir, 'array.json')], {
+      env,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('`--file` must hold one JSON object');
     expect(server.store.get('forms', demo.formCatering)).toBe(before);
   });
 
-  it("a form of another workspace: exit 5, never revealed", async () => {
+  it('a form of another workspace: exit 5, never revealed', async () => {
     const r = await runInProcess(['forms', 'update', 'c571bc30-2f5b-4fb3-92b7-2b1ab7c4cbf5', '--name', 'x'], { env });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('form_not_found');

@@ -100,7 +100,13 @@ describe('wcm auth login', () => {
     const r = await login(demo.ciWriter, ['--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ profile: 'default', base_url: h.base, workspace: demo.ws3, user: { id: 'usr_dee' }, abilities: ['content:read', 'content:write'] });
+    expect(out).toMatchObject({
+      profile: 'default',
+      base_url: h.base,
+      workspace: demo.ws3,
+      user: { id: 'usr_dee' },
+      abilities: ['content:read', 'content:write'],
+    });
     expect(r.stdout).not.toContain(demo.ciWriter);
   });
 });
@@ -127,7 +133,13 @@ describe('wcm auth status / token / logout', () => {
     const r = await h.run(['auth', 'status', '--json'], { env: { WCM_TOKEN: demo.ciWriter } });
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout);
-    expect(s).toMatchObject({ profile: 'default', base_url: h.base, token_source: 'WCM_TOKEN', user: { id: 'usr_dee' }, workspace: demo.ws1 });
+    expect(s).toMatchObject({
+      profile: 'default',
+      base_url: h.base,
+      token_source: 'WCM_TOKEN',
+      user: { id: 'usr_dee' },
+      workspace: demo.ws1,
+    });
     expect(s.workspaces.map((w: { id: string }) => w.id)).toEqual([demo.ws3]);
     expect(r.stdout).not.toContain(demo.ciWriter);
   });
@@ -174,7 +186,11 @@ describe('a token never appears in an error', () => {
 
   it('a broken config file: exit 1, none of its text quoted', async () => {
     writeFileSync(h.configFile, `{"profiles":{"default":{"base_url":"${h.base}","token":"${demo.owner}",}}}`);
-    for (const args of [['lists', 'ls'], ['profile', 'ls'], ['auth', 'token']]) {
+    for (const args of [
+      ['lists', 'ls'],
+      ['profile', 'ls'],
+      ['auth', 'token'],
+    ]) {
       const r = await h.run(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('cannot be read (SyntaxError)');

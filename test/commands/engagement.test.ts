@@ -26,23 +26,58 @@ describe('wcm threads ls', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       tsv(
-        [t(5), '2025-03-01T14:00:00.000Z', 'open', 'true', 'true', 'whatsapp', 'Quinn Ray', 'orchid.mail@example.test', '', 'Subject 5', '1'],
-        [t(1), '2025-03-01T11:00:00.000Z', 'open', 'true', 'false', 'email,whatsapp', 'Person 1', 'person1@example.test', '', 'Subject 1', '2'],
+        [
+          t(5),
+          '2025-03-01T14:00:00.000Z',
+          'open',
+          'true',
+          'true',
+          'whatsapp',
+          'Quinn Ray',
+          'orchid.mail@example.test',
+          '',
+          'Subject 5',
+          '1',
+        ],
+        [
+          t(1),
+          '2025-03-01T11:00:00.000Z',
+          'open',
+          'true',
+          'false',
+          'email,whatsapp',
+          'Person 1',
+          'person1@example.test',
+          '',
+          'Subject 1',
+          '2',
+        ],
       ),
     );
     expect(r.stderr).toBe('');
   });
 
   it.each([
-    [['--view', 'closed'], [4, 3]],
+    [
+      ['--view', 'closed'],
+      [4, 3],
+    ],
     [['--view', 'starred', '--channel', 'form'], [3]],
-    [['--channel', 'email'], [7, 1]],
+    [
+      ['--channel', 'email'],
+      [7, 1],
+    ],
     [['--search', 'KETTLE'], [7]],
     [['--search', 'mango'], []],
   ])('passes %j to the server', async (flags, expected) => {
     const r = await piped(['threads', 'ls', ...flags]);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(expected.map(t));
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(expected.map(t));
   });
 
   it('on a terminal: a table with ● unread and ★ starred marks, contact labels and relative times', async () => {
@@ -50,7 +85,9 @@ describe('wcm threads ls', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n').map((l) => l.trimEnd());
     expect(lines[0]).toMatch(/CONTACT\s+CHANNELS\s+SUBJECT\s+LAST MESSAGE\s+ID/);
-    expect(lines[1]).toMatch(/^●★\s+Quinn Ray\s+whatsapp\s+Subject 5\s+\d+ (months?|years?) ago\s+10000000-0000-4000-8000-000000000005$/);
+    expect(lines[1]).toMatch(
+      /^●★\s+Quinn Ray\s+whatsapp\s+Subject 5\s+\d+ (months?|years?) ago\s+10000000-0000-4000-8000-000000000005$/,
+    );
     expect(lines[2]).toMatch(/^ ★\s+Zelda Quartz\s+web_chat\s+Subject 2\s+\d+ (months?|years?) ago/);
     expect(lines[3]).toMatch(/^ ★\s+Person 3\s+form\s+Subject 3 · closed\s+/);
     expect(r.stdout).not.toContain('2025-03-01T');
@@ -78,7 +115,12 @@ describe('wcm threads ls', () => {
     const cursor = /--cursor (\S+)/.exec(first.stderr)?.[1];
     expect(cursor).toBeTruthy();
     const next = await piped(['threads', 'ls', '--limit', '3', '--cursor', cursor!]);
-    expect(next.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual([t(1), t(6)]);
+    expect(
+      next.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]),
+    ).toEqual([t(1), t(6)]);
   });
 
   it.each([
@@ -100,10 +142,23 @@ describe('wcm threads show', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       [
-        `thread\t${t(1)}`, 'contact\tPerson 1', 'email\tperson1@example.test', 'phone\t', 'subject\tSubject 1', 'status\topen',
-        'unread\ttrue', 'starred\tfalse', 'channels\temail,whatsapp', 'messages\t2',
-        '', '2025-03-01T10:00:00.000Z\tinbound\temail', 'A mango question from earlier',
-        '', '2025-03-01T11:00:00.000Z\tinbound\twhatsapp', 'Parcel landed safely, thanks!', '',
+        `thread\t${t(1)}`,
+        'contact\tPerson 1',
+        'email\tperson1@example.test',
+        'phone\t',
+        'subject\tSubject 1',
+        'status\topen',
+        'unread\ttrue',
+        'starred\tfalse',
+        'channels\temail,whatsapp',
+        'messages\t2',
+        '',
+        '2025-03-01T10:00:00.000Z\tinbound\temail',
+        'A mango question from earlier',
+        '',
+        '2025-03-01T11:00:00.000Z\tinbound\twhatsapp',
+        'Parcel landed safely, thanks!',
+        '',
       ].join('\n'),
     );
   });
@@ -122,7 +177,7 @@ describe('wcm threads show', () => {
   });
 
   it.each([
-    ['another workspace\'s thread', t(8), 5, /thread_not_found/],
+    ["another workspace's thread", t(8), 5, /thread_not_found/],
     ['an unknown thread', t(99), 5, /No thread with id/],
     ['something that is not an id', 'latest', 2, /`THREAD` must be a thread id/],
   ])('fails for %s', async (_what, id, code, message) => {
@@ -138,25 +193,63 @@ describe('wcm bookings ls', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       tsv(
-        [b(2), '2025-11-02T09:00:00.000Z', '2025-11-02T10:00:00.000Z', 'Europe/Paris', 'confirmed', 'Tasting', 'Guest 2', 'guest2@example.test'],
-        [b(4), '2025-11-03T09:00:00.000Z', '2025-11-03T10:00:00.000Z', 'Europe/Paris', 'confirmed', 'Tasting', 'Guest 4', 'guest4@example.test'],
-        [b(5), '2025-11-05T00:00:00.000Z', '2025-11-05T01:00:00.000Z', 'Europe/Paris', 'confirmed', 'Tasting', 'Guest 5', 'guest5@example.test'],
+        [
+          b(2),
+          '2025-11-02T09:00:00.000Z',
+          '2025-11-02T10:00:00.000Z',
+          'Europe/Paris',
+          'confirmed',
+          'Tasting',
+          'Guest 2',
+          'guest2@example.test',
+        ],
+        [
+          b(4),
+          '2025-11-03T09:00:00.000Z',
+          '2025-11-03T10:00:00.000Z',
+          'Europe/Paris',
+          'confirmed',
+          'Tasting',
+          'Guest 4',
+          'guest4@example.test',
+        ],
+        [
+          b(5),
+          '2025-11-05T00:00:00.000Z',
+          '2025-11-05T01:00:00.000Z',
+          'Europe/Paris',
+          'confirmed',
+          'Tasting',
+          'Guest 5',
+          'guest5@example.test',
+        ],
       ),
     );
   });
 
   it.each([
-    [['--from', '2025-11-03'], [3, 4, 5]],
+    [
+      ['--from', '2025-11-03'],
+      [3, 4, 5],
+    ],
     [['--from', '2025-11-02T09:00:00Z', '--to', '2025-11-03T09:00:00Z'], [2]],
-    [['--from', '2025-11-03T10:00+01:00'], [3, 4, 5]],
+    [
+      ['--from', '2025-11-03T10:00+01:00'],
+      [3, 4, 5],
+    ],
     [['--to', '2025-11-02'], [1]],
   ])('%j → %j', async (flags, expected) => {
     const r = await piped(['bookings', 'ls', ...flags]);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(expected.map(b));
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(expected.map(b));
   });
 
-  it('on a terminal: the booking\'s own local time and a coloured status', async () => {
+  it("on a terminal: the booking's own local time and a coloured status", async () => {
     const r = await tty(['bookings', 'ls', '--status', 'pending']);
     expect(r.stdout).toMatch(/Sat, 1 Nov 2025, 10:00–11:00\s+Europe\/Paris\s+pending\s+Tasting\s+Guest 1/);
   });
@@ -180,14 +273,25 @@ describe('wcm voice ls', () => {
     expect(r.stdout).toBe(
       tsv(
         [v(3), '2025-11-03T08:00:00.000Z', 'call', 'missed', '+15550000003', '+15559999999', '183', ''],
-        [v(1), '2025-11-01T08:00:00.000Z', 'call', 'answered', '+15550000001', '+15559999999', '61', 'Asked about hours.'],
+        [
+          v(1),
+          '2025-11-01T08:00:00.000Z',
+          'call',
+          'answered',
+          '+15550000001',
+          '+15559999999',
+          '61',
+          'Asked about hours.',
+        ],
       ),
     );
   });
 
   it('on a terminal: relative time, kind, status, duration as m:ss', async () => {
     const r = await tty(['voice', 'ls']);
-    expect(r.stdout).toMatch(/ago\s+voice message\s+voicemail\s+\+15550000002\s+\+15559999999\s+2:02\s+Please call back\./);
+    expect(r.stdout).toMatch(
+      /ago\s+voice message\s+voicemail\s+\+15550000002\s+\+15559999999\s+2:02\s+Please call back\./,
+    );
     expect(r.stdout).toMatch(/ago\s+call\s+missed\s+\+15550000003\s+\+15559999999\s+3:03\s+—/);
   });
 

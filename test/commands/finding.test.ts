@@ -21,41 +21,96 @@ afterAll(async () => {
   cfg.cleanup();
 });
 
-const run = (args: string[], o: { io?: ReturnType<typeof fakeIO>; env?: Record<string, string> } = {}) => runInProcess(args, { io: o.io, env: { ...env, ...o.env } });
-const tsv = (out: string) => out.replace(/\n$/, '').split('\n').map((l) => l.split('\t'));
-const ws1 = <C extends 'forms' | 'pages' | 'knowledge_lists' | 'offers' | 'agents'>(c: C) => [...server.store.values(c)].filter((r) => r.workspace_id === demo.ws1);
+const run = (args: string[], o: { io?: ReturnType<typeof fakeIO>; env?: Record<string, string> } = {}) =>
+  runInProcess(args, { io: o.io, env: { ...env, ...o.env } });
+const tsv = (out: string) =>
+  out
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => l.split('\t'));
+const ws1 = <C extends 'forms' | 'pages' | 'knowledge_lists' | 'offers' | 'agents'>(c: C) =>
+  [...server.store.values(c)].filter((r) => r.workspace_id === demo.ws1);
 
 describe('the ls commands', () => {
   // [command, operation, a record → its piped row]
   const rows: Array<[string[], string, () => string[][]]> = [
-    [['forms', 'ls'], 'listForms', () => ws1('forms').map((f) => [f.id, f.name, String(f.fields.length), f.updated_at ?? ''])],
-    [['pages', 'ls'], 'listPages', () => ws1('pages').map((p) => [p.id, p.name, p.slug, String(p.published), p.updated_at ?? ''])],
-    [['knowledge', 'ls'], 'listKnowledgeLists', () => ws1('knowledge_lists').map((k) => [k.id, k.name, String([...server.store.values('articles')].filter((a) => a.list_id === k.id).length)])],
-    [['offers', 'ls'], 'listOffers', () => ws1('offers').map((o) => [o.id, o.kind, o.title, o.currency, o.unit_amount_minor === null ? '' : String(o.unit_amount_minor), String(o.active)])],
+    [
+      ['forms', 'ls'],
+      'listForms',
+      () => ws1('forms').map((f) => [f.id, f.name, String(f.fields.length), f.updated_at ?? '']),
+    ],
+    [
+      ['pages', 'ls'],
+      'listPages',
+      () => ws1('pages').map((p) => [p.id, p.name, p.slug, String(p.published), p.updated_at ?? '']),
+    ],
+    [
+      ['knowledge', 'ls'],
+      'listKnowledgeLists',
+      () =>
+        ws1('knowledge_lists').map((k) => [
+          k.id,
+          k.name,
+          String([...server.store.values('articles')].filter((a) => a.list_id === k.id).length),
+        ]),
+    ],
+    [
+      ['offers', 'ls'],
+      'listOffers',
+      () =>
+        ws1('offers').map((o) => [
+          o.id,
+          o.kind,
+          o.title,
+          o.currency,
+          o.unit_amount_minor === null ? '' : String(o.unit_amount_minor),
+          String(o.active),
+        ]),
+    ],
     [['agents', 'ls'], 'listAgents', () => ws1('agents').map((a) => [a.id, a.name])],
   ];
 
-  it.each(rows)('%j piped: one tab-separated row per record, in the API\'s order; --json is the API\'s data', async (argv, operationId, expected) => {
-    const piped = await run(argv);
-    expect(piped.code).toBe(0);
-    const got = tsv(piped.stdout);
-    expect(got).toHaveLength(expected().length);
-    expect(new Set(got.map((r) => r.join('\t')))).toEqual(new Set(expected().map((r) => r.join('\t'))));
-    const json = await run([...argv, '--json']);
-    expect(json.code).toBe(0);
-    const data = JSON.parse(json.stdout);
-    const path = operations[operationId as keyof typeof operations].path.replace('{workspace}', demo.ws1);
-    const api = await fetch(`${server.url}${path}?limit=100`, { headers: { authorization: `Bearer ${demo.owner}` } }).then((r) => r.json());
-    expect(data).toEqual(api.data);
-    expect(got.map((r) => r[0])).toEqual(data.map((x: { id: string }) => x.id));
-  });
+  it.each(rows)(
+    "%j piped: one tab-separated row per record, in the API's order; --json is the API's data",
+    async (argv, operationId, expected) => {
+      const piped = await run(argv);
+      expect(piped.code).toBe(0);
+      const got = tsv(piped.stdout);
+      expect(got).toHaveLength(expected().length);
+      expect(new Set(got.map((r) => r.join('\t')))).toEqual(new Set(expected().map((r) => r.join('\t'))));
+      const json = await run([...argv, '--json']);
+      expect(json.code).toBe(0);
+      const data = JSON.parse(json.stdout);
+      const path = operations[operationId as keyof typeof operations].path.replace('{workspace}', demo.ws1);
+      const api = await fetch(`${server.url}${path}?limit=100`, {
+        headers: { authorization: `Bearer ${demo.owner}` },
+      }).then((r) => r.json());
+      expect(data).toEqual(api.data);
+      expect(got.map((r) => r[0])).toEqual(data.map((x: { id: string }) => x.id));
+    },
+  );
 
   it.each([
-    [['forms', 'ls'], ['ID', 'NAME', 'FIELDS', 'UPDATED']],
-    [['pages', 'ls'], ['ID', 'NAME', 'SLUG', 'PUBLISHED', 'UPDATED']],
-    [['knowledge', 'ls'], ['ID', 'NAME', 'ARTICLES']],
-    [['offers', 'ls'], ['ID', 'KIND', 'TITLE', 'CURRENCY', 'PRICE', 'ACTIVE']],
-    [['agents', 'ls'], ['ID', 'NAME']],
+    [
+      ['forms', 'ls'],
+      ['ID', 'NAME', 'FIELDS', 'UPDATED'],
+    ],
+    [
+      ['pages', 'ls'],
+      ['ID', 'NAME', 'SLUG', 'PUBLISHED', 'UPDATED'],
+    ],
+    [
+      ['knowledge', 'ls'],
+      ['ID', 'NAME', 'ARTICLES'],
+    ],
+    [
+      ['offers', 'ls'],
+      ['ID', 'KIND', 'TITLE', 'CURRENCY', 'PRICE', 'ACTIVE'],
+    ],
+    [
+      ['agents', 'ls'],
+      ['ID', 'NAME'],
+    ],
   ])('%j on a terminal: a table with a header row', async (argv, headers) => {
     const r = await run(argv, { io: fakeIO({ tty: true }) });
     expect(r.code).toBe(0);
@@ -78,7 +133,12 @@ describe('the ls commands', () => {
     const r = await run(['pages', 'ls', flag, '--json']);
     expect(r.code).toBe(0);
     const data = JSON.parse(r.stdout) as Array<{ id: string; published: boolean }>;
-    expect(data.map((p) => p.id).sort()).toEqual(ws1('pages').filter((p) => p.published === published).map((p) => p.id).sort());
+    expect(data.map((p) => p.id).sort()).toEqual(
+      ws1('pages')
+        .filter((p) => p.published === published)
+        .map((p) => p.id)
+        .sort(),
+    );
   });
 
   it('pages ls --published --unpublished is a usage error, before any request', async () => {
@@ -110,7 +170,19 @@ describe('the ls commands', () => {
 
 describe('wcm lists show', () => {
   it('piped: key<TAB>value lines, then one item line per item; --json is what createListing returned', async () => {
-    const created = await run(['lists', 'create', '--json', '--title', 'Hours', '--template', 'hours', '--item', 'Mon: 8 to 6', '--item', 'Sun']);
+    const created = await run([
+      'lists',
+      'create',
+      '--json',
+      '--title',
+      'Hours',
+      '--template',
+      'hours',
+      '--item',
+      'Mon: 8 to 6',
+      '--item',
+      'Sun',
+    ]);
     const listing = JSON.parse(created.stdout);
     const piped = await run(['lists', 'show', listing.id]);
     expect(piped.code).toBe(0);
@@ -129,7 +201,7 @@ describe('wcm lists show', () => {
     expect(JSON.parse(json.stdout)).toEqual(listing);
   });
 
-  it('another workspace\'s listing: the server\'s 404 listing_not_found, exit 5', async () => {
+  it("another workspace's listing: the server's 404 listing_not_found, exit 5", async () => {
     const other = [...server.store.values('listings')].find((l) => l.workspace_id === demo.ws2)!;
     const r = await run(['lists', 'show', other.id]);
     expect(r.code).toBe(5);
@@ -161,7 +233,9 @@ describe('id arguments left out', () => {
   });
 
   it('every command with a pickable argument names a picker of the table, whose operation exists', () => {
-    const picked = commands.flatMap((c) => (c.args ?? []).filter((a) => a.pick).map((a) => `${c.path.join(' ')} ${a.name}`));
+    const picked = commands.flatMap((c) =>
+      (c.args ?? []).filter((a) => a.pick).map((a) => `${c.path.join(' ')} ${a.name}`),
+    );
     expect(picked.length).toBeGreaterThanOrEqual(missing.length);
     for (const p of Object.values(ID_PICKERS)) expect(Object.keys(operations)).toContain(p.operationId);
   });
@@ -179,13 +253,17 @@ describe('id arguments left out', () => {
     return { io: fakeIO({ tty: true, prompter }), asked };
   }
 
-  it('on a terminal, forms get offers the workspace\'s forms and shows the one chosen', async () => {
+  it("on a terminal, forms get offers the workspace's forms and shows the one chosen", async () => {
     const { io, asked } = searching((choices) => choices.find((c) => c.name === 'Catering request')!.value);
     const r = await run(['forms', 'get'], { io });
     expect(r.code).toBe(0);
     expect(asked).toHaveLength(1);
     expect(asked[0].message).toBe('Choose a form');
-    expect(asked[0].choices.map((c) => c.value).sort()).toEqual(ws1('forms').map((f) => f.id).sort());
+    expect(asked[0].choices.map((c) => c.value).sort()).toEqual(
+      ws1('forms')
+        .map((f) => f.id)
+        .sort(),
+    );
     expect(r.stdout).toMatch(new RegExp(`id\\s+${demo.formCatering}`));
   });
 
@@ -222,7 +300,12 @@ describe('id arguments left out', () => {
   it('commerce pay offers only active offers', async () => {
     const { io, asked } = searching((choices) => choices[0].value);
     await run(['commerce', 'pay', '--json', '--amount', '2500'], { io });
-    expect(asked[0].choices.map((c) => c.value).sort()).toEqual(ws1('offers').filter((o) => o.active).map((o) => o.id).sort());
+    expect(asked[0].choices.map((c) => c.value).sort()).toEqual(
+      ws1('offers')
+        .filter((o) => o.active)
+        .map((o) => o.id)
+        .sort(),
+    );
     expect(asked[0].choices.map((c) => c.value)).not.toContain(demo.offerInactive);
   });
 
@@ -249,7 +332,19 @@ describe('against an instance without the extension (404 route_not_found)', () =
     // What a server with only the seed contract answers for a path it does not know.
     old = createServer((req, res) => {
       res.writeHead(404, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ type: 'urn:wcm:problem:route_not_found', title: 'Route not found', status: 404, code: 'route_not_found', detail: `No route for \`${req.method} ${req.url}\`.`, resolution: 'Check the path.', instance: req.url, request_id: 'req_1', errors: {} }));
+      res.end(
+        JSON.stringify({
+          type: 'urn:wcm:problem:route_not_found',
+          title: 'Route not found',
+          status: 404,
+          code: 'route_not_found',
+          detail: `No route for \`${req.method} ${req.url}\`.`,
+          resolution: 'Check the path.',
+          instance: req.url,
+          request_id: 'req_1',
+          errors: {},
+        }),
+      );
     });
     await new Promise<void>((r) => old.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(old.address() as AddressInfo).port}/v1`;
@@ -275,7 +370,7 @@ describe('against an instance without the extension (404 route_not_found)', () =
     expect(r.stderr).toContain('This server does not have the `listForms` operation');
   });
 
-  it('an operation of the seed contract keeps the server\'s own problem (a wrong base URL, most likely)', async () => {
+  it("an operation of the seed contract keeps the server's own problem (a wrong base URL, most likely)", async () => {
     const r = await run(['lists', 'ls'], { env: { WCM_BASE_URL: base } });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('Route not found');

@@ -24,9 +24,17 @@ async function allListings(): Promise<Array<{ id: string; title: string; dashboa
 
 describe('wcm lists create', () => {
   it('with flags, piped: key<TAB>value lines of the new listing', async () => {
-    const r = await h.run(['lists', 'create', '--title', 'FAQ', '--template', 'faq', '--item', 'Hours?: 8 to 6', '--item', 'Parking?'], { env });
+    const r = await h.run(
+      ['lists', 'create', '--title', 'FAQ', '--template', 'faq', '--item', 'Hours?: 8 to 6', '--item', 'Parking?'],
+      { env },
+    );
     expect(r.code).toBe(0);
-    const fields = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));
+    const fields = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    );
     expect(fields).toMatchObject({ title: 'FAQ', template: 'faq', items: '2' });
     expect(fields.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(fields.dashboard).toContain(fields.id);
@@ -36,10 +44,18 @@ describe('wcm lists create', () => {
   it('--json prints the created record; --items-file adds items', async () => {
     const file = path.join(h.configDir, 'items.json');
     writeFileSync(file, JSON.stringify([{ title: 'Espresso', description: '2.50' }]));
-    const r = await h.run(['lists', 'create', '--json', '--title', 'Menu', '--template', 'menu', '--item', 'Tea', '--items-file', file], { env });
+    const r = await h.run(
+      ['lists', 'create', '--json', '--title', 'Menu', '--template', 'menu', '--item', 'Tea', '--items-file', file],
+      { env },
+    );
     expect(r.code).toBe(0);
     const l = JSON.parse(r.stdout);
-    expect(l).toMatchObject({ title: 'Menu', template_slug: 'menu', items: [{ title: 'Tea' }, { title: 'Espresso', description: '2.50' }], button_id: null });
+    expect(l).toMatchObject({
+      title: 'Menu',
+      template_slug: 'menu',
+      items: [{ title: 'Tea' }, { title: 'Espresso', description: '2.50' }],
+      button_id: null,
+    });
   });
 
   it.each([
@@ -56,7 +72,10 @@ describe('wcm lists create', () => {
   });
 
   it('a 422 prints each field error and exits 3', async () => {
-    const r = await h.run(['lists', 'create', '--title', 'x'.repeat(256), '--template', 'faq', '--item', 'y'.repeat(256)], { env });
+    const r = await h.run(
+      ['lists', 'create', '--title', 'x'.repeat(256), '--template', 'faq', '--item', 'y'.repeat(256)],
+      { env },
+    );
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('Validation failed (422 validation_failed)');
     expect(r.stderr).toMatch(/• title: .*255/);
@@ -70,7 +89,11 @@ describe('wcm lists create', () => {
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
     const p = JSON.parse(r.stderr);
-    expect(p).toMatchObject({ status: 422, code: 'validation_failed', errors: { template_slug: [expect.stringContaining('nope')] } });
+    expect(p).toMatchObject({
+      status: 422,
+      code: 'validation_failed',
+      errors: { template_slug: [expect.stringContaining('nope')] },
+    });
     expect(p.request_id).toMatch(/^req_/);
   });
 
@@ -100,7 +123,11 @@ describe('wcm lists create', () => {
       'input:Description (optional)',
       'confirm:Add another item?',
     ]);
-    expect(JSON.parse(r.stdout)).toMatchObject({ title: 'Opening hours', template_slug: 'hours', items: [{ title: 'Monday', description: '8 to 6' }, { title: 'Sunday' }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      title: 'Opening hours',
+      template_slug: 'hours',
+      items: [{ title: 'Monday', description: '8 to 6' }, { title: 'Sunday' }],
+    });
   });
 });
 
@@ -131,7 +158,10 @@ describe('wcm lists ls', () => {
     io.stderr.write = (s: string) => (log.push(`ERR ${s}`), true);
     const r = await h.run(['--debug', 'lists', 'ls', '--all', '--json', '--limit', '2'], { io, env });
     expect(r.code).toBe(0);
-    const out = log.filter((l) => l.startsWith('OUT ')).map((l) => l.slice(4)).join('');
+    const out = log
+      .filter((l) => l.startsWith('OUT '))
+      .map((l) => l.slice(4))
+      .join('');
     expect(JSON.parse(out)).toEqual(all);
     // Items of the first page are on stdout before the second page is requested.
     const requests = log.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith('ERR [debug] > GET'));
@@ -196,9 +226,13 @@ describe('wcm lists templates', () => {
   it('lists the catalog: piped rows and --json', async () => {
     const r = await h.run(['lists', 'templates'], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout.trim().split('\n').map((l) => l.split('\t')[0])).toEqual(['faq', 'hours', 'links', 'menu', 'pricing', 'services', 'team']);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(['faq', 'hours', 'links', 'menu', 'pricing', 'services', 'team']);
     const j = await h.run(['lists', 'templates', '--json', '--all'], { env });
     expect(JSON.parse(j.stdout).map((t: { slug: string }) => t.slug)).toContain('faq');
   });
 });
-

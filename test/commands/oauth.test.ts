@@ -16,13 +16,32 @@ afterAll(async () => {
   cfg.cleanup();
 });
 const run = (args: string[], io?: ReturnType<typeof fakeIO>) => runInProcess(args, { io, env });
-const tsv = (out: string) => out.replace(/\n$/, '').split('\n').map((l) => l.split('\t'));
+const tsv = (out: string) =>
+  out
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => l.split('\t'));
 
 it('apps create prints the secret once (and says so), ls lists it without, rm deletes it', async () => {
-  const created = await run(['oauth', 'apps', 'create', '--name', 'Nightly sync', '--redirect-uri', 'https://sync.example/cb', '--redirect-uri', 'http://127.0.0.1/cb', '--confidential']);
+  const created = await run([
+    'oauth',
+    'apps',
+    'create',
+    '--name',
+    'Nightly sync',
+    '--redirect-uri',
+    'https://sync.example/cb',
+    '--redirect-uri',
+    'http://127.0.0.1/cb',
+    '--confidential',
+  ]);
   expect(created.code, created.stderr).toBe(0);
   const fields = Object.fromEntries(tsv(created.stdout));
-  expect(fields).toMatchObject({ name: 'Nightly sync', type: 'confidential', redirect_uris: 'https://sync.example/cb http://127.0.0.1/cb' });
+  expect(fields).toMatchObject({
+    name: 'Nightly sync',
+    type: 'confidential',
+    redirect_uris: 'https://sync.example/cb http://127.0.0.1/cb',
+  });
   expect(fields.client_secret).toMatch(/^wcm_secret_/);
   expect(created.stderr).toContain('shown only this once');
   const id = fields.client_id;
@@ -55,13 +74,16 @@ it('rm and revoke need --yes when there is no terminal (exit 2, nothing deleted)
   expect(piped.stderr).toContain('--yes');
   expect(server.store.get('oauth_grants', demo.grantAda)!.revoked_at).toBeNull();
   const asked: string[] = [];
-  const no = await run(['oauth', 'apps', 'rm', demo.oauthAppAcme], fakeIO({ tty: true, prompter: { confirm: async (o) => (asked.push(o.message), false) } }));
+  const no = await run(
+    ['oauth', 'apps', 'rm', demo.oauthAppAcme],
+    fakeIO({ tty: true, prompter: { confirm: async (o) => (asked.push(o.message), false) } }),
+  );
   expect(no.code).toBe(1);
   expect(asked[0]).toContain(demo.oauthAppAcme);
   expect(server.store.get('oauth_apps', demo.oauthAppAcme)).toBeDefined();
 });
 
-it('grants ls shows the user\'s live grants; revoke --yes ends one; a second revoke is exit 5', async () => {
+it("grants ls shows the user's live grants; revoke --yes ends one; a second revoke is exit 5", async () => {
   const ls = await run(['oauth', 'grants', 'ls']);
   const ids = tsv(ls.stdout).map((r) => r[0]);
   expect(ids).toContain(demo.grantAda);

@@ -64,19 +64,25 @@ describe('wcm open', () => {
   });
 
   it('when no browser can be started, prints the address and says why', async () => {
-    const r = await runInProcess(['open'], { io: fakeIO({ tty: true }), env: { ...env, BROWSER: path.join(tmp.dir, 'no-such-browser') } });
+    const r = await runInProcess(['open'], {
+      io: fakeIO({ tty: true }),
+      env: { ...env, BROWSER: path.join(tmp.dir, 'no-such-browser') },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${dash}\n`);
     expect(r.stderr).toContain('Could not start');
   });
 
-  it.each([['inbox!'], ['12345'], ['../../v1/me']])('refuses %s with a usage error naming what it accepts', async (what) => {
-    const r = await runInProcess(['open', what], { env });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`\`${what}\` is neither a record id`);
-    expect(r.stderr).toContain('inbox');
-    expect(r.stdout).toBe('');
-  });
+  it.each([['inbox!'], ['12345'], ['../../v1/me']])(
+    'refuses %s with a usage error naming what it accepts',
+    async (what) => {
+      const r = await runInProcess(['open', what], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`\`${what}\` is neither a record id`);
+      expect(r.stderr).toContain('inbox');
+      expect(r.stdout).toBe('');
+    },
+  );
 
   it('without a workspace, says how to choose one', async () => {
     const r = await runInProcess(['open'], { env: { ...env, WCM_WORKSPACE: undefined } });
@@ -105,9 +111,13 @@ describe('lists show --web', () => {
   afterAll(() => h.close());
 
   it("prints the listing's dashboard_url piped", async () => {
-    const ls = await h.run(['lists', 'ls', '--json'], { env: { WCM_BASE_URL: h.base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 } });
+    const ls = await h.run(['lists', 'ls', '--json'], {
+      env: { WCM_BASE_URL: h.base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 },
+    });
     const first = JSON.parse(ls.stdout)[0] as { id: string; dashboard_url: string };
-    const r = await h.run(['lists', 'show', first.id, '--web'], { env: { WCM_BASE_URL: h.base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 } });
+    const r = await h.run(['lists', 'show', first.id, '--web'], {
+      env: { WCM_BASE_URL: h.base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${first.dashboard_url}\n`);
   });

@@ -31,7 +31,12 @@ describe('--set parsing', () => {
     applySet(body, 'bio=Open=late');
     applySet(body, 'robots_index=false');
     applySet(body, 'a.b.c=1');
-    expect(body).toEqual({ chat: { suggested_replies: [], greeting: 'Hi' }, bio: 'Open=late', robots_index: false, a: { b: { c: 1 } } });
+    expect(body).toEqual({
+      chat: { suggested_replies: [], greeting: 'Hi' },
+      bio: 'Open=late',
+      robots_index: false,
+      a: { b: { c: 1 } },
+    });
   });
 
   it.each([
@@ -92,7 +97,13 @@ describe('wcm pages update (in-process, real server)', () => {
 
   it('on a terminal with no change flags: prompts pre-filled with the current values and sends only what changed', async () => {
     const before = page();
-    const { prompter, asked } = scripted({ Bio: 'Gift boxes: two bags and a mug.', 'Published?': true, 'Edit SEO, agent and chat settings too?': true, 'SEO title': '', 'Chat greeting': 'Gifts!' });
+    const { prompter, asked } = scripted({
+      Bio: 'Gift boxes: two bags and a mug.',
+      'Published?': true,
+      'Edit SEO, agent and chat settings too?': true,
+      'SEO title': '',
+      'Chat greeting': 'Gifts!',
+    });
     const io = fakeIO({ tty: true, prompter });
     const r = await runInProcess(['pages', 'update', demo.pageHoliday], { io, env });
     expect(r.stderr).not.toMatch(/Error/);
@@ -146,7 +157,10 @@ describe('wcm pages update (in-process, real server)', () => {
 
   it('flags on a terminal skip the prompts', async () => {
     const { prompter, asked } = scripted({});
-    const r = await runInProcess(['pages', 'update', demo.pageHoliday, '--set', 'chat.greeting=Hello', '--json'], { io: fakeIO({ tty: true, prompter }), env });
+    const r = await runInProcess(['pages', 'update', demo.pageHoliday, '--set', 'chat.greeting=Hello', '--json'], {
+      io: fakeIO({ tty: true, prompter }),
+      env,
+    });
     expect(r.code).toBe(0);
     expect(asked).toEqual([]);
     expect(JSON.parse(r.stdout).chat.greeting).toBe('Hello');

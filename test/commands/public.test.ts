@@ -16,15 +16,26 @@ afterAll(async () => {
 });
 
 const run = (args: string[], env: Record<string, string> = {}) =>
-  runInProcess([...args, '--base-url', server.url], { env: { WCM_CONFIG_DIR: cfg.dir, WCM_MAX_RETRY_WAIT_MS: '0', ...env } });
+  runInProcess([...args, '--base-url', server.url], {
+    env: { WCM_CONFIG_DIR: cfg.dir, WCM_MAX_RETRY_WAIT_MS: '0', ...env },
+  });
 
 describe('public commands: usage errors before any request', () => {
   it.each([
-    [['commerce', 'pay', demo.offerFixedUsd, '--amount', '12.50'], /`--amount` must be a whole number; received `12.50`/],
+    [
+      ['commerce', 'pay', demo.offerFixedUsd, '--amount', '12.50'],
+      /`--amount` must be a whole number; received `12.50`/,
+    ],
     [['commerce', 'pay', demo.offerFixedUsd, '--quantity', 'two'], /`--quantity` must be a whole number/],
-    [['commerce', 'pay', demo.offerFixedUsd, '--idempotency-key', 'short'], /`--idempotency-key` must be 8 to 120 visible ASCII characters; received 5/],
+    [
+      ['commerce', 'pay', demo.offerFixedUsd, '--idempotency-key', 'short'],
+      /`--idempotency-key` must be 8 to 120 visible ASCII characters; received 5/,
+    ],
     [['agents', 'opened', demo.agent1, '--idempotency-key', 'has a space'], /`--idempotency-key` must be 8 to 120/],
-    [['payments', 'simulate', 'order-7', '--outcome', 'succeeded'], /ORDER must be an order id \(uuid\) or a payment intent id/],
+    [
+      ['payments', 'simulate', 'order-7', '--outcome', 'succeeded'],
+      /ORDER must be an order id \(uuid\) or a payment intent id/,
+    ],
     [['payments', 'simulate', '9c105461-cd2b-479f-a8a0-09aace5a70d7'], /Missing `--outcome`/],
   ])('%j → exit 2', async (args, message) => {
     const r = await run(args as string[], { WCM_WEBHOOK_SECRET: 'whsec_x' });
@@ -64,10 +75,16 @@ describe('public commands against a real server', () => {
 
   it('simulate with the wrong secret is refused by the server (invalid_signature, exit 1)', async () => {
     const paid = JSON.parse((await run(['commerce', 'pay', demo.offerFixedUsd, '--json'])).stdout);
-    const r = await run(['payments', 'simulate', paid.order.id, '--outcome', 'succeeded', '--data', path.join(server.dir, 'store.json')], { WCM_WEBHOOK_SECRET: 'whsec_wrong_000000000000000000' });
+    const r = await run(
+      ['payments', 'simulate', paid.order.id, '--outcome', 'succeeded', '--data', path.join(server.dir, 'store.json')],
+      { WCM_WEBHOOK_SECRET: 'whsec_wrong_000000000000000000' },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/invalid_signature/);
-    const ok = await run(['payments', 'simulate', paid.order.id, '--outcome', 'canceled', '--data', path.join(server.dir, 'store.json')], { WCM_WEBHOOK_SECRET: secret });
+    const ok = await run(
+      ['payments', 'simulate', paid.order.id, '--outcome', 'canceled', '--data', path.join(server.dir, 'store.json')],
+      { WCM_WEBHOOK_SECRET: secret },
+    );
     expect(ok.code).toBe(0);
     expect(server.store.get('orders', paid.order.id)!.payment_state).toBe('canceled');
   });
@@ -75,7 +92,10 @@ describe('public commands against a real server', () => {
   it('over the rate limit, a public command exits 6 with the rate_limited problem', async () => {
     const limited = await onPort({ rateLimit: 2 });
     try {
-      const go = () => runInProcess(['agents', 'opened', demo.agent1, '--base-url', limited.url], { env: { WCM_CONFIG_DIR: cfg.dir, WCM_MAX_RETRY_WAIT_MS: '0' } });
+      const go = () =>
+        runInProcess(['agents', 'opened', demo.agent1, '--base-url', limited.url], {
+          env: { WCM_CONFIG_DIR: cfg.dir, WCM_MAX_RETRY_WAIT_MS: '0' },
+        });
       const results = [await go(), await go(), await go()];
       expect(results.map((r) => r.code)).toEqual([0, 0, 6]);
       expect(results[2].stderr).toMatch(/429 rate_limited/);
@@ -85,12 +105,14 @@ describe('public commands against a real server', () => {
     }
   });
 
-  it('local orders / local events read the server\'s file while it runs', async () => {
+  it("local orders / local events read the server's file while it runs", async () => {
     const data = path.join(server.dir, 'store.json');
     expect((await run(['agents', 'opened', demo.agent1])).code).toBe(0);
     const orders = JSON.parse((await run(['local', 'orders', '--data', data, '--json'])).stdout);
     expect(orders.length).toBe(server.store.count('orders'));
-    expect(orders.map((o: { created_at: string }) => o.created_at)).toEqual([...orders.map((o: { created_at: string }) => o.created_at)].sort().reverse());
+    expect(orders.map((o: { created_at: string }) => o.created_at)).toEqual(
+      [...orders.map((o: { created_at: string }) => o.created_at)].sort().reverse(),
+    );
     const rows = (await run(['local', 'events', '--data', data])).stdout.trim().split('\n');
     expect(rows).toHaveLength(server.store.count('analytics_events'));
     expect(rows[0].split('\t')[1]).toBe('agent.chat_opened');

@@ -22,24 +22,51 @@ afterAll(async () => {
   cfg.cleanup();
 });
 
-const run = (args: string[], o: { io?: ReturnType<typeof fakeIO>; env?: Record<string, string> } = {}) => runInProcess(args, { io: o.io, env: { ...env, ...o.env } });
+const run = (args: string[], o: { io?: ReturnType<typeof fakeIO>; env?: Record<string, string> } = {}) =>
+  runInProcess(args, { io: o.io, env: { ...env, ...o.env } });
 
 describe('verbs', () => {
   it('every command shows with `show` (no `get` command is left)', () => {
     const verbs = new Set(commands.map((c) => c.path[c.path.length - 1]));
     expect(verbs.has('get')).toBe(false);
-    expect(commands.map((c) => c.path.join(' '))).toEqual(expect.arrayContaining(['forms show', 'pages show', 'lists show', 'threads show', 'articles show']));
+    expect(commands.map((c) => c.path.join(' '))).toEqual(
+      expect.arrayContaining(['forms show', 'pages show', 'lists show', 'threads show', 'articles show']),
+    );
   });
 
   it.each([
-    [['forms', 'get', demo.formCatering], ['forms', 'show', demo.formCatering]],
-    [['forms', 'view', demo.formCatering], ['forms', 'show', demo.formCatering]],
-    [['pages', 'get', demo.pageAcme], ['pages', 'show', demo.pageAcme]],
-    [['threads', 'view', demo.newestThread], ['threads', 'show', demo.newestThread]],
-    [['threads', 'list'], ['threads', 'ls']],
-    [['lists', 'list', '--limit', '2'], ['lists', 'ls', '--limit', '2']],
-    [['articles', 'list', demo.knowledgeList], ['articles', 'ls', demo.knowledgeList]],
-    [['oauth', 'apps', 'list'], ['oauth', 'apps', 'ls']],
+    [
+      ['forms', 'get', demo.formCatering],
+      ['forms', 'show', demo.formCatering],
+    ],
+    [
+      ['forms', 'view', demo.formCatering],
+      ['forms', 'show', demo.formCatering],
+    ],
+    [
+      ['pages', 'get', demo.pageAcme],
+      ['pages', 'show', demo.pageAcme],
+    ],
+    [
+      ['threads', 'view', demo.newestThread],
+      ['threads', 'show', demo.newestThread],
+    ],
+    [
+      ['threads', 'list'],
+      ['threads', 'ls'],
+    ],
+    [
+      ['lists', 'list', '--limit', '2'],
+      ['lists', 'ls', '--limit', '2'],
+    ],
+    [
+      ['articles', 'list', demo.knowledgeList],
+      ['articles', 'ls', demo.knowledgeList],
+    ],
+    [
+      ['oauth', 'apps', 'list'],
+      ['oauth', 'apps', 'ls'],
+    ],
   ])('%j does what %j does', async (alias, canonical) => {
     const [a, b] = [await run([...alias, '--json']), await run([...canonical, '--json'])];
     expect(a.code, a.stderr).toBe(0);
@@ -47,7 +74,10 @@ describe('verbs', () => {
   });
 
   it('the built binary: `threads list` and `forms get` work (no "did you mean ls")', async () => {
-    const [list, get] = await Promise.all([wcm(['threads', 'list'], { env }), wcm(['forms', 'get', demo.formCatering, '--json', 'id,name'], { env })]);
+    const [list, get] = await Promise.all([
+      wcm(['threads', 'list'], { env }),
+      wcm(['forms', 'get', demo.formCatering, '--json', 'id,name'], { env }),
+    ]);
     expect(list.exitCode, list.stderr).toBe(0);
     expect(list.stdout.split('\n')[0].split('\t')[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(get.exitCode, get.stderr).toBe(0);
@@ -68,23 +98,43 @@ describe('ids are checked before any request', () => {
     [['lists', 'show', '9b1e'], /`LIST` must be a listing id/, 'wcm lists ls'],
     [['threads', 'show', 'latest'], /`THREAD` must be a thread id/, 'wcm threads ls'],
     [['articles', 'show', demo.knowledgeList, 'c866'], /`ARTICLE` must be an article id/, 'wcm articles ls LIST'],
-    [['articles', 'restore', 'faq', demo.article3Versions, '1'], /`LIST` must be a knowledge list id/, 'wcm knowledge ls'],
-    [['articles', 'restore', demo.knowledgeList, demo.article3Versions, 'latest'], /`VERSION` must be a version number \(1, 2, … or v2\) or a version id/, 'wcm articles show LIST ARTICLE'],
+    [
+      ['articles', 'restore', 'faq', demo.article3Versions, '1'],
+      /`LIST` must be a knowledge list id/,
+      'wcm knowledge ls',
+    ],
+    [
+      ['articles', 'restore', demo.knowledgeList, demo.article3Versions, 'latest'],
+      /`VERSION` must be a version number \(1, 2, … or v2\) or a version id/,
+      'wcm articles show LIST ARTICLE',
+    ],
     [['commerce', 'pay', 'voucher'], /`OFFER` must be an offer id/, 'wcm offers ls'],
     [['agents', 'opened', 'barista'], /`AGENT` must be an agent id/, 'wcm agents ls'],
     [['oauth', 'apps', 'rm', 'helpdesk', '--yes'], /`APP` must look like a client id, wcm_app_/, 'wcm oauth apps ls'],
-    [['oauth', 'grants', 'revoke', 'grant_x', '--yes'], /`GRANT` must look like a grant id, grant_/, 'wcm oauth grants ls'],
+    [
+      ['oauth', 'grants', 'revoke', 'grant_x', '--yes'],
+      /`GRANT` must look like a grant id, grant_/,
+      'wcm oauth grants ls',
+    ],
   ])('%j: exit 2, the hint names %s, nothing is sent', async (args, message, hint) => {
     const before = stub.requests.length;
     const r = await run(args, { env: { WCM_BASE_URL: stub.base } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
-    expect(r.stderr).toContain(`Find ids with \`${hint}\``.replace('Find ids with `wcm articles show', 'See the versions with `wcm articles show'));
+    expect(r.stderr).toContain(
+      `Find ids with \`${hint}\``.replace(
+        'Find ids with `wcm articles show',
+        'See the versions with `wcm articles show',
+      ),
+    );
     expect(stub.requests.length).toBe(before);
   });
 
   it.each([
-    [['forms', 'ls', '--workspace', 'acme'], /The workspace \(from --workspace\) must be a workspace id \(a UUID\); received `acme`/],
+    [
+      ['forms', 'ls', '--workspace', 'acme'],
+      /The workspace \(from --workspace\) must be a workspace id \(a UUID\); received `acme`/,
+    ],
     [['threads', 'ls'], /The workspace \(from WCM_WORKSPACE\) must be a workspace id/],
   ])('the workspace is an id too: %j is exit 2 before any request', async (args, message) => {
     const before = stub.requests.length;
@@ -98,7 +148,9 @@ describe('ids are checked before any request', () => {
 
 describe('article versions', () => {
   it('`restore LIST ARTICLE v2` restores version 2, as `articles show` labels it', async () => {
-    const shown = await run(['articles', 'show', demo.knowledgeList, demo.article4Versions], { io: fakeIO({ tty: true }) });
+    const shown = await run(['articles', 'show', demo.knowledgeList, demo.article4Versions], {
+      io: fakeIO({ tty: true }),
+    });
     expect(shown.stdout).toMatch(/^v2\b/m);
     const r = await run(['articles', 'restore', demo.knowledgeList, demo.article4Versions, 'v2', '--json']);
     expect(r.code, r.stderr).toBe(0);

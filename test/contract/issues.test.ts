@@ -23,7 +23,11 @@ describe('fieldErrors: one message per failing path, saying what was received', 
     ['object where an array goes', { ...valid, a: {} }, { a: ['Must be an array; received an object.'] }],
     ['too many entries', { ...valid, a: ['1', '2'] }, { a: ['Must have at most 1 entries.'] }],
     ['enum', { ...valid, e: 'z' }, { e: ['Must be one of: x, y.'] }],
-    ['unknown members, each named', { ...valid, zz: 1, o: { t: '', yy: 2 } }, { zz: ['Unknown field: not part of this operation.'], 'o.yy': ['Unknown field: not part of this operation.'] }],
+    [
+      'unknown members, each named',
+      { ...valid, zz: 1, o: { t: '', yy: 2 } },
+      { zz: ['Unknown field: not part of this operation.'], 'o.yy': ['Unknown field: not part of this operation.'] },
+    ],
   ])('%s', (_name, input, expected) => {
     const r = S.safeParse(input);
     expect(r.success).toBe(false);

@@ -19,7 +19,8 @@ async function spectral(doc: unknown): Promise<string[]> {
   const results = await linter.run(new Document(JSON.stringify(doc), Json, '/openapi.json'));
   return results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`);
 }
-const describeProblems = (ps: Awaited<ReturnType<typeof lint>>) => ps.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
+const describeProblems = (ps: Awaited<ReturnType<typeof lint>>) =>
+  ps.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
 
 let s: InProcess;
 let served: any;
@@ -52,7 +53,14 @@ describe('the OpenAPI document', () => {
     const op = Object.values(first)[0];
     op.responses = {};
     op.operationId = 'listListings';
-    broken.paths['/extra'] = { get: { operationId: 'listListings', responses: { 200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } } } } };
+    broken.paths['/extra'] = {
+      get: {
+        operationId: 'listListings',
+        responses: {
+          200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } },
+        },
+      },
+    };
     const errors = (await lint(broken)).filter((p) => p.severity === 'error');
     expect(errors.length).toBeGreaterThan(0);
   });
@@ -64,13 +72,22 @@ describe('the OpenAPI document', () => {
   it('Spectral does catch an example that breaks its schema (the check can fail)', async () => {
     const broken = structuredClone(served);
     broken.paths['/workspaces/{workspace}/lists'].post.requestBody.content['application/json'].example.title = 42;
-    expect((await spectral(broken)).some((r) => r.startsWith('oas3-valid-media-example at paths./workspaces/{workspace}/lists.post.requestBody'))).toBe(true);
+    expect(
+      (await spectral(broken)).some((r) =>
+        r.startsWith('oas3-valid-media-example at paths./workspaces/{workspace}/lists.post.requestBody'),
+      ),
+    ).toBe(true);
   });
 
   it('the request examples are requests the server takes: createListing and createOAuthApp answer 201', async () => {
     for (const path of ['/workspaces/{workspace}/lists', '/workspaces/{workspace}/oauth-apps']) {
       const json = served.paths[path].post.requestBody.content['application/json'].example;
-      const res = await s.request({ method: 'POST', url: `/v1${path.replace('{workspace}', demo.ws1)}`, token: demo.owner, json });
+      const res = await s.request({
+        method: 'POST',
+        url: `/v1${path.replace('{workspace}', demo.ws1)}`,
+        token: demo.owner,
+        json,
+      });
       expect(res.status, `${path}: ${JSON.stringify(res.json)}`).toBe(201);
     }
   });
@@ -79,9 +96,11 @@ describe('the OpenAPI document', () => {
     const missing: string[] = [];
     for (const [path, item] of Object.entries(served.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(item)) {
-        if (op.requestBody && op.requestBody.content['application/json'].example === undefined) missing.push(`${method} ${path} body`);
+        if (op.requestBody && op.requestBody.content['application/json'].example === undefined)
+          missing.push(`${method} ${path} body`);
         for (const [status, res] of Object.entries(op.responses as Record<string, any>)) {
-          if (/^2/.test(status) && res.content['application/json'].example === undefined) missing.push(`${method} ${path} ${status}`);
+          if (/^2/.test(status) && res.content['application/json'].example === undefined)
+            missing.push(`${method} ${path} ${status}`);
         }
       }
     }
@@ -110,7 +129,11 @@ describe('the OpenAPI document', () => {
       ['patch', '/workspaces/{workspace}/forms/{form}', 'updateForm'],
       ['patch', '/workspaces/{workspace}/pages/{page}', 'updatePage'],
       ['get', '/workspaces/{workspace}/knowledge-lists/{list}/articles', 'listArticles'],
-      ['post', '/workspaces/{workspace}/knowledge-lists/{list}/articles/{article}/versions/{version}/restore', 'restoreArticleVersion'],
+      [
+        'post',
+        '/workspaces/{workspace}/knowledge-lists/{list}/articles/{article}/versions/{version}/restore',
+        'restoreArticleVersion',
+      ],
       ['post', '/public/commerce/offers/{offer}/payment-intents', 'createPaymentIntent'],
       ['post', '/public/agents/{agent}/analytics-events/opened', 'recordAgentChatOpened'],
       ['get', '/workspaces/{workspace}/inbox-threads', 'listInboxThreads'],
@@ -138,7 +161,9 @@ describe('the OpenAPI document', () => {
     const op = served.paths['/workspaces/{workspace}/lists'].post;
     expect(op['x-ability']).toBe('content:write');
     expect(op.security).toEqual([{ bearer: [] }]);
-    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '404', '413', '415', '422']));
+    expect(Object.keys(op.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '404', '413', '415', '422']),
+    );
     expect(op.responses['422'].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Problem');
     const body = op.requestBody.content['application/json'].schema;
     const schema = body.$ref ? served.components.schemas[body.$ref.split('/').pop()] : body;
@@ -146,12 +171,24 @@ describe('the OpenAPI document', () => {
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.title.maxLength).toBe(255);
     expect(schema.properties.items.maxItems).toBe(50);
-    const item = schema.properties.items.items.$ref ? served.components.schemas[schema.properties.items.items.$ref.split('/').pop()] : schema.properties.items.items;
+    const item = schema.properties.items.items.$ref
+      ? served.components.schemas[schema.properties.items.items.$ref.split('/').pop()]
+      : schema.properties.items.items;
     expect(item.properties.title.maxLength).toBe(255);
     expect(item.properties.description.maxLength).toBe(2000);
     const list = served.paths['/workspaces/{workspace}/lists'].get;
     const limit = list.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 25 });
-    expect(served.components.schemas.Problem.required.sort()).toEqual(['code', 'detail', 'errors', 'instance', 'request_id', 'resolution', 'status', 'title', 'type']);
+    expect(served.components.schemas.Problem.required.sort()).toEqual([
+      'code',
+      'detail',
+      'errors',
+      'instance',
+      'request_id',
+      'resolution',
+      'status',
+      'title',
+      'type',
+    ]);
   });
 });

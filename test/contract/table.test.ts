@@ -10,14 +10,17 @@ describe('the operations table', () => {
     for (const op of operationList) expect(op.params.shape).toBeDefined();
   });
 
-  it.each(operationList.map((o) => [o.operationId, o] as const))('%s: the operation is its route plus its schemas', (id, op) => {
-    expect(routeOf(id)).toBeDefined();
-    for (const [k, v] of Object.entries(routeOf(id)!)) expect((op as unknown as Record<string, unknown>)[k]).toBe(v);
-    // A path parameter is declared exactly when the path has its placeholder.
-    expect(Object.keys(op.params.shape).sort()).toEqual([...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
-  });
+  it.each(operationList.map((o) => [o.operationId, o] as const))(
+    '%s: the operation is its route plus its schemas',
+    (id, op) => {
+      expect(routeOf(id)).toBeDefined();
+      for (const [k, v] of Object.entries(routeOf(id)!)) expect((op as unknown as Record<string, unknown>)[k]).toBe(v);
+      // A path parameter is declared exactly when the path has its placeholder.
+      expect(Object.keys(op.params.shape).sort()).toEqual([...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
+    },
+  );
 
-  it('knows no other names (not even Object.prototype\'s)', () => {
+  it("knows no other names (not even Object.prototype's)", () => {
     expect(routeOf('toString')).toBeUndefined();
     expect(routeOf('noSuchOperation')).toBeUndefined();
     expect(getOperation('toString')).toBeUndefined();

@@ -59,11 +59,29 @@ export async function replies(workspace: string, page: string) {
 }
 `,
     );
-    writeFileSync(path.join(dir.dir, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], skipLibCheck: false, types: [], baseUrl: '.', paths: { 'openapi-fetch': [path.join(ROOT, 'node_modules/openapi-fetch')] } },
-      files: ['client.ts'],
-    }));
-    const tsc = await execa(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: dir.dir, reject: false });
+    writeFileSync(
+      path.join(dir.dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          skipLibCheck: false,
+          types: [],
+          baseUrl: '.',
+          paths: { 'openapi-fetch': [path.join(ROOT, 'node_modules/openapi-fetch')] },
+        },
+        files: ['client.ts'],
+      }),
+    );
+    const tsc = await execa(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+      { cwd: dir.dir, reject: false },
+    );
     expect(tsc.exitCode, tsc.stdout + tsc.stderr).toBe(0);
   } finally {
     dir.cleanup();

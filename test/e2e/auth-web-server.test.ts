@@ -23,7 +23,11 @@ afterAll(async () => {
 
 /** Starts `wcm auth login --web` and resolves with the process and the URL it printed. */
 async function startLogin(env: Record<string, string>, extra: string[] = []) {
-  const login = execa('node', [BIN, 'auth', 'login', '--web', '--base-url', `${origin}/v1`, '--timeout', '30', ...extra], { env: { NO_COLOR: '1', CI: 'true', ...env }, reject: false });
+  const login = execa(
+    'node',
+    [BIN, 'auth', 'login', '--web', '--base-url', `${origin}/v1`, '--timeout', '30', ...extra],
+    { env: { NO_COLOR: '1', CI: 'true', ...env }, reject: false },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
     void login.then((r) => reject(new Error(`login ended before printing a URL: ${r.stderr}`)));
@@ -87,16 +91,28 @@ it('logs in through the consent page, uses the granted workspace, refreshes by i
   const refused = await wcm(['oauth', 'grants', 'ls', '--json'], { env });
   expect(refused.exitCode).not.toBe(0);
   expect(refused.stderr).toContain('personal access token');
-  const grants = JSON.parse((await wcm(['oauth', 'grants', 'ls', '--json'], { env: { ...env, WCM_TOKEN: demo.owner } })).stdout);
-  expect(grants.some((g: { client_id: string; workspace_ids: string[] }) => g.client_id === 'wcm-cli' && g.workspace_ids.join() === demo.ws1)).toBe(true);
+  const grants = JSON.parse(
+    (await wcm(['oauth', 'grants', 'ls', '--json'], { env: { ...env, WCM_TOKEN: demo.owner } })).stdout,
+  );
+  expect(
+    grants.some(
+      (g: { client_id: string; workspace_ids: string[] }) =>
+        g.client_id === 'wcm-cli' && g.workspace_ids.join() === demo.ws1,
+    ),
+  ).toBe(true);
 
   // Logout revokes at the server before forgetting.
   const out = await wcm(['auth', 'logout'], { env });
   expect(out.exitCode, out.stderr).toBe(0);
   expect((await fetch(`${origin}/v1/me`, { headers: { authorization: `Bearer ${second.token}` } })).status).toBe(401);
   const refresh = await fetch(`${origin}/oauth/token`, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: second.oauth.refresh_token, client_id: 'wcm-cli' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: second.oauth.refresh_token,
+      client_id: 'wcm-cli',
+    }),
   });
   expect((await refresh.json()).error).toBe('invalid_grant');
 });

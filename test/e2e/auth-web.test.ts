@@ -25,24 +25,48 @@ beforeAll(async () => {
       const u = new URL(req.url!, origin);
       const form = req.method === 'POST' ? Object.fromEntries(new URLSearchParams(body)) : undefined;
       calls.push({ path: u.pathname, form, authorization: req.headers.authorization });
-      const json = (status: number, v: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(v));
-      if (u.pathname === '/.well-known/oauth-protected-resource') return json(200, { resource: `${origin}/v1`, authorization_servers: [origin] });
+      const json = (status: number, v: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+      if (u.pathname === '/.well-known/oauth-protected-resource')
+        return json(200, { resource: `${origin}/v1`, authorization_servers: [origin] });
       if (u.pathname === '/.well-known/oauth-authorization-server') {
-        return json(200, { issuer: origin, authorization_endpoint: `${origin}/oauth/authorize`, token_endpoint: `${origin}/oauth/token`, revocation_endpoint: `${origin}/oauth/revoke` });
+        return json(200, {
+          issuer: origin,
+          authorization_endpoint: `${origin}/oauth/authorize`,
+          token_endpoint: `${origin}/oauth/token`,
+          revocation_endpoint: `${origin}/oauth/revoke`,
+        });
       }
       if (u.pathname === '/oauth/authorize') {
         const back = new URL(u.searchParams.get('redirect_uri')!);
-        back.search = new URLSearchParams({ code: 'code-1', state: u.searchParams.get('state')!, iss: origin }).toString();
+        back.search = new URLSearchParams({
+          code: 'code-1',
+          state: u.searchParams.get('state')!,
+          iss: origin,
+        }).toString();
         return res.writeHead(302, { location: back.href }).end();
       }
       if (u.pathname === '/oauth/token') {
         serial += 1;
-        if (form!.grant_type === 'refresh_token' && form!.refresh_token === 'wcm_ort_dead') return json(400, { error: 'invalid_grant' });
-        return json(200, { access_token: `wcm_oat_access${serial}`, refresh_token: `wcm_ort_refresh${serial}`, token_type: 'Bearer', expires_in: 3600, scope: 'content:read' });
+        if (form!.grant_type === 'refresh_token' && form!.refresh_token === 'wcm_ort_dead')
+          return json(400, { error: 'invalid_grant' });
+        return json(200, {
+          access_token: `wcm_oat_access${serial}`,
+          refresh_token: `wcm_ort_refresh${serial}`,
+          token_type: 'Bearer',
+          expires_in: 3600,
+          scope: 'content:read',
+        });
       }
       if (u.pathname === '/oauth/revoke') return res.writeHead(200).end();
       if (u.pathname === '/v1/me') {
-        return json(200, { data: { user: { id: 'u', name: 'Ada', email: 'a@x' }, token: { name: 'wcm-cli', kind: 'oauth', abilities: ['content:read'], expires_at: null }, workspaces: [{ id: WS, name: 'W', role: 'owner' }] } });
+        return json(200, {
+          data: {
+            user: { id: 'u', name: 'Ada', email: 'a@x' },
+            token: { name: 'wcm-cli', kind: 'oauth', abilities: ['content:read'], expires_at: null },
+            workspaces: [{ id: WS, name: 'W', role: 'owner' }],
+          },
+        });
       }
       json(200, { data: [], meta: { request_id: 'r', next_cursor: null } });
     });
@@ -55,7 +79,11 @@ afterAll(() => new Promise((resolve) => server.close(resolve)));
 it('logs in through the printed URL, renews an expired access token by itself, and logout revokes both', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'wcm-web-'));
   const env = { WCM_CONFIG_DIR: dir, BROWSER: 'none', NO_COLOR: '1', CI: 'true' };
-  const login = execa('node', [BIN, 'auth', 'login', '--web', '--scopes', 'content:read', '--base-url', `${origin}/v1`, '--timeout', '20'], { env, reject: false });
+  const login = execa(
+    'node',
+    [BIN, 'auth', 'login', '--web', '--scopes', 'content:read', '--base-url', `${origin}/v1`, '--timeout', '20'],
+    { env, reject: false },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
     void login.then((r) => reject(new Error(`login ended before printing a URL: ${r.stderr}`)));
@@ -74,10 +102,20 @@ it('logs in through the printed URL, renews an expired access token by itself, a
   const r = await login;
   expect(r.exitCode, r.stderr).toBe(0);
   const exchange = calls.find((c) => c.path === '/oauth/token')!.form!;
-  expect(exchange).toMatchObject({ grant_type: 'authorization_code', code: 'code-1', client_id: 'wcm-cli', resource: `${origin}/v1` });
+  expect(exchange).toMatchObject({
+    grant_type: 'authorization_code',
+    code: 'code-1',
+    client_id: 'wcm-cli',
+    resource: `${origin}/v1`,
+  });
   expect(exchange.code_verifier).toMatch(/^[\w-]{43}$/);
   const saved = () => JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8')).profiles.default;
-  expect(saved()).toMatchObject({ base_url: `${origin}/v1`, token: 'wcm_oat_access1', workspace: WS, oauth: { refresh_token: 'wcm_ort_refresh1', scope: 'content:read' } });
+  expect(saved()).toMatchObject({
+    base_url: `${origin}/v1`,
+    token: 'wcm_oat_access1',
+    workspace: WS,
+    oauth: { refresh_token: 'wcm_ort_refresh1', scope: 'content:read' },
+  });
 
   // Expire the access token: the next command renews it first and saves the rotated refresh token.
   const cfg = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8'));
@@ -99,17 +137,34 @@ it('logs in through the printed URL, renews an expired access token by itself, a
   calls.length = 0;
   const out = await wcm(['auth', 'logout'], { env });
   expect(out.exitCode).toBe(0);
-  expect(calls.filter((c) => c.path === '/oauth/revoke').map((c) => c.form!.token)).toEqual(['wcm_ort_refresh2', 'wcm_oat_access2']);
+  expect(calls.filter((c) => c.path === '/oauth/revoke').map((c) => c.form!.token)).toEqual([
+    'wcm_ort_refresh2',
+    'wcm_oat_access2',
+  ]);
   expect(saved().token).toBeUndefined();
   expect(saved().oauth).toBeUndefined();
 });
 
 it('a refused refresh says to log in with --web again, exit 4', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'wcm-web-'));
-  writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { default: {
-    base_url: `${origin}/v1`, token: 'wcm_oat_old', workspace: WS,
-    oauth: { client_id: 'wcm-cli', token_endpoint: `${origin}/oauth/token`, refresh_token: 'wcm_ort_dead', expires_at: new Date(Date.now() - 1000).toISOString() },
-  } } }));
+  writeFileSync(
+    path.join(dir, 'config.json'),
+    JSON.stringify({
+      profiles: {
+        default: {
+          base_url: `${origin}/v1`,
+          token: 'wcm_oat_old',
+          workspace: WS,
+          oauth: {
+            client_id: 'wcm-cli',
+            token_endpoint: `${origin}/oauth/token`,
+            refresh_token: 'wcm_ort_dead',
+            expires_at: new Date(Date.now() - 1000).toISOString(),
+          },
+        },
+      },
+    }),
+  );
   const r = await wcm(['lists', 'ls'], { env: { WCM_CONFIG_DIR: dir } });
   expect(r.exitCode).toBe(4);
   expect(r.stderr).toContain('invalid_grant');

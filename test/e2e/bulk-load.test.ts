@@ -20,7 +20,8 @@ let env: Record<string, string>;
 let serve: Awaited<ReturnType<typeof spawnServe>> | undefined;
 const data = () => path.join(d.dir, 'store.json');
 /** The journal's bytes up to its last record (zeros written ahead are not records). */
-const journalBytes = (file: string) => (existsSync(`${file}.journal`) ? readFileSync(`${file}.journal`).toString('latin1').replace(/\0+$/, '').length : 0);
+const journalBytes = (file: string) =>
+  existsSync(`${file}.journal`) ? readFileSync(`${file}.journal`).toString('latin1').replace(/\0+$/, '').length : 0;
 
 beforeAll(() => {
   d = tempDir('wcm-bulk-');
@@ -48,36 +49,40 @@ async function exported(name: string, dataFile = data()): Promise<Buffer> {
 }
 
 describe('bulk loads through the snapshot (the built binary)', () => {
-  it('serve --seed, reset --to a snapshot and a restart: the journal stays near-empty, the data whole', SLOW, async () => {
-    serve = await spawnServe(['--data', data(), '--seed', DEMO, '--seed', fixture], { env });
-    expect(serve.lines.join('\n')).toContain(`${THREADS + DEMO_THREADS} threads`);
-    // The seed is in the snapshot; the journal holds only the small writes after it (settings).
-    const snapshotSize = statSync(data()).size;
-    expect(snapshotSize).toBeGreaterThan(THREADS * 100);
-    expect(journalBytes(data())).toBeLessThan(16 * 1024);
-    const seeded = await exported('seeded.json');
-    expect(JSON.parse(seeded.toString()).threads).toHaveLength(THREADS + DEMO_THREADS);
+  it(
+    'serve --seed, reset --to a snapshot and a restart: the journal stays near-empty, the data whole',
+    SLOW,
+    async () => {
+      serve = await spawnServe(['--data', data(), '--seed', DEMO, '--seed', fixture], { env });
+      expect(serve.lines.join('\n')).toContain(`${THREADS + DEMO_THREADS} threads`);
+      // The seed is in the snapshot; the journal holds only the small writes after it (settings).
+      const snapshotSize = statSync(data()).size;
+      expect(snapshotSize).toBeGreaterThan(THREADS * 100);
+      expect(journalBytes(data())).toBeLessThan(16 * 1024);
+      const seeded = await exported('seeded.json');
+      expect(JSON.parse(seeded.toString()).threads).toHaveLength(THREADS + DEMO_THREADS);
 
-    const saved = await wcm(['local', 'snapshot', 'save', 'big'], { env, timeout: SLOW.timeout });
-    expect(saved.exitCode, saved.stderr).toBe(0);
-    const emptied = await wcm(['local', 'reset', '--to', 'empty', '--yes'], { env, timeout: SLOW.timeout });
-    expect(emptied.exitCode, emptied.stderr).toBe(0);
+      const saved = await wcm(['local', 'snapshot', 'save', 'big'], { env, timeout: SLOW.timeout });
+      expect(saved.exitCode, saved.stderr).toBe(0);
+      const emptied = await wcm(['local', 'reset', '--to', 'empty', '--yes'], { env, timeout: SLOW.timeout });
+      expect(emptied.exitCode, emptied.stderr).toBe(0);
 
-    const back = await wcm(['local', 'reset', '--to', 'big'], { env, timeout: SLOW.timeout });
-    expect(back.exitCode, back.stderr).toBe(0);
-    expect(back.stdout).toContain(`${THREADS + DEMO_THREADS} threads`);
-    expect(journalBytes(data())).toBeLessThan(16 * 1024);
-    expect(await exported('reset.json')).toEqual(seeded);
+      const back = await wcm(['local', 'reset', '--to', 'big'], { env, timeout: SLOW.timeout });
+      expect(back.exitCode, back.stderr).toBe(0);
+      expect(back.stdout).toContain(`${THREADS + DEMO_THREADS} threads`);
+      expect(journalBytes(data())).toBeLessThan(16 * 1024);
+      expect(await exported('reset.json')).toEqual(seeded);
 
-    // A restart reads it all back; the first page answers.
-    await stop();
-    serve = await spawnServe(['--data', data()], { env });
-    const page = await wcm(['threads', 'ls', '--json', '--limit', '5'], { env });
-    expect(page.exitCode, page.stderr).toBe(0);
-    expect(JSON.parse(page.stdout)).toHaveLength(5);
-    expect(await exported('restarted.json')).toEqual(seeded);
-    await stop();
-  });
+      // A restart reads it all back; the first page answers.
+      await stop();
+      serve = await spawnServe(['--data', data()], { env });
+      const page = await wcm(['threads', 'ls', '--json', '--limit', '5'], { env });
+      expect(page.exitCode, page.stderr).toBe(0);
+      expect(JSON.parse(page.stdout)).toHaveLength(5);
+      expect(await exported('restarted.json')).toEqual(seeded);
+      await stop();
+    },
+  );
 
   it('local import (into an empty file, and --replace) round-trips an export byte for byte', SLOW, async () => {
     const other = path.join(d.dir, 'other', 'store.json');
@@ -88,7 +93,10 @@ describe('bulk loads through the snapshot (the built binary)', () => {
     const once = await exported('once.json', other);
     expect(JSON.parse(once.toString()).threads).toHaveLength(THREADS + DEMO_THREADS);
 
-    const replaced = await wcm(['local', 'import', '--replace', '--data', other, path.join(d.dir, 'once.json')], { env, timeout: SLOW.timeout });
+    const replaced = await wcm(['local', 'import', '--replace', '--data', other, path.join(d.dir, 'once.json')], {
+      env,
+      timeout: SLOW.timeout,
+    });
     expect(replaced.exitCode, replaced.stderr).toBe(0);
     expect(await exported('twice.json', other)).toEqual(once);
   });

@@ -17,7 +17,9 @@ const fresh = () => {
 
 beforeAll(async () => {
   const d = fresh();
-  serve = await spawnServe(['--data', path.join(d, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: path.join(d, 'serve-config') } });
+  serve = await spawnServe(['--data', path.join(d, 'store.json'), '--seed', DEMO], {
+    env: { WCM_CONFIG_DIR: path.join(d, 'serve-config') },
+  });
   base = serve.url;
 });
 afterAll(async () => {
@@ -33,16 +35,38 @@ describe('wcm against a real `wcm serve`', () => {
   it('login --with-token, then lists create, then lists ls --all --json: a round trip; config file mode 0600', async () => {
     const cfg = fresh();
     const env = { WCM_CONFIG_DIR: cfg };
-    const login = await wcm(['auth', 'login', '--with-token', '--base-url', base, '--workspace', demo.ws1], { env, input: `${demo.owner}\n` });
+    const login = await wcm(['auth', 'login', '--with-token', '--base-url', base, '--workspace', demo.ws1], {
+      env,
+      input: `${demo.owner}\n`,
+    });
     expect(login.exitCode).toBe(0);
     expect(login.stdout).toContain('Logged in');
     expect(login.stdout + login.stderr).not.toContain(demo.owner);
     expect(statSync(path.join(cfg, 'config.json')).mode & 0o777).toBe(0o600);
 
-    const created = await wcm(['lists', 'create', '--json', '--title', 'E2E FAQ', '--template', 'faq', '--item', 'Hours?: 8 to 6', '--item', 'Parking?'], { env });
+    const created = await wcm(
+      [
+        'lists',
+        'create',
+        '--json',
+        '--title',
+        'E2E FAQ',
+        '--template',
+        'faq',
+        '--item',
+        'Hours?: 8 to 6',
+        '--item',
+        'Parking?',
+      ],
+      { env },
+    );
     expect(created.exitCode).toBe(0);
     const listing = JSON.parse(created.stdout);
-    expect(listing).toMatchObject({ title: 'E2E FAQ', template_slug: 'faq', items: [{ title: 'Hours?', description: '8 to 6' }, { title: 'Parking?' }] });
+    expect(listing).toMatchObject({
+      title: 'E2E FAQ',
+      template_slug: 'faq',
+      items: [{ title: 'Hours?', description: '8 to 6' }, { title: 'Parking?' }],
+    });
 
     const ls = await wcm(['lists', 'ls', '--all', '--json'], { env });
     expect(ls.exitCode).toBe(0);
@@ -61,7 +85,10 @@ describe('wcm against a real `wcm serve`', () => {
 
   it('--debug prints request and response lines, never the token (success, failure, profile or WCM_TOKEN)', async () => {
     const cfg = fresh();
-    await wcm(['auth', 'login', '--with-token', '--base-url', base, '--workspace', demo.ws1], { env: { WCM_CONFIG_DIR: cfg }, input: demo.owner });
+    await wcm(['auth', 'login', '--with-token', '--base-url', base, '--workspace', demo.ws1], {
+      env: { WCM_CONFIG_DIR: cfg },
+      input: demo.owner,
+    });
     const runs = await Promise.all([
       wcm(['--debug', 'lists', 'ls'], { env: { WCM_CONFIG_DIR: cfg } }),
       wcm(['--debug', 'auth', 'status'], { env: { WCM_CONFIG_DIR: cfg } }),
@@ -85,31 +112,89 @@ describe('exit codes (CLI.md), each provoked for real', () => {
     for (const s of stubs) await s.close();
     stubs = [];
   });
-  const env = (extra: Record<string, string> = {}) => ({ WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, ...extra });
+  const env = (extra: Record<string, string> = {}) => ({
+    WCM_CONFIG_DIR: fresh(),
+    WCM_BASE_URL: base,
+    WCM_TOKEN: demo.owner,
+    WCM_WORKSPACE: demo.ws1,
+    ...extra,
+  });
 
   it.each([
     ['0 ok', async () => wcm(['lists', 'ls'], { env: env() }), 0, ''],
-    ['1 network refused', async () => wcm(['lists', 'ls'], { env: env({ WCM_BASE_URL: `http://127.0.0.1:${await deadPort()}/v1`, WCM_RETRIES: '1' }) }), 1, 'No server is answering at http://127.0.0.1:'],
-    ['1 server 5xx', async () => {
-      const s = await httpStub(() => ({ status: 500, body: problem(500, 'internal_error') }));
-      stubs.push(s);
-      return wcm(['lists', 'ls'], { env: env({ WCM_BASE_URL: s.base }) });
-    }, 1, 'internal_error'],
-    ['2 usage: missing flag', async () => wcm(['lists', 'create', '--title', 'T'], { env: env() }), 2, 'Missing --template'],
-    ['2 usage: unknown option', async () => wcm(['lists', 'ls', '--bogus'], { env: env() }), 2, "unknown option '--bogus'"],
-    ['2 usage: missing argument', async () => wcm(['profile', 'use'], { env: env() }), 2, "missing required argument 'profile'"],
-    ['3 validation (422)', async () => wcm(['lists', 'create', '--title', 'T', '--template', 'nope'], { env: env() }), 3, 'template_slug'],
-    ['4 not authenticated (401)', async () => wcm(['lists', 'ls'], { env: env({ WCM_TOKEN: demo.revoked }) }), 4, 'invalid_token'],
-    ['4 not allowed (403)', async () => wcm(['lists', 'ls'], { env: env({ WCM_TOKEN: demo.support }) }), 4, 'insufficient_ability'],
+    [
+      '1 network refused',
+      async () =>
+        wcm(['lists', 'ls'], {
+          env: env({ WCM_BASE_URL: `http://127.0.0.1:${await deadPort()}/v1`, WCM_RETRIES: '1' }),
+        }),
+      1,
+      'No server is answering at http://127.0.0.1:',
+    ],
+    [
+      '1 server 5xx',
+      async () => {
+        const s = await httpStub(() => ({ status: 500, body: problem(500, 'internal_error') }));
+        stubs.push(s);
+        return wcm(['lists', 'ls'], { env: env({ WCM_BASE_URL: s.base }) });
+      },
+      1,
+      'internal_error',
+    ],
+    [
+      '2 usage: missing flag',
+      async () => wcm(['lists', 'create', '--title', 'T'], { env: env() }),
+      2,
+      'Missing --template',
+    ],
+    [
+      '2 usage: unknown option',
+      async () => wcm(['lists', 'ls', '--bogus'], { env: env() }),
+      2,
+      "unknown option '--bogus'",
+    ],
+    [
+      '2 usage: missing argument',
+      async () => wcm(['profile', 'use'], { env: env() }),
+      2,
+      "missing required argument 'profile'",
+    ],
+    [
+      '3 validation (422)',
+      async () => wcm(['lists', 'create', '--title', 'T', '--template', 'nope'], { env: env() }),
+      3,
+      'template_slug',
+    ],
+    [
+      '4 not authenticated (401)',
+      async () => wcm(['lists', 'ls'], { env: env({ WCM_TOKEN: demo.revoked }) }),
+      4,
+      'invalid_token',
+    ],
+    [
+      '4 not allowed (403)',
+      async () => wcm(['lists', 'ls'], { env: env({ WCM_TOKEN: demo.support }) }),
+      4,
+      'insufficient_ability',
+    ],
     ['4 no token at all', async () => wcm(['lists', 'ls'], { env: env({ WCM_TOKEN: '' }) }), 4, 'wcm auth login'],
     ['5 not found (404)', async () => wcm(['api', '/nope'], { env: env() }), 5, 'route_not_found'],
-    ['6 rate limited after retries (429)', async () => {
-      const s = await httpStub(() => ({ status: 429, headers: { 'retry-after': '0' }, body: problem(429, 'rate_limited') }));
-      stubs.push(s);
-      const r = await wcm(['lists', 'ls'], { env: env({ WCM_BASE_URL: s.base, WCM_RETRIES: '2' }) });
-      expect(s.requests).toHaveLength(3);
-      return r;
-    }, 6, 'rate_limited'],
+    [
+      '6 rate limited after retries (429)',
+      async () => {
+        const s = await httpStub(() => ({
+          status: 429,
+          headers: { 'retry-after': '0' },
+          body: problem(429, 'rate_limited'),
+        }));
+        stubs.push(s);
+        const r = await wcm(['lists', 'ls'], { env: env({ WCM_BASE_URL: s.base, WCM_RETRIES: '2' }) });
+        expect(s.requests).toHaveLength(3);
+        return r;
+      },
+      6,
+      'rate_limited',
+    ],
   ] as const)('%s', async (_name, run, code, stderr) => {
     const r = await run();
     expect(r.exitCode).toBe(code);
@@ -120,32 +205,49 @@ describe('exit codes (CLI.md), each provoked for real', () => {
     const r = await wcm(['--json', 'lists', 'create', '--title', 'T', '--template', 'nope'], { env: env() });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr)).toMatchObject({ status: 422, code: 'validation_failed', title: 'Validation failed', errors: { template_slug: [expect.any(String)] } });
+    expect(JSON.parse(r.stderr)).toMatchObject({
+      status: 422,
+      code: 'validation_failed',
+      title: 'Validation failed',
+      errors: { template_slug: [expect.any(String)] },
+    });
   });
 });
 
 describe('no waiting when nothing can be asked', () => {
-  it.each([
-    [['lists', 'create']],
-    [['auth', 'login']],
-    [['profile', 'use']],
-  ])('piped `wcm %j` exits 2 at once even with standard input left open', async (args) => {
-    const started = Date.now();
-    const proc = wcm([...args], { env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, CI: '' }, timeout: 8000 });
-    const r = await proc;
-    expect(r.timedOut).toBe(false);
-    expect(r.exitCode).toBe(2);
-    expect(Date.now() - started).toBeLessThan(5000);
-  });
+  it.each([[['lists', 'create']], [['auth', 'login']], [['profile', 'use']]])(
+    'piped `wcm %j` exits 2 at once even with standard input left open',
+    async (args) => {
+      const started = Date.now();
+      const proc = wcm([...args], {
+        env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, CI: '' },
+        timeout: 8000,
+      });
+      const r = await proc;
+      expect(r.timedOut).toBe(false);
+      expect(r.exitCode).toBe(2);
+      expect(Date.now() - started).toBeLessThan(5000);
+    },
+  );
 });
 
 describe('precedence: flag > environment > profile', () => {
   it('the base URL and workspace come from the flag, else the environment, else the profile', async () => {
-    const seen = { profile: await httpStub(() => emptyPage), env: await httpStub(() => emptyPage), flag: await httpStub(() => emptyPage) };
+    const seen = {
+      profile: await httpStub(() => emptyPage),
+      env: await httpStub(() => emptyPage),
+      flag: await httpStub(() => emptyPage),
+    };
     try {
       const cfg = fresh();
-      writeFileSync(path.join(cfg, 'config.json'), JSON.stringify({ profiles: { default: { base_url: seen.profile.base, token: demo.owner, workspace: demo.ws1 } } }));
-      const run = (args: string[], extra: Record<string, string> = {}) => wcm([...args, 'lists', 'ls'], { env: { WCM_CONFIG_DIR: cfg, ...extra } });
+      writeFileSync(
+        path.join(cfg, 'config.json'),
+        JSON.stringify({
+          profiles: { default: { base_url: seen.profile.base, token: demo.owner, workspace: demo.ws1 } },
+        }),
+      );
+      const run = (args: string[], extra: Record<string, string> = {}) =>
+        wcm([...args, 'lists', 'ls'], { env: { WCM_CONFIG_DIR: cfg, ...extra } });
       const last = (s: Stub) => s.requests[s.requests.length - 1]?.url;
 
       expect((await run([])).exitCode).toBe(0);
@@ -153,24 +255,41 @@ describe('precedence: flag > environment > profile', () => {
 
       // The profile's token is bound to the profile's origin (issue 18): the other hosts get an
       // explicit WCM_TOKEN, which goes wherever the user points it.
-      expect((await run([], { WCM_BASE_URL: seen.env.base, WCM_WORKSPACE: demo.ws2, WCM_TOKEN: demo.support })).exitCode).toBe(0);
+      expect(
+        (await run([], { WCM_BASE_URL: seen.env.base, WCM_WORKSPACE: demo.ws2, WCM_TOKEN: demo.support })).exitCode,
+      ).toBe(0);
       expect(last(seen.env)).toBe(`/v1/workspaces/${demo.ws2}/lists`);
 
-      expect((await run(['--base-url', seen.flag.base, '--workspace', demo.ws3], { WCM_BASE_URL: seen.env.base, WCM_WORKSPACE: demo.ws2, WCM_TOKEN: demo.support })).exitCode).toBe(0);
+      expect(
+        (
+          await run(['--base-url', seen.flag.base, '--workspace', demo.ws3], {
+            WCM_BASE_URL: seen.env.base,
+            WCM_WORKSPACE: demo.ws2,
+            WCM_TOKEN: demo.support,
+          })
+        ).exitCode,
+      ).toBe(0);
       expect(last(seen.flag)).toBe(`/v1/workspaces/${demo.ws3}/lists`);
 
       expect([seen.profile, seen.env, seen.flag].map((s) => s.requests.length)).toEqual([1, 1, 1]);
-      expect([seen.profile, seen.env, seen.flag].map((s) => s.requests[0].headers.authorization)).toEqual([`Bearer ${demo.owner}`, `Bearer ${demo.support}`, `Bearer ${demo.support}`]);
+      expect([seen.profile, seen.env, seen.flag].map((s) => s.requests[0].headers.authorization)).toEqual([
+        `Bearer ${demo.owner}`,
+        `Bearer ${demo.support}`,
+        `Bearer ${demo.support}`,
+      ]);
     } finally {
       for (const s of Object.values(seen)) await s.close();
     }
   });
 
-  it('WCM_TOKEN outranks the profile\'s token', async () => {
+  it("WCM_TOKEN outranks the profile's token", async () => {
     const s = await httpStub(() => emptyPage);
     try {
       const cfg = fresh();
-      writeFileSync(path.join(cfg, 'config.json'), JSON.stringify({ profiles: { default: { base_url: s.base, token: demo.owner, workspace: demo.ws1 } } }));
+      writeFileSync(
+        path.join(cfg, 'config.json'),
+        JSON.stringify({ profiles: { default: { base_url: s.base, token: demo.owner, workspace: demo.ws1 } } }),
+      );
       await wcm(['lists', 'ls'], { env: { WCM_CONFIG_DIR: cfg, WCM_TOKEN: demo.ciWriter } });
       expect(s.requests[0].headers.authorization).toBe(`Bearer ${demo.ciWriter}`);
     } finally {
@@ -181,9 +300,21 @@ describe('precedence: flag > environment > profile', () => {
 
 describe('retries', () => {
   it('honours Retry-After: a 429 with Retry-After: 1, then success', async () => {
-    const s = await httpStub((_r, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: problem(429, 'rate_limited') } : { status: 200, body: { data: [{ id: 'x1', title: 'After wait', dashboard_url: 'http://d/x1' }], meta: { request_id: 'r', next_cursor: null } } }));
+    const s = await httpStub((_r, n) =>
+      n === 1
+        ? { status: 429, headers: { 'retry-after': '1' }, body: problem(429, 'rate_limited') }
+        : {
+            status: 200,
+            body: {
+              data: [{ id: 'x1', title: 'After wait', dashboard_url: 'http://d/x1' }],
+              meta: { request_id: 'r', next_cursor: null },
+            },
+          },
+    );
     try {
-      const r = await wcm(['lists', 'ls', '--json'], { env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: s.base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 } });
+      const r = await wcm(['lists', 'ls', '--json'], {
+        env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: s.base, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 },
+      });
       expect(r.exitCode).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual([{ id: 'x1', title: 'After wait', dashboard_url: 'http://d/x1' }]);
       expect(s.requests).toHaveLength(2);

@@ -24,7 +24,9 @@ async function allTitles(url: string): Promise<string[]> {
   const titles: string[] = [];
   let cursor: string | null = null;
   do {
-    const res = await fetch(`${url}/workspaces/${demo.ws1}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${demo.owner}` } });
+    const res = await fetch(`${url}/workspaces/${demo.ws1}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { authorization: `Bearer ${demo.owner}` },
+    });
     expect(res.status).toBe(200);
     const page = await res.json();
     titles.push(...page.data.map((l: { title: string }) => l.title));
@@ -37,7 +39,11 @@ async function allTitles(url: string): Promise<string[]> {
  * Concurrent writers hammer createListing; SIGKILL lands while requests are in flight. Returns
  * the titles whose 201 arrived before the kill.
  */
-async function burstAndKill(url: string, proc: { kill(sig: NodeJS.Signals): boolean }, round: number): Promise<{ acked: string[]; failed: number }> {
+async function burstAndKill(
+  url: string,
+  proc: { kill(sig: NodeJS.Signals): boolean },
+  round: number,
+): Promise<{ acked: string[]; failed: number }> {
   const acked: string[] = [];
   let failed = 0;
   let killed = false;

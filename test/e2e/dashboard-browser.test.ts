@@ -39,7 +39,9 @@ describe('the dashboard in a real browser', () => {
       dir = tempDir('wcm-browser-');
       mkdirSync(ARTIFACTS, { recursive: true });
       const fixture = writeDashboardFixture(dir.dir);
-      server = await spawnServe(['--data', path.join(dir.dir, 'store.json'), '--seed', DEMO, '--seed', fixture], { env: { WCM_CONFIG_DIR: dir.dir } });
+      server = await spawnServe(['--data', path.join(dir.dir, 'store.json'), '--seed', DEMO, '--seed', fixture], {
+        env: { WCM_CONFIG_DIR: dir.dir },
+      });
       origin = new URL(server.url).origin;
       axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
       chromium = await launchChromium();
@@ -72,14 +74,32 @@ describe('the dashboard in a real browser', () => {
     async function axeSerious(): Promise<string[]> {
       await page.evaluate(axeSource);
       const result = await page.evaluate(async () => {
-        const r = await (window as unknown as { axe: { run(o: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: unknown[] }> }> } }).axe.run({ resultTypes: ['violations'] });
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, count: v.nodes.length, targets: v.nodes.map((n) => JSON.stringify((n as { target: unknown }).target)).join(" ") }));
+        const r = await (
+          window as unknown as {
+            axe: {
+              run(
+                o: unknown,
+              ): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: unknown[] }> }>;
+            };
+          }
+        ).axe.run({ resultTypes: ['violations'] });
+        return r.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          count: v.nodes.length,
+          targets: v.nodes.map((n) => JSON.stringify((n as { target: unknown }).target)).join(' '),
+        }));
       });
-      return result.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.help} (${v.count}: ${v.targets})`);
+      return result
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.count}: ${v.targets})`);
     }
 
     it("signs in with the account chooser and lands on a listing's dashboard_url from `wcm lists ls --json`", async () => {
-      const ls = await wcm(['lists', 'ls', '--json'], { env: { WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, WCM_CONFIG_DIR: dir.dir } });
+      const ls = await wcm(['lists', 'ls', '--json'], {
+        env: { WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, WCM_CONFIG_DIR: dir.dir },
+      });
       expect(ls.exitCode, ls.stderr).toBe(0);
       const listings = JSON.parse(ls.stdout) as Array<{ id: string; title: string; dashboard_url: string }>;
       const listing = listings.find((l) => !l.title.includes('<'))!;
@@ -136,20 +156,32 @@ describe('the dashboard in a real browser', () => {
       ['09-page', `/pages/${demo.pageAcme}`],
       ['10-voice', '/voice'],
       ['11-orders', '/orders'],
-    ])('%s has no serious accessibility problem', async (name, rest) => {
-      const res = await page.goto(`${origin}/dashboard/workspaces/${demo.ws1}${rest}`);
-      expect(res?.status()).toBe(200);
-      await shot(name);
-      expect(await axeSerious()).toEqual([]);
-    }, 60_000);
+    ])(
+      '%s has no serious accessibility problem',
+      async (name, rest) => {
+        const res = await page.goto(`${origin}/dashboard/workspaces/${demo.ws1}${rest}`);
+        expect(res?.status()).toBe(200);
+        await shot(name);
+        expect(await axeSerious()).toEqual([]);
+      },
+      60_000,
+    );
 
     it('the request log page shows new requests live (its one script from /assets, SSE), as text', async () => {
       const res = await page.goto(`${origin}/dashboard/requests`);
       expect(res?.status()).toBe(200);
       expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
       // A request whose path holds markup: it must arrive as text.
-      await fetch(`${server.url}/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-00000000f00d`, { headers: { authorization: `Bearer ${demo.owner}` } });
-      await page.waitForFunction(() => [...document.querySelectorAll('#request-log tbody tr')].some((tr) => tr.textContent?.includes('form_not_found')), { timeout: 10_000 });
+      await fetch(`${server.url}/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-00000000f00d`, {
+        headers: { authorization: `Bearer ${demo.owner}` },
+      });
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('#request-log tbody tr')].some((tr) =>
+            tr.textContent?.includes('form_not_found'),
+          ),
+        { timeout: 10_000 },
+      );
       const first = await page.$eval('#request-log tbody tr', (tr) => tr.textContent ?? '');
       expect(first).toContain('getForm');
       expect(first).toContain('404');

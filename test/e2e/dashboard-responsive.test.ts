@@ -19,20 +19,62 @@ const ARTIFACTS = path.join(ROOT, 'test/.artifacts/dashboard-responsive');
 warnNoBrowser("The dashboard's phone and dark-theme test");
 
 /** A returning customer: two threads, a booking and an order under one e-mail address. */
-const RETURNING = { first: '00000000-0000-4000-8000-0000000c0001', second: '00000000-0000-4000-8000-0000000c0002', order: '00000000-0000-4000-8000-0000000c0004' };
+const RETURNING = {
+  first: '00000000-0000-4000-8000-0000000c0001',
+  second: '00000000-0000-4000-8000-0000000c0002',
+  order: '00000000-0000-4000-8000-0000000c0004',
+};
 function writeReturningCustomer(dir: string): string {
   const contact = { id: '00000000-0000-4000-8000-0000000c00c0', name: 'Rita Returning', email: 'rita@mail.example' };
   const thread = (id: string, subject: string, at: string) => ({
-    id, workspace_id: demo.ws1, subject, status: 'open', unread: false, contact,
+    id,
+    workspace_id: demo.ws1,
+    subject,
+    status: 'open',
+    unread: false,
+    contact,
     messages: [{ id: id.replace(/.$/, 'f'), channel: 'email', direction: 'inbound', body: subject, created_at: at }],
   });
   const file = path.join(dir, 'returning.json');
-  writeFileSync(file, JSON.stringify({
-    version: 1,
-    threads: [thread(RETURNING.first, 'First visit', '2026-10-01T09:00:00Z'), thread(RETURNING.second, 'Coming back', '2026-11-01T09:00:00Z')],
-    bookings: [{ id: '00000000-0000-4000-8000-0000000c0003', workspace_id: demo.ws1, status: 'confirmed', booking_type: { id: '00000000-0000-4000-8000-0000000c00b7', name: 'Tasting for Rita' }, contact: { name: 'Rita R.', email: 'RITA@mail.example' }, starts_at: '2026-12-03T14:00:00Z', ends_at: '2026-12-03T15:00:00Z', timezone: 'Europe/London' }],
-    orders: [{ id: RETURNING.order, workspace_id: demo.ws1, offer_id: demo.offerFixedUsd, payment_state: 'paid', quantity: 1, amount_total: 2500, currency: 'usd', application_fee_amount: 75, payment_intent_id: 'pi_local_rita', customer_name: 'Rita', customer_email: 'rita@mail.example', created_at: '2026-11-02T10:00:00Z', updated_at: '2026-11-02T10:01:00Z' }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      version: 1,
+      threads: [
+        thread(RETURNING.first, 'First visit', '2026-10-01T09:00:00Z'),
+        thread(RETURNING.second, 'Coming back', '2026-11-01T09:00:00Z'),
+      ],
+      bookings: [
+        {
+          id: '00000000-0000-4000-8000-0000000c0003',
+          workspace_id: demo.ws1,
+          status: 'confirmed',
+          booking_type: { id: '00000000-0000-4000-8000-0000000c00b7', name: 'Tasting for Rita' },
+          contact: { name: 'Rita R.', email: 'RITA@mail.example' },
+          starts_at: '2026-12-03T14:00:00Z',
+          ends_at: '2026-12-03T15:00:00Z',
+          timezone: 'Europe/London',
+        },
+      ],
+      orders: [
+        {
+          id: RETURNING.order,
+          workspace_id: demo.ws1,
+          offer_id: demo.offerFixedUsd,
+          payment_state: 'paid',
+          quantity: 1,
+          amount_total: 2500,
+          currency: 'usd',
+          application_fee_amount: 75,
+          payment_intent_id: 'pi_local_rita',
+          customer_name: 'Rita',
+          customer_email: 'rita@mail.example',
+          created_at: '2026-11-02T10:00:00Z',
+          updated_at: '2026-11-02T10:01:00Z',
+        },
+      ],
+    }),
+  );
   return file;
 }
 
@@ -81,7 +123,19 @@ describe('the dashboard on a phone and in the dark', () => {
       dir = tempDir('wcm-responsive-');
       mkdirSync(ARTIFACTS, { recursive: true });
       const fixture = writeDashboardFixture(dir.dir);
-      server = await spawnServe(['--data', path.join(dir.dir, 'store.json'), '--seed', DEMO, '--seed', fixture, '--seed', writeReturningCustomer(dir.dir)], { env: { WCM_CONFIG_DIR: dir.dir } });
+      server = await spawnServe(
+        [
+          '--data',
+          path.join(dir.dir, 'store.json'),
+          '--seed',
+          DEMO,
+          '--seed',
+          fixture,
+          '--seed',
+          writeReturningCustomer(dir.dir),
+        ],
+        { env: { WCM_CONFIG_DIR: dir.dir } },
+      );
       origin = new URL(server.url).origin;
       axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
       chromium = await launchChromium();
@@ -97,7 +151,10 @@ describe('the dashboard on a phone and in the dark', () => {
       await page.goto(`${origin}/dashboard/sign-in`);
       await Promise.all([page.waitForNavigation(), page.click('button[value="usr_ada"]')]);
       // A few API requests, so the request log has rows (one of them a 404).
-      for (const p of [`/workspaces/${demo.ws1}/threads?limit=2`, `/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-00000000f00d`]) {
+      for (const p of [
+        `/workspaces/${demo.ws1}/threads?limit=2`,
+        `/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-00000000f00d`,
+      ]) {
         await fetch(`${server.url}${p}`, { headers: { authorization: `Bearer ${demo.owner}` } });
       }
     }, 60_000);
@@ -110,32 +167,59 @@ describe('the dashboard on a phone and in the dark', () => {
     });
 
     /** A phone's screenshot is its first screen (what the issue is about); a wide one is the whole page. */
-    const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: !name.startsWith('390') });
+    const shot = (name: string) =>
+      page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: !name.startsWith('390') });
     const scheme = (value: 'light' | 'dark') => page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value }]);
 
     async function axe(only?: string[]): Promise<string[]> {
       await page.evaluate(axeSource);
       const result = await page.evaluate(async (rules) => {
-        const run = (window as unknown as { axe: { run(o: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe.run;
-        const r = await run({ resultTypes: ['violations'], ...(rules ? { runOnly: { type: 'rule', values: rules } } : {}) });
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)).join(' ') }));
+        const run = (
+          window as unknown as {
+            axe: {
+              run(o: unknown): Promise<{
+                violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }>;
+              }>;
+            };
+          }
+        ).axe.run;
+        const r = await run({
+          resultTypes: ['violations'],
+          ...(rules ? { runOnly: { type: 'rule', values: rules } } : {}),
+        });
+        return r.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          targets: v.nodes.map((n) => JSON.stringify(n.target)).join(' '),
+        }));
       }, only ?? null);
-      return result.filter((v) => only || v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets})`);
+      return result
+        .filter((v) => only || v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets})`);
     }
 
-    it.each([360, 390, 430])('at %i px no page is wider than the screen (tables scroll inside their own region)', async (width) => {
-      await scheme('light');
-      await page.setViewport({ width, height: 800, isMobile: true, hasTouch: true });
-      const wide: string[] = [];
-      for (const [name, url] of PAGES) {
-        const res = await page.goto(`${origin}${url}`);
-        expect(res?.status(), url).toBe(200);
-        const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
-        if (scroll > inner) wide.push(`${name}: ${scroll} > ${inner}`);
-        if (width === 390 && ['inbox', 'thread', 'request-log', 'bookings', 'overview'].includes(name)) await shot(`390-light-${name}`);
-      }
-      expect(wide).toEqual([]);
-    }, 120_000);
+    it.each([360, 390, 430])(
+      'at %i px no page is wider than the screen (tables scroll inside their own region)',
+      async (width) => {
+        await scheme('light');
+        await page.setViewport({ width, height: 800, isMobile: true, hasTouch: true });
+        const wide: string[] = [];
+        for (const [name, url] of PAGES) {
+          const res = await page.goto(`${origin}${url}`);
+          expect(res?.status(), url).toBe(200);
+          const { scroll, inner } = await page.evaluate(() => ({
+            scroll: document.documentElement.scrollWidth,
+            inner: window.innerWidth,
+          }));
+          if (scroll > inner) wide.push(`${name}: ${scroll} > ${inner}`);
+          if (width === 390 && ['inbox', 'thread', 'request-log', 'bookings', 'overview'].includes(name))
+            await shot(`390-light-${name}`);
+        }
+        expect(wide).toEqual([]);
+      },
+      120_000,
+    );
 
     it('at 390 px the side bar folds behind a Menu button, so the page starts with its content', async () => {
       await scheme('light');
@@ -162,7 +246,10 @@ describe('the dashboard on a phone and in the dark', () => {
     it('prefers-color-scheme: dark renders dark, and every page passes axe colour contrast in dark and light', async () => {
       const problems: string[] = [];
       // Light at one width is enough (the colours do not change with the width).
-      for (const [width, modes] of [[390, ['dark']], [1280, ['dark', 'light']]] as const) {
+      for (const [width, modes] of [
+        [390, ['dark']],
+        [1280, ['dark', 'light']],
+      ] as const) {
         await page.setViewport({ width, height: 900 });
         for (const mode of modes) {
           await scheme(mode);
@@ -179,7 +266,9 @@ describe('the dashboard on a phone and in the dark', () => {
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       const [r, g, b] = bg.match(/\d+/g)!.map(Number);
       expect(r + g + b, `body background ${bg}`).toBeLessThan(150);
-      for (const [name, url] of PAGES.filter(([n]) => ['overview', 'inbox', 'thread', 'request-log', 'article', 'orders'].includes(n))) {
+      for (const [name, url] of PAGES.filter(([n]) =>
+        ['overview', 'inbox', 'thread', 'request-log', 'article', 'orders'].includes(n),
+      )) {
         await page.goto(`${origin}${url}`);
         await shot(`1280-dark-${name}`);
         expect(await axe(), name).toEqual([]);
@@ -204,13 +293,20 @@ describe('the dashboard on a phone and in the dark', () => {
         expect(width).toBe(true);
         await fresh.screenshot({ path: path.join(ARTIFACTS, '390-dark-sign-in.png') });
         await fresh.evaluate(axeSource);
-        const contrast = async () => fresh.evaluate(async () => {
-          const r = await (window as unknown as { axe: { run(o: unknown): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe.run({ runOnly: { type: 'rule', values: ['color-contrast'] } });
-          return r.violations.map((v) => `${v.id} (${v.nodes.length})`);
-        });
+        const contrast = async () =>
+          fresh.evaluate(async () => {
+            const r = await (
+              window as unknown as {
+                axe: { run(o: unknown): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> };
+              }
+            ).axe.run({ runOnly: { type: 'rule', values: ['color-contrast'] } });
+            return r.violations.map((v) => `${v.id} (${v.nodes.length})`);
+          });
         expect(await contrast()).toEqual([]);
         await Promise.all([fresh.waitForNavigation(), fresh.click('button[value="usr_ada"]')]);
-        const res = await fresh.goto(`${origin}/dashboard/workspaces/${demo.ws1}/threads/00000000-0000-4000-8000-0000000000ff`);
+        const res = await fresh.goto(
+          `${origin}/dashboard/workspaces/${demo.ws1}/threads/00000000-0000-4000-8000-0000000000ff`,
+        );
         expect(res?.status()).toBe(404);
         await fresh.evaluate(axeSource);
         expect(await contrast()).toEqual([]);
@@ -223,7 +319,11 @@ describe('the dashboard on a phone and in the dark', () => {
       await page.setViewport({ width: 1280, height: 900 });
       await page.goto(`${origin}${ws(`/threads/${hostileThread}`)}`);
       // The first message was sent at 2026-11-21T10:00:00Z: 05:00 in New York.
-      const t = await page.$eval('.msg time', (el) => ({ text: el.textContent, title: el.getAttribute('title'), datetime: el.getAttribute('datetime') }));
+      const t = await page.$eval('.msg time', (el) => ({
+        text: el.textContent,
+        title: el.getAttribute('title'),
+        datetime: el.getAttribute('datetime'),
+      }));
       expect(t.datetime).toBe('2026-11-21T10:00:00.000Z');
       expect(t.title).toBe('21 Nov 2026, 10:00 UTC');
       expect(t.text).toMatch(/05:00/);
@@ -237,18 +337,27 @@ describe('the dashboard on a phone and in the dark', () => {
       const button = await page.$('[data-copy] + button.copy');
       expect(button).not.toBeNull();
       await button!.click();
-      await page.waitForFunction(() => document.querySelector('[data-copy] + button.copy')?.textContent === 'Copied', { timeout: 5_000 });
+      await page.waitForFunction(() => document.querySelector('[data-copy] + button.copy')?.textContent === 'Copied', {
+        timeout: 5_000,
+      });
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(hostileThread);
     }, 30_000);
 
     it("a thread links to its contact's other threads, bookings and orders", async () => {
       await page.setViewport({ width: 1280, height: 900 });
       await page.goto(`${origin}${ws(`/threads/${RETURNING.second}`)}`);
-      const related = await page.$eval('#related', (s) => ({ text: s.textContent ?? '', links: [...s.querySelectorAll('a')].map((a) => a.getAttribute('href')!) }));
+      const related = await page.$eval('#related', (s) => ({
+        text: s.textContent ?? '',
+        links: [...s.querySelectorAll('a')].map((a) => a.getAttribute('href')!),
+      }));
       expect(related.text).toContain('First visit');
       expect(related.text).not.toContain('Coming back');
       expect(related.text).toContain('Tasting for Rita');
-      expect(related.links).toEqual([ws(`/threads/${RETURNING.first}`), ws('/bookings'), ws(`/open/${RETURNING.order}`)]);
+      expect(related.links).toEqual([
+        ws(`/threads/${RETURNING.first}`),
+        ws('/bookings'),
+        ws(`/open/${RETURNING.order}`),
+      ]);
       await shot('1280-light-thread-related');
       await Promise.all([page.waitForNavigation(), page.click(`#related a[href$="${RETURNING.first}"]`)]);
       expect(await page.$eval('h1', (h) => h.textContent)).toBe('First visit');
@@ -260,7 +369,9 @@ describe('the dashboard on a phone and in the dark', () => {
 
     it('a request-log row opens its detail page', async () => {
       await page.goto(`${origin}/dashboard/requests`);
-      const row = await page.$$eval('#request-log tbody tr', (trs) => trs.map((tr) => tr.textContent ?? '').findIndex((t) => t.includes('form_not_found')));
+      const row = await page.$$eval('#request-log tbody tr', (trs) =>
+        trs.map((tr) => tr.textContent ?? '').findIndex((t) => t.includes('form_not_found')),
+      );
       expect(row).toBeGreaterThanOrEqual(0);
       await Promise.all([page.waitForNavigation(), page.click(`#request-log tbody tr:nth-child(${row + 1}) a`)]);
       expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/requests\/req_/);

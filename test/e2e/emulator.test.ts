@@ -29,9 +29,13 @@ it('serve saves the admin token (not printed when piped); wcm local reset works 
 
     // Restarted on the same file: still empty (the reset was durable before it answered).
     server = await spawnServe(['--data', data], { env: { ...env, WCM_ADMIN_TOKEN: admin } });
-    const threads = await fetch(`${server.url}/workspaces/775050e9-98e8-4600-8d0f-afce4b67e137/threads`, { headers: { authorization: `Bearer ${profile.token}` } });
+    const threads = await fetch(`${server.url}/workspaces/775050e9-98e8-4600-8d0f-afce4b67e137/threads`, {
+      headers: { authorization: `Bearer ${profile.token}` },
+    });
     expect(threads.status).toBe(401); // no tokens, no users: the store is empty
-    const back = await wcm(['local', 'reset', '--to', 'clean', '--base-url', server.url, '--json'], { env: { ...env, WCM_ADMIN_TOKEN: admin } });
+    const back = await wcm(['local', 'reset', '--to', 'clean', '--base-url', server.url, '--json'], {
+      env: { ...env, WCM_ADMIN_TOKEN: admin },
+    });
     expect(back.exitCode, back.stderr).toBe(0);
     expect(JSON.parse(back.stdout).records.threads).toBe(46);
   } finally {

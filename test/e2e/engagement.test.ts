@@ -11,7 +11,9 @@ let env: Record<string, string>;
 beforeAll(async () => {
   dir = tempDir();
   const fixture = writeEngagementFixture(dir.dir);
-  serve = await spawnServe(['--data', `${dir.dir}/store.json`, '--seed', fixture], { env: { WCM_CONFIG_DIR: dir.dir } });
+  serve = await spawnServe(['--data', `${dir.dir}/store.json`, '--seed', fixture], {
+    env: { WCM_CONFIG_DIR: dir.dir },
+  });
   env = { WCM_BASE_URL: serve.url, WCM_TOKEN: eng.token, WCM_WORKSPACE: eng.wsA, WCM_CONFIG_DIR: dir.dir };
 });
 afterAll(async () => {
@@ -20,7 +22,11 @@ afterAll(async () => {
   dir.cleanup();
 });
 
-const firstColumn = (out: string) => out.split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+const firstColumn = (out: string) =>
+  out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t')[0]);
 
 describe('engagement commands through the binary', () => {
   it.each([

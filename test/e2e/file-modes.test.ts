@@ -1,6 +1,15 @@
 // Files that hold data or secrets (TRUST.md §5): created 0600 in 0700 directories — data file,
 // journal, snapshots, exports, `wcm seed --output`; config writes never follow a symbolic link.
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wcm } from '../support/cli.js';
@@ -24,15 +33,26 @@ afterAll(async () => {
 
 describe('data files', () => {
   it('the data file and its journal are 0600 in a directory created 0700', async () => {
-    await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, { method: 'POST', headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'x', template_slug: 'faq' }) });
+    await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'x', template_slug: 'faq' }),
+    });
     expect(mode(path.dirname(dataFile))).toBe('700');
-    const files = readdirSync(path.dirname(dataFile)).filter((f) => f.startsWith('store.json') && !f.endsWith('.lock') && statSync(path.join(path.dirname(dataFile), f)).isFile());
+    const files = readdirSync(path.dirname(dataFile)).filter(
+      (f) =>
+        f.startsWith('store.json') && !f.endsWith('.lock') && statSync(path.join(path.dirname(dataFile), f)).isFile(),
+    );
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) expect([f, mode(path.join(path.dirname(dataFile), f))]).toEqual([f, '600']);
   });
 
   it('a snapshot (control plane) is 0600 in a 0700 directory', async () => {
-    const res = await fetch(`${new URL(server.url).origin}/_emulator/snapshots`, { method: 'POST', headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'modes' }) });
+    const res = await fetch(`${new URL(server.url).origin}/_emulator/snapshots`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'modes' }),
+    });
     expect(res.status).toBe(201);
     const dir = `${dataFile}.snapshots`;
     expect(mode(dir)).toBe('700');
@@ -40,7 +60,13 @@ describe('data files', () => {
   });
 
   it('wcm local export and wcm seed --output write 0600 files (the seed report into a new 0700 directory)', async () => {
-    const env = { WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'), WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, WCM_KEYCHAIN: 'off' };
+    const env = {
+      WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'),
+      WCM_BASE_URL: server.url,
+      WCM_TOKEN: demo.owner,
+      WCM_WORKSPACE: demo.ws1,
+      WCM_KEYCHAIN: 'off',
+    };
     const out = path.join(tmp.dir, 'reports', 'seeded.json');
     const r = await wcm(['seed', path.join(ROOT, 'fixtures/ci-seed.steps.json'), '--output', out], { env });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -58,7 +84,9 @@ describe('the config file', () => {
     const dir = path.join(tmp.dir, 'linked-config');
     mkdirSync(dir);
     const victim = path.join(tmp.dir, 'victim.json');
-    const before = JSON.stringify({ profiles: { a: { base_url: 'http://127.0.0.1:1/v1' }, b: { base_url: 'http://127.0.0.1:2/v1' } } });
+    const before = JSON.stringify({
+      profiles: { a: { base_url: 'http://127.0.0.1:1/v1' }, b: { base_url: 'http://127.0.0.1:2/v1' } },
+    });
     writeFileSync(victim, before, { mode: 0o644 });
     symlinkSync(victim, path.join(dir, 'config.json'));
     const r = await wcm(['profile', 'use', 'b'], { env: { WCM_CONFIG_DIR: dir, WCM_KEYCHAIN: 'off' } });
@@ -72,7 +100,10 @@ describe('the config file', () => {
 
   it('a config directory wcm creates is 0700, its file 0600', async () => {
     const dir = path.join(tmp.dir, 'fresh-config', 'wcm');
-    const r = await wcm(['auth', 'login', '--with-token', '--base-url', server.url], { env: { WCM_CONFIG_DIR: dir, WCM_KEYCHAIN: 'off' }, input: demo.owner });
+    const r = await wcm(['auth', 'login', '--with-token', '--base-url', server.url], {
+      env: { WCM_CONFIG_DIR: dir, WCM_KEYCHAIN: 'off' },
+      input: demo.owner,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'config.json'))).toBe(true);
     expect(mode(dir)).toBe('700');

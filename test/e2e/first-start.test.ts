@@ -42,7 +42,10 @@ it('on a busy port the store stays empty, so the retry creates the owner, prints
   const data = path.join(dir, 'store.json');
   const config = path.join(dir, 'config');
   try {
-    const failed = await wcm(['serve', '--port', String(port), '--data', data], { env: { WCM_CONFIG_DIR: config }, cwd: dir });
+    const failed = await wcm(['serve', '--port', String(port), '--data', data], {
+      env: { WCM_CONFIG_DIR: config },
+      cwd: dir,
+    });
     expect(failed.exitCode).toBe(1);
     expect(failed.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use.`);
     expect(failed.stdout).not.toContain('wcm_pat_');
@@ -97,7 +100,9 @@ it('a store whose first token was never shown: serve says `wcm local token`, whi
   expect(JSON.parse(ls.stdout)).toEqual([]);
   await stop(third);
 
-  const missing = await wcm(['local', 'token', '--data', path.join(dir, 'nope.json')], { env: { WCM_CONFIG_DIR: config } });
+  const missing = await wcm(['local', 'token', '--data', path.join(dir, 'nope.json')], {
+    env: { WCM_CONFIG_DIR: config },
+  });
   expect(missing.exitCode).toBe(1);
   expect(missing.stderr).toContain('No data file at');
 });

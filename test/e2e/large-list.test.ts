@@ -25,16 +25,33 @@ describe('--all --json on a large list', () => {
       version: 1,
       users: [{ id: 'usr_big', name: 'Big', email: 'big@example.com' }],
       workspaces: [{ id: WS, name: 'Big', members: [{ user_id: 'usr_big', role: 'owner' }] }],
-      tokens: [{ token: TOKEN, user_id: 'usr_big', name: 'big', abilities: ['content:read', 'content:write'], expires_at: null }],
+      tokens: [
+        {
+          token: TOKEN,
+          user_id: 'usr_big',
+          name: 'big',
+          abilities: ['content:read', 'content:write'],
+          expires_at: null,
+        },
+      ],
       listings: Array.from({ length: n }, (_, i) => ({
-        id: uuid(i), workspace_id: WS, title: `Listing ${i}`, template_slug: 'faq', items: [],
+        id: uuid(i),
+        workspace_id: WS,
+        title: `Listing ${i}`,
+        template_slug: 'faq',
+        items: [],
         created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
       })),
     };
     writeFileSync(path.join(dir, 'big.json'), JSON.stringify(fixture));
-    const serve = await spawnServe(['--data', path.join(dir, 'store.json'), '--seed', path.join(dir, 'big.json')], { env: { WCM_CONFIG_DIR: path.join(dir, 'serve-config') } });
+    const serve = await spawnServe(['--data', path.join(dir, 'store.json'), '--seed', path.join(dir, 'big.json')], {
+      env: { WCM_CONFIG_DIR: path.join(dir, 'serve-config') },
+    });
     try {
-      const r = await wcm(['lists', 'ls', '--all', '--json'], { env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: TOKEN, WCM_WORKSPACE: WS }, timeout: 60_000 });
+      const r = await wcm(['lists', 'ls', '--all', '--json'], {
+        env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: TOKEN, WCM_WORKSPACE: WS },
+        timeout: 60_000,
+      });
       expect(r.exitCode).toBe(0);
       const all = JSON.parse(r.stdout) as Array<{ id: string; title: string }>;
       expect(all).toHaveLength(n);
@@ -56,14 +73,31 @@ describe('--all --json on a large list', () => {
       const limit = Number(u.searchParams.get('limit') ?? 25);
       const to = Math.min(total, from + limit);
       const data = [];
-      for (let i = from; i < to; i++) data.push({ id: `item-${i}`, title: `Listing number ${i} with a title of ordinary length`, dashboard_url: `https://app.example.com/dashboard/lists/item-${i}` });
-      return { status: 200, body: { data, meta: { request_id: 'req_big', next_cursor: to < total ? String(to) : null } } };
+      for (let i = from; i < to; i++)
+        data.push({
+          id: `item-${i}`,
+          title: `Listing number ${i} with a title of ordinary length`,
+          dashboard_url: `https://app.example.com/dashboard/lists/item-${i}`,
+        });
+      return {
+        status: 200,
+        body: { data, meta: { request_id: 'req_big', next_cursor: to < total ? String(to) : null } },
+      };
     });
     const probe = path.join(fresh(), 'rss.mjs');
-    writeFileSync(probe, "process.on('exit', () => process.stderr.write(`\\nMAXRSS ${process.resourceUsage().maxRSS}\\n`));\n");
+    writeFileSync(
+      probe,
+      "process.on('exit', () => process.stderr.write(`\\nMAXRSS ${process.resourceUsage().maxRSS}\\n`));\n",
+    );
     const run = async (total: number, json = ['--json']) => {
       const r = await wcm(['lists', 'ls', '--all', ...json], {
-        env: { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: stub.base, WCM_TOKEN: 'wcm_pat_x', WCM_WORKSPACE: `${String(total).padStart(8, '0')}-0000-4000-8000-000000000000`, NODE_OPTIONS: `--import=${probe}` },
+        env: {
+          WCM_CONFIG_DIR: fresh(),
+          WCM_BASE_URL: stub.base,
+          WCM_TOKEN: 'wcm_pat_x',
+          WCM_WORKSPACE: `${String(total).padStart(8, '0')}-0000-4000-8000-000000000000`,
+          NODE_OPTIONS: `--import=${probe}`,
+        },
         timeout: 120_000,
       });
       expect(r.exitCode).toBe(0);

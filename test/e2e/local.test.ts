@@ -36,34 +36,45 @@ describe('wcm local import / export', () => {
   });
 
   it.each([
-    ['a dangling reference', (d: any) => (d.threads[3].workspace_id = '00000000-0000-4000-8000-000000000000'), '$.threads[3].workspace_id: refers to workspaces'],
+    [
+      'a dangling reference',
+      (d: any) => (d.threads[3].workspace_id = '00000000-0000-4000-8000-000000000000'),
+      '$.threads[3].workspace_id: refers to workspaces',
+    ],
     ['an unknown member', (d: any) => (d.listings[1].colour = 'red'), '$.listings[1].colour: unknown member'],
     ['a duplicate id', (d: any) => (d.bookings[2].id = d.bookings[0].id), '$.bookings[2].id: duplicate id'],
-  ])('a fixture with %s is rejected naming the JSON path, exit 1, and nothing is imported', async (_n, mutate, message) => {
-    const bad = path.join(dir, 'bad.json');
-    const doc = JSON.parse(readFileSync(DEMO, 'utf8'));
-    mutate(doc);
-    writeFileSync(bad, JSON.stringify(doc));
-    const r = await run(['local', 'import', bad, '--data', 'x.json']);
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(message);
-    expect(r.stderr).toContain('nothing was imported');
-    const e = await run(['local', 'export', '-', '--data', 'x.json']);
-    expect(JSON.parse(e.stdout)).toEqual({ version: 1 });
-  });
+  ])(
+    'a fixture with %s is rejected naming the JSON path, exit 1, and nothing is imported',
+    async (_n, mutate, message) => {
+      const bad = path.join(dir, 'bad.json');
+      const doc = JSON.parse(readFileSync(DEMO, 'utf8'));
+      mutate(doc);
+      writeFileSync(bad, JSON.stringify(doc));
+      const r = await run(['local', 'import', bad, '--data', 'x.json']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).toContain('nothing was imported');
+      const e = await run(['local', 'export', '-', '--data', 'x.json']);
+      expect(JSON.parse(e.stdout)).toEqual({ version: 1 });
+    },
+  );
 
   it('import refuses while a server runs on the file, naming its pid; export works and sees acknowledged writes', async () => {
     const data = path.join(dir, 'live.json');
     const { url, proc } = await spawnServe(['--data', data, '--seed', DEMO], { cwd: dir, env: env() });
     procs.push(proc);
     const created = await fetch(`${url}/workspaces/${demo.ws1}/lists`, {
-      method: 'POST', headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Acknowledged', template_slug: 'faq' }),
     });
     expect(created.status).toBe(201);
 
     const extra = path.join(dir, 'extra.json');
-    writeFileSync(extra, JSON.stringify({ version: 1, users: [{ id: 'usr_new', name: 'New', email: 'n@example.com' }] }));
+    writeFileSync(
+      extra,
+      JSON.stringify({ version: 1, users: [{ id: 'usr_new', name: 'New', email: 'n@example.com' }] }),
+    );
     const r = await run(['local', 'import', extra, '--data', data]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`pid ${proc.pid}`);
@@ -82,7 +93,9 @@ describe('wcm local import / export', () => {
     expect(after.users.map((u: { id: string }) => u.id)).not.toContain('usr_new');
     // Once the server is gone, the import goes through.
     expect((await run(['local', 'import', extra, '--data', data])).exitCode).toBe(0);
-    expect(JSON.parse((await run(['local', 'export', '-', '--data', data])).stdout).users.map((u: { id: string }) => u.id)).toContain('usr_new');
+    expect(
+      JSON.parse((await run(['local', 'export', '-', '--data', data])).stdout).users.map((u: { id: string }) => u.id),
+    ).toContain('usr_new');
   });
 
   it('export of a missing data file says so', async () => {

@@ -24,7 +24,11 @@ beforeAll(async () => {
   origin = new URL(server.url).origin;
   const res = await fetch(`${origin}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      authorization: `Bearer ${demo.owner}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
   expect(res.status).toBe(200);
@@ -43,7 +47,11 @@ function* nodes(v: unknown): Generator<Record<string, unknown>> {
 describe('tools/list for an all-abilities token', () => {
   it(`is at most ${TOTAL_BUDGET} bytes in all and ${MODEL_BUDGET} bytes model-facing (name, title, description, inputSchema)`, () => {
     const total = Buffer.byteLength(body);
-    const model = Buffer.byteLength(JSON.stringify(tools.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema }))));
+    const model = Buffer.byteLength(
+      JSON.stringify(
+        tools.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })),
+      ),
+    );
     expect(tools.length).toBeGreaterThan(20);
     expect(total).toBeLessThanOrEqual(TOTAL_BUDGET);
     expect(model).toBeLessThanOrEqual(MODEL_BUDGET);
@@ -51,7 +59,8 @@ describe('tools/list for an all-abilities token', () => {
 
   it('carries no regex beside a format, no problem shape in output schemas, and says each tool in at most two sentences', () => {
     for (const t of tools) {
-      for (const n of [...nodes(t.inputSchema), ...nodes(t.outputSchema)]) expect(n.format !== undefined && n.pattern !== undefined, `${t.name}: ${JSON.stringify(n)}`).toBe(false);
+      for (const n of [...nodes(t.inputSchema), ...nodes(t.outputSchema)])
+        expect(n.format !== undefined && n.pattern !== undefined, `${t.name}: ${JSON.stringify(n)}`).toBe(false);
       const out = t.outputSchema as { properties: Record<string, unknown>; anyOf?: unknown };
       expect(Object.keys(out.properties), t.name).toContain('data');
       expect(Object.keys(out.properties), t.name).not.toContain('code');
@@ -66,7 +75,10 @@ describe('tools/list for an all-abilities token', () => {
     const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
     const failures: string[] = [];
     for (const t of tools) {
-      for (const [kind, schema] of [['input', t.inputSchema], ['output', t.outputSchema]] as const) {
+      for (const [kind, schema] of [
+        ['input', t.inputSchema],
+        ['output', t.outputSchema],
+      ] as const) {
         try {
           ajv.compile(schema!);
         } catch (err) {
@@ -82,7 +94,11 @@ describe('the SDK Client validates every list and get result against its outputS
   let client: Client;
   beforeAll(async () => {
     client = new Client({ name: 'wcm-budget-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${demo.owner}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${demo.owner}` } },
+      }),
+    );
     // The client validates a tool's results with the outputSchema it got from tools/list.
     await client.listTools();
   });
@@ -92,16 +108,22 @@ describe('the SDK Client validates every list and get result against its outputS
   const args = async (name: string): Promise<Record<string, unknown>> => {
     const ws = { workspace: demo.ws1 };
     switch (name) {
-      case 'getForm': return { ...ws, form: demo.formCatering };
-      case 'getPage': return { ...ws, page: demo.pageAcme };
-      case 'getThread': return { ...ws, thread: demo.newestThread };
-      case 'getArticle': return { ...ws, list: demo.knowledgeList, article: demo.article4Versions };
-      case 'listArticles': return { ...ws, list: demo.knowledgeList };
+      case 'getForm':
+        return { ...ws, form: demo.formCatering };
+      case 'getPage':
+        return { ...ws, page: demo.pageAcme };
+      case 'getThread':
+        return { ...ws, thread: demo.newestThread };
+      case 'getArticle':
+        return { ...ws, list: demo.knowledgeList, article: demo.article4Versions };
+      case 'listArticles':
+        return { ...ws, list: demo.knowledgeList };
       case 'getListing': {
         const first = await client.callTool({ name: 'listListings', arguments: { ...ws, limit: 1 } });
         return { ...ws, list: (first.structuredContent as { data: Array<{ id: string }> }).data[0].id };
       }
-      default: return name.startsWith('list') && name !== 'listListingTemplates' && name !== 'listOAuthGrants' ? ws : {};
+      default:
+        return name.startsWith('list') && name !== 'listListingTemplates' && name !== 'listOAuthGrants' ? ws : {};
     }
   };
 
@@ -109,7 +131,9 @@ describe('the SDK Client validates every list and get result against its outputS
     const reads = tools.filter((t) => (t.annotations as { readOnlyHint: boolean }).readOnlyHint).map((t) => t.name);
     expect(reads.length).toBeGreaterThan(15);
     for (const name of reads) {
-      const r = await client.callTool({ name, arguments: await args(name) }).catch((err: Error) => ({ isError: true, content: [{ text: err.message }] }));
+      const r = await client
+        .callTool({ name, arguments: await args(name) })
+        .catch((err: Error) => ({ isError: true, content: [{ text: err.message }] }));
       expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).toBeFalsy();
       expect((r as { structuredContent: { data: unknown } }).structuredContent.data, name).toBeTruthy();
     }

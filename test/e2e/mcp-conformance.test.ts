@@ -18,7 +18,9 @@ let origin: string;
 let dir: ReturnType<typeof tempDir>;
 beforeAll(async () => {
   dir = tempDir('wcm-conformance-');
-  serve = await spawnServe(['--seed', DEMO, '--data', path.join(dir.dir, 'store.json')], { env: { WCM_CONFIG_DIR: path.join(dir.dir, 'config') } });
+  serve = await spawnServe(['--seed', DEMO, '--data', path.join(dir.dir, 'store.json')], {
+    env: { WCM_CONFIG_DIR: path.join(dir.dir, 'config') },
+  });
   // The suite's DNS-rebinding scenario wants a localhost URL (and sends `Host: localhost:PORT`).
   origin = `http://localhost:${new URL(serve.url).port}`;
 });
@@ -37,11 +39,15 @@ interface Check {
 /** Runs one scenario of the suite and returns its checks (as it writes them to checks.json). */
 async function scenario(name: string): Promise<Check[]> {
   const out = path.join(dir.dir, `out-${name}`);
-  const r = await execa(NODE22, ['--import', WITH_TOKEN, SUITE, 'server', '--url', `${origin}/mcp`, '--scenario', name, '-o', out], {
-    reject: false,
-    timeout: 60_000,
-    env: { WCM_CONFORMANCE_TOKEN: demo.owner, WCM_CONFORMANCE_ORIGIN: origin, NO_COLOR: '1' },
-  });
+  const r = await execa(
+    NODE22,
+    ['--import', WITH_TOKEN, SUITE, 'server', '--url', `${origin}/mcp`, '--scenario', name, '-o', out],
+    {
+      reject: false,
+      timeout: 60_000,
+      env: { WCM_CONFORMANCE_TOKEN: demo.owner, WCM_CONFORMANCE_ORIGIN: origin, NO_COLOR: '1' },
+    },
+  );
   const runs = readdirSync(out);
   expect(runs, r.stderr || r.stdout).toHaveLength(1);
   return JSON.parse(readFileSync(path.join(out, runs[0], 'checks.json'), 'utf8')) as Check[];
@@ -51,12 +57,22 @@ it('runs on Node 22 (the suite needs it; wcm does not)', async () => {
   expect((await execa(NODE22, ['--version'])).stdout).toMatch(/^v22\./);
 });
 
-it.each(['server-initialize', 'ping', 'tools-list', 'resources-list', 'logging-set-level', 'completion-complete', 'dns-rebinding-protection'])(
+it.each([
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'resources-list',
+  'logging-set-level',
+  'completion-complete',
+  'dns-rebinding-protection',
+])(
   'conformance scenario %s passes against /mcp',
   async (name) => {
     const checks = (await scenario(name)).filter((c) => c.status !== 'INFO');
     expect(checks.length).toBeGreaterThan(0);
-    expect(checks.filter((c) => c.status !== 'SUCCESS').map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ''}`)).toEqual([]);
+    expect(
+      checks.filter((c) => c.status !== 'SUCCESS').map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ''}`),
+    ).toEqual([]);
   },
   90_000,
 );

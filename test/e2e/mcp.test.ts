@@ -32,9 +32,21 @@ afterAll(async () => {
 
 /** The SDK client on the real `wcm mcp` process. */
 async function stdio(token: string, args: string[] = [], workspace: string | undefined = demo.ws1): Promise<Client> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: token, NO_COLOR: '1', CI: 'true' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    WCM_CONFIG_DIR: cfg.dir,
+    WCM_BASE_URL: server.url,
+    WCM_TOKEN: token,
+    NO_COLOR: '1',
+    CI: 'true',
+  };
   if (workspace) env.WCM_WORKSPACE = workspace;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...args], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    env,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'wcm-test', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
@@ -43,7 +55,9 @@ async function stdio(token: string, args: string[] = [], workspace: string | und
 
 /** The SDK client on the real server's /mcp. */
 async function http(token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: 'wcm-test', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
@@ -69,15 +83,21 @@ describe.each([
     const { tools } = await c.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.has('receivePaymentNotification')).toBe(false);
-    for (const n of ['listThreads', 'createListing', 'getListing', 'createPaymentIntent']) expect(byName.has(n), n).toBe(true);
+    for (const n of ['listThreads', 'createListing', 'getListing', 'createPaymentIntent'])
+      expect(byName.has(n), n).toBe(true);
     // Grant and application management is for personal tokens and the dashboard only (TRUST.md §3).
-    for (const n of ['listOAuthGrants', 'revokeOAuthGrant', 'listOAuthApps', 'createOAuthApp', 'deleteOAuthApp']) expect(byName.has(n), n).toBe(false);
-    const refused = await c.callTool({ name: 'revokeOAuthGrant', arguments: { grant: demo.grantAda } }).catch((err: unknown) => err);
+    for (const n of ['listOAuthGrants', 'revokeOAuthGrant', 'listOAuthApps', 'createOAuthApp', 'deleteOAuthApp'])
+      expect(byName.has(n), n).toBe(false);
+    const refused = await c
+      .callTool({ name: 'revokeOAuthGrant', arguments: { grant: demo.grantAda } })
+      .catch((err: unknown) => err);
     expect(refused instanceof McpError || (refused as { isError?: boolean }).isError).toBe(true);
     const lt = byName.get('listThreads')!;
     // No destructiveHint beside readOnlyHint: true, where MCP gives it no meaning (bytes an agent pays for).
     expect(lt.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
-    expect(Object.keys(lt.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['workspace', 'view', 'channel', 'q', 'cursor', 'limit']));
+    expect(Object.keys(lt.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['workspace', 'view', 'channel', 'q', 'cursor', 'limit']),
+    );
     expect(lt.outputSchema?.properties).toHaveProperty('next_cursor');
     expect(byName.get('createListing')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(byName.get('createPaymentIntent')!.annotations).toMatchObject({ openWorldHint: true, idempotentHint: true });
@@ -98,17 +118,32 @@ describe.each([
     expect(s1.data).toHaveLength(3);
     expect(s1.next_cursor).toEqual(expect.any(String));
     expect(JSON.parse((first.content as Array<{ text: string }>)[0].text)).toEqual(s1);
-    const second = (await c.callTool({ name: 'listThreads', arguments: { workspace: demo.ws1, limit: 3, cursor: s1.next_cursor } })).structuredContent as Structured;
-    const api = await (await fetch(`${server.url}/workspaces/${demo.ws1}/threads?limit=3&cursor=${encodeURIComponent(s1.next_cursor!)}`, { headers: { authorization: `Bearer ${demo.owner}` } })).json();
+    const second = (
+      await c.callTool({ name: 'listThreads', arguments: { workspace: demo.ws1, limit: 3, cursor: s1.next_cursor } })
+    ).structuredContent as Structured;
+    const api = await (
+      await fetch(
+        `${server.url}/workspaces/${demo.ws1}/threads?limit=3&cursor=${encodeURIComponent(s1.next_cursor!)}`,
+        { headers: { authorization: `Bearer ${demo.owner}` } },
+      )
+    ).json();
     expect(second.data.map((t: { id: string }) => t.id)).toEqual(api.data.map((t: { id: string }) => t.id));
   });
 
   it('a create that /v1 then serves', async () => {
     const c = await connect(demo.owner);
-    const r = await c.callTool({ name: 'createListing', arguments: { workspace: demo.ws1, body: { title: `From MCP ${Math.random()}`, template_slug: 'faq', items: [{ title: 'Q?' }] } } });
+    const r = await c.callTool({
+      name: 'createListing',
+      arguments: {
+        workspace: demo.ws1,
+        body: { title: `From MCP ${Math.random()}`, template_slug: 'faq', items: [{ title: 'Q?' }] },
+      },
+    });
     expect(r.isError).toBeFalsy();
     const created = (r.structuredContent as Structured).data;
-    const api = await fetch(`${server.url}/workspaces/${demo.ws1}/lists/${created.id}`, { headers: { authorization: `Bearer ${demo.owner}` } });
+    const api = await fetch(`${server.url}/workspaces/${demo.ws1}/lists/${created.id}`, {
+      headers: { authorization: `Bearer ${demo.owner}` },
+    });
     expect(api.status).toBe(200);
     expect((await api.json()).data.title).toBe(created.title);
   });
@@ -116,7 +151,10 @@ describe.each([
   it('a validation error is a tool error naming the field; nothing is created', async () => {
     const c = await connect(demo.owner);
     const before = [...server.store.values('listings')].length;
-    const r = await c.callTool({ name: 'createListing', arguments: { workspace: demo.ws1, body: { title: '', template_slug: 'faq' } } });
+    const r = await c.callTool({
+      name: 'createListing',
+      arguments: { workspace: demo.ws1, body: { title: '', template_slug: 'faq' } },
+    });
     const p = problemOf(r);
     expect(p.code).toBe('validation_failed');
     expect(Object.keys(p.errors!)).toContain('title');
@@ -136,8 +174,14 @@ describe.each([
 
   it('an unknown tool or resource is a JSON-RPC -32602 whose message the client prefixes once, not twice', async () => {
     const c = await connect(demo.owner);
-    const tool = await c.callTool({ name: 'noSuchTool', arguments: {} }).then(() => null, (e: McpError) => e);
-    const resource = await c.readResource({ uri: 'wcm://nowhere/1' }).then(() => null, (e: McpError) => e);
+    const tool = await c.callTool({ name: 'noSuchTool', arguments: {} }).then(
+      () => null,
+      (e: McpError) => e,
+    );
+    const resource = await c.readResource({ uri: 'wcm://nowhere/1' }).then(
+      () => null,
+      (e: McpError) => e,
+    );
     for (const err of [tool, resource]) {
       expect(err).toBeInstanceOf(McpError);
       expect(err!.code).toBe(-32602);
@@ -146,44 +190,73 @@ describe.each([
     }
   });
 
-  it('completion/complete offers the ids of the token\'s workspaces, threads and pages that match what was typed', async () => {
+  it("completion/complete offers the ids of the token's workspaces, threads and pages that match what was typed", async () => {
     const c = await connect(demo.owner);
     const threads = 'wcm://workspaces/{workspace}/threads/{thread}';
-    const workspaces = await c.complete({ ref: { type: 'ref/resource', uri: threads }, argument: { name: 'workspace', value: '' } });
+    const workspaces = await c.complete({
+      ref: { type: 'ref/resource', uri: threads },
+      argument: { name: 'workspace', value: '' },
+    });
     // Ada is a member of Acme Coffee and Blue Fern Studio, not of Civic Help Desk.
     expect(workspaces.completion.values.sort()).toEqual([demo.ws1, demo.ws2].sort());
-    const byName = await c.complete({ ref: { type: 'ref/resource', uri: threads }, argument: { name: 'workspace', value: 'blue fern' } });
+    const byName = await c.complete({
+      ref: { type: 'ref/resource', uri: threads },
+      argument: { name: 'workspace', value: 'blue fern' },
+    });
     expect(byName.completion.values).toEqual([demo.ws2]);
-    const thread = await c.complete({ ref: { type: 'ref/resource', uri: threads }, argument: { name: 'thread', value: demo.newestThread.slice(0, 6) }, context: { arguments: { workspace: demo.ws1 } } });
+    const thread = await c.complete({
+      ref: { type: 'ref/resource', uri: threads },
+      argument: { name: 'thread', value: demo.newestThread.slice(0, 6) },
+      context: { arguments: { workspace: demo.ws1 } },
+    });
     expect(thread.completion.values).toEqual([demo.newestThread]);
-    const page = await c.complete({ ref: { type: 'ref/resource', uri: 'wcm://workspaces/{workspace}/pages/{page}' }, argument: { name: 'page', value: demo.pageAcme.slice(0, 8) }, context: { arguments: { workspace: demo.ws1 } } });
+    const page = await c.complete({
+      ref: { type: 'ref/resource', uri: 'wcm://workspaces/{workspace}/pages/{page}' },
+      argument: { name: 'page', value: demo.pageAcme.slice(0, 8) },
+      context: { arguments: { workspace: demo.ws1 } },
+    });
     expect(page.completion.values).toEqual([demo.pageAcme]);
     // Another workspace's threads: nothing (the API refuses the listing).
-    const other = await c.complete({ ref: { type: 'ref/resource', uri: threads }, argument: { name: 'thread', value: '' }, context: { arguments: { workspace: demo.ws3 } } });
+    const other = await c.complete({
+      ref: { type: 'ref/resource', uri: threads },
+      argument: { name: 'thread', value: '' },
+      context: { arguments: { workspace: demo.ws3 } },
+    });
     expect(other.completion).toMatchObject({ values: [], total: 0 });
   });
 
   it('malformed tools/call params are JSON-RPC -32602 naming the member (not -32603 with a schema dump); the session goes on', async () => {
     const c = await connect(demo.owner);
     const cases: Array<[unknown, string]> = [
-      [{ name: 'getMe', arguments: [1] }, '`params.arguments` must be an object of the tool\'s named arguments (or left out), not an array.'],
+      [
+        { name: 'getMe', arguments: [1] },
+        "`params.arguments` must be an object of the tool's named arguments (or left out), not an array.",
+      ],
       [{ name: 'getMe', arguments: 'workspace=x' }, 'not a string.'],
       [{ name: 'getMe', arguments: null }, 'not null.'],
       [{ arguments: {} }, '`params.name` must be the name of a tool (a string)'],
     ];
     for (const [params, says] of cases) {
-      const err = await c.request({ method: 'tools/call', params } as never, CallToolResultSchema).then(() => null, (e: unknown) => e);
+      const err = await c.request({ method: 'tools/call', params } as never, CallToolResultSchema).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, JSON.stringify(params)).toBeInstanceOf(McpError);
       expect((err as McpError).code).toBe(-32602);
       expect((err as McpError).message).toContain(says);
     }
-    expect((await c.callTool({ name: 'getMe' })).structuredContent).toMatchObject({ data: { user: { id: 'usr_ada' } } });
+    expect((await c.callTool({ name: 'getMe' })).structuredContent).toMatchObject({
+      data: { user: { id: 'usr_ada' } },
+    });
   });
 
   it('threads and pages are resources', async () => {
     const c = await connect(demo.owner);
     const templates = (await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
-    expect(templates).toEqual(['wcm://workspaces/{workspace}/threads/{thread}', 'wcm://workspaces/{workspace}/pages/{page}']);
+    expect(templates).toEqual([
+      'wcm://workspaces/{workspace}/threads/{thread}',
+      'wcm://workspaces/{workspace}/pages/{page}',
+    ]);
     const thread = await c.readResource({ uri: `wcm://workspaces/${demo.ws1}/threads/${demo.newestThread}` });
     expect(JSON.parse((thread.contents[0] as { text: string }).text).subject).toBe('Large order for Friday');
   });
@@ -198,7 +271,7 @@ describe('wcm mcp flags', () => {
     check(await names(await stdio(demo.owner, args)));
   });
 
-  it('a tool left out by a flag is refused as not enabled; the default workspace is the profile\'s', async () => {
+  it("a tool left out by a flag is refused as not enabled; the default workspace is the profile's", async () => {
     const c = await stdio(demo.owner, ['--read-only']);
     const r = await c.callTool({ name: 'createListing', arguments: { body: { title: 'x', template_slug: 'faq' } } });
     expect(problemOf(r).code).toBe('tool_not_enabled');
@@ -225,24 +298,38 @@ describe('wcm mcp flags', () => {
 
   it('a script that pipes its requests and closes stdin gets every answer before wcm mcp exits', async () => {
     const messages = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'listThreads', arguments: { limit: 1 } } },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'getMe', arguments: {} } },
     ];
     const r = await execa(process.execPath, [BIN, 'mcp'], {
-      reject: false, timeout: 30_000, input: messages.map((m) => JSON.stringify(m)).join('\n') + '\n',
+      reject: false,
+      timeout: 30_000,
+      input: messages.map((m) => JSON.stringify(m)).join('\n') + '\n',
       env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 },
     });
     expect(r.exitCode).toBe(0);
-    const answers = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const answers = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
     expect(answers[1].result.structuredContent.data).toHaveLength(1);
     expect(answers[2].result.structuredContent.data.user.id).toBe('usr_ada');
   });
 
   it('bad flags are a usage error (exit 2) before anything is served', async () => {
-    const r = await execa(process.execPath, [BIN, 'mcp', '--tools', 'nope'], { reject: false, env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner }, input: '' });
+    const r = await execa(process.execPath, [BIN, 'mcp', '--tools', 'nope'], {
+      reject: false,
+      env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner },
+      input: '',
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('`--tools`');
     expect(r.stdout).toBe('');
@@ -252,9 +339,19 @@ describe('wcm mcp flags', () => {
 describe('/mcp as an OAuth resource', () => {
   it('no token, or an API-audience OAuth token: 401 naming the MCP resource metadata', async () => {
     for (const auth of [undefined, `Bearer ${demo.oauthBlueFernOnly}`, `Bearer ${demo.oauthRevokedGrant}`]) {
-      const res = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(auth ? { authorization: auth } : {}) }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+      const res = await fetch(`${origin}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(auth ? { authorization: auth } : {}),
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
+      expect(res.headers.get('www-authenticate')).toContain(
+        `resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+      );
     }
   });
 
@@ -267,22 +364,56 @@ describe('/mcp as an OAuth resource', () => {
   });
 
   it("an agent's whole path: 401 → metadata → dynamic registration → consent with PKCE → token for /mcp → tools", async () => {
-    const first = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const first = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(first.headers.get('www-authenticate')!)![1];
     const resource = await (await fetch(metadataUrl)).json();
     expect(resource.resource).toBe(`${origin}/mcp`);
-    const as = await (await fetch(`${resource.authorization_servers[0]}/.well-known/oauth-authorization-server`)).json();
+    const as = await (
+      await fetch(`${resource.authorization_servers[0]}/.well-known/oauth-authorization-server`)
+    ).json();
     const redirect = 'http://127.0.0.1:6274/oauth/callback';
-    const reg = await (await fetch(as.registration_endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Test agent', redirect_uris: [redirect] }) })).json();
+    const reg = await (
+      await fetch(as.registration_endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Test agent', redirect_uris: [redirect] }),
+      })
+    ).json();
     const { verifier, challenge } = pkce();
     const browser = new FormBrowser(origin);
-    const signIn = await browser.follow(authorizeUrl(origin, { response_type: 'code', client_id: reg.client_id, redirect_uri: redirect, scope: 'content:read engagements:read', state: 'a', code_challenge: challenge, code_challenge_method: 'S256', resource: resource.resource }));
+    const signIn = await browser.follow(
+      authorizeUrl(origin, {
+        response_type: 'code',
+        client_id: reg.client_id,
+        redirect_uri: redirect,
+        scope: 'content:read engagements:read',
+        state: 'a',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: resource.resource,
+      }),
+    );
     const consent = await browser.chooseAccount(signIn, 'usr_ada');
-    const code = new URL((await browser.decide(consent.body, 'approve', [demo.ws1])).headers.get('location')!).searchParams.get('code')!;
-    const t = await tokenRequest(origin, { grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: reg.client_id, code_verifier: verifier, resource: resource.resource });
+    const code = new URL(
+      (await browser.decide(consent.body, 'approve', [demo.ws1])).headers.get('location')!,
+    ).searchParams.get('code')!;
+    const t = await tokenRequest(origin, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirect,
+      client_id: reg.client_id,
+      code_verifier: verifier,
+      resource: resource.resource,
+    });
     expect(t.status).toBe(200);
     // The token is for /mcp only …
-    expect((await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${t.json.access_token}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${t.json.access_token}` } })).status,
+    ).toBe(401);
     // … where the granted abilities decide the tools.
     const c = await http(t.json.access_token);
     const tools = await names(c);
@@ -296,11 +427,30 @@ describe('/mcp as an OAuth resource', () => {
 it('an outside client: @modelcontextprotocol/inspector 1.0.3 --cli lists and calls the tools of wcm mcp', async () => {
   const inspector = path.join(ROOT, 'node_modules/.bin/mcp-inspector');
   const env = { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 };
-  const list = await execa(inspector, ['--cli', process.execPath, BIN, 'mcp', '--method', 'tools/list'], { reject: false, env, timeout: 60_000 });
+  const list = await execa(inspector, ['--cli', process.execPath, BIN, 'mcp', '--method', 'tools/list'], {
+    reject: false,
+    env,
+    timeout: 60_000,
+  });
   expect(list.exitCode, list.stderr).toBe(0);
   const tools = JSON.parse(list.stdout.slice(list.stdout.indexOf('{'))).tools.map((t: { name: string }) => t.name);
   expect(tools).toContain('listThreads');
-  const call = await execa(inspector, ['--cli', process.execPath, BIN, 'mcp', '--method', 'tools/call', '--tool-name', 'getThread', '--tool-arg', `thread=${demo.newestThread}`], { reject: false, env, timeout: 60_000 });
+  const call = await execa(
+    inspector,
+    [
+      '--cli',
+      process.execPath,
+      BIN,
+      'mcp',
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'getThread',
+      '--tool-arg',
+      `thread=${demo.newestThread}`,
+    ],
+    { reject: false, env, timeout: 60_000 },
+  );
   expect(call.exitCode, call.stderr).toBe(0);
   const result = JSON.parse(call.stdout.slice(call.stdout.indexOf('{')));
   expect(result.structuredContent.data.subject).toBe('Large order for Friday');

@@ -32,7 +32,9 @@ describe('OAuth consent in a real browser', () => {
     beforeAll(async () => {
       dir = tempDir('wcm-oauth-browser-');
       mkdirSync(ARTIFACTS, { recursive: true });
-      server = await spawnServe(['--data', path.join(dir.dir, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: dir.dir } });
+      server = await spawnServe(['--data', path.join(dir.dir, 'store.json'), '--seed', DEMO], {
+        env: { WCM_CONFIG_DIR: dir.dir },
+      });
       origin = new URL(server.url).origin;
       chromium = await launchChromium();
     }, 60_000);
@@ -69,7 +71,9 @@ describe('OAuth consent in a real browser', () => {
       let landed = '';
       const app = http.createServer((req, res) => {
         if (req.url!.startsWith('/callback')) landed = `http://127.0.0.1${req.url}`;
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><p>Signed in to the app.</p>');
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><title>app</title><p>Signed in to the app.</p>');
       });
       await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
       const port = (app.address() as AddressInfo).port;
@@ -77,8 +81,13 @@ describe('OAuth consent in a real browser', () => {
         const { challenge } = pkce();
         const url = new URL('/oauth/authorize', origin);
         url.search = new URLSearchParams({
-          response_type: 'code', client_id: demo.oauthAppAcme, redirect_uri: `http://127.0.0.1:${port}/callback`, scope: 'content:read engagements:read',
-          state: 'browser-state', code_challenge: challenge, code_challenge_method: 'S256',
+          response_type: 'code',
+          client_id: demo.oauthAppAcme,
+          redirect_uri: `http://127.0.0.1:${port}/callback`,
+          scope: 'content:read engagements:read',
+          state: 'browser-state',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
         }).toString();
         const page = await newPage();
         await page.goto(url.toString());
@@ -106,7 +115,9 @@ describe('OAuth consent in a real browser', () => {
       let landed = '';
       const app = http.createServer((req, res) => {
         if (req.url!.startsWith('/callback')) landed = `http://127.0.0.1${req.url}`;
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><p>Signed in to the app.</p>');
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><title>app</title><p>Signed in to the app.</p>');
       });
       await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
       const redirect = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
@@ -115,8 +126,13 @@ describe('OAuth consent in a real browser', () => {
         const { verifier, challenge } = pkce();
         const url = new URL('/oauth/authorize', origin);
         url.search = new URLSearchParams({
-          response_type: 'code', client_id: demo.oauthAppAcme, redirect_uri: redirect, scope: 'content:read engagements:read',
-          state: 'untick', code_challenge: challenge, code_challenge_method: 'S256',
+          response_type: 'code',
+          client_id: demo.oauthAppAcme,
+          redirect_uri: redirect,
+          scope: 'content:read engagements:read',
+          state: 'untick',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
         }).toString();
         const page = await context.newPage();
         page.on('console', (m) => {
@@ -142,10 +158,19 @@ describe('OAuth consent in a real browser', () => {
         await Promise.all([page.waitForNavigation(), page.click('button[value="approve"]')]);
         const back = new URL(landed);
         expect(back.searchParams.get('state')).toBe('untick');
-        const t = await tokenRequest(origin, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirect, client_id: demo.oauthAppAcme, code_verifier: verifier });
+        const t = await tokenRequest(origin, {
+          grant_type: 'authorization_code',
+          code: back.searchParams.get('code')!,
+          redirect_uri: redirect,
+          client_id: demo.oauthAppAcme,
+          code_verifier: verifier,
+        });
         expect(t.status).toBe(200);
         expect(t.json.scope).toBe('content:read');
-        const call = (p: string) => fetch(`${origin}/v1/workspaces/${demo.ws1}/${p}`, { headers: { authorization: `Bearer ${t.json.access_token}` } });
+        const call = (p: string) =>
+          fetch(`${origin}/v1/workspaces/${demo.ws1}/${p}`, {
+            headers: { authorization: `Bearer ${t.json.access_token}` },
+          });
         expect((await call('lists')).status).toBe(200);
         expect((await call('threads')).status).toBe(403);
         expect(cspViolations).toEqual([]);
@@ -156,8 +181,17 @@ describe('OAuth consent in a real browser', () => {
     });
 
     it('`wcm auth login --web`: the browser follows the printed URL; the CLI saves an OAuth token that works', async () => {
-      const env = { WCM_CONFIG_DIR: path.join(dir.dir, 'cli'), BROWSER: 'none', WCM_KEYCHAIN: 'off', NO_COLOR: '1', CI: 'true' };
-      const login = execa('node', [BIN, 'auth', 'login', '--web', '--base-url', server.url, '--timeout', '60'], { env, reject: false });
+      const env = {
+        WCM_CONFIG_DIR: path.join(dir.dir, 'cli'),
+        BROWSER: 'none',
+        WCM_KEYCHAIN: 'off',
+        NO_COLOR: '1',
+        CI: 'true',
+      };
+      const login = execa('node', [BIN, 'auth', 'login', '--web', '--base-url', server.url, '--timeout', '60'], {
+        env,
+        reject: false,
+      });
       const printed = await new Promise<string>((resolve, reject) => {
         let err = '';
         void login.then((r) => reject(new Error(`login ended before printing a URL: ${r.stderr}`)));
@@ -187,8 +221,17 @@ describe('OAuth consent in a real browser', () => {
     });
 
     it('`wcm auth login --web` exits within seconds of the login, whatever the browser keeps open (keep-alive, a preconnect, a favicon)', async () => {
-      const env = { WCM_CONFIG_DIR: path.join(dir.dir, 'cli-exit'), BROWSER: 'none', WCM_KEYCHAIN: 'off', NO_COLOR: '1', CI: 'true' };
-      const login = execa('node', [BIN, 'auth', 'login', '--web', '--base-url', server.url, '--timeout', '120'], { env, reject: false });
+      const env = {
+        WCM_CONFIG_DIR: path.join(dir.dir, 'cli-exit'),
+        BROWSER: 'none',
+        WCM_KEYCHAIN: 'off',
+        NO_COLOR: '1',
+        CI: 'true',
+      };
+      const login = execa('node', [BIN, 'auth', 'login', '--web', '--base-url', server.url, '--timeout', '120'], {
+        env,
+        reject: false,
+      });
       const printed = await new Promise<string>((resolve, reject) => {
         let err = '';
         void login.then((r) => reject(new Error(`login ended before printing a URL: ${r.stderr}`)));
@@ -207,10 +250,12 @@ describe('OAuth consent in a real browser', () => {
       const preconnect = net.connect(Number(loopback.port), '127.0.0.1');
       const keepAlive = new http.Agent({ keepAlive: true });
       const favicon = await new Promise<number>((resolve) => {
-        http.get({ host: '127.0.0.1', port: loopback.port, path: '/favicon.ico', agent: keepAlive }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        }).on('error', () => resolve(-1));
+        http
+          .get({ host: '127.0.0.1', port: loopback.port, path: '/favicon.ico', agent: keepAlive }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on('error', () => resolve(-1));
       });
       expect(favicon).toBe(404);
       try {
@@ -220,7 +265,10 @@ describe('OAuth consent in a real browser', () => {
         await Promise.all([page.waitForNavigation(), page.click('button[value="approve"]')]);
         const landed = Date.now();
         expect(await page.content()).toContain('You can close this tab');
-        const exited = await Promise.race([login.then((r) => r), new Promise<null>((r) => setTimeout(() => r(null), 10_000))]);
+        const exited = await Promise.race([
+          login.then((r) => r),
+          new Promise<null>((r) => setTimeout(() => r(null), 10_000)),
+        ]);
         expect(exited, 'auth login --web was still running 10 s after the browser landed').not.toBeNull();
         expect(exited!.exitCode, exited!.stderr).toBe(0);
         expect(exited!.stdout).toContain('Logged in to');

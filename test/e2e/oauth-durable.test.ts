@@ -16,10 +16,27 @@ it('an issued token, its refresh token and a used code survive kill -9', async (
     const redirect = 'http://127.0.0.1:5999/callback';
     const { verifier, challenge } = pkce();
     const browser = new FormBrowser(origin);
-    const signIn = await browser.follow(authorizeUrl(origin, { response_type: 'code', client_id: demo.oauthAppAcme, redirect_uri: redirect, state: 's', code_challenge: challenge, code_challenge_method: 'S256' }));
+    const signIn = await browser.follow(
+      authorizeUrl(origin, {
+        response_type: 'code',
+        client_id: demo.oauthAppAcme,
+        redirect_uri: redirect,
+        state: 's',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
     const consent = await browser.chooseAccount(signIn, 'usr_ada');
-    const code = new URL((await browser.decide(consent.body, 'approve', [demo.ws1])).headers.get('location')!).searchParams.get('code')!;
-    const form = { grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: demo.oauthAppAcme, code_verifier: verifier };
+    const code = new URL(
+      (await browser.decide(consent.body, 'approve', [demo.ws1])).headers.get('location')!,
+    ).searchParams.get('code')!;
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirect,
+      client_id: demo.oauthAppAcme,
+      code_verifier: verifier,
+    };
     const t = await tokenRequest(origin, form);
     expect(t.status).toBe(200);
 
@@ -30,12 +47,18 @@ it('an issued token, its refresh token and a used code survive kill -9', async (
 
     const me = await fetch(`${origin}/v1/me`, { headers: { authorization: `Bearer ${t.json.access_token}` } });
     expect(me.status).toBe(200);
-    const refreshed = await tokenRequest(origin, { grant_type: 'refresh_token', refresh_token: t.json.refresh_token, client_id: demo.oauthAppAcme });
+    const refreshed = await tokenRequest(origin, {
+      grant_type: 'refresh_token',
+      refresh_token: t.json.refresh_token,
+      client_id: demo.oauthAppAcme,
+    });
     expect(refreshed.status).toBe(200);
     // The code was used before the kill: using it again is refused and revokes what it issued.
     const replay = await tokenRequest(origin, form);
     expect(replay.json.error).toBe('invalid_grant');
-    expect((await fetch(`${origin}/v1/me`, { headers: { authorization: `Bearer ${refreshed.json.access_token}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${origin}/v1/me`, { headers: { authorization: `Bearer ${refreshed.json.access_token}` } })).status,
+    ).toBe(401);
   } finally {
     server.proc.kill('SIGKILL');
     await server.proc;

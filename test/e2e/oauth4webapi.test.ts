@@ -23,11 +23,17 @@ const REDIRECT = 'http://127.0.0.1:5931/callback';
 
 it('discovery and both protected-resource documents pass its checks (resource, issuer)', async () => {
   const issuer = new URL(origin);
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }));
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }),
+  );
   expect(as.issuer).toBe(origin);
   for (const path of ['/mcp', '/api/v1', '/v1']) {
     const resource = new URL(`${origin}${path}`);
-    const doc = await oauth.processResourceDiscoveryResponse(resource, await oauth.resourceDiscoveryRequest(resource, insecure));
+    const doc = await oauth.processResourceDiscoveryResponse(
+      resource,
+      await oauth.resourceDiscoveryRequest(resource, insecure),
+    );
     expect(doc.resource).toBe(resource.href);
     expect(doc.authorization_servers).toEqual([origin]);
   }
@@ -35,16 +41,26 @@ it('discovery and both protected-resource documents pass its checks (resource, i
 
 it('authorization code + PKCE through sign-in and consent, then a refresh: every answer validated, the tokens work', async () => {
   const issuer = new URL(origin);
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }));
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }),
+  );
   const client: oauth.Client = { client_id: demo.oauthAppAcme };
   const auth = oauth.None();
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint!);
   for (const [k, v] of Object.entries({
-    response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'content:read', state, resource: `${origin}/api/v1`,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
-  })) url.searchParams.set(k, v);
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    scope: 'content:read',
+    state,
+    resource: `${origin}/api/v1`,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  }))
+    url.searchParams.set(k, v);
 
   const browser = new FormBrowser(origin);
   const consent = await browser.chooseAccount(await browser.follow(url.href), 'usr_ada');
@@ -54,19 +70,47 @@ it('authorization code + PKCE through sign-in and consent, then a refresh: every
   // validateAuthResponse checks `iss` (RFC 9207) and `state`.
   const params = oauth.validateAuthResponse(as, client, new URL(answer.headers.get('location')!), state);
   const tokens = await oauth.processAuthorizationCodeResponse(
-    as, client,
-    await oauth.authorizationCodeGrantRequest(as, client, auth, params, REDIRECT, verifier, { ...insecure, additionalParameters: { resource: `${origin}/api/v1` } }),
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, auth, params, REDIRECT, verifier, {
+      ...insecure,
+      additionalParameters: { resource: `${origin}/api/v1` },
+    }),
   );
   expect(tokens.token_type).toBe('bearer');
   expect(tokens.scope).toBe('content:read');
-  const me = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(`${origin}/api/v1/me`), undefined, undefined, insecure);
+  const me = await oauth.protectedResourceRequest(
+    tokens.access_token,
+    'GET',
+    new URL(`${origin}/api/v1/me`),
+    undefined,
+    undefined,
+    insecure,
+  );
   expect(me.status).toBe(200);
 
-  const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure));
+  const refreshed = await oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+  );
   expect(refreshed.access_token).not.toBe(tokens.access_token);
   expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
-  const again = await oauth.protectedResourceRequest(refreshed.access_token, 'GET', new URL(`${origin}/v1/workspaces/${demo.ws1}/lists`), undefined, undefined, insecure);
+  const again = await oauth.protectedResourceRequest(
+    refreshed.access_token,
+    'GET',
+    new URL(`${origin}/v1/workspaces/${demo.ws1}/lists`),
+    undefined,
+    undefined,
+    insecure,
+  );
   expect(again.status).toBe(200);
   // The rotated-out refresh token is refused (and revokes the family), as oauth4webapi reports it.
-  await expect(oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure))).rejects.toMatchObject({ error: 'invalid_grant' });
+  await expect(
+    oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+    ),
+  ).rejects.toMatchObject({ error: 'invalid_grant' });
 });

@@ -25,7 +25,10 @@ it('pages update --set nope=1 reports the unknown member only', async () => {
 });
 
 it('an empty body is still refused as empty', async () => {
-  const r = await wcm(['api', '-X', 'PATCH', `/workspaces/${demo.ws1}/pages/${demo.pageAcme}`, '--input', '-'], { env, input: '{}' });
+  const r = await wcm(['api', '-X', 'PATCH', `/workspaces/${demo.ws1}/pages/${demo.pageAcme}`, '--input', '-'], {
+    env,
+    input: '{}',
+  });
   expect(r.exitCode).toBe(3);
   expect(r.stderr).toContain('The body is empty: send at least one member to change.');
 });

@@ -19,9 +19,16 @@ it('npm pack, then npm i -g <tarball> into a temp prefix: `wcm --version` and `w
   const files: string[] = JSON.parse(pack.stdout)[0].files.map((f: { path: string }) => f.path);
   expect(files).toContain('dist/src/cli/main.js');
   expect(files).toContain('bin/wcm.js');
-  const tarball = path.join(dir.dir, readdirSync(dir.dir).find((f) => f.endsWith('.tgz'))!);
+  const tarball = path.join(
+    dir.dir,
+    readdirSync(dir.dir).find((f) => f.endsWith('.tgz'))!,
+  );
   const prefix = path.join(dir.dir, 'prefix');
-  const install = await execa('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { reject: false, env: { npm_config_cache: process.env.npm_config_cache } });
+  const install = await execa(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball],
+    { reject: false, env: { npm_config_cache: process.env.npm_config_cache } },
+  );
   expect(install.exitCode, install.stderr).toBe(0);
   expect(install.stderr).not.toMatch(/prepare|install-scripts/);
   const bin = path.join(prefix, 'bin', 'wcm');

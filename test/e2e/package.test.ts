@@ -13,20 +13,47 @@ beforeAll(async () => {
   dir = tempDir('wcm-pack-');
   // dist/ is built by `npm test` before the tests run: pack it as it is (no second build).
   const pack = await execa('npm', ['pack', '--ignore-scripts', '--pack-destination', dir.dir], { cwd: ROOT });
-  const tarball = path.join(dir.dir, readdirSync(dir.dir).find((f) => f.endsWith('.tgz'))!);
+  const tarball = path.join(
+    dir.dir,
+    readdirSync(dir.dir).find((f) => f.endsWith('.tgz'))!,
+  );
   expect(pack.exitCode).toBe(0);
   project = path.join(dir.dir, 'project');
   mkdirSync(project);
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'uses-wcm', version: '1.0.0', type: 'module', private: true }));
-  const install = await execa('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: project, reject: false });
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'uses-wcm', version: '1.0.0', type: 'module', private: true }),
+  );
+  const install = await execa('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    cwd: project,
+    reject: false,
+  });
   expect(install.exitCode, install.stderr).toBe(0);
 }, 240_000);
 afterAll(() => dir?.cleanup());
 
 it('npx wcm serve runs from the installed package and serves the demo data', async () => {
-  const serve = execa('npx', ['--no-install', 'wcm', 'serve', '--port', '0', '--seed', 'node_modules/wcm/fixtures/demo.json', '--data', path.join(project, 'store.json')], {
-    cwd: project, reject: false, env: { WCM_CONFIG_DIR: path.join(project, '.config'), CI: 'true' }, buffer: false, detached: true,
-  });
+  const serve = execa(
+    'npx',
+    [
+      '--no-install',
+      'wcm',
+      'serve',
+      '--port',
+      '0',
+      '--seed',
+      'node_modules/wcm/fixtures/demo.json',
+      '--data',
+      path.join(project, 'store.json'),
+    ],
+    {
+      cwd: project,
+      reject: false,
+      env: { WCM_CONFIG_DIR: path.join(project, '.config'), CI: 'true' },
+      buffer: false,
+      detached: true,
+    },
+  );
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -62,9 +89,34 @@ console.log(JSON.stringify({ lists: lists.status, emptied, threads: seeded.threa
 `,
   );
   const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  const types = await execa(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'), 'run.ts'], { cwd: project, reject: false });
+  const types = await execa(
+    process.execPath,
+    [
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--types',
+      'node',
+      '--typeRoots',
+      path.join(ROOT, 'node_modules/@types'),
+      'run.ts',
+    ],
+    { cwd: project, reject: false },
+  );
   expect(types.exitCode, types.stdout + types.stderr).toBe(0);
-  writeFileSync(path.join(project, 'run.mjs'), (await import('node:fs')).readFileSync(path.join(project, 'run.ts'), 'utf8').replace(', type StartedServer', '').replace(': StartedServer', ''));
+  writeFileSync(
+    path.join(project, 'run.mjs'),
+    (await import('node:fs'))
+      .readFileSync(path.join(project, 'run.ts'), 'utf8')
+      .replace(', type StartedServer', '')
+      .replace(': StartedServer', ''),
+  );
   const r = await execa(process.execPath, ['run.mjs'], { cwd: project, reject: false });
   expect(r.exitCode, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toEqual({ lists: 200, emptied: {}, threads: 46, logged: [201] });

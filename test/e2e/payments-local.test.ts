@@ -20,12 +20,22 @@ afterAll(async () => {
 });
 
 it('the replay hint, pasted into a shell, replays the same request', async () => {
-  const pay = await wcm(['commerce', 'pay', demo.offerContributionUsd, '--amount', '1500', '--name', "Ada O'Neil", '--json'], { env });
+  const pay = await wcm(
+    ['commerce', 'pay', demo.offerContributionUsd, '--amount', '1500', '--name', "Ada O'Neil", '--json'],
+    { env },
+  );
   expect(pay.exitCode, pay.stderr).toBe(0);
   const replay = /\(to replay: (.+)\)$/m.exec(pay.stderr)![1];
   expect(replay).not.toContain('…');
-  expect(replay).toMatch(new RegExp(`^wcm commerce pay ${demo.offerContributionUsd} --amount 1500 --name 'Ada O'\\\\''Neil' --idempotency-key [0-9a-f-]{36}$`));
-  const again = await execa('sh', ['-c', `wcm() { node '${BIN}' "$@"; }; ${replay} --json`], { env: { ...env, NO_COLOR: '1', CI: 'true' }, reject: false });
+  expect(replay).toMatch(
+    new RegExp(
+      `^wcm commerce pay ${demo.offerContributionUsd} --amount 1500 --name 'Ada O'\\\\''Neil' --idempotency-key [0-9a-f-]{36}$`,
+    ),
+  );
+  const again = await execa('sh', ['-c', `wcm() { node '${BIN}' "$@"; }; ${replay} --json`], {
+    env: { ...env, NO_COLOR: '1', CI: 'true' },
+    reject: false,
+  });
   expect(again.exitCode, again.stderr).toBe(0);
   expect(again.stderr).toContain('replayed');
   expect(JSON.parse(again.stdout).order.id).toBe(JSON.parse(pay.stdout).order.id);
@@ -38,8 +48,12 @@ it('simulates against the local server with no WCM_WEBHOOK_SECRET: the secret co
   expect(JSON.parse(sim.stdout)).toMatchObject({ received: true, applied: true, type: 'payment_intent.succeeded' });
 
   // Without the admin token (no profile, a bare base URL), it says what to set.
-  const bare = await wcm(['payments', 'simulate', pay.order.id, '--outcome', 'refunded'], { env: { WCM_CONFIG_DIR: path.join(t.dir, 'empty'), WCM_BASE_URL: server.url, WCM_WEBHOOK_SECRET: '' } });
+  const bare = await wcm(['payments', 'simulate', pay.order.id, '--outcome', 'refunded'], {
+    env: { WCM_CONFIG_DIR: path.join(t.dir, 'empty'), WCM_BASE_URL: server.url, WCM_WEBHOOK_SECRET: '' },
+  });
   expect(bare.exitCode).toBe(2);
-  expect(bare.stderr).toContain("WCM_WEBHOOK_SECRET is not set, and the target's signing secret could not be fetched (No admin token for");
+  expect(bare.stderr).toContain(
+    "WCM_WEBHOOK_SECRET is not set, and the target's signing secret could not be fetched (No admin token for",
+  );
   expect(bare.stderr).toContain('export the WCM_WEBHOOK_SECRET the server signs with');
 });

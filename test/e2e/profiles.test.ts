@@ -38,13 +38,20 @@ it('serve --profile NAME saves to NAME (with the admin token), and a second serv
   expect(config().profiles.s3.admin_token).toMatch(/^wcm_admin_/);
   expect(config().profiles.local.base_url).toBe(a.url);
   // The admin token saved in s3 drives the control plane of b.
-  const snap = await wcm(['--profile', 's3', 'local', 'snapshot', 'save', 'x'], { env: { WCM_CONFIG_DIR: path.join(dir, 'config') } });
+  const snap = await wcm(['--profile', 's3', 'local', 'snapshot', 'save', 'x'], {
+    env: { WCM_CONFIG_DIR: path.join(dir, 'config') },
+  });
   expect(snap.exitCode, snap.stderr).toBe(0);
 
   // A third server on a fresh store overwrites `local`, which pointed at a: it says so.
   const c = await serve(['--data', path.join(dir, 'c.json'), '--seed', DEMO]);
-  await until(() => c.lines.some((l) => l.includes('profile `local`') && l.includes('pointed at')), 'the overwrite line');
-  expect(c.lines.join('\n')).toContain(`profile \`local\` pointed at ${a.url}; it now points at this server (pass \`--profile NAME\` to keep both)`);
+  await until(
+    () => c.lines.some((l) => l.includes('profile `local`') && l.includes('pointed at')),
+    'the overwrite line',
+  );
+  expect(c.lines.join('\n')).toContain(
+    `profile \`local\` pointed at ${a.url}; it now points at this server (pass \`--profile NAME\` to keep both)`,
+  );
   expect(config().profiles.local.base_url).toBe(c.url);
 });
 
@@ -53,16 +60,27 @@ it('auth login --profile cy says when it makes cy the active profile, and when i
   await until(() => s.lines.some((l) => l.includes('profile `local`')), 'profile line');
   const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
   // `local` is the only profile, so it is current without being chosen: a login to cy switches.
-  const first = await wcm(['auth', 'login', '--profile', 'cy', '--base-url', s.url, '--with-token'], { env, input: demo.ciWriter });
+  const first = await wcm(['auth', 'login', '--profile', 'cy', '--base-url', s.url, '--with-token'], {
+    env,
+    input: demo.ciWriter,
+  });
   expect(first.exitCode, first.stderr).toBe(0);
   expect(first.stderr).toContain('Active profile is now cy (was local; `wcm profile use local` switches back)');
   // Chosen now: a second login to another profile does not switch, and says nothing about it.
-  const other = await wcm(['auth', 'login', '--profile', 'dz', '--base-url', s.url, '--with-token'], { env, input: demo.ciWriter });
+  const other = await wcm(['auth', 'login', '--profile', 'dz', '--base-url', s.url, '--with-token'], {
+    env,
+    input: demo.ciWriter,
+  });
   expect(other.exitCode, other.stderr).toBe(0);
   expect(other.stderr).not.toContain('Active profile');
   expect(config().current_profile).toBe('cy');
   // Logging cy in to another address says where it pointed before.
-  const moved = await wcm(['auth', 'login', '--profile', 'cy', '--base-url', s.url.replace('127.0.0.1', 'localhost'), '--with-token'], { env, input: demo.ciWriter });
+  const moved = await wcm(
+    ['auth', 'login', '--profile', 'cy', '--base-url', s.url.replace('127.0.0.1', 'localhost'), '--with-token'],
+    { env, input: demo.ciWriter },
+  );
   expect(moved.exitCode, moved.stderr).toBe(0);
-  expect(moved.stderr).toContain(`Profile cy pointed at ${s.url}; it now points at ${s.url.replace('127.0.0.1', 'localhost')}.`);
+  expect(moved.stderr).toContain(
+    `Profile cy pointed at ${s.url}; it now points at ${s.url.replace('127.0.0.1', 'localhost')}.`,
+  );
 });

@@ -25,7 +25,9 @@ const threads = async () => JSON.parse((await wcm(['threads', 'ls', '--json', '-
 it('piped, without --to: exit 2 naming the choices, and nothing is reset', async () => {
   const r = await wcm(['local', 'reset'], { env });
   expect(r.exitCode).toBe(2);
-  expect(r.stderr).toContain('`wcm local reset` needs `--to`: `seed` (what --seed loaded at first start), a snapshot name (`wcm local snapshot ls`), or `empty`');
+  expect(r.stderr).toContain(
+    '`wcm local reset` needs `--to`: `seed` (what --seed loaded at first start), a snapshot name (`wcm local snapshot ls`), or `empty`',
+  );
   expect(await threads()).toBe(5);
 });
 

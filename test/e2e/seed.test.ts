@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 describe('wcm seed (the built binary against `wcm serve`)', () => {
-  it('seeds a fresh local server through the API only, as the README\'s CI example does', async () => {
+  it("seeds a fresh local server through the API only, as the README's CI example does", async () => {
     const cfg = { WCM_CONFIG_DIR: tmp.dir };
     server = await spawnServe(['--data', path.join(tmp.dir, 'store.json')], { env: cfg });
     // The fresh server saved profile `local`; `wcm seed` finds it with no other set-up.
@@ -34,8 +34,18 @@ describe('wcm seed (the built binary against `wcm serve`)', () => {
     expect(doc.ok).toBe(true);
     expect(doc.target.base_url).toBe(server.url);
     expect(Object.keys(doc.steps)).toEqual(['me', 'faq', 'menu', 'hours', 'links', 'readback']);
-    expect(r.stdout.trim().split('\n').map((l) => l.split('\t').slice(0, 3).join(' '))).toEqual([
-      'me getMe 200', 'faq createListing 201', 'menu createListing 201', 'hours createListing 201', 'links createListing 201', 'readback listListings 200',
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t').slice(0, 3).join(' ')),
+    ).toEqual([
+      'me getMe 200',
+      'faq createListing 201',
+      'menu createListing 201',
+      'hours createListing 201',
+      'links createListing 201',
+      'readback listListings 200',
     ]);
 
     // Read back through the API with another command: exactly the four listings the file made.
@@ -58,10 +68,16 @@ describe('wcm seed (the built binary against `wcm serve`)', () => {
   });
 
   it('runs the same file against the /api/v1 alias, with environment values replacing the defaults', async () => {
-    server = await spawnServe(['--data', path.join(tmp.dir, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: tmp.dir } });
+    server = await spawnServe(['--data', path.join(tmp.dir, 'store.json'), '--seed', DEMO], {
+      env: { WCM_CONFIG_DIR: tmp.dir },
+    });
     const env = {
-      WCM_CONFIG_DIR: tmp.dir, WCM_BASE_URL: server.url.replace(/\/v1$/, '/api/v1'), WCM_TOKEN: demo.ciWriter, WCM_WORKSPACE: demo.ws3,
-      SEED_BRAND: 'Bolt', SEED_HOURS: 'Every day, 7 to 22',
+      WCM_CONFIG_DIR: tmp.dir,
+      WCM_BASE_URL: server.url.replace(/\/v1$/, '/api/v1'),
+      WCM_TOKEN: demo.ciWriter,
+      WCM_WORKSPACE: demo.ws3,
+      SEED_BRAND: 'Bolt',
+      SEED_HOURS: 'Every day, 7 to 22',
     };
     const r = await wcm(['seed', '--json', CI_SEED], { env });
     expect(r.exitCode).toBe(0);
@@ -86,17 +102,24 @@ describe('wcm seed (the built binary against `wcm serve`)', () => {
     // Without the first file, the second one's reference to `faq` has nothing to point at.
     const alone = await wcm(['seed', CI_PAGES, '--dry-run'], { env });
     expect(alone.exitCode).toBe(2);
-    expect(alone.stderr).toContain('› home › $.steps[0].body.bio: `${faq:data.dashboard_url}` refers to step `faq`, which is not in this run.');
+    expect(alone.stderr).toContain(
+      '› home › $.steps[0].body.bio: `${faq:data.dashboard_url}` refers to step `faq`, which is not in this run.',
+    );
   });
 
   it('stops between steps on SIGTERM (a cancelled CI job): the step in flight finishes, --output lists what was created', async () => {
-    server = await spawnServe(['--data', path.join(tmp.dir, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: tmp.dir } });
+    server = await spawnServe(['--data', path.join(tmp.dir, 'store.json'), '--seed', DEMO], {
+      env: { WCM_CONFIG_DIR: tmp.dir },
+    });
     const env = { WCM_CONFIG_DIR: tmp.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws2 };
     const count = async () => {
       let n = 0;
       let cursor: string | null = '';
       do {
-        const res = await fetch(`${server!.url}/workspaces/${demo.ws2}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${demo.owner}` } });
+        const res = await fetch(
+          `${server!.url}/workspaces/${demo.ws2}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+          { headers: { authorization: `Bearer ${demo.owner}` } },
+        );
         const page = (await res.json()) as { data: unknown[]; meta: { next_cursor: string | null } };
         n += page.data.length;
         cursor = page.meta.next_cursor;
@@ -106,7 +129,17 @@ describe('wcm seed (the built binary against `wcm serve`)', () => {
     const baseline = await count();
     const total = 1000;
     const long = path.join(tmp.dir, 'long.steps.json');
-    writeFileSync(long, JSON.stringify({ version: 1, steps: Array.from({ length: total }, (_, i) => ({ name: `l${i}`, operation: 'createListing', body: { title: `L${i}`, template_slug: 'faq' } })) }));
+    writeFileSync(
+      long,
+      JSON.stringify({
+        version: 1,
+        steps: Array.from({ length: total }, (_, i) => ({
+          name: `l${i}`,
+          operation: 'createListing',
+          body: { title: `L${i}`, template_slug: 'faq' },
+        })),
+      }),
+    );
     const out = path.join(tmp.dir, 'out.json');
     const proc = wcm(['seed', long, '--output', out], { env, timeout: 60_000 });
     while ((await count()) < baseline + 3) await new Promise((r) => setTimeout(r, 50));

@@ -18,7 +18,9 @@ const profile = () => JSON.parse(readFileSync(path.join(tmp.dir, 'cfg', 'config.
 
 /** `wcm serve` piped: every line it printed in its first second, then stopped. */
 async function servePiped(env: Record<string, string | undefined>) {
-  const s = await spawnServe(['--data', path.join(tmp.dir, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'), WCM_KEYCHAIN: 'off', ...env } });
+  const s = await spawnServe(['--data', path.join(tmp.dir, 'store.json'), '--seed', DEMO], {
+    env: { WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'), WCM_KEYCHAIN: 'off', ...env },
+  });
   await new Promise((r) => setTimeout(r, 700));
   s.proc.kill('SIGTERM');
   const r = await s.proc;
@@ -28,12 +30,26 @@ async function servePiped(env: Record<string, string | undefined>) {
 /** `wcm serve` on a pseudo-terminal (util-linux `script`) for three seconds: what the screen showed. */
 async function serveOnTerminal(env: Record<string, string | undefined>) {
   const command = `timeout -s TERM 3 node '${BIN}' serve --port 0 --data '${path.join(tmp.dir, 'store.json')}' --seed '${DEMO}'`;
-  const r = await execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: { NO_COLOR: '1', CI: '', TERM: 'xterm', WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'), WCM_KEYCHAIN: 'off', ...env }, timeout: 30_000 });
+  const r = await execa('script', ['-qfec', command, '/dev/null'], {
+    reject: false,
+    env: {
+      NO_COLOR: '1',
+      CI: '',
+      TERM: 'xterm',
+      WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'),
+      WCM_KEYCHAIN: 'off',
+      ...env,
+    },
+    timeout: 30_000,
+  });
   return r.stdout;
 }
 
 it('secrets from the environment are never printed, piped or on a terminal', async () => {
-  const env = { WCM_ADMIN_TOKEN: 'wcm_admin_fromTheEnvironment0123456789', WCM_WEBHOOK_SECRET: 'whsec_fromTheEnvironment0123456789' };
+  const env = {
+    WCM_ADMIN_TOKEN: 'wcm_admin_fromTheEnvironment0123456789',
+    WCM_WEBHOOK_SECRET: 'whsec_fromTheEnvironment0123456789',
+  };
   for (const out of [await servePiped(env), await serveOnTerminal(env)]) {
     expect(out).toContain('admin token from WCM_ADMIN_TOKEN');
     expect(out).toContain('signing secret from WCM_WEBHOOK_SECRET');

@@ -19,7 +19,10 @@ afterEach(() => {
 });
 
 async function serve(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
-  const s = await spawnServe(args, { cwd: opts.cwd ?? dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config'), ...opts.env } });
+  const s = await spawnServe(args, {
+    cwd: opts.cwd ?? dir,
+    env: { WCM_CONFIG_DIR: path.join(dir, 'config'), ...opts.env },
+  });
   procs.push(s.proc);
   return s;
 }
@@ -49,7 +52,11 @@ describe('wcm serve', () => {
     const page = await fetch(dashboard, { redirect: 'manual' });
     expect(page.status).toBe(303);
     expect(page.headers.get('location')).toMatch(/\/dashboard\/sign-in\?return_to=%2Fdashboard$/);
-    await waitFor(() => lines.some((l) => /^\s+wcm_pat_[A-Za-z0-9]{32,}$/.test(l)) && lines.some((l) => l.includes('profile `local`')), 'the token line');
+    await waitFor(
+      () =>
+        lines.some((l) => /^\s+wcm_pat_[A-Za-z0-9]{32,}$/.test(l)) && lines.some((l) => l.includes('profile `local`')),
+      'the token line',
+    );
     const token = lines.find((l) => /^\s+wcm_pat_/.test(l))!.trim();
     expect(existsSync(path.join(dir, '.wcm', 'store.json.lock'))).toBe(true);
 
@@ -63,12 +70,19 @@ describe('wcm serve', () => {
     const config = JSON.parse(readFileSync(path.join(dir, 'config', 'config.json'), 'utf8'));
     // Beside its token, profile `local` keeps the control plane's admin token (EMULATOR.md §2) and
     // the generated signing secret, which piped output does not print (TRUST.md §5).
-    expect(config.profiles.local).toEqual({ base_url: url, token, workspace: body.workspaces[0].id, admin_token: expect.stringMatching(/^wcm_admin_[A-Za-z0-9]+$/), webhook_secret: expect.stringMatching(/^whsec_/) });
+    expect(config.profiles.local).toEqual({
+      base_url: url,
+      token,
+      workspace: body.workspaces[0].id,
+      admin_token: expect.stringMatching(/^wcm_admin_[A-Za-z0-9]+$/),
+      webhook_secret: expect.stringMatching(/^whsec_/),
+    });
     expect(statSync(path.join(dir, 'config', 'config.json')).mode & 0o777).toBe(0o600);
 
     // The token works for workspace operations too.
     const created = await fetch(`${url}/workspaces/${body.workspaces[0].id}/lists`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'First', template_slug: 'faq' }),
     });
     expect(created.status).toBe(201);
@@ -97,7 +111,9 @@ describe('wcm serve', () => {
     sock.on('data', (d) => (raw += d.toString()));
     await new Promise((r) => sock.once('connect', r));
     // Headers and half the body now; the rest after the signal.
-    sock.write(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    sock.write(
+      `POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await new Promise((r) => setTimeout(r, 200));
     proc.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
@@ -114,13 +130,19 @@ describe('wcm serve', () => {
     await expect(get(`${url}/me`, demo.owner)).rejects.toThrow();
   });
 
-  it.each([['abc'], ['70000'], ['-1'], ['1.5']])('--port %s is a usage error (exit 2) naming the flag', async (port) => {
-    const r = await wcm(['serve', '--port', port, '--data', path.join(dir, 'x.json')], { cwd: dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config') } });
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('`--port`');
-    expect(r.stdout).toBe('');
-    expect(existsSync(path.join(dir, 'x.json.lock'))).toBe(false);
-  });
+  it.each([['abc'], ['70000'], ['-1'], ['1.5']])(
+    '--port %s is a usage error (exit 2) naming the flag',
+    async (port) => {
+      const r = await wcm(['serve', '--port', port, '--data', path.join(dir, 'x.json')], {
+        cwd: dir,
+        env: { WCM_CONFIG_DIR: path.join(dir, 'config') },
+      });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain('`--port`');
+      expect(r.stdout).toBe('');
+      expect(existsSync(path.join(dir, 'x.json.lock'))).toBe(false);
+    },
+  );
 
   it.each([
     [['--public-url', 'sandbox.example.com'], {}, '`--public-url`'],
@@ -129,7 +151,10 @@ describe('wcm serve', () => {
     [['--allowed-origin', 'app.example.com'], {}, '`--allowed-origin`'],
     [[], { WCM_PUBLIC_URL: 'ftp://sandbox.example.com' }, '`WCM_PUBLIC_URL`'],
   ])('%j %j is a usage error (exit 2) naming the flag, before the store is opened', async (args, env, flag) => {
-    const r = await wcm(['serve', '--port', '0', '--data', path.join(dir, 'x.json'), ...args], { cwd: dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config'), ...env } });
+    const r = await wcm(['serve', '--port', '0', '--data', path.join(dir, 'x.json'), ...args], {
+      cwd: dir,
+      env: { WCM_CONFIG_DIR: path.join(dir, 'config'), ...env },
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(flag);
     expect(r.stdout).toBe('');
@@ -139,15 +164,20 @@ describe('wcm serve', () => {
   it('--help shows the trust flags', async () => {
     const r = await wcm(['serve', '--help'], { cwd: dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config') } });
     expect(r.exitCode).toBe(0);
-    for (const flag of ['--public-url <url>', '--allowed-host <name>', '--allowed-origin <origin>']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--public-url <url>', '--allowed-host <name>', '--allowed-origin <origin>'])
+      expect(r.stdout).toContain(flag);
     expect(r.stdout).toContain('WCM_PUBLIC_URL');
   });
 
   it('WCM_PUBLIC_URL: the binary prints the public URL, and its OAuth issuer and dashboard line use it whatever the Host', async () => {
-    const { url, lines } = await serve(['--data', path.join(dir, 'p.json'), '--seed', DEMO], { env: { WCM_PUBLIC_URL: 'https://sandbox.example.com' } });
+    const { url, lines } = await serve(['--data', path.join(dir, 'p.json'), '--seed', DEMO], {
+      env: { WCM_PUBLIC_URL: 'https://sandbox.example.com' },
+    });
     await waitFor(() => lines.some((l) => l.startsWith('dashboard: ')), 'the dashboard line');
     expect(lines).toContain('public URL: https://sandbox.example.com');
-    expect(lines).toContain('dashboard: https://sandbox.example.com/dashboard (read-only; `wcm open` opens it at a record)');
+    expect(lines).toContain(
+      'dashboard: https://sandbox.example.com/dashboard (read-only; `wcm open` opens it at a record)',
+    );
     const meta = await (await get(`${new URL(url).origin}/.well-known/oauth-authorization-server`)).json();
     expect(meta.issuer).toBe('https://sandbox.example.com');
     expect(meta.token_endpoint).toBe('https://sandbox.example.com/oauth/token');
@@ -157,7 +187,10 @@ describe('wcm serve', () => {
     const data = path.join(dir, 'shared.json');
     const first = await serve(['--data', data, '--seed', DEMO]);
     const pid = first.proc.pid!;
-    const second = await wcm(['serve', '--port', '0', '--data', data], { cwd: dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config') } });
+    const second = await wcm(['serve', '--port', '0', '--data', data], {
+      cwd: dir,
+      env: { WCM_CONFIG_DIR: path.join(dir, 'config') },
+    });
     expect(second.exitCode).not.toBe(0);
     expect(second.stderr).toContain(data);
     expect(second.stderr).toContain(`pid ${pid}`);
@@ -177,7 +210,8 @@ describe('wcm serve', () => {
     const data = path.join(dir, 'seeded.json');
     const a = await serve(['--data', data, '--seed', DEMO]);
     const add = await fetch(`${a.url}/workspaces/${demo.ws1}/lists`, {
-      method: 'POST', headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Kept', template_slug: 'faq' }),
     });
     expect(add.status).toBe(201);
@@ -210,7 +244,12 @@ describe('the thread pool of wcm serve', () => {
     const file = path.join(dir, `store-${procs.length}.json`);
     const s = await spawnServe(['--data', file, ...args], {
       cwd: dir,
-      env: { WCM_CONFIG_DIR: path.join(dir, 'config'), UV_THREADPOOL_SIZE: undefined, STRIPE_SECRET_KEY: undefined, ...env },
+      env: {
+        WCM_CONFIG_DIR: path.join(dir, 'config'),
+        UV_THREADPOOL_SIZE: undefined,
+        STRIPE_SECRET_KEY: undefined,
+        ...env,
+      },
     });
     procs.push(s.proc);
     try {

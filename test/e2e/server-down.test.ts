@@ -14,7 +14,13 @@ afterAll(() => d?.cleanup());
 function profileAt(baseUrl: string): Record<string, string> {
   const config = path.join(d.dir, `config-${Math.random().toString(36).slice(2)}`);
   mkdirSync(config);
-  writeFileSync(path.join(config, 'config.json'), JSON.stringify({ current_profile: 'local', profiles: { local: { base_url: baseUrl, token: demo.owner, workspace: demo.ws1 } } }));
+  writeFileSync(
+    path.join(config, 'config.json'),
+    JSON.stringify({
+      current_profile: 'local',
+      profiles: { local: { base_url: baseUrl, token: demo.owner, workspace: demo.ws1 } },
+    }),
+  );
   return { WCM_CONFIG_DIR: config, WCM_RETRIES: '1' };
 }
 
@@ -22,7 +28,9 @@ it('a loopback server that is down: one sentence, and the hint says `wcm serve`'
   const port = await deadPort();
   const r = await wcm(['lists', 'ls'], { env: profileAt(`http://127.0.0.1:${port}/v1`) });
   expect(r.exitCode).toBe(1);
-  expect(r.stderr).toContain(`No server is answering at http://127.0.0.1:${port} (tried 2 times): the connection was refused.`);
+  expect(r.stderr).toContain(
+    `No server is answering at http://127.0.0.1:${port} (tried 2 times): the connection was refused.`,
+  );
   expect(r.stderr).toContain('Start the local server with `wcm serve`');
   expect(r.stderr).not.toContain('ECONNREFUSED');
   expect(r.stderr).not.toContain('auth status');
@@ -41,7 +49,12 @@ it('auth status with the server down shows the saved configuration and says the 
   expect(r.stderr).toContain(`No server is answering at http://127.0.0.1:${port}`);
   const json = await wcm(['auth', 'status', '--json'], { env });
   expect(json.exitCode).toBe(1);
-  expect(JSON.parse(json.stdout)).toMatchObject({ profile: 'local', base_url: `http://127.0.0.1:${port}/v1`, workspace: demo.ws1, server: 'unreachable' });
+  expect(JSON.parse(json.stdout)).toMatchObject({
+    profile: 'local',
+    base_url: `http://127.0.0.1:${port}/v1`,
+    workspace: demo.ws1,
+    server: 'unreachable',
+  });
 });
 
 it('a host that does not resolve: a sentence naming it; the hint points at the saved target', async () => {

@@ -18,11 +18,21 @@ let env: Record<string, string>;
 beforeAll(async () => {
   server = await onPort();
   cfg = tempDir('wcm-ctl-');
-  env = { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, WCM_KEYCHAIN: 'off' };
+  env = {
+    WCM_CONFIG_DIR: cfg.dir,
+    WCM_BASE_URL: server.url,
+    WCM_TOKEN: demo.owner,
+    WCM_WORKSPACE: demo.ws1,
+    WCM_KEYCHAIN: 'off',
+  };
   const res = await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, {
     method: 'POST',
     headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ title: HOSTILE, template_slug: 'faq', items: [{ title: `Q${HOSTILE}`, description: `A${HOSTILE}` }] }),
+    body: JSON.stringify({
+      title: HOSTILE,
+      template_slug: 'faq',
+      items: [{ title: `Q${HOSTILE}`, description: `A${HOSTILE}` }],
+    }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
   listing = (await res.json()).data.id;
@@ -35,7 +45,11 @@ afterAll(async () => {
 /** The binary on a pseudo-terminal (util-linux `script`), so stdout is a TTY and tables are drawn. */
 async function onTerminal(args: string[], extra: Record<string, string> = {}) {
   const command = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const r = await execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: { ...env, NO_COLOR: '1', CI: '', TERM: 'xterm', ...extra }, timeout: 30_000 });
+  const r = await execa('script', ['-qfec', command, '/dev/null'], {
+    reject: false,
+    env: { ...env, NO_COLOR: '1', CI: '', TERM: 'xterm', ...extra },
+    timeout: 30_000,
+  });
   return { code: r.exitCode, screen: r.stdout };
 }
 
@@ -79,7 +93,18 @@ describe('a problem from a hostile server', () => {
   beforeAll(async () => {
     hostile = http.createServer((_req, res) => {
       res.writeHead(409, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ type: 'about:blank', title: `Conflict${HOSTILE}`, status: 409, code: 'conflict', detail: `Detail${HOSTILE}`, resolution: `Fix${HOSTILE}`, errors: { [`field${HOSTILE}`]: [`bad${HOSTILE}`] }, request_id: 'req_1' }));
+      res.end(
+        JSON.stringify({
+          type: 'about:blank',
+          title: `Conflict${HOSTILE}`,
+          status: 409,
+          code: 'conflict',
+          detail: `Detail${HOSTILE}`,
+          resolution: `Fix${HOSTILE}`,
+          errors: { [`field${HOSTILE}`]: [`bad${HOSTILE}`] },
+          request_id: 'req_1',
+        }),
+      );
     });
     await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/v1`;

@@ -44,17 +44,26 @@ let dir: string;
 /** A config file in today's format: one profile whose token was saved for `home`. */
 function config(profiles: Record<string, { base_url: string; token?: string; workspace?: string }>) {
   dir = mkdtempSync(path.join(tmpdir(), 'wcm-bind-'));
-  writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ current_profile: 'default', profiles }), { mode: 0o600 });
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ current_profile: 'default', profiles }), {
+    mode: 0o600,
+  });
 }
 const run = (args: string[], env: Record<string, string | undefined> = {}) =>
-  wcm(args, { env: { WCM_CONFIG_DIR: dir, WCM_TOKEN: undefined, WCM_BASE_URL: undefined, WCM_PROFILE: undefined, ...env } });
+  wcm(args, {
+    env: { WCM_CONFIG_DIR: dir, WCM_TOKEN: undefined, WCM_BASE_URL: undefined, WCM_PROFILE: undefined, ...env },
+  });
 
 beforeAll(async () => {
   home = await spy('127.0.0.1', (req, res) => {
     const u = new URL(req.url!, 'http://x');
     // Page 1 hands back a cursor that looks like another host's URL: the cursor is opaque, so the
     // second request must still go to this origin, with the cursor as a query parameter.
-    if (u.pathname.endsWith('/lists')) return page(res, [{ id: u.searchParams.get('cursor') ? 'b' : 'a' }], u.searchParams.get('cursor') ? null : `${stranger.origin}/v1/workspaces/${WS}/lists?cursor=x`);
+    if (u.pathname.endsWith('/lists'))
+      return page(
+        res,
+        [{ id: u.searchParams.get('cursor') ? 'b' : 'a' }],
+        u.searchParams.get('cursor') ? null : `${stranger.origin}/v1/workspaces/${WS}/lists?cursor=x`,
+      );
     page(res, [], null);
   });
   stranger = await spy('127.0.0.2', (_req, res) => page(res, [], null));
@@ -95,7 +104,10 @@ describe('a profile token is sent only to its own origin', () => {
   });
 
   it('names another profile that holds a token for that host', async () => {
-    config({ default: { base_url: `${home.origin}/v1`, token: TOKEN }, staging: { base_url: `${stranger.origin}/v1`, token: OTHER } });
+    config({
+      default: { base_url: `${home.origin}/v1`, token: TOKEN },
+      staging: { base_url: `${stranger.origin}/v1`, token: OTHER },
+    });
     const r = await run(['lists', 'ls', '--workspace', WS, '--base-url', elsewhere()]);
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('--profile staging');
@@ -111,7 +123,9 @@ describe('a profile token is sent only to its own origin', () => {
   it('/v1 and /api/v1 of one origin are one host', async () => {
     const r = await run(['lists', 'ls', '--json', '--base-url', `${home.origin}/api/v1`]);
     expect(r.exitCode).toBe(0);
-    expect(home.seen.map((s) => [new URL(s.url, 'http://x').pathname, s.authorization])).toEqual([[`/api/v1/workspaces/${WS}/lists`, `Bearer ${TOKEN}`]]);
+    expect(home.seen.map((s) => [new URL(s.url, 'http://x').pathname, s.authorization])).toEqual([
+      [`/api/v1/workspaces/${WS}/lists`, `Bearer ${TOKEN}`],
+    ]);
   });
 
   it('--all paging stays on the original origin whatever next_cursor says', async () => {

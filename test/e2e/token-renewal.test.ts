@@ -27,7 +27,11 @@ afterAll(async () => {
 });
 
 async function webLogin(env: Record<string, string>) {
-  const login = execa('node', [BIN, 'auth', 'login', '--web', '--base-url', `${origin}/v1`, '--timeout', '30', '--scopes', 'content:read'], { env: { NO_COLOR: '1', CI: 'true', ...env }, reject: false });
+  const login = execa(
+    'node',
+    [BIN, 'auth', 'login', '--web', '--base-url', `${origin}/v1`, '--timeout', '30', '--scopes', 'content:read'],
+    { env: { NO_COLOR: '1', CI: 'true', ...env }, reject: false },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
     void login.then((r) => reject(new Error(`login ended before printing a URL: ${r.stderr}`)));
@@ -66,7 +70,11 @@ it('a 401 invalid_token from the server renews the token once and sends the requ
 
   // A token that stays refused after the renewal is reported, not renewed in a loop.
   const token = await wcm(['auth', 'token'], { env });
-  await fetch(`${origin}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: second.oauth.refresh_token, client_id: 'wcm-cli' }) });
+  await fetch(`${origin}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: second.oauth.refresh_token, client_id: 'wcm-cli' }),
+  });
   const refused = await wcm(['lists', 'ls'], { env });
   expect(refused.exitCode).toBe(4);
   expect(refused.stderr).toContain('wcm auth login --web');

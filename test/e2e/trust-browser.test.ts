@@ -31,7 +31,13 @@ describe('Host and Origin rules in a real browser', () => {
       browser = chromium.browser;
       // `/sandboxed`: a frame with an opaque origin (its requests say `Origin: null`).
       pages = http.createServer((req, res) =>
-        res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/sandboxed' ? '<!doctype html><title>page</title><iframe sandbox="allow-scripts" srcdoc="<title>frame</title>"></iframe>' : '<!doctype html><title>page</title>'),
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            req.url === '/sandboxed'
+              ? '<!doctype html><title>page</title><iframe sandbox="allow-scripts" srcdoc="<title>frame</title>"></iframe>'
+              : '<!doctype html><title>page</title>',
+          ),
       );
       await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
       pagesOrigin = `http://localhost:${(pages.address() as AddressInfo).port}`;
@@ -47,7 +53,12 @@ describe('Host and Origin rules in a real browser', () => {
     it('a rebound name gets 421 for the dashboard, the account chooser and OAuth: no chooser is ever shown', async () => {
       const page = await browser.newPage();
       try {
-        for (const path of ['/dashboard', '/dashboard/sign-in', '/oauth/sign-in', '/.well-known/oauth-authorization-server']) {
+        for (const path of [
+          '/dashboard',
+          '/dashboard/sign-in',
+          '/oauth/sign-in',
+          '/.well-known/oauth-authorization-server',
+        ]) {
           const res = await page.goto(`http://attacker.example:${server.port}${path}`);
           expect([path, res!.status()]).toEqual([path, 421]);
           const body = await page.evaluate(() => document.body.innerText);
@@ -72,28 +83,55 @@ describe('Host and Origin rules in a real browser', () => {
         const url = `http://127.0.0.1:${server.port}/v1/workspaces/${demo.ws1}/lists`;
         // A simple (no-cors) POST goes out without a preflight: the server itself must refuse it.
         await frame.evaluate(async (u: string) => {
-          await fetch(u, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{"title":"from null","template_slug":"faq"}' }).catch(() => null);
+          await fetch(u, {
+            method: 'POST',
+            mode: 'no-cors',
+            headers: { 'content-type': 'text/plain' },
+            body: '{"title":"from null","template_slug":"faq"}',
+          }).catch(() => null);
         }, url);
-        const logged = await (await fetch(`${server.origin}/_emulator/requests?limit=5`, { headers: { authorization: `Bearer ${server.adminToken}` } })).json();
-        expect(logged.data.some((r: { status: number; problem: string | null }) => r.status === 403 && r.problem === 'origin_not_allowed')).toBe(true);
+        const logged = await (
+          await fetch(`${server.origin}/_emulator/requests?limit=5`, {
+            headers: { authorization: `Bearer ${server.adminToken}` },
+          })
+        ).json();
+        expect(
+          logged.data.some(
+            (r: { status: number; problem: string | null }) => r.status === 403 && r.problem === 'origin_not_allowed',
+          ),
+        ).toBe(true);
         expect(listings()).toBe(before);
       } finally {
         await page.close();
       }
     });
 
-    it('a page on a loopback origin (the Inspector\'s web UI) calls /mcp cross-origin: preflight, then the answer with CORS', async () => {
+    it("a page on a loopback origin (the Inspector's web UI) calls /mcp cross-origin: preflight, then the answer with CORS", async () => {
       const page = await browser.newPage();
       try {
         await page.goto(pagesOrigin);
-        const answer = await page.evaluate(async (url: string, token: string) => {
-          const r = await fetch(url, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getMe', arguments: {} } }),
-          });
-          return { status: r.status, body: await r.json() };
-        }, `http://127.0.0.1:${server.port}/mcp`, demo.owner);
+        const answer = await page.evaluate(
+          async (url: string, token: string) => {
+            const r = await fetch(url, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${token}`,
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+                'mcp-protocol-version': '2025-06-18',
+              },
+              body: JSON.stringify({
+                jsonrpc: '2.0',
+                id: 1,
+                method: 'tools/call',
+                params: { name: 'getMe', arguments: {} },
+              }),
+            });
+            return { status: r.status, body: await r.json() };
+          },
+          `http://127.0.0.1:${server.port}/mcp`,
+          demo.owner,
+        );
         expect(answer.status).toBe(200);
         expect(answer.body.result.structuredContent.data.user.id).toBe('usr_ada');
         // A browser-based client can read the OAuth challenge of a 401 (exposed header).

@@ -16,7 +16,9 @@ const fresh = () => {
 let serve: Awaited<ReturnType<typeof spawnServe>>;
 beforeAll(async () => {
   const d = fresh();
-  serve = await spawnServe(['--data', path.join(d, 'store.json'), '--seed', DEMO], { env: { WCM_CONFIG_DIR: path.join(d, 'serve-config') } });
+  serve = await spawnServe(['--data', path.join(d, 'store.json'), '--seed', DEMO], {
+    env: { WCM_CONFIG_DIR: path.join(d, 'serve-config') },
+  });
 });
 afterAll(async () => {
   serve?.proc.kill('SIGTERM');
@@ -26,7 +28,11 @@ afterAll(async () => {
 
 function onTerminal(args: string[], env: Record<string, string | undefined>) {
   const command = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const proc = execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: { NO_COLOR: '1', ...env, CI: '', TERM: 'xterm' }, timeout: 30_000 });
+  const proc = execa('script', ['-qfec', command, '/dev/null'], {
+    reject: false,
+    env: { NO_COLOR: '1', ...env, CI: '', TERM: 'xterm' },
+    timeout: 30_000,
+  });
   let screen = '';
   proc.stdout!.on('data', (d: Buffer) => (screen += d.toString()));
   return {
@@ -81,7 +87,14 @@ describe('on a real terminal', () => {
     ['NO_COLOR', { NO_COLOR: '1' }, [], false],
     ['--no-color', {}, ['--no-color'], false],
   ] as const)('lists ls as a table: %s', async (_name, extraEnv, flags, coloured) => {
-    const env = { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, NO_COLOR: undefined, ...extraEnv };
+    const env = {
+      WCM_CONFIG_DIR: fresh(),
+      WCM_BASE_URL: serve.url,
+      WCM_TOKEN: demo.owner,
+      WCM_WORKSPACE: demo.ws1,
+      NO_COLOR: undefined,
+      ...extraEnv,
+    };
     const t = onTerminal([...flags, 'lists', 'ls'], env);
     const r = await t.proc;
     expect(r.exitCode).toBe(0);
@@ -91,7 +104,7 @@ describe('on a real terminal', () => {
 });
 
 describe('id pickers on a real terminal', () => {
-  it('forms get with the id left out: a searchable list of the workspace\'s forms; typing filters, Enter shows the form', async () => {
+  it("forms get with the id left out: a searchable list of the workspace's forms; typing filters, Enter shows the form", async () => {
     const env = { WCM_CONFIG_DIR: fresh(), WCM_BASE_URL: serve.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 };
     const t = onTerminal(['forms', 'get'], env);
     await t.when('Choose a form', 'feedback');

@@ -17,7 +17,11 @@ import { demo, type InProcess } from '../support/server.js';
  * limits) over an in-process store, with a rate limit high enough not to hide what is behind it.
  */
 export async function fullApp(s: InProcess): Promise<App> {
-  const extra = await extendServer({ store: s.store, clock: s.app.clock, options: { dataFile: path.join(s.dir, 'store.json'), rateLimit: 1_000_000_000, payments: 'local', env: {} } });
+  const extra = await extendServer({
+    store: s.store,
+    clock: s.app.clock,
+    options: { dataFile: path.join(s.dir, 'store.json'), rateLimit: 1_000_000_000, payments: 'local', env: {} },
+  });
   return new App({ store: s.store, clock: s.app.clock, services: extra.services, use: extra.use });
 }
 
@@ -87,7 +91,8 @@ export const storeState = (store: Store) => JSON.stringify(exportFixture(store))
 
 const PROBLEM_MEMBERS = ['code', 'detail', 'errors', 'instance', 'request_id', 'resolution', 'status', 'title', 'type'];
 /** Stack frames, file paths, module paths: nothing of the server's insides may reach a client. */
-export const LEAK = /\/work\/|node_modules|\/home\/|\/tmp\/|file:\/\/|\n\s+at |\bat [\w$.<>]+ \(|\bat (node:|\/)|\.ts:\d+|\.js:\d+/;
+export const LEAK =
+  /\/work\/|node_modules|\/home\/|\/tmp\/|file:\/\/|\n\s+at |\bat [\w$.<>]+ \(|\bat (node:|\/)|\.ts:\d+|\.js:\d+/;
 
 export interface Answer {
   status: number;
@@ -158,7 +163,14 @@ export interface RawAnswer extends Answer {
  */
 export function rawRequest(
   port: number,
-  opts: { head: string | Buffer; body?: Buffer; chunkSize?: number; chunkDelayMs?: number; chunked?: boolean; timeoutMs?: number },
+  opts: {
+    head: string | Buffer;
+    body?: Buffer;
+    chunkSize?: number;
+    chunkDelayMs?: number;
+    chunked?: boolean;
+    timeoutMs?: number;
+  },
 ): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -191,7 +203,9 @@ export function rawRequest(
       const size = opts.chunkSize ?? body.length;
       for (let off = 0; off < body.length && !done && firstByteMs < 0; off += size) {
         const part = body.subarray(off, off + size);
-        const ok = opts.chunked ? sock.write(`${part.length.toString(16)}\r\n`) && sock.write(part) && sock.write('\r\n') : sock.write(part);
+        const ok = opts.chunked
+          ? sock.write(`${part.length.toString(16)}\r\n`) && sock.write(part) && sock.write('\r\n')
+          : sock.write(part);
         sent += part.length;
         if (!ok) await new Promise((r) => sock.once('drain', r));
         if (opts.chunkDelayMs) await new Promise((r) => setTimeout(r, opts.chunkDelayMs));

@@ -43,14 +43,20 @@ describe('500 parallel createListing over real sockets (built binary)', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(N).fill(201));
     const ids = new Set(answers.map((a) => a.json.data.id));
     expect(ids.size).toBe(N);
-    for (const a of answers) expect({ title: a.json.data.title, items: a.json.data.items }).toEqual({ title: a.json.data.title, items: listingFor(a.json.data.title).items });
+    for (const a of answers)
+      expect({ title: a.json.data.title, items: a.json.data.items }).toEqual({
+        title: a.json.data.title,
+        items: listingFor(a.json.data.title).items,
+      });
 
     // Every one of them is listed exactly once (keyset pages of 100).
     const listed: string[] = [];
     let cursor: string | null = null;
     do {
       const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-      const r = await fetch(`${server.url}/workspaces/${demo.ws1}/lists?limit=100${q}`, { headers: { authorization: `Bearer ${demo.owner}` } });
+      const r = await fetch(`${server.url}/workspaces/${demo.ws1}/lists?limit=100${q}`, {
+        headers: { authorization: `Bearer ${demo.owner}` },
+      });
       const j = (await r.json()) as { data: Array<{ id: string }>; meta: { next_cursor: string | null } };
       listed.push(...j.data.map((d) => d.id));
       cursor = j.meta.next_cursor;

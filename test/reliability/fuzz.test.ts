@@ -8,38 +8,108 @@ import { App } from '../../src/server/app.js';
 import { MAX_BODY_BYTES } from '../../src/server/request.js';
 import { demo, inProcess, onPort, type InProcess } from '../support/server.js';
 import {
-  bodyKeys, checkAnswer, checkNoPollution, foreignId, fullApp, headerOf, LEAK, ops, pathParams, rawRequest, storeState, urlFor, validBody, validId,
+  bodyKeys,
+  checkAnswer,
+  checkNoPollution,
+  foreignId,
+  fullApp,
+  headerOf,
+  LEAK,
+  ops,
+  pathParams,
+  rawRequest,
+  storeState,
+  urlFor,
+  validBody,
+  validId,
 } from './attack.js';
 import { extendServer } from '../../src/server/extend.js';
 
 /** Percent-encodes any string byte by byte (lone surrogates included, which encodeURIComponent refuses). */
-const enc = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+const enc = (s: string) =>
+  [...Buffer.from(s, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9_.~-]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
-const HUGE = ['1e308', '-1e308', '1e400', '-0', '18446744073709551616', '-9223372036854775809', '0.0000000000000000000001', '9007199254740993', 'NaN', 'Infinity'];
+const HUGE = [
+  '1e308',
+  '-1e308',
+  '1e400',
+  '-0',
+  '18446744073709551616',
+  '-9223372036854775809',
+  '0.0000000000000000000001',
+  '9007199254740993',
+  'NaN',
+  'Infinity',
+];
 
 const arbSegment = (op: AnyOperation) => (name: string) =>
   fc.oneof(
     { weight: 4, arbitrary: fc.constant(enc(validId(op, name) ?? 'x')) },
     { weight: 1, arbitrary: fc.constant(enc(foreignId(op, name) ?? validId(op, name) ?? 'x')) },
     { weight: 2, arbitrary: fc.uuid().map(enc) },
-    { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 80 }).filter((s) => s.length > 0).map(enc) },
-    { weight: 2, arbitrary: fc.constantFrom('%zz', '%E0%A4%A', '%C0%AF', '..', '.', '%2F', 'a%00b', '%FF%FE', 'x'.repeat(5000), ...HUGE, ...HOSTILE_KEYS) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .string({ unit: 'binary', maxLength: 80 })
+        .filter((s) => s.length > 0)
+        .map(enc),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '%zz',
+        '%E0%A4%A',
+        '%C0%AF',
+        '..',
+        '.',
+        '%2F',
+        'a%00b',
+        '%FF%FE',
+        'x'.repeat(5000),
+        ...HUGE,
+        ...HOSTILE_KEYS,
+      ),
+    },
   );
 
 const arbQueryKey = fc.oneof(
   fc.constantFrom('limit', 'cursor', 'view', 'channel', 'q', 'status', 'from', 'to', 'kind', ...HOSTILE_KEYS),
   fc.string({ unit: 'binary', maxLength: 12 }),
 );
-const arbQueryValue = fc.oneof(fc.constantFrom(...HUGE, '', '25', '0', '101', 'inbox', 'zzz', 'eyJ4IjoxfQ', '%zz'), fc.string({ unit: 'binary', maxLength: 60 }));
+const arbQueryValue = fc.oneof(
+  fc.constantFrom(...HUGE, '', '25', '0', '101', 'inbox', 'zzz', 'eyJ4IjoxfQ', '%zz'),
+  fc.string({ unit: 'binary', maxLength: 60 }),
+);
 const arbQuery = fc
   .array(fc.tuple(arbQueryKey, arbQueryValue, fc.boolean()), { maxLength: 6 })
-  .map((pairs) => pairs.map(([k, v, raw]) => `${enc(k)}=${raw && !/[#&?\s]/.test(v) ? v.replace(/[^\x21-\x7e]/g, '') : enc(v)}`).join('&'));
+  .map((pairs) =>
+    pairs
+      .map(([k, v, raw]) => `${enc(k)}=${raw && !/[#&?\s]/.test(v) ? v.replace(/[^\x21-\x7e]/g, '') : enc(v)}`)
+      .join('&'),
+  );
 
 const arbContentType = fc.option(
   fc.oneof(
-    fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json', 'text/plain',
-      'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '', 'json', 'application/jsonx'),
+    fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/merge-patch+json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=latin1',
+      '',
+      'json',
+      'application/jsonx',
+    ),
     fc.string({ maxLength: 40 }),
   ),
   { nil: undefined, freq: 5 },
@@ -49,12 +119,36 @@ const arbAuth = fc.oneof(
   { weight: 1, arbitrary: fc.constant(undefined) },
   { weight: 2, arbitrary: fc.string({ maxLength: 80 }).map((s) => `Bearer ${s}`) },
   { weight: 1, arbitrary: fc.string({ maxLength: 80 }) },
-  { weight: 1, arbitrary: fc.constantFrom(`bearer  ${demo.owner}`, `Bearer ${demo.owner} x`, `Basic ${demo.owner}`, `Bearer ${demo.owner}\u0000`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      `bearer  ${demo.owner}`,
+      `Bearer ${demo.owner} x`,
+      `Basic ${demo.owner}`,
+      `Bearer ${demo.owner}\u0000`,
+    ),
+  },
 );
-const arbRequestId = fc.option(fc.oneof(fc.constantFrom('rel-1.2_3', 'x'.repeat(128), 'x'.repeat(129), '../../etc', '<script>'), fc.string({ maxLength: 140 })), { nil: undefined });
+const arbRequestId = fc.option(
+  fc.oneof(
+    fc.constantFrom('rel-1.2_3', 'x'.repeat(128), 'x'.repeat(129), '../../etc', '<script>'),
+    fc.string({ maxLength: 140 }),
+  ),
+  { nil: undefined },
+);
 const arbIdemKey = fc.option(fc.oneof(fc.uuid(), fc.string({ maxLength: 130 })), { nil: undefined });
 const arbExtraHeaders = fc.dictionary(
-  fc.oneof(fc.constantFrom(...HOSTILE_KEYS, 'x-forwarded-for', 'content-length', 'transfer-encoding', 'accept', 'x-http-method-override'), fc.stringMatching(/^x-[a-z0-9-]{1,12}$/)),
+  fc.oneof(
+    fc.constantFrom(
+      ...HOSTILE_KEYS,
+      'x-forwarded-for',
+      'content-length',
+      'transfer-encoding',
+      'accept',
+      'x-http-method-override',
+    ),
+    fc.stringMatching(/^x-[a-z0-9-]{1,12}$/),
+  ),
   fc.string({ maxLength: 60 }),
   { maxKeys: 4 },
 );
@@ -65,26 +159,63 @@ function withHostileKey(value: unknown, key: string, depth: number): string {
   let inner = JSON.stringify(value ?? {});
   if (!inner.startsWith('{')) inner = '{}';
   let text = inner === '{}' ? `{"${key}":${payload}}` : `{"${key}":${payload},${inner.slice(1)}`;
-  for (let i = 0; i < depth; i++) text = `{"${['settings', 'items', 'design', 'attribution', 'chat'][i % 5]}":${text},"${key}":${payload}}`;
+  for (let i = 0; i < depth; i++)
+    text = `{"${['settings', 'items', 'design', 'attribution', 'chat'][i % 5]}":${text},"${key}":${payload}}`;
   return text;
 }
 
-const deep = (n: number, kind: 'array' | 'object') => (kind === 'array' ? '['.repeat(n) + ']'.repeat(n) : '{"a":'.repeat(n) + '1' + '}'.repeat(n));
+const deep = (n: number, kind: 'array' | 'object') =>
+  kind === 'array' ? '['.repeat(n) + ']'.repeat(n) : '{"a":'.repeat(n) + '1' + '}'.repeat(n);
 
 const arbBody = (op: AnyOperation): fc.Arbitrary<string | Buffer | undefined> => {
   const keys = bodyKeys(op);
   const base = validBody(op) ?? {};
-  const arbKey = keys.length ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 10 })) : fc.string({ maxLength: 10 });
+  const arbKey = keys.length
+    ? fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 10 }))
+    : fc.string({ maxLength: 10 });
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: fc.constant(JSON.stringify(base)) },
     { weight: 2, arbitrary: fc.json({ maxDepth: 4 }) },
-    { weight: 3, arbitrary: fc.dictionary(arbKey, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }).map((d) => JSON.stringify(d)) },
-    { weight: 3, arbitrary: fc.tuple(arbKey, fc.jsonValue({ maxDepth: 3 })).map(([k, v]) => JSON.stringify({ ...(base as object), [k]: v })) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...HOSTILE_KEYS), fc.nat(8)).map(([k, d]) => withHostileKey(base, k, d)) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(100, 1000, 10_000), fc.constantFrom('array' as const, 'object' as const)).map(([n, k]) => deep(n, k)) },
-    { weight: 1, arbitrary: fc.tuple(arbKey, fc.constantFrom(...HUGE)).map(([k, n]) => `{"${k.replace(/["\\]/g, '')}":${/^-?\d/.test(n) ? n : `"${n}"`}}`) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.concat([Buffer.from('{"title":"'), Buffer.from(b), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')])) },
+    {
+      weight: 3,
+      arbitrary: fc.dictionary(arbKey, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }).map((d) => JSON.stringify(d)),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(arbKey, fc.jsonValue({ maxDepth: 3 }))
+        .map(([k, v]) => JSON.stringify({ ...(base as object), [k]: v })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(fc.constantFrom(...HOSTILE_KEYS), fc.nat(8)).map(([k, d]) => withHostileKey(base, k, d)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(100, 1000, 10_000), fc.constantFrom('array' as const, 'object' as const))
+        .map(([n, k]) => deep(n, k)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(arbKey, fc.constantFrom(...HUGE))
+        .map(([k, n]) => `{"${k.replace(/["\\]/g, '')}":${/^-?\d/.test(n) ? n : `"${n}"`}}`),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .uint8Array({ maxLength: 64 })
+        .map((b) =>
+          Buffer.concat([
+            Buffer.from('{"title":"'),
+            Buffer.from(b),
+            Buffer.from([0xc3, 0x28, 0xff]),
+            Buffer.from('"}'),
+          ]),
+        ),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 100 }) },
   );
 };
@@ -103,7 +234,10 @@ const arbRequest: fc.Arbitrary<Gen> = fc.constantFrom(...ops).chain((op) =>
       segs: fc.tuple(...pathParams(op).map(arbSegment(op)), fc.constant('')),
       base: fc.constantFrom('/v1', '/api/v1'),
       query: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 3, arbitrary: arbQuery }),
-      method: fc.oneof({ weight: 9, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE') }),
+      method: fc.oneof(
+        { weight: 9, arbitrary: fc.constant(op.method) },
+        { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE') },
+      ),
       auth: arbAuth,
       type: arbContentType,
       rid: arbRequestId,
@@ -130,7 +264,8 @@ const arbRequest: fc.Arbitrary<Gen> = fc.constantFrom(...ops).chain((op) =>
     }),
 );
 
-const describeGen = (g: Gen) => `${g.method} ${g.url.slice(0, 200)} ${JSON.stringify(g.headers).slice(0, 300)} body=${String(g.body ?? '').slice(0, 200)}`;
+const describeGen = (g: Gen) =>
+  `${g.method} ${g.url.slice(0, 200)} ${JSON.stringify(g.headers).slice(0, 300)} body=${String(g.body ?? '').slice(0, 200)}`;
 
 describe('generated bad input, in-process (App.handle)', () => {
   let s: InProcess;
@@ -149,9 +284,11 @@ describe('generated bad input, in-process (App.handle)', () => {
     const res = await app.handle({ method: g.method, url: g.url, headers: g.headers, body: g.body });
     checkAnswer(res, describeGen(g));
     const rid = g.headers['x-request-id'];
-    if (rid !== undefined && /^[A-Za-z0-9._-]{1,128}$/.test(rid)) expect(res.headers['X-Request-Id'], describeGen(g)).toBe(rid);
+    if (rid !== undefined && /^[A-Za-z0-9._-]{1,128}$/.test(rid))
+      expect(res.headers['X-Request-Id'], describeGen(g)).toBe(rid);
     else expect(res.headers['X-Request-Id'], describeGen(g)).toMatch(/^req_[A-Za-z0-9]{20}$/);
-    if (res.status >= 400) expect(storeState(s.store), `a refused request changed the store: ${describeGen(g)}`).toBe(before);
+    if (res.status >= 400)
+      expect(storeState(s.store), `a refused request changed the store: ${describeGen(g)}`).toBe(before);
     checkNoPollution();
     return res.status;
   }
@@ -166,50 +303,101 @@ describe('generated bad input, in-process (App.handle)', () => {
       { numRuns: 1500 },
     );
     // The generator reaches past auth into validation and handlers, not only 401s.
-    for (const status of [401, 404, 422]) expect(seen.get(status) ?? 0, `status ${status} never produced: ${[...seen]}`).toBeGreaterThan(0);
+    for (const status of [401, 404, 422])
+      expect(seen.get(status) ?? 0, `status ${status} never produced: ${[...seen]}`).toBeGreaterThan(0);
   });
 
-  it.each(ops.map((op) => [op.operationId, op] as const))('%s: prototype keys at any depth are refused or ignored, never merged', async (_, op) => {
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...HOSTILE_KEYS.slice(0, 3)), fc.nat(12), async (key, depth) => {
-        await attack({ op, method: op.method, url: urlFor(op), headers: { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': `k-${key}-${depth}-fuzz` }, body: withHostileKey(validBody(op), key, depth) });
-      }),
-      { numRuns: 12 },
-    );
-  });
+  it.each(ops.map((op) => [op.operationId, op] as const))(
+    '%s: prototype keys at any depth are refused or ignored, never merged',
+    async (_, op) => {
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...HOSTILE_KEYS.slice(0, 3)), fc.nat(12), async (key, depth) => {
+          await attack({
+            op,
+            method: op.method,
+            url: urlFor(op),
+            headers: {
+              host: 'localhost',
+              authorization: `Bearer ${demo.owner}`,
+              'content-type': 'application/json',
+              'idempotency-key': `k-${key}-${depth}-fuzz`,
+            },
+            body: withHostileKey(validBody(op), key, depth),
+          });
+        }),
+        { numRuns: 12 },
+      );
+    },
+  );
 
-  it.each(ops.map((op) => [op.operationId, op] as const))('%s: 10k-deep nesting, huge numbers, invalid UTF-8, wrong types, duplicated query', async (_, op) => {
-    const url = urlFor(op);
-    const headers = { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': 'fuzz-fixed-key-1' };
-    const bodies: Array<string | Buffer> = [
-      deep(10_000, 'array'),
-      deep(10_000, 'object'),
-      `{"items":${deep(10_000, 'array')}}`,
-      `{"settings":${deep(10_000, 'object')}}`,
-      ...HUGE.filter((n) => /^-?\d/.test(n)).map((n) => `{"quantity":${n},"amount_minor":${n},"title":${n},"version":${n}}`),
-      Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]), // an encoded surrogate
-      Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), // BOM then {}
-      Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00]), // UTF-16
-      '',
-      'null',
-      '[]',
-      '"string"',
-      '{"a":1}{"b":2}',
-    ];
-    for (const body of bodies) await attack({ op, method: op.method, url, headers, body });
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', '']) {
-      await attack({ op, method: op.method, url, headers: { ...headers, 'content-type': type }, body: JSON.stringify(validBody(op) ?? {}) });
-    }
-    for (const q of ['limit=1&limit=2', 'cursor=a&cursor=a', 'limit=1e308', 'limit=-0', 'limit=18446744073709551616', '__proto__=1', 'constructor=1&toString=2', 'view=inbox&view=closed']) {
-      const res = await app.handle({ method: op.method, url: `${url}?${q}`, headers, body: JSON.stringify(validBody(op) ?? {}) });
-      checkAnswer(res, `${op.operationId} ?${q}`);
-      if (/(\w+)=.*&\1=/.test(q) || /__proto__|constructor/.test(q)) {
-        // A duplicated or unknown parameter is a 422 naming it (after auth), never silently taken.
-        if (op.access !== 'signature') expect(res.status, `${op.operationId} ?${q}: ${res.body}`).toBe(422);
+  it.each(ops.map((op) => [op.operationId, op] as const))(
+    '%s: 10k-deep nesting, huge numbers, invalid UTF-8, wrong types, duplicated query',
+    async (_, op) => {
+      const url = urlFor(op);
+      const headers = {
+        host: 'localhost',
+        authorization: `Bearer ${demo.owner}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'fuzz-fixed-key-1',
+      };
+      const bodies: Array<string | Buffer> = [
+        deep(10_000, 'array'),
+        deep(10_000, 'object'),
+        `{"items":${deep(10_000, 'array')}}`,
+        `{"settings":${deep(10_000, 'object')}}`,
+        ...HUGE.filter((n) => /^-?\d/.test(n)).map(
+          (n) => `{"quantity":${n},"amount_minor":${n},"title":${n},"version":${n}}`,
+        ),
+        Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]), // an encoded surrogate
+        Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), // BOM then {}
+        Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00]), // UTF-16
+        '',
+        'null',
+        '[]',
+        '"string"',
+        '{"a":1}{"b":2}',
+      ];
+      for (const body of bodies) await attack({ op, method: op.method, url, headers, body });
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        '',
+      ]) {
+        await attack({
+          op,
+          method: op.method,
+          url,
+          headers: { ...headers, 'content-type': type },
+          body: JSON.stringify(validBody(op) ?? {}),
+        });
       }
-    }
-    checkNoPollution();
-  });
+      for (const q of [
+        'limit=1&limit=2',
+        'cursor=a&cursor=a',
+        'limit=1e308',
+        'limit=-0',
+        'limit=18446744073709551616',
+        '__proto__=1',
+        'constructor=1&toString=2',
+        'view=inbox&view=closed',
+      ]) {
+        const res = await app.handle({
+          method: op.method,
+          url: `${url}?${q}`,
+          headers,
+          body: JSON.stringify(validBody(op) ?? {}),
+        });
+        checkAnswer(res, `${op.operationId} ?${q}`);
+        if (/(\w+)=.*&\1=/.test(q) || /__proto__|constructor/.test(q)) {
+          // A duplicated or unknown parameter is a 422 naming it (after auth), never silently taken.
+          if (op.access !== 'signature') expect(res.status, `${op.operationId} ?${q}: ${res.body}`).toBe(422);
+        }
+      }
+      checkNoPollution();
+    },
+  );
 });
 
 describe('generated bad input, over a real socket', () => {
@@ -261,17 +449,22 @@ describe('generated bad input, over a real socket', () => {
       expect(p.request_id).toBe(headerOf(res, 'x-request-id'));
     }
     // The server is still up and answering.
-    const ok = await rawRequest(server.port, { head: `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n` });
+    const ok = await rawRequest(server.port, {
+      head: `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n`,
+    });
     expect(ok.status).toBe(200);
   });
 
   it.each([
     ['declared Content-Length over 1 MiB', false, MAX_BODY_BYTES + 1, 20],
     ['chunked, no length, trickled', true, 3 * MAX_BODY_BYTES, 2],
-  ])('a body over 1 MiB (%s) is refused with 413 before the client finishes sending', async (_, chunked, size, times) => {
-    // Repeated: a close without lingering lost the 413 to a TCP reset about 1 time in 20.
-    for (let i = 0; i < times; i++) await refuseLargeBody(chunked, size);
-  });
+  ])(
+    'a body over 1 MiB (%s) is refused with 413 before the client finishes sending',
+    async (_, chunked, size, times) => {
+      // Repeated: a close without lingering lost the 413 to a TCP reset about 1 time in 20.
+      for (let i = 0; i < times; i++) await refuseLargeBody(chunked, size);
+    },
+  );
 
   it('a client that ignores the 413 and keeps sending reads the 413, then is cut off', async () => {
     const started = Date.now();
@@ -288,7 +481,9 @@ describe('generated bad input, over a real socket', () => {
         resolve({ closedAfter: Date.now() - started, answer });
       });
       sock.on('connect', async () => {
-        sock.write(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${100 * MAX_BODY_BYTES}\r\n\r\n`);
+        sock.write(
+          `POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${100 * MAX_BODY_BYTES}\r\n\r\n`,
+        );
         while (open && Date.now() - started < 15_000) {
           if (!sock.write(chunk)) await new Promise((r) => setTimeout(r, 5));
         }
@@ -302,10 +497,19 @@ describe('generated bad input, over a real socket', () => {
   async function refuseLargeBody(chunked: boolean, size: number) {
     const before = storeState(server.store);
     const path = `/v1/workspaces/${demo.ws1}/lists`;
-    const head = `POST ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\n` + (chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${size}\r\n\r\n`);
+    const head =
+      `POST ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nContent-Type: application/json\r\n` +
+      (chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${size}\r\n\r\n`);
     const body = Buffer.alloc(size, 0x20);
     body.write('{"title":"');
-    const res = await rawRequest(server.port, { head, body, chunkSize: 64 * 1024, chunkDelayMs: 20, chunked, timeoutMs: 20_000 });
+    const res = await rawRequest(server.port, {
+      head,
+      body,
+      chunkSize: 64 * 1024,
+      chunkDelayMs: 20,
+      chunked,
+      timeoutMs: 20_000,
+    });
     expect(res.status).toBe(413);
     expect(res.sent, 'the server waited for the whole body').toBeLessThan(size);
     if (chunked) expect(res.sent).toBeLessThanOrEqual(MAX_BODY_BYTES + 2 * 64 * 1024);
@@ -320,31 +524,118 @@ describe('generated bad input at the OAuth endpoints (in-process, with the mount
   let app: App;
   beforeAll(async () => {
     s = await inProcess();
-    const extra = await extendServer({ store: s.store, clock: s.app.clock, options: { dataFile: `${s.dir}/store.json`, rateLimit: 1_000_000_000, payments: 'local', env: {} } });
-    app = new App({ store: s.store, clock: s.app.clock, services: extra.services, use: extra.use, mounts: extra.mounts });
+    const extra = await extendServer({
+      store: s.store,
+      clock: s.app.clock,
+      options: { dataFile: `${s.dir}/store.json`, rateLimit: 1_000_000_000, payments: 'local', env: {} },
+    });
+    app = new App({
+      store: s.store,
+      clock: s.app.clock,
+      services: extra.services,
+      use: extra.use,
+      mounts: extra.mounts,
+    });
   });
   afterAll(async () => {
     await s.close();
   });
 
-  const FIELDS = ['grant_type', 'code', 'redirect_uri', 'client_id', 'client_secret', 'code_verifier', 'refresh_token', 'scope', 'resource', 'token', 'token_type_hint',
-    'response_type', 'state', 'code_challenge', 'code_challenge_method', 'csrf', 'decision', 'user', ...HOSTILE_KEYS];
+  const FIELDS = [
+    'grant_type',
+    'code',
+    'redirect_uri',
+    'client_id',
+    'client_secret',
+    'code_verifier',
+    'refresh_token',
+    'scope',
+    'resource',
+    'token',
+    'token_type_hint',
+    'response_type',
+    'state',
+    'code_challenge',
+    'code_challenge_method',
+    'csrf',
+    'decision',
+    'user',
+    ...HOSTILE_KEYS,
+  ];
   const VALUES = fc.oneof(
-    fc.constantFrom('authorization_code', 'refresh_token', 'wcm-cli', demo.oauthAppAcme, demo.oauthAppBlueFern, 'http://127.0.0.1:1/callback', 'S256', 'plain', 'code', 'approve', 'usr_ada',
-      'wcm_ort_x', 'wcm_code_x', 'content:read', 'https://evil.example/', 'javascript:alert(1)', '', ...HUGE),
+    fc.constantFrom(
+      'authorization_code',
+      'refresh_token',
+      'wcm-cli',
+      demo.oauthAppAcme,
+      demo.oauthAppBlueFern,
+      'http://127.0.0.1:1/callback',
+      'S256',
+      'plain',
+      'code',
+      'approve',
+      'usr_ada',
+      'wcm_ort_x',
+      'wcm_code_x',
+      'content:read',
+      'https://evil.example/',
+      'javascript:alert(1)',
+      '',
+      ...HUGE,
+    ),
     fc.string({ unit: 'binary', maxLength: 80 }),
   );
-  const arbForm = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 10 })), VALUES), { maxLength: 8 })
+  const arbForm = fc
+    .array(fc.tuple(fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 10 })), VALUES), { maxLength: 8 })
     .map((pairs) => pairs.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&'));
-  const arbBody = fc.oneof(arbForm, fc.json().map((j) => j), fc.constantFrom('{"redirect_uris":["javascript:x"]}', '{"redirect_uris":"x"}', '{"redirect_uris":[1]}', deep(5000, 'object'), ''));
+  const arbBody = fc.oneof(
+    arbForm,
+    fc.json().map((j) => j),
+    fc.constantFrom(
+      '{"redirect_uris":["javascript:x"]}',
+      '{"redirect_uris":"x"}',
+      '{"redirect_uris":[1]}',
+      deep(5000, 'object'),
+      '',
+    ),
+  );
   const arbOAuthRequest = fc.record({
     method: fc.constantFrom('GET', 'POST', 'POST', 'PUT', 'DELETE', 'HEAD'),
-    path: fc.constantFrom('/oauth/token', '/oauth/revoke', '/oauth/register', '/oauth/authorize', '/oauth/sign-in', '/oauth/sign-out', '/oauth/x', '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/mcp', '/.well-known/nope'),
+    path: fc.constantFrom(
+      '/oauth/token',
+      '/oauth/revoke',
+      '/oauth/register',
+      '/oauth/authorize',
+      '/oauth/sign-in',
+      '/oauth/sign-out',
+      '/oauth/x',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/nope',
+    ),
     query: arbForm,
     body: arbBody,
-    type: fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain', '', 'application/x-www-form-urlencoded; charset=utf-8'),
-    auth: fc.option(fc.oneof(fc.constant(`Basic ${Buffer.from(`${demo.oauthAppBlueFern}:${demo.oauthAppBlueFernSecret}`).toString('base64')}`), fc.string({ maxLength: 60 }).map((x) => `Basic ${x}`), fc.constant(`Bearer ${demo.owner}`)), { nil: undefined }),
-    cookie: fc.option(fc.string({ maxLength: 80 }).map((x) => `wcm_session=${x}; wcm_csrf=${x}`), { nil: undefined }),
+    type: fc.constantFrom(
+      'application/x-www-form-urlencoded',
+      'application/json',
+      'text/plain',
+      '',
+      'application/x-www-form-urlencoded; charset=utf-8',
+    ),
+    auth: fc.option(
+      fc.oneof(
+        fc.constant(
+          `Basic ${Buffer.from(`${demo.oauthAppBlueFern}:${demo.oauthAppBlueFernSecret}`).toString('base64')}`,
+        ),
+        fc.string({ maxLength: 60 }).map((x) => `Basic ${x}`),
+        fc.constant(`Bearer ${demo.owner}`),
+      ),
+      { nil: undefined },
+    ),
+    cookie: fc.option(
+      fc.string({ maxLength: 80 }).map((x) => `wcm_session=${x}; wcm_csrf=${x}`),
+      { nil: undefined },
+    ),
   });
 
   it('token, revoke, register, authorize, sign-in and discovery: never a 500 or a leak, a refusal changes nothing', async () => {
@@ -366,6 +657,7 @@ describe('generated bad input at the OAuth endpoints (in-process, with the mount
       }),
       { numRuns: 800 },
     );
-    for (const status of [200, 400, 405]) expect(seen.get(status) ?? 0, `status ${status} never produced: ${[...seen]}`).toBeGreaterThan(0);
+    for (const status of [200, 400, 405])
+      expect(seen.get(status) ?? 0, `status ${status} never produced: ${[...seen]}`).toBeGreaterThan(0);
   });
 });

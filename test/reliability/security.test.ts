@@ -17,7 +17,19 @@ import { createFactory } from '../../src/cli/factory.js';
 import { fakeIO } from '../support/cli.js';
 import { DEMO, demo, inProcess, onPort, tempDir, TestClock, type InProcess } from '../support/server.js';
 import {
-  bearerOps, checkAnswer, foreignId, headerOf, isImplemented, LEAK, ops, pathParams, rawRequest, storeState, tokenOps, urlFor, validBody,
+  bearerOps,
+  checkAnswer,
+  foreignId,
+  headerOf,
+  isImplemented,
+  LEAK,
+  ops,
+  pathParams,
+  rawRequest,
+  storeState,
+  tokenOps,
+  urlFor,
+  validBody,
 } from './attack.js';
 
 interface Refusal {
@@ -35,38 +47,117 @@ const lacking = (op: AnyOperation) => (op.ability === 'content:read' ? demo.supp
 
 const refusals: Refusal[] = [
   { name: 'no token', applies: () => true, status: 401, code: () => 'unauthenticated' },
-  { name: 'malformed header (no scheme)', applies: () => true, authorization: demo.owner, status: 401, code: () => 'invalid_token' },
-  { name: 'malformed header (Basic)', applies: () => true, authorization: `Basic ${Buffer.from('a:b').toString('base64')}`, status: 401, code: () => 'invalid_token' },
-  { name: 'malformed header (two tokens)', applies: () => true, authorization: `Bearer ${demo.owner} ${demo.owner}`, status: 401, code: () => 'invalid_token' },
-  { name: 'unknown token', applies: () => true, authorization: `Bearer wcm_pat_${'Z'.repeat(40)}`, status: 401, code: () => 'invalid_token' },
-  { name: 'token one character off', applies: () => true, authorization: `Bearer ${demo.owner.slice(0, -1)}j`, status: 401, code: () => 'invalid_token' },
-  { name: 'revoked token', applies: () => true, authorization: `Bearer ${demo.revoked}`, status: 401, code: () => 'invalid_token' },
-  { name: 'expired token', applies: () => true, authorization: `Bearer ${demo.expired}`, status: 401, code: () => 'invalid_token' },
-  { name: 'missing ability', applies: (op) => op.access === 'bearer', authorization: (op) => `Bearer ${lacking(op)}`, status: 403, code: () => 'insufficient_ability' },
   {
-    name: "other workspace's member", applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
-    params: () => ({ workspace: demo.ws3 }), status: 403, code: () => 'not_a_member',
+    name: 'malformed header (no scheme)',
+    applies: () => true,
+    authorization: demo.owner,
+    status: 401,
+    code: () => 'invalid_token',
   },
   {
-    name: 'workspace that does not exist (same answer: no probing)', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
-    params: () => ({ workspace: '00000000-0000-4000-8000-000000000000' }), status: 403, code: () => 'not_a_member',
+    name: 'malformed header (Basic)',
+    applies: () => true,
+    authorization: `Basic ${Buffer.from('a:b').toString('base64')}`,
+    status: 401,
+    code: () => 'invalid_token',
+  },
+  {
+    name: 'malformed header (two tokens)',
+    applies: () => true,
+    authorization: `Bearer ${demo.owner} ${demo.owner}`,
+    status: 401,
+    code: () => 'invalid_token',
+  },
+  {
+    name: 'unknown token',
+    applies: () => true,
+    authorization: `Bearer wcm_pat_${'Z'.repeat(40)}`,
+    status: 401,
+    code: () => 'invalid_token',
+  },
+  {
+    name: 'token one character off',
+    applies: () => true,
+    authorization: `Bearer ${demo.owner.slice(0, -1)}j`,
+    status: 401,
+    code: () => 'invalid_token',
+  },
+  {
+    name: 'revoked token',
+    applies: () => true,
+    authorization: `Bearer ${demo.revoked}`,
+    status: 401,
+    code: () => 'invalid_token',
+  },
+  {
+    name: 'expired token',
+    applies: () => true,
+    authorization: `Bearer ${demo.expired}`,
+    status: 401,
+    code: () => 'invalid_token',
+  },
+  {
+    name: 'missing ability',
+    applies: (op) => op.access === 'bearer',
+    authorization: (op) => `Bearer ${lacking(op)}`,
+    status: 403,
+    code: () => 'insufficient_ability',
+  },
+  {
+    name: "other workspace's member",
+    applies: (op) => op.access === 'bearer',
+    authorization: `Bearer ${demo.owner}`,
+    params: () => ({ workspace: demo.ws3 }),
+    status: 403,
+    code: () => 'not_a_member',
+  },
+  {
+    name: 'workspace that does not exist (same answer: no probing)',
+    applies: (op) => op.access === 'bearer',
+    authorization: `Bearer ${demo.owner}`,
+    params: () => ({ workspace: '00000000-0000-4000-8000-000000000000' }),
+    status: 403,
+    code: () => 'not_a_member',
   },
   // OAuth access tokens (OAUTH.md): bound to one audience, narrowed to their granted workspaces, ended with their grant.
-  { name: 'OAuth token for another audience (wcm-mcp)', applies: () => true, authorization: `Bearer ${demo.oauthMcp}`, status: 401, code: () => 'invalid_token' },
-  { name: 'OAuth token of a revoked grant', applies: () => true, authorization: `Bearer ${demo.oauthRevokedGrant}`, status: 401, code: () => 'invalid_token' },
+  {
+    name: 'OAuth token for another audience (wcm-mcp)',
+    applies: () => true,
+    authorization: `Bearer ${demo.oauthMcp}`,
+    status: 401,
+    code: () => 'invalid_token',
+  },
+  {
+    name: 'OAuth token of a revoked grant',
+    applies: () => true,
+    authorization: `Bearer ${demo.oauthRevokedGrant}`,
+    status: 401,
+    code: () => 'invalid_token',
+  },
   {
     // Grant and application management refuses every OAuth token before looking at the workspace.
-    name: 'OAuth token without a grant for the workspace', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.oauthBlueFernOnly}`,
-    status: 403, code: (op) => (op.personal ? 'personal_token_required' : 'not_a_member'),
+    name: 'OAuth token without a grant for the workspace',
+    applies: (op) => op.access === 'bearer',
+    authorization: `Bearer ${demo.oauthBlueFernOnly}`,
+    status: 403,
+    code: (op) => (op.personal ? 'personal_token_required' : 'not_a_member'),
   },
   {
     // TRUST.md §3: grants and applications are managed with a personal token, never an OAuth token.
-    name: 'grant management by an OAuth token (granted the workspace)', applies: (op) => !!op.personal, authorization: `Bearer ${demo.oauthBlueFernOnly}`,
-    params: (op) => (op.path.includes('{workspace}') ? { workspace: demo.ws2 } : {}), status: 403, code: () => 'personal_token_required',
+    name: 'grant management by an OAuth token (granted the workspace)',
+    applies: (op) => !!op.personal,
+    authorization: `Bearer ${demo.oauthBlueFernOnly}`,
+    params: (op) => (op.path.includes('{workspace}') ? { workspace: demo.ws2 } : {}),
+    status: 403,
+    code: () => 'personal_token_required',
   },
   {
-    name: 'workspace id that is not a uuid', applies: (op) => op.access === 'bearer', authorization: `Bearer ${demo.owner}`,
-    params: () => ({ workspace: 'not-a-uuid' }), status: 404, code: () => 'workspace_not_found',
+    name: 'workspace id that is not a uuid',
+    applies: (op) => op.access === 'bearer',
+    authorization: `Bearer ${demo.owner}`,
+    params: () => ({ workspace: 'not-a-uuid' }),
+    status: 404,
+    code: () => 'workspace_not_found',
   },
 ];
 
@@ -77,7 +168,9 @@ const foreignRows = bearerOps.flatMap((op) =>
     .map((p) => ({ op, param: p, code: op.notFound?.[p] ?? 'not_found' })),
 );
 
-const matrix = tokenOps.flatMap((op) => refusals.filter((r) => r.applies(op)).map((r) => [op.operationId, r.name, op, r] as const));
+const matrix = tokenOps.flatMap((op) =>
+  refusals.filter((r) => r.applies(op)).map((r) => [op.operationId, r.name, op, r] as const),
+);
 
 describe('operation × refusal matrix (in-process)', () => {
   let s: InProcess;
@@ -92,7 +185,12 @@ describe('operation × refusal matrix (in-process)', () => {
     const headers: Record<string, string> = { host: 'localhost', 'content-type': 'application/json' };
     if (authorization !== undefined) headers.authorization = authorization;
     const body = validBody(op);
-    return s.app.handle({ method: op.method, url: urlFor(op, params), headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return s.app.handle({
+      method: op.method,
+      url: urlFor(op, params),
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   }
 
   it('covers every bearer and token operation of the table', () => {
@@ -131,13 +229,16 @@ describe('operation × refusal matrix (in-process)', () => {
     },
   );
 
-  it.each(tokenOps.map((op) => [op.operationId, op] as const))('%s: the owner with valid ids passes every check (control row)', async (_, op) => {
-    const res = await send(op, `Bearer ${demo.owner}`);
-    checkAnswer(res, `${op.operationId} control`);
-    if (isImplemented(op)) expect(res.status).toBe(op.status);
-    else expect([res.status, JSON.parse(res.body).code]).toEqual([501, 'not_implemented']);
-    expect(headerOf(res, 'cache-control')).toBe('no-store');
-  });
+  it.each(tokenOps.map((op) => [op.operationId, op] as const))(
+    '%s: the owner with valid ids passes every check (control row)',
+    async (_, op) => {
+      const res = await send(op, `Bearer ${demo.owner}`);
+      checkAnswer(res, `${op.operationId} control`);
+      if (isImplemented(op)) expect(res.status).toBe(op.status);
+      else expect([res.status, JSON.parse(res.body).code]).toEqual([501, 'not_implemented']);
+      expect(headerOf(res, 'cache-control')).toBe('no-store');
+    },
+  );
 
   it('every response carries nosniff, public and unauthenticated ones included', async () => {
     for (const op of ops) {
@@ -152,8 +253,20 @@ describe('operation × refusal matrix (in-process)', () => {
 
   it('an unexpected failure is a bare 500: no message, path or stack reaches the client', async () => {
     const secret = new Error(`ENOENT: open '/work/secret/store.json' at Object.openSync (node:fs:573:3)`);
-    const app = new App({ store: s.store, handlers: { getMe: () => { throw secret; } }, onError: () => undefined });
-    const res = await app.handle({ method: 'GET', url: '/v1/me', headers: { host: 'localhost', authorization: `Bearer ${demo.owner}` } });
+    const app = new App({
+      store: s.store,
+      handlers: {
+        getMe: () => {
+          throw secret;
+        },
+      },
+      onError: () => undefined,
+    });
+    const res = await app.handle({
+      method: 'GET',
+      url: '/v1/me',
+      headers: { host: 'localhost', authorization: `Bearer ${demo.owner}` },
+    });
     expect(res.status).toBe(500);
     expect(JSON.parse(res.body).code).toBe('internal_error');
     expect(res.body).not.toContain('ENOENT');
@@ -173,12 +286,28 @@ describe('Host and Origin × every operation (in-process)', () => {
   });
 
   const hostRows = ops.flatMap((op) =>
-    ['attacker.example', 'attacker.example:4010', 'localhost.attacker.example', '127.0.0.1.attacker.example', 'x", error="injected'].map((host) => [op.operationId, host, op] as const),
+    [
+      'attacker.example',
+      'attacker.example:4010',
+      'localhost.attacker.example',
+      '127.0.0.1.attacker.example',
+      'x", error="injected',
+    ].map((host) => [op.operationId, host, op] as const),
   );
   it.each(hostRows)('%s with Host %s: 421 host_not_allowed, no challenge, nothing changed', async (_, host, op) => {
     const before = storeState(s.store);
     const body = op.body ? JSON.stringify(validBody(op)) : undefined;
-    const res = await s.app.handle({ method: op.method, url: urlFor(op), headers: { host, authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': 'host-row-key-1' }, body });
+    const res = await s.app.handle({
+      method: op.method,
+      url: urlFor(op),
+      headers: {
+        host,
+        authorization: `Bearer ${demo.owner}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'host-row-key-1',
+      },
+      body,
+    });
     checkAnswer(res, `${op.operationId} host ${host}`);
     expect([res.status, JSON.parse(res.body).code]).toEqual([421, 'host_not_allowed']);
     expect(headerOf(res, 'www-authenticate')).toBeUndefined();
@@ -186,11 +315,23 @@ describe('Host and Origin × every operation (in-process)', () => {
   });
 
   const changing = ops.filter((op) => op.method !== 'GET');
-  const originRows = changing.flatMap((op) => ['https://evil.example', 'null', 'http://localhost.evil.example', 'https://127.0.0.1'].map((origin) => [op.operationId, origin, op] as const));
+  const originRows = changing.flatMap((op) =>
+    ['https://evil.example', 'null', 'http://localhost.evil.example', 'https://127.0.0.1'].map(
+      (origin) => [op.operationId, origin, op] as const,
+    ),
+  );
   it.each(originRows)('%s from Origin %s: 403 origin_not_allowed, nothing changed', async (_, origin, op) => {
     const before = storeState(s.store);
     const res = await s.app.handle({
-      method: op.method, url: urlFor(op), headers: { host: 'localhost', origin, authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', 'idempotency-key': 'origin-row-key-1' },
+      method: op.method,
+      url: urlFor(op),
+      headers: {
+        host: 'localhost',
+        origin,
+        authorization: `Bearer ${demo.owner}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'origin-row-key-1',
+      },
       body: op.body ? JSON.stringify(validBody(op)) : undefined,
     });
     checkAnswer(res, `${op.operationId} origin ${origin}`);
@@ -199,11 +340,24 @@ describe('Host and Origin × every operation (in-process)', () => {
     expect(storeState(s.store)).toBe(before);
   });
 
-  it.each(['http://localhost:6274', 'http://127.0.0.1:5173', 'http://[::1]:8080', 'http://localhost'])('a loopback origin (%s) passes the rule: the owner\'s write is answered as without Origin', async (origin) => {
-    const op = changing.find((o) => o.operationId === 'createListing')!;
-    const res = await s.app.handle({ method: op.method, url: urlFor(op), headers: { host: 'localhost', origin, authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' }, body: JSON.stringify(validBody(op)) });
-    expect(res.status).toBe(201);
-  });
+  it.each(['http://localhost:6274', 'http://127.0.0.1:5173', 'http://[::1]:8080', 'http://localhost'])(
+    "a loopback origin (%s) passes the rule: the owner's write is answered as without Origin",
+    async (origin) => {
+      const op = changing.find((o) => o.operationId === 'createListing')!;
+      const res = await s.app.handle({
+        method: op.method,
+        url: urlFor(op),
+        headers: {
+          host: 'localhost',
+          origin,
+          authorization: `Bearer ${demo.owner}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(validBody(op)),
+      });
+      expect(res.status).toBe(201);
+    },
+  );
 });
 
 // DNS rebinding (issue 33): a page on attacker.example rebound to 127.0.0.1 drives a browser at the
@@ -218,7 +372,12 @@ describe('DNS rebinding: the register → sign-in → consent → token walk wit
     await server.close();
   });
 
-  function rebound(method: string, path: string, body?: string, type = 'application/x-www-form-urlencoded'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  function rebound(
+    method: string,
+    path: string,
+    body?: string,
+    type = 'application/x-www-form-urlencoded',
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
     const host = `attacker.example:${server.port}`;
     const headers: Record<string, string> = { host, connection: 'close' };
     if (method === 'POST') Object.assign(headers, { origin: `http://${host}`, 'content-type': type });
@@ -235,17 +394,40 @@ describe('DNS rebinding: the register → sign-in → consent → token walk wit
 
   it('fails at its first step (dynamic registration: 421), and every later step is refused alike', async () => {
     const before = storeState(server.store);
-    const register = await rebound('POST', '/oauth/register', JSON.stringify({ client_name: 'Totally legit', redirect_uris: [`http://attacker.example:${server.port}/cb`] }), 'application/json');
+    const register = await rebound(
+      'POST',
+      '/oauth/register',
+      JSON.stringify({ client_name: 'Totally legit', redirect_uris: [`http://attacker.example:${server.port}/cb`] }),
+      'application/json',
+    );
     expect([register.status, JSON.parse(register.body).code]).toEqual([421, 'host_not_allowed']);
     // Had it got further, with the demo's public app instead:
-    const q = new URLSearchParams({ response_type: 'code', client_id: demo.oauthAppAcme, redirect_uri: 'http://127.0.0.1:5931/callback', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', scope: 'content:read', state: 's' });
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: demo.oauthAppAcme,
+      redirect_uri: 'http://127.0.0.1:5931/callback',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      scope: 'content:read',
+      state: 's',
+    });
     const steps = [
       ['metadata', 'GET', '/.well-known/oauth-authorization-server', undefined],
       ['authorize', 'GET', `/oauth/authorize?${q}`, undefined],
-      ['the account chooser', 'GET', `/oauth/sign-in?return_to=${encodeURIComponent(`/oauth/authorize?${q}`)}`, undefined],
+      [
+        'the account chooser',
+        'GET',
+        `/oauth/sign-in?return_to=${encodeURIComponent(`/oauth/authorize?${q}`)}`,
+        undefined,
+      ],
       ['sign-in', 'POST', '/oauth/sign-in', 'csrf=' + 'a'.repeat(43) + '&user=usr_ada'],
       ['consent', 'POST', '/oauth/authorize', `${q}&csrf=${'a'.repeat(43)}&decision=allow`],
-      ['token', 'POST', '/oauth/token', `grant_type=authorization_code&code=x&client_id=${demo.oauthAppAcme}&code_verifier=${'v'.repeat(43)}`],
+      [
+        'token',
+        'POST',
+        '/oauth/token',
+        `grant_type=authorization_code&code=x&client_id=${demo.oauthAppAcme}&code_verifier=${'v'.repeat(43)}`,
+      ],
       ['the dashboard', 'GET', '/dashboard', undefined],
       ['the API', 'GET', '/v1/me', undefined],
     ] as const;
@@ -281,7 +463,10 @@ describe('tokens on disk', () => {
       }
       const { exportFixture } = await import('../../src/store/fixture.js');
       const exported = JSON.stringify(exportFixture(server.store));
-      const live = [dataFile, `${dataFile}.journal`].filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n');
+      const live = [dataFile, `${dataFile}.journal`]
+        .filter(existsSync)
+        .map((f) => readFileSync(f, 'utf8'))
+        .join('\n');
       await server.store.drain();
       const closedDir = server.dir;
       await server.store.close();
@@ -335,7 +520,10 @@ describe('slow clients are cut off (headersTimeout / requestTimeout)', () => {
 
   it('headers sent a byte at a time forever: cut off after about headersTimeout, with a 408 problem', async () => {
     const before = storeState(s.store);
-    const { ms, answer } = await trickle(`POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nX-Slow: `, 'abcdefgh');
+    const { ms, answer } = await trickle(
+      `POST /v1/workspaces/${demo.ws1}/lists HTTP/1.1\r\nHost: localhost\r\nX-Slow: `,
+      'abcdefgh',
+    );
     expect(ms).toBeLessThan(4000);
     expect(ms).toBeGreaterThanOrEqual(900);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
@@ -355,7 +543,9 @@ describe('slow clients are cut off (headersTimeout / requestTimeout)', () => {
   });
 
   it('a client that is fast enough is served normally', async () => {
-    const res = await rawRequest(running.port, { head: `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n` });
+    const res = await rawRequest(running.port, {
+      head: `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n`,
+    });
     expect(res.status).toBe(200);
     checkAnswer(res, 'fast client');
   });
@@ -406,7 +596,10 @@ describe('a saved token goes only to the origin it was saved for', () => {
     const { flags, env } = point(origin());
     seen.length = 0;
     const f = createFactory(fakeIO(), { WCM_CONFIG_DIR: cfg.dir, ...env }, flags);
-    const err = await f.client().then(() => null, (e: { exitCode?: number; message: string; hint?: string }) => e);
+    const err = await f.client().then(
+      () => null,
+      (e: { exitCode?: number; message: string; hint?: string }) => e,
+    );
     expect(err?.exitCode).toBe(4);
     expect(err?.message).toContain(`No token saved for ${new URL(origin()).origin}`);
     expect(err?.hint).toContain('wcm auth login --base-url');
@@ -416,9 +609,17 @@ describe('a saved token goes only to the origin it was saved for', () => {
 
   it('the same origin under /v1 instead of /api/v1 gets the token; WCM_TOKEN goes anywhere', async () => {
     seen.length = 0;
-    const own = createFactory(fakeIO(), { WCM_CONFIG_DIR: cfg.dir }, { profile: 'spyhost', baseUrl: `${spyOrigin}/v1` });
+    const own = createFactory(
+      fakeIO(),
+      { WCM_CONFIG_DIR: cfg.dir },
+      { profile: 'spyhost', baseUrl: `${spyOrigin}/v1` },
+    );
     await (await own.client()).call('getMe');
-    const explicit = createFactory(fakeIO(), { WCM_CONFIG_DIR: cfg.dir, WCM_TOKEN: 'wcm_pat_explicit' }, { baseUrl: `${spyOrigin}/v1` });
+    const explicit = createFactory(
+      fakeIO(),
+      { WCM_CONFIG_DIR: cfg.dir, WCM_TOKEN: 'wcm_pat_explicit' },
+      { baseUrl: `${spyOrigin}/v1` },
+    );
     await (await explicit.client()).call('getMe');
     expect(seen).toEqual([`Bearer ${saved}`, 'Bearer wcm_pat_explicit']);
   });
@@ -430,7 +631,8 @@ describe('a saved token goes only to the origin it was saved for', () => {
 describe('sign-in on a network bind is limited by the signing-in personal token', () => {
   const APP = demo.oauthAppAcme;
   const REDIRECT = 'http://127.0.0.1:5931/callback';
-  const ALL = 'workspaces:read workspaces:write content:read content:write engagements:read engagements:manage actions:request';
+  const ALL =
+    'workspaces:read workspaces:write content:read content:write engagements:read engagements:manage actions:request';
   /** Bo's token for Acme Coffee only, with content:read. */
   const BO_ACME = 'wcm_pat_boAcmeOnlySecurityRow0123456789abcdefgh';
   let server: LocalServer;
@@ -438,10 +640,29 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
   let dir: ReturnType<typeof tempDir>;
   beforeAll(async () => {
     dir = tempDir();
-    server = await startLocalServer({ dataFile: path.join(dir.dir, 'store.json'), host: '0.0.0.0', port: 0, seeds: [DEMO], extend: extendServer, env: {}, log: () => undefined });
+    server = await startLocalServer({
+      dataFile: path.join(dir.dir, 'store.json'),
+      host: '0.0.0.0',
+      port: 0,
+      seeds: [DEMO],
+      extend: extendServer,
+      env: {},
+      log: () => undefined,
+    });
     origin = `http://127.0.0.1:${server.port}`;
     const sha = hashToken(BO_ACME);
-    await server.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'acme', abilities: ['content:read'], expires_at: null, revoked_at: null, workspace_ids: [demo.ws1] }));
+    await server.store.transact((tx) =>
+      tx.put('tokens', {
+        id: tokenId(sha),
+        token_sha256: sha,
+        user_id: 'usr_bo',
+        name: 'acme',
+        abilities: ['content:read'],
+        expires_at: null,
+        revoked_at: null,
+        workspace_ids: [demo.ws1],
+      }),
+    );
   });
   afterAll(async () => {
     await server.close();
@@ -458,21 +679,37 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
     return { browser, landed: await browser.signInWithToken(first, token) };
   }
   const consentFor = (token: string, scope = ALL) =>
-    signedIn(authorizeUrl(origin, { response_type: 'code', client_id: APP, redirect_uri: REDIRECT, scope, state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }), token);
+    signedIn(
+      authorizeUrl(origin, {
+        response_type: 'code',
+        client_id: APP,
+        redirect_uri: REDIRECT,
+        scope,
+        state: 's',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+      token,
+    );
   const grants = () => [...server.store.values('oauth_grants')].length + [...server.store.values('oauth_codes')].length;
 
   it('a content:read token: consent offers content:read only, of all seven asked', async () => {
     const { landed } = await consentFor(demo.contentReader);
     expect(landed.res.status).toBe(200);
     expect(landed.body).toContain('<input type="checkbox" name="ability_content:read" value="on" checked>');
-    for (const a of ALL.split(' ').filter((x) => x !== 'content:read')) expect(landed.body).not.toContain(`name="ability_${a}"`);
+    for (const a of ALL.split(' ').filter((x) => x !== 'content:read'))
+      expect(landed.body).not.toContain(`name="ability_${a}"`);
     expect(landed.body).toContain('Not offered, because the token you signed in with does not have them');
   });
 
   it('a content:read token: a forged form asking for every ability is refused, nothing issued', async () => {
     const { browser, landed } = await consentFor(demo.contentReader);
     const before = grants();
-    const form: Record<string, string> = { ...FormBrowser.hidden(landed.body), decision: 'approve', [`workspace_${demo.ws1}`]: 'on' };
+    const form: Record<string, string> = {
+      ...FormBrowser.hidden(landed.body),
+      decision: 'approve',
+      [`workspace_${demo.ws1}`]: 'on',
+    };
     for (const a of ALL.split(' ')) form[`ability_${a}`] = 'on';
     const res = await browser.request('/oauth/authorize', { form });
     expect(res.status).toBe(400);
@@ -484,16 +721,32 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
   it('a content:read token: approving mints a content:read token, not an all-abilities one', async () => {
     const { verifier, challenge } = pkce();
     const { browser, landed } = await signedIn(
-      authorizeUrl(origin, { response_type: 'code', client_id: APP, redirect_uri: REDIRECT, scope: ALL, state: 's', code_challenge: challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(origin, {
+        response_type: 'code',
+        client_id: APP,
+        redirect_uri: REDIRECT,
+        scope: ALL,
+        state: 's',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
       demo.contentReader,
     );
     const res = await browser.decide(landed.body, 'approve', [demo.ws1]);
     expect(res.status).toBe(303);
     const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
-    const t = await tokenRequest(origin, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: APP, code_verifier: verifier });
+    const t = await tokenRequest(origin, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: APP,
+      code_verifier: verifier,
+    });
     expect(t.status).toBe(200);
     expect(t.json.scope).toBe('content:read');
-    const threads = await fetch(`${origin}/v1/workspaces/${demo.ws1}/threads`, { headers: { authorization: `Bearer ${t.json.access_token}` } });
+    const threads = await fetch(`${origin}/v1/workspaces/${demo.ws1}/threads`, {
+      headers: { authorization: `Bearer ${t.json.access_token}` },
+    });
     expect(threads.status).toBe(403);
   });
 
@@ -503,7 +756,14 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
     expect(landed.body).toContain('Nothing: the token you signed in with has none of the abilities asked for.');
     expect(landed.body).toMatch(/<button type="submit" name="decision" value="approve"[^>]* disabled>/);
     const before = grants();
-    const res = await browser.request('/oauth/authorize', { form: { ...FormBrowser.hidden(landed.body), decision: 'approve', 'ability_engagements:read': 'on', [`workspace_${demo.ws1}`]: 'on' } });
+    const res = await browser.request('/oauth/authorize', {
+      form: {
+        ...FormBrowser.hidden(landed.body),
+        decision: 'approve',
+        'ability_engagements:read': 'on',
+        [`workspace_${demo.ws1}`]: 'on',
+      },
+    });
     expect(res.status).toBe(400);
     expect(grants()).toBe(before);
   });
@@ -513,7 +773,14 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
     expect(landed.body).toContain(`name="workspace_${demo.ws1}" value="on" checked`); // the only one: pre-ticked
     expect(landed.body).not.toContain(`workspace_${demo.ws2}`);
     const before = grants();
-    const res = await browser.request('/oauth/authorize', { form: { ...FormBrowser.hidden(landed.body), decision: 'approve', 'ability_content:read': 'on', [`workspace_${demo.ws2}`]: 'on' } });
+    const res = await browser.request('/oauth/authorize', {
+      form: {
+        ...FormBrowser.hidden(landed.body),
+        decision: 'approve',
+        'ability_content:read': 'on',
+        [`workspace_${demo.ws2}`]: 'on',
+      },
+    });
     expect(res.status).toBe(400);
     expect(grants()).toBe(before);
   });
@@ -523,7 +790,11 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
     expect(landed.res.status).toBe(200);
     expect(landed.body).toContain(`/dashboard/workspaces/${demo.ws1}/lists`);
     expect(landed.body).not.toContain(`/dashboard/workspaces/${demo.ws1}/threads`);
-    for (const [rest, need] of [['threads', 'engagements:read'], ['orders', 'engagements:read'], ['oauth', 'workspaces:read']]) {
+    for (const [rest, need] of [
+      ['threads', 'engagements:read'],
+      ['orders', 'engagements:read'],
+      ['oauth', 'workspaces:read'],
+    ]) {
       const res = await browser.request(`/dashboard/workspaces/${demo.ws1}/${rest}`);
       expect(res.status).toBe(403);
       expect(await res.text()).toContain(`This page needs the <code>${need}</code> ability`);
@@ -541,7 +812,17 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
   it('revoking the token ends its sessions, on the dashboard and on the consent page', async () => {
     const token = 'wcm_pat_boRevokedSecurityRow0123456789abcdefghi';
     const sha = hashToken(token);
-    await server.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'x', abilities: ['content:read'], expires_at: null, revoked_at: null }));
+    await server.store.transact((tx) =>
+      tx.put('tokens', {
+        id: tokenId(sha),
+        token_sha256: sha,
+        user_id: 'usr_bo',
+        name: 'x',
+        abilities: ['content:read'],
+        expires_at: null,
+        revoked_at: null,
+      }),
+    );
     const dash = await signedIn(`${origin}/dashboard/workspaces/${demo.ws1}/lists`, token);
     expect(dash.landed.res.status).toBe(200);
     const consent = await consentFor(token, 'content:read');
@@ -560,7 +841,8 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
   it('a CSRF value the client chose (same in cookie and field) does not sign in', async () => {
     const chosen = 'C'.repeat(43);
     const res = await fetch(`${origin}/dashboard/sign-in`, {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { cookie: `wcm_csrf=${chosen}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ csrf: chosen, token: demo.owner }),
     });

@@ -5,12 +5,42 @@ describe('parseTemplate', () => {
   it.each([
     ['plain text', ['plain text']],
     ['', ['']],
-    ['${faq:data.id}', [{ kind: 'step', step: 'faq', path: ['data', 'id'], default: undefined, raw: '${faq:data.id}' }]],
-    ['${faq:data.items.0.title}', [{ kind: 'step', step: 'faq', path: ['data', 'items', '0', 'title'], default: undefined, raw: '${faq:data.items.0.title}' }]],
-    ['${env:HOME_PAGE_ID|0845b14f}', [{ kind: 'env', name: 'HOME_PAGE_ID', default: '0845b14f', raw: '${env:HOME_PAGE_ID|0845b14f}' }]],
+    [
+      '${faq:data.id}',
+      [{ kind: 'step', step: 'faq', path: ['data', 'id'], default: undefined, raw: '${faq:data.id}' }],
+    ],
+    [
+      '${faq:data.items.0.title}',
+      [
+        {
+          kind: 'step',
+          step: 'faq',
+          path: ['data', 'items', '0', 'title'],
+          default: undefined,
+          raw: '${faq:data.items.0.title}',
+        },
+      ],
+    ],
+    [
+      '${env:HOME_PAGE_ID|0845b14f}',
+      [{ kind: 'env', name: 'HOME_PAGE_ID', default: '0845b14f', raw: '${env:HOME_PAGE_ID|0845b14f}' }],
+    ],
     ['${env:X|}', [{ kind: 'env', name: 'X', default: '', raw: '${env:X|}' }]],
     ['${env:X|a:b|c}', [{ kind: 'env', name: 'X', default: 'a:b|c', raw: '${env:X|a:b|c}' }]],
-    ['See ${faq:data.dashboard_url}!', ['See ', { kind: 'step', step: 'faq', path: ['data', 'dashboard_url'], default: undefined, raw: '${faq:data.dashboard_url}' }, '!']],
+    [
+      'See ${faq:data.dashboard_url}!',
+      [
+        'See ',
+        {
+          kind: 'step',
+          step: 'faq',
+          path: ['data', 'dashboard_url'],
+          default: undefined,
+          raw: '${faq:data.dashboard_url}',
+        },
+        '!',
+      ],
+    ],
     ['price $5 and $${literal}', ['price $5 and ${literal}']],
   ] as Array<[string, unknown[]]>)('%j', (input, parts) => {
     expect(parseTemplate(input)).toEqual({ parts });
@@ -53,7 +83,10 @@ describe('substitute', () => {
   });
 
   it('walks objects and arrays, and passes non-strings through', () => {
-    expect(substitute({ a: ['${n:data}', 3, false, null], b: { c: 'x${s:data}' } }, resolve)).toEqual({ a: [42, 3, false, null], b: { c: 'xtext' } });
+    expect(substitute({ a: ['${n:data}', 3, false, null], b: { c: 'x${s:data}' } }, resolve)).toEqual({
+      a: [42, 3, false, null],
+      b: { c: 'xtext' },
+    });
   });
 });
 

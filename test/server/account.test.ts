@@ -12,7 +12,22 @@ let dir: ReturnType<typeof tempDir>;
 beforeAll(async () => {
   dir = tempDir();
   const file = path.join(dir.dir, 'oauth.json');
-  writeFileSync(file, JSON.stringify({ version: 1, tokens: [{ token: oauth, user_id: 'usr_ada', name: 'mcp', abilities: ['content:read'], audience: API_AUDIENCE, workspace_ids: [demo.ws2] }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      version: 1,
+      tokens: [
+        {
+          token: oauth,
+          user_id: 'usr_ada',
+          name: 'mcp',
+          abilities: ['content:read'],
+          audience: API_AUDIENCE,
+          workspace_ids: [demo.ws2],
+        },
+      ],
+    }),
+  );
   s = await inProcess({ fixtures: [DEMO, file] });
 });
 afterAll(async () => {
@@ -27,8 +42,18 @@ describe('GET /v1/me', () => {
     expect(res.json.data).toEqual({
       user: { id: 'usr_ada', name: 'Ada Lindqvist', email: 'ada@acme-coffee.example' },
       token: {
-        name: 'demo-owner', kind: 'personal', expires_at: null,
-        abilities: ['workspaces:read', 'workspaces:write', 'content:read', 'content:write', 'engagements:read', 'engagements:manage', 'actions:request'],
+        name: 'demo-owner',
+        kind: 'personal',
+        expires_at: null,
+        abilities: [
+          'workspaces:read',
+          'workspaces:write',
+          'content:read',
+          'content:write',
+          'engagements:read',
+          'engagements:manage',
+          'actions:request',
+        ],
       },
       workspaces: [
         { id: demo.ws1, name: 'Acme Coffee', role: 'owner' },
@@ -73,7 +98,9 @@ describe('GET /v1/setup/listing-templates', () => {
     const res = await s.request({ url: '/v1/setup/listing-templates', token: demo.ciWriter });
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual(LISTING_TEMPLATES);
-    expect(res.json.data.map((t: { slug: string }) => t.slug).sort()).toEqual(expect.arrayContaining(['faq', 'hours', 'links', 'menu', 'pricing', 'services', 'team']));
+    expect(res.json.data.map((t: { slug: string }) => t.slug).sort()).toEqual(
+      expect.arrayContaining(['faq', 'hours', 'links', 'menu', 'pricing', 'services', 'team']),
+    );
     expect(res.json.meta.next_cursor).toBeNull();
   });
 
@@ -82,7 +109,10 @@ describe('GET /v1/setup/listing-templates', () => {
     const sizes: number[] = [];
     let cursor: string | null = null;
     do {
-      const res = await s.request({ url: `/v1/setup/listing-templates?limit=3${cursor ? `&cursor=${cursor}` : ''}`, token: demo.support });
+      const res = await s.request({
+        url: `/v1/setup/listing-templates?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+        token: demo.support,
+      });
       expect(res.status).toBe(200);
       sizes.push(res.json.data.length);
       slugs.push(...res.json.data.map((t: { slug: string }) => t.slug));

@@ -15,10 +15,20 @@ const APP = '9b8a7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d';
 
 describe('recordAgentChatOpened', () => {
   it('201 with the event shape of DECISIONS.md', async () => {
-    const res = await s.request({ url: openedUrl(demo.agent1), key: 'visit-key-0001', json: { button: BUTTON, app: APP } });
+    const res = await s.request({
+      url: openedUrl(demo.agent1),
+      key: 'visit-key-0001',
+      json: { button: BUTTON, app: APP },
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.json.data).sort()).toEqual(['agent_id', 'app_id', 'button_id', 'id', 'occurred_at', 'type']);
-    expect(res.json.data).toMatchObject({ type: 'agent.chat_opened', agent_id: demo.agent1, button_id: BUTTON, app_id: APP, occurred_at: s.clock.now().toISOString() });
+    expect(res.json.data).toMatchObject({
+      type: 'agent.chat_opened',
+      agent_id: demo.agent1,
+      button_id: BUTTON,
+      app_id: APP,
+      occurred_at: s.clock.now().toISOString(),
+    });
     expect(res.json.data.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -38,7 +48,10 @@ describe('recordAgentChatOpened', () => {
     expect(Object.keys(res.json.errors)).toEqual([field]);
   });
 
-  it.each([['unknown', '00000000-0000-4000-8000-000000000000'], ['malformed', 'agent-1']])('%s agent: 404 agent_not_found', async (_n, id) => {
+  it.each([
+    ['unknown', '00000000-0000-4000-8000-000000000000'],
+    ['malformed', 'agent-1'],
+  ])('%s agent: 404 agent_not_found', async (_n, id) => {
     const res = await s.request({ url: openedUrl(id), key: 'visit-key-0004', json: {} });
     expect(res.status).toBe(404);
     expect(res.json.code).toBe('agent_not_found');
@@ -64,14 +77,31 @@ describe('recordAgentChatOpened', () => {
       'x-forwarded-for': '203.0.113.77',
       'accept-language': 'fr-CH-visitor',
     };
-    const res = await s.request({ url: openedUrl(demo.agent1), key: 'visit-key-0006', json: { button: BUTTON }, headers: visitor, remoteAddress: '198.51.100.201' });
+    const res = await s.request({
+      url: openedUrl(demo.agent1),
+      key: 'visit-key-0006',
+      json: { button: BUTTON },
+      headers: visitor,
+      remoteAddress: '198.51.100.201',
+    });
     expect(res.status).toBe(201);
     await s.store.close();
-    const files = [s.dataFile, `${s.dataFile}.journal`].filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const files = [s.dataFile, `${s.dataFile}.journal`]
+      .filter(existsSync)
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     // The event itself is in the file…
     expect(files).toContain(res.json.data.id);
     // …but nothing about who opened the chat.
-    for (const needle of ['VisitorBrowser-7Q3Z', 'cookie-value-K9X2', 'private-page-W4', '203.0.113.77', '198.51.100.201', 'fr-CH-visitor', 'visit-key-0006']) {
+    for (const needle of [
+      'VisitorBrowser-7Q3Z',
+      'cookie-value-K9X2',
+      'private-page-W4',
+      '203.0.113.77',
+      '198.51.100.201',
+      'fr-CH-visitor',
+      'visit-key-0006',
+    ]) {
       expect(files).not.toContain(needle);
       expect(res.body).not.toContain(needle);
     }

@@ -18,17 +18,30 @@ function normalize(body: string, known: Set<string>): unknown {
     if (typeof v !== 'string') return v;
     // A problem names the path the caller used: the only place the base may show.
     if (key === 'instance' || key === 'detail') v = v.replace(/\/api\/v1\//g, '/v1/');
-    return v
-      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => (known.has(id) ? id : '<new-id>'))
-      // Payment intents get fresh provider ids too (pi_…, and client secrets built on them).
-      .replace(/\bpi_[A-Za-z0-9]+(_secret_[A-Za-z0-9]+)?/g, (_m, secret: string | undefined) => (secret ? '<new-pi>_secret_<new>' : '<new-pi>'));
+    return (
+      v
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) =>
+          known.has(id) ? id : '<new-id>',
+        )
+        // Payment intents get fresh provider ids too (pi_…, and client secrets built on them).
+        .replace(/\bpi_[A-Za-z0-9]+(_secret_[A-Za-z0-9]+)?/g, (_m, secret: string | undefined) =>
+          secret ? '<new-pi>_secret_<new>' : '<new-pi>',
+        )
+    );
   };
   return walk(json);
 }
 
 const sampleParams: Record<string, string> = {
-  workspace: demo.ws1, form: demo.formCatering, page: demo.pageAcme, list: demo.knowledgeList,
-  article: demo.article4Versions, version: '1', thread: demo.newestThread, offer: demo.offerFixedUsd, agent: demo.agent1,
+  workspace: demo.ws1,
+  form: demo.formCatering,
+  page: demo.pageAcme,
+  list: demo.knowledgeList,
+  article: demo.article4Versions,
+  version: '1',
+  thread: demo.newestThread,
+  offer: demo.offerFixedUsd,
+  agent: demo.agent1,
 };
 const sampleBodies: Record<string, unknown> = {
   createListing: { title: 'Alias', template_slug: 'faq', items: [{ title: 'Q' }] },
@@ -38,7 +51,12 @@ const sampleBodies: Record<string, unknown> = {
 const implemented = operationList.filter((op) => handlers[op.operationId]);
 const cases = implemented.map((op) => {
   const url = op.path.replace(/\{(\w+)\}/g, (_, n: string) => sampleParams[n] ?? 'x');
-  return { id: op.operationId, method: op.method, url, body: op.method === 'GET' ? undefined : (sampleBodies[op.operationId] ?? {}) };
+  return {
+    id: op.operationId,
+    method: op.method,
+    url,
+    body: op.method === 'GET' ? undefined : (sampleBodies[op.operationId] ?? {}),
+  };
 });
 
 describe('/api/v1 answers like /v1', () => {
@@ -49,7 +67,11 @@ describe('/api/v1 answers like /v1', () => {
     // Two identical stores with the same clock, so creating operations create the same things.
     a = await inProcess({ clock: new TestClock() });
     b = await inProcess({ clock: new TestClock() });
-    known = new Set(JSON.stringify(await import('../../fixtures/demo.json', { with: { type: 'json' } })).match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g));
+    known = new Set(
+      JSON.stringify(await import('../../fixtures/demo.json', { with: { type: 'json' } })).match(
+        /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g,
+      ),
+    );
   });
   afterAll(async () => {
     await a.close();
@@ -57,12 +79,20 @@ describe('/api/v1 answers like /v1', () => {
   });
 
   it('covers the operations this branch implements', () => {
-    expect(cases.map((c) => c.id)).toEqual(expect.arrayContaining(['getMe', 'listListingTemplates', 'createListing', 'listListings']));
+    expect(cases.map((c) => c.id)).toEqual(
+      expect.arrayContaining(['getMe', 'listListingTemplates', 'createListing', 'listListings']),
+    );
   });
 
   it.each(cases)('$id ($method $url)', async (c) => {
     const headers = { 'idempotency-key': 'alias-test-key-0001' };
-    const req = (base: string) => ({ method: c.method, url: `${base}${c.url}`, token: demo.owner, headers, json: c.body });
+    const req = (base: string) => ({
+      method: c.method,
+      url: `${base}${c.url}`,
+      token: demo.owner,
+      headers,
+      json: c.body,
+    });
     const [ra, rb] = [await a.request(req('/v1')), await b.request(req('/api/v1'))];
     expect(rb.status).toBe(ra.status);
     expect(normalize(rb.body, known)).toEqual(normalize(ra.body, known));
@@ -92,8 +122,14 @@ describe('/api/v1 answers like /v1', () => {
 
   it('a cursor from /v1 works on /api/v1', async () => {
     const first = await a.request({ url: `/v1/workspaces/${demo.ws1}/lists?limit=2`, token: demo.owner });
-    const viaV1 = await a.request({ url: `/v1/workspaces/${demo.ws1}/lists?limit=2&cursor=${first.json.meta.next_cursor}`, token: demo.owner });
-    const viaAlias = await a.request({ url: `/api/v1/workspaces/${demo.ws1}/lists?limit=2&cursor=${first.json.meta.next_cursor}`, token: demo.owner });
+    const viaV1 = await a.request({
+      url: `/v1/workspaces/${demo.ws1}/lists?limit=2&cursor=${first.json.meta.next_cursor}`,
+      token: demo.owner,
+    });
+    const viaAlias = await a.request({
+      url: `/api/v1/workspaces/${demo.ws1}/lists?limit=2&cursor=${first.json.meta.next_cursor}`,
+      token: demo.owner,
+    });
     expect(viaAlias.status).toBe(200);
     expect(viaAlias.json.data).toEqual(viaV1.json.data);
   });

@@ -55,7 +55,9 @@ describe('listBookings', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await get(`${url}?from=2025-11-02T00:00:00Z&to=2025-11-06T00:00:00Z&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res = await get(
+        `${url}?from=2025-11-02T00:00:00Z&to=2025-11-06T00:00:00Z&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen.push(...ids(res));
       cursor = res.json.meta.next_cursor;
     } while (cursor);
@@ -91,8 +93,14 @@ describe('listVoiceInteractions', () => {
   it('shapes items as DECISIONS.md lists them', async () => {
     const res = await get(`${url}?kind=voice_message`);
     expect(res.json.data[0]).toEqual({
-      id: v(2), kind: 'voice_message', from: '+15550000002', to: '+15559999999', status: 'voicemail',
-      started_at: '2025-11-02T08:00:00.000Z', duration_seconds: 122, transcript: 'Please call back.',
+      id: v(2),
+      kind: 'voice_message',
+      from: '+15550000002',
+      to: '+15559999999',
+      status: 'voicemail',
+      started_at: '2025-11-02T08:00:00.000Z',
+      duration_seconds: 122,
+      transcript: 'Please call back.',
     });
   });
 

@@ -30,12 +30,14 @@ const workspaces = { url: `/v1/workspaces/${demo.ws1}/lists`, headers: { authori
 describe('middleware chain', () => {
   it('compose runs steps in order around the last, each seeing what earlier ones added', async () => {
     const seen: string[] = [];
-    const step = (name: string): Middleware => async (x, next) => {
-      seen.push(`>${name}`);
-      const res = await next(x);
-      seen.push(`<${name}`);
-      return res;
-    };
+    const step =
+      (name: string): Middleware =>
+      async (x, next) => {
+        seen.push(`>${name}`);
+        const res = await next(x);
+        seen.push(`<${name}`);
+        return res;
+      };
     const run = compose([step('a'), step('b')], async () => {
       seen.push('handler');
       return { status: 204, headers: {}, body: '' };
@@ -65,7 +67,10 @@ describe('middleware chain', () => {
       x.headers['X-Counter'] = '0';
       throw new ProblemError('rate_limited', { detail: 'slow down', headers: { 'Retry-After': '7' } });
     };
-    const res = await sendJson(await appWith([refuse]), { ...workspaces, headers: { ...workspaces.headers, 'x-request-id': 'req_chain_1' } });
+    const res = await sendJson(await appWith([refuse]), {
+      ...workspaces,
+      headers: { ...workspaces.headers, 'x-request-id': 'req_chain_1' },
+    });
     expect(res.status).toBe(429);
     expect(res.headers['Content-Type']).toMatch(/problem\+json/);
     expect(res.headers['Retry-After']).toBe('7');

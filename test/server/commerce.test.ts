@@ -14,8 +14,22 @@ afterEach(async () => {
 let n = 0;
 const key = () => `commerce-key-${String(++n).padStart(6, '0')}`;
 
-async function offer(kind: OfferRecord['kind'], currency: string, unit: number | null, extra: Partial<OfferRecord> = {}): Promise<string> {
-  const rec: OfferRecord = { id: randomUUID(), workspace_id: demo.ws1, kind, title: `${kind} ${currency} ${unit}`, currency, unit_amount_minor: unit, active: true, ...extra };
+async function offer(
+  kind: OfferRecord['kind'],
+  currency: string,
+  unit: number | null,
+  extra: Partial<OfferRecord> = {},
+): Promise<string> {
+  const rec: OfferRecord = {
+    id: randomUUID(),
+    workspace_id: demo.ws1,
+    kind,
+    title: `${kind} ${currency} ${unit}`,
+    currency,
+    unit_amount_minor: unit,
+    active: true,
+    ...extra,
+  };
   await s.store.transact((tx) => tx.put('offers', rec));
   return rec.id;
 }
@@ -133,11 +147,14 @@ describe('every field limit of the body', () => {
     expect(Object.keys(res.json.errors)).toEqual([field]);
   });
 
-  it.each(['direct', 'button', 'list', 'popup', 'page', 'post', 'booking'])('source_type %s is accepted and stored', async (t) => {
-    const res = await pay(demo.offerFixedUsd, { source_type: t, source_id: 'src-1' });
-    expect(res.status).toBe(201);
-    expect(s.store.get('orders', res.json.data.order.id)).toMatchObject({ source_type: t, source_id: 'src-1' });
-  });
+  it.each(['direct', 'button', 'list', 'popup', 'page', 'post', 'booking'])(
+    'source_type %s is accepted and stored',
+    async (t) => {
+      const res = await pay(demo.offerFixedUsd, { source_type: t, source_id: 'src-1' });
+      expect(res.status).toBe(201);
+      expect(s.store.get('orders', res.json.data.order.id)).toMatchObject({ source_type: t, source_id: 'src-1' });
+    },
+  );
 
   it('an unknown member is refused and named', async () => {
     const res = await pay(demo.offerFixedUsd, { price: 1 });
@@ -159,7 +176,9 @@ describe('offers that cannot be paid for', () => {
   });
 
   it('an offer whose workspace has no connected account: 404 offer_not_found saying why', async () => {
-    await s.store.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', demo.ws1)!, stripe_account_id: null }));
+    await s.store.transact((tx) =>
+      tx.put('workspaces', { ...tx.get('workspaces', demo.ws1)!, stripe_account_id: null }),
+    );
     const res = await pay(demo.offerFixedUsd, {});
     expect(res.status).toBe(404);
     expect(res.json.detail).toMatch(/payment account/);
@@ -168,17 +187,54 @@ describe('offers that cannot be paid for', () => {
 
 describe('the created order and payment intent', () => {
   it('201 {order, payment_intent}; the order is stored pending with the intent and the 100 fee', async () => {
-    const res = await pay(demo.offerFixedUsd, { quantity: 2, customer_name: 'Ada', customer_email: 'ada@example.com', customer_message: 'Gift', marketing_consent: true, source_type: 'page', attribution: { utm: 'x' } });
+    const res = await pay(demo.offerFixedUsd, {
+      quantity: 2,
+      customer_name: 'Ada',
+      customer_email: 'ada@example.com',
+      customer_message: 'Gift',
+      marketing_consent: true,
+      source_type: 'page',
+      attribution: { utm: 'x' },
+    });
     expect(res.status).toBe(201);
     const { order, payment_intent: pi } = res.json.data;
     expect(Object.keys(res.json.data).sort()).toEqual(['order', 'payment_intent']);
-    expect(Object.keys(pi).sort()).toEqual(['amount', 'application_fee_amount', 'client_secret', 'currency', 'id', 'status']);
-    expect(pi).toMatchObject({ amount: 5000, currency: 'usd', application_fee_amount: 100, status: 'requires_payment_method' });
+    expect(Object.keys(pi).sort()).toEqual([
+      'amount',
+      'application_fee_amount',
+      'client_secret',
+      'currency',
+      'id',
+      'status',
+    ]);
+    expect(pi).toMatchObject({
+      amount: 5000,
+      currency: 'usd',
+      application_fee_amount: 100,
+      status: 'requires_payment_method',
+    });
     expect(pi.id).toMatch(/^pi_[A-Za-z0-9]{24}$/);
     expect(pi.client_secret).toMatch(new RegExp(`^${pi.id}_secret_[A-Za-z0-9]{25}$`));
-    expect(order).toMatchObject({ offer_id: demo.offerFixedUsd, payment_state: 'pending', quantity: 2, amount_total: 5000, currency: 'usd', application_fee_amount: 100, payment_intent_id: pi.id, customer_name: 'Ada', customer_email: 'ada@example.com' });
+    expect(order).toMatchObject({
+      offer_id: demo.offerFixedUsd,
+      payment_state: 'pending',
+      quantity: 2,
+      amount_total: 5000,
+      currency: 'usd',
+      application_fee_amount: 100,
+      payment_intent_id: pi.id,
+      customer_name: 'Ada',
+      customer_email: 'ada@example.com',
+    });
     expect(s.store.get('orders', order.id)).toMatchObject({
-      payment_state: 'pending', payment_intent_id: pi.id, provider: 'local', workspace_id: demo.ws1, customer_message: 'Gift', marketing_consent: true, source_type: 'page', attribution: { utm: 'x' },
+      payment_state: 'pending',
+      payment_intent_id: pi.id,
+      provider: 'local',
+      workspace_id: demo.ws1,
+      customer_message: 'Gift',
+      marketing_consent: true,
+      source_type: 'page',
+      attribution: { utm: 'x' },
     });
   });
 

@@ -21,12 +21,29 @@ afterAll(async () => {
 });
 
 const control = async (method: string, p: string, body?: unknown, token = admin) => {
-  const res = await fetch(`${origin}/_emulator${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${origin}/_emulator${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
 };
-const api = (p: string, init: RequestInit = {}) => fetch(`${server.url}${p}`, { ...init, headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
-const cli = (args: string[]) => runInProcess(args, { env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, WCM_ADMIN_TOKEN: admin } });
+const api = (p: string, init: RequestInit = {}) =>
+  fetch(`${server.url}${p}`, {
+    ...init,
+    headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
+const cli = (args: string[]) =>
+  runInProcess(args, {
+    env: {
+      WCM_CONFIG_DIR: cfg.dir,
+      WCM_BASE_URL: server.url,
+      WCM_TOKEN: demo.owner,
+      WCM_WORKSPACE: demo.ws1,
+      WCM_ADMIN_TOKEN: admin,
+    },
+  });
 
 beforeEach(async () => {
   await control('DELETE', '/faults');
@@ -56,8 +73,19 @@ describe('the request log', () => {
     const missing = await api(`/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-000000000000`);
     const all = (await control('GET', '/requests?limit=10')).json.data;
     const last = all.slice(-2);
-    expect(last[0]).toMatchObject({ method: 'GET', operation: 'listThreads', status: 200, request_id: ok.headers.get('x-request-id'), problem: null });
-    expect(last[1]).toMatchObject({ operation: 'getForm', status: 404, problem: 'form_not_found', request_id: missing.headers.get('x-request-id') });
+    expect(last[0]).toMatchObject({
+      method: 'GET',
+      operation: 'listThreads',
+      status: 200,
+      request_id: ok.headers.get('x-request-id'),
+      problem: null,
+    });
+    expect(last[1]).toMatchObject({
+      operation: 'getForm',
+      status: 404,
+      problem: 'form_not_found',
+      request_id: missing.headers.get('x-request-id'),
+    });
     expect(typeof last[0].duration_ms).toBe('number');
     const only404 = (await control('GET', '/requests?status=4xx')).json.data;
     expect(only404.every((e: { status: number }) => e.status >= 400 && e.status < 500)).toBe(true);
@@ -71,14 +99,19 @@ describe('the request log', () => {
     expect(text).not.toContain(admin);
   });
 
-  it.each([['limit=0'], ['limit=x'], ['status=6xx'], ['operation=nope'], ['since=-1']])('?%s is a 422 naming the parameter', async (q) => {
-    const r = await control('GET', `/requests?${q}`);
-    expect(r.status).toBe(422);
-    expect(Object.keys(r.json.errors)).toEqual([q.split('=')[0]]);
-  });
+  it.each([['limit=0'], ['limit=x'], ['status=6xx'], ['operation=nope'], ['since=-1']])(
+    '?%s is a 422 naming the parameter',
+    async (q) => {
+      const r = await control('GET', `/requests?${q}`);
+      expect(r.status).toBe(422);
+      expect(Object.keys(r.json.errors)).toEqual([q.split('=')[0]]);
+    },
+  );
 
   it('streams new requests as Server-Sent Events', async () => {
-    const res = await fetch(`${origin}/_emulator/requests/stream?operation=getMe`, { headers: { authorization: `Bearer ${admin}` } });
+    const res = await fetch(`${origin}/_emulator/requests/stream?operation=getMe`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = res.body!.getReader();
     await api('/me');
@@ -99,12 +132,18 @@ describe("the server's own traffic (issue 37 item 13)", () => {
     await fetch(`${origin}/dashboard`, { redirect: 'manual' });
     await fetch(`${origin}/dashboard/nope`, { redirect: 'manual' });
     const missing = await api(`/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000aa`);
-    const paths = (q: string) => control('GET', `/requests?limit=10000${q}`).then((r) => (r.json.data as Array<{ path: string }>).map((e) => e.path));
+    const paths = (q: string) =>
+      control('GET', `/requests?limit=10000${q}`).then((r) =>
+        (r.json.data as Array<{ path: string }>).map((e) => e.path),
+      );
     const own = (p: string) => p === '/healthz' || p === '/favicon.ico' || p.startsWith('/dashboard');
     const shown = await paths('');
     expect(shown.filter(own)).toEqual([]);
     expect(shown).toContain(`/v1/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000aa`);
-    const fourxx = (await control('GET', '/requests?status=4xx&limit=10000')).json.data as Array<{ path: string; request_id: string }>;
+    const fourxx = (await control('GET', '/requests?status=4xx&limit=10000')).json.data as Array<{
+      path: string;
+      request_id: string;
+    }>;
     expect(fourxx.filter((e) => own(e.path))).toEqual([]);
     expect(fourxx.at(-1)!.request_id).toBe(missing.headers.get('x-request-id'));
     const everything = await paths('&all=true');
@@ -115,17 +154,28 @@ describe("the server's own traffic (issue 37 item 13)", () => {
   it('wcm logs leaves them out, --all shows them; a terminal table has a PATH column', async () => {
     await fetch(`${origin}/healthz`);
     await api(`/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000ab`);
-    const lines = async (args: string[]) => (await cli(args)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { path: string });
+    const lines = async (args: string[]) =>
+      (await cli(args)).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { path: string });
     const plain = await lines(['logs', '--limit', '10000']);
     expect(plain.some((e) => e.path === '/healthz')).toBe(false);
     expect((await lines(['logs', '--all', '--limit', '10000'])).some((e) => e.path === '/healthz')).toBe(true);
     const io = fakeIO({ tty: true });
-    const table = await runInProcess(['logs', '--status', '4xx', '--limit', '3'], { io, env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_ADMIN_TOKEN: admin } });
+    const table = await runInProcess(['logs', '--status', '4xx', '--limit', '3'], {
+      io,
+      env: { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_ADMIN_TOKEN: admin },
+    });
     expect(table.code, table.stderr).toBe(0);
     const [head, ...rows] = table.stdout.trim().split('\n');
     expect(head).toMatch(/OPERATION +PATH +MS/);
     const last = rows.at(-1)!;
-    expect(last).toMatch(new RegExp(`getForm +/v1/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000ab +[\\d.]+ +form_not_found`));
+    expect(last).toMatch(
+      new RegExp(
+        `getForm +/v1/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-0000000000ab +[\\d.]+ +form_not_found`,
+      ),
+    );
   });
 });
 
@@ -159,7 +209,9 @@ describe('faults', () => {
     const r = await control('PUT', '/faults', [rule]);
     expect(r.status).toBe(422);
     expect(Object.keys(r.json.errors)).toContain(field);
-    expect((await control('GET', '/faults')).json.data).toEqual([{ operation: 'getForm', status: 500, probability: 1 }]);
+    expect((await control('GET', '/faults')).json.data).toEqual([
+      { operation: 'getForm', status: 500, probability: 1 },
+    ]);
   });
 });
 
@@ -167,27 +219,51 @@ describe('the clock', () => {
   it('moves every timestamp the server writes, and comes back', async () => {
     const moved = await control('PUT', '/clock', { now: '2030-01-01T00:00:00Z' });
     expect(moved.json.data.now.startsWith('2030-01-01T00:00')).toBe(true);
-    const created = await (await api(`/workspaces/${demo.ws1}/lists`, { method: 'POST', body: JSON.stringify({ title: 'In 2030', template_slug: 'faq' }) })).json();
+    const created = await (
+      await api(`/workspaces/${demo.ws1}/lists`, {
+        method: 'POST',
+        body: JSON.stringify({ title: 'In 2030', template_slug: 'faq' }),
+      })
+    ).json();
     expect(created.data.created_at.startsWith('2030-01-01T00:00')).toBe(true);
     await control('DELETE', '/clock');
-    const now = await (await api(`/workspaces/${demo.ws1}/lists`, { method: 'POST', body: JSON.stringify({ title: 'Now', template_slug: 'faq' }) })).json();
+    const now = await (
+      await api(`/workspaces/${demo.ws1}/lists`, {
+        method: 'POST',
+        body: JSON.stringify({ title: 'Now', template_slug: 'faq' }),
+      })
+    ).json();
     expect(Math.abs(Date.parse(now.data.created_at) - Date.now())).toBeLessThan(60_000);
   });
 
-  it.each([[{ now: '1969-12-31T23:59:59Z' }], [{ now: 'yesterday' }], [{ offset_seconds: 'x' }], [{}], [{ now: '2030-01-01T00:00:00Z', offset_seconds: 1 }]])('%j is refused (422) and the clock stays', async (body) => {
+  it.each([
+    [{ now: '1969-12-31T23:59:59Z' }],
+    [{ now: 'yesterday' }],
+    [{ offset_seconds: 'x' }],
+    [{}],
+    [{ now: '2030-01-01T00:00:00Z', offset_seconds: 1 }],
+  ])('%j is refused (422) and the clock stays', async (body) => {
     const r = await control('PUT', '/clock', body);
     expect(r.status).toBe(422);
     expect((await control('GET', '/clock')).json.data.offset_seconds).toBe(0);
   });
 
   // TRUST.md §5: an offset of 1e300 used to be taken, and every write then failed with a 500.
-  it.each([[{ offset_seconds: 1e300 }, 'offset_seconds'], [{ offset_seconds: -1e300 }, 'offset_seconds'], [{ offset_seconds: 11 * 365 * 86_400 }, 'offset_seconds'], [{ now: '2099-01-01T00:00:00Z' }, 'now']])('%j is beyond ±10 years: 422 naming %s, the clock stays and writes still work', async (body, field) => {
+  it.each([
+    [{ offset_seconds: 1e300 }, 'offset_seconds'],
+    [{ offset_seconds: -1e300 }, 'offset_seconds'],
+    [{ offset_seconds: 11 * 365 * 86_400 }, 'offset_seconds'],
+    [{ now: '2099-01-01T00:00:00Z' }, 'now'],
+  ])('%j is beyond ±10 years: 422 naming %s, the clock stays and writes still work', async (body, field) => {
     const r = await control('PUT', '/clock', body);
     expect(r.status).toBe(422);
     expect(Object.keys(r.json.errors)).toEqual([field]);
     expect(r.json.errors[field][0]).toMatch(/10 years/);
     expect((await control('GET', '/clock')).json.data.offset_seconds).toBe(0);
-    const write = await api(`/workspaces/${demo.ws1}/lists`, { method: 'POST', body: JSON.stringify({ title: 'After a refused clock', template_slug: 'faq' }) });
+    const write = await api(`/workspaces/${demo.ws1}/lists`, {
+      method: 'POST',
+      body: JSON.stringify({ title: 'After a refused clock', template_slug: 'faq' }),
+    });
     expect(write.status).toBe(201);
   });
 
@@ -202,7 +278,10 @@ describe('reset and snapshots', () => {
   it('snapshot, change, restore: the state is back; reset to empty and to seed', async () => {
     expect((await control('POST', '/snapshots', { name: 'base' })).status).toBe(201);
     const before = [...server.store.values('listings')].length;
-    await api(`/workspaces/${demo.ws1}/lists`, { method: 'POST', body: JSON.stringify({ title: 'After the snapshot', template_slug: 'faq' }) });
+    await api(`/workspaces/${demo.ws1}/lists`, {
+      method: 'POST',
+      body: JSON.stringify({ title: 'After the snapshot', template_slug: 'faq' }),
+    });
     expect([...server.store.values('listings')].length).toBe(before + 1);
     const restored = await control('POST', '/reset', { to: 'base' });
     expect(restored.status).toBe(200);
@@ -220,7 +299,12 @@ describe('reset and snapshots', () => {
     expect((await control('GET', '/clock')).status).toBe(200);
   });
 
-  it.each([[{ to: 'nope' }, 404], [{ to: '../etc' }, 422], [{ to: 5 }, 422], [[], 422]])('%j is refused (%i) and changes nothing', async (body, status) => {
+  it.each([
+    [{ to: 'nope' }, 404],
+    [{ to: '../etc' }, 422],
+    [{ to: 5 }, 422],
+    [[], 422],
+  ])('%j is refused (%i) and changes nothing', async (body, status) => {
     const before = server.store.count('threads');
     const r = await control('POST', '/reset', body);
     expect(r.status).toBe(status);
@@ -228,7 +312,11 @@ describe('reset and snapshots', () => {
   });
 
   it('a malformed body is invalid_json', async () => {
-    const res = await fetch(`${origin}/_emulator/reset`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: '{' });
+    const res = await fetch(`${origin}/_emulator/reset`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+      body: '{',
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).code).toBe('invalid_json');
   });
@@ -255,11 +343,16 @@ describe('the commands', () => {
     await api(`/workspaces/${demo.ws1}/forms/00000000-0000-4000-8000-000000000000`);
     const r = await cli(['logs', '--status', '4xx', '--limit', '5']);
     expect(r.code, r.stderr).toBe(0);
-    const entries = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const entries = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.every((e: { status: number }) => e.status >= 400)).toBe(true);
     expect((await cli(['logs', '--status', 'bad'])).code).toBe(2);
-    const none = await runInProcess(['logs'], { env: { WCM_CONFIG_DIR: path.join(cfg.dir, 'x'), WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner } });
+    const none = await runInProcess(['logs'], {
+      env: { WCM_CONFIG_DIR: path.join(cfg.dir, 'x'), WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner },
+    });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('admin token');
   });
@@ -270,7 +363,10 @@ describe('the commands', () => {
     const add = await cli(['local', 'faults', 'add', '--operation', '*', '--latency', '5']);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stderr).toContain('2 rules in force');
-    expect((await control('GET', '/faults')).json.data).toEqual([{ operation: 'getMe', probability: 1, status: 503 }, { operation: '*', probability: 1, latency_ms: 5 }]);
+    expect((await control('GET', '/faults')).json.data).toEqual([
+      { operation: 'getMe', probability: 1, status: 503 },
+      { operation: '*', probability: 1, latency_ms: 5 },
+    ]);
     const ls = await cli(['local', 'faults', 'ls']);
     expect(ls.stdout).toBe('getMe\t503\t1\t-\n*\t-\t1\t5 ms\n');
     expect((await cli(['local', 'faults', 'add', '--status', '503'])).code).toBe(2);

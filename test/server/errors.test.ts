@@ -16,13 +16,30 @@ beforeAll(async () => {
   fixtureDir = tempDir();
   const oauth = path.join(fixtureDir.dir, 'oauth.json');
   // OAuth tokens of usr_ada (a member of ws1 and ws2): one granted only ws2, one for another audience.
-  writeFileSync(oauth, JSON.stringify({
-    version: 1,
-    tokens: [
-      { token: oauthGranted, user_id: 'usr_ada', name: 'mcp', abilities: ['content:read', 'content:write'], audience: API_AUDIENCE, workspace_ids: [demo.ws2] },
-      { token: oauthWrongAudience, user_id: 'usr_ada', name: 'other', abilities: ['content:read'], audience: 'https://elsewhere.example', workspace_ids: [demo.ws1, demo.ws2] },
-    ],
-  }));
+  writeFileSync(
+    oauth,
+    JSON.stringify({
+      version: 1,
+      tokens: [
+        {
+          token: oauthGranted,
+          user_id: 'usr_ada',
+          name: 'mcp',
+          abilities: ['content:read', 'content:write'],
+          audience: API_AUDIENCE,
+          workspace_ids: [demo.ws2],
+        },
+        {
+          token: oauthWrongAudience,
+          user_id: 'usr_ada',
+          name: 'other',
+          abilities: ['content:read'],
+          audience: 'https://elsewhere.example',
+          workspace_ids: [demo.ws1, demo.ws2],
+        },
+      ],
+    }),
+  );
   s = await inProcess({ fixtures: [DEMO, oauth] });
 });
 afterAll(async () => {
@@ -40,12 +57,24 @@ describe('400 invalid_json', () => {
     ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
     ['an empty body declared as JSON', Buffer.alloc(0)],
   ])('%s', async (_name, body) => {
-    const res = await s.request({ method: 'POST', url: lists(), token: demo.owner, headers: { 'content-type': 'application/json' }, body });
+    const res = await s.request({
+      method: 'POST',
+      url: lists(),
+      token: demo.owner,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expectProblem(res, 400, 'invalid_json', lists());
   });
 
   it('names invalid UTF-8 in the detail', async () => {
-    const res = await s.request({ method: 'POST', url: lists(), token: demo.owner, headers: { 'content-type': 'application/json' }, body: Buffer.from([0x7b, 0xc3, 0x28, 0x7d]) });
+    const res = await s.request({
+      method: 'POST',
+      url: lists(),
+      token: demo.owner,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from([0x7b, 0xc3, 0x28, 0x7d]),
+    });
     expect(expectProblem(res, 400, 'invalid_json').detail).toMatch(/UTF-8/);
   });
 });
@@ -76,7 +105,7 @@ describe('400 invalid_cursor', () => {
     expect(p.errors).toEqual({ cursor: ['Invalid cursor.'] });
   });
 
-  it('refuses a cursor of another workspace\'s list', async () => {
+  it("refuses a cursor of another workspace's list", async () => {
     const res = await s.request({ url: `${lists(demo.ws2)}?cursor=${cursor}`, token: demo.owner });
     expectProblem(res, 400, 'invalid_cursor');
   });
@@ -109,7 +138,11 @@ describe('401 and 403', () => {
   });
 
   it('names why a token is refused', async () => {
-    const details = await Promise.all([demo.revoked, demo.expired, oauthWrongAudience].map(async (t) => (await s.request({ url: lists(), token: t })).json.detail));
+    const details = await Promise.all(
+      [demo.revoked, demo.expired, oauthWrongAudience].map(
+        async (t) => (await s.request({ url: lists(), token: t })).json.detail,
+      ),
+    );
     expect(details[0]).toMatch(/revoked/);
     expect(details[1]).toMatch(/expired/);
     expect(details[2]).toMatch(/audience/);
@@ -178,7 +211,13 @@ describe('404, 405', () => {
 describe('413, 415, 422', () => {
   it('413 payload_too_large for a body over 1 MiB handed to the app directly', async () => {
     const body = Buffer.from(JSON.stringify({ title: 'x'.repeat(1024 * 1024), template_slug: 'faq' }));
-    const res = await s.request({ method: 'POST', url: lists(), token: demo.owner, headers: { 'content-type': 'application/json' }, body });
+    const res = await s.request({
+      method: 'POST',
+      url: lists(),
+      token: demo.owner,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expectProblem(res, 413, 'payload_too_large');
   });
 
@@ -188,18 +227,32 @@ describe('413, 415, 422', () => {
     ['no Content-Type', undefined],
   ])('415 unsupported_media_type for %s', async (_name, type) => {
     const headers: Record<string, string> = type ? { 'content-type': type } : {};
-    const res = await s.request({ method: 'POST', url: lists(), token: demo.owner, headers, body: JSON.stringify(good) });
+    const res = await s.request({
+      method: 'POST',
+      url: lists(),
+      token: demo.owner,
+      headers,
+      body: JSON.stringify(good),
+    });
     expectProblem(res, 415, 'unsupported_media_type');
   });
 
   it('accepts application/json with a charset', async () => {
-    const res = await s.request({ method: 'POST', url: lists(), token: demo.owner, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(good) });
+    const res = await s.request({
+      method: 'POST',
+      url: lists(),
+      token: demo.owner,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(good),
+    });
     expect(res.status).toBe(201);
   });
 
   it('422 names every failing field path and every unknown member, nested ones included', async () => {
     const res = await s.request({
-      method: 'POST', url: lists(), token: demo.owner,
+      method: 'POST',
+      url: lists(),
+      token: demo.owner,
       json: {
         title: 'x'.repeat(256),
         template_slug: 'no-such-template',
@@ -209,7 +262,16 @@ describe('413, 415, 422', () => {
       },
     });
     const p = expectProblem(res, 422, 'validation_failed');
-    expect(Object.keys(p.errors).sort()).toEqual(['button_id', 'extra', 'items.0.colour', 'items.0.title', 'items.1.description', 'items.1.title', 'template_slug', 'title']);
+    expect(Object.keys(p.errors).sort()).toEqual([
+      'button_id',
+      'extra',
+      'items.0.colour',
+      'items.0.title',
+      'items.1.description',
+      'items.1.title',
+      'template_slug',
+      'title',
+    ]);
     for (const msgs of Object.values(p.errors)) {
       expect(Array.isArray(msgs)).toBe(true);
       expect((msgs as string[]).length).toBeGreaterThan(0);
@@ -223,7 +285,13 @@ describe('413, 415, 422', () => {
     ['a string', '"FAQ"'],
     ['null', 'null'],
   ])('422 when the body is %s, not an object', async (_name, text) => {
-    const res = await s.request({ method: 'POST', url: lists(), token: demo.owner, headers: { 'content-type': 'application/json' }, body: text });
+    const res = await s.request({
+      method: 'POST',
+      url: lists(),
+      token: demo.owner,
+      headers: { 'content-type': 'application/json' },
+      body: text,
+    });
     expectProblem(res, 422, 'validation_failed');
   });
 
@@ -254,7 +322,10 @@ describe('500 and 501', () => {
   });
 
   it('500 also for a handler that rejects asynchronously', async () => {
-    const app = new App({ store: s.store, handlers: { listListings: async () => Promise.reject(new TypeError('x is undefined')) } });
+    const app = new App({
+      store: s.store,
+      handlers: { listListings: async () => Promise.reject(new TypeError('x is undefined')) },
+    });
     const res = await app.handle({ method: 'GET', url: lists(), headers: { authorization: `Bearer ${demo.owner}` } });
     expectProblem(res, 500, 'internal_error');
     expect(res.body).not.toMatch(/undefined|TypeError/);

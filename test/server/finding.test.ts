@@ -35,30 +35,89 @@ const name = (i: number) => `Item ${String(i).padStart(3, '0')}`;
 
 const rows: Row[] = [
   {
-    operationId: 'listForms', path: 'forms', collection: 'forms', keys: ['field_count', 'id', 'name', 'updated_at'],
-    make: (w, i) => ({ id: randomUUID(), workspace_id: w, name: name(i), fields: [{ id: 'a', label: 'A', required: false }], settings: {}, design: {}, integrations: {}, embed: {}, updated_at: at(i) }),
+    operationId: 'listForms',
+    path: 'forms',
+    collection: 'forms',
+    keys: ['field_count', 'id', 'name', 'updated_at'],
+    make: (w, i) => ({
+      id: randomUUID(),
+      workspace_id: w,
+      name: name(i),
+      fields: [{ id: 'a', label: 'A', required: false }],
+      settings: {},
+      design: {},
+      integrations: {},
+      embed: {},
+      updated_at: at(i),
+    }),
     item: (r) => ({ id: r.id, name: r.name, field_count: r.fields.length, updated_at: r.updated_at }),
   },
   {
-    operationId: 'listPages', path: 'pages', collection: 'pages', keys: ['id', 'name', 'published', 'slug', 'updated_at'],
+    operationId: 'listPages',
+    path: 'pages',
+    collection: 'pages',
+    keys: ['id', 'name', 'published', 'slug', 'updated_at'],
     make: (w, i) => ({
-      id: randomUUID(), workspace_id: w, name: name(i), slug: `p-${i}`, published: i % 2 === 0, template: 'custom', display_name: null, bio: null,
-      seo_title: null, seo_description: null, aeo_summary: null, agent_instructions: null, schema_type: 'WebPage', chat: {}, robots_index: true, llms_enabled: true, updated_at: at(i),
+      id: randomUUID(),
+      workspace_id: w,
+      name: name(i),
+      slug: `p-${i}`,
+      published: i % 2 === 0,
+      template: 'custom',
+      display_name: null,
+      bio: null,
+      seo_title: null,
+      seo_description: null,
+      aeo_summary: null,
+      agent_instructions: null,
+      schema_type: 'WebPage',
+      chat: {},
+      robots_index: true,
+      llms_enabled: true,
+      updated_at: at(i),
     }),
     item: (r) => ({ id: r.id, name: r.name, slug: r.slug, published: r.published, updated_at: r.updated_at }),
   },
   {
-    operationId: 'listKnowledgeLists', path: 'knowledge-lists', collection: 'knowledge_lists', keys: ['article_count', 'id', 'name'],
+    operationId: 'listKnowledgeLists',
+    path: 'knowledge-lists',
+    collection: 'knowledge_lists',
+    keys: ['article_count', 'id', 'name'],
     make: (w, i) => ({ id: randomUUID(), workspace_id: w, name: name(i) }),
-    item: (r) => ({ id: r.id, name: r.name, article_count: [...s.store.values('articles')].filter((a) => a.list_id === r.id).length }),
+    item: (r) => ({
+      id: r.id,
+      name: r.name,
+      article_count: [...s.store.values('articles')].filter((a) => a.list_id === r.id).length,
+    }),
   },
   {
-    operationId: 'listOffers', path: 'offers', collection: 'offers', keys: ['active', 'currency', 'id', 'kind', 'title', 'unit_amount_minor'],
-    make: (w, i) => ({ id: randomUUID(), workspace_id: w, kind: 'fixed', title: name(i), currency: 'usd', unit_amount_minor: 1000 + i, active: i % 3 !== 0 }),
-    item: (r) => ({ id: r.id, kind: r.kind, title: r.title, currency: r.currency, unit_amount_minor: r.unit_amount_minor, active: r.active }),
+    operationId: 'listOffers',
+    path: 'offers',
+    collection: 'offers',
+    keys: ['active', 'currency', 'id', 'kind', 'title', 'unit_amount_minor'],
+    make: (w, i) => ({
+      id: randomUUID(),
+      workspace_id: w,
+      kind: 'fixed',
+      title: name(i),
+      currency: 'usd',
+      unit_amount_minor: 1000 + i,
+      active: i % 3 !== 0,
+    }),
+    item: (r) => ({
+      id: r.id,
+      kind: r.kind,
+      title: r.title,
+      currency: r.currency,
+      unit_amount_minor: r.unit_amount_minor,
+      active: r.active,
+    }),
   },
   {
-    operationId: 'listAgents', path: 'agents', collection: 'agents', keys: ['id', 'name'],
+    operationId: 'listAgents',
+    path: 'agents',
+    collection: 'agents',
+    keys: ['id', 'name'],
     make: (w, i) => ({ id: randomUUID(), workspace_id: w, name: name(i) }),
     item: (r) => ({ id: r.id, name: r.name }),
   },
@@ -66,7 +125,8 @@ const rows: Row[] = [
 
 const url = (row: Row, ws: string, q = '') => `/v1/workspaces/${ws}/${row.path}${q ? `?${q}` : ''}`;
 const get = (u: string, token: string = demo.owner) => s.request({ url: u, token });
-const inWorkspace = (row: Row, ws: string) => [...s.store.values(row.collection)].filter((r) => (r as Rec).workspace_id === ws) as Rec[];
+const inWorkspace = (row: Row, ws: string) =>
+  [...s.store.values(row.collection)].filter((r) => (r as Rec).workspace_id === ws) as Rec[];
 
 /** Empties the collection in `ws` and puts `n` records made by the row, in one transaction. */
 async function fill(row: Row, ws: string, n: number, from = 0): Promise<Rec[]> {
@@ -85,12 +145,19 @@ async function cursorOf(u: string): Promise<string> {
   return cursor;
 }
 
-async function everyPage(u: string, limit: number, between?: () => Promise<void>): Promise<{ ids: string[]; sizes: number[] }> {
+async function everyPage(
+  u: string,
+  limit: number,
+  between?: () => Promise<void>,
+): Promise<{ ids: string[]; sizes: number[] }> {
   const ids: string[] = [];
   const sizes: number[] = [];
   let cursor: string | null = null;
   do {
-    const res = await get(`${u}${u.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, demo.ciWriter);
+    const res = await get(
+      `${u}${u.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+      demo.ciWriter,
+    );
     expect(res.status).toBe(200);
     ids.push(...res.json.data.map((x: { id: string }) => x.id));
     sizes.push(res.json.data.length);
@@ -101,7 +168,7 @@ async function everyPage(u: string, limit: number, between?: () => Promise<void>
 }
 
 describe.each(rows)('$operationId', (row) => {
-  it('lists the demo workspace\'s records with exactly the item members of EMULATOR.md, and no other workspace\'s', async () => {
+  it("lists the demo workspace's records with exactly the item members of EMULATOR.md, and no other workspace's", async () => {
     const res = await get(url(row, demo.ws1));
     expect(res.status).toBe(200);
     const mine = inWorkspace(row, demo.ws1);
@@ -160,8 +227,8 @@ describe.each(rows)('$operationId', (row) => {
   it.each([
     ['garbage', async () => 'not-a-cursor!'],
     ['truncated', async () => (await cursorOf(url(row, demo.ws1, 'limit=1'))).slice(0, 12)],
-    ['listListings\' cursor', async () => cursorOf(`/v1/workspaces/${demo.ws1}/lists?limit=1`)],
-    ['another workspace\'s cursor (ws2 of the same user)', async () => cursorOf(url(row, demo.ws2, 'limit=1'))],
+    ["listListings' cursor", async () => cursorOf(`/v1/workspaces/${demo.ws1}/lists?limit=1`)],
+    ["another workspace's cursor (ws2 of the same user)", async () => cursorOf(url(row, demo.ws2, 'limit=1'))],
   ] as const)('a bad cursor (%s) is 400 invalid_cursor', async (_name, cursorFor) => {
     await fill(row, demo.ws1, 3);
     await fill(row, demo.ws2, 3);
@@ -185,7 +252,12 @@ describe('listForms and listPages order', () => {
   });
 
   it('an updated page moves to the top', async () => {
-    await s.request({ method: 'PATCH', url: `/v1/workspaces/${demo.ws1}/pages/${demo.pageHoliday}`, token: demo.owner, json: { bio: 'x' } });
+    await s.request({
+      method: 'PATCH',
+      url: `/v1/workspaces/${demo.ws1}/pages/${demo.pageHoliday}`,
+      token: demo.owner,
+      json: { bio: 'x' },
+    });
     expect((await get(url(rows[1], demo.ws1))).json.data[0].id).toBe(demo.pageHoliday);
   });
 });
@@ -197,15 +269,25 @@ describe('listPages?published=', () => {
   ] as const)('published=%s lists only those pages, paged within the filter', async (q, want) => {
     const made = await fill(rows[1], demo.ws3, 40);
     const { ids } = await everyPage(url(rows[1], demo.ws3, `published=${q}`), 6);
-    expect(ids).toEqual(made.filter((p) => (p as unknown as { published: boolean }).published === want).map((p) => p.id));
+    expect(ids).toEqual(
+      made.filter((p) => (p as unknown as { published: boolean }).published === want).map((p) => p.id),
+    );
   });
 
   it('a page that changes state leaves one filter for the other', async () => {
-    const onlyUnpublished = async () => (await get(url(rows[1], demo.ws1, 'published=false'))).json.data.map((p: { id: string }) => p.id);
+    const onlyUnpublished = async () =>
+      (await get(url(rows[1], demo.ws1, 'published=false'))).json.data.map((p: { id: string }) => p.id);
     expect(await onlyUnpublished()).toContain(demo.pageHoliday);
-    await s.request({ method: 'PATCH', url: `/v1/workspaces/${demo.ws1}/pages/${demo.pageHoliday}`, token: demo.owner, json: { published: true } });
+    await s.request({
+      method: 'PATCH',
+      url: `/v1/workspaces/${demo.ws1}/pages/${demo.pageHoliday}`,
+      token: demo.owner,
+      json: { published: true },
+    });
     expect(await onlyUnpublished()).not.toContain(demo.pageHoliday);
-    expect((await get(url(rows[1], demo.ws1, 'published=true'))).json.data.map((p: { id: string }) => p.id)).toContain(demo.pageHoliday);
+    expect((await get(url(rows[1], demo.ws1, 'published=true'))).json.data.map((p: { id: string }) => p.id)).toContain(
+      demo.pageHoliday,
+    );
   });
 
   it.each(['yes', '1', 'TRUE', ''])('published=%s is 422 naming `published`', async (v) => {
@@ -216,27 +298,43 @@ describe('listPages?published=', () => {
   it('a cursor of the unfiltered list does not page a filtered one (400)', async () => {
     await fill(rows[1], demo.ws3, 10);
     const cursor = (await get(url(rows[1], demo.ws3, 'limit=2'), demo.ciWriter)).json.meta.next_cursor;
-    expectProblem(await get(url(rows[1], demo.ws3, `published=true&cursor=${cursor}`), demo.ciWriter), 400, 'invalid_cursor');
+    expectProblem(
+      await get(url(rows[1], demo.ws3, `published=true&cursor=${cursor}`), demo.ciWriter),
+      400,
+      'invalid_cursor',
+    );
   });
 });
 
 describe('listKnowledgeLists', () => {
-  it('counts each list\'s articles, restores included as one article', async () => {
-    const before = (await get(url(rows[2], demo.ws1))).json.data.find((l: { id: string }) => l.id === demo.knowledgeList);
-    expect(before.article_count).toBe([...s.store.values('articles')].filter((a) => a.list_id === demo.knowledgeList).length);
+  it("counts each list's articles, restores included as one article", async () => {
+    const before = (await get(url(rows[2], demo.ws1))).json.data.find(
+      (l: { id: string }) => l.id === demo.knowledgeList,
+    );
+    expect(before.article_count).toBe(
+      [...s.store.values('articles')].filter((a) => a.list_id === demo.knowledgeList).length,
+    );
     expect(before.article_count).toBeGreaterThan(0);
     const restore = `/v1/workspaces/${demo.ws1}/knowledge-lists/${demo.knowledgeList}/articles/${demo.article3Versions}/versions/1/restore`;
     expect((await s.request({ method: 'POST', url: restore, token: demo.owner })).status).toBe(201);
-    const after = (await get(url(rows[2], demo.ws1))).json.data.find((l: { id: string }) => l.id === demo.knowledgeList);
+    const after = (await get(url(rows[2], demo.ws1))).json.data.find(
+      (l: { id: string }) => l.id === demo.knowledgeList,
+    );
     expect(after.article_count).toBe(before.article_count);
   });
 });
 
 describe('getListing', () => {
-  const one = (ws: string, id: string, token: string = demo.owner) => s.request({ url: `/v1/workspaces/${ws}/lists/${id}`, token });
+  const one = (ws: string, id: string, token: string = demo.owner) =>
+    s.request({ url: `/v1/workspaces/${ws}/lists/${id}`, token });
 
   it('answers the listing exactly as createListing returned it', async () => {
-    const created = await s.request({ method: 'POST', url: `/v1/workspaces/${demo.ws1}/lists`, token: demo.owner, json: { title: 'FAQ', template_slug: 'faq', items: [{ title: 'Q', description: 'A' }, { title: 'R' }] } });
+    const created = await s.request({
+      method: 'POST',
+      url: `/v1/workspaces/${demo.ws1}/lists`,
+      token: demo.owner,
+      json: { title: 'FAQ', template_slug: 'faq', items: [{ title: 'Q', description: 'A' }, { title: 'R' }] },
+    });
     expect(created.status).toBe(201);
     const res = await one(demo.ws1, created.json.data.id, demo.contentReader);
     expect(res.status).toBe(200);
@@ -244,7 +342,7 @@ describe('getListing', () => {
   });
 
   it.each([
-    ['another workspace\'s listing', demo.ws2, 'ws1-listing', 404, 'listing_not_found'],
+    ["another workspace's listing", demo.ws2, 'ws1-listing', 404, 'listing_not_found'],
     ['an unknown id', demo.ws1, '00000000-0000-4000-8000-000000000000', 404, 'listing_not_found'],
     ['a malformed id', demo.ws1, 'nope', 404, 'listing_not_found'],
   ] as const)('%s is %i %s', async (_n, ws, id, status, code) => {

@@ -13,14 +13,24 @@ afterEach(async () => {
 
 const FORM_WS3 = 'c571bc30-2f5b-4fb3-92b7-2b1ab7c4cbf5';
 const formUrl = (id: string = demo.formCatering, ws: string = demo.ws1) => `/v1/workspaces/${ws}/forms/${id}`;
-const patch = (json: unknown, token: string = demo.owner, url = formUrl()) => s.request({ method: 'PATCH', url, token, json });
+const patch = (json: unknown, token: string = demo.owner, url = formUrl()) =>
+  s.request({ method: 'PATCH', url, token, json });
 const stored = (id: string = demo.formCatering) => s.store.get('forms', id);
 
 describe('getForm (extension)', () => {
   it('returns the whole form without its workspace id', async () => {
     const res = await s.request({ url: formUrl(), token: demo.contentReader });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json.data).sort()).toEqual(['design', 'embed', 'fields', 'id', 'integrations', 'name', 'settings', 'updated_at']);
+    expect(Object.keys(res.json.data).sort()).toEqual([
+      'design',
+      'embed',
+      'fields',
+      'id',
+      'integrations',
+      'name',
+      'settings',
+      'updated_at',
+    ]);
     expect(res.json.data.name).toBe('Catering request');
     expect(res.json.data.fields).toHaveLength(6);
   });
@@ -55,14 +65,22 @@ describe('updateForm', () => {
   });
 
   it('replaces fields whole; `required` defaults to false and `options` is kept only when sent', async () => {
-    const res = await patch({ fields: [{ id: 'email', label: 'Email' }, { id: 'size', label: 'Size', required: true, options: ['S', 'M'] }] });
+    const res = await patch({
+      fields: [
+        { id: 'email', label: 'Email' },
+        { id: 'size', label: 'Size', required: true, options: ['S', 'M'] },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.json.data.fields).toEqual([
       { id: 'email', label: 'Email', required: false },
       { id: 'size', label: 'Size', required: true, options: ['S', 'M'] },
     ]);
     expect(stored()!.fields).toEqual(res.json.data.fields);
-    expect(stored()!.settings).toEqual({ success_message: "Thanks! We'll confirm your catering quote within one business day.", notify_email: 'events@acme-coffee.example' });
+    expect(stored()!.settings).toEqual({
+      success_message: "Thanks! We'll confirm your catering quote within one business day.",
+      notify_email: 'events@acme-coffee.example',
+    });
   });
 
   describe('object members merge by JSON Merge Patch', () => {
@@ -82,18 +100,32 @@ describe('updateForm', () => {
       await patch({ design: { colors: { accent: '#111', text: '#222' }, fonts: ['Inter', 'Lora'] } });
       const res = await patch({ design: { colors: { text: null, background: '#fff' }, fonts: ['Mono'] } });
       expect(res.status).toBe(200);
-      expect(stored()!.design).toEqual({ theme: 'light', accent_color: '#8b5a2b', colors: { accent: '#111', background: '#fff' }, fonts: ['Mono'] });
+      expect(stored()!.design).toEqual({
+        theme: 'light',
+        accent_color: '#8b5a2b',
+        colors: { accent: '#111', background: '#fff' },
+        fonts: ['Mono'],
+      });
     });
 
     it('each of settings, design, integrations and embed merges on its own', async () => {
-      const res = await patch({ integrations: { webhook_url: 'https://hooks.example/x', slack: { channel: '#events' } }, embed: { mode: null, width: 600 } });
+      const res = await patch({
+        integrations: { webhook_url: 'https://hooks.example/x', slack: { channel: '#events' } },
+        embed: { mode: null, width: 600 },
+      });
       expect(res.status).toBe(200);
       expect(stored()!.integrations).toEqual({ webhook_url: 'https://hooks.example/x', slack: { channel: '#events' } });
       expect(stored()!.embed).toEqual({ width: 600 });
     });
 
     it('accepts application/merge-patch+json (RFC 7396) as well as application/json', async () => {
-      const res = await s.request({ method: 'PATCH', url: formUrl(), token: demo.owner, body: '{"embed": {"mode": null}}', headers: { 'content-type': 'application/merge-patch+json' } });
+      const res = await s.request({
+        method: 'PATCH',
+        url: formUrl(),
+        token: demo.owner,
+        body: '{"embed": {"mode": null}}',
+        headers: { 'content-type': 'application/merge-patch+json' },
+      });
       expect(res.status).toBe(200);
       expect(stored()!.embed).toEqual({});
     });
@@ -124,8 +156,17 @@ describe('updateForm', () => {
   describe('prototype keys never reach a prototype', () => {
     it.each(['constructor', 'prototype'])('`%s` inside an object member: 422, nothing changed', async (key) => {
       const before = stored();
-      for (const body of [`{"settings": {"${key}": {"polluted": true}}}`, `{"settings": {"a": {"${key}": {"polluted": true}}}}`]) {
-        const res = await s.request({ method: 'PATCH', url: formUrl(), token: demo.owner, body, headers: { 'content-type': 'application/json' } });
+      for (const body of [
+        `{"settings": {"${key}": {"polluted": true}}}`,
+        `{"settings": {"a": {"${key}": {"polluted": true}}}}`,
+      ]) {
+        const res = await s.request({
+          method: 'PATCH',
+          url: formUrl(),
+          token: demo.owner,
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
         expect(res.status).toBe(422);
         expect(Object.keys(res.json.errors)[0]).toMatch(/^settings/);
       }
@@ -134,9 +175,21 @@ describe('updateForm', () => {
     });
 
     it('`__proto__` nested in an object member: 422; at its top level it is dropped, never stored', async () => {
-      const nested = await s.request({ method: 'PATCH', url: formUrl(), token: demo.owner, body: '{"settings": {"a": {"__proto__": {"polluted": true}}}}', headers: { 'content-type': 'application/json' } });
+      const nested = await s.request({
+        method: 'PATCH',
+        url: formUrl(),
+        token: demo.owner,
+        body: '{"settings": {"a": {"__proto__": {"polluted": true}}}}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(nested.status).toBe(422);
-      const top = await s.request({ method: 'PATCH', url: formUrl(), token: demo.owner, body: '{"settings": {"__proto__": {"polluted": true}, "ok": 1}}', headers: { 'content-type': 'application/json' } });
+      const top = await s.request({
+        method: 'PATCH',
+        url: formUrl(),
+        token: demo.owner,
+        body: '{"settings": {"__proto__": {"polluted": true}, "ok": 1}}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(top.status).toBe(200);
       const settings = stored()!.settings;
       expect(Object.getPrototypeOf(settings)).toBe(Object.prototype);
@@ -159,7 +212,12 @@ describe('updateForm', () => {
       ['field label missing', { fields: [{ id: 'f' }] }, false, 'fields.0.label'],
       ['required not a boolean', { fields: [field({ required: 'yes' })] }, false, 'fields.0.required'],
       ['100 options', { fields: [field({ options: Array.from({ length: 100 }, (_, i) => `o${i}`) })] }, true],
-      ['101 options', { fields: [field({ options: Array.from({ length: 101 }, (_, i) => `o${i}`) })] }, false, 'fields.0.options'],
+      [
+        '101 options',
+        { fields: [field({ options: Array.from({ length: 101 }, (_, i) => `o${i}`) })] },
+        false,
+        'fields.0.options',
+      ],
       ['option of 255', { fields: [field({ options: [s255] })] }, true],
       ['option of 256', { fields: [field({ options: [`${s255}x`] })] }, false, 'fields.0.options.0'],
       ['option not a string', { fields: [field({ options: [1] })] }, false, 'fields.0.options.0'],
@@ -195,7 +253,12 @@ describe('updateForm', () => {
   describe('not found and refusals change nothing', () => {
     it.each([
       ['unknown form', formUrl('00000000-0000-4000-8000-000000000000'), 404, 'form_not_found'],
-      ["another workspace's form, through a workspace the caller belongs to", formUrl(FORM_WS3, demo.ws1), 404, 'form_not_found'],
+      [
+        "another workspace's form, through a workspace the caller belongs to",
+        formUrl(FORM_WS3, demo.ws1),
+        404,
+        'form_not_found',
+      ],
     ])('%s', async (_n, url, status, code) => {
       const res = await patch({ name: 'x' }, demo.owner, url);
       expect(res.status).toBe(status);
@@ -204,8 +267,22 @@ describe('updateForm', () => {
     });
 
     it.each([
-      ['a token without content:write', demo.contentReader, formUrl(), 'insufficient_ability', demo.formCatering, 'Catering request'],
-      ["a workspace the token's user is not a member of", demo.owner, formUrl(FORM_WS3, demo.ws3), 'not_a_member', FORM_WS3, 'Report a problem'],
+      [
+        'a token without content:write',
+        demo.contentReader,
+        formUrl(),
+        'insufficient_ability',
+        demo.formCatering,
+        'Catering request',
+      ],
+      [
+        "a workspace the token's user is not a member of",
+        demo.owner,
+        formUrl(FORM_WS3, demo.ws3),
+        'not_a_member',
+        FORM_WS3,
+        'Report a problem',
+      ],
     ])('%s: 403, read back unchanged', async (_n, token, url, code, id, name) => {
       const before = stored(id);
       const res = await patch({ name: 'Hijacked', settings: { x: 1 } }, token, url);

@@ -61,12 +61,19 @@ describe('list pages over HTTP', () => {
       let path = `/workspaces/${demo.ws1}/threads?limit=2`;
       for (let page = 0; page < 20 && path; page++) {
         const headers = { authorization: `Bearer ${demo.owner}`, 'x-request-id': `req_page${page}` };
-        const [http, head] = await Promise.all([fetch(srv.url + path, { headers }), fetch(srv.url + path, { method: 'HEAD', headers })]);
+        const [http, head] = await Promise.all([
+          fetch(srv.url + path, { headers }),
+          fetch(srv.url + path, { method: 'HEAD', headers }),
+        ]);
         const bytes = Buffer.from(await http.arrayBuffer());
         expect(http.status).toBe(200);
         expect(Number(http.headers.get('content-length'))).toBe(bytes.length);
         expect(head.headers.get('content-length')).toBe(http.headers.get('content-length'));
-        const local = await s.request({ url: `/v1${path}`, token: demo.owner, headers: { 'x-request-id': `req_page${page}` } });
+        const local = await s.request({
+          url: `/v1${path}`,
+          token: demo.owner,
+          headers: { 'x-request-id': `req_page${page}` },
+        });
         expect(bytes.toString('utf8')).toBe(local.body);
         const next = JSON.parse(local.body).meta.next_cursor;
         path = next ? `/workspaces/${demo.ws1}/threads?limit=2&cursor=${next}` : '';
@@ -159,9 +166,30 @@ describe('timestamps formatted once per second', () => {
   it('isoTime gives exactly what toISOString gives, in any order of calls', () => {
     const base = Date.UTC(2026, 10, 22, 12, 34, 56);
     const times = [
-      base, base + 1, base + 9, base + 10, base + 99, base + 100, base + 999, base + 1000, base + 7, base - 1, base - 1000, base,
-      0, 1, -1, -999, -1000, -1001, 951782400000 /* 2000-02-29 */, 253402300799999 /* 9999-12-31T23:59:59.999Z */,
-      253402300800000 /* +010000 */, 253402300800123, -62198755200000 /* year 0 */, -62198755199877,
+      base,
+      base + 1,
+      base + 9,
+      base + 10,
+      base + 99,
+      base + 100,
+      base + 999,
+      base + 1000,
+      base + 7,
+      base - 1,
+      base - 1000,
+      base,
+      0,
+      1,
+      -1,
+      -999,
+      -1000,
+      -1001,
+      951782400000 /* 2000-02-29 */,
+      253402300799999 /* 9999-12-31T23:59:59.999Z */,
+      253402300800000 /* +010000 */,
+      253402300800123,
+      -62198755200000 /* year 0 */,
+      -62198755199877,
     ];
     for (const t of times) expect(isoTime(new Date(t))).toBe(new Date(t).toISOString());
     // The same second again, after other seconds: the cached prefix follows the second asked for.

@@ -11,7 +11,11 @@ import { expectProblem } from '../support/problem.js';
 
 const MiB = 1024 * 1024;
 
-interface RawResponse { status: number; headers: Record<string, string>; body: string }
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 /** Parses one HTTP/1.1 response with a Content-Length from raw bytes. */
 function parse(raw: string, head = false): RawResponse | null {
@@ -32,7 +36,12 @@ function parse(raw: string, head = false): RawResponse | null {
  * Opens a socket, writes `head`, then `bodyChunks` one by one (awaiting each write), and resolves
  * with the first complete response, WITHOUT ever finishing the body unless `finish` is set.
  */
-function rawRequest(port: number, head: string, bodyChunks: Buffer[], opts: { finish?: Buffer } = {}): Promise<RawResponse & { sent: number }> {
+function rawRequest(
+  port: number,
+  head: string,
+  bodyChunks: Buffer[],
+  opts: { finish?: Buffer } = {},
+): Promise<RawResponse & { sent: number }> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     let raw = '';
@@ -88,7 +97,11 @@ describe('through a real socket', () => {
     const frame = (b: Buffer) => Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
     // 40 chunks of 64 KiB = 2.5 MiB offered; the response must come before the terminating chunk,
     // which is never sent: the limit is enforced while reading.
-    const res = await rawRequest(server.port, head('Transfer-Encoding: chunked\r\n'), Array.from({ length: 40 }, () => frame(chunk)));
+    const res = await rawRequest(
+      server.port,
+      head('Transfer-Encoding: chunked\r\n'),
+      Array.from({ length: 40 }, () => frame(chunk)),
+    );
     expectProblem(res, 413, 'payload_too_large', url);
   });
 
@@ -113,7 +126,9 @@ describe('through a real socket', () => {
   });
 
   it('the server keeps serving after oversized bodies', async () => {
-    const res = await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, { headers: { authorization: `Bearer ${demo.owner}` } });
+    const res = await fetch(`${server.url}/workspaces/${demo.ws1}/lists`, {
+      headers: { authorization: `Bearer ${demo.owner}` },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -128,7 +143,11 @@ describe('through a real socket', () => {
   });
 
   it('HEAD /healthz has headers and no body', async () => {
-    const res = await rawRequest(server.port, 'HEAD /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n', []);
+    const res = await rawRequest(
+      server.port,
+      'HEAD /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+      [],
+    );
     expect(res.status).toBe(200);
     expect(res.headers['content-length']).toBe('15');
     expect(res.body).toBe('');
@@ -145,9 +164,15 @@ describe('HEAD on API routes', () => {
   });
 
   it('answers like GET without the body: same status and Content-Length', async () => {
-    const get = await fetch(`${server.url}/setup/listing-templates`, { headers: { authorization: `Bearer ${demo.owner}` } });
+    const get = await fetch(`${server.url}/setup/listing-templates`, {
+      headers: { authorization: `Bearer ${demo.owner}` },
+    });
     const getBody = await get.text();
-    const res = await rawRequest(server.port, `HEAD /v1/setup/listing-templates HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n`, []);
+    const res = await rawRequest(
+      server.port,
+      `HEAD /v1/setup/listing-templates HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${demo.owner}\r\nConnection: close\r\n\r\n`,
+      [],
+    );
     expect(res.status).toBe(200);
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(getBody)));
     expect(res.body).toBe('');
@@ -175,7 +200,9 @@ describe('graceful close', () => {
       },
     });
     const running = await listen(app, { port: 0 });
-    const pending = fetch(`${running.url}/workspaces/${demo.ws1}/lists`, { headers: { authorization: `Bearer ${demo.owner}` } });
+    const pending = fetch(`${running.url}/workspaces/${demo.ws1}/lists`, {
+      headers: { authorization: `Bearer ${demo.owner}` },
+    });
     await inHandler;
     let closed = false;
     const closing = running.close().then(() => (closed = true));

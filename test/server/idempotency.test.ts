@@ -48,7 +48,12 @@ describe('Idempotency-Key on public POSTs', () => {
     expect(first.status).toBe(201);
     expect(first.headers['Idempotent-Replayed']).toBeUndefined();
     // Same members in another order: the same request.
-    const again = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'order-key-0001', body: '{"customer_email":"ada@example.com","quantity":2}', headers: { 'content-type': 'application/json' } });
+    const again = await s.request({
+      url: payUrl(demo.offerFixedUsd),
+      key: 'order-key-0001',
+      body: '{"customer_email":"ada@example.com","quantity":2}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(again.status).toBe(201);
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     expect(again.body).toBe(first.body);
@@ -59,7 +64,11 @@ describe('Idempotency-Key on public POSTs', () => {
 
   it('the same key with a different body is 422 idempotency_key_reused and creates nothing', async () => {
     await s.request({ url: payUrl(demo.offerFixedUsd), key: 'order-key-0002', json: body });
-    const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'order-key-0002', json: { ...body, quantity: 3 } });
+    const res = await s.request({
+      url: payUrl(demo.offerFixedUsd),
+      key: 'order-key-0002',
+      json: { ...body, quantity: 3 },
+    });
     expect(res.status).toBe(422);
     expect(res.json.code).toBe('idempotency_key_reused');
     expect(s.store.count('orders')).toBe(1);
@@ -100,7 +109,11 @@ describe('Idempotency-Key on public POSTs', () => {
   });
 
   it('an unknown offer (404) is not recorded either', async () => {
-    const res = await s.request({ url: payUrl('00000000-0000-4000-8000-000000000000'), key: 'unknown-offer-1', json: {} });
+    const res = await s.request({
+      url: payUrl('00000000-0000-4000-8000-000000000000'),
+      key: 'unknown-offer-1',
+      json: {},
+    });
     expect(res.status).toBe(404);
     expect(s.store.count('idempotency_keys')).toBe(0);
   });
@@ -141,14 +154,35 @@ describe('Idempotency-Key on public POSTs', () => {
   });
 
   it("another caller's key is not theirs to replay: another client address, or another token, runs for real", async () => {
-    const first = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'caller-key-0001', json: body, remoteAddress: '10.0.0.1' });
-    const sameCaller = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'caller-key-0001', json: body, remoteAddress: '10.0.0.1' });
+    const first = await s.request({
+      url: payUrl(demo.offerFixedUsd),
+      key: 'caller-key-0001',
+      json: body,
+      remoteAddress: '10.0.0.1',
+    });
+    const sameCaller = await s.request({
+      url: payUrl(demo.offerFixedUsd),
+      key: 'caller-key-0001',
+      json: body,
+      remoteAddress: '10.0.0.1',
+    });
     expect(sameCaller.headers['Idempotent-Replayed']).toBe('true');
-    const other = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'caller-key-0001', json: body, remoteAddress: '10.0.0.2' });
+    const other = await s.request({
+      url: payUrl(demo.offerFixedUsd),
+      key: 'caller-key-0001',
+      json: body,
+      remoteAddress: '10.0.0.2',
+    });
     expect(other.status).toBe(201);
     expect(other.headers['Idempotent-Replayed']).toBeUndefined();
     expect(other.json.data.order.id).not.toBe(first.json.data.order.id);
-    const withToken = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'caller-key-0001', json: body, remoteAddress: '10.0.0.1', token: demo.owner });
+    const withToken = await s.request({
+      url: payUrl(demo.offerFixedUsd),
+      key: 'caller-key-0001',
+      json: body,
+      remoteAddress: '10.0.0.1',
+      token: demo.owner,
+    });
     expect(withToken.headers['Idempotent-Replayed']).toBeUndefined();
     expect(s.store.count('orders')).toBe(3);
   });
@@ -217,7 +251,9 @@ describe('concurrent requests with one key', () => {
   it('50 concurrent requests with one key create exactly one order and one payment intent', async () => {
     const provider = new GatedProvider();
     s = await publicApp({ services: { payments: provider } });
-    const all = Array.from({ length: 50 }, () => s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00001', json: body }));
+    const all = Array.from({ length: 50 }, () =>
+      s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00001', json: body }),
+    );
     await new Promise((r) => setTimeout(r, 20));
     provider.open();
     const res = await Promise.all(all);
@@ -227,7 +263,11 @@ describe('concurrent requests with one key', () => {
     expect(s.store.count('orders')).toBe(1);
     expect(provider.calls).toBe(1);
     // Afterwards every retry replays that one order.
-    const retries = await Promise.all(Array.from({ length: 10 }, () => s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00001', json: body })));
+    const retries = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00001', json: body }),
+      ),
+    );
     const created = res.find((r) => r.status === 201)!;
     for (const r of retries) expect(r.body).toBe(created.body);
     expect(s.store.count('orders')).toBe(1);
@@ -235,7 +275,11 @@ describe('concurrent requests with one key', () => {
 
   it('50 concurrent requests with one key and the real (ungated) provider still create one order', async () => {
     s = await publicApp();
-    const res = await Promise.all(Array.from({ length: 50 }, () => s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00002', json: body })));
+    const res = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00002', json: body }),
+      ),
+    );
     const created = res.filter((r) => r.status === 201 && r.headers['Idempotent-Replayed'] !== 'true');
     expect(created).toHaveLength(1);
     for (const r of res) expect([201, 409]).toContain(r.status);

@@ -13,12 +13,23 @@ afterEach(async () => {
 
 const LIST_WS2 = 'd0f90159-28a7-4444-9b58-0db2b35c52b4';
 const ARTICLE_WS2 = 'b1e141f9-6644-410f-8a44-f68b88aefa33';
-const listUrl = (list: string = demo.knowledgeList, ws: string = demo.ws1) => `/v1/workspaces/${ws}/knowledge-lists/${list}/articles`;
-const articleUrl = (article: string, list: string = demo.knowledgeList, ws: string = demo.ws1) => `${listUrl(list, ws)}/${article}`;
-const restoreUrl = (article: string, version: string | number, list: string = demo.knowledgeList, ws: string = demo.ws1) =>
-  `${articleUrl(article, list, ws)}/versions/${version}/restore`;
-const restore = (article: string, version: string | number, json?: unknown, token: string = demo.owner, url = restoreUrl(article, version)) =>
-  s.request({ method: 'POST', url, token, json });
+const listUrl = (list: string = demo.knowledgeList, ws: string = demo.ws1) =>
+  `/v1/workspaces/${ws}/knowledge-lists/${list}/articles`;
+const articleUrl = (article: string, list: string = demo.knowledgeList, ws: string = demo.ws1) =>
+  `${listUrl(list, ws)}/${article}`;
+const restoreUrl = (
+  article: string,
+  version: string | number,
+  list: string = demo.knowledgeList,
+  ws: string = demo.ws1,
+) => `${articleUrl(article, list, ws)}/versions/${version}/restore`;
+const restore = (
+  article: string,
+  version: string | number,
+  json?: unknown,
+  token: string = demo.owner,
+  url = restoreUrl(article, version),
+) => s.request({ method: 'POST', url, token, json });
 const stored = (id: string) => s.store.get('articles', id)!;
 
 describe('listArticles', () => {
@@ -27,9 +38,30 @@ describe('listArticles', () => {
     expect(res.status).toBe(200);
     expect(res.json.meta.next_cursor).toBeNull();
     expect(res.json.data).toEqual([
-      { id: demo.articleNeverPublished, title: 'Allergens', status: 'draft', current_version: 1, published_version: null, updated_at: '2026-10-20T12:00:00.000Z' },
-      { id: demo.article4Versions, title: 'Bean subscription: how it works', status: 'published', current_version: 4, published_version: 3, updated_at: '2026-11-19T17:00:00.000Z' },
-      { id: demo.article3Versions, title: 'Refunds and remakes', status: 'published', current_version: 3, published_version: 2, updated_at: '2026-11-12T16:45:00.000Z' },
+      {
+        id: demo.articleNeverPublished,
+        title: 'Allergens',
+        status: 'draft',
+        current_version: 1,
+        published_version: null,
+        updated_at: '2026-10-20T12:00:00.000Z',
+      },
+      {
+        id: demo.article4Versions,
+        title: 'Bean subscription: how it works',
+        status: 'published',
+        current_version: 4,
+        published_version: 3,
+        updated_at: '2026-11-19T17:00:00.000Z',
+      },
+      {
+        id: demo.article3Versions,
+        title: 'Refunds and remakes',
+        status: 'published',
+        current_version: 3,
+        published_version: 2,
+        updated_at: '2026-11-12T16:45:00.000Z',
+      },
     ]);
   });
 
@@ -38,7 +70,10 @@ describe('listArticles', () => {
     let cursor: string | null = null;
     let page = 0;
     do {
-      const res: any = await s.request({ url: `${listUrl()}?limit=1${cursor ? `&cursor=${cursor}` : ''}`, token: demo.owner });
+      const res: any = await s.request({
+        url: `${listUrl()}?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        token: demo.owner,
+      });
       expect(res.status).toBe(200);
       expect(res.json.data).toHaveLength(1);
       seen.push(res.json.data[0].id);
@@ -69,12 +104,17 @@ describe('listArticles', () => {
     expect(res.json.code).toBe(code);
   });
 
-  it('a restore updates its article\'s item: title, status, versions, updated_at', async () => {
+  it("a restore updates its article's item: title, status, versions, updated_at", async () => {
     clock.current = new Date('2026-11-22T12:00:00.000Z');
     await restore(demo.articleNeverPublished, 1, { publish: true });
     const res = await s.request({ url: listUrl(), token: demo.owner });
     expect(res.json.data[0]).toEqual({
-      id: demo.articleNeverPublished, title: 'Allergens', status: 'published', current_version: 2, published_version: 2, updated_at: '2026-11-22T12:00:00.000Z',
+      id: demo.articleNeverPublished,
+      title: 'Allergens',
+      status: 'published',
+      current_version: 2,
+      published_version: 2,
+      updated_at: '2026-11-22T12:00:00.000Z',
     });
   });
 
@@ -103,15 +143,37 @@ describe('getArticle (extension)', () => {
     const res = await s.request({ url: articleUrl(demo.article3Versions), token: demo.contentReader });
     expect(res.status).toBe(200);
     const a = res.json.data;
-    expect(a).toMatchObject({ id: demo.article3Versions, list_id: demo.knowledgeList, current_version: 3, published_version: 2, status: 'published' });
-    expect(a.versions.map((v: any) => [v.number, v.published, v.restored_from])).toEqual([[1, true, null], [2, true, null], [3, false, null]]);
-    expect(Object.keys(a.versions[0]).sort()).toEqual(['body', 'created_at', 'id', 'number', 'published', 'restored_from', 'title']);
+    expect(a).toMatchObject({
+      id: demo.article3Versions,
+      list_id: demo.knowledgeList,
+      current_version: 3,
+      published_version: 2,
+      status: 'published',
+    });
+    expect(a.versions.map((v: any) => [v.number, v.published, v.restored_from])).toEqual([
+      [1, true, null],
+      [2, true, null],
+      [3, false, null],
+    ]);
+    expect(Object.keys(a.versions[0]).sort()).toEqual([
+      'body',
+      'created_at',
+      'id',
+      'number',
+      'published',
+      'restored_from',
+      'title',
+    ]);
   });
 
   it.each([
     ['unknown article', articleUrl('00000000-0000-4000-8000-000000000000'), 'article_not_found'],
     ['an article of another list', articleUrl(ARTICLE_WS2), 'article_not_found'],
-    ['unknown list', articleUrl(demo.article3Versions, '00000000-0000-4000-8000-000000000000'), 'knowledge_list_not_found'],
+    [
+      'unknown list',
+      articleUrl(demo.article3Versions, '00000000-0000-4000-8000-000000000000'),
+      'knowledge_list_not_found',
+    ],
   ])('%s: 404 %s', async (_n, url, code) => {
     const res = await s.request({ url, token: demo.owner });
     expect(res.status).toBe(404);
@@ -126,10 +188,21 @@ describe('restoreArticleVersion', () => {
     expect(res.status).toBe(201);
     const v1 = before.versions[0];
     expect(res.json.data.version).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), number: 4, title: v1.title, body: v1.body, restored_from: 1, published: false, created_at: '2026-11-22T12:00:00.000Z',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      number: 4,
+      title: v1.title,
+      body: v1.body,
+      restored_from: 1,
+      published: false,
+      created_at: '2026-11-22T12:00:00.000Z',
     });
     expect(res.json.data.article).toEqual({
-      id: demo.article3Versions, title: v1.title, status: 'published', current_version: 4, published_version: 2, updated_at: '2026-11-22T12:00:00.000Z',
+      id: demo.article3Versions,
+      title: v1.title,
+      status: 'published',
+      current_version: 4,
+      published_version: 2,
+      updated_at: '2026-11-22T12:00:00.000Z',
     });
     const after = stored(demo.article3Versions);
     expect(after.versions).toHaveLength(4);
@@ -147,8 +220,19 @@ describe('restoreArticleVersion', () => {
     const before = stored(demo.article4Versions);
     const res = await restore(demo.article4Versions, 1, { publish: true });
     expect(res.status).toBe(201);
-    expect(res.json.data.version).toMatchObject({ number: 5, restored_from: 1, published: true, title: 'Bean subscription', body: before.versions[0].body });
-    expect(res.json.data.article).toMatchObject({ current_version: 5, published_version: 5, status: 'published', title: 'Bean subscription' });
+    expect(res.json.data.version).toMatchObject({
+      number: 5,
+      restored_from: 1,
+      published: true,
+      title: 'Bean subscription',
+      body: before.versions[0].body,
+    });
+    expect(res.json.data.article).toMatchObject({
+      current_version: 5,
+      published_version: 5,
+      status: 'published',
+      title: 'Bean subscription',
+    });
     expect(stored(demo.article4Versions).versions.slice(0, 4)).toEqual(before.versions);
   });
 
@@ -164,14 +248,24 @@ describe('restoreArticleVersion', () => {
     clock.advance(60_000);
     const second = await restore(demo.article3Versions, 2, { publish: true });
     expect(first.json.data.version).toMatchObject({ number: 4, restored_from: 1, published: false });
-    expect(second.json.data.version).toMatchObject({ number: 5, restored_from: 2, published: true, created_at: '2026-11-22T12:01:00.000Z' });
+    expect(second.json.data.version).toMatchObject({
+      number: 5,
+      restored_from: 2,
+      published: true,
+      created_at: '2026-11-22T12:01:00.000Z',
+    });
     expect(second.json.data.article).toMatchObject({ current_version: 5, published_version: 5 });
     // Restoring a restored version records the version it was restored from.
     const third = await restore(demo.article3Versions, 4);
     expect(third.json.data.version).toMatchObject({ number: 6, restored_from: 4, title: 'Refund policy' });
     const read = await s.request({ url: articleUrl(demo.article3Versions), token: demo.owner });
     expect(read.json.data.versions.map((v: any) => [v.number, v.restored_from, v.published])).toEqual([
-      [1, null, true], [2, null, true], [3, null, false], [4, 1, false], [5, 2, true], [6, 4, false],
+      [1, null, true],
+      [2, null, true],
+      [3, null, false],
+      [4, 1, false],
+      [5, 2, true],
+      [6, 4, false],
     ]);
   });
 
@@ -188,7 +282,9 @@ describe('restoreArticleVersion', () => {
   });
 
   it('20 concurrent restores of one article get 20 distinct, consecutive numbers', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => restore(demo.article3Versions, (i % 3) + 1, { publish: i % 2 === 0 })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => restore(demo.article3Versions, (i % 3) + 1, { publish: i % 2 === 0 })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     const numbers = results.map((r) => r.json.data.version.number).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i + 4));
@@ -206,7 +302,12 @@ describe('restoreArticleVersion', () => {
     const reopened = await Store.open(file);
     try {
       const a = reopened.get('articles', demo.article3Versions)!;
-      expect(a.versions.map((v) => [v.number, v.restored_from, v.published])).toEqual([[1, null, true], [2, null, true], [3, null, false], [4, 1, true]]);
+      expect(a.versions.map((v) => [v.number, v.restored_from, v.published])).toEqual([
+        [1, null, true],
+        [2, null, true],
+        [3, null, false],
+        [4, 1, true],
+      ]);
     } finally {
       await reopened.close();
       // inProcess's close() closes its own (already closed) store again: harmless.
@@ -224,7 +325,11 @@ describe('restoreArticleVersion', () => {
       ['unknown article', restoreUrl(unknown, 1), 'article_not_found'],
       ['an article of another list', restoreUrl(ARTICLE_WS2, 1), 'article_not_found'],
       ['unknown list', restoreUrl(demo.article3Versions, 1, unknown), 'knowledge_list_not_found'],
-      ["another workspace's list, through a workspace the caller belongs to", restoreUrl(ARTICLE_WS2, 1, LIST_WS2, demo.ws1), 'knowledge_list_not_found'],
+      [
+        "another workspace's list, through a workspace the caller belongs to",
+        restoreUrl(ARTICLE_WS2, 1, LIST_WS2, demo.ws1),
+        'knowledge_list_not_found',
+      ],
     ])('%s', async (_n, rawUrl, code) => {
       const url = rawUrl.replace('VERSION_OF_OTHER', stored(demo.article4Versions).versions[0].id);
       const before = [stored(demo.article3Versions), stored(ARTICLE_WS2)];
@@ -251,7 +356,13 @@ describe('restoreArticleVersion', () => {
     ["a workspace the token's user is not a member of", demo.ciWriter, demo.ws1, 'not_a_member'],
   ])('%s: 403, read back unchanged', async (_n, token, ws, code) => {
     const before = stored(demo.article3Versions);
-    const res = await restore(demo.article3Versions, 1, { publish: true }, token, restoreUrl(demo.article3Versions, 1, demo.knowledgeList, ws));
+    const res = await restore(
+      demo.article3Versions,
+      1,
+      { publish: true },
+      token,
+      restoreUrl(demo.article3Versions, 1, demo.knowledgeList, ws),
+    );
     expect(res.status).toBe(403);
     expect(res.json.code).toBe(code);
     expect(stored(demo.article3Versions)).toBe(before);

@@ -20,11 +20,21 @@ describe('createListing', () => {
   it('creates an unattached listing with 201 and the record shape of DECISIONS.md', async () => {
     const res = await create({ title: 'FAQ', template_slug: 'faq', items: [{ title: 'Q', description: 'A' }] });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.json.data).sort()).toEqual(['button_id', 'created_at', 'dashboard_url', 'id', 'items', 'template_slug', 'title']);
+    expect(Object.keys(res.json.data).sort()).toEqual([
+      'button_id',
+      'created_at',
+      'dashboard_url',
+      'id',
+      'items',
+      'template_slug',
+      'title',
+    ]);
     expect(res.json.data.button_id).toBeNull();
     expect(res.json.data.items).toEqual([{ title: 'Q', description: 'A' }]);
     expect(res.json.data.created_at).toBe('2026-11-22T12:00:00.000Z');
-    expect(res.json.data.dashboard_url).toBe(`http://localhost/dashboard/workspaces/${demo.ws1}/lists/${res.json.data.id}`);
+    expect(res.json.data.dashboard_url).toBe(
+      `http://localhost/dashboard/workspaces/${demo.ws1}/lists/${res.json.data.id}`,
+    );
     expect(res.headers['X-Request-Id']).toBe(res.json.meta.request_id);
     expect(s.store.get('listings', res.json.data.id)?.workspace_id).toBe(demo.ws1);
   });
@@ -66,11 +76,14 @@ describe('createListing', () => {
     }
   });
 
-  it.each(['faq', 'links', 'menu', 'services', 'team', 'pricing', 'hours'])('accepts the catalog template %s', async (slug) => {
-    const res = await create({ title: 'T', template_slug: slug });
-    expect(res.status).toBe(201);
-    expect(res.json.data.template_slug).toBe(slug);
-  });
+  it.each(['faq', 'links', 'menu', 'services', 'team', 'pricing', 'hours'])(
+    'accepts the catalog template %s',
+    async (slug) => {
+      const res = await create({ title: 'T', template_slug: slug });
+      expect(res.status).toBe(201);
+      expect(res.json.data.template_slug).toBe(slug);
+    },
+  );
 
   it('keeps 255 characters of multi-byte text intact', async () => {
     const title = 'é'.repeat(255);
@@ -88,7 +101,12 @@ describe('the auth matrix', () => {
     ['unknown token', unknown, [401, 'invalid_token'], [401, 'invalid_token']],
     ['expired token', demo.expired, [401, 'invalid_token'], [401, 'invalid_token']],
     ['revoked token', demo.revoked, [401, 'invalid_token'], [401, 'invalid_token']],
-    ['missing ability (content:read only / engagements only)', 'per-op', [403, 'insufficient_ability'], [403, 'insufficient_ability']],
+    [
+      'missing ability (content:read only / engagements only)',
+      'per-op',
+      [403, 'insufficient_ability'],
+      [403, 'insufficient_ability'],
+    ],
     ['non-member (ci-writer is only in ws3)', demo.ciWriter, [403, 'not_a_member'], [403, 'not_a_member']],
     ['ok', 'per-op-ok', [201, ''], [200, '']],
   ];
@@ -100,7 +118,12 @@ describe('the auth matrix', () => {
 
   it.each(rows)('createListing, %s', async (_name, t, [status, code]) => {
     const before = [...s.store.values('listings')];
-    const res = await s.request({ method: 'POST', url: lists, token: tokenFor(t, 'create'), json: { title: 'Guarded', template_slug: 'faq' } });
+    const res = await s.request({
+      method: 'POST',
+      url: lists,
+      token: tokenFor(t, 'create'),
+      json: { title: 'Guarded', template_slug: 'faq' },
+    });
     if (code) {
       expectProblem(res, status, code, lists);
       // A refused create changes nothing: the store and the list read back are as before.
@@ -145,7 +168,10 @@ describe('listListings paging', () => {
   const page = async (q: string) => {
     const res = await s.request({ url: `${url}?${q}`, token });
     expect(res.status).toBe(200);
-    return res.json as { data: Array<{ id: string; title: string; dashboard_url: string }>; meta: { next_cursor: string | null } };
+    return res.json as {
+      data: Array<{ id: string; title: string; dashboard_url: string }>;
+      meta: { next_cursor: string | null };
+    };
   };
 
   it('60 listings with limit 25: pages of 25, 25, 10, no duplicate, null cursor at the end, newest first', async () => {
@@ -192,7 +218,8 @@ describe('listListings paging', () => {
     for (let i = 0; i < 30; i++) await add(`L${i}`);
     const first = await page('limit=10');
     // Same instant as everything created next: ties are broken by id, never by position.
-    for (let i = 0; i < 10; i++) await s.request({ method: 'POST', url, token, json: { title: `tie-${i}`, template_slug: 'faq' } });
+    for (let i = 0; i < 10; i++)
+      await s.request({ method: 'POST', url, token, json: { title: `tie-${i}`, template_slug: 'faq' } });
     const rest: string[] = [];
     let cursor = first.meta.next_cursor;
     while (cursor) {
@@ -202,7 +229,9 @@ describe('listListings paging', () => {
     }
     const all = [...first.data.map((x) => x.id), ...rest];
     expect(new Set(all).size).toBe(all.length);
-    const original = [...s.store.values('listings')].filter((l) => l.workspace_id === ws && !l.title.startsWith('tie-')).map((l) => l.id);
+    const original = [...s.store.values('listings')]
+      .filter((l) => l.workspace_id === ws && !l.title.startsWith('tie-'))
+      .map((l) => l.id);
     for (const id of original) expect(all).toContain(id);
   });
 

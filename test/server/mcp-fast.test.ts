@@ -16,13 +16,28 @@ afterAll(() => s.close());
 const filter = { abilities: null, defaultWorkspace: demo.ws1 };
 const tools = buildTools(filter);
 // The dispatch /mcp itself uses, with the owner's token.
-const dispatchRaw = (r: ToolRequest) => inProcessDispatch(s.app, { headers: { host: 'localhost', authorization: `Bearer ${demo.owner}` }, remoteAddress: '127.0.0.1' })(r);
+const dispatchRaw = (r: ToolRequest) =>
+  inProcessDispatch(s.app, {
+    headers: { host: 'localhost', authorization: `Bearer ${demo.owner}` },
+    remoteAddress: '127.0.0.1',
+  })(r);
 const dispatch = parsedDispatch(dispatchRaw);
-const HEADERS = { accept: 'application/json, text/event-stream', contentType: 'application/json', protocolVersion: '2025-06-18' };
+const HEADERS = {
+  accept: 'application/json, text/event-stream',
+  contentType: 'application/json',
+  protocolVersion: '2025-06-18',
+};
 const call = (name: string, args: unknown, id: unknown = 7, headers = HEADERS) =>
-  fastToolCall(headers, { jsonrpc: '2.0', ...(id === null ? {} : { id }), method: 'tools/call', params: { name, arguments: args } }, tools, filter, dispatchRaw);
+  fastToolCall(
+    headers,
+    { jsonrpc: '2.0', ...(id === null ? {} : { id }), method: 'tools/call', params: { name, arguments: args } },
+    tools,
+    filter,
+    dispatchRaw,
+  );
 /** The answer as text, whichever form it came in. */
-const text = (a: string | Buffer[] | null): string => (a === null ? 'null' : typeof a === 'string' ? a : Buffer.concat(a).toString('utf8'));
+const text = (a: string | Buffer[] | null): string =>
+  a === null ? 'null' : typeof a === 'string' ? a : Buffer.concat(a).toString('utf8');
 /** Each dispatch has its own request id; the rest must be equal. */
 const sameIds = (v: unknown) => JSON.parse(JSON.stringify(v).replace(/req_[A-Za-z0-9]{20}/g, 'req_X'));
 
@@ -42,7 +57,8 @@ describe('/mcp fast tools/call', () => {
     const parsed = JSON.parse(text(fast));
     expect(sameIds(parsed)).toEqual(sameIds({ jsonrpc: '2.0', id: 7, result: expected }));
     // The text content is the structured content, as JSON.
-    if (!parsed.result.isError) expect(JSON.parse(parsed.result.content[0].text)).toEqual(parsed.result.structuredContent);
+    if (!parsed.result.isError)
+      expect(JSON.parse(parsed.result.content[0].text)).toEqual(parsed.result.structuredContent);
   });
 
   it.each([
@@ -61,9 +77,16 @@ describe('/mcp fast tools/call', () => {
     expect(updated.result.structuredContent.data.name).toBe(name);
     const fast = await call('listPages', { limit: 2 });
     expect(Array.isArray(fast)).toBe(true); // the byte-parts path, not the text one
-    const expected = await callTool(tools.find((t) => t.name === 'listPages')!, { limit: 2 }, dispatch, filter.defaultWorkspace);
+    const expected = await callTool(
+      tools.find((t) => t.name === 'listPages')!,
+      { limit: 2 },
+      dispatch,
+      filter.defaultWorkspace,
+    );
     // Byte for byte what JSON.stringify makes of the SDK path's result.
-    expect(text(fast).replace(/req_[A-Za-z0-9]{20}/g, 'req_X')).toBe(JSON.stringify({ result: expected, jsonrpc: '2.0', id: 7 }).replace(/req_[A-Za-z0-9]{20}/g, 'req_X'));
+    expect(text(fast).replace(/req_[A-Za-z0-9]{20}/g, 'req_X')).toBe(
+      JSON.stringify({ result: expected, jsonrpc: '2.0', id: 7 }).replace(/req_[A-Za-z0-9]{20}/g, 'req_X'),
+    );
     expect(JSON.parse(text(fast)).result.structuredContent.data[0].name).toBe(name);
   });
 
@@ -73,7 +96,11 @@ describe('/mcp fast tools/call', () => {
     expect(page.result.isError).toBe(true);
     // A failed call carries the problem+json as its second text (no structuredContent: MCP.md).
     expect(page.result.structuredContent).toBeUndefined();
-    expect(JSON.parse(page.result.content[1].text)).toMatchObject({ status: 404, code: 'page_not_found', detail: 'No page with id `a/b?c#d %`.' });
+    expect(JSON.parse(page.result.content[1].text)).toMatchObject({
+      status: 404,
+      code: 'page_not_found',
+      detail: 'No page with id `a/b?c#d %`.',
+    });
     // `&limit=…` inside view stays inside view: only view is refused, limit (2) is fine.
     const list = JSON.parse(text(await call('listThreads', { view: 'inbox&limit=oops', limit: 2 })));
     const problem = JSON.parse(list.result.content[1].text);
@@ -93,8 +120,14 @@ describe('/mcp fast tools/call', () => {
   });
 
   it('splitEnvelope takes the data of our envelope, whose meta is last, and refuses anything else', () => {
-    expect(splitEnvelope('{"data":[{"meta":{"x":1}}],"meta":{"request_id":"r","next_cursor":"c"}}')).toEqual({ data: '[{"meta":{"x":1}}]', nextCursor: 'c' });
-    expect(splitEnvelope('{"data":{"id":"a"},"meta":{"request_id":"r"}}')).toEqual({ data: '{"id":"a"}', nextCursor: null });
+    expect(splitEnvelope('{"data":[{"meta":{"x":1}}],"meta":{"request_id":"r","next_cursor":"c"}}')).toEqual({
+      data: '[{"meta":{"x":1}}]',
+      nextCursor: 'c',
+    });
+    expect(splitEnvelope('{"data":{"id":"a"},"meta":{"request_id":"r"}}')).toEqual({
+      data: '{"id":"a"}',
+      nextCursor: null,
+    });
     expect(splitEnvelope('{"meta":{},"data":[]}')).toBeNull();
     expect(splitEnvelope('{"data":[],"meta":{broken}')).toBeNull();
   });

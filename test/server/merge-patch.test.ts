@@ -20,7 +20,12 @@ describe('applyMergePatch (RFC 7396)', () => {
     ['nulls inside a new object are dropped', { e: null }, { a: 1 }, { e: null, a: 1 }],
     ['an object patch turns an array into an object', [1, 2], { a: 'b', c: null }, { a: 'b' }],
     ['new nested objects lose their null members', {}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
-    ['a key not sent stays, deep down', { a: { b: { c: 1, d: 2 }, e: 3 } }, { a: { b: { d: 9 } } }, { a: { b: { c: 1, d: 9 }, e: 3 } }],
+    [
+      'a key not sent stays, deep down',
+      { a: { b: { c: 1, d: 2 }, e: 3 } },
+      { a: { b: { d: 9 } } },
+      { a: { b: { c: 1, d: 9 }, e: 3 } },
+    ],
     ['nulls inside arrays stay', {}, { a: [null, { b: null }] }, { a: [null, { b: null }] }],
   ];
   it.each(cases)('%s', (_name, target, patch, expected) => {
@@ -36,14 +41,21 @@ describe('applyMergePatch (RFC 7396)', () => {
     expect(patch).toEqual({ a: { b: null, e: { f: null, g: 1 } } });
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])('refuses the key %s at any depth and never touches a prototype', (key) => {
-    for (const raw of [`{"${key}": {"polluted": true}}`, `{"a": {"${key}": {"polluted": true}}}`, `{"a": [{"${key}": {"polluted": true}}]}`]) {
-      const patch = JSON.parse(raw);
-      expect(() => applyMergePatch({}, patch)).toThrow(MergePatchError);
-    }
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(Object.prototype).not.toHaveProperty('polluted');
-  });
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'refuses the key %s at any depth and never touches a prototype',
+    (key) => {
+      for (const raw of [
+        `{"${key}": {"polluted": true}}`,
+        `{"a": {"${key}": {"polluted": true}}}`,
+        `{"a": [{"${key}": {"polluted": true}}]}`,
+      ]) {
+        const patch = JSON.parse(raw);
+        expect(() => applyMergePatch({}, patch)).toThrow(MergePatchError);
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(Object.prototype).not.toHaveProperty('polluted');
+    },
+  );
 
   it('names the path of a refused key', () => {
     try {

@@ -13,7 +13,11 @@ const echo: Mount = {
   prefix: '/x',
   handle: (req, info) => {
     if (req.url.includes('fail')) throw new ProblemError('not_found', { detail: 'nothing here' });
-    return { status: 200, headers: { 'Content-Type': 'text/plain', 'X-Request-Id': info.id }, body: `${req.method} ${info.path} ${info.origin}` };
+    return {
+      status: 200,
+      headers: { 'Content-Type': 'text/plain', 'X-Request-Id': info.id },
+      body: `${req.method} ${info.path} ${info.origin}`,
+    };
   },
 };
 const sse: Mount = {
@@ -64,7 +68,12 @@ describe('mounts', () => {
     const res = await sendJson(a, { url: '/x/fail', headers: { 'x-request-id': 'req_mount_1' } });
     expect(res.status).toBe(404);
     expect(res.headers['Content-Type']).toMatch(/problem\+json/);
-    expect(res.json).toMatchObject({ code: 'not_found', detail: 'nothing here', request_id: 'req_mount_1', instance: '/x/fail' });
+    expect(res.json).toMatchObject({
+      code: 'not_found',
+      detail: 'nothing here',
+      request_id: 'req_mount_1',
+      instance: '/x/fail',
+    });
   });
 
   it('a streamed response reaches a real socket piece by piece', async () => {

@@ -12,21 +12,46 @@ afterEach(async () => {
 
 const PAGE_WS2 = '50dc2aba-841a-4da0-9891-a1dd38cf8d76';
 const pageUrl = (id: string = demo.pageAcme, ws: string = demo.ws1) => `/v1/workspaces/${ws}/pages/${id}`;
-const patch = (json: unknown, token: string = demo.owner, url = pageUrl()) => s.request({ method: 'PATCH', url, token, json });
+const patch = (json: unknown, token: string = demo.owner, url = pageUrl()) =>
+  s.request({ method: 'PATCH', url, token, json });
 const stored = (id: string = demo.pageAcme) => s.store.get('pages', id)!;
 
 const str = (n: number) => 'x'.repeat(n);
-const reply = (over: Record<string, unknown> = {}) => ({ id: randomUUID(), label: 'Hours', event_label: 'hours', message: 'Hours?', featured: false, operation: 'message', ...over });
+const reply = (over: Record<string, unknown> = {}) => ({
+  id: randomUUID(),
+  label: 'Hours',
+  event_label: 'hours',
+  message: 'Hours?',
+  featured: false,
+  operation: 'message',
+  ...over,
+});
 const replies = (n: number) => Array.from({ length: n }, () => reply());
 
 describe('getPage (extension)', () => {
   it('returns the page with every field and without its workspace id', async () => {
     const res = await s.request({ url: pageUrl(), token: demo.contentReader });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json.data).sort()).toEqual([
-      'agent_instructions', 'aeo_summary', 'bio', 'chat', 'display_name', 'id', 'llms_enabled', 'name', 'published', 'robots_index',
-      'schema_type', 'seo_description', 'seo_title', 'slug', 'template', 'updated_at',
-    ].sort());
+    expect(Object.keys(res.json.data).sort()).toEqual(
+      [
+        'agent_instructions',
+        'aeo_summary',
+        'bio',
+        'chat',
+        'display_name',
+        'id',
+        'llms_enabled',
+        'name',
+        'published',
+        'robots_index',
+        'schema_type',
+        'seo_description',
+        'seo_title',
+        'slug',
+        'template',
+        'updated_at',
+      ].sort(),
+    );
     expect(res.json.data.chat.suggested_replies).toHaveLength(3);
   });
 
@@ -70,9 +95,9 @@ describe('updatePage: every constraint at its boundary', () => {
     ['aeo_summary of 2001', { aeo_summary: str(2001) }, false, 'aeo_summary'],
     ['agent_instructions of 2000', { agent_instructions: str(2000) }, true],
     ['agent_instructions of 2001', { agent_instructions: str(2001) }, false, 'agent_instructions'],
-    ...(['WebPage', 'ProfilePage', 'ContactPage', 'AboutPage', 'Organization', 'LocalBusiness', 'Service'].map(
+    ...['WebPage', 'ProfilePage', 'ContactPage', 'AboutPage', 'Organization', 'LocalBusiness', 'Service'].map(
       (t): [string, Record<string, unknown>, boolean] => [`schema_type ${t}`, { schema_type: t }, true],
-    )),
+    ),
     ['schema_type Person', { schema_type: 'Person' }, false, 'schema_type'],
     ['schema_type webpage (case matters)', { schema_type: 'webpage' }, false, 'schema_type'],
     ['published not a boolean', { published: 'true' }, false, 'published'],
@@ -82,17 +107,52 @@ describe('updatePage: every constraint at its boundary', () => {
     ['chat.greeting of 501', { chat: { greeting: str(501) } }, false, 'chat.greeting'],
     ['10 suggested replies', { chat: { suggested_replies: replies(10) } }, true],
     ['11 suggested replies', { chat: { suggested_replies: replies(11) } }, false, 'chat.suggested_replies'],
-    ['reply id not a uuid', { chat: { suggested_replies: [reply({ id: 'hours' })] } }, false, 'chat.suggested_replies.0.id'],
+    [
+      'reply id not a uuid',
+      { chat: { suggested_replies: [reply({ id: 'hours' })] } },
+      false,
+      'chat.suggested_replies.0.id',
+    ],
     ['reply id missing', { chat: { suggested_replies: [{ label: 'Hours' }] } }, false, 'chat.suggested_replies.0.id'],
     ['reply label of 255', { chat: { suggested_replies: [reply({ label: str(255) })] } }, true],
-    ['reply label of 256', { chat: { suggested_replies: [reply({ label: str(256) })] } }, false, 'chat.suggested_replies.0.label'],
+    [
+      'reply label of 256',
+      { chat: { suggested_replies: [reply({ label: str(256) })] } },
+      false,
+      'chat.suggested_replies.0.label',
+    ],
     ['reply event_label of 255', { chat: { suggested_replies: [reply({ event_label: str(255) })] } }, true],
-    ['reply event_label of 256', { chat: { suggested_replies: [reply({ event_label: str(256) })] } }, false, 'chat.suggested_replies.0.event_label'],
+    [
+      'reply event_label of 256',
+      { chat: { suggested_replies: [reply({ event_label: str(256) })] } },
+      false,
+      'chat.suggested_replies.0.event_label',
+    ],
     ['reply message of 2000', { chat: { suggested_replies: [reply({ message: str(2000) })] } }, true],
-    ['reply message of 2001', { chat: { suggested_replies: [reply({ message: str(2001) })] } }, false, 'chat.suggested_replies.0.message'],
-    ['reply featured not a boolean', { chat: { suggested_replies: [reply({ featured: 'yes' })] } }, false, 'chat.suggested_replies.0.featured'],
-    ['reply operation other than message', { chat: { suggested_replies: [reply({ operation: 'link' })] } }, false, 'chat.suggested_replies.0.operation'],
-    ['unknown member of a reply', { chat: { suggested_replies: [reply({ url: 'https://x' })] } }, false, 'chat.suggested_replies.0.url'],
+    [
+      'reply message of 2001',
+      { chat: { suggested_replies: [reply({ message: str(2001) })] } },
+      false,
+      'chat.suggested_replies.0.message',
+    ],
+    [
+      'reply featured not a boolean',
+      { chat: { suggested_replies: [reply({ featured: 'yes' })] } },
+      false,
+      'chat.suggested_replies.0.featured',
+    ],
+    [
+      'reply operation other than message',
+      { chat: { suggested_replies: [reply({ operation: 'link' })] } },
+      false,
+      'chat.suggested_replies.0.operation',
+    ],
+    [
+      'unknown member of a reply',
+      { chat: { suggested_replies: [reply({ url: 'https://x' })] } },
+      false,
+      'chat.suggested_replies.0.url',
+    ],
     ['unknown member of chat', { chat: { avatar: 'x' } }, false, 'chat.avatar'],
     ['unknown member', { theme: 'dark' }, false, 'theme'],
     ['empty body', {}, false, '(body)'],
@@ -127,7 +187,12 @@ describe('updatePage: semantics', () => {
     const res = await patch({ name: 'Acme home', bio: 'New bio' });
     expect(res.status).toBe(200);
     const { workspace_id: _w, ...rest } = before;
-    expect(res.json.data).toEqual({ ...rest, name: 'Acme home', bio: 'New bio', updated_at: '2026-11-22T12:00:00.000Z' });
+    expect(res.json.data).toEqual({
+      ...rest,
+      name: 'Acme home',
+      bio: 'New bio',
+      updated_at: '2026-11-22T12:00:00.000Z',
+    });
   });
 
   it('published moves the state to the value sent, both ways', async () => {

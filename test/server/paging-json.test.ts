@@ -13,7 +13,12 @@ const cached = cachedJson(shape);
 const handlerWith = (map: (r: ListingRecord) => ReturnType<typeof shape>): Record<string, Handler> =>
   Object.fromEntries([
     implement(operations.listListings, ({ params, query, store }) =>
-      pageIndex(store.index('listingsByWorkspace'), params.workspace, { scope: `l:${params.workspace}`, cursor: query.cursor, limit: query.limit, map }),
+      pageIndex(store.index('listingsByWorkspace'), params.workspace, {
+        scope: `l:${params.workspace}`,
+        cursor: query.cursor,
+        limit: query.limit,
+        map,
+      }),
     ),
   ]);
 
@@ -26,7 +31,11 @@ afterEach(async () => {
 });
 
 const get = (app: App, url: string) =>
-  app.handle({ method: 'GET', url, headers: { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'x-request-id': 'req_fixed' } });
+  app.handle({
+    method: 'GET',
+    url,
+    headers: { host: 'localhost', authorization: `Bearer ${demo.owner}`, 'x-request-id': 'req_fixed' },
+  });
 
 describe('cached JSON page items', () => {
   it.each([1, 2, 100])('answer byte for byte what plain items answer (limit %i, every page)', async (limit) => {
@@ -69,8 +78,13 @@ describe('a spliced page response', () => {
 
   it('is its parts, its body and its page at once', () => {
     const res = splicedPage(200, 'req_x', items, { request_id: 'req_x', next_cursor: 'c1' });
-    expect(Buffer.concat(res.parts!).toString()).toBe('{"data":[{"id":"a","t":"say \\"hi\\""},{"id":"b"}],"meta":{"request_id":"req_x","next_cursor":"c1"}}');
-    expect(JSON.parse(res.body)).toEqual({ data: [{ id: 'a', t: 'say "hi"' }, { id: 'b' }], meta: { request_id: 'req_x', next_cursor: 'c1' } });
+    expect(Buffer.concat(res.parts!).toString()).toBe(
+      '{"data":[{"id":"a","t":"say \\"hi\\""},{"id":"b"}],"meta":{"request_id":"req_x","next_cursor":"c1"}}',
+    );
+    expect(JSON.parse(res.body)).toEqual({
+      data: [{ id: 'a', t: 'say "hi"' }, { id: 'b' }],
+      meta: { request_id: 'req_x', next_cursor: 'c1' },
+    });
     expect(res.page).toEqual({ items, nextCursor: 'c1' });
   });
 

@@ -52,7 +52,12 @@ describe('rate limits on public routes (token bucket per client address and rout
       const r = await s.request({ url: payUrl(demo.offerFixedUsd), key: key(), json: {} });
       seen.push([r.status, r.headers['RateLimit-Remaining']]);
     }
-    expect(seen).toEqual([[201, '2'], [201, '1'], [201, '0'], [429, '0']]);
+    expect(seen).toEqual([
+      [201, '2'],
+      [201, '1'],
+      [201, '0'],
+      [429, '0'],
+    ]);
     const over = await s.request({ url: payUrl(demo.offerFixedUsd), key: key(), json: {} });
     // 3 a minute: one token every 20 s.
     expect(over.headers['Retry-After']).toBe('20');
@@ -61,15 +66,35 @@ describe('rate limits on public routes (token bucket per client address and rout
 
   it('each client address and each route has its own bucket', async () => {
     s = await publicApp({ rateLimit: 2 });
-    for (let i = 0; i < 2; i++) await s.request({ url: openedUrl(demo.agent1), key: key(), json: {}, remoteAddress: '198.51.100.1' });
-    expect((await s.request({ url: openedUrl(demo.agent1), key: key(), json: {}, remoteAddress: '198.51.100.1' })).status).toBe(429);
+    for (let i = 0; i < 2; i++)
+      await s.request({ url: openedUrl(demo.agent1), key: key(), json: {}, remoteAddress: '198.51.100.1' });
+    expect(
+      (await s.request({ url: openedUrl(demo.agent1), key: key(), json: {}, remoteAddress: '198.51.100.1' })).status,
+    ).toBe(429);
     // Another agent is the same route: still limited.
-    expect((await s.request({ url: openedUrl(demo.agent3), key: key(), json: {}, remoteAddress: '198.51.100.1' })).status).toBe(429);
+    expect(
+      (await s.request({ url: openedUrl(demo.agent3), key: key(), json: {}, remoteAddress: '198.51.100.1' })).status,
+    ).toBe(429);
     // Another address, or another route, is not.
-    expect((await s.request({ url: openedUrl(demo.agent1), key: key(), json: {}, remoteAddress: '198.51.100.2' })).status).toBe(201);
-    expect((await s.request({ url: payUrl(demo.offerFixedUsd), key: key(), json: {}, remoteAddress: '198.51.100.1' })).status).toBe(201);
+    expect(
+      (await s.request({ url: openedUrl(demo.agent1), key: key(), json: {}, remoteAddress: '198.51.100.2' })).status,
+    ).toBe(201);
+    expect(
+      (await s.request({ url: payUrl(demo.offerFixedUsd), key: key(), json: {}, remoteAddress: '198.51.100.1' }))
+        .status,
+    ).toBe(201);
     // X-Forwarded-For is not trusted: a caller cannot pick a fresh address.
-    expect((await s.request({ url: openedUrl(demo.agent1), key: key(), json: {}, remoteAddress: '198.51.100.1', headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(429);
+    expect(
+      (
+        await s.request({
+          url: openedUrl(demo.agent1),
+          key: key(),
+          json: {},
+          remoteAddress: '198.51.100.1',
+          headers: { 'x-forwarded-for': '203.0.113.9' },
+        })
+      ).status,
+    ).toBe(429);
   });
 
   it('every public response carries the headers: errors and replays included', async () => {
@@ -92,7 +117,11 @@ describe('rate limits on public routes (token bucket per client address and rout
   it('token routes are not rate limited by this guard', async () => {
     s = await publicApp({ rateLimit: 1 });
     for (let i = 0; i < 3; i++) {
-      const res = await s.request({ method: 'GET', url: `/v1/workspaces/${demo.ws1}/lists`, headers: { authorization: `Bearer ${demo.owner}` } });
+      const res = await s.request({
+        method: 'GET',
+        url: `/v1/workspaces/${demo.ws1}/lists`,
+        headers: { authorization: `Bearer ${demo.owner}` },
+      });
       expect(res.status).toBe(200);
       expect(res.headers['RateLimit-Limit']).toBeUndefined();
     }

@@ -16,7 +16,13 @@ let admin: string;
 let dir: ReturnType<typeof tempDir>;
 beforeAll(async () => {
   dir = tempDir('wcm-log-limits-');
-  server = await startLocalServer({ dataFile: path.join(dir.dir, 'store.json'), port: 0, seeds: [DEMO], extend: extendServer, logBodies: true });
+  server = await startLocalServer({
+    dataFile: path.join(dir.dir, 'store.json'),
+    port: 0,
+    seeds: [DEMO],
+    extend: extendServer,
+    logBodies: true,
+  });
   origin = new URL(server.url).origin;
   admin = server.adminToken!;
 });
@@ -26,12 +32,19 @@ afterAll(async () => {
 });
 
 const log = () => server.app.services.requestLog as RequestLog;
-const api = (p: string, init: RequestInit = {}) => fetch(`${server.url}${p}`, { ...init, headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+const api = (p: string, init: RequestInit = {}) =>
+  fetch(`${server.url}${p}`, {
+    ...init,
+    headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
 
 /** An admin stream, read continuously (a healthy subscriber); `events` counts what arrived. */
 async function openStream(q = '') {
   const abort = new AbortController();
-  const res = await fetch(`${origin}/_emulator/requests/stream${q}`, { headers: { authorization: `Bearer ${admin}` }, signal: abort.signal });
+  const res = await fetch(`${origin}/_emulator/requests/stream${q}`, {
+    headers: { authorization: `Bearer ${admin}` },
+    signal: abort.signal,
+  });
   const state = { status: res.status, text: '', res, close: () => abort.abort() };
   if (res.status === 200) {
     void (async () => {
@@ -77,14 +90,18 @@ describe('live streams', () => {
     const open = [];
     for (let i = 0; i < STREAM_SUBSCRIBERS; i++) open.push(await openStream('?limit=1'));
     expect(open.every((s) => s.status === 200)).toBe(true);
-    const refused = await fetch(`${origin}/_emulator/requests/stream`, { headers: { authorization: `Bearer ${admin}` } });
+    const refused = await fetch(`${origin}/_emulator/requests/stream`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
     const problem = await refused.json();
     expect(problem.code).toBe('rate_limited');
     expect(problem.detail).toMatch(/16 live streams/);
     // The dashboard's stream counts against the same cap.
-    const dashboard = await fetch(`${origin}/dashboard/requests/stream`, { headers: { cookie: await signIn('usr_ada') } });
+    const dashboard = await fetch(`${origin}/dashboard/requests/stream`, {
+      headers: { cookie: await signIn('usr_ada') },
+    });
     expect(dashboard.status).toBe(429);
     open.pop()!.close();
     await until(() => !log().full);
@@ -95,7 +112,8 @@ describe('live streams', () => {
   });
 
   it(`replays at most ${STREAM_REPLAY} entries on connect, however many the log holds`, async () => {
-    for (let i = 0; i < STREAM_REPLAY + 100; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => api(`/replay-${i + j}`)));
+    for (let i = 0; i < STREAM_REPLAY + 100; i += 50)
+      await Promise.all(Array.from({ length: 50 }, (_, j) => api(`/replay-${i + j}`)));
     const lastSeq = log().query({ limit: 1 })[0].seq;
     const s = await openStream();
     await until(() => s.text.includes(`id: ${lastSeq}\n`));
@@ -112,7 +130,9 @@ describe('live streams', () => {
     const stalled = net.connect(Number(new URL(origin).port), '127.0.0.1');
     await new Promise((r) => stalled.once('connect', r));
     stalled.pause();
-    stalled.write(`GET /_emulator/requests/stream?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${admin}\r\n\r\n`);
+    stalled.write(
+      `GET /_emulator/requests/stream?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${admin}\r\n\r\n`,
+    );
     const subscribers = () => log().streams;
     await until(() => subscribers() === 2);
     // Long paths make big events: a few MB fill the socket buffers and then the 1 MB limit.
@@ -134,11 +154,20 @@ describe('the dashboard stream', () => {
     // Dee belongs to Civic Help Desk only.
     const cookie = await signIn('usr_dee');
     const before = log().query({ limit: 1 })[0]?.seq ?? 0;
-    await api(`/workspaces/${demo.ws1}/lists`, { method: 'POST', body: JSON.stringify({ title: 'Acme only', template_slug: 'faq' }) });
-    await api(`/workspaces/${demo.ws3}/lists`, { method: 'POST', body: JSON.stringify({ title: 'Civic secret title', template_slug: 'faq' }) });
+    await api(`/workspaces/${demo.ws1}/lists`, {
+      method: 'POST',
+      body: JSON.stringify({ title: 'Acme only', template_slug: 'faq' }),
+    });
+    await api(`/workspaces/${demo.ws3}/lists`, {
+      method: 'POST',
+      body: JSON.stringify({ title: 'Civic secret title', template_slug: 'faq' }),
+    });
     await api('/me');
     const abort = new AbortController();
-    const res = await fetch(`${origin}/dashboard/requests/stream?since=${before}`, { headers: { cookie }, signal: abort.signal });
+    const res = await fetch(`${origin}/dashboard/requests/stream?since=${before}`, {
+      headers: { cookie },
+      signal: abort.signal,
+    });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     let text = '';
@@ -150,11 +179,17 @@ describe('the dashboard stream', () => {
     expect(text).not.toContain('request_body');
     expect(text).not.toContain('Civic secret title');
     // The admin stream of the same log has them all, with the (masked) bodies.
-    expect(log().query({ since: before }).some((e) => e.request_body?.includes('Civic secret title'))).toBe(true);
+    expect(
+      log()
+        .query({ since: before })
+        .some((e) => e.request_body?.includes('Civic secret title')),
+    ).toBe(true);
 
     const page = await (await fetch(`${origin}/dashboard/requests`, { headers: { cookie } })).text();
     expect(page).toContain('<table id="request-log"');
-    const rows = log().query({ since: before }).filter((e) => page.includes(e.request_id));
+    const rows = log()
+      .query({ since: before })
+      .filter((e) => page.includes(e.request_id));
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((e) => e.path.includes(demo.ws3))).toBe(true);
   });
@@ -162,11 +197,31 @@ describe('the dashboard stream', () => {
 
 describe('--log-bodies masking', () => {
   it.each([
-    ['a spaced card number under `number`', { payment: { number: '4242 4242 4242 4242', exp: '12/30' } }, ['4242'], ['12/30']],
-    ['an api_key and an api-key', { api_key: 'sk_live_abc', 'x-api-key': 'k2', apikey: 'k3' }, ['sk_live_abc', 'k2', 'k3'], []],
-    ['nested values under secret keys', { auth: { password: { hint: 'blue' } }, iban: 'DE89370400440532013000', cvc: '123' }, ['blue', 'DE89', '123'], []],
+    [
+      'a spaced card number under `number`',
+      { payment: { number: '4242 4242 4242 4242', exp: '12/30' } },
+      ['4242'],
+      ['12/30'],
+    ],
+    [
+      'an api_key and an api-key',
+      { api_key: 'sk_live_abc', 'x-api-key': 'k2', apikey: 'k3' },
+      ['sk_live_abc', 'k2', 'k3'],
+      [],
+    ],
+    [
+      'nested values under secret keys',
+      { auth: { password: { hint: 'blue' } }, iban: 'DE89370400440532013000', cvc: '123' },
+      ['blue', 'DE89', '123'],
+      [],
+    ],
     ['a dashed 12-digit run anywhere', { note: 'call 0049-1234-5678-90 today' }, ['5678'], ['call', 'today']],
-    ['a client secret in a form', 'grant_type=client_credentials&client_secret=s3cr3t&client_id=app', ['s3cr3t'], ['client_credentials', 'client_id=app']],
+    [
+      'a client secret in a form',
+      'grant_type=client_credentials&client_secret=s3cr3t&client_id=app',
+      ['s3cr3t'],
+      ['client_credentials', 'client_id=app'],
+    ],
   ])('%s', (_, body, hidden, shown) => {
     const masked = maskBody(typeof body === 'string' ? body : JSON.stringify(body));
     for (const h of hidden) expect(masked).not.toContain(h);
@@ -180,7 +235,15 @@ describe('--log-bodies masking', () => {
 
   it('what the server keeps for a request has the card number and api key masked', async () => {
     const before = log().query({ limit: 1 })[0].seq;
-    await api(`/workspaces/${demo.ws1}/lists`, { method: 'POST', body: JSON.stringify({ title: 'Masked', template_slug: 'faq', api_key: 'sk_live_visible', card_number: '4242 4242 4242 4242' }) });
+    await api(`/workspaces/${demo.ws1}/lists`, {
+      method: 'POST',
+      body: JSON.stringify({
+        title: 'Masked',
+        template_slug: 'faq',
+        api_key: 'sk_live_visible',
+        card_number: '4242 4242 4242 4242',
+      }),
+    });
     const [entry] = log().query({ since: before });
     expect(entry.request_body).toContain('Masked');
     expect(entry.request_body).not.toContain('sk_live_visible');

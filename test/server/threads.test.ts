@@ -50,7 +50,12 @@ describe('listThreads: views and channels', () => {
     const t1 = res.json.data[1];
     expect(t1).toEqual({
       id: t(1),
-      contact: { id: '50000000-0000-4000-8000-000000000001', name: 'Person 1', email: 'person1@example.test', phone: null },
+      contact: {
+        id: '50000000-0000-4000-8000-000000000001',
+        name: 'Person 1',
+        email: 'person1@example.test',
+        phone: null,
+      },
       channels: ['email', 'whatsapp'],
       subject: 'Subject 1',
       status: 'open',
@@ -65,14 +70,25 @@ describe('listThreads: views and channels', () => {
   it('gives a thread without messages null last_message_at and preview, and sorts it last', async () => {
     const res = await get(`${threads}?view=inbox`);
     const last = res.json.data[res.json.data.length - 1];
-    expect(last).toMatchObject({ id: t(6), channels: [], last_message_at: null, last_message_preview: null, message_count: 0, subject: null });
+    expect(last).toMatchObject({
+      id: t(6),
+      channels: [],
+      last_message_at: null,
+      last_message_preview: null,
+      message_count: 0,
+      subject: null,
+    });
   });
 
   it('cuts a long last message to a one-line preview of 140 characters ending in …', async () => {
     const body = `Line one\n\n${'word '.repeat(60)}`;
     await s.store.transact((tx) => {
       const t7 = getFullThread(tx, t(7))!;
-      putThread(tx, { ...t7, id: t(70), messages: [{ ...t7.messages[0], id: '40000000-0000-4000-8000-000000000070', body }] });
+      putThread(tx, {
+        ...t7,
+        id: t(70),
+        messages: [{ ...t7.messages[0], id: '40000000-0000-4000-8000-000000000070', body }],
+      });
     });
     try {
       const res = await get(`${threads}?channel=email`);
@@ -87,10 +103,16 @@ describe('listThreads: views and channels', () => {
 
   it('moves a thread between views and channels when it is replaced (index partitions follow the record)', async () => {
     const base = getFullThread(s.store, t(7))!;
-    const x = { ...base, id: t(71), messages: base.messages.map((msg) => ({ ...msg, id: '40000000-0000-4000-8000-000000000071' })) };
+    const x = {
+      ...base,
+      id: t(71),
+      messages: base.messages.map((msg) => ({ ...msg, id: '40000000-0000-4000-8000-000000000071' })),
+    };
     // Two writes with no read between: the second must find the first in the index to remove it.
     await s.store.transact((tx) => putThread(tx, x));
-    await s.store.transact((tx) => putThread(tx, { ...x, status: 'closed', starred: true, messages: [{ ...x.messages[0], channel: 'form' }] }));
+    await s.store.transact((tx) =>
+      putThread(tx, { ...x, status: 'closed', starred: true, messages: [{ ...x.messages[0], channel: 'form' }] }),
+    );
     try {
       expect(ids(await get(`${threads}?channel=email`))).toEqual([t(7), t(1)]);
       expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(71), t(3)]);
@@ -101,7 +123,7 @@ describe('listThreads: views and channels', () => {
     expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(3)]);
   });
 
-  it('never shows another workspace\'s threads', async () => {
+  it("never shows another workspace's threads", async () => {
     const res = await get(`/v1/workspaces/${eng.wsB}/threads?view=starred`);
     expect(ids(res)).toEqual([t(8)]);
   });
@@ -161,8 +183,14 @@ describe('listThreads: bad query values', () => {
     const first = await get(`${threads}?limit=2`);
     const cursor = first.json.meta.next_cursor as string;
     expect(cursor).toBeTypeOf('string');
-    const tampered = Buffer.from(Buffer.from(cursor, 'base64url').toString().replace('2025', '2024')).toString('base64url');
-    for (const url of [`${threads}?limit=2&cursor=${tampered}`, `${threads}?limit=2&view=starred&cursor=${cursor}`, `/v1/workspaces/${eng.wsB}/threads?limit=2&cursor=${cursor}`]) {
+    const tampered = Buffer.from(Buffer.from(cursor, 'base64url').toString().replace('2025', '2024')).toString(
+      'base64url',
+    );
+    for (const url of [
+      `${threads}?limit=2&cursor=${tampered}`,
+      `${threads}?limit=2&view=starred&cursor=${cursor}`,
+      `/v1/workspaces/${eng.wsB}/threads?limit=2&cursor=${cursor}`,
+    ]) {
       const res = await get(url);
       expect(res.status).toBe(400);
       expect(res.json.code).toBe('invalid_cursor');
@@ -172,15 +200,18 @@ describe('listThreads: bad query values', () => {
 
 describe('the /inbox-threads alias', () => {
   const strip = (body: string) => body.replace(/"request_id":"[^"]+"/, '"request_id":"-"');
-  it.each(['', 'view=unread', 'view=starred&channel=web_chat', 'q=person&limit=2', 'view=closed&limit=1'])('answers ?%s byte for byte like /threads', async (query) => {
-    const a = await get(`${threads}?${query}`);
-    const b = await get(`/v1/workspaces/${eng.wsA}/inbox-threads?${query}`);
-    expect(b.status).toBe(a.status);
-    expect(strip(b.body)).toBe(strip(a.body));
-    const { 'X-Request-Id': _a, ...ha } = a.headers;
-    const { 'X-Request-Id': _b, ...hb } = b.headers;
-    expect(hb).toEqual(ha);
-  });
+  it.each(['', 'view=unread', 'view=starred&channel=web_chat', 'q=person&limit=2', 'view=closed&limit=1'])(
+    'answers ?%s byte for byte like /threads',
+    async (query) => {
+      const a = await get(`${threads}?${query}`);
+      const b = await get(`/v1/workspaces/${eng.wsA}/inbox-threads?${query}`);
+      expect(b.status).toBe(a.status);
+      expect(strip(b.body)).toBe(strip(a.body));
+      const { 'X-Request-Id': _a, ...ha } = a.headers;
+      const { 'X-Request-Id': _b, ...hb } = b.headers;
+      expect(hb).toEqual(ha);
+    },
+  );
 
   it('follows a cursor from /threads to the next page, the same as /threads does', async () => {
     const first = await get(`${threads}?limit=2`);
@@ -195,14 +226,21 @@ describe('getThread', () => {
     const res = await get(`${threads}/${t(1)}`);
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ id: t(1), message_count: 2, channels: ['email', 'whatsapp'] });
-    expect(res.json.data.messages.map((x: { channel: string; direction: string; body: string; created_at: string }) => [x.channel, x.direction, x.body, x.created_at])).toEqual([
+    expect(
+      res.json.data.messages.map((x: { channel: string; direction: string; body: string; created_at: string }) => [
+        x.channel,
+        x.direction,
+        x.body,
+        x.created_at,
+      ]),
+    ).toEqual([
       ['email', 'inbound', 'A mango question from earlier', '2025-03-01T10:00:00.000Z'],
       ['whatsapp', 'inbound', 'Parcel landed safely, thanks!', '2025-03-01T11:00:00.000Z'],
     ]);
   });
 
   it.each([
-    ['another workspace\'s thread', t(8)],
+    ["another workspace's thread", t(8)],
     ['an unknown id', t(99)],
     ['a malformed id', 'not-a-uuid'],
   ])('answers 404 thread_not_found for %s', async (_what, id) => {
@@ -215,7 +253,16 @@ describe('getThread', () => {
 describe('paging while threads arrive', () => {
   it('pages 250 threads by 100 with threads added between pages: no duplicates, nothing skipped', async () => {
     const { dir, cleanup } = tempDir();
-    const p = await inProcess({ fixtures: [writeEngagementFixture(dir, { threads: generateThreads({ count: 250, workspaceId: eng.wsA, seed: 7 }).threads.map((x: object) => ({ ...x, status: 'open' })) })] });
+    const p = await inProcess({
+      fixtures: [
+        writeEngagementFixture(dir, {
+          threads: generateThreads({ count: 250, workspaceId: eng.wsA, seed: 7 }).threads.map((x: object) => ({
+            ...x,
+            status: 'open',
+          })),
+        }),
+      ],
+    });
     try {
       const url = `/v1/workspaces/${eng.wsA}/threads?limit=100`;
       const start = new Set([...p.store.values('threads')].map((x) => x.id));
@@ -233,7 +280,11 @@ describe('paging while threads arrive', () => {
         // Between pages: threads newer than everything, older than everything, and one at the
         // cursor's exact time (the tie-break decides where it goes).
         const lastAt = res.json.data[res.json.data.length - 1]?.last_message_at as string;
-        const extra = generateThreads({ count: 3, workspaceId: eng.wsA, seed: 100 + pages }).threads as Array<{ id: string; status: string; messages: Array<{ created_at: string }> }>;
+        const extra = generateThreads({ count: 3, workspaceId: eng.wsA, seed: 100 + pages }).threads as Array<{
+          id: string;
+          status: string;
+          messages: Array<{ created_at: string }>;
+        }>;
         const times = ['2030-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', lastAt];
         await p.store.transact((tx) => {
           extra.forEach((x, i) => {

@@ -12,22 +12,31 @@ interface Answer {
 }
 
 /** node:http, not fetch: fetch will not send a Host header of our choosing. */
-function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { connection: 'close', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, json });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, headers: { connection: 'close', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -84,13 +93,21 @@ describe('Host allow-list (421 host_not_allowed before routing)', () => {
     // An allowed but different Host: the challenge still names the server's own origin.
     const other = await send(server.port, 'GET', '/v1/me', { host: 'sandbox.test' });
     expect(other.status).toBe(401);
-    expect(other.headers['www-authenticate']).toBe(`Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource"`);
+    expect(other.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it('the full rebinding walk fails at its first step: dynamic registration with a foreign Host', async () => {
     const host = { host: `attacker.example:${server.port}`, 'content-type': 'application/json' };
     const apps = [...server.store.values('oauth_apps')].length;
-    const reg = await send(server.port, 'POST', '/oauth/register', host, JSON.stringify({ redirect_uris: ['http://attacker.example/cb'], client_name: 'x' }));
+    const reg = await send(
+      server.port,
+      'POST',
+      '/oauth/register',
+      host,
+      JSON.stringify({ redirect_uris: ['http://attacker.example/cb'], client_name: 'x' }),
+    );
     expect(reg.status).toBe(421);
     expect(reg.json.code).toBe('host_not_allowed');
     expect([...server.store.values('oauth_apps')].length).toBe(apps);
@@ -107,30 +124,36 @@ describe('the configured origin (--public-url), never the Host header', () => {
     await server.close();
   });
 
-  it.each([['the public name', 'sandbox.example.com'], ['the socket address', '127.0.0.1'], ['localhost', 'localhost']])(
-    'OAuth metadata names the public URL whatever the Host (%s)',
-    async (_name, host) => {
-      const as = await send(server.port, 'GET', '/.well-known/oauth-authorization-server', { host });
-      expect(as.status).toBe(200);
-      expect(as.json).toMatchObject({
-        issuer: PUBLIC,
-        authorization_endpoint: `${PUBLIC}/oauth/authorize`,
-        token_endpoint: `${PUBLIC}/oauth/token`,
-        registration_endpoint: `${PUBLIC}/oauth/register`,
-        revocation_endpoint: `${PUBLIC}/oauth/revoke`,
-      });
-      const pr = await send(server.port, 'GET', '/.well-known/oauth-protected-resource/mcp', { host });
-      expect(pr.json).toMatchObject({ resource: `${PUBLIC}/mcp`, authorization_servers: [PUBLIC] });
-      const mcp = await send(server.port, 'POST', '/mcp', { host, 'content-type': 'application/json' }, '{}');
-      expect(mcp.status).toBe(401);
-      // /mcp also says which scopes its tools need (issue 35 §3).
-      expect(mcp.headers['www-authenticate']).toMatch(new RegExp(`^Bearer resource_metadata="${PUBLIC}/\\.well-known/oauth-protected-resource/mcp", scope="[a-z: ]+"$`));
-    },
-  );
+  it.each([
+    ['the public name', 'sandbox.example.com'],
+    ['the socket address', '127.0.0.1'],
+    ['localhost', 'localhost'],
+  ])('OAuth metadata names the public URL whatever the Host (%s)', async (_name, host) => {
+    const as = await send(server.port, 'GET', '/.well-known/oauth-authorization-server', { host });
+    expect(as.status).toBe(200);
+    expect(as.json).toMatchObject({
+      issuer: PUBLIC,
+      authorization_endpoint: `${PUBLIC}/oauth/authorize`,
+      token_endpoint: `${PUBLIC}/oauth/token`,
+      registration_endpoint: `${PUBLIC}/oauth/register`,
+      revocation_endpoint: `${PUBLIC}/oauth/revoke`,
+    });
+    const pr = await send(server.port, 'GET', '/.well-known/oauth-protected-resource/mcp', { host });
+    expect(pr.json).toMatchObject({ resource: `${PUBLIC}/mcp`, authorization_servers: [PUBLIC] });
+    const mcp = await send(server.port, 'POST', '/mcp', { host, 'content-type': 'application/json' }, '{}');
+    expect(mcp.status).toBe(401);
+    // /mcp also says which scopes its tools need (issue 35 §3).
+    expect(mcp.headers['www-authenticate']).toMatch(
+      new RegExp(`^Bearer resource_metadata="${PUBLIC}/\\.well-known/oauth-protected-resource/mcp", scope="[a-z: ]+"$`),
+    );
+  });
 
-  it('the public URL\'s host is allowed; dashboard_url and cookies follow the public URL', async () => {
+  it("the public URL's host is allowed; dashboard_url and cookies follow the public URL", async () => {
     expect(server.origin).toBe(PUBLIC);
-    const list = await send(server.port, 'GET', `/v1/workspaces/${demo.ws1}/lists`, { host: 'sandbox.example.com', ...bearer });
+    const list = await send(server.port, 'GET', `/v1/workspaces/${demo.ws1}/lists`, {
+      host: 'sandbox.example.com',
+      ...bearer,
+    });
     expect(list.status).toBe(200);
     expect(list.json.data[0].dashboard_url).toMatch(new RegExp(`^${PUBLIC}/dashboard/workspaces/${demo.ws1}/lists/`));
     // Plain http on the socket, but the origin is https: the cookie is Secure.
@@ -161,19 +184,43 @@ describe('Origin rule (403 origin_not_allowed) and CORS', () => {
     ['GET /oauth/authorize from a foreign page', 'GET', () => '/oauth/authorize', EVIL, 403],
     ['GET /dashboard from a foreign page', 'GET', () => '/dashboard', EVIL, 403],
     ['GET /_emulator/clock from a foreign page', 'GET', () => '/_emulator/clock', EVIL, 403],
-    ['GET /v1 from a foreign page (reads are not state-changing; no CORS, so unreadable)', 'GET', () => '/v1/me', EVIL, 200],
+    [
+      'GET /v1 from a foreign page (reads are not state-changing; no CORS, so unreadable)',
+      'GET',
+      () => '/v1/me',
+      EVIL,
+      200,
+    ],
     ['GET /.well-known from a foreign page', 'GET', () => '/.well-known/oauth-authorization-server', EVIL, 200],
-    ['POST /v1 from the server\'s own origin', 'POST', () => `/v1/workspaces/${demo.ws1}/lists`, 'own', 201],
-    ['POST /v1 from a loopback origin (the Inspector UI)', 'POST', () => `/v1/workspaces/${demo.ws1}/lists`, 'http://localhost:6274', 201],
+    ["POST /v1 from the server's own origin", 'POST', () => `/v1/workspaces/${demo.ws1}/lists`, 'own', 201],
+    [
+      'POST /v1 from a loopback origin (the Inspector UI)',
+      'POST',
+      () => `/v1/workspaces/${demo.ws1}/lists`,
+      'http://localhost:6274',
+      201,
+    ],
     ['POST /v1 from http://[::1]', 'POST', () => `/v1/workspaces/${demo.ws1}/lists`, 'http://[::1]:5173', 201],
     ['POST /v1 from --allowed-origin', 'POST', () => `/v1/workspaces/${demo.ws1}/lists`, APP, 201],
-    ['POST /v1 from https://localhost (loopback is http only)', 'POST', () => `/v1/workspaces/${demo.ws1}/lists`, 'https://localhost:6274', 403],
+    [
+      'POST /v1 from https://localhost (loopback is http only)',
+      'POST',
+      () => `/v1/workspaces/${demo.ws1}/lists`,
+      'https://localhost:6274',
+      403,
+    ],
     ['POST /v1 without Origin (CLI, SDKs)', 'POST', () => `/v1/workspaces/${demo.ws1}/lists`, undefined, 201],
   ])('%s', async (_name, method, path, origin, status) => {
     const headers: Record<string, string> = { ...bearer, ...json };
     if (origin) headers.origin = origin === 'own' ? server.origin : origin;
     const before = [...server.store.values('listings')].length;
-    const res = await send(server.port, method, path(), headers, method === 'POST' ? JSON.stringify({ title: 'From a page', template_slug: 'faq' }) : undefined);
+    const res = await send(
+      server.port,
+      method,
+      path(),
+      headers,
+      method === 'POST' ? JSON.stringify({ title: 'From a page', template_slug: 'faq' }) : undefined,
+    );
     expect(res.status).toBe(status);
     if (status === 403) {
       expect(res.json).toMatchObject({ code: 'origin_not_allowed' });
@@ -198,11 +245,17 @@ describe('Origin rule (403 origin_not_allowed) and CORS', () => {
     ['/.well-known/oauth-authorization-server', 'GET', 'GET, OPTIONS'],
   ])('preflight %s: 204 echoing an allowed origin, never with credentials', async (path, method, methods) => {
     for (const origin of ['http://localhost:6274', APP]) {
-      const res = await send(server.port, 'OPTIONS', path, { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' });
+      const res = await send(server.port, 'OPTIONS', path, {
+        origin,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      });
       expect(res.status).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe(origin);
       expect(res.headers['access-control-allow-methods']).toBe(methods);
-      expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id');
+      expect(res.headers['access-control-allow-headers']).toBe(
+        'Authorization, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id',
+      );
       expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     }
     const foreign = await send(server.port, 'OPTIONS', path, { origin: EVIL, 'access-control-request-method': method });
@@ -211,7 +264,10 @@ describe('Origin rule (403 origin_not_allowed) and CORS', () => {
   });
 
   it('no preflight outside the CORS paths', async () => {
-    const res = await send(server.port, 'OPTIONS', `/v1/workspaces/${demo.ws1}/lists`, { origin: APP, 'access-control-request-method': 'POST' });
+    const res = await send(server.port, 'OPTIONS', `/v1/workspaces/${demo.ws1}/lists`, {
+      origin: APP,
+      'access-control-request-method': 'POST',
+    });
     expect(res.status).not.toBe(204);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -248,10 +304,16 @@ describe('trust flags', () => {
   });
 
   it('accepts good values', () => {
-    expect(checkTrustOptions({ publicUrl: 'https://Sandbox.Example.com:8443/', allowedHosts: ['*', '.example.com', 'a.b'], allowedOrigins: ['http://localhost:5173'] })).toBe('https://sandbox.example.com:8443');
+    expect(
+      checkTrustOptions({
+        publicUrl: 'https://Sandbox.Example.com:8443/',
+        allowedHosts: ['*', '.example.com', 'a.b'],
+        allowedOrigins: ['http://localhost:5173'],
+      }),
+    ).toBe('https://sandbox.example.com:8443');
   });
 
-  it('--host given as a name is the origin\'s host: clients use that name', async () => {
+  it("--host given as a name is the origin's host: clients use that name", async () => {
     const server = await onPort({ host: 'localhost' });
     try {
       expect(server.origin).toBe(`http://localhost:${server.port}`);
@@ -280,7 +342,11 @@ describe('trust flags', () => {
 describe('startServer (the library) takes the same trust options', () => {
   it('publicUrl and allowedHosts reach the running server', async () => {
     const { startServer } = await import('../../src/index.js');
-    const server = await startServer({ seed: ['fixtures/demo.json'], publicUrl: 'https://ci.example.test', allowedHosts: ['ci.example.test'] });
+    const server = await startServer({
+      seed: ['fixtures/demo.json'],
+      publicUrl: 'https://ci.example.test',
+      allowedHosts: ['ci.example.test'],
+    });
     try {
       const port = Number(new URL(server.url).port);
       const meta = await send(port, 'GET', '/.well-known/oauth-authorization-server', { host: 'ci.example.test' });

@@ -23,13 +23,27 @@ async function setState(orderId: string, state: OrderState) {
   await s.store.transact((tx) => tx.put('orders', { ...tx.get('orders', orderId)!, payment_state: state }));
 }
 
-const TYPES = { succeeded: 'payment_intent.succeeded', failed: 'payment_intent.payment_failed', canceled: 'payment_intent.canceled', refunded: 'charge.refunded' } as const;
+const TYPES = {
+  succeeded: 'payment_intent.succeeded',
+  failed: 'payment_intent.payment_failed',
+  canceled: 'payment_intent.canceled',
+  refunded: 'charge.refunded',
+} as const;
 
 function event(type: string, order: { id?: string; pi: string }, extra: Record<string, unknown> = {}) {
   const metadata = order.id ? { order_id: order.id } : {};
   const object =
     type === 'charge.refunded'
-      ? { id: `ch_${n}`, object: 'charge', payment_intent: order.pi, amount: 2500, amount_refunded: 2500, refunded: true, metadata, ...extra }
+      ? {
+          id: `ch_${n}`,
+          object: 'charge',
+          payment_intent: order.pi,
+          amount: 2500,
+          amount_refunded: 2500,
+          refunded: true,
+          metadata,
+          ...extra,
+        }
       : { id: order.pi, object: 'payment_intent', amount: 2500, currency: 'usd', metadata, ...extra };
   return { id: `evt_test_${++n}`, object: 'event', type, created: 1, livemode: false, data: { object } };
 }
@@ -42,7 +56,11 @@ function signed(payload: string, opts: { secret?: string; at?: number } = {}) {
 
 async function deliver(evt: unknown, opts: { secret?: string; at?: number; body?: string } = {}) {
   const payload = JSON.stringify(evt);
-  return s.request({ url: HOOK, body: opts.body ?? payload, headers: { 'content-type': 'application/json', 'stripe-signature': signed(payload, opts) } });
+  return s.request({
+    url: HOOK,
+    body: opts.body ?? payload,
+    headers: { 'content-type': 'application/json', 'stripe-signature': signed(payload, opts) },
+  });
 }
 
 describe('the order state machine', () => {
@@ -102,7 +120,7 @@ describe('the order state machine', () => {
     expect(s.store.get('orders', o.id)!.payment_state).toBe('pending');
   });
 
-  it('finds the order by payment intent id when metadata has no order id (a refund\'s charge)', async () => {
+  it("finds the order by payment intent id when metadata has no order id (a refund's charge)", async () => {
     const o = await newOrder();
     await deliver(event(TYPES.succeeded, { pi: o.pi }));
     expect(s.store.get('orders', o.id)!.payment_state).toBe('paid');
@@ -118,14 +136,17 @@ describe('the order state machine', () => {
     expect(s.store.get('orders', o.id)!.payment_state).toBe('paid');
   });
 
-  it.each(['payment_intent.created', 'charge.succeeded', 'customer.created', 'payment_intent.processing'])('other event types (%s): 200, nothing changes, nothing kept', async (type) => {
-    const o = await newOrder();
-    const res = await deliver(event(type, o));
-    expect(res.status).toBe(200);
-    expect(res.json.data.applied).toBe(false);
-    expect(s.store.get('orders', o.id)!.payment_state).toBe('pending');
-    expect(s.store.count('payment_events')).toBe(0);
-  });
+  it.each(['payment_intent.created', 'charge.succeeded', 'customer.created', 'payment_intent.processing'])(
+    'other event types (%s): 200, nothing changes, nothing kept',
+    async (type) => {
+      const o = await newOrder();
+      const res = await deliver(event(type, o));
+      expect(res.status).toBe(200);
+      expect(res.json.data.applied).toBe(false);
+      expect(s.store.get('orders', o.id)!.payment_state).toBe('pending');
+      expect(s.store.count('payment_events')).toBe(0);
+    },
+  );
 
   it('an event for an order this server does not know: 200, applied false', async () => {
     const res = await deliver(event(TYPES.succeeded, { id: '00000000-0000-4000-8000-000000000000', pi: 'pi_unknown' }));
@@ -181,7 +202,11 @@ describe('signature verification', () => {
 
   it('a correctly signed body that is not a Stripe event is refused', async () => {
     const payload = JSON.stringify({ hello: 'world' });
-    const res = await s.request({ url: HOOK, body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': signed(payload) } });
+    const res = await s.request({
+      url: HOOK,
+      body: payload,
+      headers: { 'content-type': 'application/json', 'stripe-signature': signed(payload) },
+    });
     expect(res.status).toBe(422);
   });
 

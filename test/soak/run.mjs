@@ -40,9 +40,13 @@ const RSS_BUDGET = 0.1;
 // (its not-found code), so `{list}` is a listing for getListing and a knowledge list for listArticles.
 const fixture = JSON.parse(readFileSync(path.join(root, 'fixtures/demo.json'), 'utf8'));
 const owner = fixture.tokens.find((t) => t.name === 'demo-owner');
-const workspace = fixture.workspaces.find((w) => w.members.some((m) => m.user_id === owner.user_id && m.role === 'owner'));
+const workspace = fixture.workspaces.find((w) =>
+  w.members.some((m) => m.user_id === owner.user_id && m.role === 'owner'),
+);
 const inWs = (rows) => rows.find((r) => r.workspace_id === workspace.id);
-const article = fixture.articles.find((a) => fixture.knowledge_lists.some((l) => l.id === a.list_id && l.workspace_id === workspace.id));
+const article = fixture.articles.find((a) =>
+  fixture.knowledge_lists.some((l) => l.id === a.list_id && l.workspace_id === workspace.id),
+);
 const ID_BY_NOT_FOUND = {
   workspace_not_found: workspace.id,
   listing_not_found: inWs(fixture.listings).id,
@@ -60,151 +64,189 @@ const idFor = (op, name) => ID_BY_NOT_FOUND[op.notFound?.[name]];
 
 // ---- the server ----
 const dir = mkdtempSync(path.join(tmpdir(), 'wcm-soak-'));
-const proc = spawn(process.execPath, [path.join(root, 'bin/wcm.js'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', path.join(dir, 'store.json'),
-  '--seed', path.join(root, 'fixtures/demo.json'), '--rate-limit', '100000000'], { env: { ...process.env, NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: path.join(dir, 'config') }, stdio: ['ignore', 'pipe', 'pipe'] });
+const proc = spawn(
+  process.execPath,
+  [
+    path.join(root, 'bin/wcm.js'),
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--data',
+    path.join(dir, 'store.json'),
+    '--seed',
+    path.join(root, 'fixtures/demo.json'),
+    '--rate-limit',
+    '100000000',
+  ],
+  {
+    env: { ...process.env, NO_COLOR: '1', CI: 'true', WCM_CONFIG_DIR: path.join(dir, 'config') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
+);
 let agent;
 /** The whole run; whatever happens in it, the server is stopped and the temp store removed (below). */
 async function soak() {
-let serverErr = '';
-proc.stderr.on('data', (d) => (serverErr += d));
-const base = await new Promise((resolve, reject) => {
-  let buf = '';
-  const timer = setTimeout(() => reject(new Error(`wcm serve did not start: ${buf}${serverErr}`)), 20_000);
-  proc.stdout.on('data', (d) => {
-    buf += d;
-    const m = /wcm listening on (http:\/\/\S+)/.exec(buf);
-    if (m) {
-      clearTimeout(timer);
-      resolve(m[1]);
-    }
+  let serverErr = '';
+  proc.stderr.on('data', (d) => (serverErr += d));
+  const base = await new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`wcm serve did not start: ${buf}${serverErr}`)), 20_000);
+    proc.stdout.on('data', (d) => {
+      buf += d;
+      const m = /wcm listening on (http:\/\/\S+)/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`wcm serve exited ${code}: ${serverErr}`)));
   });
-  proc.on('exit', (code) => reject(new Error(`wcm serve exited ${code}: ${serverErr}`)));
-});
-const origin = new URL(base).origin;
-const basePath = new URL(base).pathname;
-agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4000 });
+  const origin = new URL(base).origin;
+  const basePath = new URL(base).pathname;
+  agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4000 });
 
-// ---- the workload, from the operations table ----
-const urlFor = (op) => basePath + op.path.replace(/\{(\w+)\}/g, (_, n) => idFor(op, n));
-const params = (op) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-const candidates = operationList
-  // Not: signed webhooks; restores (they grow one article without bound); deletes (a record goes once).
-  .filter((op) => op.access !== 'signature' && op.operationId !== 'restoreArticleVersion' && op.method !== 'DELETE')
-  .filter((op) => params(op).every((n) => idFor(op, n) !== undefined))
-  .map((op) => ({
-    op,
-    kind: op.access === 'public' ? 'public' : op.method === 'GET' ? 'read' : 'write',
-    body: op.method === 'GET' ? undefined : () => op.example?.body ?? {},
-  }));
+  // ---- the workload, from the operations table ----
+  const urlFor = (op) => basePath + op.path.replace(/\{(\w+)\}/g, (_, n) => idFor(op, n));
+  const params = (op) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const candidates = operationList
+    // Not: signed webhooks; restores (they grow one article without bound); deletes (a record goes once).
+    .filter((op) => op.access !== 'signature' && op.operationId !== 'restoreArticleVersion' && op.method !== 'DELETE')
+    .filter((op) => params(op).every((n) => idFor(op, n) !== undefined))
+    .map((op) => ({
+      op,
+      kind: op.access === 'public' ? 'public' : op.method === 'GET' ? 'read' : 'write',
+      body: op.method === 'GET' ? undefined : () => op.example?.body ?? {},
+    }));
 
-async function send(c) {
-  const headers = { 'content-type': 'application/json' };
-  if (c.op.access === 'bearer' || c.op.access === 'token') headers.authorization = `Bearer ${owner.token}`;
-  if (c.op.idempotent) headers['idempotency-key'] = randomUUID();
-  const started = performance.now();
-  const res = await request(origin + urlFor(c.op), { method: c.op.method, headers, body: c.body ? JSON.stringify(c.body()) : undefined, dispatcher: agent });
-  const text = await res.body.text();
-  return { status: res.statusCode, text, ms: performance.now() - started };
-}
-
-// Only what this build implements: a 501 at the probe drops the operation from the mix.
-const active = [];
-for (const c of candidates) {
-  const r = await send(c);
-  if (r.status === 501) continue;
-  if (r.status !== c.op.status) throw new Error(`probe of ${c.op.operationId} answered ${r.status}: ${r.text.slice(0, 300)}`);
-  active.push(c);
-}
-const byKind = { read: active.filter((c) => c.kind === 'read'), write: active.filter((c) => c.kind === 'write'), public: active.filter((c) => c.kind === 'public') };
-console.log(`soak: ${MINUTES} min, ${CONCURRENCY} in flight, server pid ${proc.pid} at ${base}`);
-for (const k of ['read', 'write', 'public']) console.log(`  ${k}: ${byKind[k].map((c) => c.op.operationId).join(', ') || '(none implemented)'}`);
-
-// ---- run ----
-const t0 = Date.now();
-const minutes = []; // per minute: latencies
-const byKindMinute = { read: [], write: [], public: [] }; // per kind, per minute: latencies
-const rss = []; // {t, kb}
-const unexpected = [];
-const counts = { read: 0, write: 0, public: 0 };
-let writeBudget = 0;
-let publicBudget = 0;
-let last = Date.now();
-
-function readRss() {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : NaN;
-}
-function pct(sorted, p) {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
-}
-function pick() {
-  const now = Date.now();
-  writeBudget = Math.min(WRITES_PER_SEC, writeBudget + ((now - last) / 1000) * WRITES_PER_SEC);
-  publicBudget = Math.min(PUBLIC_PER_SEC, publicBudget + ((now - last) / 1000) * PUBLIC_PER_SEC);
-  last = now;
-  if (byKind.write.length && writeBudget >= 1) {
-    writeBudget--;
-    return byKind.write[Math.floor(Math.random() * byKind.write.length)];
+  async function send(c) {
+    const headers = { 'content-type': 'application/json' };
+    if (c.op.access === 'bearer' || c.op.access === 'token') headers.authorization = `Bearer ${owner.token}`;
+    if (c.op.idempotent) headers['idempotency-key'] = randomUUID();
+    const started = performance.now();
+    const res = await request(origin + urlFor(c.op), {
+      method: c.op.method,
+      headers,
+      body: c.body ? JSON.stringify(c.body()) : undefined,
+      dispatcher: agent,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, text, ms: performance.now() - started };
   }
-  if (byKind.public.length && publicBudget >= 1) {
-    publicBudget--;
-    return byKind.public[Math.floor(Math.random() * byKind.public.length)];
+
+  // Only what this build implements: a 501 at the probe drops the operation from the mix.
+  const active = [];
+  for (const c of candidates) {
+    const r = await send(c);
+    if (r.status === 501) continue;
+    if (r.status !== c.op.status)
+      throw new Error(`probe of ${c.op.operationId} answered ${r.status}: ${r.text.slice(0, 300)}`);
+    active.push(c);
   }
-  return byKind.read[Math.floor(Math.random() * byKind.read.length)];
-}
+  const byKind = {
+    read: active.filter((c) => c.kind === 'read'),
+    write: active.filter((c) => c.kind === 'write'),
+    public: active.filter((c) => c.kind === 'public'),
+  };
+  console.log(`soak: ${MINUTES} min, ${CONCURRENCY} in flight, server pid ${proc.pid} at ${base}`);
+  for (const k of ['read', 'write', 'public'])
+    console.log(`  ${k}: ${byKind[k].map((c) => c.op.operationId).join(', ') || '(none implemented)'}`);
 
-const sampler = setInterval(() => {
-  const t = Date.now() - t0;
-  const kb = readRss();
-  rss.push({ t, kb });
-  console.log(`  t=${String(Math.round(t / 1000)).padStart(4)}s  rss=${(kb / 1024).toFixed(1)} MiB  requests=${counts.read + counts.write + counts.public}  load=${loadavg()[0].toFixed(1)}`);
-}, 10_000);
+  // ---- run ----
+  const t0 = Date.now();
+  const minutes = []; // per minute: latencies
+  const byKindMinute = { read: [], write: [], public: [] }; // per kind, per minute: latencies
+  const rss = []; // {t, kb}
+  const unexpected = [];
+  const counts = { read: 0, write: 0, public: 0 };
+  let writeBudget = 0;
+  let publicBudget = 0;
+  let last = Date.now();
 
-async function worker() {
-  while (Date.now() - t0 < DURATION) {
-    const c = pick();
-    const minute = Math.floor((Date.now() - t0) / 60_000);
-    try {
-      const r = await send(c);
-      (minutes[minute] ??= []).push(r.ms);
-      (byKindMinute[c.kind][minute] ??= []).push(r.ms);
-      counts[c.kind]++;
-      if (r.status !== c.op.status) unexpected.push(`${c.op.operationId} → ${r.status} ${r.text.slice(0, 200)}`);
-    } catch (err) {
-      unexpected.push(`${c.op.operationId} → ${err.code ?? err.message}`);
+  function readRss() {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : NaN;
+  }
+  function pct(sorted, p) {
+    return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+  }
+  function pick() {
+    const now = Date.now();
+    writeBudget = Math.min(WRITES_PER_SEC, writeBudget + ((now - last) / 1000) * WRITES_PER_SEC);
+    publicBudget = Math.min(PUBLIC_PER_SEC, publicBudget + ((now - last) / 1000) * PUBLIC_PER_SEC);
+    last = now;
+    if (byKind.write.length && writeBudget >= 1) {
+      writeBudget--;
+      return byKind.write[Math.floor(Math.random() * byKind.write.length)];
+    }
+    if (byKind.public.length && publicBudget >= 1) {
+      publicBudget--;
+      return byKind.public[Math.floor(Math.random() * byKind.public.length)];
+    }
+    return byKind.read[Math.floor(Math.random() * byKind.read.length)];
+  }
+
+  const sampler = setInterval(() => {
+    const t = Date.now() - t0;
+    const kb = readRss();
+    rss.push({ t, kb });
+    console.log(
+      `  t=${String(Math.round(t / 1000)).padStart(4)}s  rss=${(kb / 1024).toFixed(1)} MiB  requests=${counts.read + counts.write + counts.public}  load=${loadavg()[0].toFixed(1)}`,
+    );
+  }, 10_000);
+
+  async function worker() {
+    while (Date.now() - t0 < DURATION) {
+      const c = pick();
+      const minute = Math.floor((Date.now() - t0) / 60_000);
+      try {
+        const r = await send(c);
+        (minutes[minute] ??= []).push(r.ms);
+        (byKindMinute[c.kind][minute] ??= []).push(r.ms);
+        counts[c.kind]++;
+        if (r.status !== c.op.status) unexpected.push(`${c.op.operationId} → ${r.status} ${r.text.slice(0, 200)}`);
+      } catch (err) {
+        unexpected.push(`${c.op.operationId} → ${err.code ?? err.message}`);
+      }
     }
   }
-}
-await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-clearInterval(sampler);
-rss.push({ t: Date.now() - t0, kb: readRss() });
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  clearInterval(sampler);
+  rss.push({ t: Date.now() - t0, kb: readRss() });
 
-// ---- stop the server gracefully: it must exit 0 ----
-proc.kill('SIGTERM');
-const exitCode = await new Promise((r) => proc.on('exit', (code) => r(code)));
+  // ---- stop the server gracefully: it must exit 0 ----
+  proc.kill('SIGTERM');
+  const exitCode = await new Promise((r) => proc.on('exit', (code) => r(code)));
 
-// ---- report ----
-const cell = (l) => {
-  const s = [...(l ?? [])].sort((a, b) => a - b);
-  return s.length ? `${pct(s, 50).toFixed(1).padStart(6)} ${pct(s, 99).toFixed(1).padStart(7)}` : '     -       -';
-};
-console.log('\nminute  requests   all p50/p99 ms   read p50/p99    write p50/p99   public p50/p99');
-minutes.forEach((l, i) => {
-  console.log(`${String(i + 1).padStart(6)}  ${String(l.length).padStart(8)}   ${cell(l)}   ${cell(byKindMinute.read[i])}   ${cell(byKindMinute.write[i])}   ${cell(byKindMinute.public[i])}`);
-});
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const warmSamples = rss.filter((s) => s.t >= WARM && s.t < WARM + 30_000).map((s) => s.kb);
-const baseline = median(warmSamples.length ? warmSamples : rss.slice(0, 1).map((s) => s.kb));
-const final = median(rss.slice(-3).map((s) => s.kb));
-const growth = final / baseline - 1;
-const total = counts.read + counts.write + counts.public;
-console.log(`\nrequests: ${total} (${counts.read} reads, ${counts.write} writes, ${counts.public} public), ${(total / (DURATION / 1000)).toFixed(0)}/s`);
-console.log(`rss after warm-up ${(baseline / 1024).toFixed(1)} MiB → end ${(final / 1024).toFixed(1)} MiB: ${(growth * 100).toFixed(1)}% (budget ${RSS_BUDGET * 100}%)`);
-console.log(`unexpected answers: ${unexpected.length}; server exit code ${exitCode}`);
-for (const u of unexpected.slice(0, 10)) console.log(`  ${u}`);
-const ok = unexpected.length === 0 && (QUICK || growth <= RSS_BUDGET) && exitCode === 0 && total > 0;
-console.log(ok ? 'soak: PASS' : 'soak: FAIL');
-return ok;
+  // ---- report ----
+  const cell = (l) => {
+    const s = [...(l ?? [])].sort((a, b) => a - b);
+    return s.length ? `${pct(s, 50).toFixed(1).padStart(6)} ${pct(s, 99).toFixed(1).padStart(7)}` : '     -       -';
+  };
+  console.log('\nminute  requests   all p50/p99 ms   read p50/p99    write p50/p99   public p50/p99');
+  minutes.forEach((l, i) => {
+    console.log(
+      `${String(i + 1).padStart(6)}  ${String(l.length).padStart(8)}   ${cell(l)}   ${cell(byKindMinute.read[i])}   ${cell(byKindMinute.write[i])}   ${cell(byKindMinute.public[i])}`,
+    );
+  });
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const warmSamples = rss.filter((s) => s.t >= WARM && s.t < WARM + 30_000).map((s) => s.kb);
+  const baseline = median(warmSamples.length ? warmSamples : rss.slice(0, 1).map((s) => s.kb));
+  const final = median(rss.slice(-3).map((s) => s.kb));
+  const growth = final / baseline - 1;
+  const total = counts.read + counts.write + counts.public;
+  console.log(
+    `\nrequests: ${total} (${counts.read} reads, ${counts.write} writes, ${counts.public} public), ${(total / (DURATION / 1000)).toFixed(0)}/s`,
+  );
+  console.log(
+    `rss after warm-up ${(baseline / 1024).toFixed(1)} MiB → end ${(final / 1024).toFixed(1)} MiB: ${(growth * 100).toFixed(1)}% (budget ${RSS_BUDGET * 100}%)`,
+  );
+  console.log(`unexpected answers: ${unexpected.length}; server exit code ${exitCode}`);
+  for (const u of unexpected.slice(0, 10)) console.log(`  ${u}`);
+  const ok = unexpected.length === 0 && (QUICK || growth <= RSS_BUDGET) && exitCode === 0 && total > 0;
+  console.log(ok ? 'soak: PASS' : 'soak: FAIL');
+  return ok;
 }
 
 let ok = false;

@@ -16,7 +16,10 @@ const alive = (pid: number) => {
 };
 
 it('the soak in quick mode: every read, write and public operation answers as its route says, and the server is gone after', async () => {
-  const r = await execa(process.execPath, [path.join(root, 'test/soak/run.mjs'), '--quick'], { reject: false, env: { NO_COLOR: '1' } });
+  const r = await execa(process.execPath, [path.join(root, 'test/soak/run.mjs'), '--quick'], {
+    reject: false,
+    env: { NO_COLOR: '1' },
+  });
   expect(r.stdout, r.stderr).toContain('soak: PASS');
   expect(r.exitCode).toBe(0);
   expect(r.stdout).toMatch(/unexpected answers: 0; server exit code 0/);

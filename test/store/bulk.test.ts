@@ -14,7 +14,8 @@ import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } fr
 
 const stores = useTempStores();
 const titles = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `L${from + i}`);
-const journalBytes = (file: string) => (existsSync(`${file}.journal`) ? readFileSync(`${file}.journal`).toString('latin1').replace(/\0+$/, '').length : 0);
+const journalBytes = (file: string) =>
+  existsSync(`${file}.journal`) ? readFileSync(`${file}.journal`).toString('latin1').replace(/\0+$/, '').length : 0;
 
 /** The node file layer; the snapshot's atomic write or the journal's truncate can be made to fail once. */
 function faultyLayer(): FileLayer & { failSnapshot: 'before-rename' | 'after-rename' | null } {
@@ -65,9 +66,11 @@ describe('Store.bulk', () => {
     const s = await stores.open(file, { files });
     for (let n = 1; n <= 3; n++) await s.transact((tx) => tx.put('listings', listing(n)));
     files.failSnapshot = 'before-rename';
-    await expect(s.bulk((tx) => {
-      for (let n = 4; n <= 2000; n++) tx.put('listings', listing(n));
-    })).rejects.toThrow(/ENOSPC/);
+    await expect(
+      s.bulk((tx) => {
+        for (let n = 4; n <= 2000; n++) tx.put('listings', listing(n));
+      }),
+    ).rejects.toThrow(/ENOSPC/);
     // The crash's files: the old snapshot (none) and the whole journal; the new bytes were only in a temp file.
     expect(statSync(`${file}.crashed-tmp`).size).toBeGreaterThan(2000 * 100);
     expect(listingTitles(await stores.open(crashCopy(file, 'crash-before.json')))).toEqual(titles(1, 3));
@@ -83,10 +86,12 @@ describe('Store.bulk', () => {
     const s = await stores.open(file, { files });
     for (let n = 1; n <= 3; n++) await s.transact((tx) => tx.put('listings', listing(n)));
     files.failSnapshot = 'after-rename';
-    await expect(s.bulk((tx) => {
-      for (const id of s.ids('listings')) tx.delete('listings', id);
-      for (let n = 10; n <= 2000; n++) tx.put('listings', listing(n));
-    })).rejects.toThrow(/EIO/);
+    await expect(
+      s.bulk((tx) => {
+        for (const id of s.ids('listings')) tx.delete('listings', id);
+        for (let n = 10; n <= 2000; n++) tx.put('listings', listing(n));
+      }),
+    ).rejects.toThrow(/EIO/);
     // The journal still holds L1..L3 (never emptied), but the snapshot's sequence number is past them.
     expect(journalBytes(file)).toBeGreaterThan(0);
     expect(listingTitles(await stores.open(crashCopy(file, 'crash-after.json')))).toEqual(titles(10, 2000));
@@ -133,7 +138,10 @@ describe('Store.bulk', () => {
 describe('snapshotChunks (the bulk writer)', () => {
   it('hands the snapshot out in chunks of the size asked for: no buffer or string holds the whole of it', async () => {
     const records = Array.from({ length: 20_000 }, (_, i) => listing(i + 1));
-    const lazy = Array.from({ length: 20_000 }, (_, i) => [`t${i}`, { id: `t${i}`, messages: [{ body: 'x'.repeat(i % 50) }] }] as [string, unknown]);
+    const lazy = Array.from(
+      { length: 20_000 },
+      (_, i) => [`t${i}`, { id: `t${i}`, messages: [{ body: 'x'.repeat(i % 50) }] }] as [string, unknown],
+    );
     const sections = [
       { collection: 'listings' as const, records },
       { collection: 'thread_messages' as const, lazy },

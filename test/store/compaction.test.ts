@@ -6,7 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
 import { Store } from '../../src/store/store.js';
 import { ROOT } from '../support/server.js';
-import { STORE_TEST_WS, crashCopy, listing, listingTitles, readSnapshotFile, until, useTempStores } from '../support/store.js';
+import {
+  STORE_TEST_WS,
+  crashCopy,
+  listing,
+  listingTitles,
+  readSnapshotFile,
+  until,
+  useTempStores,
+} from '../support/store.js';
 
 // Automatic compaction on the pipelined journal runs beside the writes: the snapshot is encoded
 // and written while later batches are appended, then the journal is replaced by those batches.
@@ -34,7 +42,13 @@ interface Held {
  * anything until the test releases or fails it), the journal's replacement can be made to fail,
  * and the next durable journal write can be made to fail after writing its bytes.
  */
-function controlledLayer(): FileLayer & { holdSnapshot: boolean; snapshots: Held[]; failJournalReplace: boolean; journalReplaces: number; failNextWrite: Error | null } {
+function controlledLayer(): FileLayer & {
+  holdSnapshot: boolean;
+  snapshots: Held[];
+  failJournalReplace: boolean;
+  journalReplaces: number;
+  failNextWrite: Error | null;
+} {
   const layer = {
     holdSnapshot: false,
     snapshots: [] as Held[],
@@ -63,7 +77,8 @@ function controlledLayer(): FileLayer & { holdSnapshot: boolean; snapshots: Held
     writeAtomic: async (file: string, data: string | Buffer | readonly Buffer[]) => {
       if (file.endsWith('.journal')) {
         layer.journalReplaces++;
-        if (layer.failJournalReplace) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        if (layer.failJournalReplace)
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       } else if (layer.holdSnapshot) {
         await new Promise<void>((resolve, reject) => layer.snapshots.push({ release: resolve, fail: reject }));
       }
@@ -74,9 +89,9 @@ function controlledLayer(): FileLayer & { holdSnapshot: boolean; snapshots: Held
   return layer;
 }
 
-
 /** Resolves to 'blocked' if `p` has not settled within `ms`. */
-const within = <T>(p: Promise<T>, ms = 3000) => Promise.race([p.then(() => 'done' as const), new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), ms))]);
+const within = <T>(p: Promise<T>, ms = 3000) =>
+  Promise.race([p.then(() => 'done' as const), new Promise<'blocked'>((r) => setTimeout(() => r('blocked'), ms))]);
 
 /** A store with a small compactBytes, written to (L1, L2, …) until a compaction's snapshot is held. */
 async function compactionHeld() {
@@ -98,7 +113,8 @@ describe('automatic compaction beside the writes', () => {
   it('acknowledges writes while the snapshot is written, then keeps only those writes in the journal', async () => {
     const { files, file, s, n } = await compactionHeld();
     // Five writes, each durable, while the snapshot is still held: none waits for it.
-    for (let i = n + 1; i <= n + 5; i++) expect(await within(s.transact((tx) => tx.put('listings', listing(i))))).toBe('done');
+    for (let i = n + 1; i <= n + 5; i++)
+      expect(await within(s.transact((tx) => tx.put('listings', listing(i))))).toBe('done');
     expect(files.snapshots).toHaveLength(1);
     // A crash now: the old snapshot and the whole journal.
     expect(listingTitles(await stores.open(crashCopy(file, 'crash-during.json')))).toEqual(titles(1, n + 5));
@@ -207,7 +223,14 @@ describe('nodeFileLayer.writeAtomic', () => {
     const big = Buffer.alloc(2.5 * 1024 * 1024);
     for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 0xff;
     const smalls = Array.from({ length: 3000 }, (_, i) => Buffer.from(`line ${i}\n`));
-    const data = [Buffer.from('head\n'), ...smalls, big, Buffer.from('mid\n'), big.subarray(5, 1024 * 1024 + 9), ...smalls];
+    const data = [
+      Buffer.from('head\n'),
+      ...smalls,
+      big,
+      Buffer.from('mid\n'),
+      big.subarray(5, 1024 * 1024 + 9),
+      ...smalls,
+    ];
     await nodeFileLayer.writeAtomic(file, data);
     expect(readFileSync(file).equals(Buffer.concat(data))).toBe(true);
     await nodeFileLayer.writeAtomic(file, 'text');

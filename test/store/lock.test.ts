@@ -17,10 +17,11 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
-const writeLock = (info: object | string) => writeFileSync(`${file}.lock`, typeof info === 'string' ? info : JSON.stringify(info));
+const writeLock = (info: object | string) =>
+  writeFileSync(`${file}.lock`, typeof info === 'string' ? info : JSON.stringify(info));
 
 describe('the data-file lock', () => {
-  it('a second open of the same file is refused, naming the file and the holder\'s pid', async () => {
+  it("a second open of the same file is refused, naming the file and the holder's pid", async () => {
     const a = await Store.open(file);
     const err = await Store.open(file).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreLockedError);
@@ -34,8 +35,14 @@ describe('the data-file lock', () => {
   });
 
   it.each([
-    ['a lock whose process is gone', () => ({ pid: deadPid(), host: os.hostname(), started_at: new Date().toISOString() })],
-    ['a lock whose pid now belongs to a process started after it was written', () => ({ pid: process.pid, host: os.hostname(), started_at: '2000-01-01T00:00:00.000Z' })],
+    [
+      'a lock whose process is gone',
+      () => ({ pid: deadPid(), host: os.hostname(), started_at: new Date().toISOString() }),
+    ],
+    [
+      'a lock whose pid now belongs to a process started after it was written',
+      () => ({ pid: process.pid, host: os.hostname(), started_at: '2000-01-01T00:00:00.000Z' }),
+    ],
   ])('%s is stale and taken over', async (_name, info) => {
     writeLock(info());
     expect(await readLock(file)).toBeNull();
@@ -44,25 +51,30 @@ describe('the data-file lock', () => {
     await release();
   });
 
-  it.runIf(process.platform === 'linux')('a lock whose process is a zombie (exited, not yet reaped by its parent) is stale and taken over', async () => {
-    // `sleep 0` exits at once, and its parent (sh, replaced by `sleep 30` through exec) never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))));
-      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0];
-      for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(state()).toBe('Z');
-      // The pid still exists (signal 0 reaches a zombie), but it holds nothing.
-      expect(() => process.kill(pid, 0)).not.toThrow();
-      writeLock({ pid, host: os.hostname(), started_at: new Date().toISOString() });
-      expect(await readLock(file)).toBeNull();
-      const release = await acquireLock(file);
-      expect(JSON.parse(readFileSync(`${file}.lock`, 'utf8')).pid).toBe(process.pid);
-      await release();
-    } finally {
-      parent.kill('SIGKILL');
-    }
-  });
+  it.runIf(process.platform === 'linux')(
+    'a lock whose process is a zombie (exited, not yet reaped by its parent) is stale and taken over',
+    async () => {
+      // `sleep 0` exits at once, and its parent (sh, replaced by `sleep 30` through exec) never reaps it.
+      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      try {
+        const pid = Number(
+          await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))),
+        );
+        const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0];
+        for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+        expect(state()).toBe('Z');
+        // The pid still exists (signal 0 reaches a zombie), but it holds nothing.
+        expect(() => process.kill(pid, 0)).not.toThrow();
+        writeLock({ pid, host: os.hostname(), started_at: new Date().toISOString() });
+        expect(await readLock(file)).toBeNull();
+        const release = await acquireLock(file);
+        expect(JSON.parse(readFileSync(`${file}.lock`, 'utf8')).pid).toBe(process.pid);
+        await release();
+      } finally {
+        parent.kill('SIGKILL');
+      }
+    },
+  );
 
   it('starts racing for the same stale lock: exactly one wins, the others are told who holds it (30 rounds)', async () => {
     // The race is narrow: one round rarely hits it on an idle machine, many rounds do.

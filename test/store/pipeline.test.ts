@@ -30,7 +30,13 @@ interface HeldSync {
  * `syncs`). With `tear` set, a write puts its first 5 bytes in its place and fails with that error.
  * Everything is logged.
  */
-function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & { holding: boolean; tear: Error | null; log: string[]; syncs: HeldSync[]; journal: JournalHandle | null } {
+function heldSyncLayer(opts: { independentSyncs?: boolean } = {}): FileLayer & {
+  holding: boolean;
+  tear: Error | null;
+  log: string[];
+  syncs: HeldSync[];
+  journal: JournalHandle | null;
+} {
   const layer = {
     holding: false,
     tear: null as Error | null,
@@ -91,9 +97,19 @@ async function twoSyncsAtOnce(opts: { independentSyncs?: boolean } = {}) {
   await s.transact((tx) => tx.put('listings', listing(1)));
   files.holding = true;
   const results: string[] = [];
-  const b = s.transact((tx) => tx.put('listings', listing(2))).then(() => results.push('B ok'), () => results.push('B rejected'));
+  const b = s
+    .transact((tx) => tx.put('listings', listing(2)))
+    .then(
+      () => results.push('B ok'),
+      () => results.push('B rejected'),
+    );
   await until(() => files.syncs.length === 1, 'sync B');
-  const c = s.transact((tx) => tx.put('listings', listing(3))).then(() => results.push('C ok'), () => results.push('C rejected'));
+  const c = s
+    .transact((tx) => tx.put('listings', listing(3)))
+    .then(
+      () => results.push('C ok'),
+      () => results.push('C rejected'),
+    );
   await until(() => files.syncs.length === 2, 'sync C');
   return { files, file, s, results, b, c };
 }
@@ -181,18 +197,30 @@ describe('pipelined commits', () => {
     files.holding = true;
     const results: string[] = [];
     const track = (name: string, p: Promise<unknown>) =>
-      p.then(() => results.push(`${name} ok`), (err: Error) => results.push(`${name} ${(err as { code?: string }).code ?? err.message}`));
-    const b = track('B', s.transact((tx) => {
-      tx.put('listings', listing(2));
-      tx.put('listings', { ...listing(1), title: 'L1 changed' });
-    }));
+      p.then(
+        () => results.push(`${name} ok`),
+        (err: Error) => results.push(`${name} ${(err as { code?: string }).code ?? err.message}`),
+      );
+    const b = track(
+      'B',
+      s.transact((tx) => {
+        tx.put('listings', listing(2));
+        tx.put('listings', { ...listing(1), title: 'L1 changed' });
+      }),
+    );
     await until(() => files.syncs.length === 1, 'sync B');
-    const c = track('C', s.transact((tx) => {
-      tx.delete('listings', listing(1).id);
-      tx.put('listings', listing(3));
-    }));
+    const c = track(
+      'C',
+      s.transact((tx) => {
+        tx.delete('listings', listing(1).id);
+        tx.put('listings', listing(3));
+      }),
+    );
     await until(() => files.syncs.length === 2, 'sync C');
-    const d = track('D', s.transact((tx) => tx.put('listings', { ...listing(2), title: 'L2 changed' })));
+    const d = track(
+      'D',
+      s.transact((tx) => tx.put('listings', { ...listing(2), title: 'L2 changed' })),
+    );
     await until(() => files.syncs.length === 3, 'sync D');
     expect(statSync(`${file}.journal`).size).toBeGreaterThan(goodSize);
     // C and D's syncs succeed first; B's fails: B, C and D are all rejected.
@@ -205,7 +233,12 @@ describe('pipelined commits', () => {
     expect(results).toEqual(['B EIO', 'C EIO', 'D EIO']);
     expect(listingTitles(s)).toEqual(['L1']);
     expect(s.get('listings', listing(1).id)?.title).toBe('L1');
-    expect(s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.id)).toEqual([listing(1).id]);
+    expect(
+      s
+        .index('listingsByWorkspace')
+        .entries(WS)
+        .map((e) => e.rec.id),
+    ).toEqual([listing(1).id]);
     await s.drain();
     expect(statSync(`${file}.journal`).size).toBe(goodSize);
     expect(files.journal!.size).toBe(goodSize);
@@ -267,12 +300,18 @@ describe('pipelined commits', () => {
         return false;
       }
     });
-    const flags = onJournal.map((fd) => parseInt(/^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1], 8));
+    const flags = onJournal.map((fd) =>
+      parseInt(/^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1], 8),
+    );
     expect(flags.filter((f) => (f & O_DSYNC) === O_DSYNC)).toHaveLength(SYNC_SLOTS);
     await Promise.all(Array.from({ length: SYNC_SLOTS }, (_, i) => j.writeDurable(Buffer.from(`${i}\n`))));
-    const over = await Promise.allSettled(Array.from({ length: SYNC_SLOTS + 1 }, () => j.writeDurable(Buffer.from('x\n'))));
+    const over = await Promise.allSettled(
+      Array.from({ length: SYNC_SLOTS + 1 }, () => j.writeDurable(Buffer.from('x\n'))),
+    );
     expect(over.filter((r) => r.status === 'fulfilled')).toHaveLength(SYNC_SLOTS);
-    expect(over.find((r) => r.status === 'rejected')).toMatchObject({ reason: { message: 'more than 4 durable journal writes at once' } });
+    expect(over.find((r) => r.status === 'rejected')).toMatchObject({
+      reason: { message: 'more than 4 durable journal writes at once' },
+    });
     // The refused one took no place.
     expect(j.size).toBe(2 * SYNC_SLOTS * 2);
     await j.close();
@@ -291,11 +330,17 @@ describe('pipelined commits', () => {
     await until(() => held.syncs.length === 1, 'write B');
     held.tear = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     const c = s.transact((tx) => tx.put('listings', listing(3)));
-    const cOutcome = c.then(() => 'ok', (err: Error) => err.message);
+    const cOutcome = c.then(
+      () => 'ok',
+      (err: Error) => err.message,
+    );
     await until(() => held.log.includes('write 3 failed'), 'C to fail');
     held.tear = null;
     const d = s.transact((tx) => tx.put('listings', listing(4)));
-    const dOutcome = d.then(() => 'ok', (err: Error) => err.message);
+    const dOutcome = d.then(
+      () => 'ok',
+      (err: Error) => err.message,
+    );
     await settleFor(10);
     // B was written before C failed: C's failure leaves it alone, and C is answered after B.
     held.syncs[0].release();

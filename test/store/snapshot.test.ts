@@ -39,8 +39,15 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     expect(await list(s, '?channel=whatsapp')).toEqual([t(5), t(1)]);
     const one = await sendJson(new App({ store: s }), { url: `${threads}/${t(1)}`, token: eng.token });
     expect(one.status).toBe(200);
-    expect(one.json.data.messages.map((m: { body: string }) => m.body)).toEqual(['A mango question from earlier', 'Parcel landed safely, thanks!']);
-    expect(one.json.data).toMatchObject({ message_count: 2, channels: ['email', 'whatsapp'], last_message_preview: 'Parcel landed safely, thanks!' });
+    expect(one.json.data.messages.map((m: { body: string }) => m.body)).toEqual([
+      'A mango question from earlier',
+      'Parcel landed safely, thanks!',
+    ]);
+    expect(one.json.data).toMatchObject({
+      message_count: 2,
+      channels: ['email', 'whatsapp'],
+      last_message_preview: 'Parcel landed safely, thanks!',
+    });
   });
 
   it('writes the threads as lazy lines with index stubs, in index order, and the messages apart', async () => {
@@ -49,11 +56,21 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     expect(JSON.parse(lines[0])).toMatchObject({ format: 'wcm-store', version: 2 });
     const header = JSON.parse(lines.find((l) => l.startsWith('{"collection":"threads"'))!);
     // Stubs carry only what the index reads, newest last message first (both workspaces together).
-    expect(Object.keys(header.stubs[0]).sort()).toEqual(['channels', 'id', 'last_message_at', 'starred', 'status', 'unread', 'workspace_id']);
+    expect(Object.keys(header.stubs[0]).sort()).toEqual([
+      'channels',
+      'id',
+      'last_message_at',
+      'starred',
+      'status',
+      'unread',
+      'workspace_id',
+    ]);
     expect(header.stubs.map((x: { id: string }) => x.id)).toEqual([t(8), t(5), t(4), t(2), t(7), t(1), t(3), t(6)]);
     const snap = readSnapshotFile(file);
     expect(snap.collections.threads.find((x) => x.id === t(1))).not.toHaveProperty('messages');
-    expect(snap.collections.thread_messages.find((x) => x.id === t(1))).toMatchObject({ messages: [{ channel: 'email' }, { channel: 'whatsapp' }] });
+    expect(snap.collections.thread_messages.find((x) => x.id === t(1))).toMatchObject({
+      messages: [{ channel: 'email' }, { channel: 'whatsapp' }],
+    });
     // The end marker counts the collection sections, and ends the file.
     expect(lines.at(-2)).toBe(`{"end":${lines.filter((l) => l.startsWith('{"collection":')).length}}`);
     expect(lines.at(-1)).toBe('');
@@ -91,7 +108,11 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     const b = await stores.open(file);
     expect(JSON.stringify(exportFixture(b))).toBe(JSON.stringify(exportFixture(a)));
     const exported = exportFixture(b) as { threads: Array<{ id: string; messages: unknown[] }> };
-    expect(exported.threads.find((x) => x.id === t(1))!.messages).toEqual(fixture.threads.find((x) => x.id === t(1))!.messages.map((m) => ({ ...m, created_at: new Date(m.created_at).toISOString() })));
+    expect(exported.threads.find((x) => x.id === t(1))!.messages).toEqual(
+      fixture.threads
+        .find((x) => x.id === t(1))!
+        .messages.map((m) => ({ ...m, created_at: new Date(m.created_at).toISOString() })),
+    );
   });
 
   it('names the damaged record when a lazy line does not parse, and refuses a file whose lines are cut', async () => {
@@ -102,7 +123,9 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     const s = await stores.open(file);
     expect(await list(s, '?view=closed')).toEqual([t(4), t(3)]);
     expect(() => s.get('thread_messages', t(1))).toThrow(StoreCorruptError);
-    expect(() => s.get('thread_messages', t(1))).toThrow(new RegExp(`damaged: record \`${t(1)}\` of thread_messages is not valid JSON`));
+    expect(() => s.get('thread_messages', t(1))).toThrow(
+      new RegExp(`damaged: record \`${t(1)}\` of thread_messages is not valid JSON`),
+    );
     await s.close();
 
     writeFileSync(file, text.replace(/\t/, ' '));
@@ -131,9 +154,16 @@ describe('version 1 data files', () => {
     writeFileSync(`${file}.journal`, `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`);
     const s = await stores.open(file);
     expect(s.count('threads')).toBe(fixture.threads.length);
-    expect(s.get('threads', t(1))).toMatchObject({ message_count: 2, channels: ['email', 'whatsapp'], last_message_at: '2025-03-01T11:00:00Z' });
+    expect(s.get('threads', t(1))).toMatchObject({
+      message_count: 2,
+      channels: ['email', 'whatsapp'],
+      last_message_at: '2025-03-01T11:00:00Z',
+    });
     expect(getFullThread(s, t(5))!.messages).toHaveLength(1);
-    expect([...s.index('threadsByFilter').entries(`${eng.wsA}|inbox|whatsapp`)].map((e) => e.rec.id)).toEqual([t(5), t(1)]);
+    expect([...s.index('threadsByFilter').entries(`${eng.wsA}|inbox|whatsapp`)].map((e) => e.rec.id)).toEqual([
+      t(5),
+      t(1),
+    ]);
     await s.close();
     expect(readSnapshotFile(file).version).toBe(2);
   });
@@ -163,11 +193,16 @@ describe('compaction', () => {
 
 describe('encodeSnapshot', () => {
   it('writes a collection of 200,000 lazy records (more than a call takes arguments) and reads it back', async () => {
-    const recs = Array.from({ length: 200_000 }, (_, i) => [`id${i}`, { id: `id${i}`, messages: [] }] as [string, unknown]);
+    const recs = Array.from(
+      { length: 200_000 },
+      (_, i) => [`id${i}`, { id: `id${i}`, messages: [] }] as [string, unknown],
+    );
     const buf = Buffer.concat(await encodeSnapshot(7, [{ collection: 'thread_messages', lazy: recs }]));
     let n = 0;
     let last = '';
-    expect(readSnapshot(buf, { record() {}, lazy: (_c, _b, ids) => ((n = ids.length), (last = ids[ids.length - 1])) })).toBe(7);
+    expect(
+      readSnapshot(buf, { record() {}, lazy: (_c, _b, ids) => ((n = ids.length), (last = ids[ids.length - 1])) }),
+    ).toBe(7);
     expect([n, last]).toEqual([200_000, 'id199999']);
   });
 

@@ -18,7 +18,6 @@ beforeEach(() => {
 const WS = STORE_TEST_WS;
 const openStore = stores.open;
 
-
 describe('journal recovery', () => {
   async function written(n: number): Promise<{ file: string; journalSizes: number[] }> {
     const file = path.join(dir, 'store.json');
@@ -62,7 +61,11 @@ describe('journal recovery', () => {
       const json = line.slice(9);
       expect(line.slice(0, 9)).toBe(`${crc32(Buffer.from(json, 'utf8')).toString(16).padStart(8, '0')} `);
       // d: nothing was durable before this batch (a new journal).
-      expect(JSON.parse(json)).toEqual({ s: i + 1, d: 0, o: [['listings', listing(i + 1).id, { ...listing(i + 1), title: titles[i] }]] });
+      expect(JSON.parse(json)).toEqual({
+        s: i + 1,
+        d: 0,
+        o: [['listings', listing(i + 1).id, { ...listing(i + 1), title: titles[i] }]],
+      });
     });
     const again = await openStore(crashCopy(file, 'crash.json'));
     expect([...again.values('listings')].map((l) => l.title).sort()).toEqual([...titles].sort());
@@ -130,7 +133,8 @@ describe('journal recovery', () => {
       const copy = crashCopy(file, 'crash.json');
       const buf = readFileSync(`${copy}.journal`);
       const lineStarts = [0];
-      for (let at = buf.indexOf(10); at !== -1 && at + 1 < buf.length; at = buf.indexOf(10, at + 1)) lineStarts.push(at + 1);
+      for (let at = buf.indexOf(10); at !== -1 && at + 1 < buf.length; at = buf.indexOf(10, at + 1))
+        lineStarts.push(at + 1);
       expect(lineStarts).toHaveLength(7);
       expect(lineStarts[2]).toBe(acked);
       return { copy, acked, lineStarts };
@@ -152,7 +156,9 @@ describe('journal recovery', () => {
       expect(listingTitles(s)).toEqual(['L1', 'L2']);
       expect(statSync(`${copy}.journal`).size).toBe(acked);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0][0])).toMatch(/torn by a crash \(line 3, byte \d+\); 4 records after it, never acknowledged, were dropped/);
+      expect(String(warn.mock.calls[0][0])).toMatch(
+        /torn by a crash \(line 3, byte \d+\); 4 records after it, never acknowledged, were dropped/,
+      );
       // Writing goes on after the cut, and survives another crash.
       await s.transact((tx) => tx.put('listings', listing(8)));
       const again = await openStore(crashCopy(copy, 'crash2.json'));
@@ -183,7 +189,12 @@ describe('journal recovery', () => {
         const json = JSON.stringify(o);
         return `${crc32(Buffer.from(json)).toString(16).padStart(8, '0')} ${json}\n`;
       };
-      writeFileSync(`${file}.journal`, frame({ s: 1, o: [['listings', listing(1).id, listing(1)]] }) + `${'\0'.repeat(40)}\n` + frame({ s: 3, o: [['listings', listing(3).id, listing(3)]] }));
+      writeFileSync(
+        `${file}.journal`,
+        frame({ s: 1, o: [['listings', listing(1).id, listing(1)]] }) +
+          `${'\0'.repeat(40)}\n` +
+          frame({ s: 3, o: [['listings', listing(3).id, listing(3)]] }),
+      );
       await expect(Store.open(file)).rejects.toThrow(/corrupt at line 2/);
     });
   });
@@ -230,7 +241,12 @@ describe('compaction', () => {
     expect(statSync(`${file}.journal`).size).toBe(0);
     const reopened = await openStore(file);
     expect(listingTitles(reopened)).toEqual(expected);
-    expect(reopened.index('listingsByWorkspace').entries(WS).map((e) => e.rec.title)).toEqual([...expected].reverse());
+    expect(
+      reopened
+        .index('listingsByWorkspace')
+        .entries(WS)
+        .map((e) => e.rec.title),
+    ).toEqual([...expected].reverse());
   });
 });
 
@@ -343,7 +359,12 @@ describe('an injected file-layer fault', () => {
     await expect(q).rejects.toThrow(/ENOSPC/);
     expect(listingTitles(s)).toEqual(['L1']);
     expect(s.get('listings', listing(1).id)?.title).toBe('L1');
-    expect(s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.id)).toEqual([listing(1).id]);
+    expect(
+      s
+        .index('listingsByWorkspace')
+        .entries(WS)
+        .map((e) => e.rec.id),
+    ).toEqual([listing(1).id]);
     files.failing = false;
     await s.transact((tx) => tx.put('listings', listing(4)));
     expect(listingTitles(await openStore(crashCopy(file, 'crash.json')))).toEqual(['L1', 'L4']);
@@ -370,7 +391,8 @@ describe('an injected file-layer fault', () => {
     const before = [...s.values('listings')];
     files.failing = true;
     const res = await app.handle({
-      method: 'POST', url: `/v1/workspaces/${demo.ws1}/lists`,
+      method: 'POST',
+      url: `/v1/workspaces/${demo.ws1}/lists`,
       headers: { authorization: `Bearer ${demo.owner}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Lost', template_slug: 'faq' }),
     });
@@ -379,41 +401,56 @@ describe('an injected file-layer fault', () => {
     expect(p.detail).toMatch(/Nothing was changed/);
     expect([...s.values('listings')]).toEqual(before);
     files.failing = false;
-    const list = await app.handle({ method: 'GET', url: `/v1/workspaces/${demo.ws1}/lists`, headers: { authorization: `Bearer ${demo.owner}` } });
+    const list = await app.handle({
+      method: 'GET',
+      url: `/v1/workspaces/${demo.ws1}/lists`,
+      headers: { authorization: `Bearer ${demo.owner}` },
+    });
     expect(JSON.parse(list.body).data.map((l: { title: string }) => l.title)).not.toContain('Lost');
   });
 });
 
 describe('indexes', () => {
-  const order = (s: Store) => s.index('listingsByWorkspace').entries(WS).map((e) => e.rec.title);
+  const order = (s: Store) =>
+    s
+      .index('listingsByWorkspace')
+      .entries(WS)
+      .map((e) => e.rec.title);
   const newestFirst = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `L${from + n - 1 - i}`);
 
-  it.each([[10], [2000]])('a transaction of %i writes leaves the index sorted, newest first (small: entry by entry; big: one rebuild)', async (n) => {
-    const s = await openStore(path.join(dir, 'store.json'));
-    await s.transact((tx) => tx.put('listings', listing(n + 1)));
-    await s.transact((tx) => {
-      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
-      tx.put('listings', { ...listing(1), title: 'L1' }); // written twice in one transaction
-      tx.delete('listings', listing(n + 1).id);
-    });
-    expect(order(s)).toEqual(newestFirst(n));
-    expect(order(await openStore(crashCopy(path.join(dir, 'store.json'), 'crash.json')))).toEqual(newestFirst(n));
-  });
+  it.each([[10], [2000]])(
+    'a transaction of %i writes leaves the index sorted, newest first (small: entry by entry; big: one rebuild)',
+    async (n) => {
+      const s = await openStore(path.join(dir, 'store.json'));
+      await s.transact((tx) => tx.put('listings', listing(n + 1)));
+      await s.transact((tx) => {
+        for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+        tx.put('listings', { ...listing(1), title: 'L1' }); // written twice in one transaction
+        tx.delete('listings', listing(n + 1).id);
+      });
+      expect(order(s)).toEqual(newestFirst(n));
+      expect(order(await openStore(crashCopy(path.join(dir, 'store.json'), 'crash.json')))).toEqual(newestFirst(n));
+    },
+  );
 
   it.each([[10], [2000]])('a failed transaction of %i writes leaves the index as it was', async (n) => {
     const files = faultyLayer();
     const s = await openStore(path.join(dir, 'store.json'), { files });
     await s.transact((tx) => tx.put('listings', listing(5000)));
-    await expect(s.transact((tx) => {
-      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
-      throw new Error('abandoned');
-    })).rejects.toThrow('abandoned');
+    await expect(
+      s.transact((tx) => {
+        for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+        throw new Error('abandoned');
+      }),
+    ).rejects.toThrow('abandoned');
     expect(order(s)).toEqual(['L5000']);
     files.failing = true;
-    await expect(s.transact((tx) => {
-      for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
-      tx.delete('listings', listing(5000).id);
-    })).rejects.toThrow(/ENOSPC/);
+    await expect(
+      s.transact((tx) => {
+        for (let i = 1; i <= n; i++) tx.put('listings', listing(i));
+        tx.delete('listings', listing(5000).id);
+      }),
+    ).rejects.toThrow(/ENOSPC/);
     expect(order(s)).toEqual(['L5000']);
     expect(s.count('listings')).toBe(1);
   });

@@ -28,7 +28,11 @@ try {
   console.log(`seeded ${N} threads in ${Math.round(performance.now() - t)} ms`);
   const app = new App({ store });
   const get = async (query) => {
-    const res = await app.handle({ method: 'GET', url: `/v1/workspaces/${DEMO_WS1}/threads?${query}`, headers: { host: 'localhost', authorization: `Bearer ${TOKEN}` } });
+    const res = await app.handle({
+      method: 'GET',
+      url: `/v1/workspaces/${DEMO_WS1}/threads?${query}`,
+      headers: { host: 'localhost', authorization: `Bearer ${TOKEN}` },
+    });
     if (res.status !== 200) throw new Error(`${query}: ${res.status} ${res.body}`);
     return JSON.parse(res.body);
   };
@@ -43,21 +47,23 @@ try {
   // 200 requests: each of the 20 filters, its first page then 9 pages by cursor. Three rounds,
   // because the machine is shared: the best round is the least disturbed.
   for (let round = 1; round <= 3; round++) {
-  let requests = 0;
-  let items = 0;
-  t = performance.now();
-  for (const q of queries) {
-    let cursor = null;
-    for (let p = 0; p < 10; p++) {
-      const body = await get(cursor ? `${q}&cursor=${cursor}` : q);
-      requests++;
-      items += body.data.length;
-      cursor = body.meta.next_cursor;
-      if (!cursor) break;
+    let requests = 0;
+    let items = 0;
+    t = performance.now();
+    for (const q of queries) {
+      let cursor = null;
+      for (let p = 0; p < 10; p++) {
+        const body = await get(cursor ? `${q}&cursor=${cursor}` : q);
+        requests++;
+        items += body.data.length;
+        cursor = body.meta.next_cursor;
+        if (!cursor) break;
+      }
     }
-  }
-  const ms = performance.now() - t;
-  console.log(`round ${round}: filtered pages: ${requests} requests, ${items} items, ${Math.round(ms)} ms total, ${(ms / requests).toFixed(2)} ms per request`);
+    const ms = performance.now() - t;
+    console.log(
+      `round ${round}: filtered pages: ${requests} requests, ${items} items, ${Math.round(ms)} ms total, ${(ms / requests).toFixed(2)} ms per request`,
+    );
   }
 
   // A sparse view: 0.2 % of threads are starred. Scanning the workspace to fill a page of them
@@ -65,18 +71,23 @@ try {
   t = performance.now();
   for (let r = 0; r < 200; r++) await get(`view=starred&limit=25`);
   const sms = performance.now() - t;
-  console.log(`sparse view (starred, 0.2 %): 200 requests, ${Math.round(sms)} ms total, ${(sms / 200).toFixed(2)} ms per request`);
+  console.log(
+    `sparse view (starred, 0.2 %): 200 requests, ${Math.round(sms)} ms total, ${(sms / 200).toFixed(2)} ms per request`,
+  );
 
   const searches = ['maya', 'opening hours', 'charged twice', 'lena.costa.9', 'no-such-text-anywhere'];
   t = performance.now();
   let n = 0;
-  for (let r = 0; r < 40; r++) for (const s of searches) {
-    await get(`view=inbox&limit=100&q=${encodeURIComponent(s)}`);
-    n++;
-  }
+  for (let r = 0; r < 40; r++)
+    for (const s of searches) {
+      await get(`view=inbox&limit=100&q=${encodeURIComponent(s)}`);
+      n++;
+    }
   const qms = performance.now() - t;
   console.log(`q searches: ${n} requests, ${Math.round(qms)} ms total, ${(qms / n).toFixed(2)} ms per request`);
-  console.log(`heap used ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
+  console.log(
+    `heap used ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB`,
+  );
   await store.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,9 @@ import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 
 /** Debian's chromium (or $CHROMIUM_PATH). Browser tests run only with it; in CI its absence fails them. */
-export const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && existsSync(p));
+export const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (p): p is string => !!p && existsSync(p),
+);
 export const IN_CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 
 /** Says loudly, once per test file, that a browser test did not run (and that CI fails it). */
@@ -25,7 +27,18 @@ export async function launchChromium(extraArgs: string[] = []): Promise<{ browse
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, ...extraArgs],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--user-data-dir=${profile}`,
+      ...extraArgs,
+    ],
   });
   return {
     browser,

@@ -9,7 +9,10 @@ import { ROOT } from './server.js';
 export const BIN = path.join(ROOT, 'bin/wcm.js');
 
 /** Runs the built binary like a user would (no TTY), with a private config directory. */
-export function wcm(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeout?: number } = {}) {
+export function wcm(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeout?: number } = {},
+) {
   return execa('node', [BIN, ...args], {
     reject: false,
     input: opts.input,
@@ -21,7 +24,10 @@ export function wcm(args: string[], opts: { env?: Record<string, string | undefi
 }
 
 /** Starts `wcm serve` as a real process and resolves once it printed its first line. */
-export async function spawnServe(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<{ proc: ResultPromise; url: string; lines: string[] }> {
+export async function spawnServe(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<{ proc: ResultPromise; url: string; lines: string[] }> {
   const proc = execa('node', [BIN, 'serve', '--port', '0', ...args], {
     reject: false,
     cwd: opts.cwd,
@@ -61,7 +67,9 @@ export interface FakeIO extends IO {
 }
 
 /** An IO with the terminal flags a test wants, capturing what is written. */
-export function fakeIO(o: { tty?: boolean; stdin?: string; color?: boolean; prompter?: Partial<Prompter> } = {}): FakeIO {
+export function fakeIO(
+  o: { tty?: boolean; stdin?: string; color?: boolean; prompter?: Partial<Prompter> } = {},
+): FakeIO {
   let out = '';
   let err = '';
   const tty = !!o.tty;
@@ -87,7 +95,10 @@ export function fakeIO(o: { tty?: boolean; stdin?: string; color?: boolean; prom
 }
 
 /** Runs the CLI in-process with a fake IO: same parsing and commands, no subprocess. */
-export async function runInProcess(args: string[], opts: { io?: FakeIO; env?: Record<string, string | undefined> } = {}) {
+export async function runInProcess(
+  args: string[],
+  opts: { io?: FakeIO; env?: Record<string, string | undefined> } = {},
+) {
   const io = opts.io ?? fakeIO();
   const env = { ...opts.env } as NodeJS.ProcessEnv;
   const code = await main(args, { io, env, factory: (g: GlobalFlags, runIO: IO) => createFactory(runIO, env, g) });

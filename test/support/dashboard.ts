@@ -33,7 +33,15 @@ export function writeDashboardFixture(dir: string): string {
       status: 'open',
       unread: i % 3 === 0,
       contact: { id: uuid(0x2000 + i), name: `Pager ${i}`, email: `pager${i}@mail.example` },
-      messages: [{ id: uuid(0x3000 + i), channel: i % 2 ? 'email' : 'web_chat', direction: 'inbound', body: `Message number ${i}`, created_at: new Date(Date.UTC(2026, 6, 1, 0, i)).toISOString() }],
+      messages: [
+        {
+          id: uuid(0x3000 + i),
+          channel: i % 2 ? 'email' : 'web_chat',
+          direction: 'inbound',
+          body: `Message number ${i}`,
+          created_at: new Date(Date.UTC(2026, 6, 1, 0, i)).toISOString(),
+        },
+      ],
     });
   }
   threads.push({
@@ -45,8 +53,20 @@ export function writeDashboardFixture(dir: string): string {
     starred: true,
     contact: { id: uuid(0x4000), name: HOSTILE.contact, email: 'eve@mail.example' },
     messages: [
-      { id: uuid(0x5000), channel: 'web_chat', direction: 'inbound', body: HOSTILE.body, created_at: '2026-11-21T10:00:00Z' },
-      { id: uuid(0x5001), channel: 'web_chat', direction: 'outbound', body: 'We never run what you send.\nSecond line.', created_at: '2026-11-21T10:05:00Z' },
+      {
+        id: uuid(0x5000),
+        channel: 'web_chat',
+        direction: 'inbound',
+        body: HOSTILE.body,
+        created_at: '2026-11-21T10:00:00Z',
+      },
+      {
+        id: uuid(0x5001),
+        channel: 'web_chat',
+        direction: 'outbound',
+        body: 'We never run what you send.\nSecond line.',
+        created_at: '2026-11-21T10:05:00Z',
+      },
     ],
   });
   const file = path.join(dir, 'dashboard-fixture.json');
@@ -54,16 +74,52 @@ export function writeDashboardFixture(dir: string): string {
     file,
     JSON.stringify({
       version: 1,
-      tokens: [{ token: DEE_READS_ALL, user_id: 'usr_dee', name: 'dee-reads', abilities: ['workspaces:read', 'content:read', 'engagements:read'], expires_at: null }],
-      threads,
-      listings: [{ id: hostileListing, workspace_id: demo.ws1, title: HOSTILE.listing, template_slug: 'faq', items: [{ title: '<b>bold?</b>', description: HOSTILE.body }], created_at: '2026-11-21T09:00:00Z' }],
-      orders: [
+      tokens: [
         {
-          id: uuid(0x6000), workspace_id: demo.ws1, offer_id: demo.offerFixedUsd, payment_state: 'paid', quantity: 2, amount_total: 5000, currency: 'usd', application_fee_amount: 150,
-          payment_intent_id: 'pi_local_dashboard1', customer_name: HOSTILE.contact, customer_email: 'buyer@mail.example', created_at: '2026-11-20T10:00:00Z', updated_at: '2026-11-20T10:01:00Z',
+          token: DEE_READS_ALL,
+          user_id: 'usr_dee',
+          name: 'dee-reads',
+          abilities: ['workspaces:read', 'content:read', 'engagements:read'],
+          expires_at: null,
         },
       ],
-      analytics_events: [{ id: uuid(0x7000), type: 'agent.chat_opened', workspace_id: demo.ws1, agent_id: demo.agent1, occurred_at: '2026-11-20T11:00:00Z' }],
+      threads,
+      listings: [
+        {
+          id: hostileListing,
+          workspace_id: demo.ws1,
+          title: HOSTILE.listing,
+          template_slug: 'faq',
+          items: [{ title: '<b>bold?</b>', description: HOSTILE.body }],
+          created_at: '2026-11-21T09:00:00Z',
+        },
+      ],
+      orders: [
+        {
+          id: uuid(0x6000),
+          workspace_id: demo.ws1,
+          offer_id: demo.offerFixedUsd,
+          payment_state: 'paid',
+          quantity: 2,
+          amount_total: 5000,
+          currency: 'usd',
+          application_fee_amount: 150,
+          payment_intent_id: 'pi_local_dashboard1',
+          customer_name: HOSTILE.contact,
+          customer_email: 'buyer@mail.example',
+          created_at: '2026-11-20T10:00:00Z',
+          updated_at: '2026-11-20T10:01:00Z',
+        },
+      ],
+      analytics_events: [
+        {
+          id: uuid(0x7000),
+          type: 'agent.chat_opened',
+          workspace_id: demo.ws1,
+          agent_id: demo.agent1,
+          occurred_at: '2026-11-20T11:00:00Z',
+        },
+      ],
     }),
   );
   return file;
@@ -89,8 +145,13 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
   await seedStore(base.store, [DEMO, writeDashboardFixture(base.dir)]);
   const clock = new TestClock();
   const sessions = new Sessions(clock);
-  const app = new App({ store: base.store, clock, mounts: [assetsMount(), dashboardMount({ store: base.store, clock, sessions, loopback: opts.loopback ?? true })] });
-  const page = (url: string, cookie?: string, method = 'GET') => app.handle({ method, url, headers: { host: 'localhost', ...(cookie ? { cookie } : {}) } });
+  const app = new App({
+    store: base.store,
+    clock,
+    mounts: [assetsMount(), dashboardMount({ store: base.store, clock, sessions, loopback: opts.loopback ?? true })],
+  });
+  const page = (url: string, cookie?: string, method = 'GET') =>
+    app.handle({ method, url, headers: { host: 'localhost', ...(cookie ? { cookie } : {}) } });
   /** The sign-in form, filled with `fields` (the chooser's user or a token) and sent. */
   const submitSignIn = async (fields: string) => {
     const form = await page('/dashboard/sign-in');

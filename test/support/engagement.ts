@@ -22,9 +22,26 @@ const c = (n: number) => id('50000000', n);
 const bt = id('60000000', 1);
 
 let msg = 0;
-const message = (channel: string, at: string, body = `Message ${msg + 1}`, direction = 'inbound') => ({ id: m(++msg), channel, direction, body, created_at: at });
+const message = (channel: string, at: string, body = `Message ${msg + 1}`, direction = 'inbound') => ({
+  id: m(++msg),
+  channel,
+  direction,
+  body,
+  created_at: at,
+});
 
-function thread(n: number, o: { ws?: string; status?: string; unread?: boolean; starred?: boolean; subject?: string | null; contact?: Record<string, string | null>; messages: ReturnType<typeof message>[] }) {
+function thread(
+  n: number,
+  o: {
+    ws?: string;
+    status?: string;
+    unread?: boolean;
+    starred?: boolean;
+    subject?: string | null;
+    contact?: Record<string, string | null>;
+    messages: ReturnType<typeof message>[];
+  },
+) {
   return {
     id: t(n),
     workspace_id: o.ws ?? eng.wsA,
@@ -55,12 +72,27 @@ export const fixture = {
   threads: [
     thread(1, {
       unread: true,
-      messages: [message('email', '2025-03-01T10:00:00Z', 'A mango question from earlier'), message('whatsapp', '2025-03-01T11:00:00Z', 'Parcel landed safely, thanks!')],
+      messages: [
+        message('email', '2025-03-01T10:00:00Z', 'A mango question from earlier'),
+        message('whatsapp', '2025-03-01T11:00:00Z', 'Parcel landed safely, thanks!'),
+      ],
     }),
-    thread(2, { starred: true, contact: { name: 'Zelda Quartz' }, messages: [message('web_chat', '2025-03-01T12:00:00Z', 'Hello from the chat', 'outbound')] }),
+    thread(2, {
+      starred: true,
+      contact: { name: 'Zelda Quartz' },
+      messages: [message('web_chat', '2025-03-01T12:00:00Z', 'Hello from the chat', 'outbound')],
+    }),
     thread(3, { status: 'closed', starred: true, messages: [message('form', '2025-03-01T09:00:00Z')] }),
-    thread(4, { status: 'closed', messages: [message('email', '2025-03-01T08:00:00Z'), message('web_chat', '2025-03-01T13:00:00Z')] }),
-    thread(5, { unread: true, starred: true, contact: { name: 'Quinn Ray', email: 'orchid.mail@example.test' }, messages: [message('whatsapp', '2025-03-01T14:00:00Z')] }),
+    thread(4, {
+      status: 'closed',
+      messages: [message('email', '2025-03-01T08:00:00Z'), message('web_chat', '2025-03-01T13:00:00Z')],
+    }),
+    thread(5, {
+      unread: true,
+      starred: true,
+      contact: { name: 'Quinn Ray', email: 'orchid.mail@example.test' },
+      messages: [message('whatsapp', '2025-03-01T14:00:00Z')],
+    }),
     thread(6, { subject: null, contact: { name: null, email: null, phone: '+15550006' }, messages: [] }),
     thread(7, { subject: 'Broken kettle spout', messages: [message('email', '2025-03-01T11:00:00Z')] }),
     thread(8, { ws: eng.wsB, unread: true, starred: true, messages: [message('email', '2025-03-01T15:00:00Z')] }),

@@ -13,7 +13,17 @@ export const DEMO_WS1 = '775050e9-98e8-4600-8d0f-afce4b67e137';
 const CHANNELS = ['web_chat', 'email', 'whatsapp', 'form'];
 const FIRST = ['Maya', 'Tom', 'Ines', 'Kofi', 'Lena', 'Ravi', 'Sofia', 'Jun', 'Omar', 'Ada', 'Noor', 'Pablo'];
 const LAST = ['Schultz', 'Nair', 'Okafor', 'Moreau', 'Lindqvist', 'Tanaka', 'Haddad', 'Costa', 'Novak', 'Reyes'];
-const SUBJECTS = ['Order hasn\'t arrived', 'Opening hours', 'Refund request', 'Table for six', 'Gift card', 'Wholesale prices', 'Lost property', 'Allergy question', null];
+const SUBJECTS = [
+  "Order hasn't arrived",
+  'Opening hours',
+  'Refund request',
+  'Table for six',
+  'Gift card',
+  'Wholesale prices',
+  'Lost property',
+  'Allergy question',
+  null,
+];
 const BODIES = [
   'Hi, could you tell me when my order ships?',
   'Thanks, that works for us.',
@@ -48,7 +58,13 @@ function uuid(rand) {
  * some threads share a `last_message_at` (the id tie-break gets exercised). Roughly 70 % open
  * (a third of those unread), 30 % closed, 10 % starred (`starredShare`); 1–4 messages over 1–3 channels.
  */
-export function generateThreads({ count, workspaceId = DEMO_WS1, seed = 1, start = '2025-01-01T00:00:00Z', starredShare = 0.1 }) {
+export function generateThreads({
+  count,
+  workspaceId = DEMO_WS1,
+  seed = 1,
+  start = '2025-01-01T00:00:00Z',
+  starredShare = 0.1,
+}) {
   const rand = prng(seed);
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const t0 = Date.parse(start);
@@ -101,7 +117,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const i = rest.indexOf(name);
     return i === -1 ? undefined : rest[i + 1];
   };
-  const fixture = generateThreads({ count, workspaceId: flag('--workspace') ?? DEMO_WS1, seed: Number(flag('--seed') ?? 1) });
+  const fixture = generateThreads({
+    count,
+    workspaceId: flag('--workspace') ?? DEMO_WS1,
+    seed: Number(flag('--seed') ?? 1),
+  });
   writeFileSync(out, JSON.stringify(fixture));
   console.log(`wrote ${count} threads to ${out}`);
 }

@@ -22,7 +22,10 @@ export class FormBrowser {
     const res = await fetch(new URL(url, this.origin), {
       method: init.method ?? (init.form ? 'POST' : 'GET'),
       redirect: 'manual',
-      headers: { cookie: this.cookieHeader(), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        cookie: this.cookieHeader(),
+        ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
       body: init.form ? new URLSearchParams(init.form) : undefined,
     });
     for (const c of res.headers.getSetCookie()) {
@@ -37,7 +40,10 @@ export class FormBrowser {
   }
 
   /** Follows 303/302 redirects that stay on the server; returns the last response and the URL it answered. */
-  async follow(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{ res: Response; url: string; body: string }> {
+  async follow(
+    url: string,
+    init: { method?: string; form?: Record<string, string> } = {},
+  ): Promise<{ res: Response; url: string; body: string }> {
     let res = await this.request(url, init);
     let at = new URL(url, this.origin).toString();
     for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
@@ -52,14 +58,24 @@ export class FormBrowser {
   /** The value of a hidden field on a page. */
   static field(page: string, name: string): string | undefined {
     const m = new RegExp(`name="${name}" value="([^"]*)"`).exec(page);
-    return m?.[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    return m?.[1]
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>');
   }
 
   /** Every hidden field of the first form on a page. */
   static hidden(page: string): Record<string, string> {
     const out: Record<string, string> = {};
     for (const m of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-      out[m[1]] = m[2].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+      out[m[1]] = m[2]
+        .replace(/&amp;/g, '&')
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>');
     }
     return out;
   }
@@ -85,9 +101,15 @@ export class FormBrowser {
    * On the consent page: keep the abilities ticked as shown except `untick`, tick `workspaces`, and
    * press Authorize (or Deny); returns the redirect the server answered with.
    */
-  async decide(consent: string, decision: 'approve' | 'deny', workspaces: string[] = [], untick: string[] = []): Promise<Response> {
+  async decide(
+    consent: string,
+    decision: 'approve' | 'deny',
+    workspaces: string[] = [],
+    untick: string[] = [],
+  ): Promise<Response> {
     const form = FormBrowser.hidden(consent);
-    for (const name of FormBrowser.ticked(consent)) if (name.startsWith('ability_') && !untick.includes(name.slice('ability_'.length))) form[name] = 'on';
+    for (const name of FormBrowser.ticked(consent))
+      if (name.startsWith('ability_') && !untick.includes(name.slice('ability_'.length))) form[name] = 'on';
     for (const w of workspaces) form[`workspace_${w}`] = 'on';
     form.decision = decision;
     return this.request('/oauth/authorize', { form });
@@ -102,10 +124,19 @@ export function authorizeUrl(origin: string, params: Record<string, string | und
 }
 
 /** A POST to the token (or revocation) endpoint, parsed. */
-export async function tokenRequest(origin: string, form: Record<string, string>, opts: { path?: string; basic?: [string, string] } = {}) {
+export async function tokenRequest(
+  origin: string,
+  form: Record<string, string>,
+  opts: { path?: string; basic?: [string, string] } = {},
+) {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (opts.basic) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(opts.basic[0])}:${encodeURIComponent(opts.basic[1])}`).toString('base64')}`;
-  const res = await fetch(`${origin}${opts.path ?? '/oauth/token'}`, { method: 'POST', headers, body: new URLSearchParams(form) });
+  if (opts.basic)
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(opts.basic[0])}:${encodeURIComponent(opts.basic[1])}`).toString('base64')}`;
+  const res = await fetch(`${origin}${opts.path ?? '/oauth/token'}`, {
+    method: 'POST',
+    headers,
+    body: new URLSearchParams(form),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
 }

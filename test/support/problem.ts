@@ -1,7 +1,17 @@
 import { expect } from 'vitest';
 
 /** The members every problem+json body has (DECISIONS.md, Errors). */
-export const PROBLEM_MEMBERS = ['code', 'detail', 'errors', 'instance', 'request_id', 'resolution', 'status', 'title', 'type'];
+export const PROBLEM_MEMBERS = [
+  'code',
+  'detail',
+  'errors',
+  'instance',
+  'request_id',
+  'resolution',
+  'status',
+  'title',
+  'type',
+];
 
 /**
  * Asserts a response is the problem `code` with `status`: problem+json, every member present and

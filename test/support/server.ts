@@ -74,7 +74,9 @@ export interface InProcess {
   store: Store;
   dir: string;
   /** Sends a request to the app without a socket; `json` is the parsed body. */
-  request(req: Partial<AppRequest> & { method?: string; url: string; token?: string; json?: unknown }): Promise<AppResponse & { json: any }>;
+  request(
+    req: Partial<AppRequest> & { method?: string; url: string; token?: string; json?: unknown },
+  ): Promise<AppResponse & { json: any }>;
   close(): Promise<void>;
 }
 
@@ -93,7 +95,13 @@ export async function sendJson(
     body = JSON.stringify(r.json);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await app.handle({ method: r.method ?? 'GET', url: r.url, headers, body, remoteAddress: r.remoteAddress });
+  const res = await app.handle({
+    method: r.method ?? 'GET',
+    url: r.url,
+    headers,
+    body,
+    remoteAddress: r.remoteAddress,
+  });
   let json: unknown;
   try {
     json = JSON.parse(res.body);
@@ -105,7 +113,9 @@ export async function sendJson(
 }
 
 /** The real App and the real store in a temp directory, seeded with fixtures (demo by default). */
-export async function inProcess(opts: { fixtures?: string[]; clock?: Clock; services?: Record<string, unknown> } = {}): Promise<InProcess> {
+export async function inProcess(
+  opts: { fixtures?: string[]; clock?: Clock; services?: Record<string, unknown> } = {},
+): Promise<InProcess> {
   const { dir, cleanup } = tempDir();
   const store = await Store.open(path.join(dir, 'store.json'));
   await seedStore(store, opts.fixtures ?? [DEMO]);
@@ -124,7 +134,13 @@ export async function inProcess(opts: { fixtures?: string[]; clock?: Clock; serv
 
 /** The real server on a free loopback port, with everything `wcm serve` adds. */
 export async function onPort(
-  opts: { fixtures?: string[]; clock?: Clock; rateLimit?: number; dataFile?: string; host?: string } & TrustOptions = {},
+  opts: {
+    fixtures?: string[];
+    clock?: Clock;
+    rateLimit?: number;
+    dataFile?: string;
+    host?: string;
+  } & TrustOptions = {},
 ): Promise<LocalServer & { dir: string; cleanup(): void }> {
   const { dir, cleanup } = tempDir();
   const server = await startLocalServer({

@@ -10,7 +10,11 @@ import { tempDir } from './server.js';
  * A fresh temp directory per test, and stores opened in it closed after the test. Call at the top
  * of a test file; read `dir` inside tests (it changes per test).
  */
-export function useTempStores(): { readonly dir: string; open(file: string, opts?: Parameters<typeof Store.open>[1]): Promise<Store>; track(s: Store): Store } {
+export function useTempStores(): {
+  readonly dir: string;
+  open(file: string, opts?: Parameters<typeof Store.open>[1]): Promise<Store>;
+  track(s: Store): Store;
+} {
   let current: { dir: string; cleanup(): void } | null = null;
   const opened: Store[] = [];
   beforeEach(() => {
@@ -40,18 +44,27 @@ export const STORE_TEST_WS = '11111111-1111-4111-8111-111111111111';
 /** Listing n, with a fixed id and a time n seconds into 2026. */
 export const listing = (n: number): ListingRecord => ({
   id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  workspace_id: STORE_TEST_WS, title: `L${n}`, template_slug: 'faq', items: [], button_id: null,
+  workspace_id: STORE_TEST_WS,
+  title: `L${n}`,
+  template_slug: 'faq',
+  items: [],
+  button_id: null,
   created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
 });
 
 /** The store's listing titles in number order (L1, L2, …). */
-export const listingTitles = (s: Store) => [...s.values('listings')].map((l) => l.title).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+export const listingTitles = (s: Store) =>
+  [...s.values('listings')].map((l) => l.title).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
 
 /**
  * A snapshot file read whole, every record parsed (lazy ones too), for tests that check what is on
  * disk rather than what a store makes of it.
  */
-export function readSnapshotFile(file: string): { version: number; seq: number; collections: Record<string, Array<{ id: string }>> } {
+export function readSnapshotFile(file: string): {
+  version: number;
+  seq: number;
+  collections: Record<string, Array<{ id: string }>>;
+} {
   const buf = readFileSync(file);
   const collections: Record<string, Array<{ id: string }>> = {};
   const add = (c: string, rec: { id: string }) => (collections[c] ??= []).push(rec);

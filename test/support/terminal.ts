@@ -7,7 +7,11 @@ import { BIN } from './cli.js';
  */
 export function onTerminal(args: string[], env: Record<string, string | undefined>) {
   const command = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const proc = execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: { NO_COLOR: '1', ...env, CI: '', TERM: 'xterm' }, timeout: 30_000 });
+  const proc = execa('script', ['-qfec', command, '/dev/null'], {
+    reject: false,
+    env: { NO_COLOR: '1', ...env, CI: '', TERM: 'xterm' },
+    timeout: 30_000,
+  });
   let screen = '';
   proc.stdout!.on('data', (d: Buffer) => (screen += d.toString()));
   return {

@@ -3,7 +3,7 @@ import { controlRequest } from '../../../src/cli/control.js';
 
 export default defineCommand({
   path: ['local', 'clock', 'clear'],
-  summary: 'Put the running local server\'s clock back to real time',
+  summary: "Put the running local server's clock back to real time",
   examples: ['wcm local clock clear'],
   async run(_opts, f) {
     const r = await controlRequest<{ now: string }>(f, 'DELETE', '/clock');

@@ -5,7 +5,7 @@ import { printJson, printRows } from '../../../src/cli/output.js';
 export default defineCommand({
   path: ['local', 'snapshot', 'ls'],
   output: ['name', 'bytes', 'saved_at'],
-  summary: 'List the running local server\'s snapshots',
+  summary: "List the running local server's snapshots",
   examples: ['wcm local snapshot ls'],
   async run(_opts, f) {
     const list = await controlRequest<Array<{ name: string; bytes: number; saved_at: string }>>(f, 'GET', '/snapshots');

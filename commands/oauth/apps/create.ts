@@ -25,8 +25,16 @@ export default defineCommand<Options>({
     'wcm oauth apps create --name "Nightly sync" --redirect-uri https://sync.example/cb --confidential --json',
   ],
   async run(opts, f) {
-    if (!opts.name) throw new UsageError('Missing `--name`.', 'Example: wcm oauth apps create --name "Helpdesk agent" --redirect-uri http://127.0.0.1/callback');
-    if (!opts.redirectUri?.length) throw new UsageError('Missing `--redirect-uri` (at least one).', 'Example: wcm oauth apps create --name "Helpdesk agent" --redirect-uri http://127.0.0.1/callback');
+    if (!opts.name)
+      throw new UsageError(
+        'Missing `--name`.',
+        'Example: wcm oauth apps create --name "Helpdesk agent" --redirect-uri http://127.0.0.1/callback',
+      );
+    if (!opts.redirectUri?.length)
+      throw new UsageError(
+        'Missing `--redirect-uri` (at least one).',
+        'Example: wcm oauth apps create --name "Helpdesk agent" --redirect-uri http://127.0.0.1/callback',
+      );
     const workspace = await f.workspace();
     const client = await f.client();
     const res = await client.call('createOAuthApp', {
@@ -37,7 +45,10 @@ export default defineCommand<Options>({
     if (f.globals.json) printJson(f.io.stdout, a);
     else {
       await printFields(f.io, [
-        ['client_id', a.client_id], ['name', a.name], ['type', a.type], ['redirect_uris', a.redirect_uris.join(' ')],
+        ['client_id', a.client_id],
+        ['name', a.name],
+        ['type', a.type],
+        ['redirect_uris', a.redirect_uris.join(' ')],
         ...(a.client_secret ? [['client_secret', a.client_secret] as [string, string]] : []),
       ]);
       if (a.client_secret) f.io.stderr.write('Save the client secret now: it is shown only this once.\n');

@@ -10,12 +10,19 @@ export default defineCommand<ListFlags>({
   examples: ['wcm oauth apps ls', 'wcm oauth apps ls --json | jq -r ".[].client_id"'],
   async run(opts, f) {
     const workspace = await f.workspace();
-    return runList(f, opts, 'listOAuthApps', { params: { workspace } }, [
-      { header: 'CLIENT ID', value: (r) => r.client_id },
-      { header: 'NAME', value: (r) => r.name, maxWidth: 32 },
-      { header: 'TYPE', value: (r) => r.type },
-      { header: 'REDIRECT URIS', value: (r) => r.redirect_uris.join(' '), maxWidth: 60 },
-      { header: 'CREATED', value: (r) => r.created_at },
-    ], 'OAuth applications');
+    return runList(
+      f,
+      opts,
+      'listOAuthApps',
+      { params: { workspace } },
+      [
+        { header: 'CLIENT ID', value: (r) => r.client_id },
+        { header: 'NAME', value: (r) => r.name, maxWidth: 32 },
+        { header: 'TYPE', value: (r) => r.type },
+        { header: 'REDIRECT URIS', value: (r) => r.redirect_uris.join(' '), maxWidth: 60 },
+        { header: 'CREATED', value: (r) => r.created_at },
+      ],
+      'OAuth applications',
+    );
   },
 });

@@ -7,12 +7,30 @@ export default defineCommand<{ yes?: boolean }>({
   output: 'revokeOAuthGrant',
   summary: 'Revoke one of your OAuth grants: every token issued under it stops working',
   // The pattern of src/contract/oauth.ts's GrantId (not imported: definitions stay light).
-  args: [{ name: 'GRANT', description: 'grant id (from `wcm oauth grants ls`)', required: true, shape: { pattern: /^grant_[A-Za-z0-9]{16,}$/, like: 'a grant id, grant_ and 16 or more letters and digits', find: 'wcm oauth grants ls' } }],
+  args: [
+    {
+      name: 'GRANT',
+      description: 'grant id (from `wcm oauth grants ls`)',
+      required: true,
+      shape: {
+        pattern: /^grant_[A-Za-z0-9]{16,}$/,
+        like: 'a grant id, grant_ and 16 or more letters and digits',
+        find: 'wcm oauth grants ls',
+      },
+    },
+  ],
   options: [{ flags: '--yes', description: 'do not ask (needed when not on a terminal)' }],
   examples: ['wcm oauth grants revoke grant_demoAdaAcmeHelpdesk01 --yes'],
   async run(opts, f) {
     const [grant] = opts.args;
-    if (!(await confirmDestructive(f, opts.yes, `Revoke grant ${grant} and every token issued under it?`, `wcm oauth grants revoke ${grant}`))) {
+    if (
+      !(await confirmDestructive(
+        f,
+        opts.yes,
+        `Revoke grant ${grant} and every token issued under it?`,
+        `wcm oauth grants revoke ${grant}`,
+      ))
+    ) {
       f.io.stderr.write('Nothing revoked.\n');
       return 1;
     }

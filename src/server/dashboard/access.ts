@@ -29,13 +29,23 @@ export function canRead(signed: Pick<SignedIn, 'abilities'>, section: Section): 
 }
 
 /** The 403 page of a section the session cannot read: which ability is missing and how to get it. */
-export function missingAbilityView(signed: Pick<SignedIn, 'abilities'>, section: Section, workspace: { id: string; name: string }): View {
+export function missingAbilityView(
+  signed: Pick<SignedIn, 'abilities'>,
+  section: Section,
+  workspace: { id: string; name: string },
+): View {
   const need = SECTION_ABILITY[section]!;
   const have = signed.abilities.length ? signed.abilities.join(', ') : 'none';
   return {
     title: 'Not readable with this sign-in',
     section: 'overview',
-    body: html`<section class="panel"><p>This page needs the <code>${need}</code> ability. The personal access token you signed in with has: <code>${have}</code>.</p>
-<p>Sign out and sign in with a token that has <code>${need}</code> to see it.</p><p><a href="${DASHBOARD}/workspaces/${encodeURIComponent(workspace.id)}">Back to ${workspace.name}</a></p></section>`,
+    body: html`<section class="panel">
+      <p>
+        This page needs the <code>${need}</code> ability. The personal access token you signed in with has:
+        <code>${have}</code>.
+      </p>
+      <p>Sign out and sign in with a token that has <code>${need}</code> to see it.</p>
+      <p><a href="${DASHBOARD}/workspaces/${encodeURIComponent(workspace.id)}">Back to ${workspace.name}</a></p>
+    </section>`,
   };
 }

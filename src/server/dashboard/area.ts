@@ -6,5 +6,13 @@ import { REQUESTS_JS } from './pages/requests.js';
 export const register: Register = (s) => {
   s.assets['requests.js'] = { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS };
   const { store, clock, services } = s;
-  s.mounts.push(dashboardMount({ store, clock, sessions: services.sessions!, loopback: !!services.loopback, requestLog: services.requestLog! }));
+  s.mounts.push(
+    dashboardMount({
+      store,
+      clock,
+      sessions: services.sessions!,
+      loopback: !!services.loopback,
+      requestLog: services.requestLog!,
+    }),
+  );
 };

@@ -29,14 +29,28 @@ export type Row = Record<string, any>;
  * paging (cursors are the API's). The caller has already checked the user's membership of the
  * workspace; handlers that take a record id check it belongs to that workspace (404 otherwise).
  */
-export async function callOperation(env: DataEnv, operationId: string, params: Record<string, string>, query: Record<string, string | undefined> = {}): Promise<unknown> {
+export async function callOperation(
+  env: DataEnv,
+  operationId: string,
+  params: Record<string, string>,
+  query: Record<string, string | undefined> = {},
+): Promise<unknown> {
   const op = (operations as unknown as Record<string, AnyOperation>)[operationId];
   const given: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') given[k] = v;
   if (op.list) given.limit = String(PAGE_SIZE);
   const q = op.query.safeParse(given);
   if (!q.success) throw validationFailed(fieldErrors(q.error.issues), 'Invalid filters in the address.');
-  const ctx: HandlerContext = { params, query: q.data, body: undefined, auth: null, store: env.store, clock: env.clock, request: env.info, services: env.services };
+  const ctx: HandlerContext = {
+    params,
+    query: q.data,
+    body: undefined,
+    auth: null,
+    store: env.store,
+    clock: env.clock,
+    request: env.info,
+    services: env.services,
+  };
   return handlers[operationId](ctx as never);
 }
 
@@ -61,7 +75,12 @@ export interface ListPage {
 const renderedRows = new WeakMap<JsonItem, { variant: string; bytes: Buffer }>();
 
 /** A list operation's page (the handler's own, so its cursor is the API's). */
-export async function listPage(env: DataEnv, operationId: string, params: Record<string, string>, query: Record<string, string | undefined>): Promise<ListPage> {
+export async function listPage(
+  env: DataEnv,
+  operationId: string,
+  params: Record<string, string>,
+  query: Record<string, string | undefined>,
+): Promise<ListPage> {
   const page = (await callOperation(env, operationId, params, query)) as Page<unknown>;
   return {
     next_cursor: page.next_cursor,
@@ -80,13 +99,21 @@ export async function listPage(env: DataEnv, operationId: string, params: Record
 }
 
 /** Rows rendered here (records read directly) as RowBytes. */
-export const rowBytes = (rows: Html[]): RowBytes => ({ count: rows.length, bytes: rows.map((r) => Buffer.from(r.text)) });
+export const rowBytes = (rows: Html[]): RowBytes => ({
+  count: rows.length,
+  bytes: rows.map((r) => Buffer.from(r.text)),
+});
 
 /**
  * A workspace's records from an index kept across workspaces (orders, analytics events: no list
  * operation yet), newest first; the scan stops once the page is full, as the API's lists do.
  */
-export function pageAcrossIndex<N extends 'ordersByCreated' | 'eventsByOccurred'>(store: Store, index: N, workspaceId: string, cursor?: string) {
+export function pageAcrossIndex<N extends 'ordersByCreated' | 'eventsByOccurred'>(
+  store: Store,
+  index: N,
+  workspaceId: string,
+  cursor?: string,
+) {
   type Rec = N extends 'ordersByCreated' ? RecordTypes['orders'] : RecordTypes['analytics_events'];
   return pageIndex(store.index(index) as never, '*', {
     scope: JSON.stringify(['dashboard', index, workspaceId]),
@@ -103,7 +130,11 @@ export function indexCount(store: Store, index: IndexName, partition: string): n
 }
 
 /** How many of a workspace's records an index kept across workspaces holds (a scan: orders and events have no per-workspace index). */
-export function countAcrossIndex(store: Store, index: 'ordersByCreated' | 'eventsByOccurred', workspaceId: string): number {
+export function countAcrossIndex(
+  store: Store,
+  index: 'ordersByCreated' | 'eventsByOccurred',
+  workspaceId: string,
+): number {
   let n = 0;
   for (const e of store.index(index).entries('*')) if (e.rec.workspace_id === workspaceId) n++;
   return n;

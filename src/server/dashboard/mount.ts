@@ -8,7 +8,17 @@ import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
 import { canRead, missingAbilityView } from './access.js';
 import { DASHBOARD, page, ROWS_MARKER, wsHref, type NavEntry, type Section, type View } from './chrome.js';
 import { eventsView, ordersView } from './pages/commerce.js';
-import { articlesView, articleView, formsView, formView, knowledgeListsView, listingsView, listingView, pagesView, pageView } from './pages/content.js';
+import {
+  articlesView,
+  articleView,
+  formsView,
+  formView,
+  knowledgeListsView,
+  listingsView,
+  listingView,
+  pagesView,
+  pageView,
+} from './pages/content.js';
 import { oauthView } from './pages/oauth.js';
 import { requestFilter, requestsView, requestView, REQUESTS_PATH, REQUESTS_STREAM } from './pages/requests.js';
 import { streamsBusy, type LogScope, type RequestLog } from '../emulator/log.js';
@@ -95,7 +105,9 @@ function problemStatus(p: ProblemError): number {
 }
 
 /** What of the request log a signed-in user sees: requests to the workspaces the session reaches (TRUST §5). */
-const logScope = (store: Store, signed: SignedIn): LogScope => ({ workspaces: new Set(memberships(store, signed).map((m) => m.record.id.toLowerCase())) });
+const logScope = (store: Store, signed: SignedIn): LogScope => ({
+  workspaces: new Set(memberships(store, signed).map((m) => m.record.id.toLowerCase())),
+});
 
 /**
  * The read-only dashboard (docs/dashboard.md) under `/dashboard`: server-rendered pages over the
@@ -104,12 +116,32 @@ const logScope = (store: Store, signed: SignedIn): LogScope => ({ workspaces: ne
  */
 export function dashboardMount(options: DashboardOptions): Mount {
   const { store, clock, sessions, loopback } = options;
-  const auth = signIn({ prefix: DASHBOARD, loopback, store, sessions, clock, purpose: 'to open the wcm dashboard (read-only).' });
+  const auth = signIn({
+    prefix: DASHBOARD,
+    loopback,
+    store,
+    sessions,
+    clock,
+    purpose: 'to open the wcm dashboard (read-only).',
+  });
 
   const log = options.loopback ? options.requestLog : undefined;
-  const respond = (status: number, view: View, signed: SignedIn, info: RequestInfo, nav: NavEntry[], workspace?: WorkspaceRequest): AppResponse => {
-    const doc = page(view, { signed, nav, workspace: workspace && { record: workspace.workspace, role: workspace.role } }).text;
-    const headers: Record<string, string> = signed.renewal ? { 'X-Request-Id': info.id, 'Set-Cookie': signed.renewal } : { 'X-Request-Id': info.id };
+  const respond = (
+    status: number,
+    view: View,
+    signed: SignedIn,
+    info: RequestInfo,
+    nav: NavEntry[],
+    workspace?: WorkspaceRequest,
+  ): AppResponse => {
+    const doc = page(view, {
+      signed,
+      nav,
+      workspace: workspace && { record: workspace.workspace, role: workspace.role },
+    }).text;
+    const headers: Record<string, string> = signed.renewal
+      ? { 'X-Request-Id': info.id, 'Set-Cookie': signed.renewal }
+      : { 'X-Request-Id': info.id };
     if (!view.rows?.count) {
       if (doc.includes(ROWS_MARKER)) throw disagree(view);
       return htmlResponse(status, doc, { headers, csp: CSP });
@@ -125,7 +157,10 @@ export function dashboardMount(options: DashboardOptions): Mount {
   const notFoundView = (what: string): View => ({
     title: 'Not found',
     section: 'workspaces',
-    body: html`<section class="panel"><p>${what}</p><p><a href="${DASHBOARD}">Back to your workspaces</a></p></section>`,
+    body: html`<section class="panel">
+      <p>${what}</p>
+      <p><a href="${DASHBOARD}">Back to your workspaces</a></p>
+    </section>`,
   });
 
   return {
@@ -136,7 +171,17 @@ export function dashboardMount(options: DashboardOptions): Mount {
       const signed = auth.requireSession(req, info);
       if (!('user' in signed)) return signed;
       if (info.method !== 'GET' && info.method !== 'HEAD') {
-        const res = respond(405, { title: 'Read-only', section: 'workspaces', body: html`<p>The dashboard only shows data; change it with the API or <code>wcm</code>.</p>` }, signed, info, []);
+        const res = respond(
+          405,
+          {
+            title: 'Read-only',
+            section: 'workspaces',
+            body: html`<p>The dashboard only shows data; change it with the API or <code>wcm</code>.</p>`,
+          },
+          signed,
+          info,
+          [],
+        );
         res.headers.Allow = 'GET, HEAD';
         return res;
       }
@@ -149,7 +194,13 @@ export function dashboardMount(options: DashboardOptions): Mount {
       // The side bar outside a workspace: made only for the pages that show it.
       const homeNav = () => workspacesNav(store, signed, { requestLog: !!log });
       if (log && path === REQUESTS_PATH) {
-        return respond(200, requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed)), signed, info, homeNav());
+        return respond(
+          200,
+          requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed)),
+          signed,
+          info,
+          homeNav(),
+        );
       }
       if (log && path === REQUESTS_STREAM) {
         const q = targetUrl(req)?.searchParams ?? new URLSearchParams();
@@ -158,8 +209,16 @@ export function dashboardMount(options: DashboardOptions): Mount {
         if (log.full) return app.fail(streamsBusy(), info);
         const scope = logScope(store, signed);
         return {
-          status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id }, body: '',
-          stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
+          status: 200,
+          headers: {
+            'Content-Type': 'text/event-stream; charset=utf-8',
+            'Cache-Control': 'no-store',
+            'X-Content-Type-Options': 'nosniff',
+            'X-Request-Id': info.id,
+          },
+          body: '',
+          stream: (res) =>
+            log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
         };
       }
       if (log && path.startsWith(`${REQUESTS_PATH}/`)) {
@@ -171,7 +230,13 @@ export function dashboardMount(options: DashboardOptions): Mount {
         }
         const view = requestView(log, id, logScope(store, signed));
         if (view) return respond(200, view, signed, info, homeNav());
-        return respond(404, notFoundView('The request log has no request with this id (it keeps the last 10,000).'), signed, info, homeNav());
+        return respond(
+          404,
+          notFoundView('The request log has no request with this id (it keeps the last 10,000).'),
+          signed,
+          info,
+          homeNav(),
+        );
       }
       if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {
         return respond(200, workspacesView(store, signed), signed, info, homeNav());
@@ -183,7 +248,8 @@ export function dashboardMount(options: DashboardOptions): Mount {
       } catch {
         ids = [];
       }
-      if (!m || !ids.length) return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, homeNav());
+      if (!m || !ids.length)
+        return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, homeNav());
       // Not a member, or no such workspace: one answer, as the API gives one answer for both.
       const membership = memberships(store, signed).find((x) => x.record.id === ids[0]);
       if (!membership) return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav());
@@ -206,24 +272,45 @@ export function dashboardMount(options: DashboardOptions): Mount {
         const target = recordPage(store, membership.record.id, ids[2]);
         // Where the record is says what kind it is: only for a session that may read that section.
         const section = target && sectionOf(target.slice(wsHref(membership.record.id).length).split('#')[0]);
-        if (section && !canRead(signed, section)) return respond(403, missingAbilityView(signed, section, membership.record), signed, info, nav, r);
+        if (section && !canRead(signed, section))
+          return respond(403, missingAbilityView(signed, section, membership.record), signed, info, nav, r);
         if (target) return redirect(target);
-        return respond(404, notFoundView(`Nothing in ${membership.record.name} has the id ${ids[2]}.`), signed, info, nav, r);
+        return respond(
+          404,
+          notFoundView(`Nothing in ${membership.record.name} has the id ${ids[2]}.`),
+          signed,
+          info,
+          nav,
+          r,
+        );
       }
       for (const [pattern, section, render] of WORKSPACE_PAGES) {
         const hit = pattern.exec(rest);
         if (!hit) continue;
-        if (!canRead(signed, section)) return respond(403, missingAbilityView(signed, section, membership.record), signed, info, nav, r);
+        if (!canRead(signed, section))
+          return respond(403, missingAbilityView(signed, section, membership.record), signed, info, nav, r);
         try {
           return respond(200, await render(r, ...hit.slice(1).map(decodeURIComponent)), signed, info, nav, r);
         } catch (err) {
           if (!(err instanceof ProblemError)) throw err;
           const status = problemStatus(err);
-          const errors = Object.entries(err.errors ?? {}).map(([k, v]) => html`<li><code>${k}</code>: ${v.join(' ')}</li>`);
+          const errors = Object.entries(err.errors ?? {}).map(
+            ([k, v]) => html`<li><code>${k}</code>: ${v.join(' ')}</li>`,
+          );
           const view: View = {
             title: status === 404 ? 'Not found' : 'This address cannot be shown',
             section: 'overview',
-            body: html`<section class="panel"><p>${err.message}</p>${errors.length ? html`<ul>${errors}</ul>` : ''}<p><a href="${DASHBOARD}/workspaces/${membership.record.id}">Back to ${membership.record.name}</a></p></section>`,
+            body: html`<section class="panel">
+              <p>${err.message}</p>
+              ${
+                errors.length
+                  ? html`<ul>
+                      ${errors}
+                    </ul>`
+                  : ''
+              }
+              <p><a href="${DASHBOARD}/workspaces/${membership.record.id}">Back to ${membership.record.name}</a></p>
+            </section>`,
           };
           return respond(status, view, signed, info, nav, r);
         }

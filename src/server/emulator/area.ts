@@ -15,20 +15,41 @@ export const register: Register = async (s) => {
   const log = new RequestLog(!!options.logBodies);
   const movable = clock instanceof MovableClock ? clock : undefined;
   const faults: FaultRule[] = [];
-  s.mounts.push(controlMount({
-    store, dataFile: options.dataFile, clock: movable ?? new MovableClock(clock), log, admin: admin.token, faults, webhookSecret: s.services.webhookSecret!,
-    afterReset: () => s.services.rateLimiter?.reset(),
-  }));
-  const fault: Middleware = async (x, next) => (faults.length ? ((await injectFault(faults, x.op.operationId)) ?? next(x)) : next(x));
+  s.mounts.push(
+    controlMount({
+      store,
+      dataFile: options.dataFile,
+      clock: movable ?? new MovableClock(clock),
+      log,
+      admin: admin.token,
+      faults,
+      webhookSecret: s.services.webhookSecret!,
+      afterReset: () => s.services.rateLimiter?.reset(),
+    }),
+  );
+  const fault: Middleware = async (x, next) =>
+    faults.length ? ((await injectFault(faults, x.op.operationId)) ?? next(x)) : next(x);
   s.use.push(fault);
   s.observe = (info, res, operationId, startedAt) => {
     // Reading the log (control plane, the dashboard's log page) is not logged: it would fill it.
-    if (info.path.startsWith('/_emulator') || info.path.startsWith('/dashboard/requests') || info.path.startsWith('/assets/')) return;
+    if (
+      info.path.startsWith('/_emulator') ||
+      info.path.startsWith('/dashboard/requests') ||
+      info.path.startsWith('/assets/')
+    )
+      return;
     let problem: string | null = null;
     if (res.status >= 400 && res.body) problem = /"code":"([^"]+)"/.exec(res.body)?.[1] ?? null;
     log.record(
-      movable ? movable.nowMs() : clock.now().getTime(), info.method, info.path, operationId, res.status,
-      Math.round((performance.now() - startedAt) * 100) / 100, info.id, problem, info.remoteAddress,
+      movable ? movable.nowMs() : clock.now().getTime(),
+      info.method,
+      info.path,
+      operationId,
+      res.status,
+      Math.round((performance.now() - startedAt) * 100) / 100,
+      info.id,
+      problem,
+      info.remoteAddress,
       log.logBodies && info.rawBody.length ? maskBody(info.rawBody.toString('utf8')) : undefined,
     );
   };

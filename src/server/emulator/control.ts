@@ -13,7 +13,10 @@ export const CONTROL = '/_emulator';
 const ADMIN_SETTING = 'emulator.admin_token';
 
 /** The admin token: WCM_ADMIN_TOKEN, else the one kept in the store, else a new one (kept). */
-export async function adminToken(store: Store, env: NodeJS.ProcessEnv): Promise<{ token: string; source: 'env' | 'stored' | 'generated' }> {
+export async function adminToken(
+  store: Store,
+  env: NodeJS.ProcessEnv,
+): Promise<{ token: string; source: 'env' | 'stored' | 'generated' }> {
   if (env.WCM_ADMIN_TOKEN) return { token: env.WCM_ADMIN_TOKEN, source: 'env' };
   const kept = store.get('settings', ADMIN_SETTING)?.value;
   if (typeof kept === 'string' && kept) return { token: kept, source: 'stored' };
@@ -65,15 +68,29 @@ export function parseFaults(body: unknown): FaultRule[] {
     const at = (k: string, m: string) => ((errors[`${i}.${k}`] ??= []).push(m), undefined);
     if (!r || typeof r !== 'object' || Array.isArray(r)) return at('', 'Must be an object.') as never;
     const rule = r as Record<string, unknown>;
-    for (const k of Object.keys(rule)) if (!['operation', 'probability', 'status', 'latency_ms', 'reset'].includes(k)) at(k, 'Unknown member.');
-    if (typeof rule.operation !== 'string' || (rule.operation !== '*' && !getOperation(rule.operation))) at('operation', 'Must be an operationId of the table, or `*`.');
+    for (const k of Object.keys(rule))
+      if (!['operation', 'probability', 'status', 'latency_ms', 'reset'].includes(k)) at(k, 'Unknown member.');
+    if (typeof rule.operation !== 'string' || (rule.operation !== '*' && !getOperation(rule.operation)))
+      at('operation', 'Must be an operationId of the table, or `*`.');
     const p = rule.probability ?? 1;
     if (typeof p !== 'number' || !(p >= 0 && p <= 1)) at('probability', 'Must be a number from 0 to 1.');
-    if (rule.status !== undefined && !FAULT_STATUSES.includes(rule.status as number)) at('status', `Must be one of ${FAULT_STATUSES.join(', ')}.`);
-    if (rule.latency_ms !== undefined && !(Number.isInteger(rule.latency_ms) && (rule.latency_ms as number) >= 0 && (rule.latency_ms as number) <= 60_000)) at('latency_ms', 'Must be an integer from 0 to 60000.');
+    if (rule.status !== undefined && !FAULT_STATUSES.includes(rule.status as number))
+      at('status', `Must be one of ${FAULT_STATUSES.join(', ')}.`);
+    if (
+      rule.latency_ms !== undefined &&
+      !(Number.isInteger(rule.latency_ms) && (rule.latency_ms as number) >= 0 && (rule.latency_ms as number) <= 60_000)
+    )
+      at('latency_ms', 'Must be an integer from 0 to 60000.');
     if (rule.reset !== undefined && typeof rule.reset !== 'boolean') at('reset', 'Must be true or false.');
-    if (rule.status === undefined && rule.latency_ms === undefined && !rule.reset) at('status', 'A rule needs a `status`, a `latency_ms` or `reset: true`.');
-    return { operation: rule.operation as string, probability: p as number, status: rule.status as number | undefined, latency_ms: rule.latency_ms as number | undefined, reset: rule.reset as boolean | undefined };
+    if (rule.status === undefined && rule.latency_ms === undefined && !rule.reset)
+      at('status', 'A rule needs a `status`, a `latency_ms` or `reset: true`.');
+    return {
+      operation: rule.operation as string,
+      probability: p as number,
+      status: rule.status as number | undefined,
+      latency_ms: rule.latency_ms as number | undefined,
+      reset: rule.reset as boolean | undefined,
+    };
   });
   if (Object.keys(errors).length) throw validationFailed(errors);
   return rules;
@@ -86,7 +103,14 @@ export async function injectFault(rules: readonly FaultRule[], operationId: stri
   if (rule.latency_ms) await new Promise((r) => setTimeout(r, rule.latency_ms));
   if (rule.reset) return { status: 0, headers: {}, body: '', drop: true };
   if (!rule.status) return undefined;
-  const code = rule.status === 429 ? 'rate_limited' : rule.status === 503 ? 'service_unavailable' : rule.status === 502 ? 'payment_provider_error' : 'internal_error';
+  const code =
+    rule.status === 429
+      ? 'rate_limited'
+      : rule.status === 503
+        ? 'service_unavailable'
+        : rule.status === 502
+          ? 'payment_provider_error'
+          : 'internal_error';
   throw new ProblemError(code as never, {
     detail: `Injected by the emulator's fault rules for \`${rule.operation}\` (\`wcm local faults clear\` removes them).`,
     headers: rule.status === 429 || rule.status === 503 ? { 'Retry-After': '1' } : {},
@@ -101,23 +125,33 @@ export const MAX_CLOCK_OFFSET_SECONDS = 10 * 366 * 86_400;
  * within ±10 years of the real time and not before 1970. Anything else is a 422 and the clock stays.
  */
 export function clockOffset(body: unknown, clock: MovableClock): number {
-  const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as { offset_seconds?: unknown; now?: unknown };
+  const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as {
+    offset_seconds?: unknown;
+    now?: unknown;
+  };
   const realMs = clock.baseMs();
   let seconds: number;
   let field: 'now' | 'offset_seconds';
   if (typeof b.now === 'string' && b.offset_seconds === undefined) {
     const at = new Date(b.now);
-    if (Number.isNaN(at.getTime()) || at.getTime() < 0 || !/^\d{4}-\d\d-\d\dT/.test(b.now)) throw validationFailed({ now: ['Must be an ISO 8601 time at or after 1970-01-01T00:00:00Z.'] });
+    if (Number.isNaN(at.getTime()) || at.getTime() < 0 || !/^\d{4}-\d\d-\d\dT/.test(b.now))
+      throw validationFailed({ now: ['Must be an ISO 8601 time at or after 1970-01-01T00:00:00Z.'] });
     seconds = (at.getTime() - realMs) / 1000;
     field = 'now';
   } else if (typeof b.offset_seconds === 'number' && b.now === undefined) {
-    if (!Number.isFinite(b.offset_seconds)) throw validationFailed({ offset_seconds: ['Must be a finite number of seconds.'] });
+    if (!Number.isFinite(b.offset_seconds))
+      throw validationFailed({ offset_seconds: ['Must be a finite number of seconds.'] });
     seconds = b.offset_seconds;
     field = 'offset_seconds';
   } else {
     throw validationFailed({ '': ['Send {"offset_seconds": N} or {"now": "ISO time"}.'] });
   }
-  if (Math.abs(seconds) > MAX_CLOCK_OFFSET_SECONDS) throw validationFailed({ [field]: [`Must be within 10 years of the real time (an offset of at most ±${MAX_CLOCK_OFFSET_SECONDS} seconds).`] });
+  if (Math.abs(seconds) > MAX_CLOCK_OFFSET_SECONDS)
+    throw validationFailed({
+      [field]: [
+        `Must be within 10 years of the real time (an offset of at most ±${MAX_CLOCK_OFFSET_SECONDS} seconds).`,
+      ],
+    });
   if (realMs + seconds * 1000 < 0) throw validationFailed({ [field]: ['Would move the clock before 1970.'] });
   return seconds;
 }
@@ -126,27 +160,35 @@ function logFilter(url: URL): LogFilter {
   const f: LogFilter = {};
   const limit = url.searchParams.get('limit');
   if (limit !== null) {
-    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 10_000) throw validationFailed({ limit: ['Must be an integer from 1 to 10000.'] }, 'Invalid query parameters.');
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 10_000)
+      throw validationFailed({ limit: ['Must be an integer from 1 to 10000.'] }, 'Invalid query parameters.');
     f.limit = Number(limit);
   }
   const since = url.searchParams.get('since');
   if (since !== null) {
-    if (!/^\d+$/.test(since)) throw validationFailed({ since: ['Must be a sequence number (`seq` of a logged request).'] }, 'Invalid query parameters.');
+    if (!/^\d+$/.test(since))
+      throw validationFailed(
+        { since: ['Must be a sequence number (`seq` of a logged request).'] },
+        'Invalid query parameters.',
+      );
     f.since = Number(since);
   }
   const status = url.searchParams.get('status');
   if (status !== null) {
-    if (!/^([1-5]xx|[1-5]\d\d)$/i.test(status)) throw validationFailed({ status: ['Must be like 404 or 4xx.'] }, 'Invalid query parameters.');
+    if (!/^([1-5]xx|[1-5]\d\d)$/i.test(status))
+      throw validationFailed({ status: ['Must be like 404 or 4xx.'] }, 'Invalid query parameters.');
     f.status = status.toLowerCase();
   }
   const operation = url.searchParams.get('operation');
   if (operation !== null) {
-    if (!getOperation(operation)) throw validationFailed({ operation: ['Must be an operationId of the table.'] }, 'Invalid query parameters.');
+    if (!getOperation(operation))
+      throw validationFailed({ operation: ['Must be an operationId of the table.'] }, 'Invalid query parameters.');
     f.operation = operation;
   }
   const all = url.searchParams.get('all');
   if (all !== null) {
-    if (!['true', 'false', '1', '0', ''].includes(all)) throw validationFailed({ all: ['Must be true or false.'] }, 'Invalid query parameters.');
+    if (!['true', 'false', '1', '0', ''].includes(all))
+      throw validationFailed({ all: ['Must be true or false.'] }, 'Invalid query parameters.');
     f.all = all === 'true' || all === '1' || all === '';
   }
   return f;
@@ -172,16 +214,22 @@ export function controlMount(o: ControlOptions): Mount {
         }
         const url = new URL(req.url, 'http://x');
         const route = `${info.method} ${info.path.slice(CONTROL.length) || '/'}`;
-        const json = (status: number, data: unknown) => app.json(status, { data }, info, { 'Cache-Control': 'no-store' });
+        const json = (status: number, data: unknown) =>
+          app.json(status, { data }, info, { 'Cache-Control': 'no-store' });
         const snap = /^\/snapshots\/([^/]+)$/.exec(info.path.slice(CONTROL.length));
         switch (route) {
           case 'POST /reset': {
             const body = readJson(info) as { to?: unknown };
-            if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationFailed({ to: ['Send {"to": "empty" | "seed" | "<snapshot>"}.'] });
+            if (!body || typeof body !== 'object' || Array.isArray(body))
+              throw validationFailed({ to: ['Send {"to": "empty" | "seed" | "<snapshot>"}.'] });
             const started = performance.now();
             const counts = await resetState(o.store, o.dataFile, body.to ?? 'empty');
             o.afterReset();
-            return json(200, { to: body.to ?? 'empty', records: counts, duration_ms: Math.round(performance.now() - started) });
+            return json(200, {
+              to: body.to ?? 'empty',
+              records: counts,
+              duration_ms: Math.round(performance.now() - started),
+            });
           }
           case 'GET /snapshots':
             return json(200, await listSnapshots(o.dataFile));
@@ -198,7 +246,10 @@ export function controlMount(o: ControlOptions): Mount {
             o.faults.length = 0;
             return json(200, []);
           case 'GET /webhook-secret':
-            if (!o.webhookSecret) throw new ProblemError('route_not_found', { detail: 'This server has no payment-notification signing secret.' });
+            if (!o.webhookSecret)
+              throw new ProblemError('route_not_found', {
+                detail: 'This server has no payment-notification signing secret.',
+              });
             return json(200, { secret: o.webhookSecret });
           case 'GET /clock':
             return json(200, o.clock.state);
@@ -214,7 +265,17 @@ export function controlMount(o: ControlOptions): Mount {
           case 'GET /requests/stream': {
             const f = logFilter(url);
             if (o.log.full) throw streamsBusy();
-            return { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id }, body: '', stream: (res) => o.log.stream(res, f) };
+            return {
+              status: 200,
+              headers: {
+                'Content-Type': 'text/event-stream; charset=utf-8',
+                'Cache-Control': 'no-store',
+                'X-Content-Type-Options': 'nosniff',
+                'X-Request-Id': info.id,
+              },
+              body: '',
+              stream: (res) => o.log.stream(res, f),
+            };
           }
           default:
             if (snap && info.method === 'DELETE') {
@@ -222,7 +283,9 @@ export function controlMount(o: ControlOptions): Mount {
               await deleteSnapshot(o.dataFile, name);
               return json(200, { name, deleted: true });
             }
-            throw new ProblemError('route_not_found', { detail: `No control route \`${route}\`: reset, snapshots, faults, clock, requests, webhook-secret.` });
+            throw new ProblemError('route_not_found', {
+              detail: `No control route \`${route}\`: reset, snapshots, faults, clock, requests, webhook-secret.`,
+            });
         }
       } catch (err) {
         return app.fail(err, info);

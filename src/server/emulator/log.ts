@@ -32,12 +32,22 @@ export interface LogFilter {
  * `wcm logs --status 4xx` is about the API's callers, not a browser tab or a health probe.
  */
 export function isOwnTraffic(path: string): boolean {
-  return path === '/healthz' || path === '/favicon.ico' || path === '/dashboard' || path.startsWith('/dashboard/') || path.startsWith('/assets/');
+  return (
+    path === '/healthz' ||
+    path === '/favicon.ico' ||
+    path === '/dashboard' ||
+    path.startsWith('/dashboard/') ||
+    path.startsWith('/assets/')
+  );
 }
 
 /** Whether a logged request passes a filter (all but `limit` and `since`). */
 function matches(f: LogFilter, e: LoggedRequest): boolean {
-  return statusMatches(f.status, e.status) && (!f.operation || e.operation === f.operation) && (!!f.all || !isOwnTraffic(e.path));
+  return (
+    statusMatches(f.status, e.status) &&
+    (!f.operation || e.operation === f.operation) &&
+    (!!f.all || !isOwnTraffic(e.path))
+  );
 }
 
 export const LOG_CAPACITY = 10_000;
@@ -95,7 +105,8 @@ export function statusMatches(filter: string | undefined, status: number): boole
 /** Keys whose values a logged body never shows (TRUST §5), wherever they sit in the body. */
 const SECRET_KEY = /secret|token|password|authorization|api[_-]?key|card|number|cvc|iban|^code$|verifier/i;
 /** In text that is not JSON or a form: `key: value` / `key=value` pairs under such keys. */
-const SECRET_PAIR = /("?[A-Za-z0-9_-]*(?:secret|token|password|authorization|api[_-]?key|card|number|cvc|iban|code|verifier)[A-Za-z0-9_-]*"?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^&,}\s]+)/gi;
+const SECRET_PAIR =
+  /("?[A-Za-z0-9_-]*(?:secret|token|password|authorization|api[_-]?key|card|number|cvc|iban|code|verifier)[A-Za-z0-9_-]*"?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^&,}\s]+)/gi;
 /** 12 or more digits, with single spaces or dashes between them: card, account and phone numbers. */
 const DIGIT_RUN = /\d(?:[ -]?\d){11,}/g;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
@@ -152,14 +163,40 @@ export class RequestLog {
   private next = 0;
   private seq = 0;
   private readonly subscribers = new Set<(e: LoggedRequest) => void>();
-  constructor(readonly logBodies = false, private readonly capacity = LOG_CAPACITY) {}
+  constructor(
+    readonly logBodies = false,
+    private readonly capacity = LOG_CAPACITY,
+  ) {}
 
   /**
    * One request. Its time is kept as a number and written out as ISO text only when the log is
    * read: formatting it per request was most of what logging cost the hot path.
    */
-  record(at: number, method: string, path: string, operation: string | null, status: number, durationMs: number, requestId: string, problem: string | null, client: string, body?: string): void {
-    const entry: Stored = { seq: ++this.seq, at, time: '', method, path, operation, status, duration_ms: durationMs, request_id: requestId, problem, client };
+  record(
+    at: number,
+    method: string,
+    path: string,
+    operation: string | null,
+    status: number,
+    durationMs: number,
+    requestId: string,
+    problem: string | null,
+    client: string,
+    body?: string,
+  ): void {
+    const entry: Stored = {
+      seq: ++this.seq,
+      at,
+      time: '',
+      method,
+      path,
+      operation,
+      status,
+      duration_ms: durationMs,
+      request_id: requestId,
+      problem,
+      client,
+    };
     if (body !== undefined) entry.request_body = body;
     if (this.ring.length < this.capacity) this.ring.push(entry);
     else this.ring[this.next] = entry;
@@ -172,8 +209,11 @@ export class RequestLog {
 
   /** Oldest first, filtered; `limit` keeps the newest. A scope sees its workspaces only, without bodies. */
   query(f: LogFilter = {}, scope?: LogScope): LoggedRequest[] {
-    const all = this.ring.length < this.capacity ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-    const out = all.filter((e) => (f.since === undefined || e.seq > f.since) && matches(f, e) && (!scope || inScope(scope, e.path)));
+    const all =
+      this.ring.length < this.capacity ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+    const out = all.filter(
+      (e) => (f.since === undefined || e.seq > f.since) && matches(f, e) && (!scope || inScope(scope, e.path)),
+    );
     const kept = (f.limit !== undefined ? out.slice(-f.limit) : out).map(shown);
     return scope ? kept.map(withoutBody) : kept;
   }
@@ -207,7 +247,8 @@ export class RequestLog {
       if (res.writableLength > STREAM_BUFFER_BYTES) res.destroy();
       else if (!res.destroyed) res.write(text);
     };
-    const event = (e: LoggedRequest) => `id: ${e.seq}\nevent: request\ndata: ${JSON.stringify(scope ? withoutBody(e) : e)}\n\n`;
+    const event = (e: LoggedRequest) =>
+      `id: ${e.seq}\nevent: request\ndata: ${JSON.stringify(scope ? withoutBody(e) : e)}\n\n`;
     const send = (e: LoggedRequest) => {
       if (matches(f, e) && (!scope || inScope(scope, e.path))) write(event(e));
     };

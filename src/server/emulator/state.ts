@@ -1,6 +1,13 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { exportFixture, FixtureError, parseFixture, putRecords, recordCount, type Records } from '../../store/fixture.js';
+import {
+  exportFixture,
+  FixtureError,
+  parseFixture,
+  putRecords,
+  recordCount,
+  type Records,
+} from '../../store/fixture.js';
 import { COLLECTIONS } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import { ProblemError } from '../problems.js';
@@ -15,13 +22,20 @@ const snapshotFile = (dataFile: string, name: string) => path.join(snapshotDir(d
 
 function checkName(name: unknown): string {
   if (typeof name !== 'string' || !SNAPSHOT_NAME.test(name)) {
-    throw new ProblemError('validation_failed', { detail: 'A snapshot name is 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit.', errors: { name: ['Must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.'] } });
+    throw new ProblemError('validation_failed', {
+      detail: 'A snapshot name is 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit.',
+      errors: { name: ['Must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$.'] },
+    });
   }
   return name;
 }
 
 /** Saves the whole state as a named snapshot (written aside, then renamed: never half a file). */
-export async function saveSnapshot(store: Store, dataFile: string, name: unknown): Promise<{ name: string; bytes: number }> {
+export async function saveSnapshot(
+  store: Store,
+  dataFile: string,
+  name: unknown,
+): Promise<{ name: string; bytes: number }> {
   const n = checkName(name);
   await mkdir(snapshotDir(dataFile), { recursive: true, mode: 0o700 });
   const text = JSON.stringify(exportFixture(store));
@@ -31,10 +45,15 @@ export async function saveSnapshot(store: Store, dataFile: string, name: unknown
   return { name: n, bytes: Buffer.byteLength(text) };
 }
 
-export async function listSnapshots(dataFile: string): Promise<Array<{ name: string; bytes: number; saved_at: string }>> {
+export async function listSnapshots(
+  dataFile: string,
+): Promise<Array<{ name: string; bytes: number; saved_at: string }>> {
   let names: string[];
   try {
-    names = (await readdir(snapshotDir(dataFile))).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter((f) => SNAPSHOT_NAME.test(f));
+    names = (await readdir(snapshotDir(dataFile)))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -5))
+      .filter((f) => SNAPSHOT_NAME.test(f));
   } catch {
     return [];
   }
@@ -62,9 +81,21 @@ async function target(store: Store, dataFile: string, to: unknown): Promise<Reco
   if (to === undefined || to === 'empty') return [];
   if (to === 'seed') {
     const files = store.get('settings', SEED_FILES_SETTING)?.value;
-    if (!Array.isArray(files) || !files.length) throw new ProblemError('validation_failed', { detail: 'This store was not seeded with `--seed`, so there is no seed to reset to.', errors: { to: ['No seed: use `empty` or a snapshot name.'] } });
+    if (!Array.isArray(files) || !files.length)
+      throw new ProblemError('validation_failed', {
+        detail: 'This store was not seeded with `--seed`, so there is no seed to reset to.',
+        errors: { to: ['No seed: use `empty` or a snapshot name.'] },
+      });
     const sets: Records[] = [];
-    for (const f of files as string[]) sets.push(parseFixture(JSON.parse(await readFile(f, 'utf8')), f, { get: (c, id) => sets.map((s) => (s as unknown as Record<string, Array<{ id: string }>>)[c]?.find((r) => r.id === id)).find(Boolean) }));
+    for (const f of files as string[])
+      sets.push(
+        parseFixture(JSON.parse(await readFile(f, 'utf8')), f, {
+          get: (c, id) =>
+            sets
+              .map((s) => (s as unknown as Record<string, Array<{ id: string }>>)[c]?.find((r) => r.id === id))
+              .find(Boolean),
+        }),
+      );
     return sets;
   }
   const n = checkName(to);
@@ -72,12 +103,17 @@ async function target(store: Store, dataFile: string, to: unknown): Promise<Reco
   try {
     text = await readFile(snapshotFile(dataFile, n), 'utf8');
   } catch {
-    throw new ProblemError('snapshot_not_found', { detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.` });
+    throw new ProblemError('snapshot_not_found', {
+      detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
+    });
   }
   try {
     return [parseFixture(JSON.parse(text), n, nothingThere)];
   } catch (err) {
-    if (err instanceof FixtureError || err instanceof SyntaxError) throw new ProblemError('validation_failed', { detail: `Snapshot \`${n}\` cannot be loaded: ${(err as Error).message.split('\n')[0]}` });
+    if (err instanceof FixtureError || err instanceof SyntaxError)
+      throw new ProblemError('validation_failed', {
+        detail: `Snapshot \`${n}\` cannot be loaded: ${(err as Error).message.split('\n')[0]}`,
+      });
     throw err;
   }
 }

@@ -18,13 +18,23 @@ export const accountHandlers = [
         abilities: token.abilities,
         expires_at: token.expires_at,
       },
-      workspaces: reachableWorkspaces(store, auth!).map(({ workspace, role }) => ({ id: workspace.id, name: workspace.name, role })),
+      workspaces: reachableWorkspaces(store, auth!).map(({ workspace, role }) => ({
+        id: workspace.id,
+        name: workspace.name,
+        role,
+      })),
     };
   }),
   implement(operations.listListingTemplates, ({ query }) =>
-    pageEntries(templateEntries, (key, after) => {
-      const i = templateEntries.findIndex((e) => (after ? compareKeys(e.key, key) > 0 : compareKeys(e.key, key) >= 0));
-      return i === -1 ? templateEntries.length : i;
-    }, { scope: 'listListingTemplates', cursor: query.cursor, limit: query.limit, map: (t) => t }),
+    pageEntries(
+      templateEntries,
+      (key, after) => {
+        const i = templateEntries.findIndex((e) =>
+          after ? compareKeys(e.key, key) > 0 : compareKeys(e.key, key) >= 0,
+        );
+        return i === -1 ? templateEntries.length : i;
+      },
+      { scope: 'listListingTemplates', cursor: query.cursor, limit: query.limit, map: (t) => t },
+    ),
   ),
 ];

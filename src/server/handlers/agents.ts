@@ -9,7 +9,12 @@ const summarize = cachedJson((r: AgentRecord) => ({ id: r.id, name: r.name }));
 
 export const agentHandlers = [
   implement(operations.listAgents, ({ params, query, store }) =>
-    pageIndex(store.index('agentsByWorkspace'), params.workspace, { scope: `agents:${params.workspace}`, cursor: query.cursor, limit: query.limit, map: summarize }),
+    pageIndex(store.index('agentsByWorkspace'), params.workspace, {
+      scope: `agents:${params.workspace}`,
+      cursor: query.cursor,
+      limit: query.limit,
+      map: summarize,
+    }),
   ),
   // Privacy by construction: the event holds the agent, the optional button and app, and a time.
   // Nothing from the request (address, user agent, cookies, referrer) is read, stored or echoed.

@@ -27,7 +27,9 @@ export const bookingHandlers = [
     const from = query.from ? iso(query.from) : undefined;
     const to = query.to ? iso(query.to) : undefined;
     if (from && to && from > to) {
-      throw validationFailed({ to: [`\`to\` (${query.to}) is before \`from\` (${query.from}): no booking can start in that range; swap them.`] });
+      throw validationFailed({
+        to: [`\`to\` (${query.to}) is before \`from\` (${query.from}): no booking can start in that range; swap them.`],
+      });
     }
     const lo = from ? index.seek(all, [from], false) : 0;
     const hi = to ? index.seek(all, [to], false) : all.length;

@@ -33,19 +33,33 @@ export function orderView(o: OrderRecord) {
   };
 }
 
-const summarizeOffer = cachedJson((r: OfferRecord) => ({ id: r.id, kind: r.kind, title: r.title, currency: r.currency, unit_amount_minor: r.unit_amount_minor, active: r.active }));
+const summarizeOffer = cachedJson((r: OfferRecord) => ({
+  id: r.id,
+  kind: r.kind,
+  title: r.title,
+  currency: r.currency,
+  unit_amount_minor: r.unit_amount_minor,
+  active: r.active,
+}));
 
 export const commerceHandlers = [
   // Inactive offers too (the `active` column says so): an operator looks for them as well.
   implement(operations.listOffers, ({ params, query, store }) =>
-    pageIndex(store.index('offersByWorkspace'), params.workspace, { scope: `offers:${params.workspace}`, cursor: query.cursor, limit: query.limit, map: summarizeOffer }),
+    pageIndex(store.index('offersByWorkspace'), params.workspace, {
+      scope: `offers:${params.workspace}`,
+      cursor: query.cursor,
+      limit: query.limit,
+      map: summarizeOffer,
+    }),
   ),
   implement(operations.createPaymentIntent, async ({ params, body, store, clock, services, idempotency }) => {
     const offer = store.get('offers', params.offer);
     if (!offer || !offer.active) throw notFound('offer_not_found', params.offer);
     const destination = store.get('workspaces', offer.workspace_id)?.stripe_account_id;
     if (!destination) {
-      throw new ProblemError('offer_not_found', { detail: `Offer \`${offer.id}\` cannot take payments: its workspace has not connected a payment account.` });
+      throw new ProblemError('offer_not_found', {
+        detail: `Offer \`${offer.id}\` cannot take payments: its workspace has not connected a payment account.`,
+      });
     }
     const price = priceOrder(offer, body);
     const provider = paymentProvider(services);

@@ -26,7 +26,11 @@ function updated(rec: FormRecord, body: z.output<typeof UpdateFormBody>, now: st
   const next: FormRecord = { ...rec, updated_at: now };
   if (body.name !== undefined) next.name = body.name;
   if (body.fields !== undefined) {
-    next.fields = body.fields.map((f) => (f.options === undefined ? { id: f.id, label: f.label, required: f.required } : { id: f.id, label: f.label, required: f.required, options: [...f.options] }));
+    next.fields = body.fields.map((f) =>
+      f.options === undefined
+        ? { id: f.id, label: f.label, required: f.required }
+        : { id: f.id, label: f.label, required: f.required, options: [...f.options] },
+    );
   }
   for (const m of OBJECT_MEMBERS) {
     const patch = body[m];
@@ -35,15 +39,29 @@ function updated(rec: FormRecord, body: z.output<typeof UpdateFormBody>, now: st
   return next;
 }
 
-const summarize = cachedJson((r: FormRecord) => ({ id: r.id, name: r.name, field_count: r.fields.length, updated_at: r.updated_at }));
+const summarize = cachedJson((r: FormRecord) => ({
+  id: r.id,
+  name: r.name,
+  field_count: r.fields.length,
+  updated_at: r.updated_at,
+}));
 
 export const formHandlers = [
   implement(operations.listForms, ({ params, query, store }) =>
-    pageIndex(store.index('formsByWorkspace'), params.workspace, { scope: `forms:${params.workspace}`, cursor: query.cursor, limit: query.limit, map: summarize }),
+    pageIndex(store.index('formsByWorkspace'), params.workspace, {
+      scope: `forms:${params.workspace}`,
+      cursor: query.cursor,
+      limit: query.limit,
+      map: summarize,
+    }),
   ),
   implement(operations.getForm, ({ params, store }) => present(findForm(store, params.workspace, params.form))),
   // Read, merge and write in one synchronous transaction: two concurrent patches both land.
   implement(operations.updateForm, async ({ params, body, store, clock }) =>
-    present(await store.transact((tx) => tx.put('forms', updated(findForm(tx, params.workspace, params.form), body, timestamp(clock))))),
+    present(
+      await store.transact((tx) =>
+        tx.put('forms', updated(findForm(tx, params.workspace, params.form), body, timestamp(clock))),
+      ),
+    ),
   ),
 ];

@@ -27,7 +27,9 @@ function findArticle(store: Reader, workspace: string, listId: string, id: strin
 /** `{version}` is a number (`3`) or a version id: digits only means a number. */
 function findVersion(article: ArticleRecord, ref: string): ArticleVersionRecord {
   const byNumber = /^[0-9]{1,9}$/.test(ref);
-  const v = byNumber ? article.versions.find((x) => x.number === Number(ref)) : article.versions.find((x) => x.id === ref);
+  const v = byNumber
+    ? article.versions.find((x) => x.number === Number(ref))
+    : article.versions.find((x) => x.id === ref);
   if (v) return v;
   const last = article.versions[article.versions.length - 1].number;
   throw new ProblemError('version_not_found', {
@@ -57,7 +59,15 @@ export function summarize(a: ArticleRecord): z.input<typeof ArticleSummary> {
 }
 
 function presentVersion(v: ArticleVersionRecord): z.input<typeof ArticleVersion> {
-  return { id: v.id, number: v.number, title: v.title, body: v.body, restored_from: v.restored_from, published: v.published, created_at: v.created_at };
+  return {
+    id: v.id,
+    number: v.number,
+    title: v.title,
+    body: v.body,
+    restored_from: v.restored_from,
+    published: v.published,
+    created_at: v.created_at,
+  };
 }
 
 export const knowledgeHandlers = [

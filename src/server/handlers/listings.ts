@@ -30,7 +30,9 @@ export const listingHandlers = [
       workspace_id: params.workspace,
       title: body.title,
       template_slug: body.template_slug,
-      items: body.items.map((i) => (i.description === undefined ? { title: i.title } : { title: i.title, description: i.description })),
+      items: body.items.map((i) =>
+        i.description === undefined ? { title: i.title } : { title: i.title, description: i.description },
+      ),
       button_id: null,
       created_at: timestamp(clock),
     };

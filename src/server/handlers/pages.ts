@@ -35,17 +35,33 @@ function updated(rec: PageRecord, body: z.output<typeof UpdatePageBody>, now: st
   return next;
 }
 
-const summarize = cachedJson((r: PageRecord) => ({ id: r.id, name: r.name, slug: r.slug, published: r.published, updated_at: r.updated_at }));
+const summarize = cachedJson((r: PageRecord) => ({
+  id: r.id,
+  name: r.name,
+  slug: r.slug,
+  published: r.published,
+  updated_at: r.updated_at,
+}));
 
 export const pageHandlers = [
   // Each filter pages its own partition, and its cursors only fit that partition (the scope says which).
   implement(operations.listPages, ({ params, query, store }) => {
-    const partition = query.published === undefined ? params.workspace : pagesPartition(params.workspace, query.published === 'true');
-    return pageIndex(store.index('pagesByWorkspace'), partition, { scope: `pages:${partition}`, cursor: query.cursor, limit: query.limit, map: summarize });
+    const partition =
+      query.published === undefined ? params.workspace : pagesPartition(params.workspace, query.published === 'true');
+    return pageIndex(store.index('pagesByWorkspace'), partition, {
+      scope: `pages:${partition}`,
+      cursor: query.cursor,
+      limit: query.limit,
+      map: summarize,
+    });
   }),
   implement(operations.getPage, ({ params, store }) => present(findPage(store, params.workspace, params.page))),
   // Read, merge and write in one synchronous transaction: two concurrent patches both land.
   implement(operations.updatePage, async ({ params, body, store, clock }) =>
-    present(await store.transact((tx) => tx.put('pages', updated(findPage(tx, params.workspace, params.page), body, timestamp(clock))))),
+    present(
+      await store.transact((tx) =>
+        tx.put('pages', updated(findPage(tx, params.workspace, params.page), body, timestamp(clock))),
+      ),
+    ),
   ),
 ];

@@ -13,7 +13,12 @@ export const PREVIEW_LENGTH = 140;
 export function preview(body: string | null): string | null {
   if (body === null) return null;
   const chars = Array.from(body.replace(/\s+/g, ' ').trim());
-  return chars.length <= PREVIEW_LENGTH ? chars.join('') : `${chars.slice(0, PREVIEW_LENGTH - 1).join('').trimEnd()}…`;
+  return chars.length <= PREVIEW_LENGTH
+    ? chars.join('')
+    : `${chars
+        .slice(0, PREVIEW_LENGTH - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 /** A thread as lists show it: the contact, its channels (in CHANNELS order), state, and a preview of the last message. */
@@ -41,7 +46,10 @@ function haystack(t: ThreadRecord): string {
   let s = searchText.get(t);
   if (s === undefined) {
     // NUL between fields: a query never matches across two of them.
-    s = [t.contact.name, t.contact.email, t.subject, t.last_message_body].map((v) => v ?? '').join('\u0000').toLowerCase();
+    s = [t.contact.name, t.contact.email, t.subject, t.last_message_body]
+      .map((v) => v ?? '')
+      .join('\u0000')
+      .toLowerCase();
     searchText.set(t, s);
   }
   return s;
@@ -55,7 +63,8 @@ function haystack(t: ThreadRecord): string {
 const summaryJson = new WeakMap<ThreadKeys, JsonItem>();
 function threadSummaryJson(store: Store, keys: ThreadKeys): JsonItem {
   let item = summaryJson.get(keys);
-  if (!item) summaryJson.set(keys, (item = new JsonItem(JSON.stringify(threadSummary(store.get('threads', keys.id)!)))));
+  if (!item)
+    summaryJson.set(keys, (item = new JsonItem(JSON.stringify(threadSummary(store.get('threads', keys.id)!)))));
   return item;
 }
 
@@ -83,6 +92,15 @@ export const threadHandlers = [
     // Another workspace's thread is as invisible as one that does not exist.
     if (!t || t.workspace_id !== params.workspace) throw notFound('thread_not_found', params.thread);
     const messages = store.get('thread_messages', t.id)?.messages ?? [];
-    return { ...threadSummary(t), messages: messages.map((m) => ({ id: m.id, channel: m.channel, direction: m.direction, body: m.body, created_at: m.created_at })) };
+    return {
+      ...threadSummary(t),
+      messages: messages.map((m) => ({
+        id: m.id,
+        channel: m.channel,
+        direction: m.direction,
+        body: m.body,
+        created_at: m.created_at,
+      })),
+    };
   }),
 ];

@@ -9,7 +9,9 @@ export const webhookHandlers = [
   implement(operations.receivePaymentNotification, async ({ request, store, clock, services }) => {
     const secret = services.webhookSecret;
     if (!secret) {
-      throw new ProblemError('invalid_signature', { detail: 'This server has no payment-notification signing secret configured (set WCM_WEBHOOK_SECRET).' });
+      throw new ProblemError('invalid_signature', {
+        detail: 'This server has no payment-notification signing secret configured (set WCM_WEBHOOK_SECRET).',
+      });
     }
     const event = await verifyPaymentEvent(request.rawBody, header(request.headers, 'stripe-signature'), secret, clock);
     const now = timestamp(clock);

@@ -17,7 +17,9 @@ const MAX_JSON_DEPTH = 64;
  * The abilities the tools need, for `scope="…"` on a 401 (MCP authorization, 2025-11-25): a client
  * asks for these rather than guessing. Grant management is no tool (TRUST.md §3), so it adds none.
  */
-const MCP_SCOPE = ABILITIES.filter((a) => Object.values(routes).some((r: Route) => r.ability === a && !r.personal && r.access !== 'signature')).join(' ');
+const MCP_SCOPE = ABILITIES.filter((a) =>
+  Object.values(routes).some((r: Route) => r.ability === a && !r.personal && r.access !== 'signature'),
+).join(' ');
 
 /** The SDK and the tool table, loaded on the first /mcp request only (start-up stays as it was). */
 interface McpModules {
@@ -32,8 +34,20 @@ let sdk: Promise<McpModules> | null = null;
 /** Once loaded, read without an await per request. */
 let loaded: McpModules | null = null;
 const loadSdk = () =>
-  (sdk ??= Promise.all([import('../../mcp/server.js'), import('../../mcp/tools.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]).then(
-    ([server, tools, http]) => (loaded = { createMcpServer: server.createMcpServer, connectServer: server.connectServer, fastToolCall: server.fastToolCall, parsedDispatch: server.parsedDispatch, buildTools: tools.buildTools, Transport: http.WebStandardStreamableHTTPServerTransport }),
+  (sdk ??= Promise.all([
+    import('../../mcp/server.js'),
+    import('../../mcp/tools.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]).then(
+    ([server, tools, http]) =>
+      (loaded = {
+        createMcpServer: server.createMcpServer,
+        connectServer: server.connectServer,
+        fastToolCall: server.fastToolCall,
+        parsedDispatch: server.parsedDispatch,
+        buildTools: tools.buildTools,
+        Transport: http.WebStandardStreamableHTTPServerTransport,
+      }),
   ));
 
 /**
@@ -50,27 +64,43 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       const metadata = `${info.origin}/.well-known/oauth-protected-resource/mcp`;
       let auth;
       try {
-        if (info.path !== MCP_PATH) throw new ProblemError('route_not_found', { detail: `The MCP endpoint is ${MCP_PATH}.` });
+        if (info.path !== MCP_PATH)
+          throw new ProblemError('route_not_found', { detail: `The MCP endpoint is ${MCP_PATH}.` });
         auth = authenticate(store, header(info.headers, 'authorization'), clock.now(), MCP_AUDIENCE);
       } catch (err) {
         return app.fail(withResourceMetadata(err, metadata, MCP_SCOPE), info);
       }
       if (info.method !== 'POST') {
         // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
-        return app.fail(new ProblemError('method_not_allowed', { detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.', headers: { Allow: 'POST' } }), info);
+        return app.fail(
+          new ProblemError('method_not_allowed', {
+            detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.',
+            headers: { Allow: 'POST' },
+          }),
+          info,
+        );
       }
       if (nestedDeeperThan(info.rawBody, MAX_JSON_DEPTH)) {
         const message = `Parse error: the message nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`;
-        return { status: 400, headers: { 'Content-Type': 'application/json', 'X-Request-Id': info.id, 'Cache-Control': 'no-store' }, body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message }, id: null }) };
+        return {
+          status: 400,
+          headers: { 'Content-Type': 'application/json', 'X-Request-Id': info.id, 'Cache-Control': 'no-store' },
+          body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message }, id: null }),
+        };
       }
-      const { createMcpServer, connectServer, fastToolCall, parsedDispatch, buildTools, Transport } = loaded ?? (await loadSdk());
+      const { createMcpServer, connectServer, fastToolCall, parsedDispatch, buildTools, Transport } =
+        loaded ?? (await loadSdk());
       const reach = reachableWorkspaces(store, auth);
       const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
       const abilities = auth.token.abilities as Ability[];
       const filter = { abilities, defaultWorkspace };
       const tools = buildTools(filter);
       const dispatchRaw = inProcessDispatch(app, info);
-      const headers: Record<string, string> = { 'X-Request-Id': info.id, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+      const headers: Record<string, string> = {
+        'X-Request-Id': info.id,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      };
       let parsed: unknown;
       try {
         parsed = JSON.parse(info.rawBody.toString('utf8'));
@@ -78,8 +108,15 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
         parsed = undefined;
       }
       const fast = await fastToolCall(
-        { accept: header(info.headers, 'accept'), contentType: header(info.headers, 'content-type'), protocolVersion: header(info.headers, 'mcp-protocol-version') },
-        parsed, tools, filter, dispatchRaw,
+        {
+          accept: header(info.headers, 'accept'),
+          contentType: header(info.headers, 'content-type'),
+          protocolVersion: header(info.headers, 'mcp-protocol-version'),
+        },
+        parsed,
+        tools,
+        filter,
+        dispatchRaw,
       );
       if (fast !== null) headers['content-type'] = 'application/json';
       if (typeof fast === 'string') return { status: 200, headers, body: fast };
@@ -91,7 +128,9 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
       try {
         const requestHeaders = new Headers();
         for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') requestHeaders.set(k, v);
-        const response = await transport.handleRequest(new Request(`${info.origin}${info.path}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }));
+        const response = await transport.handleRequest(
+          new Request(`${info.origin}${info.path}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }),
+        );
         const out: AppResponse = { status: response.status, headers, body: await response.text() };
         response.headers.forEach((v, k) => (out.headers[k] = v));
         return out;
@@ -107,7 +146,10 @@ export function mcpMount(options: { store: Store; clock: Clock }): Mount {
  * (anonymous for public operations) and address, and the MCP audience: every check of the
  * API applies as it would over HTTP.
  */
-export function inProcessDispatch(app: App, info: Pick<RequestInfo, 'headers' | 'remoteAddress'>): (r: ToolRequest) => Promise<RawAnswer> {
+export function inProcessDispatch(
+  app: App,
+  info: Pick<RequestInfo, 'headers' | 'remoteAddress'>,
+): (r: ToolRequest) => Promise<RawAnswer> {
   const authorization = header(info.headers, 'authorization');
   return async (r) => {
     let qs = '';
@@ -117,7 +159,11 @@ export function inProcessDispatch(app: App, info: Pick<RequestInfo, 'headers' | 
     if (!r.anonymous && authorization) headers.authorization = authorization;
     if (r.idempotencyKey) headers['idempotency-key'] = r.idempotencyKey;
     const res = await app.handle({
-      method: r.method, url: `/v1${r.path}${qs ? `?${qs}` : ''}`, headers, remoteAddress: info.remoteAddress, audience: MCP_AUDIENCE,
+      method: r.method,
+      url: `/v1${r.path}${qs ? `?${qs}` : ''}`,
+      headers,
+      remoteAddress: info.remoteAddress,
+      audience: MCP_AUDIENCE,
       body: r.body === undefined ? undefined : JSON.stringify(r.body),
     });
     // A plain function, not a getter: an object literal with an accessor gets a hidden class of its

@@ -9,5 +9,14 @@ export const register: Register = (s) => {
   // Compaction forgets spent OAuth records (expired tokens and codes, old revoked families, idle clients).
   store.addPruner((tx, st) => pruneOAuth(tx, st, clock.now()));
   s.assets['consent.js'] = { type: 'text/javascript; charset=utf-8', body: CONSENT_JS };
-  s.mounts.push(oauthMount({ store, clock, sessions: services.sessions!, loopback: !!services.loopback, rateLimiter: services.rateLimiter! }), wellKnownMount());
+  s.mounts.push(
+    oauthMount({
+      store,
+      clock,
+      sessions: services.sessions!,
+      loopback: !!services.loopback,
+      rateLimiter: services.rateLimiter!,
+    }),
+    wellKnownMount(),
+  );
 };

@@ -14,7 +14,14 @@ export type { OAuthOptions } from './options.js';
 
 /** `/oauth/…`: authorize (sign-in and consent pages), token, revoke and dynamic registration. */
 export function oauthMount(options: OAuthOptions): Mount {
-  const auth = signIn({ prefix: OAUTH, loopback: options.loopback, store: options.store, sessions: options.sessions, clock: options.clock, purpose: 'to authorize an application to use your account.' });
+  const auth = signIn({
+    prefix: OAUTH,
+    loopback: options.loopback,
+    store: options.store,
+    sessions: options.sessions,
+    clock: options.clock,
+    purpose: 'to authorize an application to use your account.',
+  });
   const ctx: OAuthContext = { ...options, auth };
   return {
     prefix: OAUTH,
@@ -31,7 +38,11 @@ export function oauthMount(options: OAuthOptions): Mount {
         case `${OAUTH}/register`:
           return register(ctx, info, app);
         default:
-          return messagePage(404, 'Not found', 'There is no page here. OAuth clients begin with the authorization endpoint, /oauth/authorize (see /.well-known/oauth-authorization-server).');
+          return messagePage(
+            404,
+            'Not found',
+            'There is no page here. OAuth clients begin with the authorization endpoint, /oauth/authorize (see /.well-known/oauth-authorization-server).',
+          );
       }
     },
   };

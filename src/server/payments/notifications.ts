@@ -45,7 +45,12 @@ function findOrder(tx: Tx, orders: () => Iterable<OrderRecord>, obj: Record<stri
  * same event cannot both apply. Every event of a known type is recorded by id (applied or not);
  * other types change nothing and are not kept.
  */
-export function applyPaymentEvent(tx: Tx, event: PaymentEvent, now: string, orders: () => Iterable<OrderRecord>): NotificationOutcome {
+export function applyPaymentEvent(
+  tx: Tx,
+  event: PaymentEvent,
+  now: string,
+  orders: () => Iterable<OrderRecord>,
+): NotificationOutcome {
   const seen = tx.get('payment_events', event.id);
   if (seen) return { applied: false, orderId: seen.order_id, reason: 'duplicate' };
   const target = EVENT_TARGET[event.type];
@@ -57,11 +62,18 @@ export function applyPaymentEvent(tx: Tx, event: PaymentEvent, now: string, orde
   else if (target === 'refunded' && obj.refunded === false) {
     // Only a full refund ends the order; a partial one leaves it paid.
     outcome = { applied: false, orderId: order.id, reason: 'partial_refund' };
-  } else if (!TRANSITIONS[order.payment_state].includes(target)) outcome = { applied: false, orderId: order.id, reason: 'not_allowed' };
+  } else if (!TRANSITIONS[order.payment_state].includes(target))
+    outcome = { applied: false, orderId: order.id, reason: 'not_allowed' };
   else {
     tx.put('orders', { ...order, payment_state: target, updated_at: now });
     outcome = { applied: true, orderId: order.id };
   }
-  tx.put('payment_events', { id: event.id, type: event.type, order_id: outcome.orderId, applied: outcome.applied, received_at: now });
+  tx.put('payment_events', {
+    id: event.id,
+    type: event.type,
+    order_id: outcome.orderId,
+    applied: outcome.applied,
+    received_at: now,
+  });
   return outcome;
 }

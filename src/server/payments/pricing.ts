@@ -23,14 +23,24 @@ export function priceOrder(offer: OfferRecord, body: { amount_minor?: number; qu
   const currency = offer.currency.toLowerCase();
   let unit: number;
   if (offer.kind === 'fixed') {
-    if (offer.unit_amount_minor === null || !Number.isInteger(offer.unit_amount_minor) || offer.unit_amount_minor <= 0) {
-      throw new ProblemError('offer_not_found', { detail: `Offer \`${offer.id}\` has no price, so it cannot be paid for.` });
+    if (
+      offer.unit_amount_minor === null ||
+      !Number.isInteger(offer.unit_amount_minor) ||
+      offer.unit_amount_minor <= 0
+    ) {
+      throw new ProblemError('offer_not_found', {
+        detail: `Offer \`${offer.id}\` has no price, so it cannot be paid for.`,
+      });
     }
     unit = offer.unit_amount_minor;
   } else {
     if (body.amount_minor === undefined) {
       throw validationFailed(
-        { amount_minor: ['Required for a contribution offer: the amount to give per unit, in minor units (1000 to 10000000).'] },
+        {
+          amount_minor: [
+            'Required for a contribution offer: the amount to give per unit, in minor units (1000 to 10000000).',
+          ],
+        },
         'This is a contribution offer: send `amount_minor`.',
       );
     }
@@ -40,7 +50,11 @@ export function priceOrder(offer: OfferRecord, body: { amount_minor?: number; qu
   const field = offer.kind === 'contribution' && body.quantity === 1 ? 'amount_minor' : 'quantity';
   if (total > MAXIMUM_TOTAL_MINOR) {
     throw validationFailed(
-      { [field]: [`The order total would be ${total} ${currency} minor units; the most one order can be is ${MAXIMUM_TOTAL_MINOR}.`] },
+      {
+        [field]: [
+          `The order total would be ${total} ${currency} minor units; the most one order can be is ${MAXIMUM_TOTAL_MINOR}.`,
+        ],
+      },
       `The order total ${total} is over the maximum of ${MAXIMUM_TOTAL_MINOR} minor units.`,
     );
   }

@@ -57,7 +57,8 @@ export class StripePaymentProvider implements PaymentProvider {
         },
         { idempotencyKey: providerIdempotencyKey(input.orderId) },
       );
-      if (!pi.client_secret) throw new PaymentProviderError('Stripe returned a payment intent without a client secret.');
+      if (!pi.client_secret)
+        throw new PaymentProviderError('Stripe returned a payment intent without a client secret.');
       return {
         id: pi.id,
         client_secret: pi.client_secret,

@@ -18,7 +18,10 @@ export interface PaymentEvent {
  * The signing secret: WCM_WEBHOOK_SECRET when set, else one generated on first start and kept in
  * the store's settings, so it survives restarts and a configured processor keeps working.
  */
-export async function webhookSecret(store: Store, env: NodeJS.ProcessEnv): Promise<{ secret: string; source: 'env' | 'stored' | 'generated' }> {
+export async function webhookSecret(
+  store: Store,
+  env: NodeJS.ProcessEnv,
+): Promise<{ secret: string; source: 'env' | 'stored' | 'generated' }> {
   if (env.WCM_WEBHOOK_SECRET) return { secret: env.WCM_WEBHOOK_SECRET, source: 'env' };
   const kept = store.get('settings', SETTING)?.value;
   if (typeof kept === 'string' && kept) return { secret: kept, source: 'stored' };
@@ -35,11 +38,17 @@ const invalid = (detail: string) => new ProblemError('invalid_signature', { deta
  * timestamps; one more than 300 s in the future is refused here too, so a captured signature
  * cannot be pre-dated.
  */
-export async function verifyPaymentEvent(raw: Buffer, header: string | undefined, secret: string, clock: Clock): Promise<PaymentEvent> {
+export async function verifyPaymentEvent(
+  raw: Buffer,
+  header: string | undefined,
+  secret: string,
+  clock: Clock,
+): Promise<PaymentEvent> {
   if (!header) throw invalid('The `Stripe-Signature` header is missing.');
   const now = clock.now().getTime();
   const t = /(?:^|,)\s*t=(\d+)/.exec(header);
-  if (t && Number(t[1]) * 1000 - now > SIGNATURE_TOLERANCE_S * 1000) throw invalid('The signature timestamp is more than 300 seconds in the future.');
+  if (t && Number(t[1]) * 1000 - now > SIGNATURE_TOLERANCE_S * 1000)
+    throw invalid('The signature timestamp is more than 300 seconds in the future.');
   const { default: Stripe } = await import('stripe');
   let event: unknown;
   try {
@@ -47,11 +56,20 @@ export async function verifyPaymentEvent(raw: Buffer, header: string | undefined
   } catch (err) {
     const msg = (err as Error).message ?? '';
     if (/tolerance/i.test(msg)) throw invalid('The signature timestamp is older than 300 seconds.');
-    if (/parse|JSON/i.test(msg) && !/signature/i.test(msg)) throw new ProblemError('invalid_json', { detail: 'The signed body is not valid JSON.' });
+    if (/parse|JSON/i.test(msg) && !/signature/i.test(msg))
+      throw new ProblemError('invalid_json', { detail: 'The signed body is not valid JSON.' });
     throw invalid('The `Stripe-Signature` header does not match the body and the signing secret.');
   }
   const e = event as Partial<PaymentEvent> | null;
-  if (!e || typeof e !== 'object' || typeof e.id !== 'string' || typeof e.type !== 'string' || !e.data || typeof e.data.object !== 'object' || e.data.object === null) {
+  if (
+    !e ||
+    typeof e !== 'object' ||
+    typeof e.id !== 'string' ||
+    typeof e.type !== 'string' ||
+    !e.data ||
+    typeof e.data.object !== 'object' ||
+    e.data.object === null
+  ) {
     throw new ProblemError('validation_failed', {
       detail: 'The notification is not a Stripe event: it needs `id`, `type` and `data.object`.',
       errors: { '(body)': ['Expected a Stripe event object with `id`, `type` and `data.object`.'] },

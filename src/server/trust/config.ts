@@ -50,11 +50,16 @@ export function parsePublicUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new TrustOptionError(`\`--public-url\` must be an absolute http(s) URL such as https://sandbox.example.com; received \`${value}\`.`);
+    throw new TrustOptionError(
+      `\`--public-url\` must be an absolute http(s) URL such as https://sandbox.example.com; received \`${value}\`.`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TrustOptionError(`\`--public-url\` must use http or https; received \`${value}\`.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TrustOptionError(`\`--public-url\` must use http or https; received \`${value}\`.`);
   if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
-    throw new TrustOptionError(`\`--public-url\` must be an origin only (scheme, host, optional port), with no path, query or credentials; received \`${value}\`.`);
+    throw new TrustOptionError(
+      `\`--public-url\` must be an origin only (scheme, host, optional port), with no path, query or credentials; received \`${value}\`.`,
+    );
   }
   return url.origin;
 }
@@ -67,9 +72,19 @@ export function parseAllowedOrigin(value: string): string {
   } catch {
     url = null;
   }
-  const bare = url && (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash && url.pathname === '/' && !value.endsWith('/');
+  const bare =
+    url &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    !url.username &&
+    !url.password &&
+    !url.search &&
+    !url.hash &&
+    url.pathname === '/' &&
+    !value.endsWith('/');
   if (!url || !bare) {
-    throw new TrustOptionError(`\`--allowed-origin\` must be an origin (http(s)://host[:port], no path or trailing slash) such as https://app.example.com; received \`${value}\`.`);
+    throw new TrustOptionError(
+      `\`--allowed-origin\` must be an origin (http(s)://host[:port], no path or trailing slash) such as https://app.example.com; received \`${value}\`.`,
+    );
   }
   return url.origin;
 }
@@ -80,7 +95,9 @@ const HOST_NAME = /^(\*|\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?)$/;
 export function parseAllowedHost(value: string): string {
   const name = value.trim().toLowerCase();
   if (!HOST_NAME.test(name)) {
-    throw new TrustOptionError(`\`--allowed-host\` must be a host name without scheme or port (sandbox.example.com, .example.com for subdomains, or * for any); received \`${value}\`.`);
+    throw new TrustOptionError(
+      `\`--allowed-host\` must be a host name without scheme or port (sandbox.example.com, .example.com for subdomains, or * for any); received \`${value}\`.`,
+    );
   }
   return name.replace(/(.)\.$/, '$1');
 }

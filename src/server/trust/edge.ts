@@ -13,7 +13,10 @@ import { hostAllowed, hostNotAllowed } from './host.js';
 import { originAllowed, originNotAllowed, originRuleApplies } from './origin.js';
 
 /** A refusal (problem), an answer (a preflight), or null to go on routing. */
-export function checkEdge(trust: Trust, info: Pick<RequestInfo, 'id' | 'method' | 'path' | 'headers'>): ProblemError | AppResponse | null {
+export function checkEdge(
+  trust: Trust,
+  info: Pick<RequestInfo, 'id' | 'method' | 'path' | 'headers'>,
+): ProblemError | AppResponse | null {
   const host = header(info.headers, 'host');
   if (!hostAllowed(trust, host)) return hostNotAllowed(host!);
   const origin = header(info.headers, 'origin');

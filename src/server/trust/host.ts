@@ -55,7 +55,13 @@ export function hostAllowed(trust: Trust, host: string | undefined): boolean {
 function judge(trust: Trust, host: string): boolean {
   const name = hostnameOf(host);
   if (name === null) return false;
-  return name === trust.originHost || name === 'localhost' || name.endsWith('.localhost') || isIpLiteral(name) || listed(name, trust.allowedHosts);
+  return (
+    name === trust.originHost ||
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    isIpLiteral(name) ||
+    listed(name, trust.allowedHosts)
+  );
 }
 
 export function hostNotAllowed(host: string): ProblemError {

@@ -9,7 +9,8 @@ import type { Trust } from './config.js';
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const GUARDED_PREFIXES = ['/mcp', '/oauth', '/_emulator', '/dashboard'];
 
-const under = (path: string, prefix: string) => path === prefix || (path.startsWith(prefix) && path[prefix.length] === '/');
+const under = (path: string, prefix: string) =>
+  path === prefix || (path.startsWith(prefix) && path[prefix.length] === '/');
 
 /** Whether a request with an Origin header must come from a trusted origin (/.well-known/* is open). */
 export function originRuleApplies(method: string, path: string): boolean {

@@ -15,5 +15,8 @@ export const register: Register = async (s) => {
   s.services.loopback = isLoopbackHost(s.options.host ?? '127.0.0.1');
   let assets: Mount | undefined;
   // Built at the first request, when every area has added its scripts.
-  s.mounts.push({ prefix: ASSETS_PREFIX, handle: (req, info, app) => (assets ??= assetsMount(s.assets)).handle(req, info, app) }, faviconMount());
+  s.mounts.push(
+    { prefix: ASSETS_PREFIX, handle: (req, info, app) => (assets ??= assetsMount(s.assets)).handle(req, info, app) },
+    faviconMount(),
+  );
 };

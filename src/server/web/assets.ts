@@ -20,7 +20,8 @@ const version = (body: string) => createHash('sha256').update(body).digest('hex'
 export const STYLESHEET_HREF = `${ASSETS_PREFIX}/wcm.css?v=${version(WCM_CSS)}`;
 
 /** The brand's mark as the tab's icon (no .ico to build: every current browser takes an SVG). */
-const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f54c8"/><text x="16" y="22" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">w</text></svg>';
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f54c8"/><text x="16" y="22" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">w</text></svg>';
 const FAVICON: Asset = { type: 'image/svg+xml', body: FAVICON_SVG };
 
 /** The icon's address in the pages' `<link rel="icon">` (browsers then never ask for /favicon.ico). */
@@ -44,8 +45,19 @@ export function faviconMount(): Mount {
   return {
     prefix: '/favicon.ico',
     handle(_req, info): AppResponse {
-      const headers = { 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id, 'Content-Type': FAVICON.type, 'Cache-Control': 'public, max-age=86400', ETag: etag };
-      if (info.method !== 'GET' && info.method !== 'HEAD') return { status: 405, headers: { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Only GET and HEAD.\n' };
+      const headers = {
+        'X-Content-Type-Options': 'nosniff',
+        'X-Request-Id': info.id,
+        'Content-Type': FAVICON.type,
+        'Cache-Control': 'public, max-age=86400',
+        ETag: etag,
+      };
+      if (info.method !== 'GET' && info.method !== 'HEAD')
+        return {
+          status: 405,
+          headers: { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' },
+          body: 'Only GET and HEAD.\n',
+        };
       return { status: 200, headers, body: FAVICON_SVG };
     },
   };
@@ -53,18 +65,34 @@ export function faviconMount(): Mount {
 
 /** The `/assets` mount: `wcm.css` plus any `extra` files (a page's script, kept out of the HTML). */
 export function assetsMount(extra: Record<string, Asset> = {}): Mount {
-  const files = new Map(Object.entries({ ...BUILT_IN, ...extra }).map(([name, a]) => [name, { ...a, etag: `"${version(a.body)}"` }]));
+  const files = new Map(
+    Object.entries({ ...BUILT_IN, ...extra }).map(([name, a]) => [name, { ...a, etag: `"${version(a.body)}"` }]),
+  );
   return {
     prefix: ASSETS_PREFIX,
     handle(req, info): AppResponse {
       const name = info.path.slice(ASSETS_PREFIX.length + 1);
       const file = files.get(name);
       const base = { 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id };
-      if (!file) return { status: 404, headers: { ...base, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }, body: 'Not found.\n' };
+      if (!file)
+        return {
+          status: 404,
+          headers: { ...base, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' },
+          body: 'Not found.\n',
+        };
       if (info.method !== 'GET' && info.method !== 'HEAD') {
-        return { status: 405, headers: { ...base, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Only GET and HEAD.\n' };
+        return {
+          status: 405,
+          headers: { ...base, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' },
+          body: 'Only GET and HEAD.\n',
+        };
       }
-      const headers = { ...base, 'Content-Type': file.type, 'Cache-Control': 'public, max-age=31536000, immutable', ETag: file.etag };
+      const headers = {
+        ...base,
+        'Content-Type': file.type,
+        'Cache-Control': 'public, max-age=31536000, immutable',
+        ETag: file.etag,
+      };
       if (req.headers['if-none-match'] === file.etag) return { status: 304, headers, body: '' };
       return { status: 200, headers, body: file.body };
     },

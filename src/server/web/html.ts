@@ -64,30 +64,37 @@ export interface LayoutOptions {
 /** A full HTML5 document: one stylesheet from /assets, no inline script, no inline style. */
 export function layout({ title, body, nav, home, user, script }: LayoutOptions): Html {
   const signOut = user?.signOut
-    ? html`<form method="post" action="${user.signOut.action}" class="inline"><input type="hidden" name="csrf" value="${user.signOut.csrf}"><button type="submit" class="link">Sign out</button></form>`
+    ? html`<form method="post" action="${user.signOut.action}" class="inline">
+        <input type="hidden" name="csrf" value="${user.signOut.csrf}" /><button type="submit" class="link">
+          Sign out
+        </button>
+      </form>`
     : '';
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${title} · wcm</title>
-<link rel="stylesheet" href="${STYLESHEET_HREF}">
-<link rel="icon" href="${FAVICON_HREF}" type="image/svg+xml">
-${script ? html`<script src="${DASHBOARD_SCRIPT_HREF}" defer></script>
-` : ''}</head>
-<body>
-<header class="topbar">${nav && script ? html`<button type="button" class="navtoggle" aria-controls="side" aria-expanded="false">Menu</button>` : ''}<a class="brand" href="${home ?? '/'}"><span class="mark" aria-hidden="true">w</span>wcm</a>${user ? html`<div class="who"><span class="user" title="${user.email ?? ''}">${user.name}</span>${signOut}</div>` : ''}</header>
-<div class="${nav ? 'frame' : 'frame single'}">
-${nav ? html`<nav class="side" id="side" aria-label="Sections">${nav}</nav>` : ''}
-<main id="main">
-${body}
-</main>
-</div>
-</body>
-</html>
-`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="same-origin" />
+        <title>${title} · wcm</title>
+        <link rel="stylesheet" href="${STYLESHEET_HREF}" />
+        <link rel="icon" href="${FAVICON_HREF}" type="image/svg+xml" />
+        ${script ? html`<script src="${DASHBOARD_SCRIPT_HREF}" defer></script> ` : ''}
+      </head>
+      <body>
+        <header class="topbar">
+          ${nav && script ? html`<button type="button" class="navtoggle" aria-controls="side" aria-expanded="false">Menu</button>` : ''}<a
+            class="brand"
+            href="${home ?? '/'}"
+            ><span class="mark" aria-hidden="true">w</span>wcm</a
+          >${user ? html`<div class="who"><span class="user" title="${user.email ?? ''}">${user.name}</span>${signOut}</div>` : ''}
+        </header>
+        <div class="${nav ? 'frame' : 'frame single'}">
+          ${nav ? html`<nav class="side" id="side" aria-label="Sections">${nav}</nav>` : ''}
+          <main id="main">${body}</main>
+        </div>
+      </body>
+    </html> `;
 }
 
 /** Content-Security-Policy directives; `htmlResponse`'s `csp` option replaces single ones. */
@@ -104,7 +111,9 @@ export const DEFAULT_CSP: Readonly<CspDirectives> = Object.freeze({
   'base-uri': "'none'",
 });
 
-const DEFAULT_CSP_HEADER = Object.entries(DEFAULT_CSP).map(([k, v]) => `${k} ${v}`).join('; ');
+const DEFAULT_CSP_HEADER = Object.entries(DEFAULT_CSP)
+  .map(([k, v]) => `${k} ${v}`)
+  .join('; ');
 
 /** Headers already written, by the overrides object (the dashboard passes one constant on every page). */
 const cspHeaders = new WeakMap<CspDirectives, string>();
@@ -114,7 +123,9 @@ export function cspHeader(overrides?: CspDirectives): string {
   let text = cspHeaders.get(overrides);
   if (text === undefined) {
     const all: CspDirectives = { ...DEFAULT_CSP, ...overrides };
-    text = Object.entries(all).map(([k, v]) => `${k} ${v}`).join('; ');
+    text = Object.entries(all)
+      .map(([k, v]) => `${k} ${v}`)
+      .join('; ');
     cspHeaders.set(overrides, text);
   }
   return text;
@@ -137,7 +148,11 @@ function pageHeaders(csp?: CspDirectives): Record<string, string> {
  * A page as an AppResponse. `csp` replaces single directives (the OAuth consent page widens
  * `form-action` to its redirect URI's origin, since Chromium applies it to the redirect after a POST).
  */
-export function htmlResponse(status: number, document: Html | string | readonly Buffer[], options: { headers?: Record<string, string>; csp?: CspDirectives } = {}): AppResponse {
+export function htmlResponse(
+  status: number,
+  document: Html | string | readonly Buffer[],
+  options: { headers?: Record<string, string>; csp?: CspDirectives } = {},
+): AppResponse {
   const headers = { ...pageHeaders(options.csp), ...options.headers };
   if (!Array.isArray(document)) return { status, headers, body: String(document) };
   // A document already in UTF-8 pieces (cached rows): sent as they are, joined only if read as text.
@@ -163,7 +178,16 @@ export function parseForm(body: Buffer | string): Record<string, string> {
 }
 
 /** A short page that says what went wrong and what to do (403 CSRF, 404, 405, …). */
-export function messagePage(status: number, title: string, message: Html | string, options: { home?: string; headers?: Record<string, string> } = {}): AppResponse {
-  const body = html`<section class="panel signin"><h1>${title}</h1><p>${message}</p>${options.home ? html`<p><a href="${options.home}">Back to the start page</a></p>` : ''}</section>`;
+export function messagePage(
+  status: number,
+  title: string,
+  message: Html | string,
+  options: { home?: string; headers?: Record<string, string> } = {},
+): AppResponse {
+  const body = html`<section class="panel signin">
+    <h1>${title}</h1>
+    <p>${message}</p>
+    ${options.home ? html`<p><a href="${options.home}">Back to the start page</a></p>` : ''}
+  </section>`;
   return htmlResponse(status, layout({ title, body, home: options.home }), { headers: options.headers });
 }

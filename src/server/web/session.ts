@@ -51,7 +51,13 @@ export function sameSecret(a: string | undefined, b: string | undefined): boolea
 }
 
 /** A cookie for this origin and path: HttpOnly, SameSite=Lax, Secure when the origin is https. */
-export function cookieHeader(name: string, value: string, path: string, info: Pick<RequestInfo, 'origin'>, maxAge: number): string {
+export function cookieHeader(
+  name: string,
+  value: string,
+  path: string,
+  info: Pick<RequestInfo, 'origin'>,
+  maxAge: number,
+): string {
   return `${name}=${value}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${info.origin.startsWith('https:') ? '; Secure' : ''}`;
 }
 
@@ -121,7 +127,12 @@ export class Sessions {
   }
 
   /** A new session for `userId`, valid under `path` (limited by `tokenId` when given), and the Set-Cookie header that carries it. */
-  start(userId: string, path: string, info: Pick<RequestInfo, 'origin'>, tokenId: string | null = null): { cookie: string; session: Session } {
+  start(
+    userId: string,
+    path: string,
+    info: Pick<RequestInfo, 'origin'>,
+    tokenId: string | null = null,
+  ): { cookie: string; session: Session } {
     const now = this.clock.now().getTime();
     this.prune(now);
     for (const oldest of this.byId.keys()) {
@@ -129,7 +140,15 @@ export class Sessions {
       this.byId.delete(oldest);
     }
     const id = randomToken();
-    const session: Session = { id, userId, csrf: this.derive('session', id), expiresAt: now + this.seconds * 1000, path, tokenId, cookieAt: now };
+    const session: Session = {
+      id,
+      userId,
+      csrf: this.derive('session', id),
+      expiresAt: now + this.seconds * 1000,
+      path,
+      tokenId,
+      cookieAt: now,
+    };
     this.byId.set(id, session);
     return { cookie: cookieHeader(SESSION_COOKIE, id, path, info, this.seconds), session };
   }

@@ -6,7 +6,16 @@ import type { Store } from '../../store/store.js';
 import type { AppRequest, AppResponse } from '../app.js';
 import type { Clock, RequestInfo } from '../context.js';
 import { FormError, Html, html, htmlResponse, layout, messagePage, parseForm, redirect } from './html.js';
-import { checkCsrf, cookieHeader, randomToken, readCookies, sameSecret, SESSION_SECONDS, type Session, type Sessions } from './session.js';
+import {
+  checkCsrf,
+  cookieHeader,
+  randomToken,
+  readCookies,
+  sameSecret,
+  SESSION_SECONDS,
+  type Session,
+  type Sessions,
+} from './session.js';
 
 /** The pre-sign-in CSRF cookie: a random nonce; the form's hidden field is the server's HMAC of it. */
 export const SIGNIN_CSRF_COOKIE = 'wcm_csrf';
@@ -39,7 +48,8 @@ export interface SignedIn {
 }
 
 /** Whether a signed-in session may reach the workspace (the user's membership is checked apart). */
-export const reaches = (signed: Pick<SignedIn, 'workspaceIds'>, workspaceId: string): boolean => !signed.workspaceIds || signed.workspaceIds.includes(workspaceId);
+export const reaches = (signed: Pick<SignedIn, 'workspaceIds'>, workspaceId: string): boolean =>
+  !signed.workspaceIds || signed.workspaceIds.includes(workspaceId);
 
 /** An OAuth token's record (bound to an audience or a grant): never a way to sign in to the pages. */
 const isOAuthRecord = (rec: TokenRecord): boolean => !!(rec.audience || rec.grant_id || rec.client_id);
@@ -101,33 +111,63 @@ export function signIn(options: SignInOptions): SignIn {
   const signInPath = `${prefix}/sign-in`;
   const signOutPath = `${prefix}/sign-out`;
 
-  const page = (status: number, returnTo: string, csrf: string, alert?: Html | string, headers: Record<string, string> = {}): AppResponse => {
+  const page = (
+    status: number,
+    returnTo: string,
+    csrf: string,
+    alert?: Html | string,
+    headers: Record<string, string> = {},
+  ): AppResponse => {
     const action = `${signInPath}?return_to=${encodeURIComponent(returnTo)}`;
-    const hidden = html`<input type="hidden" name="csrf" value="${csrf}">`;
+    const hidden = html`<input type="hidden" name="csrf" value="${csrf}" />`;
     let form: Html;
     if (loopback) {
       const users = [...store.values('users')].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-      form = html`<p class="muted">This server listens on a loopback address, so you may act as any user in its store. Choose an account.</p>
-<form method="post" action="${action}">${hidden}
-<ul class="accounts">${users.map(
-        (u) => html`<li><button type="submit" name="user" value="${u.id}"><span class="avatar" aria-hidden="true">${initials(u.name)}</span><span><span class="name">${u.name}</span><span class="email">${u.email}</span></span></button></li>`,
-      )}</ul>
-${users.length ? '' : html`<p class="empty">The store has no users yet.</p>`}
-</form>`;
+      form = html`<p class="muted">
+          This server listens on a loopback address, so you may act as any user in its store. Choose an account.
+        </p>
+        <form method="post" action="${action}">
+          ${hidden}
+          <ul class="accounts">
+            ${users.map(
+              (u) =>
+                html`<li>
+                  <button type="submit" name="user" value="${u.id}">
+                    <span class="avatar" aria-hidden="true">${initials(u.name)}</span
+                    ><span><span class="name">${u.name}</span><span class="email">${u.email}</span></span>
+                  </button>
+                </li>`,
+            )}
+          </ul>
+          ${users.length ? '' : html`<p class="empty">The store has no users yet.</p>`}
+        </form>`;
     } else {
-      form = html`<form method="post" action="${action}">${hidden}
-<div class="field"><label for="token">Personal access token</label>
-<input type="password" id="token" name="token" autocomplete="off" spellcheck="false" required aria-describedby="token-hint">
-<p class="hint" id="token-hint">One of your tokens that starts with <code>wcm_pat_</code>. It is checked once and never kept in the page or the cookie.</p></div>
-<p><button type="submit">Sign in</button></p>
-</form>`;
+      form = html`<form method="post" action="${action}">
+        ${hidden}
+        <div class="field">
+          <label for="token">Personal access token</label>
+          <input
+            type="password"
+            id="token"
+            name="token"
+            autocomplete="off"
+            spellcheck="false"
+            required
+            aria-describedby="token-hint"
+          />
+          <p class="hint" id="token-hint">
+            One of your tokens that starts with <code>wcm_pat_</code>. It is checked once and never kept in the page or
+            the cookie.
+          </p>
+        </div>
+        <p><button type="submit">Sign in</button></p>
+      </form>`;
     }
     const body = html`<section class="signin panel">
-<h1>Sign in</h1>
-${options.purpose ? html`<p class="muted">${options.purpose}</p>` : ''}
-${alert ? html`<div class="alert" role="alert">${alert}</div>` : ''}
-${form}
-</section>`;
+      <h1>Sign in</h1>
+      ${options.purpose ? html`<p class="muted">${options.purpose}</p>` : ''}
+      ${alert ? html`<div class="alert" role="alert">${alert}</div>` : ''} ${form}
+    </section>`;
     return htmlResponse(status, layout({ title: 'Sign in', body, home: prefix }), { headers });
   };
 
@@ -136,25 +176,38 @@ ${form}
     const have = readCookies(info.headers)[SIGNIN_CSRF_COOKIE];
     if (have && CSRF_VALUE.test(have)) return { value: sessions.signInCsrf(have), headers: {} };
     const nonce = randomToken();
-    return { value: sessions.signInCsrf(nonce), headers: { 'Set-Cookie': cookieHeader(SIGNIN_CSRF_COOKIE, nonce, prefix, info, SESSION_SECONDS) } };
+    return {
+      value: sessions.signInCsrf(nonce),
+      headers: { 'Set-Cookie': cookieHeader(SIGNIN_CSRF_COOKIE, nonce, prefix, info, SESSION_SECONDS) },
+    };
   };
 
   const refused = () =>
-    messagePage(403, 'This form has expired', 'The form was not sent from this page, or it is too old. Go back, reload the page and try again. Nothing was changed.', { home: prefix });
+    messagePage(
+      403,
+      'This form has expired',
+      'The form was not sent from this page, or it is too old. Go back, reload the page and try again. Nothing was changed.',
+      { home: prefix },
+    );
 
-  const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_&hellip;</code>).`;
+  const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens
+  (<code>wcm_pat_&hellip;</code>).`;
   /** The user a personal access token belongs to and its record, or why it is refused (checked as the API checks it). */
   const userOfToken = (token: string): { user: UserRecord; rec: TokenRecord } | Html => {
     if (!token) return html`Enter a personal access token.`;
     if (!token.startsWith('wcm_pat_')) {
-      return token.startsWith('wcm_oat_') || token.startsWith('wcm_ort_') ? oauthRefused : html`That is not a personal access token: they start with <code>wcm_pat_</code>.`;
+      return token.startsWith('wcm_oat_') || token.startsWith('wcm_ort_')
+        ? oauthRefused
+        : html`That is not a personal access token: they start with <code>wcm_pat_</code>.`;
     }
     const sha = hashToken(token);
     const rec = store.get('tokens', tokenId(sha));
-    if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex'))) return html`That token is not recognised.`;
+    if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex')))
+      return html`That token is not recognised.`;
     if (isOAuthRecord(rec)) return oauthRefused;
     if (rec.revoked_at) return html`That token has been revoked.`;
-    if (rec.expires_at && new Date(rec.expires_at).getTime() <= clock.now().getTime()) return html`That token expired at ${rec.expires_at}.`;
+    if (rec.expires_at && new Date(rec.expires_at).getTime() <= clock.now().getTime())
+      return html`That token expired at ${rec.expires_at}.`;
     const user = store.get('users', rec.user_id);
     return user ? { user, rec } : html`That token is not recognised.`;
   };
@@ -197,14 +250,26 @@ ${form}
         if (info.method === 'GET' || info.method === 'HEAD') {
           const csrf = preSignInCsrf(info);
           const ended = targetUrl(req)?.searchParams.get('ended');
-          const alert = ended === 'token' ? 'Your session ended: the personal access token you signed in with was revoked or expired. Sign in with a current one.' : undefined;
+          const alert =
+            ended === 'token'
+              ? 'Your session ended: the personal access token you signed in with was revoked or expired. Sign in with a current one.'
+              : undefined;
           return page(200, returnTo, csrf.value, alert, csrf.headers);
         }
         if (info.method === 'POST') return postSignIn(info, returnTo);
-        return messagePage(405, 'Method not allowed', 'The sign-in page answers GET and POST only.', { home: prefix, headers: { Allow: 'GET, HEAD, POST' } });
+        return messagePage(405, 'Method not allowed', 'The sign-in page answers GET and POST only.', {
+          home: prefix,
+          headers: { Allow: 'GET, HEAD, POST' },
+        });
       }
       if (info.path === signOutPath) {
-        if (info.method !== 'POST') return messagePage(405, 'Method not allowed', 'Sign out with the button at the top of any page (a POST with its form).', { home: prefix, headers: { Allow: 'POST' } });
+        if (info.method !== 'POST')
+          return messagePage(
+            405,
+            'Method not allowed',
+            'Sign out with the button at the top of any page (a POST with its form).',
+            { home: prefix, headers: { Allow: 'POST' } },
+          );
         const session = sessions.read(info);
         if (!session) return redirect(signInPath);
         let form: Record<string, string>;
@@ -226,7 +291,13 @@ ${form}
       if (session && user) {
         const limit = limits(session);
         if (limit) {
-          return { session, user, signOut: { action: signOutPath, csrf: session.csrf }, ...limit, renewal: sessions.renewal(session, info) };
+          return {
+            session,
+            user,
+            signOut: { action: signOutPath, csrf: session.csrf },
+            ...limit,
+            renewal: sessions.renewal(session, info),
+          };
         }
         // The token it stands on was revoked or expired: the session ends with it.
         const cleared = sessions.end(session, prefix, info);

@@ -15,5 +15,11 @@ function withToken(headers) {
 }
 
 setGlobalDispatcher(
-  new Agent().compose((dispatch) => (opts, handler) => dispatch(new URL(String(opts.origin)).origin === origin ? { ...opts, headers: withToken(opts.headers) } : opts, handler)),
+  new Agent().compose(
+    (dispatch) => (opts, handler) =>
+      dispatch(
+        new URL(String(opts.origin)).origin === origin ? { ...opts, headers: withToken(opts.headers) } : opts,
+        handler,
+      ),
+  ),
 );

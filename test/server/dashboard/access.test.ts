@@ -10,7 +10,14 @@ const ws = (w: string, rest = '') => `/dashboard/workspaces/${w}${rest}`;
 const BO_ACME_ONLY = 'wcm_pat_boAcmeOnlyWorkspacesContent0123456789ab';
 
 const ENGAGEMENT_PAGES = ['/threads', `/threads/${demo.newestThread}`, '/bookings', '/voice', '/orders', '/events'];
-const CONTENT_PAGES = ['/lists', '/forms', `/forms/${demo.formCatering}`, '/pages', '/knowledge', `/knowledge/${demo.knowledgeList}`];
+const CONTENT_PAGES = [
+  '/lists',
+  '/forms',
+  `/forms/${demo.formCatering}`,
+  '/pages',
+  '/knowledge',
+  `/knowledge/${demo.knowledgeList}`,
+];
 
 let env: DashboardEnv;
 let bo: string; // content:read, all three workspaces
@@ -20,7 +27,16 @@ beforeAll(async () => {
   env = await dashboardEnv({ loopback: false });
   const sha = hashToken(BO_ACME_ONLY);
   await env.store.transact((tx) =>
-    tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'acme', abilities: ['workspaces:read', 'content:read'], expires_at: null, revoked_at: null, workspace_ids: [demo.ws1] }),
+    tx.put('tokens', {
+      id: tokenId(sha),
+      token_sha256: sha,
+      user_id: 'usr_bo',
+      name: 'acme',
+      abilities: ['workspaces:read', 'content:read'],
+      expires_at: null,
+      revoked_at: null,
+      workspace_ids: [demo.ws1],
+    }),
   );
   bo = await env.signInWith(demo.contentReader);
   cy = await env.signInWith(demo.support);
@@ -29,7 +45,10 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 /** The side bar's links. */
-const navLinks = (body: string) => [...(/<nav class="side"[^>]*>([\s\S]*?)<\/nav>/.exec(body)?.[1] ?? '').matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
+const navLinks = (body: string) =>
+  [...(/<nav class="side"[^>]*>([\s\S]*?)<\/nav>/.exec(body)?.[1] ?? '').matchAll(/<a href="([^"]+)"/g)].map(
+    (m) => m[1],
+  );
 
 describe('a session of a content:read token', () => {
   it.each(ENGAGEMENT_PAGES)('%s is 403, naming the missing ability and what the token has', async (rest) => {
@@ -67,7 +86,8 @@ describe('a session of a content:read token', () => {
     expect(links).toContain(ws(demo.ws1));
     expect(links).toContain(ws(demo.ws1, '/lists'));
     expect(links).toContain(ws(demo.ws1, '/knowledge'));
-    for (const hidden of ['/threads', '/bookings', '/voice', '/orders', '/events', '/oauth']) expect(links).not.toContain(ws(demo.ws1, hidden));
+    for (const hidden of ['/threads', '/bookings', '/voice', '/orders', '/events', '/oauth'])
+      expect(links).not.toContain(ws(demo.ws1, hidden));
     // Cards: content counts only; no thread counts; no member list (workspaces:read).
     expect(overview.body).toContain('>Listings</span>');
     expect(overview.body).not.toContain('>Open threads</span>');
@@ -91,7 +111,7 @@ describe('a session of an engagements token', () => {
 });
 
 describe('a session of a token narrowed to one workspace', () => {
-  it('lists only that workspace; the others are 404 like a stranger\'s', async () => {
+  it("lists only that workspace; the others are 404 like a stranger's", async () => {
     const home = await env.page('/dashboard', boAcme);
     expect(home.body).toContain('Acme Coffee');
     expect(home.body).not.toContain('Blue Fern Studio');
@@ -110,7 +130,17 @@ describe('the session ends with its token', () => {
   it('a revoked token signs its session out at the next page', async () => {
     const token = 'wcm_pat_boRevokedWhileSignedIn0123456789abcdef';
     const sha = hashToken(token);
-    await env.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'x', abilities: ['content:read'], expires_at: null, revoked_at: null }));
+    await env.store.transact((tx) =>
+      tx.put('tokens', {
+        id: tokenId(sha),
+        token_sha256: sha,
+        user_id: 'usr_bo',
+        name: 'x',
+        abilities: ['content:read'],
+        expires_at: null,
+        revoked_at: null,
+      }),
+    );
     const cookie = await env.signInWith(token);
     expect((await env.page(ws(demo.ws1, '/lists'), cookie)).status).toBe(200);
     const rec = env.store.get('tokens', tokenId(sha))!;

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demo } from '../../support/server.js';
-import { DEE_READS_ALL, dashboardEnv, EXTRA_THREADS, hostileListing, hostileThread, type DashboardEnv } from '../../support/dashboard.js';
+import {
+  DEE_READS_ALL,
+  dashboardEnv,
+  EXTRA_THREADS,
+  hostileListing,
+  hostileThread,
+  type DashboardEnv,
+} from '../../support/dashboard.js';
 
 /** Markup a hostile string would become if it were not escaped: a tag, or an event handler inside one. */
 const MARKUP = /<(script|img|svg)|<[^>]*\son\w+=/i;
@@ -52,7 +59,9 @@ describe('every route', () => {
     expect(res.status).toBe(200);
     expect(res.body).toContain(phrase);
     expect(res.headers['Content-Type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['Content-Security-Policy']).toBe("default-src 'none'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'self'");
+    expect(res.headers['Content-Security-Policy']).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'self'",
+    );
     expect(res.headers['X-Frame-Options']).toBe('DENY');
     expect(res.headers['Cache-Control']).toBe('no-store');
     expect(withoutOwnScript(res.body)).not.toMatch(/<script/i);
@@ -66,12 +75,15 @@ describe('every route', () => {
     expect(res.headers.Location).toBe(`/dashboard/sign-in?return_to=${encodeURIComponent(url)}`);
   });
 
-  it.each(ROUTES.filter(([url]) => url !== '/dashboard'))('%s is 404 to a member of another workspace, and names nothing of it', async (url) => {
-    const res = await env.page(url, dee);
-    expect(res.status).toBe(404);
-    expect(res.body).toContain('Not found');
-    expect(res.body).not.toContain('Acme Coffee');
-  });
+  it.each(ROUTES.filter(([url]) => url !== '/dashboard'))(
+    '%s is 404 to a member of another workspace, and names nothing of it',
+    async (url) => {
+      const res = await env.page(url, dee);
+      expect(res.status).toBe(404);
+      expect(res.body).toContain('Not found');
+      expect(res.body).not.toContain('Acme Coffee');
+    },
+  );
 
   it('answers HEAD like GET and refuses other methods: the dashboard is read-only', async () => {
     expect((await env.page(ws(demo.ws1, '/threads'), ada, 'HEAD')).status).toBe(200);
@@ -95,7 +107,11 @@ describe('workspace isolation, as the API answers', () => {
   // A record of workspace 1 asked for under workspace 3 (where Dee is a member): the API says 404.
   it.each([
     ['threads', demo.newestThread, `/v1/workspaces/${demo.ws3}/threads/${demo.newestThread}`],
-    ['knowledge', `${list}/articles/${demo.article4Versions}`, `/v1/workspaces/${demo.ws3}/knowledge-lists/${list}/articles/${demo.article4Versions}`],
+    [
+      'knowledge',
+      `${list}/articles/${demo.article4Versions}`,
+      `/v1/workspaces/${demo.ws3}/knowledge-lists/${list}/articles/${demo.article4Versions}`,
+    ],
     ['forms', demo.formCatering, `/v1/workspaces/${demo.ws3}/forms/${demo.formCatering}`],
     ['pages', demo.pageAcme, `/v1/workspaces/${demo.ws3}/pages/${demo.pageAcme}`],
     ['knowledge', list, `/v1/workspaces/${demo.ws3}/knowledge-lists/${list}/articles`],
@@ -114,7 +130,7 @@ describe('workspace isolation, as the API answers', () => {
     expect(res.body).not.toContain('Blue Fern Studio');
   });
 
-  it('a workspace page carries only that workspace\'s threads', async () => {
+  it("a workspace page carries only that workspace's threads", async () => {
     const res = await env.page(ws(demo.ws3, '/threads?view=closed'), dee);
     expect(res.status).toBe(200);
     expect(res.body).not.toContain('Large order for Friday');
@@ -125,8 +141,12 @@ describe('escaping', () => {
   it('shows a thread full of markup as text', async () => {
     const res = await env.page(ws(demo.ws1, `/threads/${hostileThread}`), ada);
     expect(res.status).toBe(200);
-    expect(res.body).toContain('&lt;script&gt;window.__wcmPwned = &quot;script&quot;&lt;/script&gt;&lt;img src=x onerror=&quot;window.__wcmPwned = &#39;img&#39;&quot;&gt;');
-    expect(res.body).toContain('&lt;script&gt;window.__wcmPwned = &quot;subject&quot;&lt;/script&gt;Help &amp; &quot;quotes&quot;');
+    expect(res.body).toContain(
+      '&lt;script&gt;window.__wcmPwned = &quot;script&quot;&lt;/script&gt;&lt;img src=x onerror=&quot;window.__wcmPwned = &#39;img&#39;&quot;&gt;',
+    );
+    expect(res.body).toContain(
+      '&lt;script&gt;window.__wcmPwned = &quot;subject&quot;&lt;/script&gt;Help &amp; &quot;quotes&quot;',
+    );
     expect(res.body).toContain('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;');
     expect(withoutOwnScript(res.body)).not.toMatch(MARKUP);
   });
@@ -246,7 +266,7 @@ describe('what pages show', () => {
     expect(res.body).toContain('Home barista class voucher');
   });
 
-  it('OAuth: the workspace\'s applications, the grants reaching it with their audience and state, never a secret', async () => {
+  it("OAuth: the workspace's applications, the grants reaching it with their audience and state, never a secret", async () => {
     const acme = (await env.page(ws(demo.ws1, '/oauth'), ada)).body;
     expect(acme).toContain(demo.oauthAppAcme);
     expect(acme).not.toContain(demo.oauthAppBlueFern); // registered in Blue Fern Studio
@@ -262,7 +282,9 @@ describe('what pages show', () => {
 
   it('the overview counts what the API lists', async () => {
     const res = await env.page(ws(demo.ws1), ada);
-    expect(res.body).toContain(`<span class="num">${24 + EXTRA_THREADS + 1}</span><span class="label">Open threads</span>`);
+    expect(res.body).toContain(
+      `<span class="num">${24 + EXTRA_THREADS + 1}</span><span class="label">Open threads</span>`,
+    );
     expect(res.body).toContain('<span class="num">6</span><span class="label">Listings</span>');
     expect(res.body).toContain('<span class="num">1</span><span class="label">Orders</span>');
   });

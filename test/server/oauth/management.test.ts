@@ -27,14 +27,28 @@ const NEW_APP = { name: 'Sync', redirect_uris: ['https://sync.example/cb'], type
 async function putToken(text: string, extra: Record<string, unknown>) {
   const sha = hashToken(text);
   await s.store.transact((tx) =>
-    tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_ada', name: 'hand-made', abilities: ['workspaces:read', 'workspaces:write'], expires_at: null, revoked_at: null, ...extra }),
+    tx.put('tokens', {
+      id: tokenId(sha),
+      token_sha256: sha,
+      user_id: 'usr_ada',
+      name: 'hand-made',
+      abilities: ['workspaces:read', 'workspaces:write'],
+      expires_at: null,
+      revoked_at: null,
+      ...extra,
+    }),
   );
 }
 
 describe('grant and application management by an OAuth token', () => {
   it.each(MANAGEMENT)('%s %s: 403 personal_token_required, and nothing changes', async (method, url) => {
     const before = JSON.stringify([...s.store.values('oauth_grants'), ...s.store.values('oauth_apps')]);
-    const res = await s.request({ method, url, token: demo.oauthBlueFernOnly, json: method === 'POST' ? NEW_APP : undefined });
+    const res = await s.request({
+      method,
+      url,
+      token: demo.oauthBlueFernOnly,
+      json: method === 'POST' ? NEW_APP : undefined,
+    });
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({ code: 'personal_token_required', status: 403 });
     expect(res.json.detail).toContain('personal access token');
@@ -64,14 +78,19 @@ describe('grant and application management by an OAuth token', () => {
 
   it('the five operations are not MCP tools, whatever the abilities', () => {
     const names = buildTools({ abilities: null }).map((t) => t.name);
-    for (const n of ['listOAuthGrants', 'revokeOAuthGrant', 'listOAuthApps', 'createOAuthApp', 'deleteOAuthApp']) expect(names).not.toContain(n);
+    for (const n of ['listOAuthGrants', 'revokeOAuthGrant', 'listOAuthApps', 'createOAuthApp', 'deleteOAuthApp'])
+      expect(names).not.toContain(n);
     expect(names).toContain('listThreads');
   });
 });
 
 describe('deleting an application', () => {
   it("another member's application needs the owner role: 403 owner_required for Ada, a member of Blue Fern; the app stays", async () => {
-    const res = await s.request({ method: 'DELETE', url: `/v1/workspaces/${demo.ws2}/oauth-apps/${demo.oauthAppBlueFern}`, token: demo.owner });
+    const res = await s.request({
+      method: 'DELETE',
+      url: `/v1/workspaces/${demo.ws2}/oauth-apps/${demo.oauthAppBlueFern}`,
+      token: demo.owner,
+    });
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({ code: 'owner_required' });
     expect(res.json.detail).toContain('`member`');
@@ -79,11 +98,24 @@ describe('deleting an application', () => {
   });
 
   it('her own application in the same workspace she may delete; in a workspace she owns, any', async () => {
-    const created = await s.request({ method: 'POST', url: `/v1/workspaces/${demo.ws2}/oauth-apps`, token: demo.owner, json: NEW_APP });
+    const created = await s.request({
+      method: 'POST',
+      url: `/v1/workspaces/${demo.ws2}/oauth-apps`,
+      token: demo.owner,
+      json: NEW_APP,
+    });
     expect(created.status).toBe(201);
-    const own = await s.request({ method: 'DELETE', url: `/v1/workspaces/${demo.ws2}/oauth-apps/${created.json.data.client_id}`, token: demo.owner });
+    const own = await s.request({
+      method: 'DELETE',
+      url: `/v1/workspaces/${demo.ws2}/oauth-apps/${created.json.data.client_id}`,
+      token: demo.owner,
+    });
     expect(own.status, JSON.stringify(own.json)).toBe(200);
-    const owned = await s.request({ method: 'DELETE', url: `/v1/workspaces/${demo.ws1}/oauth-apps/${demo.oauthAppAcme}`, token: demo.owner });
+    const owned = await s.request({
+      method: 'DELETE',
+      url: `/v1/workspaces/${demo.ws1}/oauth-apps/${demo.oauthAppAcme}`,
+      token: demo.owner,
+    });
     expect(owned.status).toBe(200);
   });
 });

@@ -18,17 +18,57 @@ afterAll(async () => {
 const iso = (days: number) => new Date(clock.now().getTime() + days * 24 * 3600 * 1000).toISOString();
 const tok = (text: string, grant: string, expires: string) => {
   const sha = hashToken(text);
-  return { id: tokenId(sha), token_sha256: sha, user_id: 'usr_ada', name: 't', abilities: ['content:read' as const], expires_at: expires, revoked_at: null, audience: 'wcm-api-v1', workspace_ids: [demo.ws1], grant_id: grant, client_id: demo.oauthAppAcme };
+  return {
+    id: tokenId(sha),
+    token_sha256: sha,
+    user_id: 'usr_ada',
+    name: 't',
+    abilities: ['content:read' as const],
+    expires_at: expires,
+    revoked_at: null,
+    audience: 'wcm-api-v1',
+    workspace_ids: [demo.ws1],
+    grant_id: grant,
+    client_id: demo.oauthAppAcme,
+  };
 };
 const grant = (id: string, client: string, revoked: string | null, refreshExpires: string) => ({
-  id, user_id: 'usr_ada', client_id: client, abilities: ['content:read' as const], workspace_ids: [demo.ws1], audience: 'wcm-api-v1',
-  refresh_sha256: null, refresh_expires_at: refreshExpires, refresh_generation: 0, created_at: iso(-60), revoked_at: revoked,
+  id,
+  user_id: 'usr_ada',
+  client_id: client,
+  abilities: ['content:read' as const],
+  workspace_ids: [demo.ws1],
+  audience: 'wcm-api-v1',
+  refresh_sha256: null,
+  refresh_expires_at: refreshExpires,
+  refresh_generation: 0,
+  created_at: iso(-60),
+  revoked_at: revoked,
 });
 const code = (id: string, expires: string) => ({
-  id, code_sha256: id.padEnd(64, '0'), client_id: demo.oauthAppAcme, redirect_uri: 'http://127.0.0.1/cb', user_id: 'usr_ada', abilities: ['content:read' as const],
-  workspace_ids: [demo.ws1], resource: '', audience: 'wcm-api-v1', code_challenge: 'x', expires_at: expires, used_at: null, grant_id: null,
+  id,
+  code_sha256: id.padEnd(64, '0'),
+  client_id: demo.oauthAppAcme,
+  redirect_uri: 'http://127.0.0.1/cb',
+  user_id: 'usr_ada',
+  abilities: ['content:read' as const],
+  workspace_ids: [demo.ws1],
+  resource: '',
+  audience: 'wcm-api-v1',
+  code_challenge: 'x',
+  expires_at: expires,
+  used_at: null,
+  grant_id: null,
 });
-const app = (id: string, created: string) => ({ id, name: 'Agent', type: 'public' as const, redirect_uris: ['http://127.0.0.1/cb'], client_secret_sha256: null, workspace_id: null, created_at: created });
+const app = (id: string, created: string) => ({
+  id,
+  name: 'Agent',
+  type: 'public' as const,
+  redirect_uris: ['http://127.0.0.1/cb'],
+  client_secret_sha256: null,
+  workspace_id: null,
+  created_at: created,
+});
 
 it('compaction removes what nobody can use any more and keeps the rest, in memory and in the snapshot', async () => {
   const s = server.store;
@@ -41,20 +81,35 @@ it('compaction removes what nobody can use any more and keeps the rest, in memor
     tx.put('oauth_grants', grant('grant_pruneNewRevoked0001', demo.oauthAppAcme, iso(-6), iso(20)));
     // A self-registered client whose only grant was last refreshed 31 days ago, and one used 29 days ago.
     tx.put('oauth_apps', app('wcm_app_pruneIdleClient000000000000001', iso(-90)));
-    tx.put('oauth_grants', grant('grant_pruneIdleClient00001', 'wcm_app_pruneIdleClient000000000000001', null, iso(30 - 31)));
+    tx.put(
+      'oauth_grants',
+      grant('grant_pruneIdleClient00001', 'wcm_app_pruneIdleClient000000000000001', null, iso(30 - 31)),
+    );
     tx.put('oauth_apps', app('wcm_app_pruneBusyClient000000000000001', iso(-90)));
-    tx.put('oauth_grants', grant('grant_pruneBusyClient00001', 'wcm_app_pruneBusyClient000000000000001', null, iso(30 - 29)));
+    tx.put(
+      'oauth_grants',
+      grant('grant_pruneBusyClient00001', 'wcm_app_pruneBusyClient000000000000001', null, iso(30 - 29)),
+    );
     for (const t of [live, expired, ofOldFamily]) tx.put('tokens', t);
     tx.put('oauth_codes', code('code_pruneExpired00000001', iso(-0.001)));
     tx.put('oauth_codes', code('code_pruneLive0000000001', iso(0.0005)));
   });
   await s.compact();
   const gone = [
-    s.get('tokens', expired.id), s.get('tokens', ofOldFamily.id), s.get('oauth_grants', 'grant_pruneOldRevoked0001'),
-    s.get('oauth_codes', 'code_pruneExpired00000001'), s.get('oauth_apps', 'wcm_app_pruneIdleClient000000000000001'),
+    s.get('tokens', expired.id),
+    s.get('tokens', ofOldFamily.id),
+    s.get('oauth_grants', 'grant_pruneOldRevoked0001'),
+    s.get('oauth_codes', 'code_pruneExpired00000001'),
+    s.get('oauth_apps', 'wcm_app_pruneIdleClient000000000000001'),
   ];
   expect(gone).toEqual([undefined, undefined, undefined, undefined, undefined]);
-  for (const kept of [s.get('tokens', live.id), s.get('oauth_grants', 'grant_pruneNewRevoked0001'), s.get('oauth_codes', 'code_pruneLive0000000001'), s.get('oauth_apps', 'wcm_app_pruneBusyClient000000000000001'), s.get('oauth_apps', demo.oauthAppAcme)]) {
+  for (const kept of [
+    s.get('tokens', live.id),
+    s.get('oauth_grants', 'grant_pruneNewRevoked0001'),
+    s.get('oauth_codes', 'code_pruneLive0000000001'),
+    s.get('oauth_apps', 'wcm_app_pruneBusyClient000000000000001'),
+    s.get('oauth_apps', demo.oauthAppAcme),
+  ]) {
     expect(kept).toBeDefined();
   }
   const snapshot = await fs.readFile(s.file, 'utf8');
@@ -62,5 +117,11 @@ it('compaction removes what nobody can use any more and keeps the rest, in memor
   expect(snapshot).not.toContain(expired.id);
   expect(snapshot).not.toContain('grant_pruneOldRevoked0001');
   // The live token still authenticates after the compaction.
-  expect((await fetch(`${server.url}/me`, { headers: { authorization: 'Bearer wcm_oat_liveAccessToken0123456789abcdefghijklmn' } })).status).toBe(200);
+  expect(
+    (
+      await fetch(`${server.url}/me`, {
+        headers: { authorization: 'Bearer wcm_oat_liveAccessToken0123456789abcdefghijklmn' },
+      })
+    ).status,
+  ).toBe(200);
 });

@@ -28,11 +28,29 @@ async function newGrant() {
   const client = findClient(env.store, demo.oauthAppAcme)!;
   const { verifier, challenge } = pkce();
   const code = await issueCode(env.store, clock, {
-    client_id: client.id, redirect_uri: 'http://127.0.0.1/callback', user_id: 'usr_ada',
-    abilities: ['workspaces:read', 'workspaces:write', 'content:read', 'content:write', 'engagements:read', 'engagements:manage', 'actions:request'],
-    workspace_ids: [demo.ws1, demo.ws2], resource: '', audience: 'wcm-api-v1', code_challenge: challenge,
+    client_id: client.id,
+    redirect_uri: 'http://127.0.0.1/callback',
+    user_id: 'usr_ada',
+    abilities: [
+      'workspaces:read',
+      'workspaces:write',
+      'content:read',
+      'content:write',
+      'engagements:read',
+      'engagements:manage',
+      'actions:request',
+    ],
+    workspace_ids: [demo.ws1, demo.ws2],
+    resource: '',
+    audience: 'wcm-api-v1',
+    code_challenge: challenge,
   });
-  const first = await exchangeCode(env.store, clock, client, { code, redirect_uri: 'http://127.0.0.1/callback', code_verifier: verifier, origin: ORIGIN });
+  const first = await exchangeCode(env.store, clock, client, {
+    code,
+    redirect_uri: 'http://127.0.0.1/callback',
+    code_verifier: verifier,
+    origin: ORIGIN,
+  });
   return { client, first };
 }
 
@@ -50,7 +68,8 @@ describe('refresh rotation with a generation counter', () => {
     const sizes: number[] = [];
     const before = await journalBytes();
     for (let i = 1; i <= 1000; i++) {
-      refresh = (await refreshTokens(env.store, clock, client, { refresh_token: refresh, origin: ORIGIN })).refresh_token;
+      refresh = (await refreshTokens(env.store, clock, client, { refresh_token: refresh, origin: ORIGIN }))
+        .refresh_token;
       if (i % 250 === 0) sizes.push((await journalBytes()) - before);
     }
     const perRefresh = sizes[3] / 1000;
@@ -58,28 +77,48 @@ describe('refresh rotation with a generation counter', () => {
     for (let q = 1; q < 4; q++) expect(Math.abs(sizes[q] - sizes[q - 1] - sizes[0]) / sizes[0]).toBeLessThan(0.02);
     // Two records of all seven abilities and two workspaces: about 1.3 KB (TRUST.md asks < 500 B: not yet).
     expect(perRefresh).toBeLessThan(1500);
-    const grant = [...env.store.values('oauth_grants')].find((g) => g.client_id === client.id && g.user_id === 'usr_ada' && g.refresh_generation === 1000);
+    const grant = [...env.store.values('oauth_grants')].find(
+      (g) => g.client_id === client.id && g.user_id === 'usr_ada' && g.refresh_generation === 1000,
+    );
     expect(grant).toBeDefined();
     expect(Object.keys(grant!)).not.toContain('used_refresh_sha256');
-    console.log(`journal growth: ${sizes.map((s) => s).join(', ')} bytes after 250/500/750/1000 refreshes (${perRefresh.toFixed(0)} B per refresh)`);
+    console.log(
+      `journal growth: ${sizes.map((s) => s).join(', ')} bytes after 250/500/750/1000 refreshes (${perRefresh.toFixed(0)} B per refresh)`,
+    );
   });
 
   it('a replayed earlier generation revokes the family: the current refresh and access tokens stop working', async () => {
     const { client, first } = await newGrant();
-    const second = await refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
-    const third = await refreshTokens(env.store, clock, client, { refresh_token: second.refresh_token, origin: ORIGIN });
+    const second = await refreshTokens(env.store, clock, client, {
+      refresh_token: first.refresh_token,
+      origin: ORIGIN,
+    });
+    const third = await refreshTokens(env.store, clock, client, {
+      refresh_token: second.refresh_token,
+      origin: ORIGIN,
+    });
     // Generation 0, two rotations back: a replay.
     const replay = refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
-    await expect(replay).rejects.toMatchObject({ error: 'invalid_grant', description: expect.stringContaining('already used') });
-    await expect(refreshTokens(env.store, clock, client, { refresh_token: third.refresh_token, origin: ORIGIN })).rejects.toBeInstanceOf(OAuthError);
+    await expect(replay).rejects.toMatchObject({
+      error: 'invalid_grant',
+      description: expect.stringContaining('already used'),
+    });
+    await expect(
+      refreshTokens(env.store, clock, client, { refresh_token: third.refresh_token, origin: ORIGIN }),
+    ).rejects.toBeInstanceOf(OAuthError);
     expect(() => authenticate(env.store, `Bearer ${third.access_token}`, clock.now())).toThrow(/revoked/);
   });
 
   it('a forged token of the current generation, or a later one, is unknown and revokes nothing', async () => {
     const { client, first } = await newGrant();
     const [, grantPart, gen] = /^wcm_ort_([A-Za-z0-9]+)_(\d+)_/.exec(first.refresh_token)!;
-    for (const forged of [`wcm_ort_${grantPart}_${gen}_${'A'.repeat(40)}`, `wcm_ort_${grantPart}_7_${'A'.repeat(40)}`]) {
-      await expect(refreshTokens(env.store, clock, client, { refresh_token: forged, origin: ORIGIN })).rejects.toMatchObject({ error: 'invalid_grant', description: 'The refresh token is not recognised.' });
+    for (const forged of [
+      `wcm_ort_${grantPart}_${gen}_${'A'.repeat(40)}`,
+      `wcm_ort_${grantPart}_7_${'A'.repeat(40)}`,
+    ]) {
+      await expect(
+        refreshTokens(env.store, clock, client, { refresh_token: forged, origin: ORIGIN }),
+      ).rejects.toMatchObject({ error: 'invalid_grant', description: 'The refresh token is not recognised.' });
     }
     const next = await refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
     expect(next.refresh_token).toMatch(new RegExp(`^wcm_ort_${grantPart}_1_[A-Za-z0-9]{40}$`));

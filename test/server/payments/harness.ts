@@ -15,7 +15,15 @@ export interface PublicApp {
   store: Store;
   clock: TestClock;
   dataFile: string;
-  request(r: { method?: string; url: string; key?: string | null; json?: unknown; body?: string | Buffer; headers?: Record<string, string>; remoteAddress?: string }): Promise<AppResponse & { json: any }>;
+  request(r: {
+    method?: string;
+    url: string;
+    key?: string | null;
+    json?: unknown;
+    body?: string | Buffer;
+    headers?: Record<string, string>;
+    remoteAddress?: string;
+  }): Promise<AppResponse & { json: any }>;
   /** Closes the store and opens the same file again with a new App: a server restart. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -45,7 +53,11 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
   let store = await Store.open(dataFile, { files: opts.files });
   await seedStore(store, [DEMO]);
   const build = async () => {
-    const extra = await extendServer({ store, clock: clock as Clock, options: { dataFile, rateLimit: opts.rateLimit ?? 1000, env, payments: opts.payments } });
+    const extra = await extendServer({
+      store,
+      clock: clock as Clock,
+      options: { dataFile, rateLimit: opts.rateLimit ?? 1000, env, payments: opts.payments },
+    });
     return new App({ store, clock, services: { ...extra.services, ...opts.services }, use: extra.use });
   };
   let app: App;
@@ -64,7 +76,12 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
     request(r) {
       const headers: Record<string, string> = { ...r.headers };
       if (r.key !== null && r.key !== undefined) headers['idempotency-key'] = r.key;
-      return sendJson(h.app, { ...r, method: r.method ?? 'POST', headers, remoteAddress: r.remoteAddress ?? '192.0.2.10' });
+      return sendJson(h.app, {
+        ...r,
+        method: r.method ?? 'POST',
+        headers,
+        remoteAddress: r.remoteAddress ?? '192.0.2.10',
+      });
     },
     async restart() {
       await store.close();

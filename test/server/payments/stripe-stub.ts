@@ -22,10 +22,21 @@ export async function stripeStub(reply: (req: StubRequest) => StubReply = paymen
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
-      const r: StubRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, form: Object.fromEntries(new URLSearchParams(raw)), raw };
+      const r: StubRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        form: Object.fromEntries(new URLSearchParams(raw)),
+        raw,
+      };
       received.push(r);
       const out = reply(r);
-      res.writeHead(out.status, { 'content-type': 'application/json', 'request-id': `req_stub${received.length}`, 'stripe-should-retry': 'false', ...out.headers });
+      res.writeHead(out.status, {
+        'content-type': 'application/json',
+        'request-id': `req_stub${received.length}`,
+        'stripe-should-retry': 'false',
+        ...out.headers,
+      });
       res.end(JSON.stringify(out.body));
     });
   });
@@ -60,5 +71,13 @@ export function paymentIntentCreated(req: StubRequest): StubReply {
 
 export const cardDeclined: StubReply = {
   status: 402,
-  body: { error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.', request_log_url: 'https://dashboard.stripe.com/test/logs/req_stub' } },
+  body: {
+    error: {
+      type: 'card_error',
+      code: 'card_declined',
+      decline_code: 'generic_decline',
+      message: 'Your card was declined.',
+      request_log_url: 'https://dashboard.stripe.com/test/logs/req_stub',
+    },
+  },
 };

@@ -15,14 +15,20 @@ afterEach(async () => {
 /** `wcm serve` with STRIPE_SECRET_KEY set, pointed at the stub. */
 async function stripeApp(reply?: Parameters<typeof stripeStub>[0]) {
   stub = await stripeStub(reply);
-  s = await publicApp({ env: { STRIPE_SECRET_KEY: 'sk_test_stub_123', WCM_STRIPE_API_BASE: stub.url, WCM_WEBHOOK_SECRET: SECRET } });
+  s = await publicApp({
+    env: { STRIPE_SECRET_KEY: 'sk_test_stub_123', WCM_STRIPE_API_BASE: stub.url, WCM_WEBHOOK_SECRET: SECRET },
+  });
   return { s, stub };
 }
 
-describe('the stripe provider, against a local server speaking Stripe\'s wire format', () => {
+describe("the stripe provider, against a local server speaking Stripe's wire format", () => {
   it('creates a destination-charge PaymentIntent: form parameters and Idempotency-Key as Stripe receives them', async () => {
     const { s, stub } = await stripeApp();
-    const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0001', json: { quantity: 3, customer_email: 'ada@example.com' } });
+    const res = await s.request({
+      url: payUrl(demo.offerFixedUsd),
+      key: 'stripe-key-0001',
+      json: { quantity: 3, customer_email: 'ada@example.com' },
+    });
     expect(res.status).toBe(201);
     expect(stub.received).toHaveLength(1);
     const req = stub.received[0];
@@ -49,10 +55,14 @@ describe('the stripe provider, against a local server speaking Stripe\'s wire fo
       currency: 'usd',
       application_fee_amount: 100,
     });
-    expect(s.store.get('orders', orderId)).toMatchObject({ provider: 'stripe', payment_intent_id: 'pi_3StubIntent0000000000001', payment_state: 'pending' });
+    expect(s.store.get('orders', orderId)).toMatchObject({
+      provider: 'stripe',
+      payment_intent_id: 'pi_3StubIntent0000000000001',
+      payment_state: 'pending',
+    });
   });
 
-  it('the connected account is the offer\'s workspace\'s', async () => {
+  it("the connected account is the offer's workspace's", async () => {
     const { s, stub } = await stripeApp();
     await s.request({ url: payUrl('050666f3-4378-4487-a66e-25837b939185'), key: 'stripe-key-0002', json: {} });
     expect(stub.received[0].form['transfer_data[destination]']).toBe('acct_1DemoBlueFern002');
@@ -70,7 +80,13 @@ describe('the stripe provider, against a local server speaking Stripe\'s wire fo
   it('when Stripe fails transiently, the package retries with the same Idempotency-Key: one intent, one order', async () => {
     let calls = 0;
     const { s, stub } = await stripeApp((req) =>
-      ++calls === 1 ? { status: 500, body: { error: { type: 'api_error', message: 'Temporary failure' } }, headers: { 'stripe-should-retry': 'true' } } : paymentIntentCreated(req),
+      ++calls === 1
+        ? {
+            status: 500,
+            body: { error: { type: 'api_error', message: 'Temporary failure' } },
+            headers: { 'stripe-should-retry': 'true' },
+          }
+        : paymentIntentCreated(req),
     );
     const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0008', json: {} });
     expect(res.status).toBe(201);
@@ -104,8 +120,11 @@ describe('the stripe provider, against a local server speaking Stripe\'s wire fo
     expect(s.store.count('orders')).toBe(1);
   });
 
-  it('rejected credentials are reported without echoing Stripe\'s text to the public caller', async () => {
-    const { s } = await stripeApp(() => ({ status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****_123' } } }));
+  it("rejected credentials are reported without echoing Stripe's text to the public caller", async () => {
+    const { s } = await stripeApp(() => ({
+      status: 401,
+      body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****_123' } },
+    }));
     const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0006', json: {} });
     expect(res.status).toBe(502);
     expect(res.json.detail).toMatch(/credentials/);
@@ -114,7 +133,12 @@ describe('the stripe provider, against a local server speaking Stripe\'s wire fo
   });
 
   it('an unreachable Stripe is a 502 that says so', async () => {
-    const provider = new StripePaymentProvider({ secretKey: 'sk_test_x', apiBase: 'http://127.0.0.1:9', maxNetworkRetries: 0, timeoutMs: 2000 });
+    const provider = new StripePaymentProvider({
+      secretKey: 'sk_test_x',
+      apiBase: 'http://127.0.0.1:9',
+      maxNetworkRetries: 0,
+      timeoutMs: 2000,
+    });
     s = await publicApp({ services: { payments: provider } });
     const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0007', json: {} });
     expect(res.status).toBe(502);
@@ -148,13 +172,23 @@ describe('the stripe provider, against a local server speaking Stripe\'s wire fo
         };
       },
     };
-    stub = await stripeStub((req) => (req.path.endsWith('/cancel') ? { status: 200, body: { id: 'pi_3StubIntent0000000000001', object: 'payment_intent', status: 'canceled' } } : paymentIntentCreated(req)));
-    s = await publicApp({ files, env: { STRIPE_SECRET_KEY: 'sk_test_stub_123', WCM_STRIPE_API_BASE: stub.url, WCM_WEBHOOK_SECRET: SECRET } });
+    stub = await stripeStub((req) =>
+      req.path.endsWith('/cancel')
+        ? { status: 200, body: { id: 'pi_3StubIntent0000000000001', object: 'payment_intent', status: 'canceled' } }
+        : paymentIntentCreated(req),
+    );
+    s = await publicApp({
+      files,
+      env: { STRIPE_SECRET_KEY: 'sk_test_stub_123', WCM_STRIPE_API_BASE: stub.url, WCM_WEBHOOK_SECRET: SECRET },
+    });
     failAppends = true;
     const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0009', json: {} });
     expect(res.status).toBe(500);
     expect(res.json.code).toBe('internal_error');
-    expect(stub.received.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/payment_intents', 'POST /v1/payment_intents/pi_3StubIntent0000000000001/cancel']);
+    expect(stub.received.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v1/payment_intents',
+      'POST /v1/payment_intents/pi_3StubIntent0000000000001/cancel',
+    ]);
     expect(stub.received[1].form.cancellation_reason).toBe('abandoned');
     expect(s.store.count('orders')).toBe(0);
     expect(s.store.count('idempotency_keys')).toBe(0);

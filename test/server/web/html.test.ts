@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { cspHeader, escapeHtml, FormError, html, htmlResponse, layout, parseForm, raw, redirect } from '../../../src/server/web/html.js';
+import {
+  cspHeader,
+  escapeHtml,
+  FormError,
+  html,
+  htmlResponse,
+  layout,
+  parseForm,
+  raw,
+  redirect,
+} from '../../../src/server/web/html.js';
 import { assetsMount, STYLESHEET_HREF } from '../../../src/server/web/assets.js';
 import { App } from '../../../src/server/app.js';
 import { inProcess, sendJson } from '../../support/server.js';
@@ -20,7 +30,12 @@ describe('html escaping', () => {
 
   it('leaves html fragments and raw() alone, joins arrays, drops null/undefined/false', () => {
     const items = ['<a>', 'b&'].map((s) => html`<li>${s}</li>`);
-    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}${raw('<br>')}`.text).toBe('<ul><li>&lt;a&gt;</li><li>b&amp;</li></ul>0<br>');
+    expect(
+      html`<ul>
+          ${items}
+        </ul>
+        ${null}${undefined}${false}${0}${raw('<br>')}`.text,
+    ).toBe('<ul><li>&lt;a&gt;</li><li>b&amp;</li></ul>0<br>');
   });
 
   it('escapes a value that only looks like a fragment (a string is never trusted)', () => {
@@ -31,7 +46,11 @@ describe('html escaping', () => {
 });
 
 describe('layout and htmlResponse', () => {
-  const doc = layout({ title: 'T <1>', body: html`<p>${'<script>x</script>'}</p>`, user: { name: 'Ada <A>', signOut: { action: '/x/sign-out', csrf: 'c"1' } } });
+  const doc = layout({
+    title: 'T <1>',
+    body: html`<p>${'<script>x</script>'}</p>`,
+    user: { name: 'Ada <A>', signOut: { action: '/x/sign-out', csrf: 'c"1' } },
+  });
 
   it('is a full document with one stylesheet, no script and no inline style', () => {
     const text = doc.text;
@@ -57,7 +76,8 @@ describe('layout and htmlResponse', () => {
       'X-Content-Type-Options': 'nosniff',
       'X-Frame-Options': 'DENY',
       'Referrer-Policy': 'same-origin',
-      'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'Content-Security-Policy':
+        "default-src 'none'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     });
     expect(res.body).toBe(doc.text);
   });
@@ -78,7 +98,12 @@ describe('layout and htmlResponse', () => {
 
 describe('parseForm', () => {
   it('reads a urlencoded body', () => {
-    expect({ ...parseForm(Buffer.from('a=1&b=two+words&c=%3Cx%3E&__proto__=p')) }).toEqual({ a: '1', b: 'two words', c: '<x>', ['__proto__']: 'p' });
+    expect({ ...parseForm(Buffer.from('a=1&b=two+words&c=%3Cx%3E&__proto__=p')) }).toEqual({
+      a: '1',
+      b: 'two words',
+      c: '<x>',
+      ['__proto__']: 'p',
+    });
   });
   it('refuses a key given twice, naming it', () => {
     expect(() => parseForm('csrf=a&csrf=b')).toThrow(FormError);
@@ -99,7 +124,8 @@ describe('/assets', () => {
       expect(res.body).not.toMatch(/url\(|@import|https?:/);
       const again = await sendJson(app, { url: '/assets/wcm.css', headers: { 'if-none-match': res.headers.ETag } });
       expect(again.status).toBe(304);
-      for (const url of ['/assets/nope.css', '/assets/', '/assets/__proto__', '/assets/wcm.css/x']) expect((await sendJson(app, { url })).status, url).toBe(404);
+      for (const url of ['/assets/nope.css', '/assets/', '/assets/__proto__', '/assets/wcm.css/x'])
+        expect((await sendJson(app, { url })).status, url).toBe(404);
       expect((await sendJson(app, { url: '/assets/wcm.css', method: 'POST' })).status).toBe(405);
     } finally {
       await env.close();

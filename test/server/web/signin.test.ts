@@ -35,22 +35,43 @@ async function setup(loopback: boolean) {
         changes.push(form.what);
         return htmlResponse(200, 'changed');
       }
-      const limits = html`<p>abilities ${signed.abilities.join(' ')}; workspaces ${signed.workspaceIds?.join(' ') ?? 'all'}</p>`;
-      return htmlResponse(200, layout({ title: 'Secret', body: html`<p>hello ${signed.user.name}</p>${limits}`, user: { name: signed.user.name, signOut: signed.signOut } }));
+      const limits = html`<p>
+        abilities ${signed.abilities.join(' ')}; workspaces ${signed.workspaceIds?.join(' ') ?? 'all'}
+      </p>`;
+      return htmlResponse(
+        200,
+        layout({
+          title: 'Secret',
+          body: html`<p>hello ${signed.user.name}</p>
+            ${limits}`,
+          user: { name: signed.user.name, signOut: signed.signOut },
+        }),
+      );
     },
   };
   const app = new App({ store: env.store, clock, mounts: [mount] });
   const send = (r: Parameters<typeof sendJson>[1]) => sendJson(app, r);
   const form = (url: string, fields: Record<string, string>, cookie = '') =>
-    send({ method: 'POST', url, body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
+    send({
+      method: 'POST',
+      url,
+      body: new URLSearchParams(fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    });
   /** GET the sign-in page: its pre-sign-in CSRF cookie and the hidden field's value. */
   const signInPage = async (returnTo = `${PREFIX}/secret`) => {
     const res = await send({ url: `${PREFIX}/sign-in?return_to=${encodeURIComponent(returnTo)}` });
     const cookie = /^wcm_csrf=([^;]+)/.exec(res.headers['Set-Cookie'] ?? '')?.[1];
     const field = /name="csrf" value="([^"]+)"/.exec(res.body)?.[1];
-    return { res, cookie: `${SIGNIN_CSRF_COOKIE}=${cookie}`, csrf: field!, action: /<form method="post" action="([^"]+)"/.exec(res.body)![1].replaceAll('&amp;', '&') };
+    return {
+      res,
+      cookie: `${SIGNIN_CSRF_COOKIE}=${cookie}`,
+      csrf: field!,
+      action: /<form method="post" action="([^"]+)"/.exec(res.body)![1].replaceAll('&amp;', '&'),
+    };
   };
-  const sessionCookie = (res: { headers: Record<string, string> }) => /^wcm_session=([^;]+)/.exec(res.headers['Set-Cookie'] ?? '')?.[1];
+  const sessionCookie = (res: { headers: Record<string, string> }) =>
+    /^wcm_session=([^;]+)/.exec(res.headers['Set-Cookie'] ?? '')?.[1];
   return { app, send, form, signInPage, sessions, clock, changes, sessionCookie, store: env.store };
 }
 
@@ -106,7 +127,9 @@ describe('Sessions', () => {
     expect(session.id).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(session.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(session.csrf).not.toBe(session.id);
-    expect(sessions.start('usr_ada', '/oauth', { origin: 'https://wcm.example' }).cookie).toMatch(/; Path=\/oauth; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/);
+    expect(sessions.start('usr_ada', '/oauth', { origin: 'https://wcm.example' }).cookie).toMatch(
+      /; Path=\/oauth; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/,
+    );
   });
 
   it('reads the session only under its path, and until it has been idle an hour (by the given clock)', () => {
@@ -137,7 +160,9 @@ describe('Sessions', () => {
     clock.advance(1799_000);
     expect(sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
     clock.advance(1_000);
-    expect(sessions.renewal(session, { origin: 'http://x' })).toBe(`wcm_session=${session.id}; Path=/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax`);
+    expect(sessions.renewal(session, { origin: 'http://x' })).toBe(
+      `wcm_session=${session.id}; Path=/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax`,
+    );
     expect(sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
   });
 
@@ -199,7 +224,9 @@ describe('sign-in with the account chooser (loopback)', () => {
     const t = await setup(true);
     const page = await t.signInPage();
     expect(page.res.status).toBe(200);
-    expect(page.res.headers['Set-Cookie']).toMatch(new RegExp(`^wcm_csrf=[A-Za-z0-9_-]{43}; Path=${PREFIX}; Max-Age=3600; HttpOnly; SameSite=Lax$`));
+    expect(page.res.headers['Set-Cookie']).toMatch(
+      new RegExp(`^wcm_csrf=[A-Za-z0-9_-]{43}; Path=${PREFIX}; Max-Age=3600; HttpOnly; SameSite=Lax$`),
+    );
     expect(page.res.headers['Content-Security-Policy']).toContain("frame-ancestors 'none'");
     for (const name of ['Ada Lindqvist', 'Bo Carter', 'Cy Okafor', 'Dee Moreau']) expect(page.res.body).toContain(name);
     expect(page.res.body).toContain('to test &lt;things&gt;');
@@ -228,7 +255,7 @@ describe('sign-in with the account chooser (loopback)', () => {
     expect(t.sessions.size).toBe(0);
   });
 
-  it('refuses a CSRF value the client chose (the same value in cookie and field): the field must be the server\'s HMAC', async () => {
+  it("refuses a CSRF value the client chose (the same value in cookie and field): the field must be the server's HMAC", async () => {
     const t = await setup(true);
     const chosen = 'A'.repeat(43);
     const page = await t.signInPage();
@@ -262,13 +289,16 @@ describe('sign-in with the account chooser (loopback)', () => {
     expect(t.sessions.size).toBe(0);
   });
 
-  it.each(['//evil.example', 'https://evil.example', '/web-test/../oauth', '/elsewhere'])('return_to %s lands on the prefix', async (returnTo) => {
-    const t = await setup(true);
-    const page = await t.signInPage(returnTo);
-    const res = await t.form(page.action, { csrf: page.csrf, user: 'usr_ada' }, page.cookie);
-    expect(res.status).toBe(303);
-    expect(res.headers.Location).toBe(PREFIX);
-  });
+  it.each(['//evil.example', 'https://evil.example', '/web-test/../oauth', '/elsewhere'])(
+    'return_to %s lands on the prefix',
+    async (returnTo) => {
+      const t = await setup(true);
+      const page = await t.signInPage(returnTo);
+      const res = await t.form(page.action, { csrf: page.csrf, user: 'usr_ada' }, page.cookie);
+      expect(res.status).toBe(303);
+      expect(res.headers.Location).toBe(PREFIX);
+    },
+  );
 
   it('a form that changes something needs the session CSRF token; sign-out too', async () => {
     const t = await setup(true);
@@ -322,7 +352,18 @@ describe('sign-in with a personal access token (not loopback)', () => {
     const t = await setup(false);
     const narrow = 'wcm_pat_boNarrowToAcme0123456789abcdefghijklmn';
     const sha = hashToken(narrow);
-    await t.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'narrow', abilities: ['content:read', 'engagements:read'], expires_at: null, revoked_at: null, workspace_ids: [demo.ws1] }));
+    await t.store.transact((tx) =>
+      tx.put('tokens', {
+        id: tokenId(sha),
+        token_sha256: sha,
+        user_id: 'usr_bo',
+        name: 'narrow',
+        abilities: ['content:read', 'engagements:read'],
+        expires_at: null,
+        revoked_at: null,
+        workspace_ids: [demo.ws1],
+      }),
+    );
     for (const [token, want] of [
       [demo.contentReader, 'abilities content:read; workspaces all'],
       [narrow, `abilities content:read engagements:read; workspaces ${demo.ws1}`],
@@ -336,17 +377,33 @@ describe('sign-in with a personal access token (not loopback)', () => {
   });
 
   it.each([
-    ['revoked', async (t: Awaited<ReturnType<typeof setup>>, id: string) => {
-      const rec = t.store.get('tokens', id)!;
-      await t.store.transact((tx) => tx.put('tokens', { ...rec, revoked_at: '2026-11-22T12:30:00Z' }));
-    }],
+    [
+      'revoked',
+      async (t: Awaited<ReturnType<typeof setup>>, id: string) => {
+        const rec = t.store.get('tokens', id)!;
+        await t.store.transact((tx) => tx.put('tokens', { ...rec, revoked_at: '2026-11-22T12:30:00Z' }));
+      },
+    ],
     ['expires', async (t: Awaited<ReturnType<typeof setup>>) => t.clock.advance(21 * 60_000)],
-    ['is deleted', async (t: Awaited<ReturnType<typeof setup>>, id: string) => t.store.transact((tx) => tx.delete('tokens', id))],
+    [
+      'is deleted',
+      async (t: Awaited<ReturnType<typeof setup>>, id: string) => t.store.transact((tx) => tx.delete('tokens', id)),
+    ],
   ])('the session ends when its token %s: back to sign-in, saying why, cookie cleared', async (_name, end) => {
     const t = await setup(false);
     const token = 'wcm_pat_boExpiresSoon0123456789abcdefghijklmnop';
     const sha = hashToken(token);
-    await t.store.transact((tx) => tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_bo', name: 'soon', abilities: ['content:read'], expires_at: '2026-11-22T14:00:00Z', revoked_at: null }));
+    await t.store.transact((tx) =>
+      tx.put('tokens', {
+        id: tokenId(sha),
+        token_sha256: sha,
+        user_id: 'usr_bo',
+        name: 'soon',
+        abilities: ['content:read'],
+        expires_at: '2026-11-22T14:00:00Z',
+        revoked_at: null,
+      }),
+    );
     const page = await t.signInPage();
     const sid = t.sessionCookie(await t.form(page.action, { csrf: page.csrf, token }, page.cookie))!;
     const cookie = `wcm_session=${sid}`;
@@ -358,11 +415,15 @@ describe('sign-in with a personal access token (not loopback)', () => {
     await end(t, tokenId(sha));
     const res = await t.send({ url: `${PREFIX}/secret?x=1`, headers: { cookie } });
     expect(res.status).toBe(303);
-    expect(res.headers.Location).toBe(`${PREFIX}/sign-in?return_to=${encodeURIComponent(`${PREFIX}/secret?x=1`)}&ended=token`);
+    expect(res.headers.Location).toBe(
+      `${PREFIX}/sign-in?return_to=${encodeURIComponent(`${PREFIX}/secret?x=1`)}&ended=token`,
+    );
     expect(res.headers['Set-Cookie']).toBe(`wcm_session=; Path=${PREFIX}; Max-Age=0; HttpOnly; SameSite=Lax`);
     expect(t.sessions.size).toBe(0);
     const again = await t.send({ url: res.headers.Location });
-    expect(again.body).toContain('Your session ended: the personal access token you signed in with was revoked or expired.');
+    expect(again.body).toContain(
+      'Your session ended: the personal access token you signed in with was revoked or expired.',
+    );
   });
 
   it('ignores a chosen user: off loopback only a token proves who you are', async () => {
@@ -384,9 +445,22 @@ describe('sign-in with a personal access token (not loopback)', () => {
   ])('refuses %s with 403, says why, and keeps nothing of it in the page', async (_name, token, why) => {
     const t = await setup(false);
     await t.store.transact((tx) => {
-      for (const tk of ['wcm_oat_someOAuthAccessToken0123456789abcdefgh', 'wcm_pat_boundToAnAudience0123456789abcdefghijk']) {
+      for (const tk of [
+        'wcm_oat_someOAuthAccessToken0123456789abcdefgh',
+        'wcm_pat_boundToAnAudience0123456789abcdefghijk',
+      ]) {
         const sha = hashToken(tk);
-        tx.put('tokens', { id: tokenId(sha), token_sha256: sha, user_id: 'usr_ada', name: 'oauth', abilities: ['content:read'], expires_at: null, revoked_at: null, audience: 'wcm-api-v1', workspace_ids: [demo.ws1] });
+        tx.put('tokens', {
+          id: tokenId(sha),
+          token_sha256: sha,
+          user_id: 'usr_ada',
+          name: 'oauth',
+          abilities: ['content:read'],
+          expires_at: null,
+          revoked_at: null,
+          audience: 'wcm-api-v1',
+          workspace_ids: [demo.ws1],
+        });
       }
     });
     const page = await t.signInPage();
@@ -401,7 +475,12 @@ describe('sign-in with a personal access token (not loopback)', () => {
   it('refuses a form with a field given twice (400) and other methods (405)', async () => {
     const t = await setup(false);
     const page = await t.signInPage();
-    const res = await t.send({ method: 'POST', url: page.action, body: `csrf=${page.csrf}&token=a&token=b`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie } });
+    const res = await t.send({
+      method: 'POST',
+      url: page.action,
+      body: `csrf=${page.csrf}&token=a&token=b`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toContain('`token`');
     expect((await t.send({ method: 'PUT', url: `${PREFIX}/sign-in` })).status).toBe(405);
@@ -418,7 +497,11 @@ describe('the extend step', () => {
   ])('--host %s: loopback %s, one Sessions and the /assets mount', async (host, loopback) => {
     const { extendServer } = await import('../../../src/server/extend.js');
     env = await inProcess({ fixtures: [] });
-    const ext = await extendServer({ store: env.store, clock: new TestClock(), options: { dataFile: 'x', host, payments: 'local', env: {} } });
+    const ext = await extendServer({
+      store: env.store,
+      clock: new TestClock(),
+      options: { dataFile: 'x', host, payments: 'local', env: {} },
+    });
     expect(ext.services?.loopback).toBe(loopback);
     expect(ext.services?.sessions).toBeInstanceOf(Sessions);
     expect(ext.mounts?.map((m) => m.prefix)).toContain('/assets');

@@ -1,12 +1,35 @@
 import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, type Channel } from '../../../contract/enums.js';
 import { threadFilterPartition } from '../../../store/indexes.js';
 import { html, type Html } from '../../web/html.js';
-import { badge, facts, grouped, idCode, pager, seg, shortWhen, table, tabs, when, wsHref, type View } from '../chrome.js';
+import {
+  badge,
+  facts,
+  grouped,
+  idCode,
+  pager,
+  seg,
+  shortWhen,
+  table,
+  tabs,
+  when,
+  wsHref,
+  type View,
+} from '../chrome.js';
 import { callOperation, indexCount, listPage, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
-const CHANNEL_LABELS: Record<Channel, string> = { web_chat: 'Web chat', email: 'Email', whatsapp: 'WhatsApp', form: 'Form' };
-const VIEW_LABELS: Record<(typeof THREAD_VIEWS)[number], string> = { inbox: 'Inbox', unread: 'Unread', starred: 'Starred', closed: 'Closed' };
+const CHANNEL_LABELS: Record<Channel, string> = {
+  web_chat: 'Web chat',
+  email: 'Email',
+  whatsapp: 'WhatsApp',
+  form: 'Form',
+};
+const VIEW_LABELS: Record<(typeof THREAD_VIEWS)[number], string> = {
+  inbox: 'Inbox',
+  unread: 'Unread',
+  starred: 'Starred',
+  closed: 'Closed',
+};
 const channelLabel = (c: string) => CHANNEL_LABELS[c as Channel] ?? c;
 
 /** `…/threads`: the inbox with the API's views, channel filter and search (listThreads). */
@@ -18,15 +41,28 @@ export async function threadsView(r: WorkspaceRequest): Promise<View> {
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listThreads', { workspace: w }, { view, channel, q, cursor });
   const base = wsHref(w, 'threads');
-  const views = THREAD_VIEWS.map((v): [string, string] => [v, `${VIEW_LABELS[v]} ${grouped(indexCount(r.store, 'threadsByFilter', threadFilterPartition(w, v, channel)))}`]);
+  const views = THREAD_VIEWS.map((v): [string, string] => [
+    v,
+    `${VIEW_LABELS[v]} ${grouped(indexCount(r.store, 'threadsByFilter', threadFilterPartition(w, v, channel)))}`,
+  ]);
   const filters = html`<form class="filters" method="get" action="${base}" role="search">
-<input type="hidden" name="view" value="${view}">
-<label class="visually-hidden" for="channel">Channel</label>
-<select id="channel" name="channel"><option value="">All channels</option>${CHANNELS.map((c) => html`<option value="${c}"${c === channel ? html` selected` : ''}>${CHANNEL_LABELS[c]}</option>`)}</select>
-<label class="visually-hidden" for="q">Search</label>
-<input type="search" id="q" name="q" value="${q ?? ''}" maxlength="200" placeholder="Contact, subject or last message">
-<button type="submit" class="secondary">Filter</button>
-</form>`;
+    <input type="hidden" name="view" value="${view}" />
+    <label class="visually-hidden" for="channel">Channel</label>
+    <select id="channel" name="channel">
+      <option value="">All channels</option>
+      ${CHANNELS.map((c) => html`<option value="${c}" ${c === channel ? html` selected` : ''}>${CHANNEL_LABELS[c]}</option>`)}
+    </select>
+    <label class="visually-hidden" for="q">Search</label>
+    <input
+      type="search"
+      id="q"
+      name="q"
+      value="${q ?? ''}"
+      maxlength="200"
+      placeholder="Contact, subject or last message"
+    />
+    <button type="submit" class="secondary">Filter</button>
+  </form>`;
   // The short date in a row depends on today's date: part of the variant its cached HTML is for.
   const rows = page.rows(`${w}|${r.now.toISOString().slice(0, 10)}`, (t) => threadRow(t, r.now));
   const empty = q ? 'No thread matches this search.' : 'No threads here.';
@@ -37,8 +73,8 @@ export async function threadsView(r: WorkspaceRequest): Promise<View> {
     crumbs: [[r.workspace.name, wsHref(w)]],
     lead: 'Newest activity first. Search matches contact name, e-mail, subject and the last message.',
     body: html`<div class="toolbar">${tabs(base, 'view', views, view, { channel, q })}${filters}</div>
-${table(['Contact', 'Conversation', 'Channels', 'Status', ['Messages', 'num'], 'Last'], rows, empty, 'inbox')}
-${pager(base, { view: view === 'inbox' ? undefined : view, channel, q }, page.next_cursor, rows.count, !!cursor)}`,
+      ${table(['Contact', 'Conversation', 'Channels', 'Status', ['Messages', 'num'], 'Last'], rows, empty, 'inbox')}
+      ${pager(base, { view: view === 'inbox' ? undefined : view, channel, q }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -60,23 +96,44 @@ export async function threadView(r: WorkspaceRequest, id: string): Promise<View>
   const t = (await callOperation(r, 'getThread', { workspace: w, thread: id })) as Row;
   const contactName = t.contact.name ?? t.contact.email ?? t.contact.phone ?? 'Contact';
   const messages = (t.messages as Row[]).map(
-    (m) => html`<article class="msg ${m.direction === 'outbound' ? 'outbound' : 'inbound'}"><div class="meta">${m.direction === 'outbound' ? r.workspace.name : contactName} · ${channelLabel(m.channel)} · ${when(m.created_at)}</div><div class="bubble">${m.body}</div></article>`,
+    (m) =>
+      html`<article class="msg ${m.direction === 'outbound' ? 'outbound' : 'inbound'}">
+        <div class="meta">
+          ${m.direction === 'outbound' ? r.workspace.name : contactName} · ${channelLabel(m.channel)} ·
+          ${when(m.created_at)}
+        </div>
+        <div class="bubble">${m.body}</div>
+      </article>`,
   );
   return {
     title: t.subject ?? '(no subject)',
     section: 'threads',
-    crumbs: [[r.workspace.name, wsHref(w)], ['Inbox', wsHref(w, 'threads')]],
-    lead: html`${t.status === 'open' ? badge('open', 'info') : badge('closed')} ${t.unread ? badge('unread', 'warn') : ''} ${t.starred ? badge('starred') : ''} ${t.message_count} message${t.message_count === 1 ? '' : 's'}`,
-    body: html`<div class="split"><section aria-labelledby="conversation"><h2 id="conversation" class="visually-hidden">Conversation</h2>
-<div class="conversation">${messages.length ? messages : html`<p class="muted">No messages.</p>`}</div></section>
-<aside><section class="panel" aria-label="Contact">${facts([
-      ['Contact', contactName],
-      ['E-mail', t.contact.email],
-      ['Phone', t.contact.phone],
-      ['Channels', (t.channels as string[]).map(channelLabel).join(', ')],
-      ['Last message', when(t.last_message_at)],
-      ['Thread id', idCode(t.id, 'thread id')],
-    ])}</section>${sameContact(r, t)}</aside></div>`,
+    crumbs: [
+      [r.workspace.name, wsHref(w)],
+      ['Inbox', wsHref(w, 'threads')],
+    ],
+    lead: html`${t.status === 'open' ? badge('open', 'info') : badge('closed')}
+    ${t.unread ? badge('unread', 'warn') : ''} ${t.starred ? badge('starred') : ''} ${t.message_count}
+    message${t.message_count === 1 ? '' : 's'}`,
+    body: html`<div class="split">
+      <section aria-labelledby="conversation">
+        <h2 id="conversation" class="visually-hidden">Conversation</h2>
+        <div class="conversation">${messages.length ? messages : html`<p class="muted">No messages.</p>`}</div>
+      </section>
+      <aside>
+        <section class="panel" aria-label="Contact">
+          ${facts([
+            ['Contact', contactName],
+            ['E-mail', t.contact.email],
+            ['Phone', t.contact.phone],
+            ['Channels', (t.channels as string[]).map(channelLabel).join(', ')],
+            ['Last message', when(t.last_message_at)],
+            ['Thread id', idCode(t.id, 'thread id')],
+          ])}
+        </section>
+        ${sameContact(r, t)}
+      </aside>
+    </div>`,
   };
 }
 
@@ -94,17 +151,40 @@ function sameContact(r: WorkspaceRequest, t: Row): Html {
   const sameEmail = (e: string | null | undefined) => !!email && e?.toLowerCase() === email;
   const threads = [];
   for (const x of r.store.values('threads')) {
-    if (x.workspace_id === w && x.id !== t.id && (x.contact.id === t.contact.id || sameEmail(x.contact.email))) threads.push(x);
+    if (x.workspace_id === w && x.id !== t.id && (x.contact.id === t.contact.id || sameEmail(x.contact.email)))
+      threads.push(x);
   }
   threads.sort((a, b) => (b.last_message_at ?? '').localeCompare(a.last_message_at ?? ''));
-  const bookings = email ? r.store.index('bookingsByWorkspace').entries(w).map((e) => e.rec).filter((b) => sameEmail(b.contact.email)) : [];
-  const orders = email ? r.store.index('ordersByCreated').entries('*').map((e) => e.rec).filter((o) => o.workspace_id === w && sameEmail(o.customer_email)) : [];
+  const bookings = email
+    ? r.store
+        .index('bookingsByWorkspace')
+        .entries(w)
+        .map((e) => e.rec)
+        .filter((b) => sameEmail(b.contact.email))
+    : [];
+  const orders = email
+    ? r.store
+        .index('ordersByCreated')
+        .entries('*')
+        .map((e) => e.rec)
+        .filter((o) => o.workspace_id === w && sameEmail(o.customer_email))
+    : [];
   const none = html`<p class="muted small">None.</p>`;
-  const list = (items: Html[]) => (items.length ? html`<ul>${items.slice(0, RELATED_MAX)}</ul>` : none);
-  return html`<section class="panel related" id="related" aria-labelledby="related-head"><h2 id="related-head" class="visually-hidden">Same contact</h2>
-<h3>Other threads</h3>${list(threads.map((x) => html`<li><a href="${wsHref(w, `threads/${seg(x.id)}`)}">${x.subject ?? '(no subject)'}</a><span class="sub">${x.status} · ${when(x.last_message_at)}</span></li>`))}
-<h3>Bookings</h3>${list(bookings.map((b) => html`<li>${b.booking_type.name}<span class="sub">${badge(b.status, BOOKING_TONES[b.status] ?? '')} ${when(b.starts_at)}</span></li>`))}${bookings.length ? html`<p class="small"><a href="${wsHref(w, 'bookings')}">All bookings</a></p>` : ''}
-<h3>Orders</h3>${list(orders.map((o) => html`<li><a href="${wsHref(w, `open/${seg(o.id)}`)}">${r.store.get('offers', o.offer_id)?.title ?? 'Order'}</a><span class="sub">${o.payment_state} · ${when(o.created_at)}</span></li>`))}</section>`;
+  const list = (items: Html[]) =>
+    items.length
+      ? html`<ul>
+          ${items.slice(0, RELATED_MAX)}
+        </ul>`
+      : none;
+  return html`<section class="panel related" id="related" aria-labelledby="related-head">
+    <h2 id="related-head" class="visually-hidden">Same contact</h2>
+    <h3>Other threads</h3>
+    ${list(threads.map((x) => html`<li><a href="${wsHref(w, `threads/${seg(x.id)}`)}">${x.subject ?? '(no subject)'}</a><span class="sub">${x.status} · ${when(x.last_message_at)}</span></li>`))}
+    <h3>Bookings</h3>
+    ${list(bookings.map((b) => html`<li>${b.booking_type.name}<span class="sub">${badge(b.status, BOOKING_TONES[b.status] ?? '')} ${when(b.starts_at)}</span></li>`))}${bookings.length ? html`<p class="small"><a href="${wsHref(w, 'bookings')}">All bookings</a></p>` : ''}
+    <h3>Orders</h3>
+    ${list(orders.map((o) => html`<li><a href="${wsHref(w, `open/${seg(o.id)}`)}">${r.store.get('offers', o.offer_id)?.title ?? 'Order'}</a><span class="sub">${o.payment_state} · ${when(o.created_at)}</span></li>`))}
+  </section>`;
 }
 
 /** One formatter per time zone (they are costly to build). Null for a zone this runtime does not know. */
@@ -113,8 +193,20 @@ function zoneFormat(timeZone: string) {
   if (!zoneFormats.has(timeZone)) {
     try {
       zoneFormats.set(timeZone, {
-        day: new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }),
-        time: new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }),
+        day: new Intl.DateTimeFormat('en-GB', {
+          timeZone,
+          weekday: 'short',
+          day: 'numeric',
+          month: 'short',
+          year: 'numeric',
+        }),
+        time: new Intl.DateTimeFormat('en-GB', {
+          timeZone,
+          hour: '2-digit',
+          minute: '2-digit',
+          hourCycle: 'h23',
+          timeZoneName: 'short',
+        }),
       });
     } catch {
       zoneFormats.set(timeZone, null);
@@ -131,7 +223,9 @@ function bookingTime(b: Row): Html {
   if (!f || Number.isNaN(start.getTime())) return html`${when(b.starts_at)}<span class="sub">${b.timezone}</span>`;
   const sameDay = f.day.format(start) === f.day.format(end);
   const endText = sameDay ? f.time.format(end) : `${f.day.format(end)}, ${f.time.format(end)}`;
-  return html`<time class="zoned" datetime="${b.starts_at}">${f.day.format(start)}, ${f.time.format(start).replace(/ \S+$/, '')}</time>&ndash;${endText}<span class="sub">${b.timezone} · starts ${when(b.starts_at)}</span>`;
+  return html`<time class="zoned" datetime="${b.starts_at}"
+      >${f.day.format(start)}, ${f.time.format(start).replace(/ \S+$/, '')}</time
+    >&ndash;${endText}<span class="sub">${b.timezone} · starts ${when(b.starts_at)}</span>`;
 }
 
 const BOOKING_TONES: Record<string, 'ok' | 'warn' | 'bad'> = { confirmed: 'ok', pending: 'warn', cancelled: 'bad' };
@@ -143,8 +237,15 @@ export async function bookingsView(r: WorkspaceRequest): Promise<View> {
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listBookings', { workspace: w }, { status, cursor });
   const base = wsHref(w, 'bookings');
-  const rows = page.rows(w,
-    (b) => html`<tr><td>${bookingTime(b)}</td><td>${b.booking_type.name}</td><td>${b.contact.name ?? ''}${b.contact.email ? html`<span class="sub">${b.contact.email}</span>` : ''}</td><td>${badge(b.status, BOOKING_TONES[b.status] ?? '')}</td></tr>`,
+  const rows = page.rows(
+    w,
+    (b) =>
+      html`<tr>
+        <td>${bookingTime(b)}</td>
+        <td>${b.booking_type.name}</td>
+        <td>${b.contact.name ?? ''}${b.contact.email ? html`<span class="sub">${b.contact.email}</span>` : ''}</td>
+        <td>${badge(b.status, BOOKING_TONES[b.status] ?? '')}</td>
+      </tr>`,
   );
   return {
     title: 'Bookings',
@@ -152,9 +253,11 @@ export async function bookingsView(r: WorkspaceRequest): Promise<View> {
     rows,
     crumbs: [[r.workspace.name, wsHref(w)]],
     lead: "By start time, shown in each booking's own time zone.",
-    body: html`<div class="toolbar">${tabs(base, 'status', [[undefined, 'All'], ...BOOKING_STATUSES.map((s): [string, string] => [s, s[0].toUpperCase() + s.slice(1)])], status, {})}</div>
-${table(['When', 'Type', 'Contact', 'Status'], rows, 'No bookings.')}
-${pager(base, { status }, page.next_cursor, rows.count, !!cursor)}`,
+    body: html`<div class="toolbar">
+        ${tabs(base, 'status', [[undefined, 'All'], ...BOOKING_STATUSES.map((s): [string, string] => [s, s[0].toUpperCase() + s.slice(1)])], status, {})}
+      </div>
+      ${table(['When', 'Type', 'Contact', 'Status'], rows, 'No bookings.')}
+      ${pager(base, { status }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -162,7 +265,10 @@ ${pager(base, { status }, page.next_cursor, rows.count, !!cursor)}`,
 function transcript(text: string | null): Html {
   if (!text) return html`<span class="muted">no transcript</span>`;
   if (text.length <= 240) return html`<span class="prose">${text}</span>`;
-  return html`<details><summary>${Array.from(text).slice(0, 110).join('').trimEnd()}&hellip;</summary><div class="prose">${text}</div></details>`;
+  return html`<details>
+    <summary>${Array.from(text).slice(0, 110).join('').trimEnd()}&hellip;</summary>
+    <div class="prose">${text}</div>
+  </details>`;
 }
 
 const duration = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
@@ -175,16 +281,27 @@ export async function voiceView(r: WorkspaceRequest): Promise<View> {
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listVoiceInteractions', { workspace: w }, { kind, cursor });
   const base = wsHref(w, 'voice');
-  const rows = page.rows(w,
-    (v) => html`<tr><td class="nowrap">${when(v.started_at)}</td><td>${v.kind === 'call' ? 'Call' : 'Voice message'}</td><td class="nowrap">${v.from}<span class="sub">to ${v.to}</span></td><td>${badge(v.status, VOICE_TONES[v.status] ?? '')}</td><td class="num">${duration(v.duration_seconds)}</td><td class="small">${transcript(v.transcript)}</td></tr>`,
+  const rows = page.rows(
+    w,
+    (v) =>
+      html`<tr>
+        <td class="nowrap">${when(v.started_at)}</td>
+        <td>${v.kind === 'call' ? 'Call' : 'Voice message'}</td>
+        <td class="nowrap">${v.from}<span class="sub">to ${v.to}</span></td>
+        <td>${badge(v.status, VOICE_TONES[v.status] ?? '')}</td>
+        <td class="num">${duration(v.duration_seconds)}</td>
+        <td class="small">${transcript(v.transcript)}</td>
+      </tr>`,
   );
   return {
     title: 'Voice interactions',
     section: 'voice',
     rows,
     crumbs: [[r.workspace.name, wsHref(w)]],
-    body: html`<div class="toolbar">${tabs(base, 'kind', [[undefined, 'All'], ...VOICE_KINDS.map((k): [string, string] => [k, k === 'call' ? 'Calls' : 'Voice messages'])], kind, {})}</div>
-${table(['Started', 'Kind', 'From', 'Status', ['Duration', 'num'], 'Transcript'], rows, 'No voice interactions.')}
-${pager(base, { kind }, page.next_cursor, rows.count, !!cursor)}`,
+    body: html`<div class="toolbar">
+        ${tabs(base, 'kind', [[undefined, 'All'], ...VOICE_KINDS.map((k): [string, string] => [k, k === 'call' ? 'Calls' : 'Voice messages'])], kind, {})}
+      </div>
+      ${table(['Started', 'Kind', 'From', 'Status', ['Duration', 'num'], 'Transcript'], rows, 'No voice interactions.')}
+      ${pager(base, { kind }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }

@@ -14,7 +14,8 @@ export function recordPage(store: Store, w: string, id: string): string | undefi
   if (mine(store.get('pages', id))) return wsHref(w, `pages/${seg(id)}`);
   if (mine(store.get('knowledge_lists', id))) return wsHref(w, `knowledge/${seg(id)}`);
   const article = store.get('articles', id);
-  if (article && mine(store.get('knowledge_lists', article.list_id))) return wsHref(w, `knowledge/${seg(article.list_id)}/articles/${seg(id)}`);
+  if (article && mine(store.get('knowledge_lists', article.list_id)))
+    return wsHref(w, `knowledge/${seg(article.list_id)}/articles/${seg(id)}`);
   if (mine(store.get('orders', id))) return `${wsHref(w, 'orders')}#order-${seg(id)}`;
   return undefined;
 }

@@ -9,7 +9,10 @@ import { countAcrossIndex, indexCount } from '../data.js';
 import type { WorkspaceRequest } from '../request.js';
 
 /** The workspaces a session reaches: its user's memberships, narrowed to its sign-in token's workspaces. */
-export function memberships(store: Store, signed: Pick<SignedIn, 'user' | 'workspaceIds'>): Array<{ record: WorkspaceRecord; role: string }> {
+export function memberships(
+  store: Store,
+  signed: Pick<SignedIn, 'user' | 'workspaceIds'>,
+): Array<{ record: WorkspaceRecord; role: string }> {
   const out: Array<{ record: WorkspaceRecord; role: string }> = [];
   for (const w of store.values('workspaces')) {
     const m = w.members.find((x) => x.user_id === signed.user.id);
@@ -18,20 +21,40 @@ export function memberships(store: Store, signed: Pick<SignedIn, 'user' | 'works
   return out.sort((a, b) => a.record.name.localeCompare(b.record.name) || a.record.id.localeCompare(b.record.id));
 }
 
-
 /** Open threads, from the inbox partition's length: no scan. */
-const openThreads = (store: Store, w: string) => indexCount(store, 'threadsByFilter', threadFilterPartition(w, 'inbox', undefined));
+const openThreads = (store: Store, w: string) =>
+  indexCount(store, 'threadsByFilter', threadFilterPartition(w, 'inbox', undefined));
 
 /** The side bar of a workspace's pages: the sections the session may read. Counts come from index partitions or small collections only. */
-export function workspaceNav(store: Store, w: string, signed: Pick<SignedIn, 'abilities'>, extra: { requestLog: boolean }): NavEntry[] {
+export function workspaceNav(
+  store: Store,
+  w: string,
+  signed: Pick<SignedIn, 'abilities'>,
+  extra: { requestLog: boolean },
+): NavEntry[] {
   const nav: NavEntry[] = [
     { section: 'overview', label: 'Overview', href: wsHref(w) },
     { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), count: openThreads(store, w) },
-    { section: 'lists', label: 'Listings', href: wsHref(w, 'lists'), count: indexCount(store, 'listingsByWorkspace', w) },
+    {
+      section: 'lists',
+      label: 'Listings',
+      href: wsHref(w, 'lists'),
+      count: indexCount(store, 'listingsByWorkspace', w),
+    },
     { section: 'forms', label: 'Forms', href: wsHref(w, 'forms'), count: indexCount(store, 'formsByWorkspace', w) },
     { section: 'pages', label: 'Pages', href: wsHref(w, 'pages'), count: indexCount(store, 'pagesByWorkspace', w) },
-    { section: 'knowledge', label: 'Knowledge', href: wsHref(w, 'knowledge'), count: indexCount(store, 'knowledgeListsByWorkspace', w) },
-    { section: 'bookings', label: 'Bookings', href: wsHref(w, 'bookings'), count: indexCount(store, 'bookingsByWorkspace', w) },
+    {
+      section: 'knowledge',
+      label: 'Knowledge',
+      href: wsHref(w, 'knowledge'),
+      count: indexCount(store, 'knowledgeListsByWorkspace', w),
+    },
+    {
+      section: 'bookings',
+      label: 'Bookings',
+      href: wsHref(w, 'bookings'),
+      count: indexCount(store, 'bookingsByWorkspace', w),
+    },
     { section: 'voice', label: 'Voice', href: wsHref(w, 'voice'), count: indexCount(store, 'voiceByWorkspace', w) },
     { section: 'orders', label: 'Orders', href: wsHref(w, 'orders') },
     { section: 'events', label: 'Analytics events', href: wsHref(w, 'events') },
@@ -42,9 +65,14 @@ export function workspaceNav(store: Store, w: string, signed: Pick<SignedIn, 'ab
 }
 
 /** The side bar outside a workspace: the user's workspaces, to pick one. */
-export function workspacesNav(store: Store, signed: Pick<SignedIn, 'user' | 'workspaceIds'>, extra: { requestLog: boolean }): NavEntry[] {
+export function workspacesNav(
+  store: Store,
+  signed: Pick<SignedIn, 'user' | 'workspaceIds'>,
+  extra: { requestLog: boolean },
+): NavEntry[] {
   const nav: NavEntry[] = [{ section: 'workspaces', label: 'All workspaces', href: DASHBOARD }];
-  for (const { record } of memberships(store, signed)) nav.push({ section: 'overview', label: record.name, href: wsHref(record.id) });
+  for (const { record } of memberships(store, signed))
+    nav.push({ section: 'overview', label: record.name, href: wsHref(record.id) });
   if (extra.requestLog) nav.push({ section: 'requests', label: 'Request log', href: `${DASHBOARD}/requests` });
   return nav;
 }
@@ -56,7 +84,13 @@ export function workspacesView(store: Store, signed: Pick<SignedIn, 'user' | 'wo
   const threads = canRead(signed, 'threads');
   const lists = canRead(signed, 'lists');
   const rows = mine.map(
-    ({ record: w, role }) => html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td>${threads ? html`<td class="num">${grouped(openThreads(store, w.id))}</td>` : ''}${lists ? html`<td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td>` : ''}</tr>`,
+    ({ record: w, role }) =>
+      html`<tr>
+        <td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td>
+        <td>${role}</td>
+        <td class="num">${w.members.length}</td>
+        ${threads ? html`<td class="num">${grouped(openThreads(store, w.id))}</td>` : ''}${lists ? html`<td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td>` : ''}
+      </tr>`,
   );
   const head: Array<string | [string, 'num']> = ['Workspace', 'Your role', ['Members', 'num']];
   if (threads) head.push(['Open threads', 'num']);
@@ -64,7 +98,8 @@ export function workspacesView(store: Store, signed: Pick<SignedIn, 'user' | 'wo
   return {
     title: 'Workspaces',
     section: 'workspaces',
-    lead: html`Signed in as ${user.name} (${user.email}). You see the workspaces you are a member of${signed.workspaceIds ? ' that the token you signed in with reaches' : ''}.`,
+    lead: html`Signed in as ${user.name} (${user.email}). You see the workspaces you are a member
+    of${signed.workspaceIds ? ' that the token you signed in with reaches' : ''}.`,
     body: table(head, rows, 'You are not a member of any workspace yet.'),
   };
 }
@@ -95,17 +130,23 @@ export function overviewView(r: WorkspaceRequest): View {
   if (r.signed.abilities.includes('workspaces:read')) {
     const rows = w.members.map((m) => {
       const u = store.get('users', m.user_id);
-      return html`<tr><td>${u?.name ?? m.user_id}</td><td>${u?.email ?? ''}</td><td>${m.role}</td></tr>`;
+      return html`<tr>
+        <td>${u?.name ?? m.user_id}</td>
+        <td>${u?.email ?? ''}</td>
+        <td>${m.role}</td>
+      </tr>`;
     });
     members = html`<h2>Members</h2>
-${table(['Name', 'E-mail', 'Role'], rows, 'No members.')}`;
+      ${table(['Name', 'E-mail', 'Role'], rows, 'No members.')}`;
   }
   return {
     title: w.name,
     section: 'overview',
     lead: html`Workspace ${idCode(id, 'workspace id')} · you are ${/^[aeiou]/.test(r.role) ? 'an' : 'a'} ${r.role}`,
-    body: html`<div class="cards">${shown.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n())}</span><span class="label">${label}</span></a>`)}</div>
-${shown.length ? '' : html`<p class="empty">The token you signed in with reads none of this workspace's sections.</p>`}
-${members}`,
+    body: html`<div class="cards">
+        ${shown.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n())}</span><span class="label">${label}</span></a>`)}
+      </div>
+      ${shown.length ? '' : html`<p class="empty">The token you signed in with reads none of this workspace's sections.</p>`}
+      ${members}`,
   };
 }

@@ -13,7 +13,8 @@ function queryParams(req: AppRequest): { params: AuthorizeParams } | { page: App
   const params: AuthorizeParams = {};
   for (const k of AUTHORIZE_FIELDS) {
     const all = url?.searchParams.getAll(k) ?? [];
-    if (all.length > 1) return { page: errorPage('Invalid request', `The parameter \`${k}\` was sent more than once.`) };
+    if (all.length > 1)
+      return { page: errorPage('Invalid request', `The parameter \`${k}\` was sent more than once.`) };
     params[k] = all[0];
   }
   return { params };
@@ -23,7 +24,9 @@ function queryParams(req: AppRequest): { params: AuthorizeParams } | { page: App
 export async function authorize(ctx: OAuthContext, req: AppRequest, info: RequestInfo): Promise<AppResponse> {
   if (info.method === 'POST') return decide(ctx, req, info);
   if (info.method !== 'GET' && info.method !== 'HEAD') {
-    return messagePage(405, 'Method not allowed', 'The authorization endpoint answers GET and POST.', { headers: { Allow: 'GET, HEAD, POST' } });
+    return messagePage(405, 'Method not allowed', 'The authorization endpoint answers GET and POST.', {
+      headers: { Allow: 'GET, HEAD, POST' },
+    });
   }
   const q = queryParams(req);
   if ('page' in q) return q.page;

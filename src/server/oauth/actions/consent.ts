@@ -6,7 +6,12 @@ import type { RequestInfo } from '../../context.js';
 import { FormError, messagePage, parseForm } from '../../web/html.js';
 import { checkCsrf } from '../../web/session.js';
 import { reaches, type SignedIn } from '../../web/signin.js';
-import { AUTHORIZE_FIELDS, checkAuthorizationRequest, type AuthorizationRequest, type AuthorizeParams } from '../checks/authorization-request.js';
+import {
+  AUTHORIZE_FIELDS,
+  checkAuthorizationRequest,
+  type AuthorizationRequest,
+  type AuthorizeParams,
+} from '../checks/authorization-request.js';
 import { issueCode } from '../models/code.js';
 import type { OAuthContext } from '../options.js';
 import { back } from '../responses.js';
@@ -20,14 +25,21 @@ function grantableWorkspaces(store: Store, signed: SignedIn): WorkspaceRecord[] 
 }
 
 /** The requested abilities the session may grant: a token-limited session cannot grant more than its token has. */
-const grantableAbilities = (r: AuthorizationRequest, signed: SignedIn): Ability[] => r.abilities.filter((a) => signed.abilities.includes(a));
+const grantableAbilities = (r: AuthorizationRequest, signed: SignedIn): Ability[] =>
+  r.abilities.filter((a) => signed.abilities.includes(a));
 
 export const showConsent = (ctx: OAuthContext, v: Omit<ConsentView, 'workspaces' | 'offered'>): AppResponse =>
-  consentPage({ ...v, workspaces: grantableWorkspaces(ctx.store, v.signed), offered: grantableAbilities(v.request, v.signed) });
+  consentPage({
+    ...v,
+    workspaces: grantableWorkspaces(ctx.store, v.signed),
+    offered: grantableAbilities(v.request, v.signed),
+  });
 
 /** The names after `prefix` of the form's ticked checkboxes. */
 const tickedOf = (form: Record<string, string>, prefix: string): string[] =>
-  Object.keys(form).filter((k) => k.startsWith(prefix) && form[k] === 'on').map((k) => k.slice(prefix.length));
+  Object.keys(form)
+    .filter((k) => k.startsWith(prefix) && form[k] === 'on')
+    .map((k) => k.slice(prefix.length));
 
 /** `POST /oauth/authorize`: the consent form's decision, turned into a code or `access_denied`. */
 export async function decide(ctx: OAuthContext, req: AppRequest, info: RequestInfo): Promise<AppResponse> {
@@ -38,34 +50,62 @@ export async function decide(ctx: OAuthContext, req: AppRequest, info: RequestIn
     return messagePage(400, 'Invalid form', err instanceof FormError ? err.message : 'The form could not be read.');
   }
   const signed = ctx.auth.requireSession(req, info);
-  if (!('user' in signed)) return messagePage(403, 'Signed out', 'Your session ended before you decided. Start again from the application.');
-  if (!checkCsrf(signed.session, form.csrf)) return messagePage(403, 'Form expired', 'The form was not issued to this session (CSRF check). Start again from the application.');
+  if (!('user' in signed))
+    return messagePage(403, 'Signed out', 'Your session ended before you decided. Start again from the application.');
+  if (!checkCsrf(signed.session, form.csrf))
+    return messagePage(
+      403,
+      'Form expired',
+      'The form was not issued to this session (CSRF check). Start again from the application.',
+    );
   const p: AuthorizeParams = {};
   for (const k of AUTHORIZE_FIELDS) p[k] = form[k];
   const c = checkAuthorizationRequest(ctx.store, p, info.origin, info.origin, true);
   if ('page' in c) return c.page;
   if ('redirect' in c) return c.redirect;
   const r = c.ok;
-  if (form.decision === 'deny') return back(r.redirectUri, { error: 'access_denied', error_description: 'The user denied the request.', state: r.state }, info.origin);
+  if (form.decision === 'deny')
+    return back(
+      r.redirectUri,
+      { error: 'access_denied', error_description: 'The user denied the request.', state: r.state },
+      info.origin,
+    );
   if (form.decision !== 'approve') return messagePage(400, 'Invalid form', 'Choose Authorize or Deny.');
   // The grant is what stayed ticked, and only what this session may grant (a forged field is refused, not dropped).
   const offered = grantableAbilities(r, signed);
   const abilities = tickedOf(form, 'ability_');
   const stray = abilities.filter((a) => !(offered as string[]).includes(a));
   if (stray.length) {
-    return messagePage(400, 'Invalid form', `The form asks for ${stray.map((a) => `\`${a}\``).join(', ')}, which this consent did not offer (not requested, or not an ability of the token you signed in with). Start again from the application.`);
+    return messagePage(
+      400,
+      'Invalid form',
+      `The form asks for ${stray.map((a) => `\`${a}\``).join(', ')}, which this consent did not offer (not requested, or not an ability of the token you signed in with). Start again from the application.`,
+    );
   }
   const reachable = new Set(grantableWorkspaces(ctx.store, signed).map((w) => w.id));
   const ticked = tickedOf(form, 'workspace_');
   if (ticked.some((w) => !reachable.has(w))) {
-    return messagePage(400, 'Invalid form', signed.workspaceIds ? 'A workspace on the form is not one that the token you signed in with reaches.' : 'A workspace on the form is not one of yours.');
+    return messagePage(
+      400,
+      'Invalid form',
+      signed.workspaceIds
+        ? 'A workspace on the form is not one that the token you signed in with reaches.'
+        : 'A workspace on the form is not one of yours.',
+    );
   }
-  const again = (problem: string) => showConsent(ctx, { request: r, signed, info, hidden: p, problem, ticked: { abilities, workspaces: ticked } });
+  const again = (problem: string) =>
+    showConsent(ctx, { request: r, signed, info, hidden: p, problem, ticked: { abilities, workspaces: ticked } });
   if (!ticked.length) return again('Tick at least one workspace, or deny.');
   if (!abilities.length) return again('Tick at least one ability, or deny.');
   const code = await issueCode(ctx.store, ctx.clock, {
-    client_id: r.client.id, redirect_uri: r.redirectUri, user_id: signed.user.id, abilities: offered.filter((a) => abilities.includes(a)), workspace_ids: ticked.sort(),
-    resource: r.resource ?? '', audience: r.audience, code_challenge: r.challenge,
+    client_id: r.client.id,
+    redirect_uri: r.redirectUri,
+    user_id: signed.user.id,
+    abilities: offered.filter((a) => abilities.includes(a)),
+    workspace_ids: ticked.sort(),
+    resource: r.resource ?? '',
+    audience: r.audience,
+    code_challenge: r.challenge,
   });
   return back(r.redirectUri, { code, state: r.state }, info.origin);
 }

@@ -35,7 +35,8 @@ export function protectedResourceMetadata(origin: string, resource: 'v1' | 'api/
 /** The discovery document at `path`, if there is one. */
 function documentAt(path: string, origin: string) {
   if (path === '/.well-known/oauth-authorization-server') return authorizationServerMetadata(origin);
-  if (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/v1') return protectedResourceMetadata(origin, 'v1');
+  if (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/v1')
+    return protectedResourceMetadata(origin, 'v1');
   // Strict clients compare `resource` with the URL they asked about (RFC 9728 §3.3): exactly /api/v1 here.
   if (path === '/.well-known/oauth-protected-resource/api/v1') return protectedResourceMetadata(origin, 'api/v1');
   if (path === '/.well-known/oauth-protected-resource/mcp') return protectedResourceMetadata(origin, 'mcp');
@@ -48,8 +49,16 @@ export function wellKnownMount(): Mount {
     prefix: '/.well-known',
     handle(_req, info, app) {
       const doc = documentAt(info.path, info.origin);
-      if (!doc) return app.fail(new ProblemError('route_not_found', { detail: `No document at \`${info.path}\`.` }), info);
-      if (info.method !== 'GET' && info.method !== 'HEAD') return app.fail(new ProblemError('method_not_allowed', { detail: 'Discovery documents answer GET.', headers: { Allow: 'GET, HEAD' } }), info);
+      if (!doc)
+        return app.fail(new ProblemError('route_not_found', { detail: `No document at \`${info.path}\`.` }), info);
+      if (info.method !== 'GET' && info.method !== 'HEAD')
+        return app.fail(
+          new ProblemError('method_not_allowed', {
+            detail: 'Discovery documents answer GET.',
+            headers: { Allow: 'GET, HEAD' },
+          }),
+          info,
+        );
       return jsonResponse(200, doc, { 'Cache-Control': 'public, max-age=300' });
     },
   };

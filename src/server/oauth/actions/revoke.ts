@@ -12,14 +12,21 @@ import { jsonResponse, oauthError, postOnly } from '../responses.js';
 import { iso } from '../time.js';
 
 /** What a presented token is: an access token (revoked alone) or a refresh token (its whole grant), and whose. */
-function findRevocable(store: Store, token: string): { clientId: string; revoke(tx: Tx, clock: Clock): void } | undefined {
+function findRevocable(
+  store: Store,
+  token: string,
+): { clientId: string; revoke(tx: Tx, clock: Clock): void } | undefined {
   const sha = hashToken(token);
   const access = store.get('tokens', tokenId(sha));
   if (access && access.token_sha256 === sha && access.grant_id) {
-    return { clientId: access.client_id ?? '', revoke: (tx, clock) => void (access.revoked_at || tx.put('tokens', { ...access, revoked_at: iso(clock) })) };
+    return {
+      clientId: access.client_id ?? '',
+      revoke: (tx, clock) => void (access.revoked_at || tx.put('tokens', { ...access, revoked_at: iso(clock) })),
+    };
   }
   const found = grantOfRefresh(store, token);
-  if (found?.current) return { clientId: found.grant.client_id, revoke: (tx, clock) => revokeGrantIn(tx, found.grant, clock) };
+  if (found?.current)
+    return { clientId: found.grant.client_id, revoke: (tx, clock) => revokeGrantIn(tx, found.grant, clock) };
   return undefined;
 }
 
@@ -30,11 +37,20 @@ function findRevocable(store: Store, token: string): { clientId: string; revoke(
  * client's token is revoked (holding it is all a public client can show); a confidential client
  * must authenticate (RFC 7009 §2.1).
  */
-export async function revokeToken(store: Store, clock: Clock, client: Client | undefined, token: string): Promise<void> {
+export async function revokeToken(
+  store: Store,
+  clock: Clock,
+  client: Client | undefined,
+  token: string,
+): Promise<void> {
   const found = findRevocable(store, token);
   if (!found) return;
   if (client ? found.clientId !== client.id : findClient(store, found.clientId)?.type === 'confidential') {
-    if (!client) throw new OAuthError('invalid_client', 'This token belongs to a confidential client: authenticate it (HTTP Basic or `client_secret`).');
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        'This token belongs to a confidential client: authenticate it (HTTP Basic or `client_secret`).',
+      );
     return;
   }
   await store.transact((tx) => found.revoke(tx, clock));
@@ -46,11 +62,15 @@ export async function revoke(ctx: OAuthContext, info: RequestInfo): Promise<AppR
   try {
     const form = readForm(info);
     if (!form.token) throw new OAuthError('invalid_request', 'The `token` parameter is missing.');
-    const client = form.client_id !== undefined || info.headers.authorization ? authenticateClient(ctx.store, info, form) : undefined;
+    const client =
+      form.client_id !== undefined || info.headers.authorization
+        ? authenticateClient(ctx.store, info, form)
+        : undefined;
     await revokeToken(ctx.store, ctx.clock, client, form.token);
     return jsonResponse(200, undefined);
   } catch (err) {
-    if (err instanceof OAuthError) return oauthError(err, err.status === 401 && triedBasic(info) ? { 'WWW-Authenticate': 'Basic realm="wcm"' } : {});
+    if (err instanceof OAuthError)
+      return oauthError(err, err.status === 401 && triedBasic(info) ? { 'WWW-Authenticate': 'Basic realm="wcm"' } : {});
     throw err;
   }
 }

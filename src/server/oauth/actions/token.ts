@@ -23,12 +23,20 @@ export async function token(ctx: OAuthContext, info: RequestInfo, app: App): Pro
     const form = readForm(info);
     const client = authenticateClient(store, info, form);
     const origin = info.origin;
-    if (form.grant_type === 'authorization_code') return jsonResponse(200, await exchangeCode(store, clock, client, { ...form, origin }));
-    if (form.grant_type === 'refresh_token') return jsonResponse(200, await refreshTokens(store, clock, client, { ...form, origin }));
-    throw new OAuthError('unsupported_grant_type', form.grant_type ? `\`${form.grant_type}\` is not supported: use authorization_code or refresh_token.` : 'The `grant_type` parameter is missing.');
+    if (form.grant_type === 'authorization_code')
+      return jsonResponse(200, await exchangeCode(store, clock, client, { ...form, origin }));
+    if (form.grant_type === 'refresh_token')
+      return jsonResponse(200, await refreshTokens(store, clock, client, { ...form, origin }));
+    throw new OAuthError(
+      'unsupported_grant_type',
+      form.grant_type
+        ? `\`${form.grant_type}\` is not supported: use authorization_code or refresh_token.`
+        : 'The `grant_type` parameter is missing.',
+    );
   } catch (err) {
     // A Basic challenge only answers a client that tried Basic: a public client has no secret to send.
-    if (err instanceof OAuthError) return oauthError(err, err.status === 401 && triedBasic(info) ? { 'WWW-Authenticate': 'Basic realm="wcm"' } : {});
+    if (err instanceof OAuthError)
+      return oauthError(err, err.status === 401 && triedBasic(info) ? { 'WWW-Authenticate': 'Basic realm="wcm"' } : {});
     throw err;
   }
 }

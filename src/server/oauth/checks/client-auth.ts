@@ -35,15 +35,21 @@ function basicCredentials(info: RequestInfo): { id: string; secret: string } | u
 export function authenticateClient(store: Store, info: RequestInfo, form: Record<string, string>): Client {
   let id = form.client_id;
   let secret = form.client_secret;
-  if (triedBasic(info) && secret !== undefined) throw new OAuthError('invalid_request', 'Use one way to authenticate the client: HTTP Basic or `client_secret`, not both.');
+  if (triedBasic(info) && secret !== undefined)
+    throw new OAuthError(
+      'invalid_request',
+      'Use one way to authenticate the client: HTTP Basic or `client_secret`, not both.',
+    );
   const basic = basicCredentials(info);
   if (basic) {
-    if (id !== undefined && id !== basic.id) throw new OAuthError('invalid_request', '`client_id` differs from the Basic credentials.');
+    if (id !== undefined && id !== basic.id)
+      throw new OAuthError('invalid_request', '`client_id` differs from the Basic credentials.');
     ({ id, secret } = basic);
   }
   if (!id) throw new OAuthError('invalid_request', 'The `client_id` parameter is missing.');
   const client = findClient(store, id);
   if (!client) throw new OAuthError('invalid_client', `No application has the client id \`${id}\`.`);
-  if (client.type === 'confidential' && !secretMatches(client, secret)) throw new OAuthError('invalid_client', 'The client secret is missing or wrong.');
+  if (client.type === 'confidential' && !secretMatches(client, secret))
+    throw new OAuthError('invalid_client', 'The client secret is missing or wrong.');
   return client;
 }

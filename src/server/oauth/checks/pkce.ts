@@ -7,7 +7,8 @@ export const s256 = (verifier: string): string => createHash('sha256').update(ve
 export function challengeProblem(challenge: string | undefined, method: string | undefined): string | null {
   if (!challenge) return 'PKCE is required: send `code_challenge` and `code_challenge_method=S256`.';
   if (method !== 'S256') return 'Only `code_challenge_method=S256` is supported.';
-  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return 'The `code_challenge` must be a base64url SHA-256 (43 characters).';
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge))
+    return 'The `code_challenge` must be a base64url SHA-256 (43 characters).';
   return null;
 }
 

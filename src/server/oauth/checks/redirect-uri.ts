@@ -20,6 +20,11 @@ export function redirectAllowed(client: Client, uri: string | undefined): boolea
     if (r === uri) return true;
     if (!loopback) return false;
     const reg = new URL(r);
-    return reg.protocol === u.protocol && reg.hostname === u.hostname && reg.pathname === u.pathname && reg.search === u.search;
+    return (
+      reg.protocol === u.protocol &&
+      reg.hostname === u.hostname &&
+      reg.pathname === u.pathname &&
+      reg.search === u.search
+    );
   });
 }

@@ -22,7 +22,8 @@ export interface CodeParams {
 /** The stored code these parameters redeem, or the error that refuses them (a replay revokes its grant). */
 async function redeemable(store: Store, clock: Clock, client: Client, p: CodeParams): Promise<OAuthCodeRecord> {
   if (!p.code) throw new OAuthError('invalid_request', 'The `code` parameter is missing.');
-  if (!p.code_verifier) throw new OAuthError('invalid_request', 'The `code_verifier` parameter is missing (PKCE is required).');
+  if (!p.code_verifier)
+    throw new OAuthError('invalid_request', 'The `code_verifier` parameter is missing (PKCE is required).');
   if (!p.redirect_uri) throw new OAuthError('invalid_request', 'The `redirect_uri` parameter is missing.');
   const code = findCode(store, p.code);
   if (!code) throw new OAuthError('invalid_grant', 'The authorization code is not recognised.');
@@ -30,12 +31,19 @@ async function redeemable(store: Store, clock: Clock, client: Client, p: CodePar
     // A replayed code: someone else may hold it. Revoke what its first use issued.
     const grant = code.grant_id ? store.get('oauth_grants', code.grant_id) : undefined;
     if (grant && !grant.revoked_at) await store.transact((tx) => revokeGrantIn(tx, grant, clock));
-    throw new OAuthError('invalid_grant', 'The authorization code was already used; the tokens issued for it are revoked.');
+    throw new OAuthError(
+      'invalid_grant',
+      'The authorization code was already used; the tokens issued for it are revoked.',
+    );
   }
-  if (isPast(clock, code.expires_at)) throw new OAuthError('invalid_grant', 'The authorization code has expired (codes live 60 seconds).');
-  if (code.client_id !== client.id) throw new OAuthError('invalid_grant', 'The authorization code was issued to another client.');
-  if (code.redirect_uri !== p.redirect_uri) throw new OAuthError('invalid_grant', 'The `redirect_uri` differs from the one of the authorization request.');
-  if (!verifierMatches(p.code_verifier, code.code_challenge)) throw new OAuthError('invalid_grant', 'The `code_verifier` does not match the code challenge.');
+  if (isPast(clock, code.expires_at))
+    throw new OAuthError('invalid_grant', 'The authorization code has expired (codes live 60 seconds).');
+  if (code.client_id !== client.id)
+    throw new OAuthError('invalid_grant', 'The authorization code was issued to another client.');
+  if (code.redirect_uri !== p.redirect_uri)
+    throw new OAuthError('invalid_grant', 'The `redirect_uri` differs from the one of the authorization request.');
+  if (!verifierMatches(p.code_verifier, code.code_challenge))
+    throw new OAuthError('invalid_grant', 'The `code_verifier` does not match the code challenge.');
   if (p.resource !== undefined && audienceOf(p.resource, p.origin) !== code.audience) {
     throw new OAuthError('invalid_target', 'The `resource` differs from the one of the authorization request.');
   }
@@ -48,8 +56,17 @@ export async function exchangeCode(store: Store, clock: Clock, client: Client, p
   const id = newSecret('grant_').slice(0, 6 + 24);
   const refresh = newRefreshToken(id, 0);
   const grant: OAuthGrantRecord = {
-    id, user_id: code.user_id, client_id: code.client_id, abilities: code.abilities, workspace_ids: code.workspace_ids, audience: code.audience,
-    refresh_sha256: refresh.sha, refresh_expires_at: iso(clock, REFRESH_SECONDS), refresh_generation: 0, created_at: iso(clock), revoked_at: null,
+    id,
+    user_id: code.user_id,
+    client_id: code.client_id,
+    abilities: code.abilities,
+    workspace_ids: code.workspace_ids,
+    audience: code.audience,
+    refresh_sha256: refresh.sha,
+    refresh_expires_at: iso(clock, REFRESH_SECONDS),
+    refresh_generation: 0,
+    created_at: iso(clock),
+    revoked_at: null,
   };
   let access = '';
   await store.transact((tx) => {

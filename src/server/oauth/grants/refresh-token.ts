@@ -28,16 +28,25 @@ function narrowed(grant: OAuthGrantRecord, scope: string | undefined): Ability[]
 }
 
 /** `grant_type=refresh_token`: rotation, and reuse detection that revokes the family. */
-export async function refreshTokens(store: Store, clock: Clock, client: Client, p: RefreshParams): Promise<IssuedTokens> {
+export async function refreshTokens(
+  store: Store,
+  clock: Clock,
+  client: Client,
+  p: RefreshParams,
+): Promise<IssuedTokens> {
   if (!p.refresh_token) throw new OAuthError('invalid_request', 'The `refresh_token` parameter is missing.');
   const found = grantOfRefresh(store, p.refresh_token);
   if (!found) throw new OAuthError('invalid_grant', 'The refresh token is not recognised.');
   const { grant } = found;
-  if (grant.client_id !== client.id) throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
+  if (grant.client_id !== client.id)
+    throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
   if (grant.revoked_at) throw new OAuthError('invalid_grant', 'The refresh token has been revoked.');
   if (!found.current) {
     await store.transact((tx) => revokeGrantIn(tx, grant, clock));
-    throw new OAuthError('invalid_grant', 'The refresh token was already used; every token of this authorization is now revoked.');
+    throw new OAuthError(
+      'invalid_grant',
+      'The refresh token was already used; every token of this authorization is now revoked.',
+    );
   }
   if (grant.refresh_expires_at && isPast(clock, grant.refresh_expires_at)) {
     throw new OAuthError('invalid_grant', 'The refresh token has expired (they live 30 days).');
@@ -50,7 +59,12 @@ export async function refreshTokens(store: Store, clock: Clock, client: Client, 
   const refresh = newRefreshToken(grant.id, generation);
   let access = '';
   await store.transact((tx) => {
-    tx.put('oauth_grants', { ...grant, refresh_sha256: refresh.sha, refresh_expires_at: iso(clock, REFRESH_SECONDS), refresh_generation: generation });
+    tx.put('oauth_grants', {
+      ...grant,
+      refresh_sha256: refresh.sha,
+      refresh_expires_at: iso(clock, REFRESH_SECONDS),
+      refresh_generation: generation,
+    });
     access = putAccessToken(tx, clock, grant, abilities, client.name);
   });
   return issued(access, refresh.token, abilities);

@@ -15,13 +15,27 @@ export interface IssuedTokens {
 }
 
 /** Stores a new access token of `grant` (narrowed to `abilities`) and returns it. */
-export function putAccessToken(tx: Tx, clock: Clock, grant: OAuthGrantRecord, abilities: Ability[], appName: string): string {
+export function putAccessToken(
+  tx: Tx,
+  clock: Clock,
+  grant: OAuthGrantRecord,
+  abilities: Ability[],
+  appName: string,
+): string {
   const token = newSecret('wcm_oat_');
   const sha = hashToken(token);
   const rec: TokenRecord = {
-    id: tokenId(sha), token_sha256: sha, user_id: grant.user_id, name: appName, abilities,
-    expires_at: iso(clock, ACCESS_SECONDS), revoked_at: null, audience: grant.audience, workspace_ids: grant.workspace_ids,
-    grant_id: grant.id, client_id: grant.client_id,
+    id: tokenId(sha),
+    token_sha256: sha,
+    user_id: grant.user_id,
+    name: appName,
+    abilities,
+    expires_at: iso(clock, ACCESS_SECONDS),
+    revoked_at: null,
+    audience: grant.audience,
+    workspace_ids: grant.workspace_ids,
+    grant_id: grant.id,
+    client_id: grant.client_id,
   };
   tx.put('tokens', rec);
   return token;
@@ -29,5 +43,9 @@ export function putAccessToken(tx: Tx, clock: Clock, grant: OAuthGrantRecord, ab
 
 /** The token endpoint's answer. */
 export const issued = (access: string, refresh: string, abilities: Ability[]): IssuedTokens => ({
-  access_token: access, token_type: 'Bearer', expires_in: ACCESS_SECONDS, refresh_token: refresh, scope: abilities.join(' '),
+  access_token: access,
+  token_type: 'Bearer',
+  expires_in: ACCESS_SECONDS,
+  refresh_token: refresh,
+  scope: abilities.join(' '),
 });

@@ -22,22 +22,50 @@ export interface Client {
 
 export function findClient(store: Store, clientId: string | undefined): Client | undefined {
   if (!clientId) return undefined;
-  if (clientId === CLI_CLIENT_ID) return { id: CLI_CLIENT_ID, name: 'wcm (command line)', type: 'public', redirect_uris: [], secretSha256: null, builtIn: true, dynamic: false };
+  if (clientId === CLI_CLIENT_ID)
+    return {
+      id: CLI_CLIENT_ID,
+      name: 'wcm (command line)',
+      type: 'public',
+      redirect_uris: [],
+      secretSha256: null,
+      builtIn: true,
+      dynamic: false,
+    };
   const app = store.get('oauth_apps', clientId);
   if (!app) return undefined;
-  return { id: app.id, name: app.name, type: app.type, redirect_uris: app.redirect_uris, secretSha256: app.client_secret_sha256, builtIn: false, dynamic: app.workspace_id === null };
+  return {
+    id: app.id,
+    name: app.name,
+    type: app.type,
+    redirect_uris: app.redirect_uris,
+    secretSha256: app.client_secret_sha256,
+    builtIn: false,
+    dynamic: app.workspace_id === null,
+  };
 }
 
 /** A new registered application's record and, for a confidential one, its secret (shown once). */
 export function newApp(
   clock: Clock,
-  a: { name: string; redirect_uris: string[]; type: 'public' | 'confidential'; workspace_id: string | null; created_by?: string },
+  a: {
+    name: string;
+    redirect_uris: string[];
+    type: 'public' | 'confidential';
+    workspace_id: string | null;
+    created_by?: string;
+  },
 ): { record: OAuthAppRecord; secret?: string } {
   const secret = a.type === 'confidential' ? newSecret('wcm_secret_') : undefined;
   const record: OAuthAppRecord = {
-    id: newSecret('wcm_app_').slice(0, 8 + 32), name: a.name, type: a.type, redirect_uris: a.redirect_uris,
-    client_secret_sha256: secret ? hashToken(secret) : null, workspace_id: a.workspace_id,
-    ...(a.created_by ? { created_by: a.created_by } : {}), created_at: iso(clock),
+    id: newSecret('wcm_app_').slice(0, 8 + 32),
+    name: a.name,
+    type: a.type,
+    redirect_uris: a.redirect_uris,
+    client_secret_sha256: secret ? hashToken(secret) : null,
+    workspace_id: a.workspace_id,
+    ...(a.created_by ? { created_by: a.created_by } : {}),
+    created_at: iso(clock),
   };
   return { record, secret };
 }

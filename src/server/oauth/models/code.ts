@@ -16,7 +16,16 @@ export async function issueCode(
 ): Promise<string> {
   const code = newSecret('wcm_code_');
   const sha = hashToken(code);
-  await store.transact((tx) => tx.put('oauth_codes', { ...c, id: codeId(sha), code_sha256: sha, expires_at: iso(clock, CODE_SECONDS), used_at: null, grant_id: null }));
+  await store.transact((tx) =>
+    tx.put('oauth_codes', {
+      ...c,
+      id: codeId(sha),
+      code_sha256: sha,
+      expires_at: iso(clock, CODE_SECONDS),
+      used_at: null,
+      grant_id: null,
+    }),
+  );
   return code;
 }
 

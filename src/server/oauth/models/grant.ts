@@ -20,7 +20,8 @@ export function newRefreshToken(grantId: string, generation: number): { token: s
   return { token, sha: hashToken(token) };
 }
 
-export type RefreshLookup = { grant: OAuthGrantRecord; current: true } | { grant: OAuthGrantRecord; current: false } | undefined;
+export type RefreshLookup =
+  { grant: OAuthGrantRecord; current: true } | { grant: OAuthGrantRecord; current: false } | undefined;
 
 /**
  * The grant a refresh token belongs to, and whether it is the current one. An earlier generation

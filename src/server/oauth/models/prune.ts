@@ -20,7 +20,10 @@ export function pruneOAuth(tx: Tx, store: Store, now: Date): void {
   const lastUse = new Map<string, number>();
   for (const g of store.values('oauth_grants')) {
     if (before(g.revoked_at, t - REVOKED_KEEP_MS)) tx.delete('oauth_grants', g.id);
-    const used = Math.max(Date.parse(g.created_at), g.refresh_expires_at ? Date.parse(g.refresh_expires_at) - REFRESH_SECONDS * 1000 : 0);
+    const used = Math.max(
+      Date.parse(g.created_at),
+      g.refresh_expires_at ? Date.parse(g.refresh_expires_at) - REFRESH_SECONDS * 1000 : 0,
+    );
     lastUse.set(g.client_id, Math.max(lastUse.get(g.client_id) ?? 0, used));
   }
   for (const tok of store.values('tokens')) {
@@ -30,6 +33,7 @@ export function pruneOAuth(tx: Tx, store: Store, now: Date): void {
   for (const c of store.values('oauth_codes')) if (before(c.expires_at, t)) tx.delete('oauth_codes', c.id);
   for (const app of store.values('oauth_apps')) {
     if (app.workspace_id !== null) continue;
-    if (Math.max(Date.parse(app.created_at), lastUse.get(app.id) ?? 0) < t - UNUSED_CLIENT_MS) tx.delete('oauth_apps', app.id);
+    if (Math.max(Date.parse(app.created_at), lastUse.get(app.id) ?? 0) < t - UNUSED_CLIENT_MS)
+      tx.delete('oauth_apps', app.id);
   }
 }
