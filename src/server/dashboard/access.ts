@@ -39,13 +39,7 @@ export function missingAbilityView(
   return {
     title: 'Not readable with this sign-in',
     section: 'overview',
-    body: html`<section class="panel">
-      <p>
-        This page needs the <code>${need}</code> ability. The personal access token you signed in with has:
-        <code>${have}</code>.
-      </p>
-      <p>Sign out and sign in with a token that has <code>${need}</code> to see it.</p>
-      <p><a href="${DASHBOARD}/workspaces/${encodeURIComponent(workspace.id)}">Back to ${workspace.name}</a></p>
-    </section>`,
+    body: html`<section class="panel"><p>This page needs the <code>${need}</code> ability. The personal access token you signed in with has: <code>${have}</code>.</p>
+<p>Sign out and sign in with a token that has <code>${need}</code> to see it.</p><p><a href="${DASHBOARD}/workspaces/${encodeURIComponent(workspace.id)}">Back to ${workspace.name}</a></p></section>`,
   };
 }

@@ -62,38 +62,16 @@ export function page(
   ctx: { signed: SignedIn; workspace?: { record: WorkspaceRecord; role: string }; nav: NavEntry[] },
 ): Html {
   const { signed, workspace, nav } = ctx;
-  const side = html`${
-      workspace
-        ? html`<div class="ws">
-            <a href="${wsHref(workspace.record.id)}">${workspace.record.name}</a
-            ><span class="role">${workspace.role} · <a href="${DASHBOARD}">switch</a></span>
-          </div>`
-        : ''
-    }
-    <ul>
-      ${nav.map(
-        (n) =>
-          html`<li>
-            <a href="${n.href}" ${n.section === view.section ? html` aria-current="page"` : ''}
-              ><span>${n.label}</span
-              >${n.count !== undefined ? html`<span class="count">${typeof n.count === 'number' ? grouped(n.count) : n.count}</span>` : ''}</a
-            >
-          </li>`,
-      )}
-    </ul>`;
+  const side = html`${workspace ? html`<div class="ws"><a href="${wsHref(workspace.record.id)}">${workspace.record.name}</a><span class="role">${workspace.role} · <a href="${DASHBOARD}">switch</a></span></div>` : ''}
+<ul>${nav.map(
+    (n) =>
+      html`<li><a href="${n.href}"${n.section === view.section ? html` aria-current="page"` : ''}><span>${n.label}</span>${n.count !== undefined ? html`<span class="count">${typeof n.count === 'number' ? grouped(n.count) : n.count}</span>` : ''}</a></li>`,
+  )}</ul>`;
   const crumbs = view.crumbs?.length
-    ? html`<nav class="crumbs" aria-label="Breadcrumbs">
-        ${view.crumbs.map(([label, href], i) => html`${i ? html`<span aria-hidden="true">/</span>` : ''}<a href="${href}">${label}</a>`)}
-      </nav>`
+    ? html`<nav class="crumbs" aria-label="Breadcrumbs">${view.crumbs.map(([label, href], i) => html`${i ? html`<span aria-hidden="true">/</span>` : ''}<a href="${href}">${label}</a>`)}</nav>`
     : '';
-  const body = html`${crumbs}
-    <div class="pagehead">
-      <div>
-        <h1>${view.title}</h1>
-        ${view.lead ? html`<p class="muted">${view.lead}</p>` : ''}
-      </div>
-    </div>
-    ${view.body}`;
+  const body = html`${crumbs}<div class="pagehead"><div><h1>${view.title}</h1>${view.lead ? html`<p class="muted">${view.lead}</p>` : ''}</div></div>
+${view.body}`;
   return layout({
     title: view.title,
     body,
@@ -182,12 +160,7 @@ export function pager(
 ): Html {
   const link = (cursor?: string) => withQuery(base, cursor ? { ...query, cursor } : query);
   if (!next && !paged) return html``;
-  return html`<nav class="pager" aria-label="Pages">
-    <span>${shown} shown${paged ? ' on this page' : ''}</span
-    ><span
-      >${paged ? html`<a href="${link()}">First page</a>` : ''}${paged && next ? ' · ' : ''}${next ? html`<a href="${link(next)}" rel="next">Next page &rarr;</a>` : ''}</span
-    >
-  </nav>`;
+  return html`<nav class="pager" aria-label="Pages"><span>${shown} shown${paged ? ' on this page' : ''}</span><span>${paged ? html`<a href="${link()}">First page</a>` : ''}${paged && next ? ' · ' : ''}${next ? html`<a href="${link(next)}" rel="next">Next page &rarr;</a>` : ''}</span></nav>`;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -218,9 +191,7 @@ export function tabs(
   keep: Record<string, string | undefined>,
 ): Html {
   const href = (v: string | undefined) => withQuery(base, keep, [name, v]);
-  return html`<nav class="tabs" aria-label="Filter">
-    ${values.map(([v, label]) => html`<a href="${href(v)}" ${v === current ? html` aria-current="page"` : ''}>${label}</a>`)}
-  </nav>`;
+  return html`<nav class="tabs" aria-label="Filter">${values.map(([v, label]) => html`<a href="${href(v)}"${v === current ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 }
 
 /** A short date for dense lists: the time today, else day and month (and year when not this year). */
@@ -248,13 +219,7 @@ export const yesNo = (v: boolean): string => (v ? 'yes' : 'no');
 
 /** A definition list of facts; null values show as a dash. */
 export function facts(rows: Array<[string, Html | string | number | null | undefined]>): Html {
-  return html`<dl class="facts">
-    ${rows.map(
-      ([k, v]) =>
-        html`<dt>${k}</dt>
-          <dd>${v === null || v === undefined || v === '' ? html`<span class="muted">&mdash;</span>` : v}</dd>`,
-    )}
-  </dl>`;
+  return html`<dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v === null || v === undefined || v === '' ? html`<span class="muted">&mdash;</span>` : v}</dd>`)}</dl>`;
 }
 
 /** A JSON value, pretty-printed as escaped text. */

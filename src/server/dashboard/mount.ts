@@ -157,10 +157,7 @@ export function dashboardMount(options: DashboardOptions): Mount {
   const notFoundView = (what: string): View => ({
     title: 'Not found',
     section: 'workspaces',
-    body: html`<section class="panel">
-      <p>${what}</p>
-      <p><a href="${DASHBOARD}">Back to your workspaces</a></p>
-    </section>`,
+    body: html`<section class="panel"><p>${what}</p><p><a href="${DASHBOARD}">Back to your workspaces</a></p></section>`,
   });
 
   return {
@@ -300,17 +297,7 @@ export function dashboardMount(options: DashboardOptions): Mount {
           const view: View = {
             title: status === 404 ? 'Not found' : 'This address cannot be shown',
             section: 'overview',
-            body: html`<section class="panel">
-              <p>${err.message}</p>
-              ${
-                errors.length
-                  ? html`<ul>
-                      ${errors}
-                    </ul>`
-                  : ''
-              }
-              <p><a href="${DASHBOARD}/workspaces/${membership.record.id}">Back to ${membership.record.name}</a></p>
-            </section>`,
+            body: html`<section class="panel"><p>${err.message}</p>${errors.length ? html`<ul>${errors}</ul>` : ''}<p><a href="${DASHBOARD}/workspaces/${membership.record.id}">Back to ${membership.record.name}</a></p></section>`,
           };
           return respond(status, view, signed, info, nav, r);
         }

@@ -64,37 +64,34 @@ export interface LayoutOptions {
 /** A full HTML5 document: one stylesheet from /assets, no inline script, no inline style. */
 export function layout({ title, body, nav, home, user, script }: LayoutOptions): Html {
   const signOut = user?.signOut
-    ? html`<form method="post" action="${user.signOut.action}" class="inline">
-        <input type="hidden" name="csrf" value="${user.signOut.csrf}" /><button type="submit" class="link">
-          Sign out
-        </button>
-      </form>`
+    ? html`<form method="post" action="${user.signOut.action}" class="inline"><input type="hidden" name="csrf" value="${user.signOut.csrf}"><button type="submit" class="link">Sign out</button></form>`
     : '';
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="same-origin" />
-        <title>${title} · wcm</title>
-        <link rel="stylesheet" href="${STYLESHEET_HREF}" />
-        <link rel="icon" href="${FAVICON_HREF}" type="image/svg+xml" />
-        ${script ? html`<script src="${DASHBOARD_SCRIPT_HREF}" defer></script> ` : ''}
-      </head>
-      <body>
-        <header class="topbar">
-          ${nav && script ? html`<button type="button" class="navtoggle" aria-controls="side" aria-expanded="false">Menu</button>` : ''}<a
-            class="brand"
-            href="${home ?? '/'}"
-            ><span class="mark" aria-hidden="true">w</span>wcm</a
-          >${user ? html`<div class="who"><span class="user" title="${user.email ?? ''}">${user.name}</span>${signOut}</div>` : ''}
-        </header>
-        <div class="${nav ? 'frame' : 'frame single'}">
-          ${nav ? html`<nav class="side" id="side" aria-label="Sections">${nav}</nav>` : ''}
-          <main id="main">${body}</main>
-        </div>
-      </body>
-    </html> `;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · wcm</title>
+<link rel="stylesheet" href="${STYLESHEET_HREF}">
+<link rel="icon" href="${FAVICON_HREF}" type="image/svg+xml">
+${
+  script
+    ? html`<script src="${DASHBOARD_SCRIPT_HREF}" defer></script>
+`
+    : ''
+}</head>
+<body>
+<header class="topbar">${nav && script ? html`<button type="button" class="navtoggle" aria-controls="side" aria-expanded="false">Menu</button>` : ''}<a class="brand" href="${home ?? '/'}"><span class="mark" aria-hidden="true">w</span>wcm</a>${user ? html`<div class="who"><span class="user" title="${user.email ?? ''}">${user.name}</span>${signOut}</div>` : ''}</header>
+<div class="${nav ? 'frame' : 'frame single'}">
+${nav ? html`<nav class="side" id="side" aria-label="Sections">${nav}</nav>` : ''}
+<main id="main">
+${body}
+</main>
+</div>
+</body>
+</html>
+`;
 }
 
 /** Content-Security-Policy directives; `htmlResponse`'s `csp` option replaces single ones. */
@@ -184,10 +181,6 @@ export function messagePage(
   message: Html | string,
   options: { home?: string; headers?: Record<string, string> } = {},
 ): AppResponse {
-  const body = html`<section class="panel signin">
-    <h1>${title}</h1>
-    <p>${message}</p>
-    ${options.home ? html`<p><a href="${options.home}">Back to the start page</a></p>` : ''}
-  </section>`;
+  const body = html`<section class="panel signin"><h1>${title}</h1><p>${message}</p>${options.home ? html`<p><a href="${options.home}">Back to the start page</a></p>` : ''}</section>`;
   return htmlResponse(status, layout({ title, body, home: options.home }), { headers: options.headers });
 }

@@ -119,55 +119,32 @@ export function signIn(options: SignInOptions): SignIn {
     headers: Record<string, string> = {},
   ): AppResponse => {
     const action = `${signInPath}?return_to=${encodeURIComponent(returnTo)}`;
-    const hidden = html`<input type="hidden" name="csrf" value="${csrf}" />`;
+    const hidden = html`<input type="hidden" name="csrf" value="${csrf}">`;
     let form: Html;
     if (loopback) {
       const users = [...store.values('users')].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-      form = html`<p class="muted">
-          This server listens on a loopback address, so you may act as any user in its store. Choose an account.
-        </p>
-        <form method="post" action="${action}">
-          ${hidden}
-          <ul class="accounts">
-            ${users.map(
-              (u) =>
-                html`<li>
-                  <button type="submit" name="user" value="${u.id}">
-                    <span class="avatar" aria-hidden="true">${initials(u.name)}</span
-                    ><span><span class="name">${u.name}</span><span class="email">${u.email}</span></span>
-                  </button>
-                </li>`,
-            )}
-          </ul>
-          ${users.length ? '' : html`<p class="empty">The store has no users yet.</p>`}
-        </form>`;
+      form = html`<p class="muted">This server listens on a loopback address, so you may act as any user in its store. Choose an account.</p>
+<form method="post" action="${action}">${hidden}
+<ul class="accounts">${users.map(
+        (u) =>
+          html`<li><button type="submit" name="user" value="${u.id}"><span class="avatar" aria-hidden="true">${initials(u.name)}</span><span><span class="name">${u.name}</span><span class="email">${u.email}</span></span></button></li>`,
+      )}</ul>
+${users.length ? '' : html`<p class="empty">The store has no users yet.</p>`}
+</form>`;
     } else {
-      form = html`<form method="post" action="${action}">
-        ${hidden}
-        <div class="field">
-          <label for="token">Personal access token</label>
-          <input
-            type="password"
-            id="token"
-            name="token"
-            autocomplete="off"
-            spellcheck="false"
-            required
-            aria-describedby="token-hint"
-          />
-          <p class="hint" id="token-hint">
-            One of your tokens that starts with <code>wcm_pat_</code>. It is checked once and never kept in the page or
-            the cookie.
-          </p>
-        </div>
-        <p><button type="submit">Sign in</button></p>
-      </form>`;
+      form = html`<form method="post" action="${action}">${hidden}
+<div class="field"><label for="token">Personal access token</label>
+<input type="password" id="token" name="token" autocomplete="off" spellcheck="false" required aria-describedby="token-hint">
+<p class="hint" id="token-hint">One of your tokens that starts with <code>wcm_pat_</code>. It is checked once and never kept in the page or the cookie.</p></div>
+<p><button type="submit">Sign in</button></p>
+</form>`;
     }
     const body = html`<section class="signin panel">
-      <h1>Sign in</h1>
-      ${options.purpose ? html`<p class="muted">${options.purpose}</p>` : ''}
-      ${alert ? html`<div class="alert" role="alert">${alert}</div>` : ''} ${form}
-    </section>`;
+<h1>Sign in</h1>
+${options.purpose ? html`<p class="muted">${options.purpose}</p>` : ''}
+${alert ? html`<div class="alert" role="alert">${alert}</div>` : ''}
+${form}
+</section>`;
     return htmlResponse(status, layout({ title: 'Sign in', body, home: prefix }), { headers });
   };
 
@@ -190,8 +167,7 @@ export function signIn(options: SignInOptions): SignIn {
       { home: prefix },
     );
 
-  const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens
-  (<code>wcm_pat_&hellip;</code>).`;
+  const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_&hellip;</code>).`;
   /** The user a personal access token belongs to and its record, or why it is refused (checked as the API checks it). */
   const userOfToken = (token: string): { user: UserRecord; rec: TokenRecord } | Html => {
     if (!token) return html`Enter a personal access token.`;

@@ -30,12 +30,9 @@ describe('html escaping', () => {
 
   it('leaves html fragments and raw() alone, joins arrays, drops null/undefined/false', () => {
     const items = ['<a>', 'b&'].map((s) => html`<li>${s}</li>`);
-    expect(
-      html`<ul>
-          ${items}
-        </ul>
-        ${null}${undefined}${false}${0}${raw('<br>')}`.text,
-    ).toBe('<ul><li>&lt;a&gt;</li><li>b&amp;</li></ul>0<br>');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}${raw('<br>')}`.text).toBe(
+      '<ul><li>&lt;a&gt;</li><li>b&amp;</li></ul>0<br>',
+    );
   });
 
   it('escapes a value that only looks like a fragment (a string is never trusted)', () => {

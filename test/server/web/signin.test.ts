@@ -35,15 +35,12 @@ async function setup(loopback: boolean) {
         changes.push(form.what);
         return htmlResponse(200, 'changed');
       }
-      const limits = html`<p>
-        abilities ${signed.abilities.join(' ')}; workspaces ${signed.workspaceIds?.join(' ') ?? 'all'}
-      </p>`;
+      const limits = html`<p>abilities ${signed.abilities.join(' ')}; workspaces ${signed.workspaceIds?.join(' ') ?? 'all'}</p>`;
       return htmlResponse(
         200,
         layout({
           title: 'Secret',
-          body: html`<p>hello ${signed.user.name}</p>
-            ${limits}`,
+          body: html`<p>hello ${signed.user.name}</p>${limits}`,
           user: { name: signed.user.name, signOut: signed.signOut },
         }),
       );

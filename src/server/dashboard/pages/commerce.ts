@@ -34,26 +34,7 @@ export function ordersView(r: WorkspaceRequest): View {
   const page = pageAcrossIndex(r.store, 'ordersByCreated', w, cursor);
   const rows = page.items.map((o) => {
     const offer = r.store.get('offers', o.offer_id);
-    return html`<tr id="order-${o.id}">
-      <td class="nowrap">
-        ${when(o.created_at)}<span class="sub mono" data-copy="${o.id}" data-copy-label="order id">${o.id}</span>
-      </td>
-      <td>
-        ${o.customer_name ?? html`<span class="muted">&mdash;</span>`}${o.customer_email ? html`<span class="sub">${o.customer_email}</span>` : ''}
-      </td>
-      <td>
-        ${offer?.title ?? o.offer_id}${o.customer_message ? html`<span class="sub">&ldquo;${o.customer_message}&rdquo;</span>` : ''}
-      </td>
-      <td class="num">${o.quantity}</td>
-      <td class="num">
-        ${money(o.amount_total, o.currency)}<span class="sub">fee ${money(o.application_fee_amount, o.currency)}</span>
-      </td>
-      <td>
-        ${badge(o.payment_state, STATE_TONES[o.payment_state] ?? '')}<span class="sub"
-          >${o.provider} · <span class="mono">${o.payment_intent_id}</span></span
-        >
-      </td>
-    </tr>`;
+    return html`<tr id="order-${o.id}"><td class="nowrap">${when(o.created_at)}<span class="sub mono" data-copy="${o.id}" data-copy-label="order id">${o.id}</span></td><td>${o.customer_name ?? html`<span class="muted">&mdash;</span>`}${o.customer_email ? html`<span class="sub">${o.customer_email}</span>` : ''}</td><td>${offer?.title ?? o.offer_id}${o.customer_message ? html`<span class="sub">&ldquo;${o.customer_message}&rdquo;</span>` : ''}</td><td class="num">${o.quantity}</td><td class="num">${money(o.amount_total, o.currency)}<span class="sub">fee ${money(o.application_fee_amount, o.currency)}</span></td><td>${badge(o.payment_state, STATE_TONES[o.payment_state] ?? '')}<span class="sub">${o.provider} · <span class="mono">${o.payment_intent_id}</span></span></td></tr>`;
   });
   return {
     title: 'Orders',
@@ -71,13 +52,7 @@ export function eventsView(r: WorkspaceRequest): View {
   const page = pageAcrossIndex(r.store, 'eventsByOccurred', w, cursor);
   const rows = page.items.map(
     (e) =>
-      html`<tr>
-        <td class="nowrap">${when(e.occurred_at)}</td>
-        <td><code>${e.type}</code></td>
-        <td>${r.store.get('agents', e.agent_id)?.name ?? e.agent_id}</td>
-        <td>${e.button_id ? html`<code>${e.button_id}</code>` : html`<span class="muted">&mdash;</span>`}</td>
-        <td>${e.app_id ? html`<code>${e.app_id}</code>` : html`<span class="muted">&mdash;</span>`}</td>
-      </tr>`,
+      html`<tr><td class="nowrap">${when(e.occurred_at)}</td><td><code>${e.type}</code></td><td>${r.store.get('agents', e.agent_id)?.name ?? e.agent_id}</td><td>${e.button_id ? html`<code>${e.button_id}</code>` : html`<span class="muted">&mdash;</span>`}</td><td>${e.app_id ? html`<code>${e.app_id}</code>` : html`<span class="muted">&mdash;</span>`}</td></tr>`,
   );
   return {
     title: 'Analytics events',

@@ -16,12 +16,7 @@ export async function listingsView(r: WorkspaceRequest): Promise<View> {
   const page = await listPage(r, 'listListings', { workspace: w }, { cursor });
   const rows = page.rows(w, (item) => {
     const rec = r.store.get('listings', item.id);
-    return html`<tr>
-      <td><a href="${wsHref(w, `lists/${seg(item.id)}`)}">${item.title}</a><span class="sub mono">${item.id}</span></td>
-      <td>${rec?.template_slug ?? ''}</td>
-      <td class="num">${rec?.items.length ?? ''}</td>
-      <td class="nowrap">${when(rec?.created_at)}</td>
-    </tr>`;
+    return html`<tr><td><a href="${wsHref(w, `lists/${seg(item.id)}`)}">${item.title}</a><span class="sub mono">${item.id}</span></td><td>${rec?.template_slug ?? ''}</td><td class="num">${rec?.items.length ?? ''}</td><td class="nowrap">${when(rec?.created_at)}</td></tr>`;
   });
   return {
     title: 'Listings',
@@ -38,27 +33,21 @@ export async function listingView(r: WorkspaceRequest, id: string): Promise<View
   const rec = (await callOperation(r, 'getListing', { workspace: r.workspace.id, list: id })) as Row;
   const items = (rec.items as Array<{ title: string; description?: string }>).map(
     (i, n) =>
-      html`<tr>
-        <td class="num">${n + 1}</td>
-        <td>${i.title}</td>
-        <td class="prose">${i.description ?? ''}</td>
-      </tr>`,
+      html`<tr><td class="num">${n + 1}</td><td>${i.title}</td><td class="prose">${i.description ?? ''}</td></tr>`,
   );
   return {
     title: rec.title,
     section: 'lists',
     crumbs: crumbsOf(r, ['Listings', wsHref(r.workspace.id, 'lists')]),
-    body: html`<section class="panel">
-        ${facts([
-          ['Id', idCode(rec.id, 'listing id')],
-          ['Template', rec.template_slug],
-          ['Button', rec.button_id ? html`<code>${rec.button_id}</code>` : 'not attached'],
-          ['Created', when(rec.created_at)],
-          ['Dashboard URL', html`<code>${rec.dashboard_url}</code>`],
-        ])}
-      </section>
-      <h2>Items</h2>
-      ${table([['#', 'num'], 'Title', 'Description'], items, 'This listing has no items.')}`,
+    body: html`<section class="panel">${facts([
+      ['Id', idCode(rec.id, 'listing id')],
+      ['Template', rec.template_slug],
+      ['Button', rec.button_id ? html`<code>${rec.button_id}</code>` : 'not attached'],
+      ['Created', when(rec.created_at)],
+      ['Dashboard URL', html`<code>${rec.dashboard_url}</code>`],
+    ])}</section>
+<h2>Items</h2>
+${table([['#', 'num'], 'Title', 'Description'], items, 'This listing has no items.')}`,
   };
 }
 
@@ -70,11 +59,7 @@ export async function formsView(r: WorkspaceRequest): Promise<View> {
   const rows = page.rows(
     w,
     (f) =>
-      html`<tr>
-        <td><a href="${wsHref(w, `forms/${seg(f.id)}`)}">${f.name}</a><span class="sub mono">${f.id}</span></td>
-        <td class="num">${f.field_count}</td>
-        <td class="nowrap">${when(f.updated_at)}</td>
-      </tr>`,
+      html`<tr><td><a href="${wsHref(w, `forms/${seg(f.id)}`)}">${f.name}</a><span class="sub mono">${f.id}</span></td><td class="num">${f.field_count}</td><td class="nowrap">${when(f.updated_at)}</td></tr>`,
   );
   return {
     title: 'Forms',
@@ -93,12 +78,7 @@ export async function formView(r: WorkspaceRequest, id: string): Promise<View> {
   >;
   const fields = f.fields.map(
     (x) =>
-      html`<tr>
-        <td><code>${x.id}</code></td>
-        <td>${x.label}</td>
-        <td>${x.required ? badge('required', 'info') : html`<span class="muted">optional</span>`}</td>
-        <td>${x.options?.length ? x.options.join(' · ') : html`<span class="muted">free text</span>`}</td>
-      </tr>`,
+      html`<tr><td><code>${x.id}</code></td><td>${x.label}</td><td>${x.required ? badge('required', 'info') : html`<span class="muted">optional</span>`}</td><td>${x.options?.length ? x.options.join(' · ') : html`<span class="muted">free text</span>`}</td></tr>`,
   );
   const objects = (['settings', 'design', 'integrations', 'embed'] as const).filter(
     (k) => f[k] && Object.keys(f[k]).length,
@@ -108,13 +88,8 @@ export async function formView(r: WorkspaceRequest, id: string): Promise<View> {
     section: 'forms',
     crumbs: crumbsOf(r, ['Forms', wsHref(r.workspace.id, 'forms')]),
     lead: html`${idCode(f.id, 'form id')} · updated ${when(f.updated_at)}`,
-    body: html`<h2>Fields</h2>
-      ${table(['Id', 'Label', 'Required', 'Options'], fields, 'This form has no fields.')}
-      ${objects.map(
-        (k) =>
-          html`<h2>${k[0].toUpperCase() + k.slice(1)}</h2>
-            ${jsonBlock(f[k])}`,
-      )}`,
+    body: html`<h2>Fields</h2>${table(['Id', 'Label', 'Required', 'Options'], fields, 'This form has no fields.')}
+${objects.map((k) => html`<h2>${k[0].toUpperCase() + k.slice(1)}</h2>${jsonBlock(f[k])}`)}`,
   };
 }
 
@@ -128,32 +103,25 @@ export async function pagesView(r: WorkspaceRequest): Promise<View> {
   const rows = page.rows(
     w,
     (p) =>
-      html`<tr>
-        <td><a href="${wsHref(w, `pages/${seg(p.id)}`)}">${p.name}</a><span class="sub mono">${p.id}</span></td>
-        <td><code>${p.slug}</code></td>
-        <td>${p.published ? badge('published', 'ok') : badge('unpublished')}</td>
-        <td class="nowrap">${when(p.updated_at)}</td>
-      </tr>`,
+      html`<tr><td><a href="${wsHref(w, `pages/${seg(p.id)}`)}">${p.name}</a><span class="sub mono">${p.id}</span></td><td><code>${p.slug}</code></td><td>${p.published ? badge('published', 'ok') : badge('unpublished')}</td><td class="nowrap">${when(p.updated_at)}</td></tr>`,
   );
   return {
     title: 'Pages',
     section: 'pages',
     rows,
     crumbs: crumbsOf(r),
-    body: html`<div class="toolbar">
-        ${tabs(
-          base,
-          'published',
-          [
-            [undefined, 'All'],
-            ['true', 'Published'],
-            ['false', 'Unpublished'],
-          ],
-          published,
-          {},
-        )}
-      </div>
-      ${table(['Page', 'Slug', 'State', 'Updated'], rows, 'No pages here.')}${pager(base, { published }, page.next_cursor, rows.count, !!cursor)}`,
+    body: html`<div class="toolbar">${tabs(
+      base,
+      'published',
+      [
+        [undefined, 'All'],
+        ['true', 'Published'],
+        ['false', 'Unpublished'],
+      ],
+      published,
+      {},
+    )}</div>
+${table(['Page', 'Slug', 'State', 'Updated'], rows, 'No pages here.')}${pager(base, { published }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -165,45 +133,33 @@ export async function pageView(r: WorkspaceRequest, id: string): Promise<View> {
   >;
   const replies = (p.chat?.suggested_replies ?? []).map(
     (s) =>
-      html`<tr>
-        <td>${String(s.label ?? '')}</td>
-        <td>${String(s.message ?? '')}</td>
-        <td>${s.featured ? badge('featured', 'info') : ''}</td>
-      </tr>`,
+      html`<tr><td>${String(s.label ?? '')}</td><td>${String(s.message ?? '')}</td><td>${s.featured ? badge('featured', 'info') : ''}</td></tr>`,
   );
   return {
     title: p.name,
     section: 'pages',
     crumbs: crumbsOf(r, ['Pages', wsHref(r.workspace.id, 'pages')]),
-    lead: html`${p.published ? badge('published', 'ok') : badge('unpublished')} <code>/${p.slug}</code> · updated
-      ${when(p.updated_at)}`,
+    lead: html`${p.published ? badge('published', 'ok') : badge('unpublished')} <code>/${p.slug}</code> · updated ${when(p.updated_at)}`,
     body: html`<h2>Public fields</h2>
-      <section class="panel">
-        ${facts([
-          ['Display name', p.display_name],
-          ['Bio', p.bio ? html`<span class="prose">${p.bio}</span>` : null],
-          ['SEO title', p.seo_title],
-          ['SEO description', p.seo_description],
-          ['Answer summary', p.aeo_summary ? html`<span class="prose">${p.aeo_summary}</span>` : null],
-          ['Schema type', p.schema_type],
-          ['Chat greeting', p.chat?.greeting ?? null],
-          ['Search indexing', yesNo(p.robots_index)],
-          ['llms.txt', yesNo(p.llms_enabled)],
-        ])}
-      </section>
-      <h2>Suggested replies</h2>
-      ${table(['Label', 'Message', ''], replies, 'No suggested replies.')}
-      <h2>Settings</h2>
-      <section class="panel">
-        ${facts([
-          ['Id', idCode(p.id, 'page id')],
-          ['Template', p.template],
-          [
-            'Agent instructions',
-            p.agent_instructions ? html`<span class="prose">${p.agent_instructions}</span>` : null,
-          ],
-        ])}
-      </section>`,
+<section class="panel">${facts([
+      ['Display name', p.display_name],
+      ['Bio', p.bio ? html`<span class="prose">${p.bio}</span>` : null],
+      ['SEO title', p.seo_title],
+      ['SEO description', p.seo_description],
+      ['Answer summary', p.aeo_summary ? html`<span class="prose">${p.aeo_summary}</span>` : null],
+      ['Schema type', p.schema_type],
+      ['Chat greeting', p.chat?.greeting ?? null],
+      ['Search indexing', yesNo(p.robots_index)],
+      ['llms.txt', yesNo(p.llms_enabled)],
+    ])}</section>
+<h2>Suggested replies</h2>
+${table(['Label', 'Message', ''], replies, 'No suggested replies.')}
+<h2>Settings</h2>
+<section class="panel">${facts([
+      ['Id', idCode(p.id, 'page id')],
+      ['Template', p.template],
+      ['Agent instructions', p.agent_instructions ? html`<span class="prose">${p.agent_instructions}</span>` : null],
+    ])}</section>`,
   };
 }
 
@@ -215,10 +171,7 @@ export async function knowledgeListsView(r: WorkspaceRequest): Promise<View> {
   const rows = page.rows(
     w,
     (l) =>
-      html`<tr>
-        <td><a href="${wsHref(w, `knowledge/${seg(l.id)}`)}">${l.name}</a><span class="sub mono">${l.id}</span></td>
-        <td class="num">${l.article_count}</td>
-      </tr>`,
+      html`<tr><td><a href="${wsHref(w, `knowledge/${seg(l.id)}`)}">${l.name}</a><span class="sub mono">${l.id}</span></td><td class="num">${l.article_count}</td></tr>`,
   );
   return {
     title: 'Knowledge',
@@ -241,15 +194,7 @@ export async function articlesView(r: WorkspaceRequest, listId: string): Promise
   const rows = page.rows(
     `${w}|${listId}`,
     (a) =>
-      html`<tr>
-        <td>
-          <a href="${wsHref(w, `knowledge/${seg(listId)}/articles/${seg(a.id)}`)}">${a.title}</a
-          ><span class="sub mono">${a.id}</span>
-        </td>
-        <td>${articleState(a)}</td>
-        <td class="num">${a.current_version}</td>
-        <td class="nowrap">${when(a.updated_at)}</td>
-      </tr>`,
+      html`<tr><td><a href="${wsHref(w, `knowledge/${seg(listId)}/articles/${seg(a.id)}`)}">${a.title}</a><span class="sub mono">${a.id}</span></td><td>${articleState(a)}</td><td class="num">${a.current_version}</td><td class="nowrap">${when(a.updated_at)}</td></tr>`,
   );
   return {
     title: list.name,
@@ -272,25 +217,13 @@ export async function articleView(r: WorkspaceRequest, listId: string, articleId
       v.number === a.published_version ? badge('published', 'ok') : v.published ? badge('was published') : '',
       v.restored_from !== null ? badge(`restored from v${v.restored_from}`, 'warn') : '',
     ];
-    return html`<tr>
-      <td class="num">v${v.number}</td>
-      <td>
-        ${v.title}
-        <details>
-          <summary>Body</summary>
-          <div class="prose">${v.body}</div>
-        </details>
-      </td>
-      <td>${marks.map((m) => html`${m} `)}</td>
-      <td class="nowrap">${when(v.created_at)}</td>
-    </tr>`;
+    return html`<tr><td class="num">v${v.number}</td><td>${v.title}<details><summary>Body</summary><div class="prose">${v.body}</div></details></td><td>${marks.map((m) => html`${m} `)}</td><td class="nowrap">${when(v.created_at)}</td></tr>`;
   });
   return {
     title: a.title,
     section: 'knowledge',
     crumbs: crumbsOf(r, ['Knowledge', wsHref(w, 'knowledge')], [list.name, wsHref(w, `knowledge/${seg(listId)}`)]),
     lead: html`${articleState(a)} current version ${a.current_version} · ${idCode(a.id, 'article id')}`,
-    body: html`<h2>Versions</h2>
-      ${table([['Version', 'num'], 'Title and body', 'State', 'Created'], versions, 'No versions.')}`,
+    body: html`<h2>Versions</h2>${table([['Version', 'num'], 'Title and body', 'State', 'Created'], versions, 'No versions.')}`,
   };
 }

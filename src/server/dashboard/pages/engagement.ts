@@ -46,23 +46,13 @@ export async function threadsView(r: WorkspaceRequest): Promise<View> {
     `${VIEW_LABELS[v]} ${grouped(indexCount(r.store, 'threadsByFilter', threadFilterPartition(w, v, channel)))}`,
   ]);
   const filters = html`<form class="filters" method="get" action="${base}" role="search">
-    <input type="hidden" name="view" value="${view}" />
-    <label class="visually-hidden" for="channel">Channel</label>
-    <select id="channel" name="channel">
-      <option value="">All channels</option>
-      ${CHANNELS.map((c) => html`<option value="${c}" ${c === channel ? html` selected` : ''}>${CHANNEL_LABELS[c]}</option>`)}
-    </select>
-    <label class="visually-hidden" for="q">Search</label>
-    <input
-      type="search"
-      id="q"
-      name="q"
-      value="${q ?? ''}"
-      maxlength="200"
-      placeholder="Contact, subject or last message"
-    />
-    <button type="submit" class="secondary">Filter</button>
-  </form>`;
+<input type="hidden" name="view" value="${view}">
+<label class="visually-hidden" for="channel">Channel</label>
+<select id="channel" name="channel"><option value="">All channels</option>${CHANNELS.map((c) => html`<option value="${c}"${c === channel ? html` selected` : ''}>${CHANNEL_LABELS[c]}</option>`)}</select>
+<label class="visually-hidden" for="q">Search</label>
+<input type="search" id="q" name="q" value="${q ?? ''}" maxlength="200" placeholder="Contact, subject or last message">
+<button type="submit" class="secondary">Filter</button>
+</form>`;
   // The short date in a row depends on today's date: part of the variant its cached HTML is for.
   const rows = page.rows(`${w}|${r.now.toISOString().slice(0, 10)}`, (t) => threadRow(t, r.now));
   const empty = q ? 'No thread matches this search.' : 'No threads here.';
@@ -73,8 +63,8 @@ export async function threadsView(r: WorkspaceRequest): Promise<View> {
     crumbs: [[r.workspace.name, wsHref(w)]],
     lead: 'Newest activity first. Search matches contact name, e-mail, subject and the last message.',
     body: html`<div class="toolbar">${tabs(base, 'view', views, view, { channel, q })}${filters}</div>
-      ${table(['Contact', 'Conversation', 'Channels', 'Status', ['Messages', 'num'], 'Last'], rows, empty, 'inbox')}
-      ${pager(base, { view: view === 'inbox' ? undefined : view, channel, q }, page.next_cursor, rows.count, !!cursor)}`,
+${table(['Contact', 'Conversation', 'Channels', 'Status', ['Messages', 'num'], 'Last'], rows, empty, 'inbox')}
+${pager(base, { view: view === 'inbox' ? undefined : view, channel, q }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -97,13 +87,7 @@ export async function threadView(r: WorkspaceRequest, id: string): Promise<View>
   const contactName = t.contact.name ?? t.contact.email ?? t.contact.phone ?? 'Contact';
   const messages = (t.messages as Row[]).map(
     (m) =>
-      html`<article class="msg ${m.direction === 'outbound' ? 'outbound' : 'inbound'}">
-        <div class="meta">
-          ${m.direction === 'outbound' ? r.workspace.name : contactName} · ${channelLabel(m.channel)} ·
-          ${when(m.created_at)}
-        </div>
-        <div class="bubble">${m.body}</div>
-      </article>`,
+      html`<article class="msg ${m.direction === 'outbound' ? 'outbound' : 'inbound'}"><div class="meta">${m.direction === 'outbound' ? r.workspace.name : contactName} · ${channelLabel(m.channel)} · ${when(m.created_at)}</div><div class="bubble">${m.body}</div></article>`,
   );
   return {
     title: t.subject ?? '(no subject)',
@@ -112,28 +96,17 @@ export async function threadView(r: WorkspaceRequest, id: string): Promise<View>
       [r.workspace.name, wsHref(w)],
       ['Inbox', wsHref(w, 'threads')],
     ],
-    lead: html`${t.status === 'open' ? badge('open', 'info') : badge('closed')}
-    ${t.unread ? badge('unread', 'warn') : ''} ${t.starred ? badge('starred') : ''} ${t.message_count}
-    message${t.message_count === 1 ? '' : 's'}`,
-    body: html`<div class="split">
-      <section aria-labelledby="conversation">
-        <h2 id="conversation" class="visually-hidden">Conversation</h2>
-        <div class="conversation">${messages.length ? messages : html`<p class="muted">No messages.</p>`}</div>
-      </section>
-      <aside>
-        <section class="panel" aria-label="Contact">
-          ${facts([
-            ['Contact', contactName],
-            ['E-mail', t.contact.email],
-            ['Phone', t.contact.phone],
-            ['Channels', (t.channels as string[]).map(channelLabel).join(', ')],
-            ['Last message', when(t.last_message_at)],
-            ['Thread id', idCode(t.id, 'thread id')],
-          ])}
-        </section>
-        ${sameContact(r, t)}
-      </aside>
-    </div>`,
+    lead: html`${t.status === 'open' ? badge('open', 'info') : badge('closed')} ${t.unread ? badge('unread', 'warn') : ''} ${t.starred ? badge('starred') : ''} ${t.message_count} message${t.message_count === 1 ? '' : 's'}`,
+    body: html`<div class="split"><section aria-labelledby="conversation"><h2 id="conversation" class="visually-hidden">Conversation</h2>
+<div class="conversation">${messages.length ? messages : html`<p class="muted">No messages.</p>`}</div></section>
+<aside><section class="panel" aria-label="Contact">${facts([
+      ['Contact', contactName],
+      ['E-mail', t.contact.email],
+      ['Phone', t.contact.phone],
+      ['Channels', (t.channels as string[]).map(channelLabel).join(', ')],
+      ['Last message', when(t.last_message_at)],
+      ['Thread id', idCode(t.id, 'thread id')],
+    ])}</section>${sameContact(r, t)}</aside></div>`,
   };
 }
 
@@ -170,21 +143,11 @@ function sameContact(r: WorkspaceRequest, t: Row): Html {
         .filter((o) => o.workspace_id === w && sameEmail(o.customer_email))
     : [];
   const none = html`<p class="muted small">None.</p>`;
-  const list = (items: Html[]) =>
-    items.length
-      ? html`<ul>
-          ${items.slice(0, RELATED_MAX)}
-        </ul>`
-      : none;
-  return html`<section class="panel related" id="related" aria-labelledby="related-head">
-    <h2 id="related-head" class="visually-hidden">Same contact</h2>
-    <h3>Other threads</h3>
-    ${list(threads.map((x) => html`<li><a href="${wsHref(w, `threads/${seg(x.id)}`)}">${x.subject ?? '(no subject)'}</a><span class="sub">${x.status} · ${when(x.last_message_at)}</span></li>`))}
-    <h3>Bookings</h3>
-    ${list(bookings.map((b) => html`<li>${b.booking_type.name}<span class="sub">${badge(b.status, BOOKING_TONES[b.status] ?? '')} ${when(b.starts_at)}</span></li>`))}${bookings.length ? html`<p class="small"><a href="${wsHref(w, 'bookings')}">All bookings</a></p>` : ''}
-    <h3>Orders</h3>
-    ${list(orders.map((o) => html`<li><a href="${wsHref(w, `open/${seg(o.id)}`)}">${r.store.get('offers', o.offer_id)?.title ?? 'Order'}</a><span class="sub">${o.payment_state} · ${when(o.created_at)}</span></li>`))}
-  </section>`;
+  const list = (items: Html[]) => (items.length ? html`<ul>${items.slice(0, RELATED_MAX)}</ul>` : none);
+  return html`<section class="panel related" id="related" aria-labelledby="related-head"><h2 id="related-head" class="visually-hidden">Same contact</h2>
+<h3>Other threads</h3>${list(threads.map((x) => html`<li><a href="${wsHref(w, `threads/${seg(x.id)}`)}">${x.subject ?? '(no subject)'}</a><span class="sub">${x.status} · ${when(x.last_message_at)}</span></li>`))}
+<h3>Bookings</h3>${list(bookings.map((b) => html`<li>${b.booking_type.name}<span class="sub">${badge(b.status, BOOKING_TONES[b.status] ?? '')} ${when(b.starts_at)}</span></li>`))}${bookings.length ? html`<p class="small"><a href="${wsHref(w, 'bookings')}">All bookings</a></p>` : ''}
+<h3>Orders</h3>${list(orders.map((o) => html`<li><a href="${wsHref(w, `open/${seg(o.id)}`)}">${r.store.get('offers', o.offer_id)?.title ?? 'Order'}</a><span class="sub">${o.payment_state} · ${when(o.created_at)}</span></li>`))}</section>`;
 }
 
 /** One formatter per time zone (they are costly to build). Null for a zone this runtime does not know. */
@@ -223,9 +186,7 @@ function bookingTime(b: Row): Html {
   if (!f || Number.isNaN(start.getTime())) return html`${when(b.starts_at)}<span class="sub">${b.timezone}</span>`;
   const sameDay = f.day.format(start) === f.day.format(end);
   const endText = sameDay ? f.time.format(end) : `${f.day.format(end)}, ${f.time.format(end)}`;
-  return html`<time class="zoned" datetime="${b.starts_at}"
-      >${f.day.format(start)}, ${f.time.format(start).replace(/ \S+$/, '')}</time
-    >&ndash;${endText}<span class="sub">${b.timezone} · starts ${when(b.starts_at)}</span>`;
+  return html`<time class="zoned" datetime="${b.starts_at}">${f.day.format(start)}, ${f.time.format(start).replace(/ \S+$/, '')}</time>&ndash;${endText}<span class="sub">${b.timezone} · starts ${when(b.starts_at)}</span>`;
 }
 
 const BOOKING_TONES: Record<string, 'ok' | 'warn' | 'bad'> = { confirmed: 'ok', pending: 'warn', cancelled: 'bad' };
@@ -240,12 +201,7 @@ export async function bookingsView(r: WorkspaceRequest): Promise<View> {
   const rows = page.rows(
     w,
     (b) =>
-      html`<tr>
-        <td>${bookingTime(b)}</td>
-        <td>${b.booking_type.name}</td>
-        <td>${b.contact.name ?? ''}${b.contact.email ? html`<span class="sub">${b.contact.email}</span>` : ''}</td>
-        <td>${badge(b.status, BOOKING_TONES[b.status] ?? '')}</td>
-      </tr>`,
+      html`<tr><td>${bookingTime(b)}</td><td>${b.booking_type.name}</td><td>${b.contact.name ?? ''}${b.contact.email ? html`<span class="sub">${b.contact.email}</span>` : ''}</td><td>${badge(b.status, BOOKING_TONES[b.status] ?? '')}</td></tr>`,
   );
   return {
     title: 'Bookings',
@@ -253,11 +209,9 @@ export async function bookingsView(r: WorkspaceRequest): Promise<View> {
     rows,
     crumbs: [[r.workspace.name, wsHref(w)]],
     lead: "By start time, shown in each booking's own time zone.",
-    body: html`<div class="toolbar">
-        ${tabs(base, 'status', [[undefined, 'All'], ...BOOKING_STATUSES.map((s): [string, string] => [s, s[0].toUpperCase() + s.slice(1)])], status, {})}
-      </div>
-      ${table(['When', 'Type', 'Contact', 'Status'], rows, 'No bookings.')}
-      ${pager(base, { status }, page.next_cursor, rows.count, !!cursor)}`,
+    body: html`<div class="toolbar">${tabs(base, 'status', [[undefined, 'All'], ...BOOKING_STATUSES.map((s): [string, string] => [s, s[0].toUpperCase() + s.slice(1)])], status, {})}</div>
+${table(['When', 'Type', 'Contact', 'Status'], rows, 'No bookings.')}
+${pager(base, { status }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
 
@@ -265,10 +219,7 @@ export async function bookingsView(r: WorkspaceRequest): Promise<View> {
 function transcript(text: string | null): Html {
   if (!text) return html`<span class="muted">no transcript</span>`;
   if (text.length <= 240) return html`<span class="prose">${text}</span>`;
-  return html`<details>
-    <summary>${Array.from(text).slice(0, 110).join('').trimEnd()}&hellip;</summary>
-    <div class="prose">${text}</div>
-  </details>`;
+  return html`<details><summary>${Array.from(text).slice(0, 110).join('').trimEnd()}&hellip;</summary><div class="prose">${text}</div></details>`;
 }
 
 const duration = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
@@ -284,24 +235,15 @@ export async function voiceView(r: WorkspaceRequest): Promise<View> {
   const rows = page.rows(
     w,
     (v) =>
-      html`<tr>
-        <td class="nowrap">${when(v.started_at)}</td>
-        <td>${v.kind === 'call' ? 'Call' : 'Voice message'}</td>
-        <td class="nowrap">${v.from}<span class="sub">to ${v.to}</span></td>
-        <td>${badge(v.status, VOICE_TONES[v.status] ?? '')}</td>
-        <td class="num">${duration(v.duration_seconds)}</td>
-        <td class="small">${transcript(v.transcript)}</td>
-      </tr>`,
+      html`<tr><td class="nowrap">${when(v.started_at)}</td><td>${v.kind === 'call' ? 'Call' : 'Voice message'}</td><td class="nowrap">${v.from}<span class="sub">to ${v.to}</span></td><td>${badge(v.status, VOICE_TONES[v.status] ?? '')}</td><td class="num">${duration(v.duration_seconds)}</td><td class="small">${transcript(v.transcript)}</td></tr>`,
   );
   return {
     title: 'Voice interactions',
     section: 'voice',
     rows,
     crumbs: [[r.workspace.name, wsHref(w)]],
-    body: html`<div class="toolbar">
-        ${tabs(base, 'kind', [[undefined, 'All'], ...VOICE_KINDS.map((k): [string, string] => [k, k === 'call' ? 'Calls' : 'Voice messages'])], kind, {})}
-      </div>
-      ${table(['Started', 'Kind', 'From', 'Status', ['Duration', 'num'], 'Transcript'], rows, 'No voice interactions.')}
-      ${pager(base, { kind }, page.next_cursor, rows.count, !!cursor)}`,
+    body: html`<div class="toolbar">${tabs(base, 'kind', [[undefined, 'All'], ...VOICE_KINDS.map((k): [string, string] => [k, k === 'call' ? 'Calls' : 'Voice messages'])], kind, {})}</div>
+${table(['Started', 'Kind', 'From', 'Status', ['Duration', 'num'], 'Transcript'], rows, 'No voice interactions.')}
+${pager(base, { kind }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }

@@ -13,12 +13,7 @@ export function oauthView(r: WorkspaceRequest): View {
     id === CLI_CLIENT_ID ? 'wcm (command line)' : (r.store.get('oauth_apps', id)?.name ?? id);
   const appRows = apps.map(
     (a) =>
-      html`<tr>
-        <td>${a.name}<span class="sub mono">${a.id}</span></td>
-        <td>${a.type === 'confidential' ? badge('confidential', 'info') : badge('public')}</td>
-        <td>${a.redirect_uris.map((u) => html`<code>${u}</code><br />`)}</td>
-        <td class="nowrap">${when(a.created_at)}</td>
-      </tr>`,
+      html`<tr><td>${a.name}<span class="sub mono">${a.id}</span></td><td>${a.type === 'confidential' ? badge('confidential', 'info') : badge('public')}</td><td>${a.redirect_uris.map((u) => html`<code>${u}</code><br>`)}</td><td class="nowrap">${when(a.created_at)}</td></tr>`,
   );
   const grants = [...r.store.values('oauth_grants')]
     .filter((g) => g.workspace_ids.includes(w))
@@ -26,23 +21,14 @@ export function oauthView(r: WorkspaceRequest): View {
   const grantRows = grants.map((g) => {
     const user = r.store.get('users', g.user_id);
     const state = g.revoked_at ? badge('revoked', 'bad') : badge('active', 'ok');
-    return html`<tr>
-      <td>${user?.name ?? g.user_id}</td>
-      <td>${appName(g.client_id)}</td>
-      <td>${g.abilities.map((s) => html`<code>${s}</code> `)}</td>
-      <td>${g.audience}</td>
-      <td>${state}</td>
-      <td class="nowrap">${when(g.created_at)}</td>
-    </tr>`;
+    return html`<tr><td>${user?.name ?? g.user_id}</td><td>${appName(g.client_id)}</td><td>${g.abilities.map((s) => html`<code>${s}</code> `)}</td><td>${g.audience}</td><td>${state}</td><td class="nowrap">${when(g.created_at)}</td></tr>`;
   });
   return {
     title: 'OAuth apps and grants',
     section: 'oauth',
     crumbs: [[r.workspace.name, wsHref(w)]],
     lead: 'Applications registered in this workspace, and what users granted applications in it. Secrets and tokens are never shown.',
-    body: html`<h2>Applications</h2>
-      ${table(['Application', 'Type', 'Redirect URIs', 'Registered'], appRows, 'No OAuth applications are registered in this workspace.')}
-      <h2>Grants</h2>
-      ${table(['User', 'Application', 'Abilities', 'Audience', 'State', 'Granted'], grantRows, 'No grant reaches this workspace.')}`,
+    body: html`<h2>Applications</h2>${table(['Application', 'Type', 'Redirect URIs', 'Registered'], appRows, 'No OAuth applications are registered in this workspace.')}
+<h2>Grants</h2>${table(['User', 'Application', 'Abilities', 'Audience', 'State', 'Granted'], grantRows, 'No grant reaches this workspace.')}`,
   };
 }

@@ -23,15 +23,7 @@ const tone = (status: number) => (status >= 500 ? 'bad' : status >= 400 ? 'warn'
 const detailHref = (e: LoggedRequest) => `${REQUESTS_PATH}/${encodeURIComponent(e.request_id)}`;
 
 const row = (e: LoggedRequest) =>
-  html`<tr>
-    <td class="nowrap mono">${e.time.slice(11, 23)}</td>
-    <td>${badge(String(e.status), tone(e.status))}</td>
-    <td>${e.method}</td>
-    <td class="path">${e.operation ? html`${e.operation}<span class="sub">${e.path}</span>` : e.path}</td>
-    <td class="num">${e.duration_ms}</td>
-    <td>${e.problem ?? ''}</td>
-    <td class="mono"><a href="${detailHref(e)}">${e.request_id}</a></td>
-  </tr>`;
+  html`<tr><td class="nowrap mono">${e.time.slice(11, 23)}</td><td>${badge(String(e.status), tone(e.status))}</td><td>${e.method}</td><td class="path">${e.operation ? html`${e.operation}<span class="sub">${e.path}</span>` : e.path}</td><td class="num">${e.duration_ms}</td><td>${e.problem ?? ''}</td><td class="mono"><a href="${detailHref(e)}">${e.request_id}</a></td></tr>`;
 
 /**
  * `/dashboard/requests`: the request log, newest first; new requests appear live. The live part is
@@ -49,36 +41,13 @@ export function requestsView(log: RequestLog, q: URLSearchParams, scope: LogScop
   return {
     title: 'Request log',
     section: 'requests',
-    lead: html`The last requests this server answered (it keeps 10,000), newest first. New ones appear as they arrive.
-      The dashboard's own pages, /healthz and the favicon are not shown here (<code>wcm logs --all</code> shows them).`,
+    lead: html`The last requests this server answered (it keeps 10,000), newest first. New ones appear as they arrive. The dashboard's own pages, /healthz and the favicon are not shown here (<code>wcm logs --all</code> shows them).`,
     body: html`${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
-      <form method="get" action="${REQUESTS_PATH}" class="filters">
-        <label>Status <input name="status" value="${filter.status ?? ''}" placeholder="4xx" size="5" /></label>
-        <label
-          >Operation <input name="operation" value="${filter.operation ?? ''}" placeholder="listThreads" size="22"
-        /></label>
-        <button type="submit" class="secondary">Filter</button>
-      </form>
-      <div class="tablewrap" tabindex="0" role="region" aria-label="Request log">
-        <table id="request-log" data-stream="${stream}">
-          <thead>
-            <tr>
-              <th scope="col">Time (UTC)</th>
-              <th scope="col">Status</th>
-              <th scope="col">Method</th>
-              <th scope="col">Operation and path</th>
-              <th scope="col" class="num">ms</th>
-              <th scope="col">Problem</th>
-              <th scope="col">Request id</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${entries.map(row)}
-          </tbody>
-        </table>
-      </div>
-      ${entries.length ? '' : html`<p class="empty">No requests yet.</p>`}
-      <script src="/assets/requests.js" defer></script>`,
+<form method="get" action="${REQUESTS_PATH}" class="filters"><label>Status <input name="status" value="${filter.status ?? ''}" placeholder="4xx" size="5"></label> <label>Operation <input name="operation" value="${filter.operation ?? ''}" placeholder="listThreads" size="22"></label> <button type="submit" class="secondary">Filter</button></form>
+<div class="tablewrap" tabindex="0" role="region" aria-label="Request log"><table id="request-log" data-stream="${stream}"><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Operation and path</th><th scope="col" class="num">ms</th><th scope="col">Problem</th><th scope="col">Request id</th></tr></thead>
+<tbody>${entries.map(row)}</tbody></table></div>
+${entries.length ? '' : html`<p class="empty">No requests yet.</p>`}
+<script src="/assets/requests.js" defer></script>`,
   };
 }
 
@@ -91,26 +60,19 @@ export function requestView(log: RequestLog, requestId: string, scope: LogScope)
     section: 'requests',
     crumbs: [['Request log', REQUESTS_PATH]],
     lead: html`${badge(String(e.status), tone(e.status))} ${e.operation ?? 'no operation'} · ${e.duration_ms} ms`,
-    body: html`<section class="panel">
-        ${facts([
-          ['Time', when(e.time)],
-          ['Method', e.method],
-          ['Path', html`<code class="wrap">${e.path}</code>`],
-          ['Operation', e.operation],
-          ['Status', String(e.status)],
-          ['Problem', e.problem],
-          ['Duration', `${e.duration_ms} ms`],
-          ['Request id', html`<code data-copy="${e.request_id}" data-copy-label="request id">${e.request_id}</code>`],
-          ['Client', e.client],
-        ])}
-      </section>
-      ${
-        e.request_body !== undefined
-          ? html`<h2>Request body (masked)</h2>
-              ${jsonBlock(parsedOrText(e.request_body))}`
-          : html`<p class="muted small">Bodies are kept only with <code>wcm serve --log-bodies</code>.</p>`
-      }
-      <p><a href="${REQUESTS_PATH}">Back to the request log</a></p>`,
+    body: html`<section class="panel">${facts([
+      ['Time', when(e.time)],
+      ['Method', e.method],
+      ['Path', html`<code class="wrap">${e.path}</code>`],
+      ['Operation', e.operation],
+      ['Status', String(e.status)],
+      ['Problem', e.problem],
+      ['Duration', `${e.duration_ms} ms`],
+      ['Request id', html`<code data-copy="${e.request_id}" data-copy-label="request id">${e.request_id}</code>`],
+      ['Client', e.client],
+    ])}</section>
+${e.request_body !== undefined ? html`<h2>Request body (masked)</h2>${jsonBlock(parsedOrText(e.request_body))}` : html`<p class="muted small">Bodies are kept only with <code>wcm serve --log-bodies</code>.</p>`}
+<p><a href="${REQUESTS_PATH}">Back to the request log</a></p>`,
   };
 }
 

@@ -85,12 +85,7 @@ export function workspacesView(store: Store, signed: Pick<SignedIn, 'user' | 'wo
   const lists = canRead(signed, 'lists');
   const rows = mine.map(
     ({ record: w, role }) =>
-      html`<tr>
-        <td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td>
-        <td>${role}</td>
-        <td class="num">${w.members.length}</td>
-        ${threads ? html`<td class="num">${grouped(openThreads(store, w.id))}</td>` : ''}${lists ? html`<td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td>` : ''}
-      </tr>`,
+      html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td>${threads ? html`<td class="num">${grouped(openThreads(store, w.id))}</td>` : ''}${lists ? html`<td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td>` : ''}</tr>`,
   );
   const head: Array<string | [string, 'num']> = ['Workspace', 'Your role', ['Members', 'num']];
   if (threads) head.push(['Open threads', 'num']);
@@ -98,8 +93,7 @@ export function workspacesView(store: Store, signed: Pick<SignedIn, 'user' | 'wo
   return {
     title: 'Workspaces',
     section: 'workspaces',
-    lead: html`Signed in as ${user.name} (${user.email}). You see the workspaces you are a member
-    of${signed.workspaceIds ? ' that the token you signed in with reaches' : ''}.`,
+    lead: html`Signed in as ${user.name} (${user.email}). You see the workspaces you are a member of${signed.workspaceIds ? ' that the token you signed in with reaches' : ''}.`,
     body: table(head, rows, 'You are not a member of any workspace yet.'),
   };
 }
@@ -130,23 +124,17 @@ export function overviewView(r: WorkspaceRequest): View {
   if (r.signed.abilities.includes('workspaces:read')) {
     const rows = w.members.map((m) => {
       const u = store.get('users', m.user_id);
-      return html`<tr>
-        <td>${u?.name ?? m.user_id}</td>
-        <td>${u?.email ?? ''}</td>
-        <td>${m.role}</td>
-      </tr>`;
+      return html`<tr><td>${u?.name ?? m.user_id}</td><td>${u?.email ?? ''}</td><td>${m.role}</td></tr>`;
     });
     members = html`<h2>Members</h2>
-      ${table(['Name', 'E-mail', 'Role'], rows, 'No members.')}`;
+${table(['Name', 'E-mail', 'Role'], rows, 'No members.')}`;
   }
   return {
     title: w.name,
     section: 'overview',
     lead: html`Workspace ${idCode(id, 'workspace id')} · you are ${/^[aeiou]/.test(r.role) ? 'an' : 'a'} ${r.role}`,
-    body: html`<div class="cards">
-        ${shown.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n())}</span><span class="label">${label}</span></a>`)}
-      </div>
-      ${shown.length ? '' : html`<p class="empty">The token you signed in with reads none of this workspace's sections.</p>`}
-      ${members}`,
+    body: html`<div class="cards">${shown.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n())}</span><span class="label">${label}</span></a>`)}</div>
+${shown.length ? '' : html`<p class="empty">The token you signed in with reads none of this workspace's sections.</p>`}
+${members}`,
   };
 }

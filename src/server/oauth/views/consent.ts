@@ -46,15 +46,11 @@ export const CONSENT_JS = `(() => {
 `;
 
 const checkbox = (name: string, checked: boolean, label: Html) =>
-  html`<label class="check"
-    ><input type="checkbox" name="${name}" value="on" ${checked ? html` checked` : ''} /> ${label}</label
-  >`;
+  html`<label class="check"><input type="checkbox" name="${name}" value="on"${checked ? html` checked` : ''}> ${label}</label>`;
 
 function workspaceChoices(v: ConsentView) {
   if (!v.workspaces.length)
-    return html`<p>
-      ${v.signed.workspaceIds ? 'The token you signed in with reaches none of your workspaces.' : 'You are not a member of any workspace.'}
-    </p>`;
+    return html`<p>${v.signed.workspaceIds ? 'The token you signed in with reaches none of your workspaces.' : 'You are not a member of any workspace.'}</p>`;
   const only = v.workspaces.length === 1;
   return v.workspaces.map((w) =>
     checkbox(`workspace_${w.id}`, v.ticked ? v.ticked.workspaces.includes(w.id) : only, html`${w.name}`),
@@ -71,11 +67,10 @@ function abilityChoices(v: ConsentView) {
       html`<code>${a}</code> ${ABILITY_WORDS[a]}`,
     ),
   );
-  return html`<fieldset class="abilities">
-      <legend>It will be able to</legend>
-      ${v.offered.length ? boxes : html`<p>Nothing: the token you signed in with has none of the abilities asked for.</p>`}
-    </fieldset>
-    ${withheld.length ? html`<p class="sub">Not offered, because the token you signed in with does not have ${withheld.length === 1 ? 'it' : 'them'}: ${withheld.map((a, i) => html`${i ? ', ' : ''}<code>${a}</code>`)}.</p>` : ''}`;
+  return html`<fieldset class="abilities"><legend>It will be able to</legend>
+${v.offered.length ? boxes : html`<p>Nothing: the token you signed in with has none of the abilities asked for.</p>`}
+</fieldset>
+${withheld.length ? html`<p class="sub">Not offered, because the token you signed in with does not have ${withheld.length === 1 ? 'it' : 'them'}: ${withheld.map((a, i) => html`${i ? ', ' : ''}<code>${a}</code>`)}.</p>` : ''}`;
 }
 
 /** Where the answer goes, as the user should read it: the origin, or a native app's scheme and host. */
@@ -89,42 +84,23 @@ export function consentPage(v: ConsentView): AppResponse {
   const { request: r, signed, hidden, problem } = v;
   const target = new URL(r.redirectUri);
   const body = html`<section class="panel signin consent">
-    <h1>Authorize ${r.client.name}</h1>
-    ${r.client.dynamic ? html`<p class="alert unverified" role="note"><strong>Unverified application.</strong> It registered itself under the name &ldquo;${r.client.name}&rdquo;, which nobody checked; it will be sent to <code>${redirectTarget(target)}</code>.</p>` : ''}
-    <p class="sub">
-      <strong>${r.client.name}</strong>${r.client.dynamic ? ' (unverified)' : ''} wants to use this server as
-      <strong>${signed.user.name}</strong>
-      (${signed.user.email})${r.audience === 'wcm-mcp' ? ' through its MCP endpoint' : ''}.
-    </p>
-    ${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
-    <form method="post" action="${OAUTH}/authorize" id="consent">
-      <input type="hidden" name="csrf" value="${signed.session.csrf}" />
-      ${AUTHORIZE_FIELDS.map((k) => (hidden[k] !== undefined ? html`<input type="hidden" name="${k}" value="${hidden[k]}" />` : ''))}
-      ${abilityChoices(v)}
-      <fieldset>
-        <legend>In these workspaces</legend>
-        ${workspaceChoices(v)}
-      </fieldset>
-      <p class="sub">Afterwards you go back to <code>${redirectTarget(target)}</code>.</p>
-      <p class="hint" id="authorize-hint">
-        Authorize grants only what stays ticked: at least one ability and one workspace.
-      </p>
-      <div class="actions">
-        <button
-          type="submit"
-          name="decision"
-          value="approve"
-          class="primary"
-          aria-describedby="authorize-hint"
-          ${v.offered.length && v.workspaces.length ? '' : html` disabled`}
-        >
-          Authorize
-        </button>
-        <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-      </div>
-    </form>
-    <script src="${ASSETS_PREFIX}/consent.js" defer></script>
-  </section>`;
+<h1>Authorize ${r.client.name}</h1>
+${r.client.dynamic ? html`<p class="alert unverified" role="note"><strong>Unverified application.</strong> It registered itself under the name &ldquo;${r.client.name}&rdquo;, which nobody checked; it will be sent to <code>${redirectTarget(target)}</code>.</p>` : ''}
+<p class="sub"><strong>${r.client.name}</strong>${r.client.dynamic ? ' (unverified)' : ''} wants to use this server as <strong>${signed.user.name}</strong> (${signed.user.email})${r.audience === 'wcm-mcp' ? ' through its MCP endpoint' : ''}.</p>
+${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
+<form method="post" action="${OAUTH}/authorize" id="consent">
+<input type="hidden" name="csrf" value="${signed.session.csrf}">
+${AUTHORIZE_FIELDS.map((k) => (hidden[k] !== undefined ? html`<input type="hidden" name="${k}" value="${hidden[k]}">` : ''))}
+${abilityChoices(v)}
+<fieldset><legend>In these workspaces</legend>
+${workspaceChoices(v)}
+</fieldset>
+<p class="sub">Afterwards you go back to <code>${redirectTarget(target)}</code>.</p>
+<p class="hint" id="authorize-hint">Authorize grants only what stays ticked: at least one ability and one workspace.</p>
+<div class="actions"><button type="submit" name="decision" value="approve" class="primary" aria-describedby="authorize-hint"${v.offered.length && v.workspaces.length ? '' : html` disabled`}>Authorize</button> <button type="submit" name="decision" value="deny" class="secondary">Deny</button></div>
+</form>
+<script src="${ASSETS_PREFIX}/consent.js" defer></script>
+</section>`;
   // Chromium applies form-action to the redirect that follows the POST: allow the app's origin.
   return htmlResponse(
     problem ? 400 : 200,
