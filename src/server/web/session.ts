@@ -65,13 +65,19 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
 
 const KEY_SETTING = 'session_key';
 
+/** The server key kept in the store, if it has been made (at start, by `sessionKey`). */
+export function storedServerKey(store: Pick<Store, 'get'>): Buffer | undefined {
+  const kept = store.get('settings', KEY_SETTING)?.value;
+  return typeof kept === 'string' && /^[A-Za-z0-9_-]{43}$/.test(kept) ? Buffer.from(kept, 'base64url') : undefined;
+}
+
 /**
  * The key CSRF tokens are derived with: made on first start and kept in the store's settings, so
  * a restart (which signs everyone out anyway) does not change it and it never leaves the server.
  */
 export async function sessionKey(store: Store): Promise<Buffer> {
-  const kept = store.get('settings', KEY_SETTING)?.value;
-  if (typeof kept === 'string' && /^[A-Za-z0-9_-]{43}$/.test(kept)) return Buffer.from(kept, 'base64url');
+  const kept = storedServerKey(store);
+  if (kept) return kept;
   const key = randomToken();
   await store.transact((tx) => tx.put('settings', { id: KEY_SETTING, value: key }));
   return Buffer.from(key, 'base64url');

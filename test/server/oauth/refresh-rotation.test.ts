@@ -9,6 +9,7 @@ import { findClient } from '../../../src/server/oauth/models/client.js';
 import { issueCode } from '../../../src/server/oauth/models/code.js';
 import { OAuthError } from '../../../src/server/oauth/errors.js';
 import { authenticate } from '../../../src/server/auth.js';
+import { sessionKey } from '../../../src/server/web/session.js';
 import { pkce } from '../../support/oauth.js';
 import { demo, inProcess, TestClock, type InProcess } from '../../support/server.js';
 
@@ -122,5 +123,32 @@ describe('refresh rotation with a generation counter', () => {
     }
     const next = await refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
     expect(next.refresh_token).toMatch(new RegExp(`^wcm_ort_${grantPart}_1_[A-Za-z0-9]{40}$`));
+  });
+
+  it('a forged token of an earlier generation (someone who knows only the grant id) is unknown and revokes nothing', async () => {
+    await sessionKey(env.store); // made at start by `wcm serve`; the MAC of every refresh token uses it
+    const { client, first } = await newGrant();
+    const second = await refreshTokens(env.store, clock, client, {
+      refresh_token: first.refresh_token,
+      origin: ORIGIN,
+    });
+    const [, grantPart] = /^wcm_ort_([A-Za-z0-9]+)_(\d+)_/.exec(second.refresh_token)!;
+    await expect(
+      refreshTokens(env.store, clock, client, {
+        refresh_token: `wcm_ort_${grantPart}_0_${'A'.repeat(40)}`,
+        origin: ORIGIN,
+      }),
+    ).rejects.toMatchObject({ error: 'invalid_grant', description: 'The refresh token is not recognised.' });
+    // The family lives: the current refresh token still works, and so does its access token.
+    expect(() => authenticate(env.store, `Bearer ${second.access_token}`, clock.now())).not.toThrow();
+    const third = await refreshTokens(env.store, clock, client, {
+      refresh_token: second.refresh_token,
+      origin: ORIGIN,
+    });
+    // The genuine earlier token is still recognised as a replay.
+    await expect(
+      refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN }),
+    ).rejects.toMatchObject({ error: 'invalid_grant', description: expect.stringContaining('already used') });
+    expect(() => authenticate(env.store, `Bearer ${third.access_token}`, clock.now())).toThrow(/revoked/);
   });
 });

@@ -54,7 +54,7 @@ async function redeemable(store: Store, clock: Clock, client: Client, p: CodePar
 export async function exchangeCode(store: Store, clock: Clock, client: Client, p: CodeParams): Promise<IssuedTokens> {
   const code = await redeemable(store, clock, client, p);
   const id = newSecret('grant_').slice(0, 6 + 24);
-  const refresh = newRefreshToken(id, 0);
+  const refresh = newRefreshToken(store, id, 0);
   const grant: OAuthGrantRecord = {
     id,
     user_id: code.user_id,

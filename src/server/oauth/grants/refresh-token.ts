@@ -56,7 +56,7 @@ export async function refreshTokens(
   }
   const abilities = narrowed(grant, p.scope);
   const generation = grant.refresh_generation + 1;
-  const refresh = newRefreshToken(grant.id, generation);
+  const refresh = newRefreshToken(store, grant.id, generation);
   let access = '';
   await store.transact((tx) => {
     tx.put('oauth_grants', {
