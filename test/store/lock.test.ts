@@ -54,14 +54,15 @@ describe('the data-file lock', () => {
   it.runIf(process.platform === 'linux')(
     'a lock whose process is a zombie (exited, not yet reaped by its parent) is stale and taken over',
     async () => {
-      // `sleep 0` exits at once, and its parent (sh, replaced by `sleep 30` through exec) never reaps it.
-      const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      // The child exits after 0.3 s, and its parent (sh, replaced by `sleep 30` through exec) never reaps it. It must
+      // outlive the exec: a child that exits before it (`sleep 0` on a loaded machine) is reaped by sh itself.
+      const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
       try {
         const pid = Number(
           await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))),
         );
         const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0];
-        for (let i = 0; i < 200 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+        for (let i = 0; i < 500 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
         expect(state()).toBe('Z');
         // The pid still exists (signal 0 reaches a zombie), but it holds nothing.
         expect(() => process.kill(pid, 0)).not.toThrow();
