@@ -56,7 +56,9 @@ describe('the data-file lock', () => {
     async () => {
       // The child exits after 0.3 s, and its parent (sh, replaced by `sleep 30` through exec) never reaps it. It must
       // outlive the exec: a child that exits before it (`sleep 0` on a loaded machine) is reaped by sh itself.
-      const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       try {
         const pid = Number(
           await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))),
