@@ -1,9 +1,9 @@
-import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, spawnServe, wcm } from '../support/cli.js';
+import { spawnServe, wcm } from '../support/cli.js';
 import { DEMO, demo, tempDir } from '../support/server.js';
+import { onTerminal } from '../support/terminal.js';
 
 // A real terminal: util-linux `script` runs the binary on a pseudo-terminal, so stdin and stdout
 // are TTYs and @inquirer/prompts really prompts. Keys are typed once the prompt is on screen.
@@ -25,30 +25,6 @@ afterAll(async () => {
   await serve?.proc;
   dirs.forEach((d) => d.cleanup());
 });
-
-function onTerminal(args: string[], env: Record<string, string | undefined>) {
-  const command = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const proc = execa('script', ['-qfec', command, '/dev/null'], {
-    reject: false,
-    env: { NO_COLOR: '1', ...env, CI: '', TERM: 'xterm' },
-    timeout: 30_000,
-  });
-  let screen = '';
-  proc.stdout!.on('data', (d: Buffer) => (screen += d.toString()));
-  return {
-    proc,
-    screen: () => screen,
-    /** Waits until `text` is on screen, then types `keys`. */
-    async when(text: string, keys: string) {
-      const started = Date.now();
-      while (!screen.includes(text)) {
-        if (Date.now() - started > 20_000) throw new Error(`never saw ${JSON.stringify(text)} on screen: ${screen}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      proc.stdin!.write(keys);
-    },
-  };
-}
 
 describe('on a real terminal', () => {
   it('auth login prompts for the token with hidden input, then saves it', async () => {
