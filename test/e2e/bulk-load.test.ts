@@ -35,6 +35,17 @@ afterAll(async () => {
   d?.cleanup();
 });
 
+/** The first line matching `re` that the server prints (its output keeps arriving after it listens). */
+async function lineOf(lines: string[], re: RegExp): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const line = lines.find((l) => re.test(l));
+    if (line !== undefined) return line;
+    if (Date.now() - started > SLOW.timeout) throw new Error(`no line matching ${re}: ${lines.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function stop(): Promise<void> {
   serve!.proc.kill('SIGTERM');
   await serve!.proc;
@@ -54,7 +65,9 @@ describe('bulk loads through the snapshot (the built binary)', () => {
     SLOW,
     async () => {
       serve = await spawnServe(['--data', data(), '--seed', DEMO, '--seed', fixture], { env });
-      expect(serve.lines.join('\n')).toContain(`${THREADS + DEMO_THREADS} threads`);
+      // serve binds first and seeds after, so the `seeded from` line follows `wcm listening`.
+      const seededLine = await lineOf(serve.lines, /^seeded from /);
+      expect(seededLine).toContain(`${THREADS + DEMO_THREADS} threads`);
       // The seed is in the snapshot; the journal holds only the small writes after it (settings).
       const snapshotSize = statSync(data()).size;
       expect(snapshotSize).toBeGreaterThan(THREADS * 100);
