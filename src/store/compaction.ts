@@ -1,5 +1,5 @@
 import type { FileLayer, JournalHandle } from './files.js';
-import { snapshotChunks, type SnapshotSection } from './snapshot.js';
+import { snapshotChunks, type SnapshotSection } from './snapshot-writer.js';
 
 /** How long a compaction beside the writes encodes before it lets the event loop go round (ms). */
 const BACKGROUND_SLICE_MS = 2;

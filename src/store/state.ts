@@ -1,6 +1,6 @@
 import { INDEXES, SortedIndex, type IndexedRecord, type IndexName } from './indexes.js';
 import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes, type Tx } from './records.js';
-import type { SnapshotSection } from './snapshot.js';
+import type { SnapshotSection } from './snapshot-writer.js';
 
 export class StoreCorruptError extends Error {}
 

@@ -1,0 +1,172 @@
+import type { CollectionName } from './records.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './snapshot.js';
+
+/*
+ * Writing the snapshot file (format in snapshot.ts): the whole state encoded chunk by chunk, so a
+ * writer streams it to disk and nothing ever holds all of it.
+ */
+
+const NL = 10;
+
+/**
+ * One collection as `encodeSnapshot` writes it: parsed records, or (lazy) ids with records. A lazy
+ * record given as a number is copied from `source`: its JSON starts at that offset and ends before
+ * the next newline (a record loaded and never read, written back without parsing it).
+ */
+export type SnapshotSection =
+  | { collection: CollectionName; records: unknown[] }
+  | { collection: CollectionName; lazy: Iterable<[string, unknown]>; source?: Buffer; stubs?: Array<{ id: string }> };
+
+/**
+ * Appends bytes to a list of large buffers: no per-record Buffer objects, no final copy. Filled
+ * chunks can be taken as it goes (`take`), so a writer streaming them holds about one chunk.
+ */
+class ChunkWriter {
+  private chunks: Buffer[] = [];
+  private buf = Buffer.allocUnsafe(0);
+  private pos = 0;
+
+  constructor(private readonly size: number) {}
+
+  private room(n: number): void {
+    if (this.buf.length - this.pos >= n) return;
+    if (this.pos) this.chunks.push(this.buf.subarray(0, this.pos));
+    this.buf = Buffer.allocUnsafe(Math.max(this.size, n));
+    this.pos = 0;
+  }
+
+  string(s: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    this.room(s.length * 3);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** A long run of bytes (unread records copied whole) is cut across chunks. */
+  bytes(src: Buffer, start: number, end: number): void {
+    while (start < end) {
+      this.room(Math.min(this.size, end - start));
+      const n = src.copy(this.buf, this.pos, start, Math.min(end, start + this.buf.length - this.pos));
+      this.pos += n;
+      start += n;
+    }
+  }
+
+  get filled(): boolean {
+    return this.chunks.length > 0;
+  }
+
+  /** The chunks filled so far (the writer keeps none of them). */
+  take(): Buffer[] {
+    const out = this.chunks;
+    this.chunks = [];
+    return out;
+  }
+
+  done(): Buffer[] {
+    if (this.pos) this.chunks.push(this.buf.subarray(0, this.pos));
+    this.buf = Buffer.allocUnsafe(0);
+    this.pos = 0;
+    return this.take();
+  }
+}
+
+/** The bytes of a version 2 snapshot, in order, as a few large buffers (see snapshotChunks). */
+export async function encodeSnapshot(seq: number, sections: SnapshotSection[], sliceMs = 10): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  for await (const chunk of snapshotChunks(seq, sections, { sliceMs })) out.push(chunk);
+  return out;
+}
+
+export interface ChunkOptions {
+  /** How long it encodes before it lets the event loop go round (ms). */
+  sliceMs?: number;
+  /** The size of the chunks it hands out; one record longer than this comes in a chunk of its own size. */
+  chunkBytes?: number;
+}
+
+/**
+ * The bytes of a version 2 snapshot, in order, handed out chunk by chunk as they fill: a writer
+ * streams them to the file, so no string or buffer ever holds the whole snapshot (a bulk load of
+ * a million threads is bigger than V8's longest string). Encoding a big store takes seconds, so it
+ * yields to the event loop every few milliseconds: reads go on meanwhile. The sections must not
+ * change while it runs (the store hands it arrays taken at one moment).
+ */
+export async function* snapshotChunks(
+  seq: number,
+  sections: SnapshotSection[],
+  options: ChunkOptions = {},
+): AsyncGenerator<Buffer> {
+  const sliceMs = options.sliceMs ?? 10;
+  const out = new ChunkWriter(options.chunkBytes ?? 8 * 1024 * 1024);
+  let sliceStart = performance.now();
+  let n = 0;
+  // Checked every 256 records; `await` only when the slice is used up (an await per record costs).
+  const due = () => (++n & 255) === 0 && performance.now() - sliceStart >= sliceMs;
+  const pause = async () => {
+    await new Promise<void>((r) => setImmediate(r));
+    sliceStart = performance.now();
+  };
+  out.string(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq })}\n`);
+  let written = 0;
+  for (const s of sections) {
+    if ('records' in s) {
+      if (!s.records.length) continue;
+      // The same bytes as JSON.stringify({ collection, records }), one record at a time.
+      out.string(`{"collection":${JSON.stringify(s.collection)},"records":[`);
+      for (let i = 0; i < s.records.length; i++) {
+        if (i) out.string(',');
+        out.string(JSON.stringify(s.records[i]));
+        if (due()) await pause();
+        if (out.filled) yield* out.take();
+      }
+      out.string(']}\n');
+      written++;
+      continue;
+    }
+    const items = [...s.lazy];
+    if (!items.length) continue;
+    if (s.stubs && s.stubs.length !== items.length)
+      throw new Error(`${s.collection}: ${items.length} records but ${s.stubs.length} stubs`);
+    out.string(`{"collection":${JSON.stringify(s.collection)},"lazy":${items.length}`);
+    if (s.stubs) {
+      out.string(',"stubs":[');
+      for (let i = 0; i < s.stubs.length; i++) {
+        if (i) out.string(',');
+        out.string(JSON.stringify(s.stubs[i]));
+        if (due()) await pause();
+        if (out.filled) yield* out.take();
+      }
+      out.string(']');
+    }
+    out.string('}\n');
+    // Unread records are copied as their whole lines; lines that follow each other in the source
+    // (the usual case: unchanged records keep their order) go out in one copy.
+    const src = s.source;
+    let runStart = -1;
+    let runEnd = -1;
+    for (const [id, v] of items) {
+      if (due()) await pause();
+      if (out.filled) yield* out.take();
+      if (typeof v === 'number') {
+        const lineStart = src!.lastIndexOf(NL, v) + 1;
+        const lineEnd = src!.indexOf(NL, v) + 1;
+        if (lineStart !== runEnd) {
+          if (runStart >= 0) out.bytes(src!, runStart, runEnd);
+          runStart = lineStart;
+        }
+        runEnd = lineEnd;
+        continue;
+      }
+      if (runStart >= 0) out.bytes(src!, runStart, runEnd);
+      runStart = runEnd = -1;
+      out.string(JSON.stringify(id));
+      out.string('\t');
+      out.string(JSON.stringify(v));
+      out.string('\n');
+    }
+    if (runStart >= 0) out.bytes(src!, runStart, runEnd);
+    written++;
+  }
+  out.string(`${JSON.stringify({ end: written })}\n`);
+  yield* out.done();
+}
