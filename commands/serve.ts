@@ -8,6 +8,7 @@ type ServeOptions = {
   host: string;
   port: string;
   data?: string;
+  store?: string;
   seed?: string[];
   rateLimit?: string;
   logBodies?: boolean;
@@ -49,6 +50,11 @@ export default defineCommand<ServeOptions>({
       repeatable: true,
     },
     { flags: '--data <file>', description: 'data file (default .wcm/store.json in the working directory)' },
+    {
+      flags: '--store <url>',
+      description:
+        'keep the data in PostgreSQL instead of a file: postgres://USER:PASS@HOST:PORT/DB (env WCM_STORE), shared by every wcm serve on that database',
+    },
     {
       flags: '--seed <fixture>',
       description: 'store fixture to load into an empty store (repeatable)',
@@ -94,6 +100,8 @@ export default defineCommand<ServeOptions>({
       throw err;
     }
     const dataFile = path.resolve(f.cwd, opts.data ?? '.wcm/store.json');
+    const { storeUrlOf } = await import('../src/cli/local.js');
+    const storeUrl = storeUrlOf(f, opts);
     const { startLocalServer } = await import('../src/server/serve.js');
     const { StoreLockedError } = await import('../src/store/lock.js');
     const { FixtureError } = await import('../src/store/fixture.js');
@@ -103,6 +111,7 @@ export default defineCommand<ServeOptions>({
     try {
       server = await startLocalServer({
         dataFile,
+        storeUrl,
         host: opts.host,
         port,
         seeds: opts.seed?.map((s) => path.resolve(f.cwd, s)),
@@ -117,6 +126,7 @@ export default defineCommand<ServeOptions>({
     } catch (err) {
       if (err instanceof StoreLockedError || err instanceof FixtureError || err instanceof StoreCorruptError)
         throw new CliError(err.message);
+      if (storeUrl) await (await import('../src/store/pg/cli-errors.js')).rethrowStoreError(err);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE')
         throw new CliError(
@@ -149,11 +159,15 @@ export default defineCommand<ServeOptions>({
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
-    const profileLines = await saveServeProfile(f, server, dataFile);
+    const profileLines = await saveServeProfile(f, server, storeUrl ? undefined : dataFile);
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
     if (server.origin !== new URL(server.url).origin) out.write(`public URL: ${server.origin}\n`);
-    out.write(`data: ${dataFile}\n`);
+    out.write(
+      storeUrl
+        ? `store: ${server.store.file} (shared: other wcm serve --store processes on it see the same data)\n`
+        : `data: ${dataFile}\n`,
+    );
     out.write(`dashboard: ${server.origin}/dashboard (read-only; \`wcm open\` opens it at a record)\n`);
     for (const note of server.notes) (note.startsWith('warning:') ? f.io.stderr : out).write(`${note}\n`);
     for (const line of profileLines) out.write(`${line}\n`);
@@ -171,7 +185,7 @@ type Started = Awaited<ReturnType<typeof import('../src/server/serve.js').startL
  * the first line is printed, so a script that waits for `wcm listening on` finds it. Returns the
  * lines to print.
  */
-async function saveServeProfile(f: Factory, server: Started, dataFile: string): Promise<string[]> {
+async function saveServeProfile(f: Factory, server: Started, dataFile: string | undefined): Promise<string[]> {
   const name = f.globals.profile || 'local';
   const lines: string[] = [];
   const profiles = await f.profiles();
@@ -216,11 +230,17 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string): 
       }
     } else if (!(await anyProfileHolds(f, server))) {
       // A store whose first-run token was never shown (or is lost): say how to get in.
-      const data = shellQuote(dataFile);
-      lines.push(
-        `no saved profile holds a token for this store: \`wcm local token --data ${data}\` prints a fresh owner token`,
-        `  (stop this server first), or remove ${data} to start over with a new owner`,
-      );
+      if (!dataFile)
+        lines.push(
+          'no saved profile holds a token for this store: `wcm local token --store URL` prints a fresh owner token',
+        );
+      else {
+        const data = shellQuote(dataFile);
+        lines.push(
+          `no saved profile holds a token for this store: \`wcm local token --data ${data}\` prints a fresh owner token`,
+          `  (stop this server first), or remove ${data} to start over with a new owner`,
+        );
+      }
     }
   }
   const saved = profiles.get(name);

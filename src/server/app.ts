@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '../store/pg/errors.js';
 import { fieldErrors } from '../contract/issues.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { operationList } from '../contract/operations.js';
@@ -163,6 +164,8 @@ export class App {
         if (info.method !== 'GET' && info.method !== 'HEAD') throw methodNotAllowed(['GET']);
         return this.json(200, { status: 'ok' }, info, {});
       }
+      // On PostgreSQL: what other processes committed is applied before anything is read.
+      await this.store.sync();
       if (!base) {
         const mount = this.mountFor(url.pathname);
         if (mount) return await mount.handle(req, info, this);
@@ -302,6 +305,11 @@ export class App {
   fail(err: unknown, info: RequestInfo): AppResponse {
     let p: ProblemError;
     if (err instanceof ProblemError) p = err;
+    else if (err instanceof StoreUnavailableError)
+      p = new ProblemError('store_unavailable', {
+        detail: err.message,
+        headers: { 'Retry-After': '1' },
+      });
     else {
       this.options.onError?.(err, info);
       p = new ProblemError('internal_error', {

@@ -9,6 +9,11 @@ interface ProblemKind {
 /** Every error code the server gives, with its status and what the caller should do. */
 export const PROBLEM_KINDS = {
   bad_request: { status: 400, title: 'Bad request', resolution: 'Send a well-formed HTTP/1.1 request.' },
+  store_unavailable: {
+    status: 503,
+    title: 'Store unavailable',
+    resolution: 'The database behind this server is unreachable; retry after the number of seconds in `Retry-After`.',
+  },
   invalid_json: { status: 400, title: 'Invalid JSON', resolution: 'Send a well-formed JSON body.' },
   invalid_cursor: {
     status: 400,

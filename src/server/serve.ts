@@ -15,6 +15,8 @@ import { checkTrustOptions, isWildcardBind, makeTrust, socketOrigin, type TrustO
 
 export interface LocalServerOptions extends TrustOptions {
   dataFile: string;
+  /** A postgres:// URL: the records are kept in that database, shared with other processes (`--store`). */
+  storeUrl?: string;
   host?: string;
   port?: number;
   seeds?: string[];
@@ -127,7 +129,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const clock = new MovableClock(options.clock ?? systemClock);
   // Flags are checked before anything is opened: a bad one is a message, not a half-started server.
   const publicUrl = checkTrustOptions(options);
-  const store = await Store.open(options.dataFile, options.storeOptions);
+  const store = options.storeUrl
+    ? await Store.openShared(options.storeUrl)
+    : await Store.open(options.dataFile, options.storeOptions);
   const notes: string[] = [];
   let bootstrap: LocalServer['bootstrap'];
   let seededToken: LocalServer['seededToken'];
@@ -192,7 +196,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
             return 'owner';
           }
         })();
-        await store.transact((tx) => {
+        // Checked again inside the transaction: of processes starting together on one database, one creates the owner.
+        const created = await store.transact((tx) => {
+          if (!store.isEmpty()) return false;
           tx.put('users', { id: userId, name, email: `${name}@localhost` });
           tx.put('workspaces', {
             id: workspaceId,
@@ -201,8 +207,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
             members: [{ user_id: userId, role: 'owner' }],
           });
           putOwnerToken(tx, userId, token, 'local-owner');
+          return true;
         });
-        bootstrap = { token, workspaceId, userId };
+        if (created) bootstrap = { token, workspaceId, userId };
       }
     } catch (err) {
       await running.close();

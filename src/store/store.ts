@@ -3,12 +3,12 @@ import path from 'node:path';
 import { acquireLock } from './lock.js';
 import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
 import type { IndexedRecord, IndexName, SortedIndex } from './indexes.js';
-import { scanJournal } from './journal.js';
-import { LAZY_COLLECTIONS, type CollectionName, type RecordTypes, type Tx } from './records.js';
-import { readSnapshot, SnapshotError, upgradeRecord } from './snapshot.js';
+import type { CollectionName, RecordTypes, Tx } from './records.js';
+import { GapError, loadBase, replayJournal, snapshotIdentity } from './recover.js';
 import { State, StoreCorruptError, type Op } from './state.js';
 import { Committer, defaultPipelineDepth, type Pending } from './commit.js';
 import { Compaction } from './compaction.js';
+import type { PgLog } from './pg/log.js';
 
 export { StoreCorruptError, defaultPipelineDepth, type Tx };
 
@@ -33,14 +33,18 @@ export interface StoreOptions {
  * when it grows, beside the writes, and on close (compaction.ts).
  */
 export class Store {
-  private state: State;
+  /** @internal The records in memory (the shared log replaces it when another process reset the data). */
+  state: State;
   private readonly files: FileLayer;
   private readonly committer: Committer;
   private readonly compaction: Compaction;
-  private seq = 0;
-  private snapshotSeq = 0;
+  /** @internal The sequence number of the last write applied. */
+  seq = 0;
+  /** @internal Set when the records are kept in PostgreSQL (openShared). */
+  shared: PgLog | null = null;
   private releaseLock: (() => Promise<void>) | null = null;
-  private readonly pruners: Array<(tx: Tx, store: Store) => void> = [];
+  /** @internal */
+  readonly pruners: Array<(tx: Tx, store: Store) => void> = [];
   private closed = false;
   /** close() has begun (transactions are still taken until it has drained). */
   private closing = false;
@@ -64,7 +68,7 @@ export class Store {
         this.prune();
         return { seq: this.seq, sections: this.state.snapshotSections() };
       },
-      written: (seq) => void (this.snapshotSeq = seq),
+      written: () => undefined,
       ready: () => this.committer.poke(),
     });
     this.committer = new Committer({
@@ -140,85 +144,28 @@ export class Store {
     }
   }
 
-  private async load(): Promise<void> {
-    const snap = await this.files.readIfExists(this.file);
-    const stubLists = new Map<CollectionName, Array<{ id: string }>>();
-    if (snap && snap.length) {
-      try {
-        this.seq = this.snapshotSeq = readSnapshot(snap, {
-          record: (c, rec) => this.state.loadRecord(c, rec),
-          lazy: (c, bytes, ids, offsets, stubs) => {
-            this.state.loadLazy(c, bytes, ids, offsets);
-            if (stubs) stubLists.set(c, stubs);
-          },
-        });
-      } catch (err) {
-        if (!(err instanceof SnapshotError)) throw err;
-        const hint = err.notOurs
-          ? 'To load a fixture, use `--seed FILE` or `wcm local import FILE`.'
-          : 'Restore it from a backup or an export.';
-        throw new StoreCorruptError(`The data file ${this.file} ${err.message}. ${hint}`);
-      }
-    }
-    // The journal is replayed into the maps, then every index is built in one bulk load.
-    this.state.buildIndexes(stubLists, await this.replay());
+  /**
+   * Opens the store kept in the PostgreSQL database at `url`, shared with every other process on it
+   * (src/store/pg/log.ts). The driver is loaded only now.
+   */
+  static async openShared(url: string): Promise<Store> {
+    const pg = await import('./pg/open.js');
+    const store = new Store(pg.displayUrl(url), {});
+    store.shared = await pg.openLog(url, store);
+    return store;
   }
 
-  /** Applies the journal to the maps (not the indexes); returns the ids it wrote in lazy collections. */
-  private async replay(): Promise<Map<CollectionName, Set<string>>> {
-    const touched = new Map<CollectionName, Set<string>>();
-    const buf = await this.files.readIfExists(this.journalFile);
-    if (!buf || !buf.length) return touched;
-    let firstSeq: number | null = null;
-    const scan = scanJournal(buf, (frame, line) => {
-      if (firstSeq === null) firstSeq = frame.s;
-      if (firstSeq === frame.s && frame.s > this.snapshotSeq + 1) {
-        if (this.options.readOnly) throw new GapError();
-        throw new StoreCorruptError(
-          `The journal ${this.journalFile} starts at record ${frame.s} but the snapshot ends at ${this.snapshotSeq}: records are missing. Restore from a backup.`,
-        );
-      }
-      if (frame.s <= this.seq) return;
-      for (const [c, id, value] of frame.o) {
-        if (!this.state.has(c))
-          throw new StoreCorruptError(
-            `The journal ${this.journalFile} names an unknown collection \`${c}\` at line ${line}.`,
-          );
-        // A journal written before threads kept their messages apart is upgraded as it is read.
-        for (const [cc, v] of upgradeRecord(c, value)) {
-          this.state.replayed(cc, id, v);
-          if (!LAZY_COLLECTIONS.has(cc)) continue;
-          let ids = touched.get(cc);
-          if (!ids) touched.set(cc, (ids = new Set()));
-          ids.add(id);
-        }
-      }
-      this.seq = frame.s;
-    });
-    const bad = scan.bad;
-    if (bad?.writtenAfterAck) {
-      throw new StoreCorruptError(
-        `The journal ${this.journalFile} is corrupt at line ${bad.line} (byte ${bad.offset}): a record fails its checksum but later records are intact. ` +
-          `Nothing was changed. Move the data files aside and restore from a backup or \`wcm local export\`.`,
-      );
-    }
-    if (bad?.after && !this.options.readOnly) {
-      process.emitWarning(
-        `wcm: the journal ${this.journalFile} ends in a write torn by a crash (line ${bad.line}, byte ${bad.offset}); ` +
-          `${bad.after} record${bad.after === 1 ? '' : 's'} after it, never acknowledged, ${bad.after === 1 ? 'was' : 'were'} dropped with it.`,
-      );
-    }
-    if (scan.goodEnd < buf.length && !this.options.readOnly) {
-      // The torn tail of a write that was never acknowledged: cut it off.
-      const fh = await fs.open(this.journalFile, 'r+');
-      try {
-        await fh.truncate(scan.goodEnd);
-        await fh.datasync();
-      } finally {
-        await fh.close();
-      }
-    }
-    return touched;
+  /** Brings the state up to what other processes have committed (PostgreSQL; nothing to do on a file). */
+  sync(): Promise<void> {
+    return this.shared ? this.shared.sync() : Promise.resolve();
+  }
+
+  private async load(): Promise<void> {
+    const loaded = loadBase(this.state, this.file, await this.files.readIfExists(this.file));
+    await replayJournal(this.files, this.journalFile, this.state, loaded, !!this.options.readOnly);
+    this.seq = loaded.seq;
+    // The journal is replayed into the maps, then every index is built in one bulk load.
+    this.state.buildIndexes(loaded.stubLists, loaded.touched);
   }
 
   get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined {
@@ -264,6 +211,7 @@ export class Store {
   transact<T>(fn: (tx: Tx) => T): Promise<T> {
     if (this.options.readOnly) return Promise.reject(new Error('This store is open read-only.'));
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
+    if (this.shared) return this.shared.transact(fn);
     if (this.reloading)
       return Promise.reject(new Error('The store is reading its data file again after a failed bulk load; try again.'));
     const ops: Op[] = [];
@@ -295,6 +243,7 @@ export class Store {
   async bulk<T>(fn: (tx: Tx) => T): Promise<T> {
     if (this.options.readOnly) throw new Error('This store is open read-only.');
     if (this.closed) throw new Error('The store is closed.');
+    if (this.shared) return this.shared.bulk(fn);
     await this.drain();
     let result!: T;
     const written = new Set<CollectionName>();
@@ -338,7 +287,7 @@ export class Store {
     try {
       for (const p of dropped) p.reject(err);
       this.state = new State(this.file);
-      this.seq = this.snapshotSeq = 0;
+      this.seq = 0;
       await this.load();
     } finally {
       this.reloading = false;
@@ -358,6 +307,7 @@ export class Store {
    * (one started beside the writes has replaced the journal, or failed).
    */
   async drain(): Promise<void> {
+    if (this.shared) return this.shared.drain();
     for (;;) {
       const busy = this.committer.busy ?? this.compaction.running;
       if (busy) await busy;
@@ -371,6 +321,7 @@ export class Store {
    * meanwhile wait, and are written after it.
    */
   async compact(): Promise<void> {
+    if (this.shared) return this.shared.compact();
     await this.drain();
     // Once the journal is emptied, a cut still pending from a failed write would pad it with zeros.
     await this.committer.hold(
@@ -381,6 +332,10 @@ export class Store {
   /** Flushes, folds the journal into the snapshot, and releases the lock. */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.shared) {
+      this.closed = true;
+      return this.shared.close();
+    }
     this.closing = true;
     await this.drain();
     this.closed = true;
@@ -393,13 +348,4 @@ export class Store {
       await this.releaseLock?.();
     }
   }
-}
-
-/** A read-only open saw the server compact while it read: read again. */
-class GapError extends Error {}
-
-/** Changes whenever the snapshot is replaced (atomic rename gives it a new inode). */
-async function snapshotIdentity(file: string): Promise<string> {
-  const st = await fs.stat(file).catch(() => null);
-  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'none';
 }

@@ -1,3 +1,4 @@
+import { keepSetting } from '../../store/settings.js';
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { getOperation } from '../../contract/operations.js';
 import type { Store } from '../../store/store.js';
@@ -20,9 +21,12 @@ export async function adminToken(
   if (env.WCM_ADMIN_TOKEN) return { token: env.WCM_ADMIN_TOKEN, source: 'env' };
   const kept = store.get('settings', ADMIN_SETTING)?.value;
   if (typeof kept === 'string' && kept) return { token: kept, source: 'stored' };
-  const token = `wcm_admin_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
-  await store.transact((tx) => tx.put('settings', { id: ADMIN_SETTING, value: token }));
-  return { token, source: 'generated' };
+  const kept2 = await keepSetting(
+    store,
+    ADMIN_SETTING,
+    () => `wcm_admin_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`,
+  );
+  return { token: kept2.value, source: kept2.made ? 'generated' : 'stored' };
 }
 
 /** A fault rule (docs/server.md: Controlling a running server). */

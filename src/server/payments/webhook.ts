@@ -1,3 +1,4 @@
+import { keepSetting } from '../../store/settings.js';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../context.js';
@@ -25,9 +26,8 @@ export async function webhookSecret(
   if (env.WCM_WEBHOOK_SECRET) return { secret: env.WCM_WEBHOOK_SECRET, source: 'env' };
   const kept = store.get('settings', SETTING)?.value;
   if (typeof kept === 'string' && kept) return { secret: kept, source: 'stored' };
-  const secret = `whsec_${randomBytes(32).toString('base64url')}`;
-  await store.transact((tx) => tx.put('settings', { id: SETTING, value: secret }));
-  return { secret, source: 'generated' };
+  const kept2 = await keepSetting(store, SETTING, () => `whsec_${randomBytes(32).toString('base64url')}`);
+  return { secret: kept2.value, source: kept2.made ? 'generated' : 'stored' };
 }
 
 const invalid = (detail: string) => new ProblemError('invalid_signature', { detail });

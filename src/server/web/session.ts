@@ -1,3 +1,4 @@
+import { keepSetting } from '../../store/settings.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
@@ -78,9 +79,8 @@ export function storedServerKey(store: Pick<Store, 'get'>): Buffer | undefined {
 export async function sessionKey(store: Store): Promise<Buffer> {
   const kept = storedServerKey(store);
   if (kept) return kept;
-  const key = randomToken();
-  await store.transact((tx) => tx.put('settings', { id: KEY_SETTING, value: key }));
-  return Buffer.from(key, 'base64url');
+  const { value } = await keepSetting(store, KEY_SETTING, randomToken);
+  return Buffer.from(value, 'base64url');
 }
 
 export interface SessionsOptions {

@@ -1,0 +1,238 @@
+import type { Sql } from 'postgres';
+import type { CollectionName, Tx } from '../records.js';
+import type { Op } from '../state.js';
+import { unavailable } from './errors.js';
+import { readBase, writeBase } from './base.js';
+
+/** Journal rows kept behind the base after a compaction, so a process a little behind catches up without a reload. */
+const KEEP_BEHIND = 2000;
+/** Compact (write a new base) once this many journal rows are past it. */
+const COMPACT_ROWS = 20_000;
+/** Every writer, in every process, takes this transaction-scoped advisory lock: one writer at a time. */
+const WRITE_LOCK = 0x77636d; // "wcm"
+
+/** What the PostgreSQL log needs of the store it keeps durable. */
+export interface SharedHost {
+  /** The sequence number of the last write applied to the state. */
+  seq: number;
+  /** Drops the state and loads `base` (null: empty) and then the journal rows, as at start-up. */
+  reload(base: Buffer | null, baseSeq: number, rows: JournalRow[]): void;
+  /** Applies another process's writes (maps and indexes). */
+  applyRemote(ops: Op[]): void;
+  /** Runs `fn` on the state; throws (with its writes undone) if `fn` throws. */
+  run<T>(fn: (tx: Tx) => T): { result: T; ops: Op[]; undo: Op[] };
+  /** Undoes a transaction whose commit failed. */
+  rollback(undo: Op[]): void;
+  /** Runs a bulk load on the state (no undo: a failure reloads). */
+  runBulk<T>(fn: (tx: Tx) => T): { result: T; written: Set<CollectionName> };
+  /** Deletes what nobody can use any more (expired tokens…), as a transaction. */
+  prune(): { ops: Op[]; undo: Op[] } | null;
+  /** The state as the snapshot's bytes, in chunks. */
+  snapshot(seq: number): AsyncIterable<Buffer>;
+}
+
+export interface JournalRow {
+  seq: number;
+  ops: string;
+}
+
+interface Pending {
+  fn: (tx: Tx) => unknown;
+  resolve: (v: unknown) => void;
+  reject: (err: unknown) => void;
+  bulk?: boolean;
+}
+
+/**
+ * The store's records kept in PostgreSQL, shared by every process on the database. Each process
+ * holds the state in memory (a cache, correct to lose) and brings it up to date from the journal
+ * table before each request (`sync`). A write takes one transaction-scoped advisory lock, catches
+ * up, runs on the state, appends its row and commits: writers in every process are serialized, so
+ * no update is lost, and a write is acknowledged only once PostgreSQL has committed it. A bulk load
+ * (seed, import, reset) writes a new base (the snapshot's bytes in rows) and empties the journal;
+ * the other processes see the base move past them and reload.
+ */
+export class PgLog {
+  private queue: Pending[] = [];
+  private writing: Promise<void> | null = null;
+  private syncing: Promise<void> | null = null;
+  private rowsSinceBase = 0;
+  private closed = false;
+
+  constructor(
+    readonly sql: Sql,
+    private readonly host: SharedHost,
+  ) {}
+
+  /** Loads the base and the journal (start-up). */
+  async load(): Promise<void> {
+    await unavailable(async () => {
+      const { seq, bytes } = await readBase(this.sql);
+      const rows = await this.sql<
+        JournalRow[]
+      >`select seq::float8 as seq, ops from wcm_journal where seq > ${seq} order by seq`;
+      // Two loads racing (a request's sync and a write's catch-up): the older answer must not win.
+      if ((rows.at(-1)?.seq ?? seq) < this.host.seq) return;
+      this.host.reload(bytes, seq, rows);
+      this.rowsSinceBase = rows.length;
+    });
+  }
+
+  /** Brings the state up to what every process has committed. Concurrent calls share one query. */
+  sync(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('The store is closed.'));
+    return (this.syncing ??= unavailable(() => this.catchUp(this.sql)).finally(() => (this.syncing = null)));
+  }
+
+  /**
+   * Reads the journal past our seq (and the base's seq) and applies what we do not hold yet, or
+   * reloads when the base moved past us (a bulk load or compaction by another process). A query
+   * answered from before a write of ours only holds rows we have already: they are skipped.
+   */
+  private async catchUp(sql: Sql): Promise<void> {
+    const rows = await sql<Array<{ base: number; seq: number | null; ops: string | null }>>`
+      select b.seq::float8 as base, j.seq::float8 as seq, j.ops
+      from (select coalesce((select seq from wcm_base where chunk = 0), 0) as seq) b
+      left join wcm_journal j on j.seq > ${Math.max(this.host.seq, 0)}
+      order by j.seq`;
+    const base = rows[0]?.base ?? 0;
+    const journal = rows.filter((r) => r.seq !== null && r.seq > this.host.seq) as JournalRow[];
+    if (base > this.host.seq && journal[0]?.seq !== this.host.seq + 1) return this.load();
+    for (const r of journal) {
+      if (r.seq !== this.host.seq + 1) return this.load();
+      this.host.applyRemote(JSON.parse(r.ops) as Op[]);
+      this.host.seq = r.seq;
+    }
+  }
+
+  transact<T>(fn: (tx: Tx) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('The store is closed.'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.writing ??= this.writeLoop();
+    });
+  }
+
+  /** Writes what is queued, a batch per PostgreSQL transaction, until the queue is empty. */
+  private async writeLoop(): Promise<void> {
+    try {
+      while (this.queue.length) {
+        if (this.queue[0].bulk) {
+          await this.writeBulk(this.queue.shift()!);
+          continue;
+        }
+        // Transactions up to the next bulk load go in one PostgreSQL transaction.
+        const next = this.queue.findIndex((p) => p.bulk);
+        const batch = next < 0 ? this.queue.splice(0) : this.queue.splice(0, next);
+        await this.writeBatch(batch);
+      }
+      if (this.rowsSinceBase >= COMPACT_ROWS) await this.compact().catch(() => undefined);
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private async writeBatch(batch: Pending[]): Promise<void> {
+    const done: Array<{ p: Pending; result: unknown; undo: Op[] }> = [];
+    const failed: Array<{ p: Pending; err: unknown }> = [];
+    try {
+      await unavailable(() =>
+        this.sql.begin(async (sql) => {
+          await sql`select pg_advisory_xact_lock(${WRITE_LOCK})`;
+          await this.catchUp(sql as unknown as Sql);
+          const base = this.host.seq;
+          const rows: JournalRow[] = [];
+          for (const p of batch) {
+            try {
+              const { result, ops, undo } = this.host.run(p.fn);
+              if (ops.length) rows.push({ seq: base + rows.length + 1, ops: JSON.stringify(ops) });
+              done.push({ p, result, undo });
+            } catch (err) {
+              failed.push({ p, err });
+            }
+          }
+          if (rows.length) {
+            this.host.seq = base + rows.length;
+            await sql`insert into wcm_journal ${sql(rows, 'seq', 'ops')}`;
+          }
+        }),
+      );
+    } catch (err) {
+      // Nothing of this batch was committed: undo it in reverse.
+      for (let i = done.length - 1; i >= 0; i--) this.host.rollback(done[i].undo);
+      for (const { p } of done) p.reject(err);
+      for (const { p, err: own } of failed) p.reject(own);
+      // The commit may have landed before the connection broke: read the state again on the next sync.
+      this.host.seq = -1;
+      return;
+    }
+    this.rowsSinceBase += done.length;
+    for (const { p, result } of done) p.resolve(result);
+    for (const { p, err } of failed) p.reject(err);
+  }
+
+  /** A bulk load: the new state becomes the base; every process reloads it on its next request. */
+  bulk<T>(fn: (tx: Tx) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('The store is closed.'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, bulk: true });
+      this.writing ??= this.writeLoop();
+    });
+  }
+
+  private async writeBulk(p: Pending): Promise<void> {
+    let result: unknown;
+    try {
+      await unavailable(() =>
+        this.sql.begin(async (sql) => {
+          await sql`select pg_advisory_xact_lock(${WRITE_LOCK})`;
+          await this.catchUp(sql as unknown as Sql);
+          result = this.host.runBulk(p.fn).result;
+          const seq = this.host.seq + 1;
+          await writeBase(sql as unknown as Sql, seq, this.host.snapshot(seq));
+          await sql`delete from wcm_journal`;
+          this.host.seq = seq;
+        }),
+      );
+      this.rowsSinceBase = 0;
+      p.resolve(result);
+    } catch (err) {
+      // The state holds the load that failed: read back what the database has.
+      this.host.seq = -1;
+      await this.load().catch(() => undefined);
+      p.reject(err);
+    }
+  }
+
+  /** Writes the state as the new base and drops the journal rows well behind it. */
+  async compact(): Promise<void> {
+    await unavailable(() =>
+      this.sql.begin(async (sql) => {
+        await sql`select pg_advisory_xact_lock(${WRITE_LOCK})`;
+        await this.catchUp(sql as unknown as Sql);
+        const pruned = this.host.prune();
+        if (pruned?.ops.length) {
+          const seq = this.host.seq + 1;
+          await sql`insert into wcm_journal (seq, ops) values (${seq}, ${JSON.stringify(pruned.ops)})`;
+          this.host.seq = seq;
+        }
+        const seq = this.host.seq;
+        await writeBase(sql as unknown as Sql, seq, this.host.snapshot(seq));
+        await sql`delete from wcm_journal where seq <= ${seq - KEEP_BEHIND}`;
+      }),
+    );
+    this.rowsSinceBase = 0;
+  }
+
+  /** Resolves once nothing of this process is being written. */
+  async drain(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.drain();
+    this.closed = true;
+    await this.sql.end({ timeout: 5 });
+  }
+}
