@@ -1,6 +1,6 @@
 import type { CollectionName, Tx } from '../records.js';
 import { loadBase, replayOps } from '../recover.js';
-import { snapshotChunks } from '../snapshot.js';
+import { snapshotChunks } from '../snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from '../state.js';
 import type { Store } from '../store.js';
 import type { JournalRow, SharedHost } from './log.js';
