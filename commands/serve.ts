@@ -53,7 +53,7 @@ export default defineCommand<ServeOptions>({
     {
       flags: '--store <url>',
       description:
-        'keep the data in PostgreSQL instead of a file: postgres://USER:PASS@HOST:PORT/DB (env WCM_STORE), shared by every wcm serve on that database',
+        'keep the data in PostgreSQL instead of a file: postgres://USER:PASS@HOST:PORT/DB (env WCM_STORE), shared by every wcm serve on that database; `embedded` starts one in .wcm/postgres',
     },
     {
       flags: '--seed <fixture>',
@@ -101,7 +101,21 @@ export default defineCommand<ServeOptions>({
     }
     const dataFile = path.resolve(f.cwd, opts.data ?? '.wcm/store.json');
     const { storeUrlOf } = await import('../src/cli/local.js');
-    const storeUrl = storeUrlOf(f, opts);
+    let storeUrl = storeUrlOf(f, opts);
+    let embedded: { url: string; port: number; stop(): Promise<void> } | undefined;
+    if (storeUrl === 'embedded') {
+      const dir = path.resolve(f.cwd, '.wcm/postgres');
+      const { startEmbeddedStore } = await import('../src/store/pg/embedded-store.js');
+      try {
+        embedded = await startEmbeddedStore(dir);
+      } catch (err) {
+        throw new CliError(`Cannot start the embedded PostgreSQL in ${dir}: ${(err as Error).message}`);
+      }
+      storeUrl = embedded.url;
+      f.io.stderr.write(
+        `PostgreSQL (embedded) in ${dir} on 127.0.0.1:${embedded.port}; other processes share it with --store postgres://postgres:PASSWORD@127.0.0.1:${embedded.port}/wcm (the password is in ${path.join(dir, 'password')})\n`,
+      );
+    }
     const { startLocalServer } = await import('../src/server/serve.js');
     const { StoreLockedError } = await import('../src/store/lock.js');
     const { FixtureError } = await import('../src/store/fixture.js');
@@ -126,6 +140,7 @@ export default defineCommand<ServeOptions>({
     } catch (err) {
       if (err instanceof StoreLockedError || err instanceof FixtureError || err instanceof StoreCorruptError)
         throw new CliError(err.message);
+      await embedded?.stop();
       if (storeUrl) await (await import('../src/store/pg/cli-errors.js')).rethrowStoreError(err);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE')
@@ -149,10 +164,13 @@ export default defineCommand<ServeOptions>({
         if (stopping) return;
         stopping = true;
         f.io.stderr.write(`\n${sig}: finishing in-flight requests and flushing the store…\n`);
-        void running.close().then(resolve, (err) => {
-          f.io.stderr.write(`error while stopping: ${(err as Error).message}\n`);
-          resolve();
-        });
+        void running
+          .close()
+          .then(() => embedded?.stop())
+          .then(resolve, (err) => {
+            f.io.stderr.write(`error while stopping: ${(err as Error).message}\n`);
+            resolve();
+          });
       };
       // `on`, not `once`: the signal when-exit re-raises must find a listener, or its default
       // action would kill the process before the flush.

@@ -27,9 +27,10 @@ export function storeUrlOf(f: { env: NodeJS.ProcessEnv }, opts: { store?: string
   const name = fromFlag ? '`--store`' : '`WCM_STORE`';
   if (opts.data !== undefined)
     throw new UsageError(`Pass either \`--data\` (a JSON data file) or ${name} (PostgreSQL), not both.`);
+  if (url === 'embedded') return url;
   if (!/^postgres(ql)?:\/\/./.test(url))
     throw new UsageError(
-      `${name} must be a postgres:// URL (postgres://USER:PASS@HOST:5432/DB); received \`${url.replace(/:[^:@/]*@/, ':***@')}\`.`,
+      `${name} must be a postgres:// URL (postgres://USER:PASS@HOST:5432/DB) or \`embedded\`; received \`${url.replace(/:[^:@/]*@/, ':***@')}\`.`,
     );
   return url;
 }
