@@ -70,6 +70,10 @@ export async function exchangeCode(store: Store, clock: Clock, client: Client, p
   };
   let access = '';
   await store.transact((tx) => {
+    // Checked again where it is written: two redemptions at once (two processes on one database)
+    // both passed the check above, and only the first to write may win.
+    if (tx.get('oauth_codes', code.id)?.used_at)
+      throw new OAuthError('invalid_grant', 'The authorization code was already used.');
     tx.put('oauth_grants', grant);
     tx.put('oauth_codes', { ...code, used_at: iso(clock), grant_id: grant.id });
     access = putAccessToken(tx, clock, grant, grant.abilities, client.name);
