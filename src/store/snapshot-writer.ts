@@ -1,5 +1,5 @@
 import type { CollectionName } from './records.js';
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './snapshot.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError } from './snapshot.js';
 
 /*
  * Writing the snapshot file (format in snapshot.ts): the whole state encoded chunk by chunk, so a
@@ -169,4 +169,41 @@ export async function* snapshotChunks(
   }
   out.string(`${JSON.stringify({ end: written })}\n`);
   yield* out.done();
+}
+
+/**
+ * A saved snapshot file's bytes as the data file at `seq`: its header replaced, `extra`'s sections
+ * added last (so they win over records of the same id), its end marker counting them. The rest is
+ * copied as it is; readSnapshot checks it when the result is read.
+ */
+export function rebaseSnapshot(
+  saved: Buffer,
+  seq: number,
+  extra: ReadonlyArray<{ collection: CollectionName; records: unknown[] }>,
+): Buffer {
+  const bodyStart = saved.indexOf(NL) + 1;
+  let header: { format?: unknown; version?: unknown } | undefined;
+  try {
+    header = bodyStart ? JSON.parse(saved.toString('utf8', 0, bodyStart)) : undefined;
+  } catch {
+    // Reported below.
+  }
+  if (header?.format !== SNAPSHOT_FORMAT) throw new SnapshotError('is not a wcm snapshot file', true);
+  if (header.version !== SNAPSHOT_VERSION)
+    throw new SnapshotError(`is in data format version ${String(header.version)}, not ${SNAPSHOT_VERSION}`);
+  const endStart = saved.lastIndexOf(NL, saved.length - 2) + 1;
+  let end: unknown;
+  try {
+    end = JSON.parse(saved.toString('utf8', endStart)).end;
+  } catch {
+    // Reported below.
+  }
+  if (endStart < bodyStart || saved[saved.length - 1] !== NL || typeof end !== 'number')
+    throw new SnapshotError('is damaged: it does not end with its end marker');
+  const lines = extra.filter((s) => s.records.length).map((s) => `${JSON.stringify(s)}\n`);
+  return Buffer.concat([
+    Buffer.from(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq })}\n`),
+    saved.subarray(bodyStart, endStart),
+    Buffer.from(`${lines.join('')}${JSON.stringify({ end: end + lines.length })}\n`),
+  ]);
 }

@@ -57,6 +57,14 @@ const CLOSE_BRACE = 125;
 const isCollection = (c: unknown): c is CollectionName =>
   typeof c === 'string' && (COLLECTIONS as readonly string[]).includes(c);
 
+/** How every snapshot file this wcm writes begins. */
+const SNAPSHOT_START = Buffer.from(`{"format":"${SNAPSHOT_FORMAT}"`);
+
+/** True when `buf` begins as a snapshot file does (named snapshots saved before were fixture documents). */
+export function isSnapshotFile(buf: Buffer): boolean {
+  return buf.subarray(0, SNAPSHOT_START.length).equals(SNAPSHOT_START);
+}
+
 /** Reads a snapshot into `sink`; returns its sequence number. Throws SnapshotError when it is not one. */
 export function readSnapshot(buf: Buffer, sink: SnapshotSink): number {
   let nl = buf.indexOf(NL);

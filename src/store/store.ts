@@ -5,6 +5,8 @@ import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
 import type { IndexedRecord, IndexName, SortedIndex } from './indexes.js';
 import type { CollectionName, RecordTypes, Tx } from './records.js';
 import { GapError, loadBase, replayJournal, snapshotIdentity } from './recover.js';
+import { loadSaved, replaceAll } from './restore.js';
+import { rebaseSnapshot, snapshotChunks } from './snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from './state.js';
 import { Committer, defaultPipelineDepth, type Pending } from './commit.js';
 import { Compaction } from './compaction.js';
@@ -282,6 +284,49 @@ export class Store {
     return records > BULK_RECORDS ? this.bulk(fn) : this.transact(fn);
   }
 
+  /**
+   * Replaces the whole state by `saved`, the bytes of a snapshot file (a named snapshot), keeping
+   * the records of `keep`. The bytes become the snapshot as they are (a new header, past every
+   * journal line, and `keep`'s sections added; fsynced, renamed over it) and are read as a cold
+   * start reads them: no record is parsed or put one by one. Atomic and durable like `bulk`. Bytes
+   * that are not a readable snapshot throw SnapshotError, and nothing changes.
+   */
+  async restore(saved: Buffer, keep: readonly CollectionName[]): Promise<void> {
+    if (this.options.readOnly) throw new Error('This store is open read-only.');
+    if (this.closed) throw new Error('The store is closed.');
+    await this.drain();
+    const seq = this.seq + 1;
+    const kept = keep.map((c) => ({ collection: c, records: this.state.valuesInOrder(c) }));
+    const buf = rebaseSnapshot(saved, seq, kept);
+    const next = loadSaved(
+      this.file,
+      buf,
+      keep,
+      kept.reduce((n, s) => n + s.records.length, 0),
+    );
+    if (this.shared) return void (await this.bulk((tx) => replaceAll(tx, this.state, next, keep)));
+    let dropped: Pending[] = [];
+    const work = (async () => {
+      this.state = next;
+      this.seq = seq;
+      try {
+        await this.files.writeAtomic(this.file, buf);
+        await this.committer.journal?.truncate(0);
+        this.committer.emptied();
+      } catch (err) {
+        this.reloading = true;
+        dropped = this.committer.dropPending();
+        throw err;
+      }
+    })();
+    try {
+      await this.committer.hold(work);
+    } catch (err) {
+      await this.reload(dropped, err);
+      throw err;
+    }
+  }
+
   /** Reads the state back from disk after a failed bulk load; rejects the transactions made on top of the lost state. */
   private async reload(dropped: Pending[], err: unknown): Promise<void> {
     try {
@@ -327,6 +372,12 @@ export class Store {
     await this.committer.hold(
       this.compaction.writeSnapshot(this.committer.journal).then(() => this.committer.emptied()),
     );
+  }
+
+  /** Writes the records of `collections`, as they are now, as a snapshot file of their own (a named snapshot): streamed, atomic. */
+  async writeCopy(file: string, collections: ReadonlySet<CollectionName>): Promise<void> {
+    const sections = this.state.snapshotSections().filter((s) => collections.has(s.collection));
+    await this.files.writeAtomic(file, snapshotChunks(0, sections));
   }
 
   /** Flushes, folds the journal into the snapshot, and releases the lock. */

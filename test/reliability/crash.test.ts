@@ -316,10 +316,16 @@ describe('SIGKILL during a reset (built binary)', () => {
           });
         }
         expect((await control(server.url, '/snapshots', { name: 'a' })).status).toBe(201);
-        const states = {
-          a: await fs.readFile(`${data}.snapshots/a.json`, 'utf8'),
-          b: await fs.readFile(`${data}.snapshots/b.json`, 'utf8'),
+        // A named snapshot is a snapshot file of the store's own: read as a store, it is the state.
+        const savedState = async (name: string) => {
+          const store = await Store.openReadOnly(`${data}.snapshots/${name}.json`);
+          try {
+            return storeState(store);
+          } finally {
+            await store.close();
+          }
         };
+        const states = { a: await savedState('a'), b: await savedState('b') };
         let before: 'a' | 'b' = 'a';
         for (let round = 0; round < 10; round++) {
           const to = before === 'a' ? 'b' : 'a';

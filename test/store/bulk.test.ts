@@ -136,6 +136,58 @@ describe('Store.bulk', () => {
   });
 });
 
+describe('Store.restore (a named snapshot swapped in)', () => {
+  /** A saved snapshot of listings `from`..`to`, written by another store. */
+  async function savedListings(from: number, to: number): Promise<Buffer> {
+    const src = await stores.open(path.join(stores.dir, 'source.json'));
+    await src.bulk((tx) => {
+      for (let n = from; n <= to; n++) tx.put('listings', listing(n));
+    });
+    const saved = path.join(stores.dir, 'saved.json');
+    await src.writeCopy(saved, new Set(['listings']));
+    return readFileSync(saved);
+  }
+
+  it.each([
+    ['before-rename', /ENOSPC/, titles(1, 3)],
+    ['after-rename', /EIO/, titles(10, 2000)],
+  ] as const)(
+    'a failure %s leaves the old state or the new one, on disk and in memory alike',
+    async (fault, error, expected) => {
+      const saved = await savedListings(10, 2000);
+      const files = faultyLayer();
+      const file = path.join(stores.dir, 'store.json');
+      const s = await stores.open(file, { files });
+      for (let n = 1; n <= 3; n++) await s.transact((tx) => tx.put('listings', listing(n)));
+      files.failSnapshot = fault;
+      await expect(s.restore(saved, ['settings'])).rejects.toThrow(error);
+      expect(listingTitles(s)).toEqual(expected);
+      expect(listingTitles(await stores.open(crashCopy(file)))).toEqual(expected);
+    },
+  );
+
+  it('keeps the records of `keep`; transactions arriving meanwhile are applied after it and journaled', async () => {
+    const saved = await savedListings(10, 2000);
+    const file = path.join(stores.dir, 'store.json');
+    const s = await stores.open(file);
+    await s.transact((tx) => {
+      tx.put('listings', listing(1));
+      tx.put('settings', { id: 'kept', value: 1 });
+    });
+    let during: Promise<unknown> | undefined;
+    const restoring = s.restore(saved, ['settings']);
+    setImmediate(() => (during = s.transact((tx) => tx.put('listings', listing(2001)))));
+    await restoring;
+    await during;
+    expect(listingTitles(s)).toEqual(titles(10, 2001));
+    expect(s.get('settings', 'kept')).toEqual({ id: 'kept', value: 1 });
+    expect([...s.index('listingsByWorkspace').all()][0].title).toBe('L2001');
+    const again = await stores.open(crashCopy(file));
+    expect(listingTitles(again)).toEqual(titles(10, 2001));
+    expect(again.get('settings', 'kept')).toEqual({ id: 'kept', value: 1 });
+  });
+});
+
 describe('snapshotChunks (the bulk writer)', () => {
   it('hands the snapshot out in chunks of the size asked for: no buffer or string holds the whole of it', async () => {
     const records = Array.from({ length: 20_000 }, (_, i) => listing(i + 1));

@@ -1,14 +1,15 @@
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  exportFixture,
+  FIXTURE_COLLECTIONS,
   FixtureError,
   parseFixture,
   putRecords,
   recordCount,
   type Records,
 } from '../../store/fixture.js';
-import { COLLECTIONS } from '../../store/records.js';
+import { COLLECTIONS, type CollectionName } from '../../store/records.js';
+import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
 import type { Store } from '../../store/store.js';
 import { ProblemError } from '../problems.js';
 
@@ -16,7 +17,11 @@ import { ProblemError } from '../problems.js';
 export const SEED_FILES_SETTING = 'emulator.seed_files';
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** Named snapshots live beside the data file: `store.json.snapshots/NAME.json` (fixture format). */
+/**
+ * Named snapshots live beside the data file: `store.json.snapshots/NAME.json`, in the store's own
+ * snapshot format (snapshot.ts) with what a fixture export holds, so a reset swaps the file in and
+ * reads it as a cold start does. Those saved before were fixture documents; they are still read.
+ */
 export const snapshotDir = (dataFile: string) => `${dataFile}.snapshots`;
 const snapshotFile = (dataFile: string, name: string) => path.join(snapshotDir(dataFile), `${name}.json`);
 
@@ -38,12 +43,15 @@ export async function saveSnapshot(
 ): Promise<{ name: string; bytes: number }> {
   const n = checkName(name);
   await mkdir(snapshotDir(dataFile), { recursive: true, mode: 0o700 });
-  const text = JSON.stringify(exportFixture(store));
-  const tmp = `${snapshotFile(dataFile, n)}.${process.pid}.tmp`;
-  await writeFile(tmp, text, { mode: 0o600 });
-  await rename(tmp, snapshotFile(dataFile, n));
-  return { name: n, bytes: Buffer.byteLength(text) };
+  const file = snapshotFile(dataFile, n);
+  await store.writeCopy(file, SAVED_COLLECTIONS);
+  return { name: n, bytes: (await stat(file)).size };
 }
+
+/** What a named snapshot holds: what a fixture export does (threads with their messages). */
+const SAVED_COLLECTIONS: ReadonlySet<CollectionName> = new Set([...FIXTURE_COLLECTIONS, 'thread_messages']);
+/** What a reset keeps: the settings (the webhook secret, the admin token, the seed files). */
+const KEPT: CollectionName[] = ['settings'];
 
 export async function listSnapshots(
   dataFile: string,
@@ -76,8 +84,12 @@ export async function deleteSnapshot(dataFile: string, name: unknown): Promise<v
 
 const nothingThere = { get: () => undefined };
 
-/** The records a reset loads: none, the first start's seed files, or a snapshot. Parsed before anything changes. */
-async function target(store: Store, dataFile: string, to: unknown): Promise<Records[]> {
+/** What a reset loads: records (none, or the first start's seed files), or a snapshot's bytes. Read before anything changes. */
+async function target(
+  store: Store,
+  dataFile: string,
+  to: unknown,
+): Promise<Records[] | { name: string; saved: Buffer }> {
   if (to === undefined || to === 'empty') return [];
   if (to === 'seed') {
     const files = store.get('settings', SEED_FILES_SETTING)?.value;
@@ -99,38 +111,53 @@ async function target(store: Store, dataFile: string, to: unknown): Promise<Reco
     return sets;
   }
   const n = checkName(to);
-  let text: string;
+  let saved: Buffer;
   try {
-    text = await readFile(snapshotFile(dataFile, n), 'utf8');
+    saved = await readFile(snapshotFile(dataFile, n));
   } catch {
     throw new ProblemError('snapshot_not_found', {
       detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
     });
   }
+  if (isSnapshotFile(saved)) return { name: n, saved };
   try {
-    return [parseFixture(JSON.parse(text), n, nothingThere)];
+    return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];
   } catch (err) {
-    if (err instanceof FixtureError || err instanceof SyntaxError)
-      throw new ProblemError('validation_failed', {
-        detail: `Snapshot \`${n}\` cannot be loaded: ${(err as Error).message.split('\n')[0]}`,
-      });
+    if (err instanceof FixtureError || err instanceof SyntaxError) throw cannotLoad(n, err);
     throw err;
   }
 }
 
+const cannotLoad = (name: string, err: Error) =>
+  new ProblemError('validation_failed', {
+    detail: `Snapshot \`${name}\` cannot be loaded: ${err.message.split('\n')[0]}`,
+  });
+
 /**
- * Replaces the whole state at once: a large reset is written as the store's snapshot (Store.bulk),
- * a small one as one CRC-checked journal frame, so a `kill -9` at any moment leaves the old state
- * or the new one, never a mix. Settings (the webhook secret, the admin token, the seed files)
- * stay; idempotency records go with the rest.
+ * Replaces the whole state at once, so a `kill -9` at any moment leaves the old state or the new
+ * one, never a mix: a named snapshot's file becomes the store's snapshot (Store.restore); other
+ * large resets are written as the snapshot too (Store.bulk), small ones as one CRC-checked journal
+ * frame. Settings (the webhook secret, the admin token, the seed files) stay; idempotency records
+ * go with the rest.
  */
 export async function resetState(store: Store, dataFile: string, to: unknown): Promise<Record<string, number>> {
-  const sets = await target(store, dataFile, to);
+  const loaded = await target(store, dataFile, to);
+  if (!Array.isArray(loaded)) {
+    try {
+      await store.restore(loaded.saved, KEPT);
+    } catch (err) {
+      if (err instanceof SnapshotError) throw cannotLoad(loaded.name, new Error(`it ${err.message}.`));
+      throw err;
+    }
+    const counts: Record<string, number> = {};
+    for (const c of FIXTURE_COLLECTIONS) if (store.count(c)) counts[c] = store.count(c);
+    return counts;
+  }
   let counts: Record<string, number> = {};
-  const deletes = COLLECTIONS.reduce((n, c) => (c === 'settings' ? n : n + store.count(c)), 0);
-  await store.loadMany(deletes + recordCount(sets), (tx) => {
-    for (const c of COLLECTIONS) if (c !== 'settings') for (const id of store.ids(c)) tx.delete(c, id);
-    counts = putRecords(tx, sets);
+  const deletes = COLLECTIONS.reduce((n, c) => (KEPT.includes(c) ? n : n + store.count(c)), 0);
+  await store.loadMany(deletes + recordCount(loaded), (tx) => {
+    for (const c of COLLECTIONS) if (!KEPT.includes(c)) for (const id of store.ids(c)) tx.delete(c, id);
+    counts = putRecords(tx, loaded);
   });
   return counts;
 }

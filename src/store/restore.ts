@@ -1,0 +1,37 @@
+import { COLLECTIONS, type CollectionName, type Tx } from './records.js';
+import { readSnapshot, SnapshotError } from './snapshot.js';
+import { State } from './state.js';
+
+/**
+ * Reads a rebased saved snapshot (Store.restore) into a new state, indexes and all, as a cold start
+ * reads the data file. `keep`'s records in it must be exactly the `kept` ones added by the rebase:
+ * more means the file came with settings of its own (a data file copied aside, not a saved snapshot).
+ */
+export function loadSaved(file: string, buf: Buffer, keep: readonly CollectionName[], kept: number): State {
+  const state = new State(file);
+  const stubLists = new Map<CollectionName, Array<{ id: string }>>();
+  let keptRead = 0;
+  readSnapshot(buf, {
+    record: (c, rec) => {
+      if (keep.includes(c)) keptRead++;
+      state.loadRecord(c, rec);
+    },
+    lazy: (c, bytes, ids, offsets, stubs) => {
+      state.loadLazy(c, bytes, ids, offsets);
+      if (stubs) stubLists.set(c, stubs);
+    },
+  });
+  if (keptRead !== kept)
+    throw new SnapshotError(`holds records of ${keep.join(', ')} (it is a data file, not a saved snapshot)`);
+  state.buildIndexes(stubLists, new Map());
+  return state;
+}
+
+/** Writes `next`'s records over `current`'s in a bulk transaction, but for `keep`'s (a restore on a shared store). */
+export function replaceAll(tx: Tx, current: State, next: State, keep: readonly CollectionName[]): void {
+  for (const c of COLLECTIONS) {
+    if (keep.includes(c)) continue;
+    for (const id of current.ids(c)) tx.delete(c, id);
+    for (const rec of next.values(c)) tx.put(c, rec as never);
+  }
+}
