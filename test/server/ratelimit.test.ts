@@ -130,20 +130,21 @@ describe('rate limits on public routes (token bucket per client address and rout
 
 describe('RateLimiter memory', () => {
   it('idle (refilled) buckets are dropped once 10 000 clients are tracked, so a spray of addresses cannot grow memory without bound', async () => {
-    const { RateLimiter } = await import('../../src/server/ratelimit.js');
+    const { MemoryBuckets, RateLimiter } = await import('../../src/server/ratelimit.js');
     const { operations } = await import('../../src/contract/operations.js');
     const { TestClock } = await import('../support/server.js');
     const clock = new TestClock();
-    const limiter = new RateLimiter(60, clock);
+    const buckets = new MemoryBuckets();
+    const limiter = new RateLimiter(60, clock, buckets);
     const op = operations.recordAgentChatOpened as never;
     const req = (addr: string) => ({ remoteAddress: addr }) as never;
-    for (let i = 0; i < 10_000; i++) limiter.before(op, req(`10.0.${i >> 8}.${i & 255}`));
-    expect(limiter.size).toBe(10_000);
+    for (let i = 0; i < 10_000; i++) await limiter.before(op, req(`10.0.${i >> 8}.${i & 255}`));
+    expect(buckets.size).toBe(10_000);
     // Within the minute nobody is full again: a busy client keeps its bucket (and its count).
-    limiter.before(op, req('10.9.9.9'));
-    expect(limiter.size).toBe(10_001);
+    await limiter.before(op, req('10.9.9.9'));
+    expect(buckets.size).toBe(10_001);
     clock.advance(60_000);
-    limiter.before(op, req('10.9.9.10'));
-    expect(limiter.size).toBe(1);
+    await limiter.before(op, req('10.9.9.10'));
+    expect(buckets.size).toBe(1);
   });
 });

@@ -163,9 +163,9 @@ export function dashboardMount(options: DashboardOptions): Mount {
   return {
     prefix: DASHBOARD,
     async handle(req: AppRequest, info: RequestInfo, app) {
-      const own = auth.handle(req, info);
+      const own = await auth.handle(req, info);
       if (own) return own;
-      const signed = auth.requireSession(req, info);
+      const signed = await auth.requireSession(req, info);
       if (!('user' in signed)) return signed;
       if (info.method !== 'GET' && info.method !== 'HEAD') {
         const res = respond(

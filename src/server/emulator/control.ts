@@ -48,7 +48,7 @@ export interface ControlOptions {
   /** The payment-notification signing secret, for `wcm payments simulate` against this server. */
   webhookSecret?: string;
   /** Called after a reset: idempotency replays and rate-limit buckets start over too. */
-  afterReset(): void;
+  afterReset(): Promise<void> | void;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -228,7 +228,7 @@ export function controlMount(o: ControlOptions): Mount {
               throw validationFailed({ to: ['Send {"to": "empty" | "seed" | "<snapshot>"}.'] });
             const started = performance.now();
             const counts = await resetState(o.store, o.dataFile, body.to ?? 'empty');
-            o.afterReset();
+            await o.afterReset();
             return json(200, {
               to: body.to ?? 'empty',
               records: counts,

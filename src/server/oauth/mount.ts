@@ -26,7 +26,7 @@ export function oauthMount(options: OAuthOptions): Mount {
   return {
     prefix: OAUTH,
     async handle(req, info, app) {
-      const own = auth.handle(req, info);
+      const own = await auth.handle(req, info);
       if (own) return own;
       switch (info.path) {
         case `${OAUTH}/authorize`:

@@ -83,25 +83,48 @@ export async function sessionKey(store: Store): Promise<Buffer> {
   return Buffer.from(value, 'base64url');
 }
 
+/** A session as a backend keeps it: its CSRF token is derived again from the id when it is read. */
+export type StoredSession = Omit<Session, 'csrf'>;
+
+/**
+ * Where sessions live: this process's memory (the default: a restart signs everyone out), or a
+ * database shared by every process (store/pg/shared-tables.ts), so a session started on one is
+ * valid on all. Times are epoch milliseconds by the server's clock.
+ */
+export interface SessionBackend {
+  /**
+   * The session `id` if it is live at `now` and `path` is under its path; its idle expiry then
+   * moves to `expiresAt`. An expired one is removed.
+   */
+  touch(id: string, path: string, now: number, expiresAt: number): Promise<StoredSession | undefined>;
+  /** Keeps a new session; expired ones go, and while `max` are kept the one idle longest goes. */
+  add(session: StoredSession, now: number, max: number): Promise<void>;
+  /** Its cookie was set again at `at`. */
+  renewed(id: string, at: number): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** Sessions kept (expired ones not yet removed included). */
+  count(): Promise<number>;
+}
+
 export interface SessionsOptions {
   /** The server key of `sessionKey`; a random one when absent (tests). */
   key?: Buffer;
   /** Idle lifetime in seconds. */
   seconds?: number;
   max?: number;
+  backend?: SessionBackend;
 }
 
 /**
- * Browser sessions of the server's pages, in memory (a restart signs everyone out). The cookie
- * holds only a random id, never a token. Time comes from the given clock (the emulator's clock
- * may be moved by tests), never from Date.now(). The map is kept in order of last use, so the
- * sessions idle longest (expired or next to go at the cap) are always at its front.
+ * Browser sessions of the server's pages, kept by the backend. The cookie holds only a random
+ * id, never a token. Time comes from the given clock (the emulator's clock may be moved by
+ * tests), never from Date.now().
  */
 export class Sessions {
-  private readonly byId = new Map<string, Session>();
   private readonly key: Buffer;
   private readonly seconds: number;
   private readonly max: number;
+  readonly backend: SessionBackend;
   constructor(
     private readonly clock: Clock,
     options: SessionsOptions = {},
@@ -109,53 +132,33 @@ export class Sessions {
     this.key = options.key ?? randomBytes(32);
     this.seconds = options.seconds ?? SESSION_SECONDS;
     this.max = options.max ?? MAX_SESSIONS;
+    this.backend = options.backend ?? new MemorySessions();
   }
 
   /**
    * The live session the request's cookie names, if it was started for a path the request is
    * under. Reading it counts as use: its idle period starts again.
    */
-  read(info: Pick<RequestInfo, 'headers' | 'path'>): Session | undefined {
+  async read(info: Pick<RequestInfo, 'headers' | 'path'>): Promise<Session | undefined> {
     const id = readCookies(info.headers)[SESSION_COOKIE];
     if (!id) return undefined;
-    const s = this.byId.get(id);
-    if (!s) return undefined;
     const now = this.clock.now().getTime();
-    if (s.expiresAt <= now) {
-      this.byId.delete(id);
-      return undefined;
-    }
-    if (!under(info.path, s.path)) return undefined;
-    s.expiresAt = now + this.seconds * 1000;
-    this.byId.delete(id);
-    this.byId.set(id, s);
-    return s;
+    const s = await this.backend.touch(id, info.path, now, now + this.seconds * 1000);
+    return s && { ...s, csrf: this.derive('session', s.id) };
   }
 
   /** A new session for `userId`, valid under `path` (limited by `tokenId` when given), and the Set-Cookie header that carries it. */
-  start(
+  async start(
     userId: string,
     path: string,
     info: Pick<RequestInfo, 'origin'>,
     tokenId: string | null = null,
-  ): { cookie: string; session: Session } {
+  ): Promise<{ cookie: string; session: Session }> {
     const now = this.clock.now().getTime();
-    this.prune(now);
-    for (const oldest of this.byId.keys()) {
-      if (this.byId.size < this.max) break;
-      this.byId.delete(oldest);
-    }
     const id = randomToken();
-    const session: Session = {
-      id,
-      userId,
-      csrf: this.derive('session', id),
-      expiresAt: now + this.seconds * 1000,
-      path,
-      tokenId,
-      cookieAt: now,
-    };
-    this.byId.set(id, session);
+    const stored: StoredSession = { id, userId, expiresAt: now + this.seconds * 1000, path, tokenId, cookieAt: now };
+    await this.backend.add(stored, now, this.max);
+    const session = { ...stored, csrf: this.derive('session', id) };
     return { cookie: cookieHeader(SESSION_COOKIE, id, path, info, this.seconds), session };
   }
 
@@ -163,16 +166,17 @@ export class Sessions {
    * A Set-Cookie header renewing the session's cookie once half its lifetime has passed (so a
    * session in use is not dropped by the browser an hour after sign-in); undefined otherwise.
    */
-  renewal(session: Session, info: Pick<RequestInfo, 'origin'>): string | undefined {
+  async renewal(session: Session, info: Pick<RequestInfo, 'origin'>): Promise<string | undefined> {
     const now = this.clock.now().getTime();
     if (now - session.cookieAt < (this.seconds * 1000) / 2) return undefined;
     session.cookieAt = now;
+    await this.backend.renewed(session.id, now);
     return cookieHeader(SESSION_COOKIE, session.id, session.path, info, this.seconds);
   }
 
   /** Ends the session; the returned Set-Cookie header clears its cookie. */
-  end(session: Session | undefined, path: string, info: Pick<RequestInfo, 'origin'>): string {
-    if (session) this.byId.delete(session.id);
+  async end(session: Session | undefined, path: string, info: Pick<RequestInfo, 'origin'>): Promise<string> {
+    if (session) await this.backend.remove(session.id);
     return cookieHeader(SESSION_COOKIE, '', path, info, 0);
   }
 
@@ -184,21 +188,56 @@ export class Sessions {
     return this.derive('sign-in', nonce);
   }
 
-  /** How many sessions are live (for tests and notes). */
-  get size(): number {
-    return this.byId.size;
+  /** How many sessions are kept (for tests and notes). */
+  count(): Promise<number> {
+    return this.backend.count();
   }
 
   private derive(purpose: string, value: string): string {
     return createHmac('sha256', this.key).update(`${purpose}\0${value}`).digest('base64url');
   }
+}
 
-  /** Drops expired sessions from the front (the least recently used) until a live one. */
-  private prune(now: number): void {
+/**
+ * Sessions in this process's memory. The map is kept in order of last use, so the sessions idle
+ * longest (expired, or next to go at the cap) are always at its front.
+ */
+export class MemorySessions implements SessionBackend {
+  private readonly byId = new Map<string, StoredSession>();
+
+  async touch(id: string, path: string, now: number, expiresAt: number): Promise<StoredSession | undefined> {
+    const s = this.byId.get(id);
+    if (!s) return undefined;
+    if (s.expiresAt <= now) {
+      this.byId.delete(id);
+      return undefined;
+    }
+    if (!under(path, s.path)) return undefined;
+    s.expiresAt = expiresAt;
+    this.byId.delete(id);
+    this.byId.set(id, s);
+    return { ...s };
+  }
+
+  async add(session: StoredSession, now: number, max: number): Promise<void> {
     for (const [id, s] of this.byId) {
-      if (s.expiresAt > now) break;
+      if (s.expiresAt > now && this.byId.size < max) break;
       this.byId.delete(id);
     }
+    this.byId.set(session.id, { ...session });
+  }
+
+  async renewed(id: string, at: number): Promise<void> {
+    const s = this.byId.get(id);
+    if (s) s.cookieAt = at;
+  }
+
+  async remove(id: string): Promise<void> {
+    this.byId.delete(id);
+  }
+
+  async count(): Promise<number> {
+    return this.byId.size;
   }
 }
 

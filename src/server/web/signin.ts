@@ -63,9 +63,9 @@ function tokenLive(rec: TokenRecord | undefined, userId: string, now: number): r
 export interface SignIn {
   readonly prefix: string;
   /** Answers `{prefix}/sign-in` and `{prefix}/sign-out`; undefined for every other path. */
-  handle(req: AppRequest, info: RequestInfo): AppResponse | undefined;
+  handle(req: AppRequest, info: RequestInfo): Promise<AppResponse | undefined>;
   /** The signed-in user, or the redirect to sign-in that comes back to this page afterwards. */
-  requireSession(req: AppRequest, info: RequestInfo): SignedIn | AppResponse;
+  requireSession(req: AppRequest, info: RequestInfo): Promise<SignedIn | AppResponse>;
 }
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
@@ -188,7 +188,7 @@ ${form}
     return user ? { user, rec } : html`That token is not recognised.`;
   };
 
-  const postSignIn = (info: RequestInfo, returnTo: string): AppResponse => {
+  const postSignIn = async (info: RequestInfo, returnTo: string): Promise<AppResponse> => {
     const cookie = readCookies(info.headers)[SIGNIN_CSRF_COOKIE];
     let form: Record<string, string>;
     try {
@@ -206,7 +206,7 @@ ${form}
       who = userOfToken(form.token ?? '');
     }
     if (who instanceof Html) return page(loopback ? 400 : 403, returnTo, form.csrf, who);
-    const { cookie: set } = sessions.start(who.user.id, prefix, info, who.rec?.id ?? null);
+    const { cookie: set } = await sessions.start(who.user.id, prefix, info, who.rec?.id ?? null);
     return redirect(returnTo, { 'Set-Cookie': set });
   };
 
@@ -220,7 +220,7 @@ ${form}
 
   return {
     prefix,
-    handle(req, info) {
+    async handle(req, info) {
       if (info.path === signInPath) {
         const returnTo = safeReturnTo(targetUrl(req)?.searchParams.get('return_to') ?? undefined, prefix);
         if (info.method === 'GET' || info.method === 'HEAD') {
@@ -246,7 +246,7 @@ ${form}
             'Sign out with the button at the top of any page (a POST with its form).',
             { home: prefix, headers: { Allow: 'POST' } },
           );
-        const session = sessions.read(info);
+        const session = await sessions.read(info);
         if (!session) return redirect(signInPath);
         let form: Record<string, string>;
         try {
@@ -255,12 +255,12 @@ ${form}
           return refused();
         }
         if (!checkCsrf(session, form.csrf)) return refused();
-        return redirect(signInPath, { 'Set-Cookie': sessions.end(session, prefix, info) });
+        return redirect(signInPath, { 'Set-Cookie': await sessions.end(session, prefix, info) });
       }
       return undefined;
     },
-    requireSession(req, info) {
-      const session = sessions.read(info);
+    async requireSession(req, info) {
+      const session = await sessions.read(info);
       const user = session ? store.get('users', session.userId) : undefined;
       const url = targetUrl(req);
       const back = info.method === 'GET' && url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
@@ -272,11 +272,11 @@ ${form}
             user,
             signOut: { action: signOutPath, csrf: session.csrf },
             ...limit,
-            renewal: sessions.renewal(session, info),
+            renewal: await sessions.renewal(session, info),
           };
         }
         // The token it stands on was revoked or expired: the session ends with it.
-        const cleared = sessions.end(session, prefix, info);
+        const cleared = await sessions.end(session, prefix, info);
         return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}&ended=token`, { 'Set-Cookie': cleared });
       }
       return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}`);

@@ -24,10 +24,10 @@ async function setup(loopback: boolean) {
   const changes: string[] = [];
   const mount: Mount = {
     prefix: PREFIX,
-    handle(req, info) {
-      const own = auth.handle(req, info);
+    async handle(req, info) {
+      const own = await auth.handle(req, info);
       if (own) return own;
-      const signed = auth.requireSession(req, info);
+      const signed = await auth.requireSession(req, info);
       if (!('user' in signed)) return signed;
       if (info.path === `${PREFIX}/change` && info.method === 'POST') {
         const form = parseForm(info.rawBody);
@@ -116,69 +116,69 @@ describe('isLoopbackHost', () => {
 });
 
 describe('Sessions', () => {
-  it('sets an HttpOnly, SameSite=Lax cookie for the path, Secure only on https, holding a random id', () => {
+  it('sets an HttpOnly, SameSite=Lax cookie for the path, Secure only on https, holding a random id', async () => {
     const clock = new TestClock();
     const sessions = new Sessions(clock);
-    const { cookie, session } = sessions.start('usr_ada', '/dashboard', { origin: 'http://127.0.0.1:5000' });
+    const { cookie, session } = await sessions.start('usr_ada', '/dashboard', { origin: 'http://127.0.0.1:5000' });
     expect(cookie).toBe(`wcm_session=${session.id}; Path=/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax`);
     expect(session.id).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(session.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(session.csrf).not.toBe(session.id);
-    expect(sessions.start('usr_ada', '/oauth', { origin: 'https://wcm.example' }).cookie).toMatch(
+    expect((await sessions.start('usr_ada', '/oauth', { origin: 'https://wcm.example' })).cookie).toMatch(
       /; Path=\/oauth; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/,
     );
   });
 
-  it('reads the session only under its path, and until it has been idle an hour (by the given clock)', () => {
+  it('reads the session only under its path, and until it has been idle an hour (by the given clock)', async () => {
     const clock = new TestClock();
     const sessions = new Sessions(clock);
-    const { session } = sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
+    const { session } = await sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
     const headers = { cookie: `other=1; ${SESSION_COOKIE}=${session.id}` };
-    expect(sessions.read({ headers, path: '/dashboard/workspaces' })?.userId).toBe('usr_ada');
-    expect(sessions.read({ headers, path: '/oauth/authorize' })).toBeUndefined();
-    expect(sessions.read({ headers, path: '/dashboardx' })).toBeUndefined();
-    expect(sessions.read({ headers: { cookie: `${SESSION_COOKIE}=nope` }, path: '/dashboard' })).toBeUndefined();
+    expect((await sessions.read({ headers, path: '/dashboard/workspaces' }))?.userId).toBe('usr_ada');
+    expect(await sessions.read({ headers, path: '/oauth/authorize' })).toBeUndefined();
+    expect(await sessions.read({ headers, path: '/dashboardx' })).toBeUndefined();
+    expect(await sessions.read({ headers: { cookie: `${SESSION_COOKIE}=nope` }, path: '/dashboard' })).toBeUndefined();
     // In use every 59 minutes: alive three hours after it started.
     for (let i = 0; i < 3; i++) {
       clock.advance(3540_000);
-      expect(sessions.read({ headers, path: '/dashboard' })).toBeDefined();
+      expect(await sessions.read({ headers, path: '/dashboard' })).toBeDefined();
     }
     clock.advance(3599_000);
-    expect(sessions.read({ headers, path: '/dashboard' })).toBeDefined();
+    expect(await sessions.read({ headers, path: '/dashboard' })).toBeDefined();
     clock.advance(3600_000);
-    expect(sessions.read({ headers, path: '/dashboard' })).toBeUndefined();
-    expect(sessions.size).toBe(0);
+    expect(await sessions.read({ headers, path: '/dashboard' })).toBeUndefined();
+    expect(await sessions.count()).toBe(0);
   });
 
-  it('renews the cookie once half its hour has passed while the session is in use, not before', () => {
+  it('renews the cookie once half its hour has passed while the session is in use, not before', async () => {
     const clock = new TestClock();
     const sessions = new Sessions(clock);
-    const { session } = sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
+    const { session } = await sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
     clock.advance(1799_000);
-    expect(sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
+    expect(await sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
     clock.advance(1_000);
-    expect(sessions.renewal(session, { origin: 'http://x' })).toBe(
+    expect(await sessions.renewal(session, { origin: 'http://x' })).toBe(
       `wcm_session=${session.id}; Path=/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax`,
     );
-    expect(sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
+    expect(await sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
   });
 
-  it('keeps at most 10,000 sessions: the 10,001st ends the one idle longest', () => {
+  it('keeps at most 10,000 sessions: the 10,001st ends the one idle longest', async () => {
     const clock = new TestClock();
     const sessions = new Sessions(clock);
     expect(MAX_SESSIONS).toBe(10_000);
     const cookie = (id: string) => ({ headers: { cookie: `${SESSION_COOKIE}=${id}` }, path: '/d' });
-    const first = sessions.start('u', '/d', { origin: 'http://x' }).session;
-    const second = sessions.start('u', '/d', { origin: 'http://x' }).session;
-    for (let i = 2; i < MAX_SESSIONS; i++) sessions.start('u', '/d', { origin: 'http://x' });
-    expect(sessions.size).toBe(MAX_SESSIONS);
+    const first = (await sessions.start('u', '/d', { origin: 'http://x' })).session;
+    const second = (await sessions.start('u', '/d', { origin: 'http://x' })).session;
+    for (let i = 2; i < MAX_SESSIONS; i++) await sessions.start('u', '/d', { origin: 'http://x' });
+    expect(await sessions.count()).toBe(MAX_SESSIONS);
     // The first is used again, so the second is now the one idle longest.
     clock.advance(1_000);
-    expect(sessions.read(cookie(first.id))).toBeDefined();
-    sessions.start('u', '/d', { origin: 'http://x' });
-    expect(sessions.size).toBe(MAX_SESSIONS);
-    expect(sessions.read(cookie(second.id))).toBeUndefined();
-    expect(sessions.read(cookie(first.id))).toBeDefined();
+    expect(await sessions.read(cookie(first.id))).toBeDefined();
+    await sessions.start('u', '/d', { origin: 'http://x' });
+    expect(await sessions.count()).toBe(MAX_SESSIONS);
+    expect(await sessions.read(cookie(second.id))).toBeUndefined();
+    expect(await sessions.read(cookie(first.id))).toBeDefined();
   });
 
   it('derives CSRF tokens from the server key: the same key gives the same tokens, another key others', async () => {
@@ -195,13 +195,13 @@ describe('Sessions', () => {
     expect(a.signInCsrf(nonce)).toBe(b.signInCsrf(nonce));
     expect(a.signInCsrf(nonce)).not.toBe(other.signInCsrf(nonce));
     expect(a.signInCsrf(nonce)).not.toBe(nonce);
-    const { session } = a.start('u', '/d', { origin: 'http://x' });
+    const { session } = await a.start('u', '/d', { origin: 'http://x' });
     expect(session.csrf).toBe(createHmac('sha256', key).update(`session\0${session.id}`).digest('base64url'));
   });
 
-  it('checkCsrf compares the whole token', () => {
+  it('checkCsrf compares the whole token', async () => {
     const sessions = new Sessions(new TestClock());
-    const { session } = sessions.start('u', '/d', { origin: 'http://x' });
+    const { session } = await sessions.start('u', '/d', { origin: 'http://x' });
     expect(checkCsrf(session, session.csrf)).toBe(true);
     expect(checkCsrf(session, session.csrf.slice(0, -1))).toBe(false);
     expect(checkCsrf(session, '')).toBe(false);
@@ -249,7 +249,7 @@ describe('sign-in with the account chooser (loopback)', () => {
     expect(res.status).toBe(403);
     expect(res.body).toContain('This form has expired');
     expect(res.headers['Set-Cookie']).toBeUndefined();
-    expect(t.sessions.size).toBe(0);
+    expect(await t.sessions.count()).toBe(0);
   });
 
   it("refuses a CSRF value the client chose (the same value in cookie and field): the field must be the server's HMAC", async () => {
@@ -259,7 +259,7 @@ describe('sign-in with the account chooser (loopback)', () => {
     const res = await t.form(page.action, { csrf: chosen, user: 'usr_ada' }, `${SIGNIN_CSRF_COOKIE}=${chosen}`);
     expect(res.status).toBe(403);
     expect(res.body).toContain('This form has expired');
-    expect(t.sessions.size).toBe(0);
+    expect(await t.sessions.count()).toBe(0);
     // The page's own field is not the cookie's value either: it is derived from it.
     expect(page.csrf).not.toBe(page.cookie.split('=')[1]);
     // A planted cookie gets a field derived from it, and that pair works: only the server can make it.
@@ -283,7 +283,7 @@ describe('sign-in with the account chooser (loopback)', () => {
     const res = await t.form(page.action, { csrf: page.csrf, user: 'usr_nobody' }, page.cookie);
     expect(res.status).toBe(400);
     expect(res.body).toContain('Choose one of the accounts listed.');
-    expect(t.sessions.size).toBe(0);
+    expect(await t.sessions.count()).toBe(0);
   });
 
   it.each(['//evil.example', 'https://evil.example', '/web-test/../oauth', '/elsewhere'])(
@@ -416,7 +416,7 @@ describe('sign-in with a personal access token (not loopback)', () => {
       `${PREFIX}/sign-in?return_to=${encodeURIComponent(`${PREFIX}/secret?x=1`)}&ended=token`,
     );
     expect(res.headers['Set-Cookie']).toBe(`wcm_session=; Path=${PREFIX}; Max-Age=0; HttpOnly; SameSite=Lax`);
-    expect(t.sessions.size).toBe(0);
+    expect(await t.sessions.count()).toBe(0);
     const again = await t.send({ url: res.headers.Location });
     expect(again.body).toContain(
       'Your session ended: the personal access token you signed in with was revoked or expired.',
@@ -428,7 +428,7 @@ describe('sign-in with a personal access token (not loopback)', () => {
     const page = await t.signInPage();
     const res = await t.form(page.action, { csrf: page.csrf, user: 'usr_ada' }, page.cookie);
     expect(res.status).toBe(403);
-    expect(t.sessions.size).toBe(0);
+    expect(await t.sessions.count()).toBe(0);
   });
 
   it.each([
@@ -466,7 +466,7 @@ describe('sign-in with a personal access token (not loopback)', () => {
     expect(res.body).toContain(why);
     if (token.length > 8) expect(res.body).not.toContain(token);
     expect(res.headers['Set-Cookie']).toBeUndefined();
-    expect(t.sessions.size).toBe(0);
+    expect(await t.sessions.count()).toBe(0);
   });
 
   it('refuses a form with a field given twice (400) and other methods (405)', async () => {

@@ -31,10 +31,16 @@ export async function authorize(ctx: OAuthContext, req: AppRequest, info: Reques
   const q = queryParams(req);
   if ('page' in q) return q.page;
   const p = q.params;
-  const c = checkAuthorizationRequest(ctx.store, p, info.origin, info.origin, ctx.sessions.read(info) !== undefined);
+  const c = checkAuthorizationRequest(
+    ctx.store,
+    p,
+    info.origin,
+    info.origin,
+    (await ctx.sessions.read(info)) !== undefined,
+  );
   if ('page' in c) return c.page;
   if ('redirect' in c) return c.redirect;
-  const signed = ctx.auth.requireSession(req, info);
+  const signed = await ctx.auth.requireSession(req, info);
   if (!('user' in signed)) return signed;
   return showConsent(ctx, { request: c.ok, signed, info, hidden: p });
 }

@@ -49,7 +49,7 @@ export async function decide(ctx: OAuthContext, req: AppRequest, info: RequestIn
   } catch (err) {
     return messagePage(400, 'Invalid form', err instanceof FormError ? err.message : 'The form could not be read.');
   }
-  const signed = ctx.auth.requireSession(req, info);
+  const signed = await ctx.auth.requireSession(req, info);
   if (!('user' in signed))
     return messagePage(403, 'Signed out', 'Your session ended before you decided. Start again from the application.');
   if (!checkCsrf(signed.session, form.csrf))

@@ -46,7 +46,8 @@ export async function register(ctx: OAuthContext, info: RequestInfo, app: App): 
   if (info.method !== 'POST') return postOnly('registration');
   let limitHeaders: Record<string, string>;
   try {
-    limitHeaders = ctx.rateLimiter?.before({ operationId: 'registerOAuthClient' } as AnyOperation, info).headers ?? {};
+    limitHeaders =
+      (await ctx.rateLimiter?.before({ operationId: 'registerOAuthClient' } as AnyOperation, info))?.headers ?? {};
   } catch (err) {
     return app.fail(err, info);
   }

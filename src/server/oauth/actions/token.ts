@@ -15,7 +15,7 @@ export async function token(ctx: OAuthContext, info: RequestInfo, app: App): Pro
   const { store, clock } = ctx;
   try {
     // Per client address, like public actions (TRUST.md §4): guessing codes or secrets is slow.
-    ctx.rateLimiter?.before({ operationId: 'oauthToken' } as AnyOperation, info);
+    await ctx.rateLimiter?.before({ operationId: 'oauthToken' } as AnyOperation, info);
   } catch (err) {
     return app.fail(err, info);
   }

@@ -1,0 +1,141 @@
+/**
+ * State that must hold across every `wcm serve` process on one database (SANDBOX.md): rate-limit
+ * buckets and dashboard sessions. Each table has its backend here; `migrate` creates the tables.
+ * Only types come from `postgres`: the caller hands in its connection, so nothing here loads it.
+ */
+import { createHash } from 'node:crypto';
+import type { Sql, TransactionSql } from 'postgres';
+import type { Rate, RateLimitBackend, Spent } from '../../server/ratelimit.js';
+import type { SessionBackend, StoredSession } from '../../server/web/session.js';
+
+/** A bucket untouched for this long has refilled completely, so it can go. */
+const FULL_AFTER_MS = 60_000;
+
+/**
+ * Creates the shared tables (idempotent; run inside the schema migration's transaction).
+ * Rate-limit buckets are UNLOGGED: they are written on every public request, and losing them in
+ * a database crash only gives every client a full bucket again.
+ */
+export async function migrate(sql: Sql | TransactionSql): Promise<void> {
+  await sql`
+    create unlogged table if not exists wcm_rate_limits (
+      client text not null,
+      route text not null,
+      tokens double precision not null,
+      at bigint not null,
+      spent boolean not null,
+      primary key (client, route)
+    )`;
+  await sql`create index if not exists wcm_rate_limits_at on wcm_rate_limits (at)`;
+  // Keyed by a hash of the session id: the id is the cookie, which a reader of the database must not get.
+  await sql`
+    create table if not exists wcm_sessions (
+      id_sha256 bytea primary key,
+      user_id text not null,
+      path text not null,
+      token_id text,
+      expires_at bigint not null,
+      cookie_at bigint not null,
+      used bigserial not null
+    )`;
+  await sql`create index if not exists wcm_sessions_expires_at on wcm_sessions (expires_at)`;
+  // Order of last use (a sequence, so sessions used in the same millisecond are still ordered).
+  await sql`create index if not exists wcm_sessions_used on wcm_sessions (used)`;
+}
+
+/** Token buckets in `wcm_rate_limits`: every process spends from the same bucket. */
+export class PgRateLimits implements RateLimitBackend {
+  private lastPrune = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly sql: Sql) {}
+
+  /** Refill and spend in one statement: the row lock of the upsert orders concurrent requests. */
+  async spend(client: string, route: string, now: number, rate: Rate): Promise<Spent> {
+    if (Math.abs(now - this.lastPrune) >= FULL_AFTER_MS) await this.prune(now);
+    const { sql } = this;
+    const limit = sql`${rate.limit}::float8`;
+    const refilled = sql`least(${limit}, b.tokens + greatest(0, ${now}::bigint - b.at) / ${rate.msPerToken}::float8)`;
+    const [row] = await sql<{ tokens: number; spent: boolean }[]>`
+      insert into wcm_rate_limits as b (client, route, tokens, at, spent)
+      values (${client}, ${route}, ${limit} - 1, ${now}::bigint, true)
+      on conflict (client, route) do update set
+        tokens = ${refilled} - case when ${refilled} >= 1 then 1 else 0 end,
+        spent = ${refilled} >= 1,
+        at = excluded.at
+      returning tokens, spent`;
+    return row;
+  }
+
+  async reset(): Promise<void> {
+    await this.sql`delete from wcm_rate_limits`;
+  }
+
+  /** Drops full buckets (at most once a minute per process), so a spray of addresses does not grow the table for ever. */
+  private async prune(now: number): Promise<void> {
+    this.lastPrune = now;
+    await this.sql`delete from wcm_rate_limits where at < ${now - FULL_AFTER_MS}::bigint`;
+  }
+}
+
+const idHash = (id: string): Buffer => createHash('sha256').update(id).digest();
+
+interface SessionRow {
+  user_id: string;
+  path: string;
+  token_id: string | null;
+  expires_at: string;
+  cookie_at: string;
+}
+
+/** Dashboard and consent-page sessions in `wcm_sessions`: one signed in on any process is signed in on all. */
+export class PgSessions implements SessionBackend {
+  constructor(private readonly sql: Sql) {}
+
+  async touch(id: string, path: string, now: number, expiresAt: number): Promise<StoredSession | undefined> {
+    const h = idHash(id);
+    const [row] = await this.sql<SessionRow[]>`
+      with expired as (
+        delete from wcm_sessions where id_sha256 = ${h} and expires_at <= ${now}::bigint
+      )
+      update wcm_sessions set expires_at = ${expiresAt}::bigint, used = nextval('wcm_sessions_used_seq')
+      where id_sha256 = ${h} and expires_at > ${now}::bigint
+        and (path = ${path} or starts_with(${path}, path || '/'))
+      returning user_id, path, token_id, expires_at, cookie_at`;
+    if (!row) return undefined;
+    return {
+      id,
+      userId: row.user_id,
+      path: row.path,
+      tokenId: row.token_id,
+      expiresAt: Number(row.expires_at),
+      cookieAt: Number(row.cookie_at),
+    };
+  }
+
+  async add(s: StoredSession, now: number, max: number): Promise<void> {
+    await this.sql.begin(async (sql) => {
+      await sql`delete from wcm_sessions where expires_at <= ${now}::bigint`;
+      // At the cap, the sessions idle longest make room.
+      await sql`
+        delete from wcm_sessions where id_sha256 in (
+          select id_sha256 from wcm_sessions order by used desc offset ${max - 1}
+        )`;
+      await sql`
+        insert into wcm_sessions (id_sha256, user_id, path, token_id, expires_at, cookie_at)
+        values (${idHash(s.id)}, ${s.userId}, ${s.path}, ${s.tokenId}, ${s.expiresAt}::bigint, ${s.cookieAt}::bigint)`;
+    });
+  }
+
+  async renewed(id: string, at: number): Promise<void> {
+    await this.sql`update wcm_sessions set cookie_at = ${at}::bigint where id_sha256 = ${idHash(id)}`;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.sql`delete from wcm_sessions where id_sha256 = ${idHash(id)}`;
+  }
+
+  async count(): Promise<number> {
+    const [{ n }] = await this.sql<{ n: number }[]>`select count(*)::int as n from wcm_sessions`;
+    return n;
+  }
+}

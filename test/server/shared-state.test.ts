@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import postgres from 'postgres';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AnyOperation } from '../../src/contract/operations.js';
+import { ProblemError } from '../../src/server/problems.js';
+import { MemoryBuckets, RateLimiter, type RateLimitBackend } from '../../src/server/ratelimit.js';
+import { MemorySessions, SESSION_COOKIE, Sessions, type SessionBackend } from '../../src/server/web/session.js';
+import { migrate, PgRateLimits, PgSessions } from '../../src/store/pg/shared-tables.js';
+import { freshDatabase } from '../support/postgres.js';
+import { TestClock } from '../support/server.js';
+
+/**
+ * Rate limits and sessions must hold across every process on one store: two instances ("A" and
+ * "B", as two `wcm serve` processes) over the same backend. In memory that is one object (one
+ * process); on PostgreSQL, two connections to one database.
+ */
+interface Shared {
+  limits: [RateLimitBackend, RateLimitBackend];
+  sessions: [SessionBackend, SessionBackend];
+  close(): Promise<void>;
+}
+
+let dbUrl = '';
+const KINDS: { name: string; open(): Promise<Shared> }[] = [
+  {
+    name: 'memory',
+    async open() {
+      const b = new MemoryBuckets();
+      const s = new MemorySessions();
+      return { limits: [b, b], sessions: [s, s], close: async () => {} };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const [a, b] = [postgres(dbUrl, { max: 4 }), postgres(dbUrl, { max: 4 })];
+      await a`truncate wcm_rate_limits, wcm_sessions`;
+      return {
+        limits: [new PgRateLimits(a), new PgRateLimits(b)],
+        sessions: [new PgSessions(a), new PgSessions(b)],
+        close: async () => void (await Promise.all([a.end(), b.end()])),
+      };
+    },
+  },
+];
+
+beforeAll(async () => {
+  dbUrl = (await freshDatabase()).url;
+  const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  await sql.begin((tx) => migrate(tx));
+  await migrate(sql); // idempotent: a second run changes nothing
+  await sql.end();
+});
+
+const op = (operationId: string) => ({ operationId, access: 'public' }) as AnyOperation;
+const from = (remoteAddress: string) => ({ remoteAddress }) as never;
+/** The problem a refused request throws, or the headers of an allowed one. */
+const attempt = (limiter: RateLimiter, route = 'recordAgentChatOpened', client = '10.0.0.1') =>
+  limiter.before(op(route), from(client)).then(
+    (ok) => ({ status: 200, headers: ok.headers }),
+    (err: ProblemError) => ({ status: err.status, headers: err.headers as Record<string, string> }),
+  );
+
+describe.each(KINDS)('shared state: $name', (kind) => {
+  let shared: Shared;
+  let clock: TestClock;
+  beforeEach(async () => {
+    shared = await kind.open();
+    clock = new TestClock();
+  });
+  afterEach(() => shared.close());
+
+  describe('rate limits', () => {
+    const pair = (limit = 60) =>
+      shared.limits.map((b) => new RateLimiter(limit, clock, b)) as [RateLimiter, RateLimiter];
+
+    it('61 requests in a minute across two instances: 60 pass, counting down together, the 61st is refused', async () => {
+      const [a, b] = pair();
+      const remaining: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const r = await attempt(i % 2 ? b : a);
+        expect(r.status).toBe(200);
+        remaining.push(Number(r.headers['RateLimit-Remaining']));
+        clock.advance(10); // 0.6 s in all: less than one token's refill (1 s)
+      }
+      expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
+      const over = await attempt(b);
+      expect(over.status).toBe(429);
+      expect(over.headers['Retry-After']).toBe('1');
+      expect(over.headers['RateLimit-Remaining']).toBe('0');
+      expect((await attempt(a)).status).toBe(429);
+    });
+
+    it('concurrent requests on both instances spend each token once', async () => {
+      const [a, b] = pair(20);
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(i % 2 ? b : a)));
+      expect(results.filter((r) => r.status === 200)).toHaveLength(20);
+      expect(results.filter((r) => r.status === 429)).toHaveLength(20);
+      const left = results.filter((r) => r.status === 200).map((r) => Number(r.headers['RateLimit-Remaining']));
+      expect(left.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    });
+
+    it('the bucket refills at the limit per minute on the injected clock, whichever instance asks', async () => {
+      const [a, b] = pair(60);
+      for (let i = 0; i < 60; i++) await attempt(a);
+      clock.advance(999);
+      expect((await attempt(b)).status).toBe(429);
+      clock.advance(1);
+      const one = await attempt(b);
+      expect(one.status).toBe(200);
+      expect(one.headers['RateLimit-Remaining']).toBe('0');
+      clock.advance(60_000);
+      const full = await attempt(a);
+      expect(full.headers['RateLimit-Remaining']).toBe('59');
+      expect(full.headers['RateLimit-Reset']).toBe('1');
+    });
+
+    it('counts each client address and each route apart; a reset on one instance fills every bucket', async () => {
+      const [a, b] = pair(2);
+      await attempt(a);
+      await attempt(a);
+      expect((await attempt(b)).status).toBe(429);
+      expect((await attempt(b, 'recordAgentChatOpened', '10.0.0.2')).status).toBe(200);
+      expect((await attempt(b, 'createPaymentSession')).status).toBe(200);
+      await a.reset();
+      expect((await attempt(b)).headers['RateLimit-Remaining']).toBe('1');
+    });
+  });
+
+  describe('sessions', () => {
+    const key = Buffer.alloc(32, 7); // the server key every process reads from the store
+    const pair = (max?: number) => shared.sessions.map((backend) => new Sessions(clock, { key, max, backend }));
+    const origin = { origin: 'http://127.0.0.1:5000' };
+    const req = (id: string, path = '/dashboard') => ({ headers: { cookie: `${SESSION_COOKIE}=${id}` }, path });
+
+    it('a session started on one instance is read on the other, with the same CSRF token, under its path only', async () => {
+      const [a, b] = pair();
+      const { session } = await a.start('usr_ada', '/dashboard', origin, 'tok_1');
+      const read = await b.read(req(session.id, '/dashboard/workspaces'));
+      expect(read).toEqual(session);
+      expect(await b.read(req(session.id, '/oauth/authorize'))).toBeUndefined();
+      expect(await b.read(req(session.id, '/dashboardx'))).toBeUndefined();
+      expect(await b.read(req('nope'))).toBeUndefined();
+    });
+
+    it('ends after an idle hour by the clock; use on either instance keeps it alive', async () => {
+      const [a, b] = pair();
+      const { session } = await a.start('usr_ada', '/dashboard', origin);
+      for (const s of [b, a, b]) {
+        clock.advance(3540_000);
+        expect((await s.read(req(session.id)))?.userId).toBe('usr_ada');
+      }
+      clock.advance(3599_000);
+      expect(await a.read(req(session.id))).toBeDefined();
+      clock.advance(3600_000);
+      expect(await b.read(req(session.id))).toBeUndefined();
+      expect(await a.count()).toBe(0);
+    });
+
+    it('signing out on one instance ends it on the other; a renewed cookie is seen by both', async () => {
+      const [a, b] = pair();
+      const { session } = await a.start('usr_ada', '/dashboard', origin);
+      clock.advance(1800_000);
+      const seen = (await b.read(req(session.id)))!;
+      expect(await b.renewal(seen, origin)).toMatch(/^wcm_session=/);
+      // Renewed just now (on B): A does not renew it again.
+      expect(await a.renewal((await a.read(req(session.id)))!, origin)).toBeUndefined();
+      await a.end(seen, '/dashboard', origin);
+      expect(await b.read(req(session.id))).toBeUndefined();
+    });
+
+    it('keeps at most `max` sessions: a new one ends the one idle longest', async () => {
+      const [a, b] = pair(3);
+      const first = (await a.start('u', '/d', origin)).session;
+      const second = (await b.start('u', '/d', origin)).session;
+      await a.start('u', '/d', origin);
+      clock.advance(1000);
+      expect(await b.read(req(first.id, '/d'))).toBeDefined();
+      await b.start('u', '/d', origin);
+      expect(await a.count()).toBe(3);
+      expect(await a.read(req(second.id, '/d'))).toBeUndefined();
+      expect(await a.read(req(first.id, '/d'))).toBeDefined();
+    });
+  });
+});
+
+describe('PostgreSQL tables', () => {
+  it('hold a hash of the session id, never the id (the cookie) itself', async () => {
+    const sql = postgres(dbUrl, { max: 1 });
+    await sql`truncate wcm_sessions`;
+    const { session } = await new Sessions(new TestClock(), { backend: new PgSessions(sql) }).start('u', '/d', {
+      origin: 'http://x',
+    });
+    const rows = await sql`select * from wcm_sessions`;
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(session.id);
+    expect(Buffer.from(rows[0].id_sha256).toString('hex')).toBe(createHash('sha256').update(session.id).digest('hex'));
+    await sql.end();
+  });
+
+  it('drop rate-limit buckets idle for a minute (full again), once a minute', async () => {
+    const sql = postgres(dbUrl, { max: 1 });
+    await sql`truncate wcm_rate_limits`;
+    const clock = new TestClock();
+    const limiter = new RateLimiter(60, clock, new PgRateLimits(sql));
+    for (let i = 0; i < 50; i++) await attempt(limiter, 'recordAgentChatOpened', `10.1.0.${i}`);
+    expect((await sql`select count(*)::int as n from wcm_rate_limits`)[0].n).toBe(50);
+    clock.advance(60_001);
+    await attempt(limiter, 'recordAgentChatOpened', '10.2.0.1');
+    expect((await sql`select client from wcm_rate_limits`).map((r) => r.client)).toEqual(['10.2.0.1']);
+    await sql.end();
+  });
+});
