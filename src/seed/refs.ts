@@ -83,6 +83,12 @@ function parseRef(raw: string): Ref | string {
   return { kind: 'step', step: source, path, default: fallback, raw };
 }
 
+/** The env value a reference gives, or undefined when it has none (unset or empty, and no default). */
+export function envValue(ref: EnvRef, env: NodeJS.ProcessEnv): string | undefined {
+  const v = env[ref.name];
+  return v !== undefined && v !== '' ? v : ref.default;
+}
+
 /** Whether a parsed string is exactly one reference (and so keeps the value's JSON type). */
 export function wholeRef(parts: Part[]): Ref | null {
   return parts.length === 1 && typeof parts[0] !== 'string' ? parts[0] : null;

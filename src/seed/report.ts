@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { IO } from '../cli/io.js';
 import { printJson, printRows, type Style } from '../cli/output.js';
 import type { SeedProblem } from './parse.js';
-import { asText, substitute } from './refs.js';
+import { asText, envValue, substitute } from './refs.js';
 import { changes, createdIds, type RunResult, type StepOutcome } from './run.js';
-import { envValue, type PlannedStep } from './validate.js';
+import type { PlannedStep } from './validate.js';
 
 /** Written whole or not at all, so a CI step never reads half a file. */
 export async function writeJson(file: string, value: unknown): Promise<void> {

@@ -2,8 +2,8 @@ import type { OperationId } from '../contract/table.js';
 import type { ApiClient, Envelope } from '../client/client.js';
 import { EXIT, exitCodeOf, isReported } from '../cli/errors.js';
 import { ApiError, type ProblemJson } from '../client/errors.js';
-import { asText, substitute, valueAt, type Ref } from './refs.js';
-import { envValue, type PlannedStep } from './validate.js';
+import { asText, envValue, substitute, valueAt, type Ref } from './refs.js';
+import type { PlannedStep } from './validate.js';
 
 /** What happened to one step. */
 export interface StepOutcome {
