@@ -3,34 +3,16 @@
  * references), import and export. The schemas are in fixture-schema.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { FixtureCollector, FixtureError, jsonPath, type CheckedFixture } from './fixture-check.js';
 import { FIXTURE_COLLECTIONS, FixtureSchema } from './fixture-schema.js';
 import type { CollectionName, RecordTypes, TokenRecord, Tx } from './records.js';
 import type { Store } from './store.js';
 import { joinThread, putThread, type FullThread } from './threads.js';
 
 export { FIXTURE_COLLECTIONS, FixtureSchema, type Fixture } from './fixture-schema.js';
+export { FixtureError } from './fixture-check.js';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-
-export class FixtureError extends Error {
-  constructor(
-    readonly source: string,
-    readonly problems: Array<{ path: string; message: string }>,
-  ) {
-    super(
-      `${source} is not a valid store fixture; nothing was imported:\n` +
-        problems
-          .slice(0, 20)
-          .map((p) => `  ${p.path}: ${p.message}`)
-          .join('\n') +
-        (problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''),
-    );
-  }
-}
-
-function jsonPath(path: ReadonlyArray<PropertyKey>): string {
-  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-}
 
 /** A fixture's records; threads still carry their messages (the store keeps them apart). */
 export type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & {
@@ -48,17 +30,26 @@ export interface RecordLookup {
  * the store that references may point to (and ids must not collide with).
  */
 export function parseFixture(input: unknown, source: string, existing?: RecordLookup): Records {
-  const parsed = FixtureSchema.safeParse(input);
-  if (!parsed.success) {
-    const problems: Array<{ path: string; message: string }> = [];
-    for (const issue of parsed.error.issues) {
-      if (issue.code === 'unrecognized_keys') {
-        for (const k of issue.keys) problems.push({ path: jsonPath([...issue.path, k]), message: 'unknown member' });
-      } else problems.push({ path: jsonPath(issue.path), message: issue.message });
-    }
-    throw new FixtureError(source, problems);
+  if (!input || typeof input !== 'object' || Array.isArray(input)) {
+    const issues = FixtureSchema.safeParse(input).error?.issues ?? [];
+    throw new FixtureError(
+      source,
+      issues.map((i) => ({ path: jsonPath(i.path), message: i.message })),
+    );
   }
-  const f = parsed.data;
+  const collector = new FixtureCollector(source);
+  for (const [name, value] of Object.entries(input)) {
+    if (!Array.isArray(value)) collector.member(name, value);
+    else {
+      collector.array(name);
+      value.forEach((v, i) => collector.element(name, i, v));
+    }
+  }
+  return checkFixture(collector.done(), source, existing);
+}
+
+/** The checks across records of a fixture that passed its schema, and its records as the store keeps them. */
+export function checkFixture(f: CheckedFixture, source: string, existing?: RecordLookup): Records {
   const problems: Array<{ path: string; message: string }> = [];
   const ids = new Map<string, Set<string>>();
   const seen = new Map<string, string>();
@@ -227,18 +218,27 @@ export function putRecords(tx: Tx, sets: ReadonlyArray<Records>): Record<string,
   return counts;
 }
 
-/** A lookup over the store plus already-parsed fixture records, so later files may refer to earlier ones. */
+/**
+ * A lookup over the store plus already-parsed fixture records, so later files may refer to earlier
+ * ones. Each collection of the earlier files is indexed by id on its first lookup (a big file after
+ * another would otherwise search it once per record).
+ */
 export function lookupWith(store: RecordLookup, sets: ReadonlyArray<Records>): RecordLookup {
+  const byId = new Map<string, Map<string, unknown>>();
+  const indexed = (c: CollectionName) => {
+    let m = byId.get(c);
+    if (!m) {
+      m = new Map();
+      for (const set of sets)
+        for (const r of (set as Record<string, Array<{ id: string }>>)[c] ?? []) if (!m.has(r.id)) m.set(r.id, r);
+      byId.set(c, m);
+    }
+    return m;
+  };
   return {
     get(c, id) {
       const hit = store.get(c, id);
-      if (hit !== undefined) return hit;
-      for (const set of sets) {
-        const recs = (set as Record<string, Array<{ id: string }>>)[c];
-        const found = recs?.find((r) => r.id === id);
-        if (found) return found;
-      }
-      return undefined;
+      return hit !== undefined ? hit : indexed(c).get(id);
     },
   };
 }

@@ -1,6 +1,23 @@
 import { readFile } from 'node:fs/promises';
-import { FixtureError, importRecords, lookupWith, parseFixture } from './fixture.js';
+import { FixtureCollector } from './fixture-check.js';
+import { readFixtureStream, FixtureSyntaxError } from './fixture-stream.js';
+import {
+  checkFixture,
+  FixtureError,
+  importRecords,
+  lookupWith,
+  parseFixture,
+  type RecordLookup,
+  type Records,
+} from './fixture.js';
 import type { Store } from './store.js';
+
+const unreadable = (file: string, err: unknown) =>
+  new FixtureError(file, [
+    { path: '$', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` },
+  ]);
+const notJson = (file: string, err: unknown) =>
+  new FixtureError(file, [{ path: '$', message: `is not valid JSON (${(err as Error).message})` }]);
 
 /** Reads one fixture file as JSON; a file that cannot be read or parsed is a FixtureError naming it. */
 export async function readFixture(file: string): Promise<unknown> {
@@ -8,28 +25,44 @@ export async function readFixture(file: string): Promise<unknown> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new FixtureError(file, [
-      { path: '$', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` },
-    ]);
+    throw unreadable(file, err);
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new FixtureError(file, [{ path: '$', message: `is not valid JSON (${(err as Error).message})` }]);
+    throw notJson(file, err);
   }
 }
 
 /**
+ * Reads and validates a fixture file as a stream (fixture-stream.ts): records are checked as they
+ * are read, and the file's text is never held whole.
+ */
+export async function readFixtureFile(file: string, existing?: RecordLookup): Promise<Records> {
+  const collector = new FixtureCollector(file);
+  try {
+    await readFixtureStream(file, collector);
+  } catch (err) {
+    if (err instanceof FixtureSyntaxError) throw notJson(file, err);
+    if (err instanceof FixtureError) throw err;
+    throw unreadable(file, err);
+  }
+  return checkFixture(collector.done(), file, existing);
+}
+
+/**
  * Reads, validates and imports fixture files into a store: all or nothing. `parsed` are the files'
- * documents when the caller already read them (a 100 MB fixture is not parsed twice).
+ * documents when the caller already read them; else each file is streamed.
  */
 export async function seedStore(store: Store, files: string[], parsed?: unknown[]): Promise<Record<string, number>> {
-  const docs = parsed
-    ? files.map((file, i) => ({ file, doc: parsed[i] }))
-    : await Promise.all(files.map(async (file) => ({ file, doc: await readFixture(file) })));
   // Validate every file before writing any, each against the store plus the files before it, then
-  // write them in ONE transaction: a failure anywhere leaves the store as it was.
-  const all: ReturnType<typeof parseFixture>[] = [];
-  for (const { file, doc } of docs) all.push(parseFixture(doc, file, lookupWith(store, all)));
+  // write them in ONE load: a failure anywhere leaves the store as it was.
+  const all: Records[] = [];
+  for (const [i, file] of files.entries())
+    all.push(
+      parsed
+        ? parseFixture(parsed[i], file, lookupWith(store, all))
+        : await readFixtureFile(file, lookupWith(store, all)),
+    );
   return importRecords(store, ...all);
 }

@@ -1,0 +1,97 @@
+import type { z } from 'zod';
+import { FixtureSchema } from './fixture-schema.js';
+import type { FixtureSink } from './fixture-stream.js';
+
+/** One thing wrong with a fixture, at its JSON path. */
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+/** At most this many problems are kept (and shown); the rest are counted. */
+const KEPT_PROBLEMS = 20;
+
+export class FixtureError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: Problem[],
+    total = problems.length,
+  ) {
+    super(
+      `${source} is not a valid store fixture; nothing was imported:\n` +
+        problems
+          .slice(0, KEPT_PROBLEMS)
+          .map((p) => `  ${p.path}: ${p.message}`)
+          .join('\n') +
+        (total > KEPT_PROBLEMS ? `\n  … and ${total - KEPT_PROBLEMS} more` : ''),
+    );
+  }
+}
+
+export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
+  return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+}
+
+/** A fixture that passed its schema: every member validated, not yet checked across records. */
+export type CheckedFixture = z.output<typeof FixtureSchema>;
+
+type Shape = typeof FixtureSchema.shape;
+const SHAPE: Shape = FixtureSchema.shape;
+const isMember = (name: string): name is keyof Shape => Object.hasOwn(SHAPE, name);
+/** The schema of one record of a collection member. */
+const elementSchema = (name: Exclude<keyof Shape, 'version'>) => SHAPE[name].unwrap().element as z.ZodType;
+
+/**
+ * A fixture checked against its schema one member or record at a time, as a streamed file hands
+ * them out (or a parsed document, member by member): the same problems, at the same JSON paths,
+ * as checking the whole document at once. `done` returns the validated fixture or throws.
+ */
+export class FixtureCollector implements FixtureSink {
+  private readonly data: Record<string, unknown> = {};
+  private readonly problems: Problem[] = [];
+  private total = 0;
+
+  constructor(private readonly source: string) {}
+
+  member(name: string, value: unknown): void {
+    if (!isMember(name)) return this.problem([name], 'unknown member');
+    if (Object.hasOwn(this.data, name)) return this.problem([name], 'given twice');
+    this.data[name] = this.check(SHAPE[name], value, [name]);
+  }
+
+  array(name: string): void {
+    if (!isMember(name)) return this.problem([name], 'unknown member');
+    if (Object.hasOwn(this.data, name)) return this.problem([name], 'given twice');
+    if (name === 'version') this.data[name] = this.check(SHAPE.version, [], [name]);
+    else this.data[name] = [];
+  }
+
+  element(name: string, index: number, value: unknown): void {
+    const list = this.data[name];
+    if (!isMember(name) || name === 'version' || !Array.isArray(list)) return;
+    const rec = this.check(elementSchema(name), value, [name, index]);
+    // After a problem records are only checked, not kept: nothing past the schema check runs then.
+    if (!this.total) list.push(rec);
+  }
+
+  done(): CheckedFixture {
+    if (!Object.hasOwn(this.data, 'version')) this.check(SHAPE.version, undefined, ['version']);
+    if (this.total) throw new FixtureError(this.source, this.problems, this.total);
+    return this.data as CheckedFixture;
+  }
+
+  private check(schema: z.ZodType, value: unknown, at: PropertyKey[]): unknown {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) {
+      if (issue.code === 'unrecognized_keys')
+        for (const k of issue.keys) this.problem([...at, ...issue.path, k], 'unknown member');
+      else this.problem([...at, ...issue.path], issue.message);
+    }
+    return undefined;
+  }
+
+  private problem(path: PropertyKey[], message: string): void {
+    if (this.total++ < KEPT_PROBLEMS) this.problems.push({ path: jsonPath(path), message });
+  }
+}
