@@ -1,12 +1,17 @@
 /**
- * The middleware chain around an operation's handler (hono's `compose` is the model): each
- * cross-cutting concern (faults, rate limits, idempotency, auth) is one `Middleware` that runs
- * code before and after `next`, or answers without calling it. A new concern is one function and
- * one entry in the list; the App knows no kinds of hooks.
+ * The middleware chain (hono's `compose` is the model): each cross-cutting concern is one
+ * function that runs code before and after `next`, or answers without calling it. A new concern
+ * is one function and one entry in a list; the App knows no kinds of hooks. Two lists:
+ * - around every request (`RequestMiddleware` over a `Call`): the areas' observers (the error log,
+ *   the request log: they see every answer, refusals included), the Host check (the first step
+ *   that may answer: 421 before anything), the Origin rule and CORS, then the router;
+ * - around every `/v1` operation (`Middleware` over an `Exchange`), after routing: the core's
+ *   answering, the areas' (faults, rate limits, idempotency), then auth and the handler.
+ * An area may also put its own list in front of its routes (`guarded`: the dashboard's session).
  */
 import type { AnyOperation } from '../contract/operations.js';
 import type { AuthContext } from './auth.js';
-import type { RequestInfo } from './request.js';
+import type { AppRequest, RequestInfo } from './request.js';
 import type { AppResponse } from './response.js';
 
 import type { Tx } from '../store/records.js';
@@ -34,10 +39,31 @@ export type Next = (x: Exchange) => Promise<AppResponse>;
 export type Middleware = (x: Exchange, next: Next) => Promise<AppResponse>;
 
 /**
+ * One request as it passes through the chain and reaches a route. The App adds `app` (app.ts),
+ * and an area may add what its middleware finds (`declare module`, as for `Services`).
+ */
+export interface Call {
+  readonly req: AppRequest;
+  readonly info: RequestInfo;
+  /** The request target's query, `?…` or empty. */
+  readonly search: string;
+  /** The matched route's path parameters, percent-decoded where they decode. */
+  params: Record<string, string>;
+  /** The `/v1` operation the request reached, once routed (the request log shows it). */
+  operationId: string | null;
+}
+
+export type RouteHandler = (x: Call) => Promise<AppResponse> | AppResponse;
+export type RequestMiddleware = (x: Call, next: (x: Call) => Promise<AppResponse>) => Promise<AppResponse>;
+
+/**
  * One function running `middleware` in order, then `last`. Each step's `next` is built once here,
  * not per request, so the chain allocates nothing per call.
  */
-export function compose(middleware: readonly Middleware[], last: Next): Next {
+export function compose<X>(
+  middleware: readonly ((x: X, next: (x: X) => Promise<AppResponse>) => Promise<AppResponse>)[],
+  last: (x: X) => Promise<AppResponse>,
+): (x: X) => Promise<AppResponse> {
   let next = last;
   for (let i = middleware.length - 1; i >= 0; i--) {
     const mw = middleware[i];
@@ -45,4 +71,9 @@ export function compose(middleware: readonly Middleware[], last: Next): Next {
     next = (x) => mw(x, inner);
   }
   return next;
+}
+
+/** `handler` behind an area's own middleware, in order (composed once, at registration). */
+export function guarded(middleware: readonly RequestMiddleware[], handler: RouteHandler): RouteHandler {
+  return middleware.length ? compose(middleware, async (x) => handler(x)) : handler;
 }

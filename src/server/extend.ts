@@ -23,13 +23,24 @@ const limits: Register = async (s) => {
 
 /**
  * The areas `wcm serve` adds to the core App, in order: each registers its services, middleware
- * and mounts (area.ts), and may read the services of those before it.
+ * and routes (area.ts), and may read the services of those before it.
  */
 const AREAS: Register[] = [payments, emulator, limits, web, dashboard, oauth, mcp];
 
 export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ store, clock, options }) => {
   const env = options.env ?? process.env;
-  const s: Setup = { store, clock, options, env, services: {}, use: [], mounts: [], assets: {}, secrets: {} };
+  const s: Setup = {
+    store,
+    clock,
+    options,
+    env,
+    services: {},
+    use: [],
+    around: [],
+    routes: [],
+    assets: {},
+    secrets: {},
+  };
   for (const register of AREAS) await register(s);
   const { payments: provider, rateLimiter } = s.services;
   // No secret goes into the notes: `wcm serve` prints a generated one once, on a terminal only.
@@ -37,5 +48,5 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
     `public routes: ${rateLimiter!.limit} requests a minute per client and route; payments: ${provider!.name === 'stripe' ? `Stripe${env.WCM_STRIPE_API_BASE ? ` at ${env.WCM_STRIPE_API_BASE}` : ''}` : 'local (offline, no card network)'}`,
   ];
   const services = { ...s.services, secretSources: { admin: s.secrets.admin!, webhook: s.secrets.webhook! } };
-  return { services, use: s.use, mounts: s.mounts, notes, observe: s.observe };
+  return { services, use: s.use, around: s.around, routes: s.routes, notes };
 };

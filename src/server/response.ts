@@ -19,6 +19,8 @@ export interface AppResponse {
   stream?(res: import('node:http').ServerResponse): void;
   /** Drop the connection instead of answering (an injected fault). */
   drop?: boolean;
+  /** The unexpected error behind a 500 (App.fail), for the error log on its way out; never sent. */
+  error?: unknown;
   /**
    * A list page assembled from cached items (splicedPage): its items and cursor, for a caller that
    * wraps the same page in another envelope (`/mcp`) without parsing `body`.

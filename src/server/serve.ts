@@ -5,9 +5,10 @@ import { ABILITIES } from '../contract/enums.js';
 import { hashToken, tokenId } from '../store/fixture.js';
 import { readFixture, seedStore } from '../store/seed.js';
 import { Store, type StoreOptions } from '../store/store.js';
-import { App, type AppOptions, type Middleware, type Mount } from './app.js';
+import { App, type Middleware, type RequestMiddleware, type Routes } from './app.js';
 import { systemClock, type Clock, type ExtraServices } from './context.js';
 import { MovableClock } from './emulator/clock.js';
+import { errorLog } from './error-log.js';
 import { SEED_FILES_SETTING } from './emulator/state.js';
 import { listen, type RunningServer } from './http.js';
 import { newSecret } from './ids.js';
@@ -25,13 +26,13 @@ export interface LocalServerOptions extends TrustOptions {
   clock?: Clock;
   env?: NodeJS.ProcessEnv;
   storeOptions?: StoreOptions;
-  /** Extra services, middleware (faults, rate limits, idempotency) and mounts that areas provide. */
+  /** Extra services, middleware (faults, rate limits, idempotency, the request log) and routes that areas provide. */
   extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{
     services?: ExtraServices;
     use?: Middleware[];
-    mounts?: Mount[];
+    around?: RequestMiddleware[];
+    routes?: Routes[];
     notes?: string[];
-    observe?: AppOptions['observe'];
   }>;
   log?: (line: string) => void;
   /** Keep request bodies (masked) in the emulator's request log (`wcm serve --log-bodies`). */
@@ -144,12 +145,16 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       clock,
       services: extra.services,
       use: extra.use,
-      mounts: extra.mounts,
-      observe: extra.observe,
-      onError: (err, req) =>
-        options.log?.(
-          `[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      routes: extra.routes,
+      // Unexpected errors are logged here (never sent to the client); the areas' middleware is inside it.
+      around: [
+        errorLog((err, req) =>
+          options.log?.(
+            `[error] ${req.method} ${req.path} ${req.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+          ),
         ),
+        ...(extra.around ?? []),
+      ],
     });
     const running = await listen(app, { host: options.host, port: options.port });
     const trustNotes: string[] = [];

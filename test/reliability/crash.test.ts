@@ -8,6 +8,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { App } from '../../src/server/app.js';
+import { errorLog } from '../../src/server/error-log.js';
 import { seedStore } from '../../src/store/seed.js';
 import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import type { ListingRecord } from '../../src/store/records.js';
@@ -199,7 +200,7 @@ describe('a write that fails in the file layer', () => {
     const store = await Store.open(file, { files });
     await seedStore(store, [DEMO]);
     const errors: unknown[] = [];
-    const app = new App({ store, onError: (err) => errors.push(err) });
+    const app = new App({ store, around: [errorLog((err) => errors.push(err))] });
     const create = (title: string) =>
       app.handle({
         method: 'POST',

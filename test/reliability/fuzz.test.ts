@@ -534,7 +534,8 @@ describe('generated bad input at the OAuth endpoints (in-process, with the mount
       clock: s.app.clock,
       services: extra.services,
       use: extra.use,
-      mounts: extra.mounts,
+      around: extra.around,
+      routes: extra.routes,
     });
   });
   afterAll(async () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../src/contract/operations.js';
 import { App } from '../../src/server/app.js';
+import { errorLog } from '../../src/server/error-log.js';
 import { listen, type RunningServer } from '../../src/server/http.js';
 import { hashToken, tokenId } from '../../src/store/fixture.js';
 import { extendServer } from '../../src/server/extend.js';
@@ -260,7 +261,7 @@ describe('operation × refusal matrix (in-process)', () => {
           throw secret;
         },
       },
-      onError: () => undefined,
+      around: [errorLog(() => undefined)],
     });
     const res = await app.handle({
       method: 'GET',

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
+import { errorLog } from '../../src/server/error-log.js';
 import { API_AUDIENCE } from '../../src/server/auth.js';
 import { DEMO, demo, inProcess, tempDir, type InProcess } from '../support/server.js';
 import { expectProblem } from '../support/problem.js';
@@ -302,7 +303,7 @@ describe('413, 415, 422', () => {
 });
 
 describe('500 and 501', () => {
-  it('500 internal_error without a stack trace, message or file path; onError sees the error', async () => {
+  it('500 internal_error without a stack trace, message or file path; the error log sees the error', async () => {
     const seen: unknown[] = [];
     const app = new App({
       store: s.store,
@@ -311,7 +312,7 @@ describe('500 and 501', () => {
           throw new Error('secret failure in /home/dev/wcm/src/server/handlers/listings.ts:42');
         },
       },
-      onError: (err) => seen.push(err),
+      around: [errorLog((err) => seen.push(err))],
     });
     const res = await app.handle({ method: 'GET', url: lists(), headers: { authorization: `Bearer ${demo.owner}` } });
     const p = expectProblem(res, 500, 'internal_error', lists());

@@ -2,36 +2,32 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App, type Mount } from '../../src/server/app.js';
+import { App, type RouteHandler, type Routes } from '../../src/server/app.js';
 import { listen, type RunningServer } from '../../src/server/http.js';
 import { ProblemError } from '../../src/server/problems.js';
 import { Store } from '../../src/store/store.js';
 import { sendJson } from '../support/server.js';
 
-// Parts of the server outside /v1 (OAuth, MCP, control plane, dashboard) hang off App as mounts.
-const echo: Mount = {
-  prefix: '/x',
-  handle: (req, info) => {
-    if (req.url.includes('fail')) throw new ProblemError('not_found', { detail: 'nothing here' });
-    return {
-      status: 200,
-      headers: { 'Content-Type': 'text/plain', 'X-Request-Id': info.id },
-      body: `${req.method} ${info.path} ${info.origin}`,
-    };
-  },
-};
-const sse: Mount = {
-  prefix: '/stream',
-  handle: () => ({
+// Parts of the server outside /v1 (OAuth, MCP, control plane, dashboard) add routes and mounts
+// (a whole subtree) to the App's one router.
+const echo: RouteHandler = ({ req, info }) => {
+  if (req.url.includes('fail')) throw new ProblemError('not_found', { detail: 'nothing here' });
+  return {
     status: 200,
-    headers: { 'Content-Type': 'text/event-stream' },
-    body: '',
-    stream(res) {
-      res.write('data: one\n\n');
-      setTimeout(() => res.end('data: two\n\n'), 20);
-    },
-  }),
+    headers: { 'Content-Type': 'text/plain', 'X-Request-Id': info.id },
+    body: `${req.method} ${info.path} ${info.origin}`,
+  };
 };
+const sse: RouteHandler = () => ({
+  status: 200,
+  headers: { 'Content-Type': 'text/event-stream' },
+  body: '',
+  stream(res) {
+    res.write('data: one\n\n');
+    setTimeout(() => res.end('data: two\n\n'), 20);
+  },
+});
+const routes: Routes = (r) => r.mount('/x', echo).on('GET', '/stream', sse);
 
 let store: Store | undefined;
 let running: RunningServer | undefined;
@@ -46,7 +42,7 @@ afterEach(async () => {
 async function app(): Promise<App> {
   dir = mkdtempSync(path.join(tmpdir(), 'wcm-mounts-'));
   store = await Store.open(path.join(dir, 'store.json'));
-  return new App({ store, mounts: [echo, sse] });
+  return new App({ store, routes: [routes] });
 }
 
 describe('mounts', () => {

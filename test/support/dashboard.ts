@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { App, type AppResponse } from '../../src/server/app.js';
-import { dashboardMount } from '../../src/server/dashboard/mount.js';
-import { assetsMount } from '../../src/server/web/assets.js';
+import { dashboardRoutes } from '../../src/server/dashboard/mount.js';
+import { assetRoutes } from '../../src/server/web/assets.js';
 import { Sessions } from '../../src/server/web/session.js';
 import { DEMO, demo, inProcess, sendJson, TestClock, type InProcess } from './server.js';
 
@@ -148,7 +148,7 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
   const app = new App({
     store: base.store,
     clock,
-    mounts: [assetsMount(), dashboardMount({ store: base.store, clock, sessions, loopback: opts.loopback ?? true })],
+    routes: [assetRoutes(), dashboardRoutes({ store: base.store, clock, sessions, loopback: opts.loopback ?? true })],
   });
   const page = (url: string, cookie?: string, method = 'GET') =>
     app.handle({ method, url, headers: { host: 'localhost', ...(cookie ? { cookie } : {}) } });

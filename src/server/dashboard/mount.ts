@@ -1,12 +1,14 @@
 import type { Store } from '../../store/store.js';
-import type { AppRequest, AppResponse, Mount } from '../app.js';
-import type { Clock, RequestInfo } from '../context.js';
+import type { AppResponse, Call, RequestMiddleware, RouteHandler, Routes } from '../app.js';
+import { guarded } from '../chain.js';
+import type { Clock } from '../context.js';
 import { ProblemError } from '../problems.js';
-import { html, htmlResponse, redirect } from '../web/html.js';
+import { Router } from '../router.js';
+import { html, redirect } from '../web/html.js';
 import type { Sessions } from '../web/session.js';
 import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
 import { canRead, missingAbilityView } from './access.js';
-import { DASHBOARD, page, ROWS_MARKER, wsHref, type NavEntry, type Section, type View } from './chrome.js';
+import { DASHBOARD, wsHref, type NavEntry, type Section, type View } from './chrome.js';
 import { eventsView, ordersView } from './pages/commerce.js';
 import {
   articlesView,
@@ -26,6 +28,14 @@ import { recordPage } from './pages/open.js';
 import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
 import { memberships, overviewView, workspaceNav, workspacesNav, workspacesView } from './pages/workspaces.js';
 import type { WorkspaceRequest } from './request.js';
+import { notFoundView, readOnlyView, respond } from './respond.js';
+
+declare module '../chain.js' {
+  interface Call {
+    /** The dashboard's signed-in session, once its session step has passed. */
+    signed?: SignedIn;
+  }
+}
 
 export interface DashboardOptions {
   store: Store;
@@ -43,65 +53,51 @@ export interface DashboardOptions {
 
 type WorkspacePage = (r: WorkspaceRequest, ...ids: string[]) => View | Promise<View>;
 
-/** A workspace's pages, by the path after `/dashboard/workspaces/{w}`, and the section each belongs to. Ids are single path segments. */
-const WORKSPACE_PAGES: Array<[RegExp, Section, WorkspacePage]> = [
-  [/^$/, 'overview', overviewView],
-  [/^\/lists$/, 'lists', listingsView],
-  [/^\/lists\/([^/]+)$/, 'lists', listingView],
-  [/^\/forms$/, 'forms', formsView],
-  [/^\/forms\/([^/]+)$/, 'forms', formView],
-  [/^\/pages$/, 'pages', pagesView],
-  [/^\/pages\/([^/]+)$/, 'pages', pageView],
-  [/^\/knowledge$/, 'knowledge', knowledgeListsView],
-  [/^\/knowledge\/([^/]+)$/, 'knowledge', articlesView],
-  [/^\/knowledge\/([^/]+)\/articles\/([^/]+)$/, 'knowledge', articleView],
-  [/^\/threads$/, 'threads', threadsView],
-  [/^\/threads\/([^/]+)$/, 'threads', threadView],
-  [/^\/bookings$/, 'bookings', bookingsView],
-  [/^\/voice$/, 'voice', voiceView],
-  [/^\/orders$/, 'orders', ordersView],
-  [/^\/events$/, 'events', eventsView],
-  [/^\/oauth$/, 'oauth', oauthView],
+/** A workspace's pages, by the path after `/dashboard/workspaces/{workspace}`, and the section each belongs to. */
+const WORKSPACE_PAGES: Array<[string, Section, WorkspacePage]> = [
+  ['', 'overview', overviewView],
+  ['/lists', 'lists', listingsView],
+  ['/lists/{list}', 'lists', listingView],
+  ['/forms', 'forms', formsView],
+  ['/forms/{form}', 'forms', formView],
+  ['/pages', 'pages', pagesView],
+  ['/pages/{page}', 'pages', pageView],
+  ['/knowledge', 'knowledge', knowledgeListsView],
+  ['/knowledge/{list}', 'knowledge', articlesView],
+  ['/knowledge/{list}/articles/{article}', 'knowledge', articleView],
+  ['/threads', 'threads', threadsView],
+  ['/threads/{thread}', 'threads', threadView],
+  ['/bookings', 'bookings', bookingsView],
+  ['/voice', 'voice', voiceView],
+  ['/orders', 'orders', ordersView],
+  ['/events', 'events', eventsView],
+  ['/oauth', 'oauth', oauthView],
 ];
 
+const WORKSPACE = `${DASHBOARD}/workspaces/{workspace}`;
+
 /** The section of a workspace page, by the path after `/dashboard/workspaces/{w}`. */
-const sectionOf = (rest: string): Section | undefined => WORKSPACE_PAGES.find(([pattern]) => pattern.test(rest))?.[1];
-
-const WORKSPACE_PATH = /^\/dashboard\/workspaces\/([^/]+)((?:\/[^/]+)*)$/;
-
-const ROWS_MARKER_BYTES = Buffer.from(ROWS_MARKER);
-/** Every page loads the dashboard's script from /assets (no inline script even so). */
-const CSP = { 'script-src': "'self'" };
-const disagree = (view: View) => new Error(`The view "${view.title}" and its table disagree about spliced rows.`);
-
-/** Bytes of the slab page text is encoded into (see pageBytes). */
-const SLAB_BYTES = 256 * 1024;
-let slab = Buffer.alloc(0);
-let slabAt = 0;
-
-/**
- * A page's own text (its chrome around the cached rows) as UTF-8, carved from a shared slab: a
- * fresh 4 KB buffer per page was an allocation outside Buffer's small pool, and its external
- * memory made the garbage collector run every few requests (a fifth of the inbox page's time). A
- * slab is never rewound: a new one starts when it is full, and the old one goes once no response
- * holds a piece of it.
- */
-function pageBytes(text: string): Buffer {
-  const most = text.length * 3;
-  if (most > SLAB_BYTES / 8) return Buffer.from(text);
-  if (slabAt + most > slab.length) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-    slabAt = 0;
-  }
-  const n = slab.write(text, slabAt);
-  const piece = slab.subarray(slabAt, slabAt + n);
-  slabAt += n;
-  return piece;
-}
+const sections = new Router<Section>();
+for (const [path, section] of WORKSPACE_PAGES) sections.on('GET', path, section);
+const sectionOf = (rest: string): Section | undefined => {
+  const m = sections.match('GET', rest);
+  return m.kind === 'ok' ? m.target : undefined;
+};
 
 /** A problem the pages raise (a record of another workspace, a bad cursor) as its status and words. */
 function problemStatus(p: ProblemError): number {
   return p.status === 422 ? 400 : p.status;
+}
+
+/** One address per workspace page: no empty segment, every escape decodes (else no page is there). */
+function wellFormed(path: string): boolean {
+  if (path.includes('//')) return false;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What of the request log a signed-in user sees: requests to the workspaces the session reaches (TRUST §5). */
@@ -114,7 +110,7 @@ const logScope = (store: Store, signed: SignedIn): LogScope => ({
  * same store, handlers and indexes as the API. Only signed-in users, and only for workspaces they
  * are a member of: anything else is the same 404 as a record that does not exist.
  */
-export function dashboardMount(options: DashboardOptions): Mount {
+export function dashboardRoutes(options: DashboardOptions): Routes {
   const { store, clock, sessions, loopback } = options;
   const auth = signIn({
     prefix: DASHBOARD,
@@ -124,185 +120,165 @@ export function dashboardMount(options: DashboardOptions): Mount {
     clock,
     purpose: 'to open the wcm dashboard (read-only).',
   });
-
   const log = options.loopback ? options.requestLog : undefined;
-  const respond = (
-    status: number,
-    view: View,
-    signed: SignedIn,
-    info: RequestInfo,
-    nav: NavEntry[],
-    workspace?: WorkspaceRequest,
-  ): AppResponse => {
-    const doc = page(view, {
-      signed,
-      nav,
-      workspace: workspace && { record: workspace.workspace, role: workspace.role },
-    }).text;
-    const headers: Record<string, string> = signed.renewal
-      ? { 'X-Request-Id': info.id, 'Set-Cookie': signed.renewal }
-      : { 'X-Request-Id': info.id };
-    if (!view.rows?.count) {
-      if (doc.includes(ROWS_MARKER)) throw disagree(view);
-      return htmlResponse(status, doc, { headers, csp: CSP });
+  const homeNav = (signed: SignedIn) => workspacesNav(store, signed, { requestLog: !!log });
+
+  /** Every page but sign-in: a session, read-only methods, and one address per page. */
+  const session: RequestMiddleware = async (x, next) => {
+    const { req, info } = x;
+    const signed = await auth.requireSession(req, info);
+    if (!('user' in signed)) return signed;
+    x.signed = signed;
+    if (info.method !== 'GET' && info.method !== 'HEAD') {
+      const res = respond(405, readOnlyView, signed, info, []);
+      res.headers.Allow = 'GET, HEAD';
+      return res;
     }
-    // Encoded once, then cut around the marker (its bytes are ASCII, found in the bytes as in the text).
-    const bytes = pageBytes(doc);
-    const at = bytes.indexOf(ROWS_MARKER_BYTES);
-    if (at === -1) throw disagree(view);
-    const body = [bytes.subarray(0, at), ...view.rows.bytes, bytes.subarray(at + ROWS_MARKER_BYTES.length)];
-    return htmlResponse(status, body, { headers, csp: CSP });
+    // One address per page: relative links (the inbox's rows) resolve against it.
+    if (info.path.length > DASHBOARD.length + 1 && info.path.endsWith('/'))
+      return redirect(info.path.replace(/\/+$/, '') + (targetUrl(req)?.search ?? ''));
+    return next(x);
   };
+  const home = (view: (x: Call, signed: SignedIn) => View, status = 200): RouteHandler =>
+    guarded([session], (x) => respond(status, view(x, x.signed!), x.signed!, x.info, homeNav(x.signed!)));
+  const noPage = home(() => notFoundView('There is no dashboard page at this address.'), 404);
 
-  const notFoundView = (what: string): View => ({
-    title: 'Not found',
-    section: 'workspaces',
-    body: html`<section class="panel"><p>${what}</p><p><a href="${DASHBOARD}">Back to your workspaces</a></p></section>`,
-  });
-
-  return {
-    prefix: DASHBOARD,
-    async handle(req: AppRequest, info: RequestInfo, app) {
-      const own = await auth.handle(req, info);
-      if (own) return own;
-      const signed = await auth.requireSession(req, info);
-      if (!('user' in signed)) return signed;
-      if (info.method !== 'GET' && info.method !== 'HEAD') {
-        const res = respond(
-          405,
-          {
-            title: 'Read-only',
-            section: 'workspaces',
-            body: html`<p>The dashboard only shows data; change it with the API or <code>wcm</code>.</p>`,
-          },
-          signed,
-          info,
-          [],
-        );
-        res.headers.Allow = 'GET, HEAD';
-        return res;
-      }
-      const path = info.path;
-      // One address per page: relative links (the inbox's rows) resolve against it.
-      if (path.length > DASHBOARD.length + 1 && path.endsWith('/')) {
-        const url = targetUrl(req);
-        return redirect(path.replace(/\/+$/, '') + (url?.search ?? ''));
-      }
-      // The side bar outside a workspace: made only for the pages that show it.
-      const homeNav = () => workspacesNav(store, signed, { requestLog: !!log });
-      if (log && path === REQUESTS_PATH) {
-        return respond(
-          200,
-          requestsView(log, targetUrl(req)?.searchParams ?? new URLSearchParams(), logScope(store, signed)),
-          signed,
-          info,
-          homeNav(),
-        );
-      }
-      if (log && path === REQUESTS_STREAM) {
-        const q = targetUrl(req)?.searchParams ?? new URLSearchParams();
-        const since = Number(q.get('since') ?? '0');
-        const { filter } = requestFilter(q);
-        if (log.full) return app.fail(streamsBusy(), info);
-        const scope = logScope(store, signed);
-        return {
-          status: 200,
-          headers: {
-            'Content-Type': 'text/event-stream; charset=utf-8',
-            'Cache-Control': 'no-store',
-            'X-Content-Type-Options': 'nosniff',
-            'X-Request-Id': info.id,
-          },
-          body: '',
-          stream: (res) =>
-            log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
-        };
-      }
-      if (log && path.startsWith(`${REQUESTS_PATH}/`)) {
-        let id = '';
-        try {
-          id = decodeURIComponent(path.slice(REQUESTS_PATH.length + 1));
-        } catch {
-          /* a broken escape: no such request */
-        }
-        const view = requestView(log, id, logScope(store, signed));
-        if (view) return respond(200, view, signed, info, homeNav());
-        return respond(
-          404,
-          notFoundView('The request log has no request with this id (it keeps the last 10,000).'),
-          signed,
-          info,
-          homeNav(),
-        );
-      }
-      if (path === DASHBOARD || path === `${DASHBOARD}/` || path === `${DASHBOARD}/workspaces`) {
-        return respond(200, workspacesView(store, signed), signed, info, homeNav());
-      }
-      const m = WORKSPACE_PATH.exec(path);
-      let ids: string[];
-      try {
-        ids = m ? [m[1], ...m[2].split('/').slice(1)].map(decodeURIComponent) : [];
-      } catch {
-        ids = [];
-      }
-      if (!m || !ids.length)
-        return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, homeNav());
+  /** A workspace's page: the path well formed, the session's membership, then the page. */
+  const inWorkspace = (
+    render: (x: Call, r: WorkspaceRequest, nav: NavEntry[]) => AppResponse | Promise<AppResponse>,
+  ): RouteHandler =>
+    guarded([session], (x) => {
+      const { req, info } = x;
+      const signed = x.signed!;
+      if (!wellFormed(info.path)) return noPage(x);
       // Not a member, or no such workspace: one answer, as the API gives one answer for both.
-      const membership = memberships(store, signed).find((x) => x.record.id === ids[0]);
-      if (!membership) return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav());
-      const url = targetUrl(req);
+      const membership = memberships(store, signed).find((m) => m.record.id === x.params.workspace);
+      if (!membership)
+        return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav(signed));
       const r: WorkspaceRequest = {
         store,
-        clock: app.clock,
-        services: app.services,
+        clock: x.app.clock,
+        services: x.app.services,
         info,
         req,
         signed,
         workspace: membership.record,
         role: membership.role,
-        query: url?.searchParams ?? new URLSearchParams(),
-        now: app.clock.now(),
+        query: targetUrl(req)?.searchParams ?? new URLSearchParams(),
+        now: x.app.clock.now(),
       };
-      const nav = workspaceNav(store, membership.record.id, signed, { requestLog: !!log });
-      const rest = m[2];
-      if (ids[1] === 'open' && ids.length === 3) {
-        const target = recordPage(store, membership.record.id, ids[2]);
-        // Where the record is says what kind it is: only for a session that may read that section.
-        const section = target && sectionOf(target.slice(wsHref(membership.record.id).length).split('#')[0]);
-        if (section && !canRead(signed, section))
-          return respond(403, missingAbilityView(signed, section, membership.record), signed, info, nav, r);
-        if (target) return redirect(target);
-        return respond(
-          404,
-          notFoundView(`Nothing in ${membership.record.name} has the id ${ids[2]}.`),
-          signed,
-          info,
-          nav,
-          r,
-        );
+      return render(x, r, workspaceNav(store, membership.record.id, signed, { requestLog: !!log }));
+    });
+
+  const workspacePage = (section: Section, view: WorkspacePage) =>
+    inWorkspace(async (x, r, nav) => {
+      const { signed, workspace } = r;
+      if (!canRead(signed, section))
+        return respond(403, missingAbilityView(signed, section, workspace), signed, x.info, nav, r);
+      const [, ...ids] = Object.values(x.params);
+      try {
+        return respond(200, await view(r, ...ids), signed, x.info, nav, r);
+      } catch (err) {
+        if (!(err instanceof ProblemError)) throw err;
+        return respond(problemStatus(err), problemView(err, workspace.id, workspace.name), signed, x.info, nav, r);
       }
-      for (const [pattern, section, render] of WORKSPACE_PAGES) {
-        const hit = pattern.exec(rest);
-        if (!hit) continue;
-        if (!canRead(signed, section))
-          return respond(403, missingAbilityView(signed, section, membership.record), signed, info, nav, r);
-        try {
-          return respond(200, await render(r, ...hit.slice(1).map(decodeURIComponent)), signed, info, nav, r);
-        } catch (err) {
-          if (!(err instanceof ProblemError)) throw err;
-          const status = problemStatus(err);
-          const errors = Object.entries(err.errors ?? {}).map(
-            ([k, v]) => html`<li><code>${k}</code>: ${v.join(' ')}</li>`,
-          );
-          const view: View = {
-            title: status === 404 ? 'Not found' : 'This address cannot be shown',
-            section: 'overview',
-            body: html`<section class="panel"><p>${err.message}</p>${errors.length ? html`<ul>${errors}</ul>` : ''}<p><a href="${DASHBOARD}/workspaces/${membership.record.id}">Back to ${membership.record.name}</a></p></section>`,
-          };
-          return respond(status, view, signed, info, nav, r);
-        }
-      }
-      return respond(404, notFoundView('There is no dashboard page at this address.'), signed, info, nav, r);
-    },
+    });
+
+  /** `…/open/{record}`: to the record's page, by where the record is; only for a session that may read that section. */
+  const open = inWorkspace((x, r, nav) => {
+    const { signed, workspace } = r;
+    const target = recordPage(store, workspace.id, x.params.record);
+    const section = target && sectionOf(target.slice(wsHref(workspace.id).length).split('#')[0]);
+    if (section && !canRead(signed, section))
+      return respond(403, missingAbilityView(signed, section, workspace), signed, x.info, nav, r);
+    if (target) return redirect(target);
+    return respond(
+      404,
+      notFoundView(`Nothing in ${workspace.name} has the id ${x.params.record}.`),
+      signed,
+      x.info,
+      nav,
+      r,
+    );
+  });
+
+  return (router) => {
+    auth.routes(router);
+    const page = (path: string, handler: RouteHandler) => router.on(['GET', 'HEAD'], path, handler);
+    if (log) {
+      page(
+        REQUESTS_PATH,
+        home((x, signed) =>
+          requestsView(log, targetUrl(x.req)?.searchParams ?? new URLSearchParams(), logScope(store, signed)),
+        ),
+      );
+      page(
+        REQUESTS_STREAM,
+        guarded([session], (x) => requestStream(log, x)),
+      );
+      page(
+        `${REQUESTS_PATH}/*`,
+        guarded([session], (x) => requestPage(log, x)),
+      );
+    }
+    for (const path of [DASHBOARD, `${DASHBOARD}/`, `${DASHBOARD}/workspaces`])
+      page(
+        path,
+        home((_, signed) => workspacesView(store, signed)),
+      );
+    for (const [path, section, view] of WORKSPACE_PAGES) page(`${WORKSPACE}${path}`, workspacePage(section, view));
+    page(`${WORKSPACE}/open/{record}`, open);
+    page(
+      `${WORKSPACE}/*`,
+      inWorkspace((x, r, nav) =>
+        respond(404, notFoundView('There is no dashboard page at this address.'), r.signed, x.info, nav, r),
+      ),
+    );
+    // Any other address or method: the session first, then the read-only 405 or this 404.
+    router.mount(DASHBOARD, noPage);
+  };
+
+  function requestPage(log: RequestLog, x: Call): AppResponse {
+    const signed = x.signed!;
+    let id = '';
+    try {
+      id = decodeURIComponent(x.info.path.slice(REQUESTS_PATH.length + 1));
+    } catch {
+      /* a broken escape: no such request */
+    }
+    const view = requestView(log, id, logScope(store, signed));
+    if (view) return respond(200, view, signed, x.info, homeNav(signed));
+    const missing = notFoundView('The request log has no request with this id (it keeps the last 10,000).');
+    return respond(404, missing, signed, x.info, homeNav(signed));
+  }
+
+  function requestStream(log: RequestLog, x: Call): AppResponse {
+    const q = targetUrl(x.req)?.searchParams ?? new URLSearchParams();
+    const since = Number(q.get('since') ?? '0');
+    const { filter } = requestFilter(q);
+    if (log.full) throw streamsBusy();
+    const scope = logScope(store, x.signed!);
+    return {
+      status: 200,
+      headers: {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+        'X-Request-Id': x.info.id,
+      },
+      body: '',
+      stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
+    };
+  }
+}
+
+/** A problem a page raised (a record of another workspace, a bad cursor), shown in the workspace. */
+function problemView(err: ProblemError, workspaceId: string, workspaceName: string): View {
+  const status = problemStatus(err);
+  const errors = Object.entries(err.errors ?? {}).map(([k, v]) => html`<li><code>${k}</code>: ${v.join(' ')}</li>`);
+  return {
+    title: status === 404 ? 'Not found' : 'This address cannot be shown',
+    section: 'overview',
+    body: html`<section class="panel"><p>${err.message}</p>${errors.length ? html`<ul>${errors}</ul>` : ''}<p><a href="${DASHBOARD}/workspaces/${workspaceId}">Back to ${workspaceName}</a></p></section>`,
   };
 }

@@ -1,12 +1,14 @@
 import type { Register } from '../area.js';
-import type { Middleware } from '../chain.js';
+import type { Middleware, RequestMiddleware } from '../chain.js';
 import { MovableClock } from './clock.js';
-import { adminToken, controlMount, injectFault, type FaultRule } from './control.js';
+import { adminToken, injectFault, type FaultRule } from './control.js';
 import { maskBody, RequestLog } from './log.js';
+import { controlRoutes } from './routes.js';
 
 /**
- * The control plane (docs/server.md: Controlling a running server): admin token, request log,
- * injected faults (the first middleware: an injected answer replaces everything), the movable clock.
+ * The control plane (docs/server.md: Controlling a running server): admin token, request log (a
+ * middleware around every request), injected faults (the first middleware of every operation: an
+ * injected answer replaces everything), the movable clock.
  * Needs the payments area's webhook secret.
  */
 export const register: Register = async (s) => {
@@ -15,8 +17,8 @@ export const register: Register = async (s) => {
   const log = new RequestLog(!!options.logBodies);
   const movable = clock instanceof MovableClock ? clock : undefined;
   const faults: FaultRule[] = [];
-  s.mounts.push(
-    controlMount({
+  s.routes.push(
+    controlRoutes({
       store,
       dataFile: options.dataFile,
       clock: movable ?? new MovableClock(clock),
@@ -30,21 +32,24 @@ export const register: Register = async (s) => {
   const fault: Middleware = async (x, next) =>
     faults.length ? ((await injectFault(faults, x.op.operationId)) ?? next(x)) : next(x);
   s.use.push(fault);
-  s.observe = (info, res, operationId, startedAt) => {
+  const record: RequestMiddleware = async (x, next) => {
+    const startedAt = performance.now();
+    const res = await next(x);
+    const { info } = x;
     // Reading the log (control plane, the dashboard's log page) is not logged: it would fill it.
     if (
       info.path.startsWith('/_emulator') ||
       info.path.startsWith('/dashboard/requests') ||
       info.path.startsWith('/assets/')
     )
-      return;
+      return res;
     let problem: string | null = null;
     if (res.status >= 400 && res.body) problem = /"code":"([^"]+)"/.exec(res.body)?.[1] ?? null;
     log.record(
       movable ? movable.nowMs() : clock.now().getTime(),
       info.method,
       info.path,
-      operationId,
+      x.operationId,
       res.status,
       Math.round((performance.now() - startedAt) * 100) / 100,
       info.id,
@@ -52,7 +57,9 @@ export const register: Register = async (s) => {
       info.remoteAddress,
       log.logBodies && info.rawBody.length ? maskBody(info.rawBody.toString('utf8')) : undefined,
     );
+    return res;
   };
+  s.around.push(record);
   s.services.requestLog = log;
   s.services.adminToken = admin.token;
   s.secrets.admin = admin.source;

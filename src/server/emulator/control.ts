@@ -1,14 +1,12 @@
 import { keepSetting } from '../../store/settings.js';
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { getOperation } from '../../contract/operations.js';
 import type { Store } from '../../store/store.js';
-import type { AppResponse, Mount } from '../app.js';
-import { header } from '../request.js';
+import type { AppResponse } from '../app.js';
 import type { RequestInfo } from '../context.js';
 import { ProblemError, validationFailed } from '../problems.js';
 import type { MovableClock } from './clock.js';
-import { streamsBusy, type LogFilter, type RequestLog } from './log.js';
-import { deleteSnapshot, listSnapshots, resetState, saveSnapshot } from './state.js';
+import type { LogFilter, RequestLog } from './log.js';
 
 export const CONTROL = '/_emulator';
 const ADMIN_SETTING = 'emulator.admin_token';
@@ -51,9 +49,7 @@ export interface ControlOptions {
   afterReset(): Promise<void> | void;
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-function readJson(info: RequestInfo): unknown {
+export function readJson(info: RequestInfo): unknown {
   if (!info.rawBody.length) return {};
   try {
     return JSON.parse(info.rawBody.toString('utf8'));
@@ -160,7 +156,7 @@ export function clockOffset(body: unknown, clock: MovableClock): number {
   return seconds;
 }
 
-function logFilter(url: URL): LogFilter {
+export function logFilter(url: URL): LogFilter {
   const f: LogFilter = {};
   const limit = url.searchParams.get('limit');
   if (limit !== null) {
@@ -196,118 +192,6 @@ function logFilter(url: URL): LogFilter {
     f.all = all === 'true' || all === '1' || all === '';
   }
   return f;
-}
-
-/**
- * `/_emulator/…` (docs/server.md: Controlling a running server): reset, snapshots, faults, clock and the request log, for the
- * admin token only. Not part of /v1 and never subject to injected faults.
- */
-export function controlMount(o: ControlOptions): Mount {
-  const adminDigest = digest(o.admin);
-  return {
-    prefix: CONTROL,
-    async handle(req, info, app) {
-      try {
-        const auth = header(info.headers, 'authorization');
-        const m = auth ? /^Bearer +(\S+) *$/i.exec(auth) : null;
-        if (!m || !timingSafeEqual(digest(m[1]), adminDigest)) {
-          throw new ProblemError(m ? 'invalid_token' : 'unauthenticated', {
-            detail: 'The control plane needs the admin token (`wcm serve` prints it; WCM_ADMIN_TOKEN sets it).',
-            headers: { 'WWW-Authenticate': 'Bearer realm="wcm-emulator"' },
-          });
-        }
-        const url = new URL(req.url, 'http://x');
-        const route = `${info.method} ${info.path.slice(CONTROL.length) || '/'}`;
-        const json = (status: number, data: unknown) =>
-          app.json(status, { data }, info, { 'Cache-Control': 'no-store' });
-        const snap = /^\/snapshots\/([^/]+)$/.exec(info.path.slice(CONTROL.length));
-        switch (route) {
-          case 'POST /reset': {
-            const body = readJson(info) as { to?: unknown };
-            if (!body || typeof body !== 'object' || Array.isArray(body))
-              throw validationFailed({ to: ['Send {"to": "empty" | "seed" | "<snapshot>"}.'] });
-            const started = performance.now();
-            const counts = await resetState(o.store, o.dataFile, body.to ?? 'empty');
-            await o.afterReset();
-            return json(200, {
-              to: body.to ?? 'empty',
-              records: counts,
-              duration_ms: Math.round(performance.now() - started),
-            });
-          }
-          case 'GET /snapshots':
-            return json(200, await listSnapshots(o.dataFile));
-          case 'POST /snapshots': {
-            const body = readJson(info) as { name?: unknown };
-            return json(201, await saveSnapshot(o.store, o.dataFile, body?.name));
-          }
-          case 'PUT /faults':
-            o.faults.splice(0, o.faults.length, ...parseFaults(readJson(info)));
-            return json(200, o.faults);
-          case 'GET /faults':
-            return json(200, o.faults);
-          case 'DELETE /faults':
-            o.faults.length = 0;
-            return json(200, []);
-          case 'GET /webhook-secret':
-            if (!o.webhookSecret)
-              throw new ProblemError('route_not_found', {
-                detail: 'This server has no payment-notification signing secret.',
-              });
-            return json(200, { secret: o.webhookSecret });
-          case 'GET /clock':
-            return json(200, o.clock.state);
-          case 'PUT /clock': {
-            o.clock.setOffset(clockOffset(readJson(info), o.clock));
-            return json(200, o.clock.state);
-          }
-          case 'DELETE /clock':
-            o.clock.reset();
-            return json(200, o.clock.state);
-          case 'GET /requests':
-            return json(200, o.log.query({ limit: 100, ...logFilter(url) }));
-          case 'GET /requests/stream': {
-            const f = logFilter(url);
-            if (o.log.full) throw streamsBusy();
-            return {
-              status: 200,
-              headers: {
-                'Content-Type': 'text/event-stream; charset=utf-8',
-                'Cache-Control': 'no-store',
-                'X-Content-Type-Options': 'nosniff',
-                'X-Request-Id': info.id,
-              },
-              body: '',
-              stream: (res) => o.log.stream(res, f),
-            };
-          }
-          default:
-            if (snap && info.method === 'DELETE') {
-              const name = snapshotName(snap[1]);
-              await deleteSnapshot(o.dataFile, name);
-              return json(200, { name, deleted: true });
-            }
-            throw new ProblemError('route_not_found', {
-              detail: `No control route \`${route}\`: reset, snapshots, faults, clock, requests, webhook-secret.`,
-            });
-        }
-      } catch (err) {
-        return app.fail(err, info);
-      }
-    },
-  };
-}
-
-/** A snapshot name from the path, percent-decoded; a malformed escape (`%`, `%E0%A4%A`) is a 400, not a crash. */
-function snapshotName(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new ProblemError('bad_request', {
-      detail: `The snapshot name \`${segment}\` in the path is not valid percent-encoding.`,
-      resolution: 'Percent-encode the name (encodeURIComponent), or use the name `GET /_emulator/snapshots` lists.',
-    });
-  }
 }
 
 declare module '../context.js' {

@@ -1,7 +1,7 @@
 import type { Register } from '../area.js';
-import { mcpMount } from './mount.js';
+import { mcpRoutes } from './mount.js';
 
 /** `/mcp`: the operations as MCP tools, dispatched in-process. */
 export const register: Register = (s) => {
-  s.mounts.push(mcpMount({ store: s.store, clock: s.clock }));
+  s.routes.push(mcpRoutes({ store: s.store, clock: s.clock }));
 };

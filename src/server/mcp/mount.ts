@@ -3,7 +3,8 @@ import { routes, type Route } from '../../contract/table.js';
 import type { Store } from '../../store/store.js';
 import type { RawAnswer } from '../../mcp/server.js';
 import type { ToolRequest } from '../../mcp/tools.js';
-import { withResourceMetadata, type App, type AppResponse, type Mount } from '../app.js';
+import { withResourceMetadata, type App, type AppResponse, type Routes } from '../app.js';
+import { ANY } from '../router.js';
 import { header, nestedDeeperThan, type RequestInfo } from '../request.js';
 import { partsResponse } from '../response.js';
 import { authenticate, MCP_AUDIENCE, reachableWorkspaces } from '../auth.js';
@@ -56,89 +57,91 @@ const loadSdk = () =>
  * 401 naming the resource metadata. Tool calls go through `app.handle` in-process, as `/v1`
  * requests with the caller's token, so every check of the API applies.
  */
-export function mcpMount(options: { store: Store; clock: Clock }): Mount {
+export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
   const { store, clock } = options;
-  return {
-    prefix: MCP_PATH,
-    async handle(req, info, app) {
-      const metadata = `${info.origin}/.well-known/oauth-protected-resource/mcp`;
-      let auth;
-      try {
-        if (info.path !== MCP_PATH)
-          throw new ProblemError('route_not_found', { detail: `The MCP endpoint is ${MCP_PATH}.` });
-        auth = authenticate(store, header(info.headers, 'authorization'), clock.now(), MCP_AUDIENCE);
-      } catch (err) {
-        return app.fail(withResourceMetadata(err, metadata, MCP_SCOPE), info);
-      }
-      if (info.method !== 'POST') {
-        // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
-        return app.fail(
-          new ProblemError('method_not_allowed', {
-            detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.',
-            headers: { Allow: 'POST' },
-          }),
-          info,
-        );
-      }
-      if (nestedDeeperThan(info.rawBody, MAX_JSON_DEPTH)) {
-        const message = `Parse error: the message nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`;
-        return {
-          status: 400,
-          headers: { 'Content-Type': 'application/json', 'X-Request-Id': info.id, 'Cache-Control': 'no-store' },
-          body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message }, id: null }),
-        };
-      }
-      const { createMcpServer, connectServer, fastToolCall, parsedDispatch, buildTools, Transport } =
-        loaded ?? (await loadSdk());
-      const reach = reachableWorkspaces(store, auth);
-      const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
-      const abilities = auth.token.abilities as Ability[];
-      const filter = { abilities, defaultWorkspace };
-      const tools = buildTools(filter);
-      const dispatchRaw = inProcessDispatch(app, info);
-      const headers: Record<string, string> = {
-        'X-Request-Id': info.id,
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-      };
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(info.rawBody.toString('utf8'));
-      } catch {
-        parsed = undefined;
-      }
-      const fast = await fastToolCall(
-        {
-          accept: header(info.headers, 'accept'),
-          contentType: header(info.headers, 'content-type'),
-          protocolVersion: header(info.headers, 'mcp-protocol-version'),
-        },
-        parsed,
-        tools,
-        filter,
-        dispatchRaw,
+  return (r) =>
+    r
+      .on(ANY, MCP_PATH, ({ info, app }) => answer(info, app))
+      .mount(MCP_PATH, () => {
+        throw new ProblemError('route_not_found', { detail: `The MCP endpoint is ${MCP_PATH}.` });
+      });
+
+  async function answer(info: RequestInfo, app: App): Promise<AppResponse> {
+    const metadata = `${info.origin}/.well-known/oauth-protected-resource/mcp`;
+    let auth;
+    try {
+      auth = authenticate(store, header(info.headers, 'authorization'), clock.now(), MCP_AUDIENCE);
+    } catch (err) {
+      return app.fail(withResourceMetadata(err, metadata, MCP_SCOPE), info);
+    }
+    if (info.method !== 'POST') {
+      // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
+      return app.fail(
+        new ProblemError('method_not_allowed', {
+          detail: 'This MCP endpoint is stateless: send JSON-RPC with POST.',
+          headers: { Allow: 'POST' },
+        }),
+        info,
       );
-      if (fast !== null) headers['content-type'] = 'application/json';
-      if (typeof fast === 'string') return { status: 200, headers, body: fast };
-      if (fast) return partsResponse(200, headers, fast);
-      // Everything else (initialize, tools/list, resources, batches, protocol errors): the SDK.
-      const server = createMcpServer(filter, parsedDispatch(dispatchRaw), tools);
-      const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await connectServer(server, transport);
-      try {
-        const requestHeaders = new Headers();
-        for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') requestHeaders.set(k, v);
-        const response = await transport.handleRequest(
-          new Request(`${info.origin}${info.path}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }),
-        );
-        const out: AppResponse = { status: response.status, headers, body: await response.text() };
-        response.headers.forEach((v, k) => (out.headers[k] = v));
-        return out;
-      } finally {
-        await server.close();
-      }
-    },
-  };
+    }
+    if (nestedDeeperThan(info.rawBody, MAX_JSON_DEPTH)) {
+      const message = `Parse error: the message nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`;
+      return {
+        status: 400,
+        headers: { 'Content-Type': 'application/json', 'X-Request-Id': info.id, 'Cache-Control': 'no-store' },
+        body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message }, id: null }),
+      };
+    }
+    const { createMcpServer, connectServer, fastToolCall, parsedDispatch, buildTools, Transport } =
+      loaded ?? (await loadSdk());
+    const reach = reachableWorkspaces(store, auth);
+    const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
+    const abilities = auth.token.abilities as Ability[];
+    const filter = { abilities, defaultWorkspace };
+    const tools = buildTools(filter);
+    const dispatchRaw = inProcessDispatch(app, info);
+    const headers: Record<string, string> = {
+      'X-Request-Id': info.id,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(info.rawBody.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    const fast = await fastToolCall(
+      {
+        accept: header(info.headers, 'accept'),
+        contentType: header(info.headers, 'content-type'),
+        protocolVersion: header(info.headers, 'mcp-protocol-version'),
+      },
+      parsed,
+      tools,
+      filter,
+      dispatchRaw,
+    );
+    if (fast !== null) headers['content-type'] = 'application/json';
+    if (typeof fast === 'string') return { status: 200, headers, body: fast };
+    if (fast) return partsResponse(200, headers, fast);
+    // Everything else (initialize, tools/list, resources, batches, protocol errors): the SDK.
+    const server = createMcpServer(filter, parsedDispatch(dispatchRaw), tools);
+    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await connectServer(server, transport);
+    try {
+      const requestHeaders = new Headers();
+      for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') requestHeaders.set(k, v);
+      const response = await transport.handleRequest(
+        new Request(`${info.origin}${info.path}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }),
+      );
+      const out: AppResponse = { status: response.status, headers, body: await response.text() };
+      response.headers.forEach((v, k) => (out.headers[k] = v));
+      return out;
+    } finally {
+      await server.close();
+    }
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Register } from '../area.js';
-import { oauthMount, wellKnownMount } from './mount.js';
+import { oauthRoutes, wellKnownRoutes } from './mount.js';
 import { pruneOAuth } from './models/prune.js';
 import { CONSENT_JS } from './views/consent.js';
 
@@ -9,14 +9,14 @@ export const register: Register = (s) => {
   // Compaction forgets spent OAuth records (expired tokens and codes, old revoked families, idle clients).
   store.addPruner((tx, st) => pruneOAuth(tx, st, clock.now()));
   s.assets['consent.js'] = { type: 'text/javascript; charset=utf-8', body: CONSENT_JS };
-  s.mounts.push(
-    oauthMount({
+  s.routes.push(
+    oauthRoutes({
       store,
       clock,
       sessions: services.sessions!,
       loopback: !!services.loopback,
       rateLimiter: services.rateLimiter!,
     }),
-    wellKnownMount(),
+    wellKnownRoutes(),
   );
 };

@@ -1,19 +1,21 @@
-import type { Mount } from '../app.js';
+import type { Routes } from '../app.js';
+import { ANY } from '../router.js';
 import { messagePage } from '../web/html.js';
 import { signIn } from '../web/signin.js';
 import { authorize } from './actions/authorize.js';
+import { decide } from './actions/consent.js';
 import { register } from './actions/register.js';
 import { revoke } from './actions/revoke.js';
 import { token } from './actions/token.js';
 import type { OAuthContext, OAuthOptions } from './options.js';
-import { OAUTH } from './responses.js';
+import { OAUTH, postOnly } from './responses.js';
 
-export { wellKnownMount } from './actions/metadata.js';
+export { wellKnownRoutes } from './actions/metadata.js';
 export { OAUTH } from './responses.js';
 export type { OAuthOptions } from './options.js';
 
 /** `/oauth/…`: authorize (sign-in and consent pages), token, revoke and dynamic registration. */
-export function oauthMount(options: OAuthOptions): Mount {
+export function oauthRoutes(options: OAuthOptions): Routes {
   const auth = signIn({
     prefix: OAUTH,
     loopback: options.loopback,
@@ -23,27 +25,27 @@ export function oauthMount(options: OAuthOptions): Mount {
     purpose: 'to authorize an application to use your account.',
   });
   const ctx: OAuthContext = { ...options, auth };
-  return {
-    prefix: OAUTH,
-    async handle(req, info, app) {
-      const own = await auth.handle(req, info);
-      if (own) return own;
-      switch (info.path) {
-        case `${OAUTH}/authorize`:
-          return authorize(ctx, req, info);
-        case `${OAUTH}/token`:
-          return token(ctx, info, app);
-        case `${OAUTH}/revoke`:
-          return revoke(ctx, info);
-        case `${OAUTH}/register`:
-          return register(ctx, info, app);
-        default:
-          return messagePage(
-            404,
-            'Not found',
-            'There is no page here. OAuth clients begin with the authorization endpoint, /oauth/authorize (see /.well-known/oauth-authorization-server).',
-          );
-      }
-    },
+  return (r) => {
+    auth.routes(r);
+    r.on(['GET', 'HEAD'], `${OAUTH}/authorize`, ({ req, info }) => authorize(ctx, req, info))
+      .on('POST', `${OAUTH}/authorize`, ({ req, info }) => decide(ctx, req, info))
+      .on(ANY, `${OAUTH}/authorize`, () =>
+        messagePage(405, 'Method not allowed', 'The authorization endpoint answers GET and POST.', {
+          headers: { Allow: 'GET, HEAD, POST' },
+        }),
+      )
+      .on('POST', `${OAUTH}/token`, ({ info, app }) => token(ctx, info, app))
+      .on(ANY, `${OAUTH}/token`, () => postOnly('token'))
+      .on('POST', `${OAUTH}/revoke`, ({ info }) => revoke(ctx, info))
+      .on(ANY, `${OAUTH}/revoke`, () => postOnly('revocation'))
+      .on('POST', `${OAUTH}/register`, ({ info, app }) => register(ctx, info, app))
+      .on(ANY, `${OAUTH}/register`, () => postOnly('registration'))
+      .mount(OAUTH, () =>
+        messagePage(
+          404,
+          'Not found',
+          'There is no page here. OAuth clients begin with the authorization endpoint, /oauth/authorize (see /.well-known/oauth-authorization-server).',
+        ),
+      );
   };
 }

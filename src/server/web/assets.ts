@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AppResponse, Mount } from '../app.js';
+import type { AppResponse, Routes } from '../app.js';
+import { ANY } from '../router.js';
 import { WCM_CSS } from './stylesheet.js';
 import { DASHBOARD_JS } from './script.js';
 
@@ -36,65 +37,55 @@ const BUILT_IN: Record<string, Asset> = {
 /** The dashboard's one script (local times, copy buttons, the menu on a phone): from this origin, never inline. */
 export const DASHBOARD_SCRIPT_HREF = `${ASSETS_PREFIX}/dashboard.js?v=${version(DASHBOARD_JS)}`;
 
-/**
- * `/favicon.ico`, which browsers and tools ask for on their own: the same icon, so no 404 lands in
- * the request log (which leaves it out of its views anyway).
- */
-export function faviconMount(): Mount {
-  const etag = `"${version(FAVICON_SVG)}"`;
-  return {
-    prefix: '/favicon.ico',
-    handle(_req, info): AppResponse {
-      const headers = {
-        'X-Content-Type-Options': 'nosniff',
-        'X-Request-Id': info.id,
-        'Content-Type': FAVICON.type,
-        'Cache-Control': 'public, max-age=86400',
-        ETag: etag,
-      };
-      if (info.method !== 'GET' && info.method !== 'HEAD')
-        return {
-          status: 405,
-          headers: { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' },
-          body: 'Only GET and HEAD.\n',
-        };
-      return { status: 200, headers, body: FAVICON_SVG };
-    },
-  };
-}
+const PLAIN = 'text/plain; charset=utf-8';
 
-/** The `/assets` mount: `wcm.css` plus any `extra` files (a page's script, kept out of the HTML). */
-export function assetsMount(extra: Record<string, Asset> = {}): Mount {
+/**
+ * `/favicon.ico`, which browsers and tools ask for on their own (the same icon, so no 404 lands in
+ * the request log), and `/assets/…`: `wcm.css` plus any `extra` files (a page's script, kept out
+ * of the HTML). The assets are a mount: every name under it is looked up as sent, unknown ones 404.
+ */
+export function assetRoutes(extra: Record<string, Asset> = {}): Routes {
   const files = new Map(
     Object.entries({ ...BUILT_IN, ...extra }).map(([name, a]) => [name, { ...a, etag: `"${version(a.body)}"` }]),
   );
-  return {
-    prefix: ASSETS_PREFIX,
-    handle(req, info): AppResponse {
-      const name = info.path.slice(ASSETS_PREFIX.length + 1);
-      const file = files.get(name);
-      const base = { 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id };
-      if (!file)
-        return {
-          status: 404,
-          headers: { ...base, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' },
-          body: 'Not found.\n',
+  const icon = { ...FAVICON, etag: `"${version(FAVICON_SVG)}"` };
+  const iconHeaders = (id: string) => ({
+    'X-Content-Type-Options': 'nosniff',
+    'X-Request-Id': id,
+    'Content-Type': FAVICON.type,
+    'Cache-Control': 'public, max-age=86400',
+    ETag: icon.etag,
+  });
+  return (r) =>
+    r
+      .on(['GET', 'HEAD'], '/favicon.ico', (x) => ({ status: 200, headers: iconHeaders(x.info.id), body: FAVICON_SVG }))
+      .on(ANY, '/favicon.ico', (x) => ({
+        status: 405,
+        headers: { ...iconHeaders(x.info.id), Allow: 'GET, HEAD', 'Content-Type': PLAIN },
+        body: 'Only GET and HEAD.\n',
+      }))
+      .mount(ASSETS_PREFIX, ({ req, info }): AppResponse => {
+        const file = files.get(info.path.slice(ASSETS_PREFIX.length + 1));
+        const base = { 'X-Content-Type-Options': 'nosniff', 'X-Request-Id': info.id };
+        if (!file)
+          return {
+            status: 404,
+            headers: { ...base, 'Content-Type': PLAIN, 'Cache-Control': 'no-store' },
+            body: 'Not found.\n',
+          };
+        if (info.method !== 'GET' && info.method !== 'HEAD')
+          return {
+            status: 405,
+            headers: { ...base, Allow: 'GET, HEAD', 'Content-Type': PLAIN },
+            body: 'Only GET and HEAD.\n',
+          };
+        const headers = {
+          ...base,
+          'Content-Type': file.type,
+          'Cache-Control': 'public, max-age=31536000, immutable',
+          ETag: file.etag,
         };
-      if (info.method !== 'GET' && info.method !== 'HEAD') {
-        return {
-          status: 405,
-          headers: { ...base, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' },
-          body: 'Only GET and HEAD.\n',
-        };
-      }
-      const headers = {
-        ...base,
-        'Content-Type': file.type,
-        'Cache-Control': 'public, max-age=31536000, immutable',
-        ETag: file.etag,
-      };
-      if (req.headers['if-none-match'] === file.etag) return { status: 304, headers, body: '' };
-      return { status: 200, headers, body: file.body };
-    },
-  };
+        if (req.headers['if-none-match'] === file.etag) return { status: 304, headers, body: '' };
+        return { status: 200, headers, body: file.body };
+      });
 }

@@ -3,7 +3,8 @@ import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { hashToken, tokenId } from '../../store/fixture.js';
 import type { TokenRecord, UserRecord } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
-import type { AppRequest, AppResponse } from '../app.js';
+import type { AppRequest, AppResponse, AppRouter } from '../app.js';
+import { ANY } from '../router.js';
 import type { Clock, RequestInfo } from '../context.js';
 import { FormError, Html, html, htmlResponse, layout, messagePage, parseForm, redirect } from './html.js';
 import {
@@ -62,8 +63,8 @@ function tokenLive(rec: TokenRecord | undefined, userId: string, now: number): r
 
 export interface SignIn {
   readonly prefix: string;
-  /** Answers `{prefix}/sign-in` and `{prefix}/sign-out`; undefined for every other path. */
-  handle(req: AppRequest, info: RequestInfo): Promise<AppResponse | undefined>;
+  /** Adds `{prefix}/sign-in` and `{prefix}/sign-out` to the router: the pages that need no session. */
+  routes(router: AppRouter): void;
   /** The signed-in user, or the redirect to sign-in that comes back to this page afterwards. */
   requireSession(req: AppRequest, info: RequestInfo): Promise<SignedIn | AppResponse>;
 }
@@ -218,46 +219,53 @@ ${form}
     return { abilities: rec.abilities, workspaceIds: rec.workspace_ids ?? null };
   };
 
+  const signOut = async (info: RequestInfo): Promise<AppResponse> => {
+    const session = await sessions.read(info);
+    if (!session) return redirect(signInPath);
+    let form: Record<string, string>;
+    try {
+      form = parseForm(info.rawBody);
+    } catch {
+      return refused();
+    }
+    if (!checkCsrf(session, form.csrf)) return refused();
+    return redirect(signInPath, { 'Set-Cookie': await sessions.end(session, prefix, info) });
+  };
+
   return {
     prefix,
-    async handle(req, info) {
-      if (info.path === signInPath) {
-        const returnTo = safeReturnTo(targetUrl(req)?.searchParams.get('return_to') ?? undefined, prefix);
-        if (info.method === 'GET' || info.method === 'HEAD') {
+    routes(router) {
+      const returnTo = (req: AppRequest) =>
+        safeReturnTo(targetUrl(req)?.searchParams.get('return_to') ?? undefined, prefix);
+      router
+        .on(['GET', 'HEAD'], signInPath, ({ req, info }) => {
           const csrf = preSignInCsrf(info);
           const ended = targetUrl(req)?.searchParams.get('ended');
           const alert =
             ended === 'token'
               ? 'Your session ended: the personal access token you signed in with was revoked or expired. Sign in with a current one.'
               : undefined;
-          return page(200, returnTo, csrf.value, alert, csrf.headers);
-        }
-        if (info.method === 'POST') return postSignIn(info, returnTo);
-        return messagePage(405, 'Method not allowed', 'The sign-in page answers GET and POST only.', {
-          home: prefix,
-          headers: { Allow: 'GET, HEAD, POST' },
-        });
-      }
-      if (info.path === signOutPath) {
-        if (info.method !== 'POST')
-          return messagePage(
+          return page(200, returnTo(req), csrf.value, alert, csrf.headers);
+        })
+        .on('POST', signInPath, ({ req, info }) => postSignIn(info, returnTo(req)))
+        .on(ANY, signInPath, () =>
+          messagePage(405, 'Method not allowed', 'The sign-in page answers GET and POST only.', {
+            home: prefix,
+            headers: { Allow: 'GET, HEAD, POST' },
+          }),
+        )
+        .on('POST', signOutPath, ({ info }) => signOut(info))
+        .on(ANY, signOutPath, () =>
+          messagePage(
             405,
             'Method not allowed',
             'Sign out with the button at the top of any page (a POST with its form).',
-            { home: prefix, headers: { Allow: 'POST' } },
-          );
-        const session = await sessions.read(info);
-        if (!session) return redirect(signInPath);
-        let form: Record<string, string>;
-        try {
-          form = parseForm(info.rawBody);
-        } catch {
-          return refused();
-        }
-        if (!checkCsrf(session, form.csrf)) return refused();
-        return redirect(signInPath, { 'Set-Cookie': await sessions.end(session, prefix, info) });
-      }
-      return undefined;
+            {
+              home: prefix,
+              headers: { Allow: 'POST' },
+            },
+          ),
+        );
     },
     async requireSession(req, info) {
       const session = await sessions.read(info);

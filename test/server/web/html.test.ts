@@ -10,7 +10,7 @@ import {
   raw,
   redirect,
 } from '../../../src/server/web/html.js';
-import { assetsMount, STYLESHEET_HREF } from '../../../src/server/web/assets.js';
+import { assetRoutes, STYLESHEET_HREF } from '../../../src/server/web/assets.js';
 import { App } from '../../../src/server/app.js';
 import { inProcess, sendJson } from '../../support/server.js';
 
@@ -112,7 +112,7 @@ describe('/assets', () => {
   it('serves the stylesheet with a long cache lifetime, 304 on a matching ETag, 404 otherwise', async () => {
     const env = await inProcess({ fixtures: [] });
     try {
-      const app = new App({ store: env.store, mounts: [assetsMount()] });
+      const app = new App({ store: env.store, routes: [assetRoutes()] });
       const res = await sendJson(app, { url: STYLESHEET_HREF });
       expect(res.status).toBe(200);
       expect(res.headers['Content-Type']).toBe('text/css; charset=utf-8');

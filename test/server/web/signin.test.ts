@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App, type Mount } from '../../../src/server/app.js';
+import { App, type Routes } from '../../../src/server/app.js';
 import { hashToken, tokenId } from '../../../src/store/fixture.js';
 import { html, htmlResponse, layout, messagePage, parseForm } from '../../../src/server/web/html.js';
 import { checkCsrf, MAX_SESSIONS, SESSION_COOKIE, sessionKey, Sessions } from '../../../src/server/web/session.js';
@@ -22,11 +22,9 @@ async function setup(loopback: boolean) {
   const sessions = new Sessions(clock);
   const auth = signIn({ prefix: PREFIX, loopback, store: env.store, sessions, clock, purpose: 'to test <things>' });
   const changes: string[] = [];
-  const mount: Mount = {
-    prefix: PREFIX,
-    async handle(req, info) {
-      const own = await auth.handle(req, info);
-      if (own) return own;
+  const routes: Routes = (r) => {
+    auth.routes(r);
+    r.mount(PREFIX, async ({ req, info }) => {
       const signed = await auth.requireSession(req, info);
       if (!('user' in signed)) return signed;
       if (info.path === `${PREFIX}/change` && info.method === 'POST') {
@@ -44,9 +42,9 @@ async function setup(loopback: boolean) {
           user: { name: signed.user.name, signOut: signed.signOut },
         }),
       );
-    },
+    });
   };
-  const app = new App({ store: env.store, clock, mounts: [mount] });
+  const app = new App({ store: env.store, clock, routes: [routes] });
   const send = (r: Parameters<typeof sendJson>[1]) => sendJson(app, r);
   const form = (url: string, fields: Record<string, string>, cookie = '') =>
     send({
@@ -501,6 +499,7 @@ describe('the extend step', () => {
     });
     expect(ext.services?.loopback).toBe(loopback);
     expect(ext.services?.sessions).toBeInstanceOf(Sessions);
-    expect(ext.mounts?.map((m) => m.prefix)).toContain('/assets');
+    const app = new App({ store: env.store, routes: ext.routes });
+    expect((await sendJson(app, { url: '/assets/wcm.css' })).status).toBe(200);
   });
 });

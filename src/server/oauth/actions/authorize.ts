@@ -1,11 +1,10 @@
 import type { AppRequest, AppResponse } from '../../app.js';
 import type { RequestInfo } from '../../context.js';
-import { messagePage } from '../../web/html.js';
 import { targetUrl } from '../../web/signin.js';
 import { AUTHORIZE_FIELDS, checkAuthorizationRequest, type AuthorizeParams } from '../checks/authorization-request.js';
 import type { OAuthContext } from '../options.js';
 import { errorPage } from '../views/error.js';
-import { decide, showConsent } from './consent.js';
+import { showConsent } from './consent.js';
 
 /** The query's authorization parameters; a page when one is repeated (RFC 6749 §3.1). */
 function queryParams(req: AppRequest): { params: AuthorizeParams } | { page: AppResponse } {
@@ -20,14 +19,8 @@ function queryParams(req: AppRequest): { params: AuthorizeParams } | { page: App
   return { params };
 }
 
-/** `GET /oauth/authorize`: check the request, then (signed in) the consent page; POST is the decision. */
+/** `GET /oauth/authorize`: check the request, then (signed in) the consent page; `POST` is the decision (`decide`). */
 export async function authorize(ctx: OAuthContext, req: AppRequest, info: RequestInfo): Promise<AppResponse> {
-  if (info.method === 'POST') return decide(ctx, req, info);
-  if (info.method !== 'GET' && info.method !== 'HEAD') {
-    return messagePage(405, 'Method not allowed', 'The authorization endpoint answers GET and POST.', {
-      headers: { Allow: 'GET, HEAD, POST' },
-    });
-  }
   const q = queryParams(req);
   if ('page' in q) return q.page;
   const p = q.params;

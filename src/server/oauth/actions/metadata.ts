@@ -1,5 +1,6 @@
 import { ABILITIES } from '../../../contract/enums.js';
-import type { Mount } from '../../app.js';
+import type { Routes } from '../../app.js';
+import { ANY } from '../../router.js';
 import { ProblemError } from '../../problems.js';
 import { jsonResponse, OAUTH } from '../responses.js';
 
@@ -32,34 +33,31 @@ export function protectedResourceMetadata(origin: string, resource: 'v1' | 'api/
   };
 }
 
-/** The discovery document at `path`, if there is one. */
-function documentAt(path: string, origin: string) {
-  if (path === '/.well-known/oauth-authorization-server') return authorizationServerMetadata(origin);
-  if (path === '/.well-known/oauth-protected-resource' || path === '/.well-known/oauth-protected-resource/v1')
-    return protectedResourceMetadata(origin, 'v1');
+/** The discovery documents by path; each made from the server's origin when asked for. */
+const DOCUMENTS: Record<string, (origin: string) => object> = {
+  '/.well-known/oauth-authorization-server': authorizationServerMetadata,
+  '/.well-known/oauth-protected-resource': (origin) => protectedResourceMetadata(origin, 'v1'),
+  '/.well-known/oauth-protected-resource/v1': (origin) => protectedResourceMetadata(origin, 'v1'),
   // Strict clients compare `resource` with the URL they asked about (RFC 9728 §3.3): exactly /api/v1 here.
-  if (path === '/.well-known/oauth-protected-resource/api/v1') return protectedResourceMetadata(origin, 'api/v1');
-  if (path === '/.well-known/oauth-protected-resource/mcp') return protectedResourceMetadata(origin, 'mcp');
-  return undefined;
-}
+  '/.well-known/oauth-protected-resource/api/v1': (origin) => protectedResourceMetadata(origin, 'api/v1'),
+  '/.well-known/oauth-protected-resource/mcp': (origin) => protectedResourceMetadata(origin, 'mcp'),
+};
 
 /** `/.well-known/…`: the discovery documents, no token needed; CORS for allowed origins only (trust/cors.ts). */
-export function wellKnownMount(): Mount {
-  return {
-    prefix: '/.well-known',
-    handle(_req, info, app) {
-      const doc = documentAt(info.path, info.origin);
-      if (!doc)
-        return app.fail(new ProblemError('route_not_found', { detail: `No document at \`${info.path}\`.` }), info);
-      if (info.method !== 'GET' && info.method !== 'HEAD')
-        return app.fail(
-          new ProblemError('method_not_allowed', {
-            detail: 'Discovery documents answer GET.',
-            headers: { Allow: 'GET, HEAD' },
-          }),
-          info,
-        );
-      return jsonResponse(200, doc, { 'Cache-Control': 'public, max-age=300' });
-    },
+export function wellKnownRoutes(): Routes {
+  return (r) => {
+    for (const [path, doc] of Object.entries(DOCUMENTS)) {
+      r.on(['GET', 'HEAD'], path, ({ info }) =>
+        jsonResponse(200, doc(info.origin), { 'Cache-Control': 'public, max-age=300' }),
+      ).on(ANY, path, () => {
+        throw new ProblemError('method_not_allowed', {
+          detail: 'Discovery documents answer GET.',
+          headers: { Allow: 'GET, HEAD' },
+        });
+      });
+    }
+    r.mount('/.well-known', ({ info }) => {
+      throw new ProblemError('route_not_found', { detail: `No document at \`${info.path}\`.` });
+    });
   };
 }

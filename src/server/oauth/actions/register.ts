@@ -4,7 +4,7 @@ import type { App, AppResponse } from '../../app.js';
 import type { RequestInfo } from '../../context.js';
 import { newApp } from '../models/client.js';
 import type { OAuthContext } from '../options.js';
-import { jsonResponse, postOnly } from '../responses.js';
+import { jsonResponse } from '../responses.js';
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 /** Client metadata is a few hundred bytes; 16 KB leaves room for ten long redirect URIs (TRUST.md §4). */
@@ -43,7 +43,6 @@ function metadataProblem(meta: unknown): [string, string] | null {
 
 /** RFC 7591, for MCP clients that register themselves: public clients; https, loopback or private-use redirects. */
 export async function register(ctx: OAuthContext, info: RequestInfo, app: App): Promise<AppResponse> {
-  if (info.method !== 'POST') return postOnly('registration');
   let limitHeaders: Record<string, string>;
   try {
     limitHeaders =

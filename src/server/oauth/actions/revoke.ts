@@ -8,7 +8,7 @@ import { readForm } from '../checks/form.js';
 import { OAuthError } from '../errors.js';
 import { grantOfRefresh, revokeGrantIn } from '../models/grant.js';
 import type { OAuthContext } from '../options.js';
-import { jsonResponse, oauthError, postOnly } from '../responses.js';
+import { jsonResponse, oauthError } from '../responses.js';
 import { iso } from '../time.js';
 
 /** What a presented token is: an access token (revoked alone) or a refresh token (its whole grant), and whose. */
@@ -58,7 +58,6 @@ export async function revokeToken(
 
 /** `POST /oauth/revoke`. */
 export async function revoke(ctx: OAuthContext, info: RequestInfo): Promise<AppResponse> {
-  if (info.method !== 'POST') return postOnly('revocation');
   try {
     const form = readForm(info);
     if (!form.token) throw new OAuthError('invalid_request', 'The `token` parameter is missing.');

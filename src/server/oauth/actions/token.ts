@@ -7,11 +7,10 @@ import { OAuthError } from '../errors.js';
 import { exchangeCode } from '../grants/authorization-code.js';
 import { refreshTokens } from '../grants/refresh-token.js';
 import type { OAuthContext } from '../options.js';
-import { jsonResponse, oauthError, postOnly } from '../responses.js';
+import { jsonResponse, oauthError } from '../responses.js';
 
 /** `POST /oauth/token`: the two grant types, each for an authenticated client. */
 export async function token(ctx: OAuthContext, info: RequestInfo, app: App): Promise<AppResponse> {
-  if (info.method !== 'POST') return postOnly('token');
   const { store, clock } = ctx;
   try {
     // Per client address, like public actions (TRUST.md §4): guessing codes or secrets is slow.
