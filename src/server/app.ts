@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '../store/pg/errors.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { operationList } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
@@ -95,7 +96,13 @@ export class App {
     for (const add of options.routes ?? []) add(this.router);
     // The observers first, so they see refusals too (as answers, not throws); then the Host check,
     // the first step that may answer.
-    const edge = [...(options.around ?? []), this.answering, hostCheck(() => this.trust), originRule(() => this.trust)];
+    const edge = [
+      ...(options.around ?? []),
+      this.answering,
+      hostCheck(() => this.trust),
+      originRule(() => this.trust),
+      this.synced,
+    ];
     this.chain = compose(edge, (x) => this.dispatch(x));
     this.badTarget = compose(edge, async () => {
       throw new ProblemError('route_not_found', { detail: 'The request target is not a valid path.' });
@@ -149,6 +156,21 @@ export class App {
     }
   };
 
+  /**
+   * On PostgreSQL, what other processes committed is applied before anything is read (not for
+   * /healthz, which answers without the store). A store that cannot be reached is a 503 that
+   * still goes out through the CORS step.
+   */
+  private readonly synced: RequestMiddleware = async (x, next) => {
+    if (x.info.path === '/healthz') return next(x);
+    try {
+      await this.store.sync();
+    } catch (err) {
+      return this.fail(err, x.info);
+    }
+    return next(x);
+  };
+
   /** The last step of the request chain: the router's route, or its 404 / 405. */
   private async dispatch(x: Call): Promise<AppResponse> {
     const { info } = x;
@@ -196,6 +218,13 @@ export class App {
    */
   fail(err: unknown, info: RequestInfo): AppResponse {
     if (err instanceof ProblemError) return problemResponse(err, info.path, info.id);
+    if (err instanceof StoreUnavailableError) {
+      const unavailable = new ProblemError('store_unavailable', {
+        detail: err.message,
+        headers: { 'Retry-After': '1' },
+      });
+      return problemResponse(unavailable, info.path, info.id);
+    }
     const res = problemResponse(
       new ProblemError('internal_error', { detail: 'The server failed to handle this request. Nothing was changed.' }),
       info.path,
