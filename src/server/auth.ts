@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
 import { tokenId } from '../store/fixture.js';
+import type { StoredToken } from '../store/oauth-tokens.js';
 import type { TokenRecord, UserRecord, WorkspaceRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { tokenRecordOf } from './oauth/models/access-token.js';
 import { ProblemError } from './problems.js';
 
 /** Who is calling, once the token checks out. */
@@ -58,8 +60,8 @@ function parseBearer(header: string): ParsedBearer | null {
  * The stored digest as bytes, decoded once per token record: records are immutable (a change
  * replaces the record, which is then decoded afresh), so this is a pure function of the record.
  */
-const storedDigests = new WeakMap<TokenRecord, Buffer>();
-function storedDigest(rec: TokenRecord): Buffer {
+const storedDigests = new WeakMap<StoredToken, Buffer>();
+function storedDigest(rec: StoredToken): Buffer {
   let d = storedDigests.get(rec);
   if (!d) storedDigests.set(rec, (d = Buffer.from(rec.token_sha256, 'hex')));
   return d;
@@ -76,19 +78,17 @@ export function authenticate(
   const parsed = parseBearer(header);
   if (!parsed) throw invalidToken('malformed (expected `Authorization: Bearer <token>`)');
   const { digest } = parsed;
-  const rec = store.get('tokens', parsed.id);
+  const stored = store.get('tokens', parsed.id);
   // Compare the full digest in constant time: the map lookup used only a prefix.
-  if (!rec || !timingSafeEqual(storedDigest(rec), digest)) throw invalidToken('not recognised');
-  if (rec.revoked_at) throw invalidToken('revoked');
-  if (rec.expires_at && new Date(rec.expires_at).getTime() <= now.getTime())
-    throw invalidToken(`expired (at ${rec.expires_at})`);
+  if (!stored || !timingSafeEqual(storedDigest(stored), digest)) throw invalidToken('not recognised');
+  if (stored.revoked_at) throw invalidToken('revoked');
+  if (stored.expires_at && new Date(stored.expires_at).getTime() <= now.getTime())
+    throw invalidToken(`expired (at ${stored.expires_at})`);
+  // Tokens this server issued belong to an authorization: revoking it (or its application) ends them all.
+  const rec = tokenRecordOf(store, stored);
+  if (!rec) throw invalidToken('revoked');
   // The stored record says what a token is, whatever its text looks like (TRUST.md §3).
   if (isOAuthToken(rec) && rec.audience !== audience) throw invalidToken('issued for another audience');
-  // Tokens this server issued belong to an authorization: revoking it (or its application) ends them all.
-  if (rec.grant_id) {
-    const grant = store.get('oauth_grants', rec.grant_id);
-    if (!grant || grant.revoked_at) throw invalidToken('revoked');
-  }
   const user = store.get('users', rec.user_id);
   if (!user) throw invalidToken('not recognised');
   return { token: rec, user };

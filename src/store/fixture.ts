@@ -5,7 +5,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { FixtureCollector, FixtureError, jsonPath, type CheckedFixture } from './fixture-check.js';
 import { FIXTURE_COLLECTIONS, FixtureSchema } from './fixture-schema.js';
-import type { CollectionName, RecordTypes, TokenRecord, Tx } from './records.js';
+import { isGrantToken, refreshStateOf, withGrant, type StoredToken } from './oauth-tokens.js';
+import type { CollectionName, OAuthGrantRecord, RecordTypes, TokenRecord, Tx } from './records.js';
 import type { Store } from './store.js';
 import { joinThread, putThread, type FullThread } from './threads.js';
 
@@ -254,10 +255,30 @@ export function exportFixture(store: Store): Record<string, unknown> {
     if (!recs.length) continue;
     out[c] =
       c === 'tokens'
-        ? (recs as TokenRecord[]).map(({ id: _id, token_sha256, ...rest }) => ({ token_sha256, ...rest }))
-        : recs;
+        ? (recs as StoredToken[]).flatMap((t) => exportedToken(store, t))
+        : c === 'oauth_grants'
+          ? (recs as OAuthGrantRecord[]).map((g) => exportedGrant(store, g))
+          : recs;
   }
   return out;
+}
+
+/** A token as fixtures hold it: `token_sha256` for the id, and a grant's token with its grant's members (none if the grant is gone). */
+function exportedToken(store: Store, t: StoredToken): Array<Omit<TokenRecord, 'id'>> {
+  let full: TokenRecord;
+  if (isGrantToken(t)) {
+    const grant = store.get('oauth_grants', t.grant_id);
+    if (!grant) return [];
+    full = withGrant(t, grant, store.get('oauth_apps', grant.client_id)?.name ?? grant.client_id);
+  } else full = t;
+  const { id: _id, token_sha256, ...rest } = full;
+  return [{ token_sha256, ...rest }];
+}
+
+/** A grant as fixtures hold it: with its current refresh token, which its newest token response holds once it refreshed. */
+function exportedGrant(store: Store, g: OAuthGrantRecord): OAuthGrantRecord {
+  const r = refreshStateOf(store, g);
+  return { ...g, refresh_sha256: r.sha256, refresh_expires_at: r.expires_at, refresh_generation: r.generation };
 }
 
 export const newId = () => randomUUID();

@@ -1,3 +1,4 @@
+import { refreshesByGrant } from './oauth-tokens.js';
 import type { CollectionName, RecordTypes, ThreadRecord } from './records.js';
 import { CHANNELS, THREAD_VIEWS } from '../contract/enums.js';
 
@@ -200,6 +201,7 @@ export const INDEXES = {
     key: (r) => [r.created_at, r.id],
     order: 'desc',
   } as IndexDef<'oauth_grants'>,
+  refreshesByGrant,
   eventsByOccurred: {
     name: 'eventsByOccurred',
     collection: 'analytics_events',

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Ability, Channel, OrderState } from '../contract/enums.js';
 import type * as schemas from './schemas.js';
+import type { StoredToken } from './oauth-tokens.js';
 
 /** Every collection the store keeps; each record has an `id`. */
 export const COLLECTIONS = [
@@ -173,7 +174,9 @@ export interface OAuthAppRecord {
  * One authorization: what a user approved for an application (abilities, workspaces, audience),
  * and the family of tokens descended from its code. The current refresh token's hash rotates and
  * its generation counts up; a refresh token names its grant and generation, so an earlier one is
- * recognised (and revokes the family) without keeping a growing list of used hashes.
+ * recognised (and revokes the family) without keeping a growing list of used hashes. The `refresh_*`
+ * members are the state at the code exchange (or at revocation); once the grant has refreshed, its
+ * newest token response holds the current one (oauth-tokens.ts, refreshStateOf).
  */
 export interface OAuthGrantRecord {
   id: string;
@@ -184,7 +187,7 @@ export interface OAuthGrantRecord {
   audience: string;
   refresh_sha256: string | null;
   refresh_expires_at: string | null;
-  /** The current refresh token's generation: 0 from the code, one more per rotation. */
+  /** The refresh token's generation: 0 from the code, one more per rotation. */
   refresh_generation: number;
   created_at: string;
   revoked_at: string | null;
@@ -210,7 +213,7 @@ export interface OAuthCodeRecord {
 export interface RecordTypes {
   users: UserRecord;
   workspaces: WorkspaceRecord;
-  tokens: TokenRecord;
+  tokens: StoredToken;
   listings: ListingRecord;
   forms: FormRecord;
   pages: PageRecord;

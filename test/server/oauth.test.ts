@@ -2,7 +2,7 @@
 // forms driven with a cookie jar, the token endpoint, refresh rotation and reuse detection,
 // revocation, dynamic registration, and a row for every refusal of OAUTH.md's last section.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { exportFixture } from '../../src/store/fixture.js';
+import { exportFixture, hashToken, tokenId } from '../../src/store/fixture.js';
 import { authorizeUrl, FormBrowser, pkce, tokenRequest } from '../support/oauth.js';
 import { demo, onPort, TestClock } from '../support/server.js';
 
@@ -376,8 +376,9 @@ describe('the authorization code flow with PKCE', () => {
     expect(res.headers.get('www-authenticate')).toBe(
       `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource", error="invalid_token"`,
     );
-    const stored = [...server.store.values('tokens')].find((x) => x.grant_id && x.audience === 'wcm-mcp');
-    expect(stored).toBeDefined();
+    // The stored token names its grant, which holds the audience (the token's text says nothing of it).
+    const stored = server.store.get('tokens', tokenId(hashToken(t.json.access_token)))!;
+    expect(server.store.get('oauth_grants', stored.grant_id!)?.audience).toBe('wcm-mcp');
   });
 
   it('a confidential client authenticates with client_secret_basic; without its secret it is invalid_client (401)', async () => {

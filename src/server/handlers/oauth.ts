@@ -67,7 +67,7 @@ export const oauthHandlers = [
     // Every authorization given to the app ends with it, and with them every token it was issued.
     const grants = [...store.values('oauth_grants')].filter((g) => g.client_id === app.id && !g.revoked_at);
     await store.transact((tx) => {
-      for (const g of grants) revokeGrantIn(tx, g, clock);
+      for (const g of grants) revokeGrantIn(tx, store, g, clock);
       tx.delete('oauth_apps', app.id);
     });
     return appView(app);
@@ -85,7 +85,7 @@ export const oauthHandlers = [
     // Another user's grant is as unknown as a missing one: no probing for grant ids.
     if (!grant || grant.user_id !== auth!.user.id || grant.revoked_at)
       throw notFound('oauth_grant_not_found', params.grant);
-    await store.transact((tx) => revokeGrantIn(tx, grant, clock));
+    await store.transact((tx) => revokeGrantIn(tx, store, grant, clock));
     return grantView(store, store.get('oauth_grants', grant.id)!);
   }),
 ];

@@ -1,9 +1,8 @@
 import type { Clock } from '../context.js';
 
-/** Lifetimes: codes 60 s, access tokens 1 h, refresh tokens 30 days. */
+/** Lifetimes: codes 60 s, access tokens 1 h, refresh tokens 30 days (the last two beside the records they derive from). */
 export const CODE_SECONDS = 60;
-export const ACCESS_SECONDS = 3600;
-export const REFRESH_SECONDS = 30 * 24 * 3600;
+export { ACCESS_SECONDS, REFRESH_SECONDS } from '../../store/oauth-tokens.js';
 
 /** The clock's now, plus some seconds, as the store writes times. */
 export const iso = (clock: Clock, plusSeconds = 0) =>

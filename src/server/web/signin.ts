@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { hashToken, tokenId } from '../../store/fixture.js';
+import { isGrantToken, type StoredToken } from '../../store/oauth-tokens.js';
 import type { TokenRecord, UserRecord } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import type { AppRequest, AppResponse, AppRouter } from '../app.js';
@@ -52,12 +53,13 @@ export interface SignedIn {
 export const reaches = (signed: Pick<SignedIn, 'workspaceIds'>, workspaceId: string): boolean =>
   !signed.workspaceIds || signed.workspaceIds.includes(workspaceId);
 
-/** An OAuth token's record (bound to an audience or a grant): never a way to sign in to the pages. */
-const isOAuthRecord = (rec: TokenRecord): boolean => !!(rec.audience || rec.grant_id || rec.client_id);
+/** A personal token's record; an OAuth token's (bound to an audience or a grant) is never a way to sign in to the pages. */
+const isPersonal = (rec: StoredToken): rec is TokenRecord =>
+  !isGrantToken(rec) && !(rec.audience || rec.grant_id || rec.client_id);
 
 /** Whether the personal token a session stands on is still this user's, unrevoked and unexpired. */
-function tokenLive(rec: TokenRecord | undefined, userId: string, now: number): rec is TokenRecord {
-  if (!rec || rec.user_id !== userId || isOAuthRecord(rec) || rec.revoked_at) return false;
+function tokenLive(rec: StoredToken | undefined, userId: string, now: number): rec is TokenRecord {
+  if (!rec || !isPersonal(rec) || rec.user_id !== userId || rec.revoked_at) return false;
   return !rec.expires_at || new Date(rec.expires_at).getTime() > now;
 }
 
@@ -181,7 +183,7 @@ ${form}
     const rec = store.get('tokens', tokenId(sha));
     if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex')))
       return html`That token is not recognised.`;
-    if (isOAuthRecord(rec)) return oauthRefused;
+    if (!isPersonal(rec)) return oauthRefused;
     if (rec.revoked_at) return html`That token has been revoked.`;
     if (rec.expires_at && new Date(rec.expires_at).getTime() <= clock.now().getTime())
       return html`That token expired at ${rec.expires_at}.`;

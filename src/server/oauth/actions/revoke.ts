@@ -19,14 +19,15 @@ function findRevocable(
   const sha = hashToken(token);
   const access = store.get('tokens', tokenId(sha));
   if (access && access.token_sha256 === sha && access.grant_id) {
+    // A token that names its grant is its grant's client's; one stored with copies says so itself.
     return {
-      clientId: access.client_id ?? '',
+      clientId: access.client_id ?? store.get('oauth_grants', access.grant_id)?.client_id ?? '',
       revoke: (tx, clock) => void (access.revoked_at || tx.put('tokens', { ...access, revoked_at: iso(clock) })),
     };
   }
   const found = grantOfRefresh(store, token);
   if (found?.current)
-    return { clientId: found.grant.client_id, revoke: (tx, clock) => revokeGrantIn(tx, found.grant, clock) };
+    return { clientId: found.grant.client_id, revoke: (tx, clock) => revokeGrantIn(tx, store, found.grant, clock) };
   return undefined;
 }
 

@@ -30,7 +30,7 @@ async function redeemable(store: Store, clock: Clock, client: Client, p: CodePar
   if (code.used_at) {
     // A replayed code: someone else may hold it. Revoke what its first use issued.
     const grant = code.grant_id ? store.get('oauth_grants', code.grant_id) : undefined;
-    if (grant && !grant.revoked_at) await store.transact((tx) => revokeGrantIn(tx, grant, clock));
+    if (grant && !grant.revoked_at) await store.transact((tx) => revokeGrantIn(tx, store, grant, clock));
     throw new OAuthError(
       'invalid_grant',
       'The authorization code was already used; the tokens issued for it are revoked.',
@@ -76,7 +76,7 @@ export async function exchangeCode(store: Store, clock: Clock, client: Client, p
       throw new OAuthError('invalid_grant', 'The authorization code was already used.');
     tx.put('oauth_grants', grant);
     tx.put('oauth_codes', { ...code, used_at: iso(clock), grant_id: grant.id });
-    access = putAccessToken(tx, clock, grant, grant.abilities, client.name);
+    access = putAccessToken(tx, clock, grant, grant.abilities);
   });
   return issued(access, refresh.token, grant.abilities);
 }

@@ -8,7 +8,7 @@ import { OAuthError } from '../errors.js';
 import { issued, putAccessToken, type IssuedTokens } from '../models/access-token.js';
 import type { Client } from '../models/client.js';
 import { grantOfRefresh, newRefreshToken, revokeGrantIn } from '../models/grant.js';
-import { iso, isPast, REFRESH_SECONDS } from '../time.js';
+import { isPast } from '../time.js';
 
 export interface RefreshParams {
   refresh_token?: string;
@@ -37,35 +37,29 @@ export async function refreshTokens(
   if (!p.refresh_token) throw new OAuthError('invalid_request', 'The `refresh_token` parameter is missing.');
   const found = grantOfRefresh(store, p.refresh_token);
   if (!found) throw new OAuthError('invalid_grant', 'The refresh token is not recognised.');
-  const { grant } = found;
+  const { grant, state } = found;
   if (grant.client_id !== client.id)
     throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
   if (grant.revoked_at) throw new OAuthError('invalid_grant', 'The refresh token has been revoked.');
   if (!found.current) {
-    await store.transact((tx) => revokeGrantIn(tx, grant, clock));
+    await store.transact((tx) => revokeGrantIn(tx, store, grant, clock));
     throw new OAuthError(
       'invalid_grant',
       'The refresh token was already used; every token of this authorization is now revoked.',
     );
   }
-  if (grant.refresh_expires_at && isPast(clock, grant.refresh_expires_at)) {
+  if (state.expires_at && isPast(clock, state.expires_at)) {
     throw new OAuthError('invalid_grant', 'The refresh token has expired (they live 30 days).');
   }
   if (p.resource !== undefined && audienceOf(p.resource, p.origin) !== grant.audience) {
     throw new OAuthError('invalid_target', 'The `resource` differs from the one this authorization was granted for.');
   }
   const abilities = narrowed(grant, p.scope);
-  const generation = grant.refresh_generation + 1;
+  const generation = state.generation + 1;
   const refresh = newRefreshToken(store, grant.id, generation);
   let access = '';
   await store.transact((tx) => {
-    tx.put('oauth_grants', {
-      ...grant,
-      refresh_sha256: refresh.sha,
-      refresh_expires_at: iso(clock, REFRESH_SECONDS),
-      refresh_generation: generation,
-    });
-    access = putAccessToken(tx, clock, grant, abilities, client.name);
+    access = putAccessToken(tx, clock, grant, abilities, { generation, refresh_sha256: refresh.sha });
   });
   return issued(access, refresh.token, abilities);
 }

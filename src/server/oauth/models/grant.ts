@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { hashToken } from '../../../store/fixture.js';
+import { refreshStateOf, type RefreshState } from '../../../store/oauth-tokens.js';
 import type { OAuthGrantRecord } from '../../../store/records.js';
 import type { Store, Tx } from '../../../store/store.js';
 import type { Clock } from '../../context.js';
@@ -19,9 +20,21 @@ const REFRESH = /^wcm_ort_([A-Za-z0-9]{16,})_(\d{1,15})_([A-Za-z0-9]{20})([A-Za-
 const macOf = (key: Buffer, grantPart: string, generation: number, nonce: string) =>
   createHmac('sha256', key).update(`${grantPart}.${generation}.${nonce}`).digest('hex').slice(0, 20);
 
-/** Revokes a grant (and so every token descended from it: the API checks the grant of each OAuth token). */
-export function revokeGrantIn(tx: Tx, grant: OAuthGrantRecord, clock: Clock): void {
-  if (!grant.revoked_at) tx.put('oauth_grants', { ...grant, revoked_at: iso(clock), refresh_sha256: null });
+/**
+ * Revokes a grant (and so every token descended from it: the API checks the grant of each OAuth
+ * token). The grant keeps its last generation, so its last refresh token is refused as revoked,
+ * and forgets the hash.
+ */
+export function revokeGrantIn(tx: Tx, store: Pick<Store, 'index'>, grant: OAuthGrantRecord, clock: Clock): void {
+  if (grant.revoked_at) return;
+  const { generation, expires_at } = refreshStateOf(store, grant);
+  tx.put('oauth_grants', {
+    ...grant,
+    revoked_at: iso(clock),
+    refresh_sha256: null,
+    refresh_generation: generation,
+    refresh_expires_at: expires_at,
+  });
 }
 
 /** A new refresh token of `grantId` at `generation`, and the hash the grant keeps of it. */
@@ -47,8 +60,7 @@ function genuine(store: Pick<Store, 'get'>, m: RegExpExecArray): boolean {
   return want.length === got.length && timingSafeEqual(want, got);
 }
 
-export type RefreshLookup =
-  { grant: OAuthGrantRecord; current: true } | { grant: OAuthGrantRecord; current: false } | undefined;
+export type RefreshLookup = { grant: OAuthGrantRecord; state: RefreshState; current: boolean } | undefined;
 
 /**
  * The grant a refresh token belongs to, and whether it is the current one. An earlier generation
@@ -59,15 +71,19 @@ export function grantOfRefresh(store: Store, token: string): RefreshLookup {
   const sha = hashToken(token);
   const m = REFRESH.exec(token);
   if (!m) {
-    for (const g of store.values('oauth_grants')) if (g.refresh_sha256 === sha) return { grant: g, current: true };
+    for (const grant of store.values('oauth_grants')) {
+      const state = refreshStateOf(store, grant);
+      if (state.sha256 === sha) return { grant, state, current: true };
+    }
     return undefined;
   }
   const grant = store.get('oauth_grants', GRANT_PREFIX + m[1]);
   if (!grant) return undefined;
+  const state = refreshStateOf(store, grant);
   const generation = Number(m[2]);
-  if (generation < grant.refresh_generation) return genuine(store, m) ? { grant, current: false } : undefined;
-  if (generation === grant.refresh_generation && grant.refresh_sha256 === sha) return { grant, current: true };
+  if (generation < state.generation) return genuine(store, m) ? { grant, state, current: false } : undefined;
+  if (generation === state.generation && state.sha256 === sha) return { grant, state, current: true };
   // A revoked grant forgets its hash: its current token still names it, so it is refused as revoked.
-  if (generation === grant.refresh_generation && grant.revoked_at) return { grant, current: true };
+  if (generation === state.generation && grant.revoked_at) return { grant, state, current: true };
   return undefined;
 }

@@ -1,0 +1,94 @@
+/*
+ * OAuth access tokens as stored since a refresh had to stay small (TRUST.md §4), and the refresh
+ * state they carry. The `tokens` collection holds both shapes: TokenRecord (personal tokens, and
+ * OAuth tokens stored with copies of their grant) and GrantTokenRecord.
+ */
+import type { Ability } from '../contract/enums.js';
+import type { IndexDef } from './indexes.js';
+import type { OAuthGrantRecord, TokenRecord } from './records.js';
+import type { Store } from './store.js';
+
+/**
+ * An access token of a grant, as stored since refreshes had to stay small (TRUST.md §4): it names
+ * its grant instead of copying it; its user, audience, workspaces and (unless narrowed by `scope`)
+ * abilities are the grant's, read when it authenticates. Tokens stored before keep their copies
+ * (TokenRecord with `grant_id`); both shapes are read. The absent members are typed so that code
+ * reading the collection sees them as possibly missing.
+ *
+ * A refresh's token response is this one record: the access token, and the refresh token issued
+ * with it (its generation and hash; it expires REFRESH_SECONDS after the response, that is
+ * REFRESH_SECONDS - ACCESS_SECONDS after `expires_at`). The grant's newest such record holds its
+ * current refresh token (index `refreshesByGrant`), so a refresh does not rewrite the grant.
+ */
+export interface GrantTokenRecord {
+  id: string;
+  token_sha256: string;
+  grant_id: string;
+  expires_at: string;
+  /** Only when narrower than the grant's. */
+  abilities?: Ability[];
+  /** Only once revoked (RFC 7009 revokes an access token alone; its refresh token lives on). */
+  revoked_at?: string | null;
+  /** Only from a refresh: the refresh token issued with it. */
+  generation?: number;
+  refresh_sha256?: string;
+  user_id?: undefined;
+  name?: undefined;
+  audience?: undefined;
+  workspace_ids?: undefined;
+  client_id?: undefined;
+}
+/** OAuth lifetimes: access tokens 1 h, refresh tokens 30 days (a token response's refresh expiry is derived). */
+export const ACCESS_SECONDS = 3600;
+export const REFRESH_SECONDS = 30 * 24 * 3600;
+
+/**
+ * A grant's token responses since its first refresh, newest first: the first holds the current
+ * refresh token. Other tokens are in no partition; their key ties, so the order tokens are listed
+ * and written in stays as it was.
+ */
+export const refreshesByGrant: IndexDef<'tokens'> = {
+  name: 'refreshesByGrant',
+  collection: 'tokens',
+  partition: (r) => r.grant_id ?? '',
+  partitions: (r) => (isGrantToken(r) && r.generation !== undefined ? [r.grant_id] : []),
+  key: (r) => [isGrantToken(r) ? (r.generation ?? null) : null],
+  order: 'desc',
+};
+
+/** A grant's current refresh token: its generation, hash and expiry. */
+export interface RefreshState {
+  generation: number;
+  sha256: string | null;
+  expires_at: string | null;
+}
+
+/**
+ * The state of the grant's refresh token: from its newest token response when it has refreshed
+ * (GrantTokenRecord), else (never refreshed, revoked, or stored before) the grant's own members.
+ */
+export function refreshStateOf(store: Pick<Store, 'index'>, grant: OAuthGrantRecord): RefreshState {
+  const top = grant.revoked_at ? undefined : store.index('refreshesByGrant').entries(grant.id)[0]?.rec;
+  if (top && isGrantToken(top) && top.generation !== undefined && top.refresh_sha256) {
+    const expires = Date.parse(top.expires_at) + (REFRESH_SECONDS - ACCESS_SECONDS) * 1000;
+    return { generation: top.generation, sha256: top.refresh_sha256, expires_at: new Date(expires).toISOString() };
+  }
+  return { generation: grant.refresh_generation, sha256: grant.refresh_sha256, expires_at: grant.refresh_expires_at };
+}
+/** What the `tokens` collection holds. */
+export type StoredToken = TokenRecord | GrantTokenRecord;
+export const isGrantToken = (rec: StoredToken): rec is GrantTokenRecord => rec.user_id === undefined;
+/** A grant token with its grant's members: the shape tokens had before they named it, and the one fixtures hold. */
+export const withGrant = (rec: GrantTokenRecord, grant: OAuthGrantRecord, name: string): TokenRecord => ({
+  id: rec.id,
+  token_sha256: rec.token_sha256,
+  user_id: grant.user_id,
+  name,
+  abilities: rec.abilities ?? grant.abilities,
+  expires_at: rec.expires_at,
+  revoked_at: rec.revoked_at ?? null,
+  audience: grant.audience,
+  workspace_ids: grant.workspace_ids,
+  grant_id: grant.id,
+  client_id: grant.client_id,
+});
