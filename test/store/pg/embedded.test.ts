@@ -32,9 +32,10 @@ describe('startEmbedded', () => {
     chmodSync(path.dirname(dir), 0o711); // as root the server runs as `postgres`, which must get through
     // The first caller is a process of its own, killed with SIGKILL once its server is up.
     const caller = execa(process.execPath, ['--input-type=module', '-e', CALLER, dir], { reject: false });
-    const firstUrl = await new Promise<string>((resolve) =>
-      caller.stdout!.once('data', (d) => resolve(String(d).trim())),
-    );
+    const firstUrl = await new Promise<string>((resolve, reject) => {
+      caller.stdout!.once('data', (d) => resolve(String(d).trim()));
+      void caller.then((r) => reject(new Error(`the caller exited first: ${r.stderr}`)));
+    });
     const password = readFileSync(path.join(dir, 'password'), 'utf8').trim();
     expect(password).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(statSync(path.join(dir, 'password')).mode & 0o777).toBe(0o600);
