@@ -27,11 +27,18 @@ export function loadSaved(file: string, buf: Buffer, keep: readonly CollectionNa
   return state;
 }
 
-/** Writes `next`'s records over `current`'s in a bulk transaction, but for `keep`'s (a restore on a shared store). */
+/** Writes `next`'s records over `current`'s, but for `keep`'s (a small restore, or one on a shared store). */
 export function replaceAll(tx: Tx, current: State, next: State, keep: readonly CollectionName[]): void {
   for (const c of COLLECTIONS) {
     if (keep.includes(c)) continue;
     for (const id of current.ids(c)) tx.delete(c, id);
     for (const rec of next.values(c)) tx.put(c, rec as never);
   }
+}
+
+/** How many writes replacing `current`'s records by `next`'s makes, but for `keep`'s. */
+export function replaceCount(current: State, next: State, keep: readonly CollectionName[]): number {
+  let n = 0;
+  for (const c of COLLECTIONS) if (!keep.includes(c)) n += current.count(c) + next.count(c);
+  return n;
 }

@@ -5,7 +5,7 @@ import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
 import type { IndexedRecord, IndexName, SortedIndex } from './indexes.js';
 import type { CollectionName, RecordTypes, Tx } from './records.js';
 import { GapError, loadBase, replayJournal, snapshotIdentity } from './recover.js';
-import { loadSaved, replaceAll } from './restore.js';
+import { loadSaved, replaceAll, replaceCount } from './restore.js';
 import { rebaseSnapshot, snapshotChunks } from './snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from './state.js';
 import { Committer, defaultPipelineDepth, type Pending } from './commit.js';
@@ -288,8 +288,9 @@ export class Store {
    * Replaces the whole state by `saved`, the bytes of a snapshot file (a named snapshot), keeping
    * the records of `keep`. The bytes become the snapshot as they are (a new header, past every
    * journal line, and `keep`'s sections added; fsynced, renamed over it) and are read as a cold
-   * start reads them: no record is parsed or put one by one. Atomic and durable like `bulk`. Bytes
-   * that are not a readable snapshot throw SnapshotError, and nothing changes.
+   * start reads them: no record is parsed or put one by one. Atomic and durable like `bulk`; a
+   * small one (loadMany's threshold) is one transaction instead. Bytes that are not a readable
+   * snapshot throw SnapshotError, and nothing changes.
    */
   async restore(saved: Buffer, keep: readonly CollectionName[]): Promise<void> {
     if (this.options.readOnly) throw new Error('This store is open read-only.');
@@ -304,7 +305,10 @@ export class Store {
       keep,
       kept.reduce((n, s) => n + s.records.length, 0),
     );
-    if (this.shared) return void (await this.bulk((tx) => replaceAll(tx, this.state, next, keep)));
+    // A small one costs less as one journal line than as a new snapshot file.
+    const writes = replaceCount(this.state, next, keep);
+    if (this.shared || writes <= BULK_RECORDS)
+      return void (await this.loadMany(writes, (tx) => replaceAll(tx, this.state, next, keep)));
     let dropped: Pending[] = [];
     const work = (async () => {
       this.state = next;

@@ -166,6 +166,21 @@ describe('Store.restore (a named snapshot swapped in)', () => {
     },
   );
 
+  it('a small one is one journal line, the snapshot file untouched', async () => {
+    const saved = await savedListings(10, 12);
+    const file = path.join(stores.dir, 'store.json');
+    const s = await stores.open(file);
+    await s.bulk((tx) => {
+      for (let n = 1; n <= 2; n++) tx.put('listings', listing(n));
+    });
+    const snapshot = readFileSync(file);
+    await s.restore(saved, ['settings']);
+    expect(listingTitles(s)).toEqual(titles(10, 12));
+    expect(readFileSync(file)).toEqual(snapshot);
+    expect(readFileSync(`${file}.journal`, 'utf8').replace(/\0+$/, '').trim().split('\n')).toHaveLength(1);
+    expect(listingTitles(await stores.open(crashCopy(file)))).toEqual(titles(10, 12));
+  });
+
   it('keeps the records of `keep`; transactions arriving meanwhile are applied after it and journaled', async () => {
     const saved = await savedListings(10, 2000);
     const file = path.join(stores.dir, 'store.json');
