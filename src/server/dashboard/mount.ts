@@ -6,7 +6,7 @@ import { ProblemError } from '../problems.js';
 import { Router } from '../router.js';
 import { html, redirect } from '../web/html.js';
 import type { Sessions } from '../web/session.js';
-import { signIn, targetUrl, type SignedIn } from '../web/signin.js';
+import { signIn, targetUrl, type SignedIn, type SignIn } from '../web/signin.js';
 import { canRead, missingAbilityView } from './access.js';
 import { DASHBOARD, wsHref, type NavEntry, type Section, type View } from './chrome.js';
 import { eventsView, ordersView } from './pages/commerce.js';
@@ -105,28 +105,21 @@ const logScope = (store: Store, signed: SignedIn): LogScope => ({
   workspaces: new Set(memberships(store, signed).map((m) => m.record.id.toLowerCase())),
 });
 
-/**
- * The read-only dashboard (docs/dashboard.md) under `/dashboard`: server-rendered pages over the
- * same store, handlers and indexes as the API. Only signed-in users, and only for workspaces they
- * are a member of: anything else is the same 404 as a record that does not exist.
- */
-export function dashboardRoutes(options: DashboardOptions): Routes {
-  const { store, clock, sessions, loopback } = options;
-  const auth = signIn({
-    prefix: DASHBOARD,
-    loopback,
-    store,
-    sessions,
-    clock,
-    purpose: 'to open the wcm dashboard (read-only).',
-  });
-  const log = options.loopback ? options.requestLog : undefined;
-  const homeNav = (signed: SignedIn) => workspacesNav(store, signed, { requestLog: !!log });
+/** What the dashboard's steps share: the store, its sign-in, and the request log (loopback only). */
+interface Dash {
+  store: Store;
+  auth: SignIn;
+  log?: RequestLog;
+}
 
-  /** Every page but sign-in: a session, read-only methods, and one address per page. */
-  const session: RequestMiddleware = async (x, next) => {
+const homeNav = (d: Dash, signed: SignedIn) => workspacesNav(d.store, signed, { requestLog: !!d.log });
+
+/** Every page but sign-in: a session, read-only methods, and one address per page. */
+const session =
+  (d: Dash): RequestMiddleware =>
+  async (x, next) => {
     const { req, info } = x;
-    const signed = await auth.requireSession(req, info);
+    const signed = await d.auth.requireSession(req, info);
     if (!('user' in signed)) return signed;
     x.signed = signed;
     if (info.method !== 'GET' && info.method !== 'HEAD') {
@@ -139,137 +132,148 @@ export function dashboardRoutes(options: DashboardOptions): Routes {
       return redirect(info.path.replace(/\/+$/, '') + (targetUrl(req)?.search ?? ''));
     return next(x);
   };
-  const home = (view: (x: Call, signed: SignedIn) => View, status = 200): RouteHandler =>
-    guarded([session], (x) => respond(status, view(x, x.signed!), x.signed!, x.info, homeNav(x.signed!)));
-  const noPage = home(() => notFoundView('There is no dashboard page at this address.'), 404);
 
-  /** A workspace's page: the path well formed, the session's membership, then the page. */
-  const inWorkspace = (
-    render: (x: Call, r: WorkspaceRequest, nav: NavEntry[]) => AppResponse | Promise<AppResponse>,
-  ): RouteHandler =>
-    guarded([session], (x) => {
-      const { req, info } = x;
-      const signed = x.signed!;
-      if (!wellFormed(info.path)) return noPage(x);
-      // Not a member, or no such workspace: one answer, as the API gives one answer for both.
-      const membership = memberships(store, signed).find((m) => m.record.id === x.params.workspace);
-      if (!membership)
-        return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav(signed));
-      const r: WorkspaceRequest = {
-        store,
-        clock: x.app.clock,
-        services: x.app.services,
-        info,
-        req,
-        signed,
-        workspace: membership.record,
-        role: membership.role,
-        query: targetUrl(req)?.searchParams ?? new URLSearchParams(),
-        now: x.app.clock.now(),
-      };
-      return render(x, r, workspaceNav(store, membership.record.id, signed, { requestLog: !!log }));
-    });
+/** A page outside the workspaces, with the home side bar. */
+const homePage = (d: Dash, view: (x: Call, signed: SignedIn) => View, status = 200): RouteHandler =>
+  guarded([session(d)], (x) => respond(status, view(x, x.signed!), x.signed!, x.info, homeNav(d, x.signed!)));
 
-  const workspacePage = (section: Section, view: WorkspacePage) =>
-    inWorkspace(async (x, r, nav) => {
-      const { signed, workspace } = r;
-      if (!canRead(signed, section))
-        return respond(403, missingAbilityView(signed, section, workspace), signed, x.info, nav, r);
-      const [, ...ids] = Object.values(x.params);
-      try {
-        return respond(200, await view(r, ...ids), signed, x.info, nav, r);
-      } catch (err) {
-        if (!(err instanceof ProblemError)) throw err;
-        return respond(problemStatus(err), problemView(err, workspace.id, workspace.name), signed, x.info, nav, r);
-      }
-    });
+const noPage = (d: Dash) => homePage(d, () => notFoundView('There is no dashboard page at this address.'), 404);
 
-  /** `…/open/{record}`: to the record's page, by where the record is; only for a session that may read that section. */
-  const open = inWorkspace((x, r, nav) => {
+/** A workspace's page: the path well formed, the session's membership, then `render`. */
+function inWorkspace(
+  d: Dash,
+  render: (x: Call, r: WorkspaceRequest, nav: NavEntry[]) => AppResponse | Promise<AppResponse>,
+): RouteHandler {
+  const missing = noPage(d);
+  return guarded([session(d)], (x) => {
+    const { req, info } = x;
+    const signed = x.signed!;
+    if (!wellFormed(info.path)) return missing(x);
+    // Not a member, or no such workspace: one answer, as the API gives one answer for both.
+    const membership = memberships(d.store, signed).find((m) => m.record.id === x.params.workspace);
+    if (!membership)
+      return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav(d, signed));
+    const r: WorkspaceRequest = {
+      store: d.store,
+      clock: x.app.clock,
+      services: x.app.services,
+      info,
+      req,
+      signed,
+      workspace: membership.record,
+      role: membership.role,
+      query: targetUrl(req)?.searchParams ?? new URLSearchParams(),
+      now: x.app.clock.now(),
+    };
+    return render(x, r, workspaceNav(d.store, membership.record.id, signed, { requestLog: !!d.log }));
+  });
+}
+
+/** One of WORKSPACE_PAGES: 403 naming the ability where the session may not read the section. */
+const workspacePage = (d: Dash, section: Section, view: WorkspacePage) =>
+  inWorkspace(d, async (x, r, nav) => {
     const { signed, workspace } = r;
-    const target = recordPage(store, workspace.id, x.params.record);
+    if (!canRead(signed, section))
+      return respond(403, missingAbilityView(signed, section, workspace), signed, x.info, nav, r);
+    const [, ...ids] = Object.values(x.params);
+    try {
+      return respond(200, await view(r, ...ids), signed, x.info, nav, r);
+    } catch (err) {
+      if (!(err instanceof ProblemError)) throw err;
+      return respond(problemStatus(err), problemView(err, workspace.id, workspace.name), signed, x.info, nav, r);
+    }
+  });
+
+/** `…/open/{record}`: to the record's page, by where the record is; only for a session that may read that section. */
+const openRecord = (d: Dash) =>
+  inWorkspace(d, (x, r, nav) => {
+    const { signed, workspace } = r;
+    const target = recordPage(d.store, workspace.id, x.params.record);
     const section = target && sectionOf(target.slice(wsHref(workspace.id).length).split('#')[0]);
     if (section && !canRead(signed, section))
       return respond(403, missingAbilityView(signed, section, workspace), signed, x.info, nav, r);
     if (target) return redirect(target);
-    return respond(
-      404,
-      notFoundView(`Nothing in ${workspace.name} has the id ${x.params.record}.`),
-      signed,
-      x.info,
-      nav,
-      r,
-    );
+    const missing = notFoundView(`Nothing in ${workspace.name} has the id ${x.params.record}.`);
+    return respond(404, missing, signed, x.info, nav, r);
   });
 
+/** `/dashboard/requests/{id}`: one logged request, if the session may see it. */
+function requestPage(d: Dash, log: RequestLog, x: Call): AppResponse {
+  const signed = x.signed!;
+  let id = '';
+  try {
+    id = decodeURIComponent(x.info.path.slice(REQUESTS_PATH.length + 1));
+  } catch {
+    /* a broken escape: no such request */
+  }
+  const view = requestView(log, id, logScope(d.store, signed));
+  if (view) return respond(200, view, signed, x.info, homeNav(d, signed));
+  const missing = notFoundView('The request log has no request with this id (it keeps the last 10,000).');
+  return respond(404, missing, signed, x.info, homeNav(d, signed));
+}
+
+/** `/dashboard/requests/stream`: the log as Server-Sent Events, scoped to the session's workspaces. */
+function requestStream(d: Dash, log: RequestLog, x: Call): AppResponse {
+  const q = targetUrl(x.req)?.searchParams ?? new URLSearchParams();
+  const since = Number(q.get('since') ?? '0');
+  const { filter } = requestFilter(q);
+  if (log.full) throw streamsBusy();
+  const scope = logScope(d.store, x.signed!);
+  return {
+    status: 200,
+    headers: {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Request-Id': x.info.id,
+    },
+    body: '',
+    stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
+  };
+}
+
+/**
+ * The read-only dashboard (docs/dashboard.md) under `/dashboard`: server-rendered pages over the
+ * same store, handlers and indexes as the API. Only signed-in users, and only for workspaces they
+ * are a member of: anything else is the same 404 as a record that does not exist.
+ */
+export function dashboardRoutes(options: DashboardOptions): Routes {
+  const { store, clock, sessions, loopback } = options;
+  const purpose = 'to open the wcm dashboard (read-only).';
+  const auth = signIn({ prefix: DASHBOARD, loopback, store, sessions, clock, purpose });
+  const d: Dash = { store, auth, log: loopback ? options.requestLog : undefined };
   return (router) => {
     auth.routes(router);
     const page = (path: string, handler: RouteHandler) => router.on(['GET', 'HEAD'], path, handler);
+    const { log } = d;
     if (log) {
+      const scope = (signed: SignedIn) => logScope(store, signed);
+      const query = (x: Call) => targetUrl(x.req)?.searchParams ?? new URLSearchParams();
       page(
         REQUESTS_PATH,
-        home((x, signed) =>
-          requestsView(log, targetUrl(x.req)?.searchParams ?? new URLSearchParams(), logScope(store, signed)),
-        ),
+        homePage(d, (x, signed) => requestsView(log, query(x), scope(signed))),
       );
       page(
         REQUESTS_STREAM,
-        guarded([session], (x) => requestStream(log, x)),
+        guarded([session(d)], (x) => requestStream(d, log, x)),
       );
       page(
         `${REQUESTS_PATH}/*`,
-        guarded([session], (x) => requestPage(log, x)),
+        guarded([session(d)], (x) => requestPage(d, log, x)),
       );
     }
-    for (const path of [DASHBOARD, `${DASHBOARD}/`, `${DASHBOARD}/workspaces`])
-      page(
-        path,
-        home((_, signed) => workspacesView(store, signed)),
-      );
-    for (const [path, section, view] of WORKSPACE_PAGES) page(`${WORKSPACE}${path}`, workspacePage(section, view));
-    page(`${WORKSPACE}/open/{record}`, open);
+    const home = homePage(d, (_, signed) => workspacesView(store, signed));
+    for (const path of [DASHBOARD, `${DASHBOARD}/`, `${DASHBOARD}/workspaces`]) page(path, home);
+    for (const [path, section, view] of WORKSPACE_PAGES) page(`${WORKSPACE}${path}`, workspacePage(d, section, view));
+    page(`${WORKSPACE}/open/{record}`, openRecord(d));
+    const missing = notFoundView('There is no dashboard page at this address.');
     page(
       `${WORKSPACE}/*`,
-      inWorkspace((x, r, nav) =>
-        respond(404, notFoundView('There is no dashboard page at this address.'), r.signed, x.info, nav, r),
-      ),
+      inWorkspace(d, (x, r, nav) => respond(404, missing, r.signed, x.info, nav, r)),
     );
     // Any other address or method: the session first, then the read-only 405 or this 404.
-    router.mount(DASHBOARD, noPage);
+    router.mount(DASHBOARD, noPage(d));
   };
-
-  function requestPage(log: RequestLog, x: Call): AppResponse {
-    const signed = x.signed!;
-    let id = '';
-    try {
-      id = decodeURIComponent(x.info.path.slice(REQUESTS_PATH.length + 1));
-    } catch {
-      /* a broken escape: no such request */
-    }
-    const view = requestView(log, id, logScope(store, signed));
-    if (view) return respond(200, view, signed, x.info, homeNav(signed));
-    const missing = notFoundView('The request log has no request with this id (it keeps the last 10,000).');
-    return respond(404, missing, signed, x.info, homeNav(signed));
-  }
-
-  function requestStream(log: RequestLog, x: Call): AppResponse {
-    const q = targetUrl(x.req)?.searchParams ?? new URLSearchParams();
-    const since = Number(q.get('since') ?? '0');
-    const { filter } = requestFilter(q);
-    if (log.full) throw streamsBusy();
-    const scope = logScope(store, x.signed!);
-    return {
-      status: 200,
-      headers: {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-        'X-Request-Id': x.info.id,
-      },
-      body: '',
-      stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
-    };
-  }
 }
 
 /** A problem a page raised (a record of another workspace, a bad cursor), shown in the workspace. */

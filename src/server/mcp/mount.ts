@@ -7,7 +7,7 @@ import { withResourceMetadata, type App, type AppResponse, type Routes } from '.
 import { ANY } from '../router.js';
 import { header, nestedDeeperThan, type RequestInfo } from '../request.js';
 import { partsResponse } from '../response.js';
-import { authenticate, MCP_AUDIENCE, reachableWorkspaces } from '../auth.js';
+import { authenticate, MCP_AUDIENCE, reachableWorkspaces, type AuthContext } from '../auth.js';
 import type { Clock } from '../context.js';
 import { ProblemError } from '../problems.js';
 
@@ -92,13 +92,17 @@ export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
         body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message }, id: null }),
       };
     }
-    const { createMcpServer, connectServer, fastToolCall, parsedDispatch, buildTools, Transport } =
-      loaded ?? (await loadSdk());
+    return callTools(info, app, auth);
+  }
+
+  /** The caller's tools: a plain tool call on the fast path, anything else through the SDK. */
+  async function callTools(info: RequestInfo, app: App, auth: AuthContext): Promise<AppResponse> {
+    const mcp = loaded ?? (await loadSdk());
     const reach = reachableWorkspaces(store, auth);
     const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
     const abilities = auth.token.abilities as Ability[];
     const filter = { abilities, defaultWorkspace };
-    const tools = buildTools(filter);
+    const tools = mcp.buildTools(filter);
     const dispatchRaw = inProcessDispatch(app, info);
     const headers: Record<string, string> = {
       'X-Request-Id': info.id,
@@ -111,7 +115,7 @@ export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
     } catch {
       parsed = undefined;
     }
-    const fast = await fastToolCall(
+    const fast = await mcp.fastToolCall(
       {
         accept: header(info.headers, 'accept'),
         contentType: header(info.headers, 'content-type'),
@@ -126,21 +130,30 @@ export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
     if (typeof fast === 'string') return { status: 200, headers, body: fast };
     if (fast) return partsResponse(200, headers, fast);
     // Everything else (initialize, tools/list, resources, batches, protocol errors): the SDK.
-    const server = createMcpServer(filter, parsedDispatch(dispatchRaw), tools);
-    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await connectServer(server, transport);
-    try {
-      const requestHeaders = new Headers();
-      for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') requestHeaders.set(k, v);
-      const response = await transport.handleRequest(
-        new Request(`${info.origin}${info.path}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }),
-      );
-      const out: AppResponse = { status: response.status, headers, body: await response.text() };
-      response.headers.forEach((v, k) => (out.headers[k] = v));
-      return out;
-    } finally {
-      await server.close();
-    }
+    return viaSdk(mcp, mcp.createMcpServer(filter, mcp.parsedDispatch(dispatchRaw), tools), info, headers);
+  }
+}
+
+/** One JSON-RPC message answered by the SDK's server over a stateless transport, closed after. */
+async function viaSdk(
+  mcp: McpModules,
+  server: ReturnType<McpModules['createMcpServer']>,
+  info: RequestInfo,
+  headers: Record<string, string>,
+): Promise<AppResponse> {
+  const transport = new mcp.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await mcp.connectServer(server, transport);
+  try {
+    const requestHeaders = new Headers();
+    for (const [k, v] of Object.entries(info.headers)) if (typeof v === 'string') requestHeaders.set(k, v);
+    const response = await transport.handleRequest(
+      new Request(`${info.origin}${info.path}`, { method: 'POST', headers: requestHeaders, body: info.rawBody }),
+    );
+    const out: AppResponse = { status: response.status, headers, body: await response.text() };
+    response.headers.forEach((v, k) => (out.headers[k] = v));
+    return out;
+  } finally {
+    await server.close();
   }
 }
 
