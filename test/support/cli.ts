@@ -1,9 +1,8 @@
 import { execa, type ResultPromise } from 'execa';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { createFactory, type GlobalFlags } from '../../src/cli/factory.js';
+import type { GlobalFlags } from '../../src/cli/factory.js';
 import type { IO, Prompter } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
 import { ROOT } from './server.js';
 
 export const BIN = path.join(ROOT, 'bin/wcm.js');
@@ -99,6 +98,11 @@ export async function runInProcess(
   args: string[],
   opts: { io?: FakeIO; env?: Record<string, string | undefined> } = {},
 ) {
+  // Loaded on first use: files that only spawn the binary need none of the CLI's modules.
+  const [{ createFactory }, { main }] = await Promise.all([
+    import('../../src/cli/factory.js'),
+    import('../../src/cli/main.js'),
+  ]);
   const io = opts.io ?? fakeIO();
   const env = { ...opts.env } as NodeJS.ProcessEnv;
   const code = await main(args, { io, env, factory: (g: GlobalFlags, runIO: IO) => createFactory(runIO, env, g) });

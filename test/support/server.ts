@@ -1,14 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App, type AppRequest, type AppResponse } from '../../src/server/app.js';
+import type { App, AppRequest, AppResponse } from '../../src/server/app.js';
 import type { Clock } from '../../src/server/context.js';
-import { extendServer } from '../../src/server/extend.js';
-import { startLocalServer, type LocalServer } from '../../src/server/serve.js';
+import type { LocalServer } from '../../src/server/serve.js';
 import type { TrustOptions } from '../../src/server/trust/config.js';
-import { seedStore } from '../../src/store/seed.js';
-import { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 
+// The server's modules load when a test first starts one (inProcess, onPort): most end-to-end files
+// only need the constants here and spawn the built binary, and loading the whole server costs each
+// of them seconds.
 export const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
 export const DEMO = path.join(ROOT, 'fixtures/demo.json');
 
@@ -116,8 +117,13 @@ export async function sendJson(
 export async function inProcess(
   opts: { fixtures?: string[]; clock?: Clock; services?: Record<string, unknown> } = {},
 ): Promise<InProcess> {
+  const [{ App }, { seedStore }, { Store: StoreClass }] = await Promise.all([
+    import('../../src/server/app.js'),
+    import('../../src/store/seed.js'),
+    import('../../src/store/store.js'),
+  ]);
   const { dir, cleanup } = tempDir();
-  const store = await Store.open(path.join(dir, 'store.json'));
+  const store = await StoreClass.open(path.join(dir, 'store.json'));
   await seedStore(store, opts.fixtures ?? [DEMO]);
   const app = new App({ store, clock: opts.clock, services: opts.services });
   return {
@@ -142,6 +148,10 @@ export async function onPort(
     host?: string;
   } & TrustOptions = {},
 ): Promise<LocalServer & { dir: string; cleanup(): void }> {
+  const [{ extendServer }, { startLocalServer }] = await Promise.all([
+    import('../../src/server/extend.js'),
+    import('../../src/server/serve.js'),
+  ]);
   const { dir, cleanup } = tempDir();
   const server = await startLocalServer({
     dataFile: opts.dataFile ?? path.join(dir, 'store.json'),
