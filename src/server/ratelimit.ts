@@ -3,6 +3,9 @@ import type { Middleware } from './chain.js';
 import type { Clock } from './clock.js';
 import type { RequestInfo } from './request.js';
 import { ProblemError } from './problems.js';
+import type { Rate, RateLimitBackend, Spent } from '../store/shared-state.js';
+
+export type { Rate, RateLimitBackend, Spent };
 
 export const DEFAULT_RATE_LIMIT = 60;
 const WINDOW_MS = 60_000;
@@ -10,33 +13,6 @@ const WINDOW_MS = 60_000;
 const PRUNE_AT = 10_000;
 /** Hard cap: beyond it the longest-tracked bucket goes (that client merely starts full again). */
 const MAX_BUCKETS = 100_000;
-
-/** How fast a bucket refills: `limit` tokens at most, one more every `msPerToken`. */
-export interface Rate {
-  limit: number;
-  msPerToken: number;
-}
-
-/** A bucket after a request: the tokens left (fractional) and whether the request got one. */
-export interface Spent {
-  tokens: number;
-  spent: boolean;
-}
-
-/**
- * Where the buckets live: this process's memory (the default), or a database shared by every
- * process (store/pg/shared-tables.ts), so that a limit holds across them.
- */
-export interface RateLimitBackend {
-  /**
-   * Refills the bucket of `client` on `route` up to `now` (epoch ms), then spends one token if a
-   * whole one is there; the two steps are one atomic step for concurrent requests. The memory
-   * backend answers synchronously: awaiting it cost a microsecond per public request.
-   */
-  spend(client: string, route: string, now: number, rate: Rate): Spent | Promise<Spent>;
-  /** Every bucket is full again. */
-  reset(): Promise<void>;
-}
 
 /**
  * A token bucket per client address and operation: `limit` tokens, refilled continuously at

@@ -3,6 +3,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { RequestInfo } from '../request.js';
+import type { SessionBackend, StoredSession } from '../../store/shared-state.js';
+
+export type { SessionBackend, StoredSession };
 
 export const SESSION_COOKIE = 'wcm_session';
 /** A session ends after this long without a request (idle), by the server's clock. */
@@ -11,19 +14,9 @@ export const SESSION_SECONDS = 3600;
 export const MAX_SESSIONS = 10_000;
 
 /** A signed-in browser: who, the CSRF token its forms carry, and when it ends. */
-export interface Session {
-  id: string;
-  userId: string;
+export interface Session extends StoredSession {
   /** HMAC of the id with the server's session key: bound to this session, never chosen by a client. */
   csrf: string;
-  /** Epoch milliseconds, by the server's clock: one idle period after the last request. */
-  expiresAt: number;
-  /** The mount path its cookie was set for; the session is not valid elsewhere. */
-  path: string;
-  /** The personal access token signed in with (off loopback): the session is limited by it and ends with it. */
-  tokenId: string | null;
-  /** When its cookie was last (re)set, epoch milliseconds: the cookie is renewed while the session is in use. */
-  cookieAt: number;
 }
 
 /** 256 random bits, URL- and cookie-safe. */
@@ -81,29 +74,6 @@ export async function sessionKey(store: Store): Promise<Buffer> {
   if (kept) return kept;
   const { value } = await keepSetting(store, KEY_SETTING, randomToken);
   return Buffer.from(value, 'base64url');
-}
-
-/** A session as a backend keeps it: its CSRF token is derived again from the id when it is read. */
-export type StoredSession = Omit<Session, 'csrf'>;
-
-/**
- * Where sessions live: this process's memory (the default: a restart signs everyone out), or a
- * database shared by every process (store/pg/shared-tables.ts), so a session started on one is
- * valid on all. Times are epoch milliseconds by the server's clock.
- */
-export interface SessionBackend {
-  /**
-   * The session `id` if it is live at `now` and `path` is under its path; its idle expiry then
-   * moves to `expiresAt`. An expired one is removed.
-   */
-  touch(id: string, path: string, now: number, expiresAt: number): Promise<StoredSession | undefined>;
-  /** Keeps a new session; expired ones go, and while `max` are kept the one idle longest goes. */
-  add(session: StoredSession, now: number, max: number): Promise<void>;
-  /** Its cookie was set again at `at`. */
-  renewed(id: string, at: number): Promise<void>;
-  remove(id: string): Promise<void>;
-  /** Sessions kept (expired ones not yet removed included). */
-  count(): Promise<number>;
 }
 
 export interface SessionsOptions {

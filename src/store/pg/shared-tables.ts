@@ -5,8 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Sql, TransactionSql } from 'postgres';
-import type { Rate, RateLimitBackend, Spent } from '../../server/ratelimit.js';
-import type { SessionBackend, StoredSession } from '../../server/web/session.js';
+import type { Rate, RateLimitBackend, SessionBackend, Spent, StoredSession } from '../shared-state.js';
 
 /** A bucket untouched for this long has refilled completely, so it can go. */
 const FULL_AFTER_MS = 60_000;
