@@ -1,6 +1,7 @@
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { privateDirSync } from '../store/private-dir.js';
 import { CliError, EXIT } from './errors.js';
 
 export interface Profile {
@@ -129,14 +130,16 @@ export class ProfileStore {
   /**
    * Refuses to write through a symbolic link (TRUST §5): the link could send profiles and tokens
    * to a file another user reads, or make the write replace an unrelated file. The directory is
-   * created 0700.
+   * created 0700; the default one, wcm's own, is made 0700 if an older wcm left it open to others
+   * (a WCM_CONFIG_DIR is the user's and keeps its mode).
    */
   private checkWritable(): void {
+    privateDirSync(this.dir, this.label === undefined);
     let link: string | undefined;
     try {
       if (lstatSync(this.path).isSymbolicLink()) link = readlinkSync(this.path);
     } catch {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      /* no file yet: conf creates it */
     }
     if (link !== undefined) {
       throw new CliError(

@@ -1,6 +1,6 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { acquireLock } from './lock.js';
+import { ownsDataDir, privateDir } from './private-dir.js';
 import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
 import type { IndexedRecord, IndexName, SortedIndex } from './indexes.js';
 import type { CollectionName, RecordTypes, Tx } from './records.js';
@@ -115,7 +115,7 @@ export class Store {
   /** Opens (creating if needed) a data file for a server: takes the lock, recovers the journal. */
   static async open(file: string, options: StoreOptions = {}): Promise<Store> {
     const store = new Store(path.resolve(file), options);
-    await fs.mkdir(path.dirname(store.file), { recursive: true, mode: 0o700 });
+    await privateDir(path.dirname(store.file), ownsDataDir(store.file));
     if (!options.readOnly) store.releaseLock = await acquireLock(store.file);
     try {
       await store.load();

@@ -1,6 +1,7 @@
 // Files that hold data or secrets (TRUST.md §5): created 0600 in 0700 directories — data file,
 // journal, snapshots, exports, `wcm seed --output`; config writes never follow a symbolic link.
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -76,6 +77,66 @@ describe('data files', () => {
     const e = await wcm(['local', 'export', exported, '--data', dataFile], { env });
     expect(e.exitCode, e.stderr).toBe(0);
     expect(mode(exported)).toBe('600');
+  });
+});
+
+describe("directories that already exist (wcm tightens its own, never the user's)", () => {
+  /** A directory made with `mode` whatever the umask, as an older wcm or the user left it. */
+  const dirWithMode = (dir: string, m: number) => {
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, m);
+    return dir;
+  };
+
+  it('the default data directory .wcm, made 0755 earlier, is 0700 after `wcm local import`; a project directory keeps 0755, also with `--data ./x.json`', async () => {
+    const project = dirWithMode(path.join(tmp.dir, 'project'), 0o755);
+    const data = dirWithMode(path.join(project, '.wcm'), 0o755);
+    const env = { WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'), WCM_KEYCHAIN: 'off' };
+    const demoFixture = path.join(ROOT, 'fixtures/demo.json');
+    const r = await wcm(['local', 'import', demoFixture], { cwd: project, env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain('wcm_pat_');
+    expect([mode(data), mode(path.join(data, 'store.json')), mode(project)]).toEqual(['700', '600', '755']);
+    // A data file the user names in their own directory: that directory is theirs.
+    const named = await wcm(['local', 'import', demoFixture, '--data', './x.json'], { cwd: project, env });
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect([mode(project), mode(path.join(project, 'x.json'))]).toEqual(['755', '600']);
+    // A .wcm that is a link to a directory the user chose: the data goes there, its mode stays.
+    const linked = dirWithMode(path.join(tmp.dir, 'project-linked'), 0o755);
+    const shared = dirWithMode(path.join(tmp.dir, 'shared-data'), 0o755);
+    symlinkSync(shared, path.join(linked, '.wcm'));
+    const viaLink = await wcm(['local', 'import', demoFixture], { cwd: linked, env });
+    expect(viaLink.exitCode, viaLink.stderr).toBe(0);
+    expect([mode(shared), mode(path.join(shared, 'store.json'))]).toEqual(['755', '600']);
+  });
+
+  it('a snapshots directory made 0755 earlier is 0700 after the next snapshot is saved', async () => {
+    const dir = dirWithMode(`${dataFile}.snapshots`, 0o755);
+    const res = await fetch(`${new URL(server.url).origin}/_emulator/snapshots`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'tightened' }),
+    });
+    expect(res.status).toBe(201);
+    expect([mode(dir), mode(path.join(dir, 'tightened.json'))]).toEqual(['700', '600']);
+  });
+
+  it('the default config directory made 0755 earlier is 0700 after a login; a WCM_CONFIG_DIR keeps its mode', async () => {
+    const xdg = dirWithMode(path.join(tmp.dir, 'xdg'), 0o755);
+    const own = dirWithMode(path.join(xdg, 'wcm'), 0o755);
+    const login = (env: Record<string, string>) =>
+      wcm(['auth', 'login', '--with-token', '--base-url', server.url], {
+        env: { WCM_KEYCHAIN: 'off', WCM_CONFIG_DIR: undefined, ...env },
+        input: demo.owner,
+      });
+    const r = await login({ XDG_CONFIG_HOME: xdg });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(demo.owner);
+    expect([mode(own), mode(path.join(own, 'config.json')), mode(xdg)]).toEqual(['700', '600', '755']);
+    const named = dirWithMode(path.join(tmp.dir, 'named-config'), 0o755);
+    const n = await login({ WCM_CONFIG_DIR: named });
+    expect(n.exitCode, n.stderr).toBe(0);
+    expect([mode(named), mode(path.join(named, 'config.json'))]).toEqual(['755', '600']);
   });
 });
 

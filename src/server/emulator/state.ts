@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   FIXTURE_COLLECTIONS,
@@ -8,6 +8,7 @@ import {
   recordCount,
   type Records,
 } from '../../store/fixture.js';
+import { privateDir } from '../../store/private-dir.js';
 import { COLLECTIONS, type CollectionName } from '../../store/records.js';
 import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
 import type { Store } from '../../store/store.js';
@@ -42,7 +43,7 @@ export async function saveSnapshot(
   name: unknown,
 ): Promise<{ name: string; bytes: number }> {
   const n = checkName(name);
-  await mkdir(snapshotDir(dataFile), { recursive: true, mode: 0o700 });
+  await privateDir(snapshotDir(dataFile), true);
   const file = snapshotFile(dataFile, n);
   await store.writeCopy(file, SAVED_COLLECTIONS);
   return { name: n, bytes: (await stat(file)).size };
