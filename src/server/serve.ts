@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ABILITIES } from '../contract/enums.js';
 import { hashToken, tokenId } from '../store/fixture.js';
-import { readFixture, seedStore } from '../store/seed.js';
+import { seedStore } from '../store/seed.js';
 import { Store, type StoreOptions } from '../store/store.js';
 import { App, type Middleware, type RequestMiddleware, type Routes } from './app.js';
 import { systemClock, type Clock, type ExtraServices } from './context.js';
@@ -175,8 +175,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     try {
       if (options.seeds?.length) {
         if (store.isEmpty()) {
-          const docs = await Promise.all(options.seeds.map(readFixture));
-          const counts = await seedStore(store, options.seeds, docs);
+          // The files are streamed; their tokens (in clear) are kept for the one printed below.
+          const docs: unknown[] = [];
+          const counts = await seedStore(store, options.seeds, undefined, (f) => docs.push({ tokens: f.tokens }));
           notes.push(
             `seeded from ${options.seeds.join(', ')}: ${Object.entries(counts)
               .map(([k, v]) => `${v} ${k}`)

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { FixtureCollector } from './fixture-check.js';
+import { FixtureCollector, type CheckedFixture } from './fixture-check.js';
 import { readFixtureStream, FixtureSyntaxError } from './fixture-stream.js';
 import {
   checkFixture,
@@ -19,26 +18,15 @@ const unreadable = (file: string, err: unknown) =>
 const notJson = (file: string, err: unknown) =>
   new FixtureError(file, [{ path: '$', message: `is not valid JSON (${(err as Error).message})` }]);
 
-/** Reads one fixture file as JSON; a file that cannot be read or parsed is a FixtureError naming it. */
-export async function readFixture(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw unreadable(file, err);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw notJson(file, err);
-  }
-}
-
 /**
  * Reads and validates a fixture file as a stream (fixture-stream.ts): records are checked as they
  * are read, and the file's text is never held whole.
  */
-export async function readFixtureFile(file: string, existing?: RecordLookup): Promise<Records> {
+export async function readFixtureFile(
+  file: string,
+  existing?: RecordLookup,
+  checked?: (f: CheckedFixture) => void,
+): Promise<Records> {
   const collector = new FixtureCollector(file);
   try {
     await readFixtureStream(file, collector);
@@ -47,14 +35,22 @@ export async function readFixtureFile(file: string, existing?: RecordLookup): Pr
     if (err instanceof FixtureError) throw err;
     throw unreadable(file, err);
   }
-  return checkFixture(collector.done(), file, existing);
+  const f = collector.done();
+  checked?.(f);
+  return checkFixture(f, file, existing);
 }
 
 /**
  * Reads, validates and imports fixture files into a store: all or nothing. `parsed` are the files'
- * documents when the caller already read them; else each file is streamed.
+ * documents when the caller already read them; else each file is streamed, and `checked` sees each
+ * as it passed its schema (tokens still in clear).
  */
-export async function seedStore(store: Store, files: string[], parsed?: unknown[]): Promise<Record<string, number>> {
+export async function seedStore(
+  store: Store,
+  files: string[],
+  parsed?: unknown[],
+  checked?: (f: CheckedFixture) => void,
+): Promise<Record<string, number>> {
   // Validate every file before writing any, each against the store plus the files before it, then
   // write them in ONE load: a failure anywhere leaves the store as it was.
   const all: Records[] = [];
@@ -62,7 +58,7 @@ export async function seedStore(store: Store, files: string[], parsed?: unknown[
     all.push(
       parsed
         ? parseFixture(parsed[i], file, lookupWith(store, all))
-        : await readFixtureFile(file, lookupWith(store, all)),
+        : await readFixtureFile(file, lookupWith(store, all), checked),
     );
   return importRecords(store, ...all);
 }
