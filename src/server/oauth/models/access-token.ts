@@ -3,7 +3,7 @@ import { hashToken, tokenId } from '../../../store/fixture.js';
 import { isGrantToken, withGrant, type GrantTokenRecord, type StoredToken } from '../../../store/oauth-tokens.js';
 import type { OAuthGrantRecord, TokenRecord } from '../../../store/records.js';
 import type { Store, Tx } from '../../../store/store.js';
-import type { Clock } from '../../context.js';
+import type { Clock } from '../../clock.js';
 import { newSecret } from '../../ids.js';
 import { ACCESS_SECONDS, iso } from '../time.js';
 import { findClient } from './client.js';

@@ -1,7 +1,7 @@
 import { hashToken } from '../../../store/fixture.js';
 import type { OAuthAppRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
-import type { Clock } from '../../context.js';
+import type { Clock } from '../../clock.js';
 import { newSecret } from '../../ids.js';
 import { iso } from '../time.js';
 

@@ -1,7 +1,7 @@
 import { hashToken } from '../../../store/fixture.js';
 import type { OAuthCodeRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
-import type { Clock } from '../../context.js';
+import type { Clock } from '../../clock.js';
 import { newSecret } from '../../ids.js';
 import { CODE_SECONDS, iso } from '../time.js';
 

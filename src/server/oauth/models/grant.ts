@@ -3,7 +3,7 @@ import { hashToken } from '../../../store/fixture.js';
 import { refreshStateOf, type RefreshState } from '../../../store/oauth-tokens.js';
 import type { OAuthGrantRecord } from '../../../store/records.js';
 import type { Store, Tx } from '../../../store/store.js';
-import type { Clock } from '../../context.js';
+import type { Clock } from '../../clock.js';
 import { newSecret } from '../../ids.js';
 import { storedServerKey } from '../../web/session.js';
 import { iso } from '../time.js';
