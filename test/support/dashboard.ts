@@ -1,9 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { App, type AppResponse } from '../../src/server/app.js';
-import { dashboardRoutes } from '../../src/server/dashboard/mount.js';
-import { assetRoutes } from '../../src/server/web/assets.js';
-import { Sessions } from '../../src/server/web/session.js';
+import type { AppResponse } from '../../src/server/app.js';
+import type { Sessions } from '../../src/server/web/session.js';
 import { DEMO, demo, inProcess, sendJson, TestClock, type InProcess } from './server.js';
 
 /** What a hostile visitor typed: each must show as text and run nothing. */
@@ -140,8 +138,15 @@ export interface DashboardEnv extends InProcess {
 
 /** The real App and store (demo plus the dashboard fixture) with the dashboard and assets mounted. */
 export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<DashboardEnv> {
+  // Loaded here, not at the top: the browser tests use only the fixture and spawn the binary.
+  const [{ App }, { dashboardRoutes }, { assetRoutes }, { Sessions }, { seedStore }] = await Promise.all([
+    import('../../src/server/app.js'),
+    import('../../src/server/dashboard/mount.js'),
+    import('../../src/server/web/assets.js'),
+    import('../../src/server/web/session.js'),
+    import('../../src/store/seed.js'),
+  ]);
   const base = await inProcess({ fixtures: [] });
-  const { seedStore } = await import('../../src/store/seed.js');
   await seedStore(base.store, [DEMO, writeDashboardFixture(base.dir)]);
   const clock = new TestClock();
   const sessions = new Sessions(clock);
