@@ -1,5 +1,5 @@
 import type { Store } from '../../store/store.js';
-import type { Clock } from '../context.js';
+import type { Clock } from '../clock.js';
 import type { RateLimiter } from '../ratelimit.js';
 import type { Sessions } from '../web/session.js';
 import type { SignIn } from '../web/signin.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../context.js';
+import type { Clock } from '../clock.js';
 
 /** Lifetimes: codes 60 s, access tokens 1 h, refresh tokens 30 days (the last two beside the records they derive from). */
 export const CODE_SECONDS = 60;

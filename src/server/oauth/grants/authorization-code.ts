@@ -1,6 +1,6 @@
 import type { OAuthCodeRecord, OAuthGrantRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
-import type { Clock } from '../../context.js';
+import type { Clock } from '../../clock.js';
 import { newSecret } from '../../ids.js';
 import { verifierMatches } from '../checks/pkce.js';
 import { audienceOf } from '../checks/resource.js';

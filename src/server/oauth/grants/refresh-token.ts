@@ -1,7 +1,7 @@
 import type { Ability } from '../../../contract/enums.js';
 import type { OAuthGrantRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
-import type { Clock } from '../../context.js';
+import type { Clock } from '../../clock.js';
 import { audienceOf } from '../checks/resource.js';
 import { parseScope } from '../checks/scope.js';
 import { OAuthError } from '../errors.js';
