@@ -24,5 +24,23 @@ export default defineConfig({
     maxWorkers: 2,
     fileParallelism: true,
     env: { WCM_CONFIG_DIR: configDir, TMPDIR: scratch, WCM_TEST_SCRATCH: scratch },
+    projects: [
+      { extends: true, test: { name: 'json' } },
+      // The API behaviour and OpenAPI conformance again, with every server on PostgreSQL (SANDBOX.md:
+      // one suite, parameterised by store; test/support/server.ts reads WCM_TEST_STORE).
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/server/**/*.test.ts', 'test/contract/openapi*.test.ts'],
+          exclude: [
+            // About the JSON store's own files (journal bytes, the snapshot file): no such files on PostgreSQL.
+            'test/server/oauth/refresh-rotation.test.ts',
+            'test/server/oauth/prune.test.ts',
+          ],
+          env: { WCM_CONFIG_DIR: configDir, TMPDIR: scratch, WCM_TEST_SCRATCH: scratch, WCM_TEST_STORE: 'postgres' },
+        },
+      },
+    ],
   },
 });

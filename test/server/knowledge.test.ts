@@ -296,10 +296,7 @@ describe('restoreArticleVersion', () => {
 
   it('a restore survives a restart of the store', async () => {
     await restore(demo.article3Versions, 1, { publish: true });
-    const { Store } = await import('../../src/store/store.js');
-    const file = s.store.file;
-    await s.store.close();
-    const reopened = await Store.open(file);
+    const reopened = await s.reopen();
     try {
       const a = reopened.get('articles', demo.article3Versions)!;
       expect(a.versions.map((v) => [v.number, v.restored_from, v.published])).toEqual([

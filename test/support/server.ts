@@ -78,6 +78,8 @@ export interface InProcess {
   request(
     req: Partial<AppRequest> & { method?: string; url: string; token?: string; json?: unknown },
   ): Promise<AppResponse & { json: any }>;
+  /** Closes the store and opens what it wrote again, as a restart would (same file or database). */
+  reopen(): Promise<Store>;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,16 @@ export async function sendJson(
   return Object.assign(res, { json });
 }
 
+/**
+ * With WCM_TEST_STORE=postgres (the `postgres` vitest project), servers keep their records in a
+ * fresh database on the run's PostgreSQL instead of a file: the same tests, the other store.
+ */
+async function testDatabase(): Promise<{ url: string } | undefined> {
+  if (process.env.WCM_TEST_STORE !== 'postgres') return undefined;
+  const { freshDatabase } = await import('./postgres.js');
+  return freshDatabase();
+}
+
 /** The real App and the real store in a temp directory, seeded with fixtures (demo by default). */
 export async function inProcess(
   opts: { fixtures?: string[]; clock?: Clock; services?: Record<string, unknown> } = {},
@@ -123,7 +135,8 @@ export async function inProcess(
     import('../../src/store/store.js'),
   ]);
   const { dir, cleanup } = tempDir();
-  const store = await StoreClass.open(path.join(dir, 'store.json'));
+  const pg = await testDatabase();
+  const store = pg ? await StoreClass.openShared(pg.url) : await StoreClass.open(path.join(dir, 'store.json'));
   await seedStore(store, opts.fixtures ?? [DEMO]);
   const app = new App({ store, clock: opts.clock, services: opts.services });
   return {
@@ -131,6 +144,10 @@ export async function inProcess(
     store,
     dir,
     request: (r) => sendJson(app, r),
+    async reopen() {
+      await store.close();
+      return pg ? StoreClass.openShared(pg.url) : StoreClass.open(path.join(dir, 'store.json'));
+    },
     async close() {
       await store.close();
       cleanup();
@@ -153,8 +170,10 @@ export async function onPort(
     import('../../src/server/serve.js'),
   ]);
   const { dir, cleanup } = tempDir();
+  const pg = opts.dataFile ? undefined : await testDatabase();
   const server = await startLocalServer({
     dataFile: opts.dataFile ?? path.join(dir, 'store.json'),
+    storeUrl: pg?.url,
     port: 0,
     seeds: opts.fixtures ?? [DEMO],
     clock: opts.clock,

@@ -1,0 +1,196 @@
+// Two real `wcm serve --store postgres://…` processes on one database (SANDBOX.md, issue 36): what
+// one acknowledges the other serves, and what must hold across processes does.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findClient } from '../../src/server/oauth/models/client.js';
+import { issueCode } from '../../src/server/oauth/models/code.js';
+import { systemClock } from '../../src/server/context.js';
+import { startEmbedded, type EmbeddedCluster } from '../../src/store/pg/embedded.js';
+import { Store } from '../../src/store/store.js';
+import { spawnServe } from '../support/cli.js';
+import { pkce } from '../support/oauth.js';
+import { freshDatabase } from '../support/postgres.js';
+import { demo, DEMO } from '../support/server.js';
+
+type Served = Awaited<ReturnType<typeof spawnServe>> & { origin: string };
+const running: Served[] = [];
+
+async function serve(url: string, args: string[] = []): Promise<Served> {
+  const configDir = mkdtempSync(path.join(tmpdir(), 'wcm-sandbox-cfg-'));
+  const s = await spawnServe(['--store', url, ...args], { env: { WCM_CONFIG_DIR: configDir } });
+  const served = Object.assign(s, { origin: new URL(s.url).origin });
+  running.push(served);
+  return served;
+}
+afterEach(async () => {
+  for (const s of running.splice(0)) {
+    s.proc.kill('SIGTERM');
+    await s.proc;
+  }
+});
+
+const TOKEN = demo.owner;
+const auth = { Authorization: `Bearer ${TOKEN}` };
+
+async function createList(base: string, title: string) {
+  return fetch(`${base}/workspaces/${demo.ws1}/lists`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ title, template_slug: 'faq', items: [{ title: 'Q', description: 'A' }] }),
+  });
+}
+
+describe('two wcm serve processes on one PostgreSQL database', () => {
+  let url: string;
+  beforeAll(async () => {
+    url = (await freshDatabase()).url;
+    // The first process seeds the empty database; the second finds it holding data.
+    const seeder = await serve(url, ['--seed', DEMO]);
+    seeder.proc.kill('SIGTERM');
+    await seeder.proc;
+    running.splice(0);
+  });
+
+  it('a write acknowledged by A is read through B at once', async () => {
+    const [a, b] = [await serve(url), await serve(url)];
+    const created = await createList(a.url, 'Written on A');
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { data: { id: string } }).data.id;
+    const read = await fetch(`${b.url}/workspaces/${demo.ws1}/lists/${id}`, { headers: auth });
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { data: { title: string } }).data.title).toBe('Written on A');
+  });
+
+  it('an idempotency key used on A replays its answer on B', async () => {
+    const [a, b] = [await serve(url), await serve(url)];
+    const send = (base: string) =>
+      fetch(`${base}/public/agents/${demo.agent1}/analytics-events/opened`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'sandbox-replay-0001' },
+        body: JSON.stringify({}),
+      });
+    const first = await send(a.url);
+    expect(first.status).toBeLessThan(300);
+    const again = await send(b.url);
+    expect(again.status).toBe(first.status);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(await first.text());
+  });
+
+  it('the public rate limit is counted across both processes', async () => {
+    const [a, b] = [await serve(url, ['--rate-limit', '5']), await serve(url, ['--rate-limit', '5'])];
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${(i % 2 ? b : a).url}/public/agents/${demo.agent1}/analytics-events/opened`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': `sandbox-limit-${i}-000` },
+        body: JSON.stringify({}),
+      });
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    expect(statuses.slice(0, 5)).toEqual([201, 201, 201, 201, 201]);
+    expect(statuses[5]).toBe(429);
+  });
+
+  it('an authorization code is redeemed once across both processes', async () => {
+    const [a, b] = [await serve(url), await serve(url)];
+    const store = await Store.openShared(url);
+    const { verifier, challenge } = pkce();
+    let code: string;
+    try {
+      const client = findClient(store, demo.oauthAppAcme)!;
+      code = await issueCode(store, systemClock, {
+        client_id: client.id,
+        redirect_uri: 'http://127.0.0.1/callback',
+        user_id: 'usr_ada',
+        abilities: ['content:read'],
+        workspace_ids: [demo.ws1],
+        resource: '',
+        audience: 'wcm-api-v1',
+        code_challenge: challenge,
+      });
+    } finally {
+      await store.close();
+    }
+    const redeem = (s: Served) =>
+      fetch(`${s.origin}/oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: 'http://127.0.0.1/callback',
+          code_verifier: verifier,
+          client_id: demo.oauthAppAcme,
+        }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: string } }));
+    const answers = await Promise.all([redeem(a), redeem(b)]);
+    expect(answers.map((x) => x.status).sort()).toEqual([200, 400]);
+    expect(answers.find((x) => x.status === 400)!.body.error).toBe('invalid_grant');
+  });
+
+  it('SIGKILL of A under six writers loses no acknowledged write (read back through B)', async () => {
+    const [a, b] = [await serve(url), await serve(url)];
+    const acked: string[] = [];
+    let stop = false;
+    const writer = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          const res = await createList(a.url, `w${w}-${i}`);
+          if (res.status === 201) acked.push(((await res.json()) as { data: { id: string } }).data.id);
+        } catch {
+          return; // the connection died with the process
+        }
+      }
+    };
+    const writers = Array.from({ length: 6 }, (_, w) => writer(w));
+    await new Promise((r) => setTimeout(r, 800));
+    a.proc.kill('SIGKILL');
+    stop = true;
+    await Promise.all(writers);
+    expect(acked.length).toBeGreaterThan(6);
+    for (const id of acked) {
+      const res = await fetch(`${b.url}/workspaces/${demo.ws1}/lists/${id}`, { headers: auth });
+      expect(res.status, id).toBe(200);
+      await res.arrayBuffer();
+    }
+  });
+});
+
+describe('the database stopped and started under load', () => {
+  let cluster: EmbeddedCluster;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'wcm-sandbox-pg-'));
+    cluster = await startEmbedded({ dir, settings: { fsync: 'off' } });
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('answers 503 store_unavailable with Retry-After while it is down, then recovers by itself with nothing lost', async () => {
+    const s = await serve(cluster.url, ['--seed', DEMO]);
+    const before = await createList(s.url, 'before the restart');
+    expect(before.status).toBe(201);
+    const beforeId = ((await before.json()) as { data: { id: string } }).data.id;
+    await cluster.stop();
+    const down = await fetch(`${s.url}/workspaces/${demo.ws1}/lists`, { headers: auth });
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('1');
+    expect(((await down.json()) as { code: string }).code).toBe('store_unavailable');
+    cluster = await startEmbedded({ dir, port: cluster.port, settings: { fsync: 'off' } });
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      const res = await fetch(`${s.url}/workspaces/${demo.ws1}/lists/${beforeId}`, { headers: auth });
+      status = res.status;
+      await res.arrayBuffer();
+      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(200);
+    const after = await createList(s.url, 'after the restart');
+    expect(after.status).toBe(201);
+  }, 60_000);
+});
