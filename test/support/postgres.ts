@@ -54,6 +54,34 @@ export async function freshDatabase(): Promise<TestDatabase> {
   return db;
 }
 
+/**
+ * A store URL of its own, much cheaper than a database (a schema: `?schema=`, src/store/pg/open.ts)
+ * on the run's server: what every server of the `postgres` test project gets. Dropped like
+ * freshDatabase's.
+ */
+export async function freshSchema(): Promise<TestDatabase> {
+  const server = clusterUrl();
+  admin ??= postgres(server, { max: 1, onnotice: () => {} });
+  const name = `wcm_s_${process.pid}_${randomBytes(5).toString('hex')}`;
+  const url = new URL(server);
+  url.searchParams.set('schema', name);
+  const db: TestDatabase = {
+    url: url.href,
+    name,
+    drop: async () => {
+      if (!live.delete(db)) return;
+      await admin!`drop schema if exists ${admin!(name)} cascade`;
+    },
+  };
+  live.add(db);
+  try {
+    onTestFinished(() => db.drop());
+  } catch {
+    // Not inside a test: the file's afterAll below drops it.
+  }
+  return db;
+}
+
 // Registered while the test file imports this module, so it runs when that file's tests are done.
 afterAll(async () => {
   for (const db of [...live]) await db.drop();

@@ -121,8 +121,8 @@ export async function sendJson(
  */
 async function testDatabase(): Promise<{ url: string } | undefined> {
   if (process.env.WCM_TEST_STORE !== 'postgres') return undefined;
-  const { freshDatabase } = await import('./postgres.js');
-  return freshDatabase();
+  const { freshSchema } = await import('./postgres.js');
+  return freshSchema();
 }
 
 /** The real App and the real store in a temp directory, seeded with fixtures (demo by default). */

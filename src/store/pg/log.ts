@@ -8,7 +8,7 @@ import { readBase, writeBase } from './base.js';
 const KEEP_BEHIND = 2000;
 /** Compact (write a new base) once this many journal rows are past it. */
 const COMPACT_ROWS = 20_000;
-/** Every writer, in every process, takes this transaction-scoped advisory lock: one writer at a time. */
+/** Every writer, in every process, takes this transaction-scoped advisory lock (with its schema's hash): one writer at a time. */
 const WRITE_LOCK = 0x77636d; // "wcm"
 
 /** What the PostgreSQL log needs of the store it keeps durable. */
@@ -138,7 +138,7 @@ export class PgLog {
     try {
       await unavailable(() =>
         this.sql.begin(async (sql) => {
-          await sql`select pg_advisory_xact_lock(${WRITE_LOCK})`;
+          await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
           await this.catchUp(sql as unknown as Sql);
           const base = this.host.seq;
           const rows: JournalRow[] = [];
@@ -185,7 +185,7 @@ export class PgLog {
     try {
       await unavailable(() =>
         this.sql.begin(async (sql) => {
-          await sql`select pg_advisory_xact_lock(${WRITE_LOCK})`;
+          await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
           await this.catchUp(sql as unknown as Sql);
           result = this.host.runBulk(p.fn).result;
           const seq = this.host.seq + 1;
@@ -208,7 +208,7 @@ export class PgLog {
   async compact(): Promise<void> {
     await unavailable(() =>
       this.sql.begin(async (sql) => {
-        await sql`select pg_advisory_xact_lock(${WRITE_LOCK})`;
+        await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
         await this.catchUp(sql as unknown as Sql);
         const pruned = this.host.prune();
         if (pruned?.ops.length) {

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { migrate as migrateShared } from './shared-tables.js';
 
 /**
  * The schema, as versioned steps applied in order, each recorded in `wcm_migrations`. All of them
@@ -16,6 +17,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; up: (sql
       await sql`create table wcm_named_snapshots (name text not null, chunk integer not null, created_at timestamptz not null default now(), data bytea not null, primary key (name, chunk))`;
     },
   },
+  { version: 2, name: 'rate limits and sessions', up: (sql) => migrateShared(sql) },
 ];
 
 const MIGRATION_LOCK = 0x77636d2; // distinct from the write lock
@@ -26,7 +28,7 @@ export class SchemaTooNewError extends Error {}
 export async function migrate(sql: Sql): Promise<number[]> {
   return sql.begin(async (tx) => {
     const q = tx as unknown as Sql;
-    await q`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await q`select pg_advisory_xact_lock(${MIGRATION_LOCK}, hashtext(current_schema()))`;
     await q`create table if not exists wcm_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`;
     const done = new Set(
       (await q<Array<{ version: number }>>`select version from wcm_migrations`).map((r) => r.version),

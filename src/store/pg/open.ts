@@ -18,14 +18,16 @@ export function displayUrl(url: string): string {
 /** Connects, brings the schema up to date and loads the state (the `postgres` driver is loaded only now). */
 export async function openLog(url: string, store: Store): Promise<PgLog> {
   const { default: postgres } = await import('postgres');
-  const sql = postgres(url, {
+  const { base, schema } = splitSchema(url);
+  const sql = postgres(base, {
     max: 8,
     onnotice: () => undefined,
     connect_timeout: 10,
     idle_timeout: 30,
-    connection: { application_name: 'wcm' },
+    connection: { application_name: 'wcm', ...(schema ? { search_path: schema } : {}) },
   });
   try {
+    if (schema) await sql`create schema if not exists ${sql(schema)}`;
     await migrate(sql);
     const log = new PgLog(sql, sharedHost(store));
     await log.load();
@@ -38,4 +40,23 @@ export async function openLog(url: string, store: Store): Promise<PgLog> {
       );
     throw err;
   }
+}
+
+/**
+ * `?schema=NAME` keeps wcm's tables in that schema of the database (several sandboxes in one
+ * database; the tests give each server its own). Without it they go in the default (`public`).
+ */
+export function splitSchema(url: string): { base: string; schema?: string } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { base: url };
+  }
+  const schema = u.searchParams.get('schema');
+  if (schema === null) return { base: url };
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new Error(`The schema in the store URL must be 1 to 63 lower-case letters, digits or _; received \`${schema}\`.`);
+  u.searchParams.delete('schema');
+  return { base: u.href, schema };
 }
