@@ -380,8 +380,15 @@ export class Store {
 
   /** Writes the records of `collections`, as they are now, as a snapshot file of their own (a named snapshot): streamed, atomic. */
   async writeCopy(file: string, collections: ReadonlySet<CollectionName>): Promise<void> {
-    const sections = this.state.snapshotSections().filter((s) => collections.has(s.collection));
-    await this.files.writeAtomic(file, snapshotChunks(0, sections));
+    await this.files.writeAtomic(file, this.copy(collections));
+  }
+
+  /** The records of `collections`, as they are now, as a snapshot's bytes (streamed). */
+  copy(collections: ReadonlySet<CollectionName>): AsyncIterable<Buffer> {
+    return snapshotChunks(
+      0,
+      this.state.snapshotSections().filter((s) => collections.has(s.collection)),
+    );
   }
 
   /** Flushes, folds the journal into the snapshot, and releases the lock. */

@@ -36,7 +36,7 @@ export function controlRoutes(o: ControlOptions): Routes {
   const admin = [adminOnly(o.admin)];
   const routes: Array<[string, string, RouteHandler]> = [
     ['POST', '/reset', (x) => reset(o, x)],
-    ['GET', '/snapshots', async (x) => json(x, 200, await listSnapshots(o.dataFile))],
+    ['GET', '/snapshots', async (x) => json(x, 200, await listSnapshots(o.store, o.dataFile))],
     [
       'POST',
       '/snapshots',
@@ -93,7 +93,7 @@ async function reset(o: ControlOptions, x: Call): Promise<AppResponse> {
 async function dropSnapshot(o: ControlOptions, x: Call): Promise<AppResponse> {
   // The segment as sent: the name is decoded once, here, where a bad escape is the client's 400.
   const name = snapshotName(x.info.path.slice(`${CONTROL}/snapshots/`.length));
-  await deleteSnapshot(o.dataFile, name);
+  await deleteSnapshot(o.store, o.dataFile, name);
   return json(x, 200, { name, deleted: true });
 }
 

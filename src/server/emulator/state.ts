@@ -11,6 +11,7 @@ import {
 import { privateDir } from '../../store/private-dir.js';
 import { COLLECTIONS, type CollectionName } from '../../store/records.js';
 import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
+import { pgShelf } from '../../store/pg/named.js';
 import type { Store } from '../../store/store.js';
 import { ProblemError } from '../problems.js';
 
@@ -43,6 +44,8 @@ export async function saveSnapshot(
   name: unknown,
 ): Promise<{ name: string; bytes: number }> {
   const n = checkName(name);
+  const db = shelf(store);
+  if (db) return { name: n, bytes: await db.save(n, store.copy(SAVED_COLLECTIONS)) };
   await privateDir(snapshotDir(dataFile), true);
   const file = snapshotFile(dataFile, n);
   await store.writeCopy(file, SAVED_COLLECTIONS);
@@ -54,9 +57,15 @@ const SAVED_COLLECTIONS: ReadonlySet<CollectionName> = new Set([...FIXTURE_COLLE
 /** What a reset keeps: the settings (the webhook secret, the admin token, the seed files). */
 const KEPT: CollectionName[] = ['settings'];
 
+/** On PostgreSQL, named snapshots are kept in the database, for every process (src/store/pg/named.ts). */
+const shelf = (store: Store) => (store.shared ? pgShelf(store.shared.sql) : undefined);
+
 export async function listSnapshots(
+  store: Store,
   dataFile: string,
 ): Promise<Array<{ name: string; bytes: number; saved_at: string }>> {
+  const db = shelf(store);
+  if (db) return db.list();
   let names: string[];
   try {
     names = (await readdir(snapshotDir(dataFile)))
@@ -74,8 +83,13 @@ export async function listSnapshots(
   return out;
 }
 
-export async function deleteSnapshot(dataFile: string, name: unknown): Promise<void> {
+export async function deleteSnapshot(store: Store, dataFile: string, name: unknown): Promise<void> {
   const n = checkName(name);
+  const db = shelf(store);
+  if (db) {
+    if (!(await db.remove(n))) throw new ProblemError('snapshot_not_found', { detail: `No snapshot named \`${n}\`.` });
+    return;
+  }
   try {
     await rm(snapshotFile(dataFile, n));
   } catch {
@@ -112,14 +126,12 @@ async function target(
     return sets;
   }
   const n = checkName(to);
-  let saved: Buffer;
-  try {
-    saved = await readFile(snapshotFile(dataFile, n));
-  } catch {
+  const db = shelf(store);
+  const saved = db ? await db.read(n) : await readFile(snapshotFile(dataFile, n)).catch(() => undefined);
+  if (!saved)
     throw new ProblemError('snapshot_not_found', {
       detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
     });
-  }
   if (isSnapshotFile(saved)) return { name: n, saved };
   try {
     return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];

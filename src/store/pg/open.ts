@@ -56,7 +56,9 @@ export function splitSchema(url: string): { base: string; schema?: string } {
   const schema = u.searchParams.get('schema');
   if (schema === null) return { base: url };
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
-    throw new Error(`The schema in the store URL must be 1 to 63 lower-case letters, digits or _; received \`${schema}\`.`);
+    throw new Error(
+      `The schema in the store URL must be 1 to 63 lower-case letters, digits or _; received \`${schema}\`.`,
+    );
   u.searchParams.delete('schema');
   return { base: u.href, schema };
 }
