@@ -36,7 +36,8 @@ export default defineConfig({
             // About the JSON store's own files (journal bytes, the snapshot file): no such files on PostgreSQL.
             'test/server/oauth/refresh-rotation.test.ts',
             'test/server/oauth/prune.test.ts',
-            'test/server/secrets-at-rest.test.ts',
+            // Named snapshots as files beside the data file; on PostgreSQL they are rows (test/e2e/sandbox.test.ts).
+            'test/server/named-snapshots.test.ts',
           ],
           env: { WCM_CONFIG_DIR: configDir, TMPDIR: scratch, WCM_TEST_SCRATCH: scratch, WCM_TEST_STORE: 'postgres' },
         },

@@ -5,6 +5,7 @@ import { IdempotencyGuard } from './idempotency.js';
 import { register as mcp } from './mcp/area.js';
 import { register as oauth } from './oauth/area.js';
 import { register as payments } from './payments/area.js';
+import { PgRateLimits } from '../store/pg/shared-tables.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
 import type { LocalServerOptions } from './serve.js';
 import { register as web } from './web/area.js';
@@ -13,7 +14,12 @@ export { choosePaymentProvider } from './payments/area.js';
 
 /** Rate limits run before idempotency, so a flood never reaches the idempotency records. */
 const limits: Register = async (s) => {
-  const limiter = new RateLimiter(s.options.rateLimit ?? DEFAULT_RATE_LIMIT, s.clock);
+  // On PostgreSQL the buckets are shared by every process on the database (SANDBOX.md).
+  const limiter = new RateLimiter(
+    s.options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    s.clock,
+    s.store.shared ? new PgRateLimits(s.store.shared.sql) : undefined,
+  );
   const idempotency = new IdempotencyGuard(s.store, s.clock);
   await idempotency.pruneExpired();
   s.services.rateLimiter = limiter;

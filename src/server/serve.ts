@@ -133,6 +133,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const store = options.storeUrl
     ? await Store.openShared(options.storeUrl)
     : await Store.open(options.dataFile, options.storeOptions);
+  // On PostgreSQL a moved clock is moved for every process (its offset is a shared setting).
+  if (store.shared) clock.share(store);
   const notes: string[] = [];
   let bootstrap: LocalServer['bootstrap'];
   let seededToken: LocalServer['seededToken'];

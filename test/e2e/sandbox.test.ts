@@ -17,9 +17,12 @@ import { demo, DEMO } from '../support/server.js';
 type Served = Awaited<ReturnType<typeof spawnServe>> & { origin: string };
 const running: Served[] = [];
 
+const ADMIN = 'wcm_admin_sandboxTestAdminToken000000000000';
 async function serve(url: string, args: string[] = []): Promise<Served> {
   const configDir = mkdtempSync(path.join(tmpdir(), 'wcm-sandbox-cfg-'));
-  const s = await spawnServe(['--store', url, ...args], { env: { WCM_CONFIG_DIR: configDir } });
+  const s = await spawnServe(['--store', url, ...args], {
+    env: { WCM_CONFIG_DIR: configDir, WCM_ADMIN_TOKEN: ADMIN },
+  });
   const served = Object.assign(s, { origin: new URL(s.url).origin });
   running.push(served);
   return served;
@@ -130,6 +133,29 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
     const answers = await Promise.all([redeem(a), redeem(b)]);
     expect(answers.map((x) => x.status).sort()).toEqual([200, 400]);
     expect(answers.find((x) => x.status === 400)!.body.error).toBe('invalid_grant');
+  });
+
+  it('a snapshot saved on A resets B, and a clock moved on A is moved on B', async () => {
+    const [a, b] = [await serve(url), await serve(url)];
+    const control = (s: Served, method: string, p: string, body?: unknown) =>
+      fetch(`${s.origin}/_emulator${p}`, {
+        method,
+        headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect((await control(a, 'POST', '/snapshots', { name: 'before-extra' })).status).toBe(201);
+    const listed = (await (await control(b, 'GET', '/snapshots')).json()) as { data: Array<{ name: string }> };
+    expect(listed.data.map((x) => x.name)).toContain('before-extra');
+    const extra = await createList(a.url, 'made after the snapshot');
+    const extraId = ((await extra.json()) as { data: { id: string } }).data.id;
+    expect((await control(b, 'POST', '/reset', { to: 'before-extra' })).status).toBe(200);
+    const gone = await fetch(`${a.url}/workspaces/${demo.ws1}/lists/${extraId}`, { headers: auth });
+    expect(gone.status).toBe(404);
+    await gone.arrayBuffer();
+    await control(a, 'PUT', '/clock', { offset_seconds: 86_400 });
+    const onB = (await (await control(b, 'GET', '/clock')).json()) as { data: { offset_seconds: number } };
+    expect(onB.data.offset_seconds).toBe(86_400);
+    await control(b, 'DELETE', '/clock');
   });
 
   it('SIGKILL of A under six writers loses no acknowledged write (read back through B)', async () => {

@@ -1,4 +1,7 @@
+import type { Store } from '../../store/store.js';
 import { systemClock, type Clock } from '../context.js';
+
+const CLOCK_SETTING = 'emulator.clock_offset_ms';
 
 /**
  * The server's one clock, movable from the control plane (`PUT /_emulator/clock`): every
@@ -6,8 +9,26 @@ import { systemClock, type Clock } from '../context.js';
  * reads this object, so moving it moves them all. It runs on from wherever it was moved to.
  */
 export class MovableClock implements Clock {
-  private offsetMs = 0;
+  private ownOffsetMs = 0;
+  /** On PostgreSQL: the offset is a setting in the store, so moving the clock moves it for every process. */
+  private shared: Store | undefined;
   constructor(private readonly base: Clock) {}
+
+  /** Keeps the offset in `store` (read on every tick: a map lookup), for every process on it. */
+  share(store: Store): void {
+    this.shared = store;
+  }
+
+  private get offsetMs(): number {
+    if (!this.shared) return this.ownOffsetMs;
+    const v = this.shared.get('settings', CLOCK_SETTING)?.value;
+    return typeof v === 'number' ? v : 0;
+  }
+
+  private async write(ms: number): Promise<void> {
+    this.ownOffsetMs = ms;
+    if (this.shared) await this.shared.transact((tx) => tx.put('settings', { id: CLOCK_SETTING, value: ms }));
+  }
 
   now(): Date {
     return new Date(this.nowMs());
@@ -18,8 +39,8 @@ export class MovableClock implements Clock {
     return (this.base === systemClock ? Date.now() : this.base.now().getTime()) + this.offsetMs;
   }
 
-  setOffset(seconds: number): void {
-    this.offsetMs = seconds * 1000;
+  setOffset(seconds: number): Promise<void> {
+    return this.write(seconds * 1000);
   }
 
   /** The unmoved time in ms: what an offset is measured from. */
@@ -27,8 +48,8 @@ export class MovableClock implements Clock {
     return this.base.now().getTime();
   }
 
-  reset(): void {
-    this.offsetMs = 0;
+  reset(): Promise<void> {
+    return this.write(0);
   }
 
   get state(): { now: string; offset_seconds: number } {

@@ -53,8 +53,15 @@ export function controlRoutes(o: ControlOptions): Routes {
     ['DELETE', '/faults', (x) => ((o.faults.length = 0), json(x, 200, []))],
     ['GET', '/webhook-secret', (x) => webhookSecret(o, x)],
     ['GET', '/clock', (x) => json(x, 200, o.clock.state)],
-    ['PUT', '/clock', (x) => (o.clock.setOffset(clockOffset(readJson(x.info), o.clock)), json(x, 200, o.clock.state))],
-    ['DELETE', '/clock', (x) => (o.clock.reset(), json(x, 200, o.clock.state))],
+    [
+      'PUT',
+      '/clock',
+      async (x) => {
+        await o.clock.setOffset(clockOffset(readJson(x.info), o.clock));
+        return json(x, 200, o.clock.state);
+      },
+    ],
+    ['DELETE', '/clock', async (x) => (await o.clock.reset(), json(x, 200, o.clock.state))],
     [
       'GET',
       '/requests',

@@ -1,4 +1,5 @@
 import type { Register } from '../area.js';
+import { PgSessions } from '../../store/pg/shared-tables.js';
 import { assetRoutes } from './assets.js';
 import { sessionKey, Sessions } from './session.js';
 import { isLoopbackHost } from './signin.js';
@@ -9,7 +10,11 @@ import { isLoopbackHost } from './signin.js';
  */
 export const register: Register = async (s) => {
   // CSRF tokens are HMACs with a key kept in the store (TRUST.md §2).
-  s.services.sessions = new Sessions(s.clock, { key: await sessionKey(s.store) });
+  // On PostgreSQL sessions are kept in the database: a sign-in on one process holds on every other.
+  s.services.sessions = new Sessions(s.clock, {
+    key: await sessionKey(s.store),
+    backend: s.store.shared ? new PgSessions(s.store.shared.sql) : undefined,
+  });
   // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
   s.services.loopback = isLoopbackHost(s.options.host ?? '127.0.0.1');
   // Routes are added when the App is made, after every area has added its scripts.
