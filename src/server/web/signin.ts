@@ -7,7 +7,8 @@ import type { Store } from '../../store/store.js';
 import type { AppRequest, AppResponse, AppRouter } from '../app.js';
 import { ANY } from '../router.js';
 import type { Clock, RequestInfo } from '../context.js';
-import { FormError, Html, html, htmlResponse, layout, messagePage, parseForm, redirect } from './html.js';
+import { FormError, Html, html, messagePage, parseForm, redirect } from './html.js';
+import { formExpired, notAllowed, signInPage } from './signin-page.js';
 import {
   checkCsrf,
   cookieHeader,
@@ -108,6 +109,76 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(h) || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
 }
 
+const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_&hellip;</code>).`;
+/** The user a personal access token belongs to and its record, or why it is refused (checked as the API checks it). */
+function userOfToken(store: Store, clock: Clock, token: string): { user: UserRecord; rec: TokenRecord } | Html {
+  if (!token) return html`Enter a personal access token.`;
+  if (!token.startsWith('wcm_pat_')) {
+    return token.startsWith('wcm_oat_') || token.startsWith('wcm_ort_')
+      ? oauthRefused
+      : html`That is not a personal access token: they start with <code>wcm_pat_</code>.`;
+  }
+  const sha = hashToken(token);
+  const rec = store.get('tokens', tokenId(sha));
+  if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex')))
+    return html`That token is not recognised.`;
+  if (!isPersonal(rec)) return oauthRefused;
+  if (rec.revoked_at) return html`That token has been revoked.`;
+  if (rec.expires_at && new Date(rec.expires_at).getTime() <= clock.now().getTime())
+    return html`That token expired at ${rec.expires_at}.`;
+  const user = store.get('users', rec.user_id);
+  return user ? { user, rec } : html`That token is not recognised.`;
+}
+
+/** The hidden field for the visitor's pre-sign-in nonce cookie, or a new nonce with the cookie that sets it. */
+function preSignInCsrf(
+  sessions: Sessions,
+  prefix: string,
+  info: RequestInfo,
+): { value: string; headers: Record<string, string> } {
+  const have = readCookies(info.headers)[SIGNIN_CSRF_COOKIE];
+  if (have && CSRF_VALUE.test(have)) return { value: sessions.signInCsrf(have), headers: {} };
+  const nonce = randomToken();
+  return {
+    value: sessions.signInCsrf(nonce),
+    headers: { 'Set-Cookie': cookieHeader(SIGNIN_CSRF_COOKIE, nonce, prefix, info, SESSION_SECONDS) },
+  };
+}
+
+/** The session's limits, or null once the token it stands on is revoked, expired or gone. */
+function limits(store: Store, clock: Clock, session: Session): Pick<SignedIn, 'abilities' | 'workspaceIds'> | null {
+  if (!session.tokenId) return { abilities: ABILITIES, workspaceIds: null };
+  const rec = store.get('tokens', session.tokenId);
+  if (!tokenLive(rec, session.userId, clock.now().getTime())) return null;
+  return { abilities: rec.abilities, workspaceIds: rec.workspace_ids ?? null };
+}
+
+/** The signed-in user of a page under `o.prefix`, or the redirect to sign-in that comes back to it afterwards. */
+async function signedIn(o: SignInOptions, req: AppRequest, info: RequestInfo): Promise<SignedIn | AppResponse> {
+  const { prefix, store, sessions, clock } = o;
+  const signInPath = `${prefix}/sign-in`;
+  const session = await sessions.read(info);
+  const user = session ? store.get('users', session.userId) : undefined;
+  const url = targetUrl(req);
+  const back = info.method === 'GET' && url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
+  if (session && user) {
+    const limit = limits(store, clock, session);
+    if (limit) {
+      return {
+        session,
+        user,
+        signOut: { action: `${prefix}/sign-out`, csrf: session.csrf },
+        ...limit,
+        renewal: await sessions.renewal(session, info),
+      };
+    }
+    // The token it stands on was revoked or expired: the session ends with it.
+    const cleared = await sessions.end(session, prefix, info);
+    return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}&ended=token`, { 'Set-Cookie': cleared });
+  }
+  return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}`);
+}
+
 /** Sign-in and sign-out pages for one mount, and the session check its other pages call first. */
 export function signIn(options: SignInOptions): SignIn {
   const { prefix, loopback, store, sessions, clock } = options;
@@ -122,74 +193,10 @@ export function signIn(options: SignInOptions): SignIn {
     headers: Record<string, string> = {},
   ): AppResponse => {
     const action = `${signInPath}?return_to=${encodeURIComponent(returnTo)}`;
-    const hidden = html`<input type="hidden" name="csrf" value="${csrf}">`;
-    let form: Html;
-    if (loopback) {
-      const users = [...store.values('users')].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-      form = html`<p class="muted">This server listens on a loopback address, so you may act as any user in its store. Choose an account.</p>
-<form method="post" action="${action}">${hidden}
-<ul class="accounts">${users.map(
-        (u) =>
-          html`<li><button type="submit" name="user" value="${u.id}"><span class="avatar" aria-hidden="true">${initials(u.name)}</span><span><span class="name">${u.name}</span><span class="email">${u.email}</span></span></button></li>`,
-      )}</ul>
-${users.length ? '' : html`<p class="empty">The store has no users yet.</p>`}
-</form>`;
-    } else {
-      form = html`<form method="post" action="${action}">${hidden}
-<div class="field"><label for="token">Personal access token</label>
-<input type="password" id="token" name="token" autocomplete="off" spellcheck="false" required aria-describedby="token-hint">
-<p class="hint" id="token-hint">One of your tokens that starts with <code>wcm_pat_</code>. It is checked once and never kept in the page or the cookie.</p></div>
-<p><button type="submit">Sign in</button></p>
-</form>`;
-    }
-    const body = html`<section class="signin panel">
-<h1>Sign in</h1>
-${options.purpose ? html`<p class="muted">${options.purpose}</p>` : ''}
-${alert ? html`<div class="alert" role="alert">${alert}</div>` : ''}
-${form}
-</section>`;
-    return htmlResponse(status, layout({ title: 'Sign in', body, home: prefix }), { headers });
+    return signInPage(options, { status, action, csrf, alert, headers });
   };
 
-  /** The hidden field for the visitor's pre-sign-in nonce cookie, or a new nonce with the cookie that sets it. */
-  const preSignInCsrf = (info: RequestInfo): { value: string; headers: Record<string, string> } => {
-    const have = readCookies(info.headers)[SIGNIN_CSRF_COOKIE];
-    if (have && CSRF_VALUE.test(have)) return { value: sessions.signInCsrf(have), headers: {} };
-    const nonce = randomToken();
-    return {
-      value: sessions.signInCsrf(nonce),
-      headers: { 'Set-Cookie': cookieHeader(SIGNIN_CSRF_COOKIE, nonce, prefix, info, SESSION_SECONDS) },
-    };
-  };
-
-  const refused = () =>
-    messagePage(
-      403,
-      'This form has expired',
-      'The form was not sent from this page, or it is too old. Go back, reload the page and try again. Nothing was changed.',
-      { home: prefix },
-    );
-
-  const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_&hellip;</code>).`;
-  /** The user a personal access token belongs to and its record, or why it is refused (checked as the API checks it). */
-  const userOfToken = (token: string): { user: UserRecord; rec: TokenRecord } | Html => {
-    if (!token) return html`Enter a personal access token.`;
-    if (!token.startsWith('wcm_pat_')) {
-      return token.startsWith('wcm_oat_') || token.startsWith('wcm_ort_')
-        ? oauthRefused
-        : html`That is not a personal access token: they start with <code>wcm_pat_</code>.`;
-    }
-    const sha = hashToken(token);
-    const rec = store.get('tokens', tokenId(sha));
-    if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex')))
-      return html`That token is not recognised.`;
-    if (!isPersonal(rec)) return oauthRefused;
-    if (rec.revoked_at) return html`That token has been revoked.`;
-    if (rec.expires_at && new Date(rec.expires_at).getTime() <= clock.now().getTime())
-      return html`That token expired at ${rec.expires_at}.`;
-    const user = store.get('users', rec.user_id);
-    return user ? { user, rec } : html`That token is not recognised.`;
-  };
+  const refused = () => formExpired(prefix);
 
   const postSignIn = async (info: RequestInfo, returnTo: string): Promise<AppResponse> => {
     const cookie = readCookies(info.headers)[SIGNIN_CSRF_COOKIE];
@@ -206,19 +213,11 @@ ${form}
       const user = form.user ? store.get('users', form.user) : undefined;
       who = user ? { user } : html`Choose one of the accounts listed.`;
     } else {
-      who = userOfToken(form.token ?? '');
+      who = userOfToken(store, clock, form.token ?? '');
     }
     if (who instanceof Html) return page(loopback ? 400 : 403, returnTo, form.csrf, who);
     const { cookie: set } = await sessions.start(who.user.id, prefix, info, who.rec?.id ?? null);
     return redirect(returnTo, { 'Set-Cookie': set });
-  };
-
-  /** The session's limits, or null once the token it stands on is revoked, expired or gone. */
-  const limits = (session: Session): Pick<SignedIn, 'abilities' | 'workspaceIds'> | null => {
-    if (!session.tokenId) return { abilities: ABILITIES, workspaceIds: null };
-    const rec = store.get('tokens', session.tokenId);
-    if (!tokenLive(rec, session.userId, clock.now().getTime())) return null;
-    return { abilities: rec.abilities, workspaceIds: rec.workspace_ids ?? null };
   };
 
   const signOut = async (info: RequestInfo): Promise<AppResponse> => {
@@ -241,7 +240,7 @@ ${form}
         safeReturnTo(targetUrl(req)?.searchParams.get('return_to') ?? undefined, prefix);
       router
         .on(['GET', 'HEAD'], signInPath, ({ req, info }) => {
-          const csrf = preSignInCsrf(info);
+          const csrf = preSignInCsrf(sessions, prefix, info);
           const ended = targetUrl(req)?.searchParams.get('ended');
           const alert =
             ended === 'token'
@@ -250,52 +249,10 @@ ${form}
           return page(200, returnTo(req), csrf.value, alert, csrf.headers);
         })
         .on('POST', signInPath, ({ req, info }) => postSignIn(info, returnTo(req)))
-        .on(ANY, signInPath, () =>
-          messagePage(405, 'Method not allowed', 'The sign-in page answers GET and POST only.', {
-            home: prefix,
-            headers: { Allow: 'GET, HEAD, POST' },
-          }),
-        )
+        .on(ANY, signInPath, () => notAllowed(prefix, 'in'))
         .on('POST', signOutPath, ({ info }) => signOut(info))
-        .on(ANY, signOutPath, () =>
-          messagePage(
-            405,
-            'Method not allowed',
-            'Sign out with the button at the top of any page (a POST with its form).',
-            {
-              home: prefix,
-              headers: { Allow: 'POST' },
-            },
-          ),
-        );
+        .on(ANY, signOutPath, () => notAllowed(prefix, 'out'));
     },
-    async requireSession(req, info) {
-      const session = await sessions.read(info);
-      const user = session ? store.get('users', session.userId) : undefined;
-      const url = targetUrl(req);
-      const back = info.method === 'GET' && url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
-      if (session && user) {
-        const limit = limits(session);
-        if (limit) {
-          return {
-            session,
-            user,
-            signOut: { action: signOutPath, csrf: session.csrf },
-            ...limit,
-            renewal: await sessions.renewal(session, info),
-          };
-        }
-        // The token it stands on was revoked or expired: the session ends with it.
-        const cleared = await sessions.end(session, prefix, info);
-        return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}&ended=token`, { 'Set-Cookie': cleared });
-      }
-      return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}`);
-    },
+    requireSession: (req, info) => signedIn(options, req, info),
   };
-}
-
-/** Up to two initials for the account chooser's avatar. */
-function initials(name: string): string {
-  const parts = name.trim().split(/\s+/).filter(Boolean);
-  return (parts.length > 1 ? parts[0][0] + parts[parts.length - 1][0] : (parts[0] ?? '?').slice(0, 2)).toUpperCase();
 }
