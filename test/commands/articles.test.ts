@@ -1,18 +1,19 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeIO, runInProcess } from '../support/cli.js';
 import { demo, onPort, tempDir } from '../support/server.js';
 
 let server: Awaited<ReturnType<typeof onPort>>;
 let tmp: ReturnType<typeof tempDir>;
 let env: Record<string, string>;
-beforeAll(async () => {
+// A fresh server (and config directory) for every test: tests here write, and none may see another's writes.
+beforeEach(async () => {
   server = await onPort();
   tmp = tempDir();
   env = { WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, WCM_CONFIG_DIR: tmp.dir };
 });
-afterAll(async () => {
+afterEach(async () => {
   await server.close();
   tmp.cleanup();
 });

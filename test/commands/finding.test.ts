@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../src/cli/io.js';
 import { ID_PICKERS } from '../../src/cli/pickers.js';
 import { operations } from '../../src/contract/operations.js';
@@ -11,12 +11,13 @@ import { demo, onPort, tempDir } from '../support/server.js';
 let server: Awaited<ReturnType<typeof onPort>>;
 let cfg: ReturnType<typeof tempDir>;
 let env: Record<string, string>;
-beforeAll(async () => {
+// A fresh server (and config directory) for every test: tests here write, and none may see another's writes.
+beforeEach(async () => {
   server = await onPort();
   cfg = tempDir('wcm-finding-');
   env = { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 };
 });
-afterAll(async () => {
+afterEach(async () => {
   await server.close();
   cfg.cleanup();
 });

@@ -1,17 +1,18 @@
 // `wcm oauth apps …` and `wcm oauth grants …` against the real server (in-process CLI, real socket).
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { fakeIO, runInProcess } from '../support/cli.js';
 import { demo, onPort, tempDir } from '../support/server.js';
 
 let server: Awaited<ReturnType<typeof onPort>>;
 let cfg: ReturnType<typeof tempDir>;
 let env: Record<string, string>;
-beforeAll(async () => {
+// A fresh server (and config directory) for every test: tests here write, and none may see another's writes.
+beforeEach(async () => {
   server = await onPort();
   cfg = tempDir('wcm-oauth-cmd-');
   env = { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 };
 });
-afterAll(async () => {
+afterEach(async () => {
   await server.close();
   cfg.cleanup();
 });

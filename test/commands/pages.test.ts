@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../src/cli/io.js';
 import { applySet, parseSetValue } from '../../src/cli/set-flag.js';
 import { fakeIO, runInProcess } from '../support/cli.js';
@@ -62,16 +62,15 @@ describe('wcm pages update (in-process, real server)', () => {
   let server: Awaited<ReturnType<typeof onPort>>;
   let cfg: ReturnType<typeof tempDir>;
   let env: Record<string, string>;
-  beforeAll(async () => {
+  // A fresh server for every test: each one updates the same page.
+  beforeEach(async () => {
     server = await onPort();
     cfg = tempDir();
+    env = { WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, WCM_CONFIG_DIR: cfg.dir };
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await server.close();
     cfg.cleanup();
-  });
-  beforeEach(() => {
-    env = { WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1, WCM_CONFIG_DIR: cfg.dir };
   });
   const page = () => server.store.get('pages', demo.pageHoliday)!;
 
