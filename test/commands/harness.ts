@@ -1,6 +1,9 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import type { CommandDef } from '../../src/cli/command.js';
 import { ProfileStore } from '../../src/cli/config.js';
+import { createFactory } from '../../src/cli/factory.js';
+import { httpStub } from '../client/stubs.js';
 import { fakeIO, runInProcess, type FakeIO } from '../support/cli.js';
 import { onPort, tempDir } from '../support/server.js';
 
@@ -26,3 +29,41 @@ export async function clientHarness(opts: { fixtures?: string[] } = {}) {
   };
 }
 export type ClientHarness = Awaited<ReturnType<typeof clientHarness>>;
+
+/** A workspace id for seam tests: the stub answers whatever it is asked. */
+export const SEAM_WS = '00000000-0000-4000-8000-0000000000a1';
+
+/**
+ * The `run(options, factory)` seam: a command's run() called directly, with the real factory aimed
+ * at a stub server that records each request and answers an empty list page (or `reply`). For flag
+ * logic: which request a set of flags makes, and which flags are refused before any request.
+ */
+export async function seamHarness(reply?: Parameters<typeof httpStub>[0]) {
+  const stub = await httpStub(
+    reply ?? (() => ({ status: 200, body: { data: [], meta: { request_id: 'req_stub', next_cursor: null } } })),
+  );
+  const cfg = tempDir('wcm-seam-');
+  const io = fakeIO();
+  const env = { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: stub.base, WCM_TOKEN: 'wcm_pat_stub', WCM_WORKSPACE: SEAM_WS };
+  return {
+    stub,
+    io,
+    /** Calls the command's run() with these options (positional arguments in `args`). */
+    run: <O>(def: CommandDef<O>, opts: Partial<O> & { args?: string[] } = {}) =>
+      def.run({ args: [], ...opts } as O & { args: string[] }, createFactory(io, env, {})),
+    /** The n-th request's path (after /v1) and its query as an object. */
+    request(n = 0) {
+      const u = new URL(stub.requests[n].url, stub.url);
+      return {
+        method: stub.requests[n].method,
+        path: u.pathname.replace(/^\/v1/, ''),
+        query: Object.fromEntries(u.searchParams),
+      };
+    },
+    async close() {
+      await stub.close();
+      cfg.cleanup();
+    },
+  };
+}
+export type SeamHarness = Awaited<ReturnType<typeof seamHarness>>;
