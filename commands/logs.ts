@@ -38,7 +38,9 @@ export default defineCommand<Options>({
   path: ['logs'],
   summary: "The running local server's request log (the last 10,000 requests); --follow streams it",
   description:
-    "A table on a terminal; one JSON line per request when piped or with --json. The server's own traffic (the\ndashboard's pages and assets, /healthz, /favicon.ico) is left out unless --all. Needs the admin token\n(profile `local`, or WCM_ADMIN_TOKEN).",
+    "A table on a terminal; one JSON line per request when piped or with --json. The server's own traffic (the\ndashboard's pages and assets, /healthz, /favicon.ico) is left out unless --all. Needs the admin token\n(profile `local`, or WCM_ADMIN_TOKEN).\n" +
+    'Each `wcm serve` process keeps its own log: on a PostgreSQL store shared by several processes, this\n' +
+    'shows the requests of the one process the profile reaches, not the others.',
   options: [
     { flags: '-f, --follow', description: 'keep printing requests as they arrive (Server-Sent Events)' },
     { flags: '--status <status>', description: 'only this status (404) or class (4xx, 5xx)' },

@@ -183,7 +183,7 @@ export default defineCommand<ServeOptions>({
     if (server.origin !== new URL(server.url).origin) out.write(`public URL: ${server.origin}\n`);
     out.write(
       storeUrl
-        ? `store: ${server.store.file} (shared: other wcm serve --store processes on it see the same data)\n`
+        ? `store: ${server.store.file} (shared: other wcm serve --store processes on it see the same data; the request log and faults stay per process)\n`
         : `data: ${dataFile}\n`,
     );
     out.write(`dashboard: ${server.origin}/dashboard (read-only; \`wcm open\` opens it at a record)\n`);

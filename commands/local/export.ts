@@ -1,20 +1,27 @@
 import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
-import { dataFileOf, dataOption } from '../../src/cli/local.js';
+import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
-export default defineCommand<{ data?: string }>({
+export default defineCommand<{ data?: string; store?: string }>({
   path: ['local', 'export'],
-  summary: 'Export a local data file as a store fixture (works while a server runs on it)',
+  summary: 'Export a local data file or a PostgreSQL store as a store fixture (works while servers run on it)',
   description: 'Tokens are written as `token_sha256`. The export imports back to the same state. Use `-` for stdout.',
   args: [
     { name: 'file', description: 'where to write the fixture (`-` for stdout)', required: true, complete: 'file' },
   ],
-  options: [dataOption],
+  options: [dataOption, storeOption],
   async run(opts, f) {
-    const file = dataFileOf(f, opts.data);
-    const store = await f.store({ data: opts.data, readOnly: true });
+    const url = storeUrlOf(f, opts);
+    const store = await f.store({ data: opts.data, readOnly: true, url });
+    const file = url ? store.file : dataFileOf(f, opts.data);
     const { exportFixture } = await import('../../src/store/fixture.js');
-    const text = JSON.stringify(exportFixture(store), null, 2) + '\n';
+    let text: string;
+    try {
+      text = JSON.stringify(exportFixture(store), null, 2) + '\n';
+    } finally {
+      // A PostgreSQL store holds connections open until closed.
+      if (url) await store.close();
+    }
     const target = opts.args[0];
     if (target === '-') f.io.stdout.write(text);
     else {

@@ -1,14 +1,18 @@
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
+import type { Factory } from '../../src/cli/factory.js';
+import type { Store } from '../../src/store/store.js';
 import { CliError } from '../../src/cli/errors.js';
-import { dataFileOf, dataOption } from '../../src/cli/local.js';
+import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
-export default defineCommand<{ data?: string; replace?: boolean }>({
+export default defineCommand<{ data?: string; store?: string; replace?: boolean }>({
   path: ['local', 'import'],
-  summary: 'Import store fixtures into a local data file (not while a server runs on it)',
+  summary: 'Import store fixtures into a local data file (not while a server runs on it) or a PostgreSQL store',
   description:
-    "Adds the fixtures' records; ids that already exist are refused. With --replace, the data file is\nreplaced by the fixtures. A bad fixture is rejected with the JSON path, and nothing is imported.",
+    "Adds the fixtures' records; ids that already exist are refused. With --replace, the data file is\nreplaced by the fixtures. A bad fixture is rejected with the JSON path, and nothing is imported.\n" +
+    'With --store, into the PostgreSQL store while its servers run: every process sees the import at once.',
   args: [
     {
       name: 'fixture',
@@ -18,8 +22,14 @@ export default defineCommand<{ data?: string; replace?: boolean }>({
       complete: 'file',
     },
   ],
-  options: [dataOption, { flags: '--replace', description: 'replace everything in the data file with the fixtures' }],
+  options: [
+    dataOption,
+    storeOption,
+    { flags: '--replace', description: 'replace everything in the data file with the fixtures' },
+  ],
   async run(opts, f) {
+    const url = storeUrlOf(f, opts);
+    if (url) return importShared(f, url, opts.args, !!opts.replace);
     const file = dataFileOf(f, opts.data);
     const { readLock, StoreLockedError } = await import('../../src/store/lock.js');
     const holder = await readLock(file);
@@ -80,4 +90,58 @@ export default defineCommand<{ data?: string; replace?: boolean }>({
 function summary(counts: Record<string, number>): string {
   const parts = Object.entries(counts).map(([k, v]) => `${v} ${k}`);
   return parts.length ? parts.join(', ') : 'nothing (the fixtures are empty)';
+}
+
+/**
+ * Into a PostgreSQL store: the fixtures are checked in a scratch JSON store first (nothing is
+ * written if one is bad), then added in one transaction, or, with --replace, swapped in as the new
+ * base (settings kept), atomic for every process on the database.
+ */
+async function importShared(f: Factory, url: string, args: string[], replace: boolean): Promise<number> {
+  const { seedStore } = await import('../../src/store/seed.js');
+  const { FixtureError } = await import('../../src/store/fixture.js');
+  const files = args.map((a) => path.resolve(f.cwd, a));
+  const target = await f.store({ url });
+  let counts: Record<string, number>;
+  try {
+    // Checked against what the database holds (ids already there are refused), written in one go.
+    if (!replace) counts = await seedStore(target, files);
+    else counts = await replaceShared(target, files);
+  } catch (err) {
+    await target.close();
+    if (err instanceof FixtureError) throw new CliError(err.message, 1);
+    throw err;
+  }
+  try {
+    f.io.stdout.write(`${replace ? 'replaced the data of' : 'imported into'} ${target.file}: ${summary(counts)}\n`);
+    return 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/** The fixtures checked in a scratch JSON store, then swapped in as the new base (settings kept). */
+async function replaceShared(target: Store, files: string[]): Promise<Record<string, number>> {
+  const { Store } = await import('../../src/store/store.js');
+  const { seedStore } = await import('../../src/store/seed.js');
+  const { COLLECTIONS } = await import('../../src/store/records.js');
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'wcm-import-'));
+  try {
+    const checked = await Store.open(path.join(scratch, 'store.json'));
+    try {
+      const counts = await seedStore(checked, files);
+      await target.bulk((tx) => {
+        for (const c of COLLECTIONS) {
+          if (c === 'settings') continue;
+          for (const id of target.ids(c)) tx.delete(c, id);
+          for (const rec of checked.values(c)) tx.put(c, rec as never);
+        }
+      });
+      return counts;
+    } finally {
+      await checked.close();
+    }
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
 }

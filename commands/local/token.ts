@@ -1,37 +1,33 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { CliError } from '../../src/cli/errors.js';
-import { dataFileOf, dataOption } from '../../src/cli/local.js';
+import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
 /** Where a saved token points until `wcm serve` re-points the profile at the port it really took. */
 const DEFAULT_LOCAL_URL = 'http://127.0.0.1:4010/v1';
 
-export default defineCommand<{ data?: string; save?: boolean }>({
+export default defineCommand<{ data?: string; store?: string; save?: boolean }>({
   path: ['local', 'token'],
   summary: 'Print a fresh owner token for a local data file (the way back into a store whose first token is lost)',
   description:
     "Adds an all-abilities token for the owner of the store's first workspace and prints it on stdout.\n" +
     'It is saved in profile `local` (or `--profile NAME`); the next `wcm serve` on the file points that\n' +
-    'profile at itself. Not while a server runs on the file: stop it first.',
+    'profile at itself. Not while a server runs on the file: stop it first. With --store, on the\n' +
+    'PostgreSQL store, while its servers run.',
   examples: [
     'wcm local token',
     'wcm local token --data /tmp/wcm.json --profile staging-copy',
     'wcm local token --no-save | pbcopy',
   ],
-  options: [dataOption, { flags: '--no-save', description: 'only print the token; keep the profiles as they are' }],
+  options: [
+    dataOption,
+    storeOption,
+    { flags: '--no-save', description: 'only print the token; keep the profiles as they are' },
+  ],
   async run(opts, f) {
-    const file = dataFileOf(f, opts.data);
-    const holder = await (await import('../../src/store/lock.js')).readLock(file);
-    if (holder)
-      throw new CliError(
-        `A wcm server (pid ${holder.pid}) is running on ${file}; stop it (Ctrl-C) before adding a token.`,
-        1,
-        'Then run `wcm local token` again and start `wcm serve` once more.',
-      );
-    const { existsSync } = await import('node:fs');
-    // A missing file would be created empty: there is nobody in it to issue a token for.
-    if (!existsSync(file) && !existsSync(`${file}.journal`))
-      throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
-    const store = await f.store({ data: opts.data });
+    const url = storeUrlOf(f, opts);
+    const file = url ? 'the store' : dataFileOf(f, opts.data);
+    if (!url) await checkFile(file);
+    const store = await f.store({ data: opts.data, url });
     let issued;
     try {
       issued = await (await import('../../src/server/serve.js')).issueOwnerToken(store);
@@ -66,3 +62,17 @@ export default defineCommand<{ data?: string; save?: boolean }>({
     return 0;
   },
 });
+
+/** No server may hold the file, and it must exist: a missing one would be created empty, with nobody to issue a token for. */
+async function checkFile(file: string): Promise<void> {
+  const holder = await (await import('../../src/store/lock.js')).readLock(file);
+  if (holder)
+    throw new CliError(
+      `A wcm server (pid ${holder.pid}) is running on ${file}; stop it (Ctrl-C) before adding a token.`,
+      1,
+      'Then run `wcm local token` again and start `wcm serve` once more.',
+    );
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(file) && !existsSync(`${file}.journal`))
+    throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
+}

@@ -45,7 +45,8 @@ export interface Factory {
    * `readOnly` takes no lock, so it works while a server runs on the file, and the file must exist.
    * A locked, corrupt or missing file is a CliError here, for every command alike.
    */
-  store(opts: { data?: string; readOnly?: boolean }): Promise<Store>;
+  /** The JSON data file (`data`), or the PostgreSQL store at `url` (shared: readOnly changes nothing). */
+  store(opts: { data?: string; readOnly?: boolean; url?: string }): Promise<Store>;
 }
 
 export { packageVersion } from '../version.js';
@@ -134,7 +135,19 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
         renewToken: opts.token === undefined && !opts.baseUrl ? await oauthRenewal(f, t) : undefined,
       });
     },
-    async store({ data, readOnly }) {
+    async store({ data, readOnly, url }) {
+      if (url === 'embedded')
+        throw new UsageError(
+          '`--store embedded` is for `wcm serve`; give the other commands the postgres:// URL it printed.',
+        );
+      if (url) {
+        const { Store } = await import('../store/store.js');
+        try {
+          return await Store.openShared(url);
+        } catch (err) {
+          return (await import('../store/pg/cli-errors.js')).rethrowStoreError(err);
+        }
+      }
       const file = dataFileOf(f, data);
       const [{ Store, StoreCorruptError }, { StoreLockedError }] = await Promise.all([
         import('../store/store.js'),
