@@ -94,13 +94,13 @@ export class App {
     const v1 = this.operations(options.use ?? []);
     for (const base of BASE_PATHS) this.router.route(base, v1);
     for (const add of options.routes ?? []) add(this.router);
-    // The observers first, so they see refusals too (as answers, not throws); then the Host check,
+    // The observers first, so they see refusals too (answered, never thrown); then the Host check,
     // the first step that may answer.
+    const fail = (err: unknown, info: RequestInfo) => this.fail(err, info);
     const edge = [
       ...(options.around ?? []),
-      this.answering,
-      hostCheck(() => this.trust),
-      originRule(() => this.trust),
+      hostCheck(() => this.trust, fail),
+      originRule(() => this.trust, fail),
       this.synced,
     ];
     this.chain = compose(edge, (x) => this.dispatch(x));
@@ -147,29 +147,23 @@ export class App {
     }
   }
 
-  /** What the steps inside it throw (a refused Host or Origin) becomes problem+json for the steps outside. */
-  private readonly answering: RequestMiddleware = async (x, next) => {
-    try {
-      return await next(x);
-    } catch (err) {
-      return this.fail(err, x.info);
-    }
-  };
-
   /**
    * On PostgreSQL, what other processes committed is applied before anything is read (not for
-   * /healthz, which answers without the store). A store that cannot be reached is a 503 that
-   * still goes out through the CORS step.
+   * /healthz, which answers without the store; nor on the JSON store, which has nothing to catch
+   * up and should not pay a step per request). A store that cannot be reached is a 503 that still
+   * goes out through the CORS step.
    */
-  private readonly synced: RequestMiddleware = async (x, next) => {
-    if (x.info.path === '/healthz') return next(x);
+  private readonly synced: RequestMiddleware = (x, next) =>
+    x.info.path === '/healthz' || !this.store.shared ? next(x) : this.syncThen(x, next);
+
+  private async syncThen(x: Call, next: (x: Call) => Promise<AppResponse>): Promise<AppResponse> {
     try {
       await this.store.sync();
     } catch (err) {
       return this.fail(err, x.info);
     }
     return next(x);
-  };
+  }
 
   /** The last step of the request chain: the router's route, or its 404 / 405. */
   private async dispatch(x: Call): Promise<AppResponse> {

@@ -30,7 +30,13 @@ const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
 /** Matches method and path to a target: routes first, then sub-routers by prefix, then mounts. */
 export class Router<T> {
   private readonly exact = new Map<string, Route<T>>();
-  private readonly patterns: Route<T>[] = [];
+  /**
+   * Pattern routes in registration order, by their first segment when it is fixed (`dashboard`,
+   * `workspaces`): a path is tried against its bucket only, and a path no area owns fails fast.
+   * Routes whose first segment is a parameter are in every bucket and in `anyFirst`.
+   */
+  private readonly buckets = new Map<string, Route<T>[]>();
+  private readonly anyFirst: Route<T>[] = [];
   private readonly subs: Array<{ prefix: string; router: Router<T> }> = [];
   private readonly mounts: Array<{ prefix: string; target: T }> = [];
   private readonly byPattern = new Map<string, Route<T>>();
@@ -88,9 +94,20 @@ export class Router<T> {
       byMethod: new Map(),
     };
     this.byPattern.set(pattern, route);
-    if (dynamic) this.patterns.push(route);
-    else this.exact.set(pattern, route);
+    if (!dynamic) this.exact.set(pattern, route);
+    else this.addPattern(pattern.split('/')[1] ?? '', route);
     return route;
+  }
+
+  private addPattern(first: string, route: Route<T>): void {
+    if (first.startsWith('{') || first === '*') {
+      this.anyFirst.push(route);
+      for (const bucket of this.buckets.values()) bucket.push(route);
+      return;
+    }
+    let bucket = this.buckets.get(first);
+    if (!bucket) this.buckets.set(first, (bucket = [...this.anyFirst]));
+    bucket.push(route);
   }
 
   private find(path: string): { route: Route<T>; params: Record<string, string> } | undefined {
@@ -100,7 +117,9 @@ export class Router<T> {
         ? this.exact.get(path.slice(0, -1))
         : undefined);
     if (exact) return { route: exact, params: NO_PARAMS };
-    for (const route of this.patterns) {
+    const end = path.indexOf('/', 1);
+    const bucket = this.buckets.get(end === -1 ? path.slice(1) : path.slice(1, end)) ?? this.anyFirst;
+    for (const route of bucket) {
       const m = route.pattern!.exec(path);
       if (!m) continue;
       const params: Record<string, string> = {};

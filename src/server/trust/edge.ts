@@ -3,18 +3,22 @@
  * routing: the Host allow-list (421 before anything else), then the Origin rule with CORS
  * (preflights answered here, CORS headers added to the answer on its way out).
  */
-import type { RequestMiddleware } from '../chain.js';
-import { header } from '../request.js';
+import type { Call, RequestMiddleware } from '../chain.js';
+import { header, type RequestInfo } from '../request.js';
+import type { AppResponse } from '../response.js';
 import type { Trust } from './config.js';
 import { corsHeaders, corsMethods, preflight } from './cors.js';
 import { hostAllowed, hostNotAllowed } from './host.js';
 import { originAllowed, originNotAllowed, originRuleApplies } from './origin.js';
 
+/** How a refusal becomes an answer (App.fail), so the steps outside see an answer, not a throw. */
+type Fail = (err: unknown, info: RequestInfo) => AppResponse;
+
 /** Refuses a Host that is not allowed. `trust` is read per request: `wcm serve` sets it once listening. */
-export function hostCheck(trust: () => Trust): RequestMiddleware {
+export function hostCheck(trust: () => Trust, fail: Fail): RequestMiddleware {
   return (x, next) => {
     const host = header(x.info.headers, 'host');
-    if (!hostAllowed(trust(), host)) throw hostNotAllowed(host!);
+    if (!hostAllowed(trust(), host)) return Promise.resolve(fail(hostNotAllowed(host!), x.info));
     return next(x);
   };
 }
@@ -23,21 +27,21 @@ export function hostCheck(trust: () => Trust): RequestMiddleware {
  * Browsers' requests (those with an Origin): refused from an untrusted origin where the rule
  * applies, preflights answered on CORS paths, and CORS headers on the answer for an allowed origin.
  */
-export function originRule(trust: () => Trust): RequestMiddleware {
-  return async (x, next) => {
+export function originRule(trust: () => Trust, fail: Fail): RequestMiddleware {
+  // Most requests (CLI, SDKs, curl) have no Origin: they pass without a step of their own.
+  return (x, next) => (header(x.info.headers, 'origin') === undefined ? next(x) : browser(x, next));
+
+  async function browser(x: Call, next: (x: Call) => Promise<AppResponse>): Promise<AppResponse> {
     const { info } = x;
-    const origin = header(info.headers, 'origin');
-    if (origin === undefined) return next(x);
+    const origin = header(info.headers, 'origin')!;
     const allowed = originAllowed(trust(), origin);
     const methods = corsMethods(info.path);
     // A preflight asks on behalf of a request the rule would refuse: refuse it the same way.
-    if (info.method === 'OPTIONS' && methods && header(info.headers, 'access-control-request-method') !== undefined) {
-      if (!allowed) throw originNotAllowed(origin);
-      return preflight(origin, methods, info.id);
-    }
-    if (!allowed && originRuleApplies(info.method, info.path)) throw originNotAllowed(origin);
+    if (info.method === 'OPTIONS' && methods && header(info.headers, 'access-control-request-method') !== undefined)
+      return allowed ? preflight(origin, methods, info.id) : fail(originNotAllowed(origin), info);
+    if (!allowed && originRuleApplies(info.method, info.path)) return fail(originNotAllowed(origin), info);
     const res = await next(x);
     if (methods && allowed) Object.assign(res.headers, corsHeaders(origin));
     return res;
-  };
+  }
 }
