@@ -59,6 +59,10 @@ export async function refreshTokens(
   const refresh = newRefreshToken(store, grant.id, generation);
   let access = '';
   await store.transact((tx) => {
+    // Checked again where it is written: of two refreshes of one token at once (two processes on
+    // one database), only the first to write rotates it; the other finds it used.
+    if (!grantOfRefresh(store, p.refresh_token!)?.current)
+      throw new OAuthError('invalid_grant', 'The refresh token was already used.');
     access = putAccessToken(tx, clock, grant, abilities, { generation, refresh_sha256: refresh.sha });
   });
   return issued(access, refresh.token, abilities);
