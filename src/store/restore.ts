@@ -1,3 +1,6 @@
+import { constants as fsc } from 'node:fs';
+import { link, open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { COLLECTIONS, type CollectionName, type Tx } from './records.js';
 import { readSnapshot, SnapshotError } from './snapshot.js';
 import { State } from './state.js';
@@ -41,4 +44,36 @@ export function replaceCount(current: State, next: State, keep: readonly Collect
   let n = 0;
   for (const c of COLLECTIONS) if (!keep.includes(c)) n += current.count(c) + next.count(c);
   return n;
+}
+
+/**
+ * Makes the saved snapshot file `from` the data file `file` without copying a record: its padded
+ * lines (`prefix`, patched by patchSaved) are written in place and synced, then it is hard-linked
+ * beside `file` and renamed over it. Until the rename `file` is untouched (the caller makes sure
+ * `from` is not `file` already); after it, `file` is the new state whole.
+ */
+export async function linkSaved(from: string, file: string, prefix: Buffer): Promise<void> {
+  const fh = await open(from, 'r+');
+  try {
+    await fh.write(prefix, 0, prefix.length, 0);
+    await fh.datasync();
+  } finally {
+    await fh.close();
+  }
+  const tmp = `${file}.link-${process.pid}`;
+  await rm(tmp, { force: true });
+  await link(from, tmp);
+  await rename(tmp, file);
+  const dir = await open(path.dirname(file), fsc.O_RDONLY);
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
+
+/** Whether two paths name the same file (a data file still linked to the snapshot it was reset to). */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([stat(a).catch(() => null), stat(b).catch(() => null)]);
+  return !!x && !!y && x.ino === y.ino && x.dev === y.dev;
 }

@@ -82,7 +82,19 @@ export interface ChunkOptions {
   sliceMs?: number;
   /** The size of the chunks it hands out; one record longer than this comes in a chunk of its own size. */
   chunkBytes?: number;
+  /**
+   * A saved (named) snapshot: the header padded to SAVED_HEADER_BYTES, then an empty line of this
+   * collection padded to SAVED_KEPT_BYTES, so a restore can rewrite both in place (patchSaved).
+   */
+  kept?: CollectionName;
 }
+
+/** The padded lines of a saved snapshot (ChunkOptions.kept), newline included. */
+export const SAVED_HEADER_BYTES = 128;
+export const SAVED_KEPT_BYTES = 64 * 1024;
+
+/** `json` padded with spaces (which JSON allows) to a line of `bytes` bytes. */
+const padded = (json: string, bytes: number) => `${json}${' '.repeat(bytes - 1 - Buffer.byteLength(json))}\n`;
 
 /**
  * The bytes of a version 2 snapshot, in order, handed out chunk by chunk as they fill: a writer
@@ -106,8 +118,13 @@ export async function* snapshotChunks(
     await new Promise<void>((r) => setImmediate(r));
     sliceStart = performance.now();
   };
-  out.string(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq })}\n`);
+  const header = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq });
   let written = 0;
+  if (options.kept) {
+    out.string(padded(header, SAVED_HEADER_BYTES));
+    out.string(padded(JSON.stringify({ collection: options.kept, records: [] }), SAVED_KEPT_BYTES));
+    written++;
+  } else out.string(`${header}\n`);
   for (const s of sections) {
     if ('records' in s) {
       if (!s.records.length) continue;
@@ -206,4 +223,34 @@ export function rebaseSnapshot(
     saved.subarray(bodyStart, endStart),
     Buffer.from(`${lines.join('')}${JSON.stringify({ end: end + lines.length })}\n`),
   ]);
+}
+
+/**
+ * Rewrites a saved snapshot's padded lines in `saved` itself: the header at `seq`, and `kept`'s
+ * records (replacing those a restore wrote there before). False (nothing changed) when `saved` is
+ * not laid out so (saved before, or not a version 2 snapshot) or the records do not fit.
+ */
+export function patchSaved(
+  saved: Buffer,
+  seq: number,
+  kept: { collection: CollectionName; records: unknown[] },
+): boolean {
+  const h = SAVED_HEADER_BYTES;
+  const k = SAVED_KEPT_BYTES;
+  if (saved.length <= h + k || saved.indexOf(NL) !== h - 1 || saved.indexOf(NL, h) !== h + k - 1) return false;
+  let header: { format?: unknown; version?: unknown } | undefined;
+  let line: { collection?: unknown; records?: unknown } | undefined;
+  try {
+    header = JSON.parse(saved.toString('utf8', 0, h));
+    line = JSON.parse(saved.toString('utf8', h, h + k));
+  } catch {
+    return false;
+  }
+  if (header?.format !== SNAPSHOT_FORMAT || header.version !== SNAPSHOT_VERSION) return false;
+  if (line?.collection !== kept.collection || !Array.isArray(line.records)) return false;
+  const json = JSON.stringify(kept);
+  if (Buffer.byteLength(json) > k - 1) return false;
+  saved.write(padded(JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, seq }), h), 0);
+  saved.write(padded(json, k), h);
+  return true;
 }

@@ -5,8 +5,8 @@ import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
 import type { IndexedRecord, IndexName, SortedIndex } from './indexes.js';
 import type { CollectionName, RecordTypes, Tx } from './records.js';
 import { GapError, loadBase, replayJournal, snapshotIdentity } from './recover.js';
-import { loadSaved, replaceAll, replaceCount } from './restore.js';
-import { rebaseSnapshot, snapshotChunks } from './snapshot-writer.js';
+import { linkSaved, loadSaved, replaceAll, replaceCount, sameFile } from './restore.js';
+import { patchSaved, rebaseSnapshot, SAVED_HEADER_BYTES, SAVED_KEPT_BYTES, snapshotChunks } from './snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from './state.js';
 import { Committer, defaultPipelineDepth, type Pending } from './commit.js';
 import { Compaction } from './compaction.js';
@@ -292,13 +292,18 @@ export class Store {
    * small one (loadMany's threshold) is one transaction instead. Bytes that are not a readable
    * snapshot throw SnapshotError, and nothing changes.
    */
-  async restore(saved: Buffer, keep: readonly CollectionName[]): Promise<void> {
+  async restore(saved: Buffer, keep: readonly CollectionName[], from?: string): Promise<void> {
     if (this.options.readOnly) throw new Error('This store is open read-only.');
     if (this.closed) throw new Error('The store is closed.');
+    // The saved file itself becomes the data file when it can (linkSaved), else a copy of it; not
+    // when the data file is that file already (a reset to it before), which must stay untouched.
+    const linkable = from !== undefined && !(await sameFile(from, this.file));
     await this.drain();
     const seq = this.seq + 1;
     const kept = keep.map((c) => ({ collection: c, records: this.state.valuesInOrder(c) }));
-    const buf = rebaseSnapshot(saved, seq, kept);
+    const patched = kept.length === 1 && patchSaved(saved, seq, kept[0]);
+    const linked = patched && linkable;
+    const buf = patched ? saved : rebaseSnapshot(saved, seq, kept);
     const next = loadSaved(
       this.file,
       buf,
@@ -314,7 +319,8 @@ export class Store {
       this.state = next;
       this.seq = seq;
       try {
-        await this.files.writeAtomic(this.file, buf);
+        if (linked) await linkSaved(from, this.file, buf.subarray(0, SAVED_HEADER_BYTES + SAVED_KEPT_BYTES));
+        else await this.files.writeAtomic(this.file, buf);
         await this.committer.journal?.truncate(0);
         this.committer.emptied();
       } catch (err) {
@@ -378,16 +384,20 @@ export class Store {
     );
   }
 
-  /** Writes the records of `collections`, as they are now, as a snapshot file of their own (a named snapshot): streamed, atomic. */
-  async writeCopy(file: string, collections: ReadonlySet<CollectionName>): Promise<void> {
-    await this.files.writeAtomic(file, this.copy(collections));
+  /**
+   * Writes the records of `collections`, as they are now, as a snapshot file of their own (a named
+   * snapshot): streamed, atomic; with room for `kept`'s records, which `restore` fills in.
+   */
+  async writeCopy(file: string, collections: ReadonlySet<CollectionName>, kept?: CollectionName): Promise<void> {
+    await this.files.writeAtomic(file, this.copy(collections, kept));
   }
 
-  /** The records of `collections`, as they are now, as a snapshot's bytes (streamed). */
-  copy(collections: ReadonlySet<CollectionName>): AsyncIterable<Buffer> {
+  /** The records of `collections`, as they are now, as a snapshot's bytes (streamed; `kept` as for writeCopy). */
+  copy(collections: ReadonlySet<CollectionName>, kept?: CollectionName): AsyncIterable<Buffer> {
     return snapshotChunks(
       0,
       this.state.snapshotSections().filter((s) => collections.has(s.collection)),
+      { kept },
     );
   }
 

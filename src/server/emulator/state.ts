@@ -45,10 +45,10 @@ export async function saveSnapshot(
 ): Promise<{ name: string; bytes: number }> {
   const n = checkName(name);
   const db = shelf(store);
-  if (db) return { name: n, bytes: await db.save(n, store.copy(SAVED_COLLECTIONS)) };
+  if (db) return { name: n, bytes: await db.save(n, store.copy(SAVED_COLLECTIONS, KEPT[0])) };
   await privateDir(snapshotDir(dataFile), true);
   const file = snapshotFile(dataFile, n);
-  await store.writeCopy(file, SAVED_COLLECTIONS);
+  await store.writeCopy(file, SAVED_COLLECTIONS, KEPT[0]);
   return { name: n, bytes: (await stat(file)).size };
 }
 
@@ -104,7 +104,7 @@ async function target(
   store: Store,
   dataFile: string,
   to: unknown,
-): Promise<Records[] | { name: string; saved: Buffer }> {
+): Promise<Records[] | { name: string; file?: string; saved: Buffer }> {
   if (to === undefined || to === 'empty') return [];
   if (to === 'seed') {
     const files = store.get('settings', SEED_FILES_SETTING)?.value;
@@ -127,12 +127,14 @@ async function target(
   }
   const n = checkName(to);
   const db = shelf(store);
-  const saved = db ? await db.read(n) : await readFile(snapshotFile(dataFile, n)).catch(() => undefined);
+  const file = snapshotFile(dataFile, n);
+  const saved = db ? await db.read(n) : await readFile(file).catch(() => undefined);
   if (!saved)
     throw new ProblemError('snapshot_not_found', {
       detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
     });
-  if (isSnapshotFile(saved)) return { name: n, saved };
+  // On a database there is no file to link: the bytes are loaded as they are.
+  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved };
   try {
     return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];
   } catch (err) {
@@ -157,7 +159,7 @@ export async function resetState(store: Store, dataFile: string, to: unknown): P
   const loaded = await target(store, dataFile, to);
   if (!Array.isArray(loaded)) {
     try {
-      await store.restore(loaded.saved, KEPT);
+      await store.restore(loaded.saved, KEPT, loaded.file);
     } catch (err) {
       if (err instanceof SnapshotError) throw cannotLoad(loaded.name, new Error(`it ${err.message}.`));
       throw err;
