@@ -1,4 +1,5 @@
-import { callTool, type Dispatch, type ToolDef } from './tools.js';
+import { callTool } from './tool-call.js';
+import type { Dispatch, ToolDef } from './tools.js';
 
 /** The resource templates: a thread and a page, each read through its get tool. */
 export const RESOURCES: Record<

@@ -3,7 +3,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTools, callTool, toRequest, ToolArgumentError, type ToolRequest } from '../../src/mcp/tools.js';
+import { callTool, toRequest, ToolArgumentError } from '../../src/mcp/tool-call.js';
+import { buildTools, type ToolRequest } from '../../src/mcp/tools.js';
 import { nestedDeeperThan } from '../../src/server/request.js';
 import { demo, onPort } from '../support/server.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fastToolCall, parsedDispatch, splitEnvelope } from '../../src/mcp/server.js';
-import { buildTools, callTool, type ToolRequest } from '../../src/mcp/tools.js';
+import { fastToolCall, parsedDispatch, splitEnvelope } from '../../src/mcp/fast-call.js';
+import { callTool } from '../../src/mcp/tool-call.js';
+import { buildTools, type ToolRequest } from '../../src/mcp/tools.js';
 import { inProcessDispatch } from '../../src/server/mcp/mount.js';
 import { JsonItem } from '../../src/server/paging.js';
 import { demo, inProcess, type InProcess } from '../support/server.js';
