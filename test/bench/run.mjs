@@ -916,6 +916,11 @@ const pg = pgSections({
   cpuText,
   memoryOf,
   sync: () => execFileSync('sync'),
+  runOnce,
+  NODE,
+  WCM,
+  cliEnv,
+  DEMO: path.join(ROOT, 'fixtures/demo.json'),
   writeBody: (name, body) => {
     const file = path.join(work, name);
     writeFileSync(file, body);
