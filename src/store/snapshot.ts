@@ -18,6 +18,9 @@ import { splitThread, type FullThread } from './threads.js';
  * and parses it on first read; its indexes are built from the stubs. Records of indexed collections are written in index order, so the
  * indexes load with a sort that finds them sorted. Version 1 (one JSON document with every
  * collection, threads with their messages inline) is still read.
+ *
+ * A named snapshot (snapshot-writer.ts, `kept`) pads its header and an empty `settings` line with
+ * spaces to fixed lengths, so a restore can rewrite both in place and link the file as the data file.
  */
 export const SNAPSHOT_FORMAT = 'wcm-store';
 export const SNAPSHOT_VERSION = 2;
