@@ -50,9 +50,10 @@ export function replaceCount(current: State, next: State, keep: readonly Collect
  * Makes the saved snapshot file `from` the data file `file` without copying a record: its padded
  * lines (`prefix`, patched by patchSaved) are written in place and synced, then it is hard-linked
  * beside `file` and renamed over it. Until the rename `file` is untouched (the caller makes sure
- * `from` is not `file` already); after it, `file` is the new state whole.
+ * `from` is not `file` already); after it, `file` is the new state whole. False when the file
+ * system cannot link it there (the caller then writes a copy).
  */
-export async function linkSaved(from: string, file: string, prefix: Buffer): Promise<void> {
+export async function linkSaved(from: string, file: string, prefix: Buffer): Promise<boolean> {
   const fh = await open(from, 'r+');
   try {
     await fh.write(prefix, 0, prefix.length, 0);
@@ -62,7 +63,13 @@ export async function linkSaved(from: string, file: string, prefix: Buffer): Pro
   }
   const tmp = `${file}.link-${process.pid}`;
   await rm(tmp, { force: true });
-  await link(from, tmp);
+  try {
+    await link(from, tmp);
+  } catch (err) {
+    // Another file system (a snapshots directory moved elsewhere), or none that links: copy it.
+    if (NO_LINK.has((err as NodeJS.ErrnoException).code ?? '')) return false;
+    throw err;
+  }
   await rename(tmp, file);
   const dir = await open(path.dirname(file), fsc.O_RDONLY);
   try {
@@ -70,7 +77,10 @@ export async function linkSaved(from: string, file: string, prefix: Buffer): Pro
   } finally {
     await dir.close();
   }
+  return true;
 }
+
+const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK']);
 
 /** Whether two paths name the same file (a data file still linked to the snapshot it was reset to). */
 export async function sameFile(a: string, b: string): Promise<boolean> {

@@ -319,8 +319,8 @@ export class Store {
       this.state = next;
       this.seq = seq;
       try {
-        if (linked) await linkSaved(from, this.file, buf.subarray(0, SAVED_HEADER_BYTES + SAVED_KEPT_BYTES));
-        else await this.files.writeAtomic(this.file, buf);
+        const prefix = buf.subarray(0, SAVED_HEADER_BYTES + SAVED_KEPT_BYTES);
+        if (!linked || !(await linkSaved(from, this.file, prefix))) await this.files.writeAtomic(this.file, buf);
         await this.committer.journal?.truncate(0);
         this.committer.emptied();
       } catch (err) {
