@@ -161,8 +161,8 @@ export function pgSections(ctx) {
     const fixture = ctx.threadsFixture(count);
     // `wcm local import --store` streams the fixture (past the longest string V8 holds) into the base.
     const url = await database(`wcm_threads_${count}`);
-    const imported = await ctx.runOnce(ctx.NODE, [ctx.WCM, 'local', 'import', '--store', url, ctx.DEMO, fixture], {
-      env: ctx.cliEnv,
+    const imported = await ctx.runOnce(ctx.NODE, [ctx.WCM, 'local', 'import', ctx.DEMO, fixture], {
+      env: { ...ctx.cliEnv, WCM_STORE: url },
     });
     if (imported.code !== 0)
       throw new Error(`wcm local import --store failed (${imported.code}): ${imported.stderr.slice(-500)}`);

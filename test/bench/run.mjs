@@ -100,18 +100,18 @@ const row = (figure, wcm, refs, ratio, target, met) =>
   rows.push({ figure, wcm, refs, ratio, target, met: met === null ? 'n/a' : met ? 'yes' : '**no**' });
 
 // ---- servers under test
-/** `store`: a PostgreSQL URL instead of the data file (never printed: it holds the password). */
+/** `store`: a PostgreSQL URL instead of the data file, passed as WCM_STORE (it holds the password: not in argv). */
 async function startWcm(dataFile, { seed, store } = {}) {
   const args = [
     WCM,
     'serve',
     '--port',
     '0',
-    ...(store ? ['--store', store] : ['--data', dataFile]),
+    ...(store ? [] : ['--data', dataFile]),
     ...[seed ?? []].flat().flatMap((f) => ['--seed', f]),
   ];
   const s = await startServer(NODE, args, {
-    env: cliEnv,
+    env: store ? { ...cliEnv, WCM_STORE: store } : cliEnv,
     ready: /wcm listening on (\S+)/,
     timeoutMs: 300_000,
     name: 'wcm serve',
