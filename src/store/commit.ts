@@ -1,7 +1,7 @@
 import { SYNC_SLOTS, type FileLayer, type JournalHandle } from './files.js';
 import { encodeBatch, type Entry } from './journal.js';
 import type { Compaction } from './compaction.js';
-import type { Op } from './state.js';
+import type { Op, State } from './state.js';
 
 /** A transaction applied in memory, waiting to be made durable. */
 export interface Pending extends Entry {
@@ -286,4 +286,12 @@ export class Committer {
       this.wake = null;
     }
   }
+}
+
+/** Undoes `failed` (in seq order) in reverse and rejects them all; returns the seq the state is back at (undefined if none). */
+export function undoFailed(state: State, failed: Pending[], err: unknown): number | undefined {
+  if (!failed.length) return undefined;
+  for (let i = failed.length - 1; i >= 0; i--) state.rollback(failed[i].undo);
+  for (const p of failed) p.reject(err);
+  return failed[0].seq - 1;
 }

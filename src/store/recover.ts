@@ -114,3 +114,22 @@ export async function snapshotIdentity(file: string): Promise<string> {
   const st = await fs.stat(file).catch(() => null);
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'none';
 }
+
+/**
+ * Opens and loads a data file a running server may be compacting: a compaction between reading the
+ * snapshot and the journal would hide the records it moved into the new snapshot. It shows as a
+ * gap, or as a snapshot replaced while we read; either way, read again from a fresh start.
+ */
+export async function readConsistently<T>(file: string, open: () => T, load: (store: T) => Promise<void>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const store = open();
+    const before = await snapshotIdentity(file);
+    try {
+      await load(store);
+    } catch (err) {
+      if (!(err instanceof GapError) || attempt >= 20) throw err;
+      continue;
+    }
+    if ((await snapshotIdentity(file)) === before || attempt >= 20) return store;
+  }
+}

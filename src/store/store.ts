@@ -2,30 +2,19 @@ import path from 'node:path';
 import { acquireLock } from './lock.js';
 import { ownsDataDir, privateDir } from './private-dir.js';
 import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
-import type { IndexedRecord, IndexName, SortedIndex } from './indexes.js';
-import type { CollectionName, RecordTypes, Tx } from './records.js';
-import { GapError, loadBase, replayJournal, snapshotIdentity } from './recover.js';
+import type { CollectionName, Tx } from './records.js';
+import { loadBase, readConsistently, replayJournal } from './recover.js';
 import { linkSaved, loadSaved, replaceAll, replaceCount, sameFile } from './restore.js';
-import { patchSaved, rebaseSnapshot, SAVED_HEADER_BYTES, SAVED_KEPT_BYTES, snapshotChunks } from './snapshot-writer.js';
+import { heldReplace, type HeldReplace } from './held.js';
+import { patchSaved, rebaseSnapshot, SAVED_HEADER_BYTES, SAVED_KEPT_BYTES } from './snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from './state.js';
-import { Committer, defaultPipelineDepth, type Pending } from './commit.js';
+import { Committer, defaultPipelineDepth, undoFailed, type Pending } from './commit.js';
 import { Compaction } from './compaction.js';
-import type { PgLog } from './pg/log.js';
+import { StoreView } from './view.js';
+import { BULK_RECORDS, type StoreOptions } from './options.js';
 
 export { StoreCorruptError, defaultPipelineDepth, type Tx };
-
-/** Loads of more records than this are written as the snapshot (Store.bulk), not journaled. */
-export const BULK_RECORDS = 1000;
-
-export interface StoreOptions {
-  files?: FileLayer;
-  /** Compact the journal into the snapshot when it grows past this many bytes. */
-  compactBytes?: number;
-  /** Batches in flight at once, 1 to 4 (default: defaultPipelineDepth()). */
-  pipelineDepth?: number;
-  /** Read-only: no lock, no journal writes, a torn tail is skipped rather than cut. */
-  readOnly?: boolean;
-}
+export { BULK_RECORDS, type StoreOptions } from './options.js';
 
 /**
  * The durable JSON-file store. State lives in memory (state.ts); every transaction is appended to
@@ -34,19 +23,11 @@ export interface StoreOptions {
  * flight at once (commit.ts). The journal is folded into the snapshot (`FILE`, atomic rename)
  * when it grows, beside the writes, and on close (compaction.ts).
  */
-export class Store {
-  /** @internal The records in memory (the shared log replaces it when another process reset the data). */
-  state: State;
+export class Store extends StoreView {
   private readonly files: FileLayer;
   private readonly committer: Committer;
   private readonly compaction: Compaction;
-  /** @internal The sequence number of the last write applied. */
-  seq = 0;
-  /** @internal Set when the records are kept in PostgreSQL (openShared). */
-  shared: PgLog | null = null;
   private releaseLock: (() => Promise<void>) | null = null;
-  /** @internal */
-  readonly pruners: Array<(tx: Tx, store: Store) => void> = [];
   private closed = false;
   /** close() has begun (transactions are still taken until it has drained). */
   private closing = false;
@@ -54,11 +35,11 @@ export class Store {
   private reloading = false;
 
   private constructor(
-    readonly file: string,
+    file: string,
     private readonly options: StoreOptions,
   ) {
+    super(file);
     this.files = options.files ?? nodeFileLayer;
-    this.state = new State(file);
     const files = this.files;
     const journalFile = this.journalFile;
     this.compaction = new Compaction({
@@ -67,7 +48,7 @@ export class Store {
       journalFile,
       compactBytes: options.compactBytes ?? 64 * 1024 * 1024,
       take: () => {
-        this.prune();
+        if (!this.options.readOnly) this.prune();
         return { seq: this.seq, sections: this.state.snapshotSections() };
       },
       written: () => undefined,
@@ -79,33 +60,8 @@ export class Store {
       depth: Math.max(1, Math.min(SYNC_SLOTS, options.pipelineDepth ?? defaultPipelineDepth())),
       compaction: this.compaction,
       closing: () => this.closing,
-      fail: (failed, err) => this.fail(failed, err),
+      fail: (failed, err) => void (this.seq = undoFailed(this.state, failed, err) ?? this.seq),
     });
-  }
-
-  /**
-   * Adds a rule run at each compaction that deletes records nobody can use any more (expired
-   * tokens, spent codes). Its deletes are not journaled: the snapshot written next is the state
-   * without them. Should that write fail, a restart brings them back, and the next compaction
-   * deletes them again.
-   */
-  addPruner(fn: (tx: Tx, store: Store) => void): void {
-    this.pruners.push(fn);
-  }
-
-  private prune(): void {
-    if (!this.pruners.length || this.options.readOnly) return;
-    const ops: Op[] = [];
-    const undo: Op[] = [];
-    const tx = this.state.tx(ops, undo);
-    try {
-      for (const p of this.pruners) p(tx, this);
-    } catch (err) {
-      this.state.rollback(undo, false);
-      process.emitWarning(`wcm: pruning before compaction failed (nothing was pruned): ${(err as Error).message}`);
-      return;
-    }
-    this.state.reindex(ops, undo);
   }
 
   get journalFile(): string {
@@ -130,20 +86,11 @@ export class Store {
   /** Opens a data file to read what a running server has acknowledged, without the lock. */
   static async openReadOnly(file: string, options: Omit<StoreOptions, 'readOnly'> = {}): Promise<Store> {
     const resolved = path.resolve(file);
-    // A compaction by the server between reading the snapshot and the journal would hide the
-    // records it moved into the new snapshot: it shows as a gap, or as a snapshot replaced while
-    // we read. Either way, read again from a fresh start.
-    for (let attempt = 0; ; attempt++) {
-      const store = new Store(resolved, { ...options, readOnly: true });
-      const before = await snapshotIdentity(resolved);
-      try {
-        await store.load();
-      } catch (err) {
-        if (!(err instanceof GapError) || attempt >= 20) throw err;
-        continue;
-      }
-      if ((await snapshotIdentity(resolved)) === before || attempt >= 20) return store;
-    }
+    return readConsistently(
+      resolved,
+      () => new Store(resolved, { ...options, readOnly: true }),
+      (store) => store.load(),
+    );
   }
 
   /**
@@ -157,52 +104,12 @@ export class Store {
     return store;
   }
 
-  /** Brings the state up to what other processes have committed (PostgreSQL; nothing to do on a file). */
-  sync(): Promise<void> {
-    return this.shared ? this.shared.sync() : Promise.resolve();
-  }
-
   private async load(): Promise<void> {
     const loaded = loadBase(this.state, this.file, await this.files.readIfExists(this.file));
     await replayJournal(this.files, this.journalFile, this.state, loaded, !!this.options.readOnly);
     this.seq = loaded.seq;
     // The journal is replayed into the maps, then every index is built in one bulk load.
     this.state.buildIndexes(loaded.stubLists, loaded.touched);
-  }
-
-  get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined {
-    return this.state.get(c, id);
-  }
-
-  values<C extends CollectionName>(c: C): IterableIterator<RecordTypes[C]> {
-    return this.state.values(c);
-  }
-
-  /** The ids of a collection, without reading its lazy records (a reset deletes them unread). */
-  ids(c: CollectionName): string[] {
-    return this.state.ids(c);
-  }
-
-  count(c: CollectionName): number {
-    return this.state.count(c);
-  }
-
-  /** Entries of a lazy collection's index may be stubs: read the record with `get`. */
-  index<N extends IndexName>(name: N): SortedIndex<IndexedRecord<N>> {
-    return this.state.index(name);
-  }
-
-  isEmpty(): boolean {
-    return this.count('users') === 0 && this.count('workspaces') === 0 && this.count('tokens') === 0;
-  }
-
-  /**
-   * A collection's records in the order of its first index (else as stored): how snapshots and
-   * exports list them, the same after every restart. The next start-up's index load then sorts
-   * lists that are sorted already (V8's sort makes one pass).
-   */
-  valuesInOrder<C extends CollectionName>(c: C): Array<RecordTypes[C]> {
-    return this.state.valuesInOrder(c);
   }
 
   /**
@@ -249,30 +156,17 @@ export class Store {
     await this.drain();
     let result!: T;
     const written = new Set<CollectionName>();
-    let dropped: Pending[] = [];
-    const work = (async () => {
-      try {
+    await heldReplace(
+      this.replacing(() => written.size > 0),
+      async () => {
         result = fn(this.state.bulkTx(written));
         if (!written.size) return;
         this.state.rebuildIndexes(written);
         this.seq++;
         await this.compaction.writeSnapshot(this.committer.journal);
         this.committer.emptied();
-      } catch (err) {
-        // Before the writes held meanwhile are let go: they were made on the state being dropped.
-        if (written.size) {
-          this.reloading = true;
-          dropped = this.committer.dropPending();
-        }
-        throw err;
-      }
-    })();
-    try {
-      await this.committer.hold(work);
-    } catch (err) {
-      if (written.size) await this.reload(dropped, err);
-      throw err;
-    }
+      },
+    );
     return result;
   }
 
@@ -314,27 +208,24 @@ export class Store {
     const writes = replaceCount(this.state, next, keep);
     if (this.shared || writes <= BULK_RECORDS)
       return void (await this.loadMany(writes, (tx) => replaceAll(tx, this.state, next, keep)));
-    let dropped: Pending[] = [];
-    const work = (async () => {
+    await heldReplace(this.replacing(), async () => {
       this.state = next;
       this.seq = seq;
-      try {
-        const prefix = buf.subarray(0, SAVED_HEADER_BYTES + SAVED_KEPT_BYTES);
-        if (!linked || !(await linkSaved(from, this.file, prefix))) await this.files.writeAtomic(this.file, buf);
-        await this.committer.journal?.truncate(0);
-        this.committer.emptied();
-      } catch (err) {
-        this.reloading = true;
-        dropped = this.committer.dropPending();
-        throw err;
-      }
-    })();
-    try {
-      await this.committer.hold(work);
-    } catch (err) {
-      await this.reload(dropped, err);
-      throw err;
-    }
+      const prefix = buf.subarray(0, SAVED_HEADER_BYTES + SAVED_KEPT_BYTES);
+      if (!linked || !(await linkSaved(from, this.file, prefix))) await this.files.writeAtomic(this.file, buf);
+      await this.committer.journal?.truncate(0);
+      this.committer.emptied();
+    });
+  }
+
+  /** How heldReplace reaches this store's commit loop (held.ts). */
+  private replacing(changed = () => true): HeldReplace {
+    return {
+      committer: this.committer,
+      changed,
+      reloading: () => void (this.reloading = true),
+      reload: (dropped, err) => this.reload(dropped, err),
+    };
   }
 
   /** Reads the state back from disk after a failed bulk load; rejects the transactions made on top of the lost state. */
@@ -347,14 +238,6 @@ export class Store {
     } finally {
       this.reloading = false;
     }
-  }
-
-  /** Undoes `failed` (in seq order) in reverse and rejects them all. */
-  private fail(failed: Pending[], err: unknown): void {
-    if (!failed.length) return;
-    for (let i = failed.length - 1; i >= 0; i--) this.state.rollback(failed[i].undo);
-    this.seq = failed[0].seq - 1;
-    for (const p of failed) p.reject(err);
   }
 
   /**
@@ -390,15 +273,6 @@ export class Store {
    */
   async writeCopy(file: string, collections: ReadonlySet<CollectionName>, kept?: CollectionName): Promise<void> {
     await this.files.writeAtomic(file, this.copy(collections, kept));
-  }
-
-  /** The records of `collections`, as they are now, as a snapshot's bytes (streamed; `kept` as for writeCopy). */
-  copy(collections: ReadonlySet<CollectionName>, kept?: CollectionName): AsyncIterable<Buffer> {
-    return snapshotChunks(
-      0,
-      this.state.snapshotSections().filter((s) => collections.has(s.collection)),
-      { kept },
-    );
   }
 
   /** Flushes, folds the journal into the snapshot, and releases the lock. */

@@ -65,18 +65,7 @@ export function sharedHost(store: Store): SharedHost {
       return { result, written };
     },
     prune() {
-      if (!store.pruners.length) return null;
-      const ops: Op[] = [];
-      const undo: Op[] = [];
-      const tx = store.state.tx(ops, undo);
-      try {
-        for (const p of store.pruners) p(tx, store);
-      } catch {
-        store.state.rollback(undo, false);
-        return null;
-      }
-      store.state.reindex(ops, undo);
-      return { ops, undo };
+      return store.prune();
     },
     snapshot(seq: number) {
       return snapshotChunks(seq, store.state.snapshotSections());

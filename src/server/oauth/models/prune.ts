@@ -1,4 +1,5 @@
-import type { Store, Tx } from '../../../store/store.js';
+import type { Tx } from '../../../store/store.js';
+import type { StoreView } from '../../../store/view.js';
 import { refreshStateOf } from '../../../store/oauth-tokens.js';
 import { REFRESH_SECONDS } from '../time.js';
 
@@ -11,7 +12,7 @@ export const UNUSED_CLIENT_MS = 30 * DAY_MS;
 const before = (at: string | null | undefined, t: number) => !!at && Date.parse(at) < t;
 
 /** The id of the grant's newest token response (the one holding its current refresh token), if it refreshed. */
-const currentResponse = (store: Store, grantId: string) => store.index('refreshesByGrant').entries(grantId)[0]?.rec.id;
+const currentResponse = (store: StoreView, grantId: string) => store.index('refreshesByGrant').entries(grantId)[0]?.rec.id;
 
 /**
  * What compaction may forget of OAuth (TRUST.md §4): expired access tokens, expired codes (used or
@@ -20,7 +21,7 @@ const currentResponse = (store: Store, grantId: string) => store.index('refreshe
  * grant's current refresh token stays. A grant's last use is its last refresh (the refresh token's
  * expiry, 30 days on), so tracking use costs no write.
  */
-export function pruneOAuth(tx: Tx, store: Store, now: Date): void {
+export function pruneOAuth(tx: Tx, store: StoreView, now: Date): void {
   const t = now.getTime();
   const lastUse = new Map<string, number>();
   for (const g of store.values('oauth_grants')) {
