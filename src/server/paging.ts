@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IndexEntry, SortedIndex, SortKey } from '../store/indexes.js';
+import type { IndexEntry, SortedIndex, SortKey } from '../store/sorted-index.js';
 import { ProblemError } from './problems.js';
 
 /** One page of a list operation, as handlers return it. */

@@ -4,7 +4,7 @@
  * OAuth tokens stored with copies of their grant) and GrantTokenRecord.
  */
 import type { Ability } from '../contract/enums.js';
-import type { IndexDef } from './indexes.js';
+import type { IndexDef } from './sorted-index.js';
 import type { OAuthGrantRecord, TokenRecord } from './records.js';
 import type { Store } from './store.js';
 

@@ -1,4 +1,5 @@
-import { INDEXES, SortedIndex, type IndexedRecord, type IndexName } from './indexes.js';
+import { createIndexSet, type IndexedRecord, type IndexName } from './indexes.js';
+import type { SortedIndex } from './sorted-index.js';
 import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes, type Tx } from './records.js';
 import type { SnapshotSection } from './snapshot-writer.js';
 
@@ -18,28 +19,12 @@ const BULK_REINDEX = 512;
 export class State {
   private readonly data = new Map<CollectionName, Map<string, unknown>>();
   private readonly lazyBytes = new Map<CollectionName, Buffer>();
-  /** Lazy collections with indexes: the members the indexes read (the stub of each record). */
-  private readonly stubFields = new Map<CollectionName, readonly string[]>();
-  private readonly indexes = new Map<IndexName, SortedIndex<{ id: string }>>();
-  private readonly byCollection = new Map<CollectionName, SortedIndex<{ id: string }>[]>();
+  /** Every index, by name and by collection, and the members lazy collections' stubs keep. */
+  private readonly indexSet = createIndexSet();
 
   /** `file` names the data file in corruption messages. */
   constructor(private readonly file: string) {
     for (const c of COLLECTIONS) this.data.set(c, new Map());
-    for (const [name, def] of Object.entries(INDEXES)) {
-      if (LAZY_COLLECTIONS.has(def.collection)) {
-        // The index is built from stubs at start-up: it must say which members it reads.
-        const fields = (def as { fields?: readonly string[] }).fields;
-        if (!fields)
-          throw new Error(`index ${name} is on lazy collection ${def.collection} but does not list its \`fields\``);
-        this.stubFields.set(def.collection, [...new Set([...(this.stubFields.get(def.collection) ?? []), ...fields])]);
-      }
-      const idx = new SortedIndex<{ id: string }>(def as never);
-      this.indexes.set(name as IndexName, idx);
-      const list = this.byCollection.get(def.collection) ?? [];
-      list.push(idx);
-      this.byCollection.set(def.collection, list);
-    }
   }
 
   has(c: string): c is CollectionName {
@@ -71,7 +56,7 @@ export class State {
    * journal wrote or deleted (`touched`), which are read.
    */
   buildIndexes(stubLists: Map<CollectionName, Array<{ id: string }>>, touched: Map<CollectionName, Set<string>>): void {
-    for (const [c, list] of this.byCollection) {
+    for (const [c, list] of this.indexSet.byCollection) {
       const m = this.data.get(c)!;
       const stubs = stubLists.get(c);
       let recs: Iterable<{ id: string }> = m.values() as Iterable<{ id: string }>;
@@ -136,13 +121,13 @@ export class State {
   }
 
   index<N extends IndexName>(name: N): SortedIndex<IndexedRecord<N>> {
-    return this.indexes.get(name) as never;
+    return this.indexSet.byName.get(name) as never;
   }
 
   /** A collection's records in the order of its first index (else as stored). */
   valuesInOrder<C extends CollectionName>(c: C): Array<RecordTypes[C]> {
     const recs = [...this.values(c)] as Array<RecordTypes[C]>;
-    const idx = this.byCollection.get(c)?.[0];
+    const idx = this.indexSet.byCollection.get(c)?.[0];
     return idx ? (idx.order(recs as Array<{ id: string }>) as Array<RecordTypes[C]>) : recs;
   }
 
@@ -194,7 +179,7 @@ export class State {
   rebuildIndexes(collections: Iterable<CollectionName>): void {
     for (const c of collections) {
       const m = this.data.get(c)!;
-      const idxs = this.byCollection.get(c) ?? [];
+      const idxs = this.indexSet.byCollection.get(c) ?? [];
       if (LAZY_COLLECTIONS.has(c) && ![...m.values()].some((v) => typeof v === 'number')) this.lazyBytes.delete(c);
       if (!idxs.length) continue;
       let recs = [...m.values()] as Array<{ id: string } | number>;
@@ -215,7 +200,7 @@ export class State {
     let old = m.get(id);
     // Undo and the indexes need the record itself, not its offset.
     if (typeof old === 'number') old = this.materialize(c, id, old);
-    const idxs = indexes ? this.byCollection.get(c) : undefined;
+    const idxs = indexes ? this.indexSet.byCollection.get(c) : undefined;
     if (idxs && old !== undefined) for (const idx of idxs) idx.remove(old as { id: string });
     if (value === null) m.delete(id);
     else {
@@ -238,7 +223,7 @@ export class State {
     const perCollection = new Map<CollectionName, number>();
     for (const [c] of ops) perCollection.set(c, (perCollection.get(c) ?? 0) + 1);
     for (const [c, n] of perCollection) {
-      const idxs = this.byCollection.get(c);
+      const idxs = this.indexSet.byCollection.get(c);
       if (!idxs) continue;
       if (n > BULK_REINDEX) {
         this.rebuildIndexes([c]);
@@ -249,7 +234,7 @@ export class State {
   }
 
   private reindexOne(op: Op, undone: Op): void {
-    const idxs = this.byCollection.get(op[0]);
+    const idxs = this.indexSet.byCollection.get(op[0]);
     if (!idxs) return;
     const before = undone[2];
     const after = op[2];
@@ -275,16 +260,16 @@ export class State {
       // Records never read are copied as the bytes they were loaded from, with the stubs the
       // indexes hold for them.
       const bytes = this.lazyBytes.get(c);
-      const fields = this.stubFields.get(c);
+      const fields = this.indexSet.stubFields.get(c);
       if (!fields) return { collection: c, lazy: [...m], source: bytes };
       const stubs = new Map<string, { id: string }>();
-      for (const idx of this.byCollection.get(c)!)
+      for (const idx of this.indexSet.byCollection.get(c)!)
         for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
       // A record in no partition of any index has no stub there: read it.
       const keyed = [...m].map(([id, v]) =>
         typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string }),
       );
-      const ordered = this.byCollection.get(c)![0].order(keyed);
+      const ordered = this.indexSet.byCollection.get(c)![0].order(keyed);
       return {
         collection: c,
         lazy: ordered.map((k) => [k.id, m.get(k.id)] as [string, unknown]),

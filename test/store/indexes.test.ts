@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SortedIndex, compareKeys, type IndexDef } from '../../src/store/indexes.js';
+import { SortedIndex, compareKeys, type IndexDef } from '../../src/store/sorted-index.js';
 
 interface Rec {
   id: string;

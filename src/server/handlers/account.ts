@@ -3,7 +3,7 @@ import { operations } from '../../contract/operations.js';
 import { reachableWorkspaces } from '../auth.js';
 import { implement } from '../context.js';
 import { pageEntries } from '../paging.js';
-import { compareKeys } from '../../store/indexes.js';
+import { compareKeys } from '../../store/sorted-index.js';
 
 const templateEntries = LISTING_TEMPLATES.map((t) => ({ key: [t.slug], rec: t }));
 
