@@ -141,7 +141,7 @@ export default defineCommand<ServeOptions>({
       if (err instanceof StoreLockedError || err instanceof FixtureError || err instanceof StoreCorruptError)
         throw new CliError(err.message);
       await embedded?.stop();
-      if (storeUrl) await (await import('../src/store/pg/cli-errors.js')).rethrowStoreError(err);
+      if (storeUrl) await (await import('../src/cli/store-errors.js')).rethrowStoreError(err);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE')
         throw new CliError(

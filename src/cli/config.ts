@@ -1,7 +1,7 @@
 import { chmodSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { privateDirSync } from '../store/private-dir.js';
+import { privateDirSync } from '../private-dir.js';
 import { CliError, EXIT } from './errors.js';
 
 export interface Profile {

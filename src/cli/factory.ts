@@ -145,7 +145,7 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
         try {
           return await Store.openShared(url);
         } catch (err) {
-          return (await import('../store/pg/cli-errors.js')).rethrowStoreError(err);
+          return (await import('./store-errors.js')).rethrowStoreError(err);
         }
       }
       const file = dataFileOf(f, data);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { acquireLock } from './lock.js';
-import { ownsDataDir, privateDir } from './private-dir.js';
+import { ownsDataDir, privateDir } from '../private-dir.js';
 import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
 import type { CollectionName, Tx } from './records.js';
 import { loadBase, readConsistently, replayJournal } from './recover.js';

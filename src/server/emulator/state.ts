@@ -8,7 +8,7 @@ import {
   recordCount,
   type Records,
 } from '../../store/fixture.js';
-import { privateDir } from '../../store/private-dir.js';
+import { privateDir } from '../../private-dir.js';
 import { COLLECTIONS, type CollectionName } from '../../store/records.js';
 import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
 import { pgShelf } from '../../store/pg/named.js';

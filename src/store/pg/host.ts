@@ -2,7 +2,7 @@ import type { CollectionName, Tx } from '../records.js';
 import { loadBase, replayOps } from '../recover.js';
 import { snapshotChunks } from '../snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from '../state.js';
-import type { Store } from '../store.js';
+import type { StoreView as Store } from '../view.js';
 import type { JournalRow, SharedHost } from './log.js';
 
 /** What the PostgreSQL log does to the store's state in memory. */

@@ -1,4 +1,4 @@
-import type { Store } from '../store.js';
+import type { StoreView as Store } from '../view.js';
 import { isUnavailable, StoreUnavailableError } from './errors.js';
 import { sharedHost } from './host.js';
 import { PgLog } from './log.js';

@@ -12,7 +12,8 @@ export const UNUSED_CLIENT_MS = 30 * DAY_MS;
 const before = (at: string | null | undefined, t: number) => !!at && Date.parse(at) < t;
 
 /** The id of the grant's newest token response (the one holding its current refresh token), if it refreshed. */
-const currentResponse = (store: StoreView, grantId: string) => store.index('refreshesByGrant').entries(grantId)[0]?.rec.id;
+const currentResponse = (store: StoreView, grantId: string) =>
+  store.index('refreshesByGrant').entries(grantId)[0]?.rec.id;
 
 /**
  * What compaction may forget of OAuth (TRUST.md §4): expired access tokens, expired codes (used or

@@ -1,6 +1,6 @@
-import { CliError } from '../../cli/errors.js';
-import { StoreUnavailableError } from './errors.js';
-import { SchemaTooNewError } from './migrations.js';
+import { CliError } from './errors.js';
+import { StoreUnavailableError } from '../store/pg/errors.js';
+import { SchemaTooNewError } from '../store/pg/migrations.js';
 
 /** A PostgreSQL store that cannot be opened, as the message a command prints; other errors pass. */
 export async function rethrowStoreError(err: unknown): Promise<never> {
