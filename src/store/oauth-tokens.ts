@@ -3,41 +3,11 @@
  * state they carry. The `tokens` collection holds both shapes: TokenRecord (personal tokens, and
  * OAuth tokens stored with copies of their grant) and GrantTokenRecord.
  */
-import type { Ability } from '../contract/enums.js';
 import type { IndexDef } from './sorted-index.js';
-import type { OAuthGrantRecord, TokenRecord } from './records.js';
-import type { Store } from './store.js';
+import type { GrantTokenRecord, OAuthGrantRecord, StoredToken, TokenRecord } from './records.js';
 
-/**
- * An access token of a grant, as stored since refreshes had to stay small (TRUST.md §4): it names
- * its grant instead of copying it; its user, audience, workspaces and (unless narrowed by `scope`)
- * abilities are the grant's, read when it authenticates. Tokens stored before keep their copies
- * (TokenRecord with `grant_id`); both shapes are read. The absent members are typed so that code
- * reading the collection sees them as possibly missing.
- *
- * A refresh's token response is this one record: the access token, and the refresh token issued
- * with it (its generation and hash; it expires REFRESH_SECONDS after the response, that is
- * REFRESH_SECONDS - ACCESS_SECONDS after `expires_at`). The grant's newest such record holds its
- * current refresh token (index `refreshesByGrant`), so a refresh does not rewrite the grant.
- */
-export interface GrantTokenRecord {
-  id: string;
-  token_sha256: string;
-  grant_id: string;
-  expires_at: string;
-  /** Only when narrower than the grant's. */
-  abilities?: Ability[];
-  /** Only once revoked (RFC 7009 revokes an access token alone; its refresh token lives on). */
-  revoked_at?: string | null;
-  /** Only from a refresh: the refresh token issued with it. */
-  generation?: number;
-  refresh_sha256?: string;
-  user_id?: undefined;
-  name?: undefined;
-  audience?: undefined;
-  workspace_ids?: undefined;
-  client_id?: undefined;
-}
+export type { GrantTokenRecord, StoredToken };
+
 /** OAuth lifetimes: access tokens 1 h, refresh tokens 30 days (a token response's refresh expiry is derived). */
 export const ACCESS_SECONDS = 3600;
 export const REFRESH_SECONDS = 30 * 24 * 3600;
@@ -67,7 +37,12 @@ export interface RefreshState {
  * The state of the grant's refresh token: from its newest token response when it has refreshed
  * (GrantTokenRecord), else (never refreshed, revoked, or stored before) the grant's own members.
  */
-export function refreshStateOf(store: Pick<Store, 'index'>, grant: OAuthGrantRecord): RefreshState {
+/** What refreshStateOf reads of a store (typed here: the store's modules import this one). */
+interface RefreshIndex {
+  index(name: 'refreshesByGrant'): { entries(partition: string): ReadonlyArray<{ rec: StoredToken }> };
+}
+
+export function refreshStateOf(store: RefreshIndex, grant: OAuthGrantRecord): RefreshState {
   const top = grant.revoked_at ? undefined : store.index('refreshesByGrant').entries(grant.id)[0]?.rec;
   if (top && isGrantToken(top) && top.generation !== undefined && top.refresh_sha256) {
     const expires = Date.parse(top.expires_at) + (REFRESH_SECONDS - ACCESS_SECONDS) * 1000;
@@ -75,8 +50,6 @@ export function refreshStateOf(store: Pick<Store, 'index'>, grant: OAuthGrantRec
   }
   return { generation: grant.refresh_generation, sha256: grant.refresh_sha256, expires_at: grant.refresh_expires_at };
 }
-/** What the `tokens` collection holds. */
-export type StoredToken = TokenRecord | GrantTokenRecord;
 export const isGrantToken = (rec: StoredToken): rec is GrantTokenRecord => rec.user_id === undefined;
 /** A grant token with its grant's members: the shape tokens had before they named it, and the one fixtures hold. */
 export const withGrant = (rec: GrantTokenRecord, grant: OAuthGrantRecord, name: string): TokenRecord => ({

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { Ability, Channel, OrderState } from '../contract/enums.js';
 import type * as schemas from './schemas.js';
-import type { StoredToken } from './oauth-tokens.js';
 
 /** Every collection the store keeps; each record has an `id`. */
 export const COLLECTIONS = [
@@ -241,3 +240,36 @@ export interface Tx {
   put<C extends CollectionName>(c: C, rec: RecordTypes[C]): RecordTypes[C];
   delete(c: CollectionName, id: string): void;
 }
+
+/**
+ * An access token of a grant, as stored since refreshes had to stay small (TRUST.md §4): it names
+ * its grant instead of copying it; its user, audience, workspaces and (unless narrowed by `scope`)
+ * abilities are the grant's, read when it authenticates. Tokens stored before keep their copies
+ * (TokenRecord with `grant_id`); both shapes are read. The absent members are typed so that code
+ * reading the collection sees them as possibly missing.
+ *
+ * A refresh's token response is this one record: the access token, and the refresh token issued
+ * with it (its generation and hash; it expires REFRESH_SECONDS after the response, that is
+ * REFRESH_SECONDS - ACCESS_SECONDS after `expires_at`). The grant's newest such record holds its
+ * current refresh token (index `refreshesByGrant`, oauth-tokens.ts), so a refresh does not rewrite the grant.
+ */
+export interface GrantTokenRecord {
+  id: string;
+  token_sha256: string;
+  grant_id: string;
+  expires_at: string;
+  /** Only when narrower than the grant's. */
+  abilities?: Ability[];
+  /** Only once revoked (RFC 7009 revokes an access token alone; its refresh token lives on). */
+  revoked_at?: string | null;
+  /** Only from a refresh: the refresh token issued with it. */
+  generation?: number;
+  refresh_sha256?: string;
+  user_id?: undefined;
+  name?: undefined;
+  audience?: undefined;
+  workspace_ids?: undefined;
+  client_id?: undefined;
+}
+/** What the `tokens` collection holds. */
+export type StoredToken = TokenRecord | GrantTokenRecord;
