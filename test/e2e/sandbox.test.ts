@@ -4,13 +4,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findClient } from '../../src/server/oauth/models/client.js';
-import { issueCode } from '../../src/server/oauth/models/code.js';
 import { systemClock } from '../../src/server/context.js';
 import { startEmbedded, type EmbeddedCluster } from '../../src/store/pg/embedded.js';
 import { Store } from '../../src/store/store.js';
 import { spawnServe } from '../support/cli.js';
-import { pkce } from '../support/oauth.js';
+import { demoCode } from '../support/oauth.js';
 import { freshDatabase } from '../support/postgres.js';
 import { demo, DEMO } from '../support/server.js';
 
@@ -101,23 +99,13 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
   it('an authorization code is redeemed once across both processes', async () => {
     const [a, b] = [await serve(url), await serve(url)];
     const store = await Store.openShared(url);
-    const { verifier, challenge } = pkce();
-    let code: string;
+    let issued: Awaited<ReturnType<typeof demoCode>>;
     try {
-      const client = findClient(store, demo.oauthAppAcme)!;
-      code = await issueCode(store, systemClock, {
-        client_id: client.id,
-        redirect_uri: 'http://127.0.0.1/callback',
-        user_id: 'usr_ada',
-        abilities: ['content:read'],
-        workspace_ids: [demo.ws1],
-        resource: '',
-        audience: 'wcm-api-v1',
-        code_challenge: challenge,
-      });
+      issued = await demoCode(store, systemClock);
     } finally {
       await store.close();
     }
+    const { code, verifier } = issued;
     const redeem = (s: Served) =>
       fetch(`${s.origin}/oauth/token`, {
         method: 'POST',

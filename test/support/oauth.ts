@@ -140,3 +140,29 @@ export async function tokenRequest(
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
 }
+
+/**
+ * An authorization code for Ada and the demo's public Acme app (content:read on Acme Coffee,
+ * redirect http://127.0.0.1/callback), stored as the consent page would store it, with its verifier.
+ */
+export async function demoCode(
+  store: import('../../src/store/store.js').Store,
+  clock: import('../../src/server/context.js').Clock,
+): Promise<{ code: string; verifier: string; clientId: string }> {
+  const [{ issueCode }, { demo }] = await Promise.all([
+    import('../../src/server/oauth/models/code.js'),
+    import('./server.js'),
+  ]);
+  const { verifier, challenge } = pkce();
+  const code = await issueCode(store, clock, {
+    client_id: demo.oauthAppAcme,
+    redirect_uri: 'http://127.0.0.1/callback',
+    user_id: 'usr_ada',
+    abilities: ['content:read'],
+    workspace_ids: [demo.ws1],
+    resource: '',
+    audience: 'wcm-api-v1',
+    code_challenge: challenge,
+  });
+  return { code, verifier, clientId: demo.oauthAppAcme };
+}

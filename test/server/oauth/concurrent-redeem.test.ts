@@ -4,9 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exchangeCode } from '../../../src/server/oauth/grants/authorization-code.js';
 import { refreshTokens } from '../../../src/server/oauth/grants/refresh-token.js';
 import { findClient } from '../../../src/server/oauth/models/client.js';
-import { issueCode } from '../../../src/server/oauth/models/code.js';
 import { OAuthError } from '../../../src/server/oauth/errors.js';
-import { pkce } from '../../support/oauth.js';
+import { demoCode } from '../../support/oauth.js';
 import { demo, inProcess, TestClock, type InProcess } from '../../support/server.js';
 
 const clock = new TestClock(new Date('2026-11-22T12:00:00.000Z'));
@@ -20,19 +19,9 @@ afterEach(async () => {
 });
 
 async function code() {
-  const { verifier, challenge } = pkce();
   const client = findClient(env.store, demo.oauthAppAcme)!;
-  const c = await issueCode(env.store, clock, {
-    client_id: client.id,
-    redirect_uri: 'http://127.0.0.1/callback',
-    user_id: 'usr_ada',
-    abilities: ['content:read'],
-    workspace_ids: [demo.ws1],
-    resource: '',
-    audience: 'wcm-api-v1',
-    code_challenge: challenge,
-  });
-  const params = { code: c, redirect_uri: 'http://127.0.0.1/callback', code_verifier: verifier, origin: ORIGIN };
+  const c = await demoCode(env.store, clock);
+  const params = { code: c.code, redirect_uri: 'http://127.0.0.1/callback', code_verifier: c.verifier, origin: ORIGIN };
   return { client, params };
 }
 
