@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandDef } from '../../src/cli/command.js';
 import { ProfileStore } from '../../src/cli/config.js';
-import { createFactory } from '../../src/cli/factory.js';
+import { createFactory, type GlobalFlags } from '../../src/cli/factory.js';
 import { httpStub } from '../client/stubs.js';
 import { fakeIO, runInProcess, type FakeIO } from '../support/cli.js';
 import { onPort, tempDir } from '../support/server.js';
@@ -37,20 +37,34 @@ export const SEAM_WS = '00000000-0000-4000-8000-0000000000a1';
  * The `run(options, factory)` seam: a command's run() called directly, with the real factory aimed
  * at a stub server that records each request and answers an empty list page (or `reply`). For flag
  * logic: which request a set of flags makes, and which flags are refused before any request.
+ * `env` adds to (or, undefined, removes from) the stub's environment; `io` replaces the piped one
+ * (a terminal with a prompter); the working directory is a fresh temp directory.
  */
-export async function seamHarness(reply?: Parameters<typeof httpStub>[0]) {
+export async function seamHarness(
+  reply?: Parameters<typeof httpStub>[0],
+  o: { env?: Record<string, string | undefined>; io?: FakeIO } = {},
+) {
   const stub = await httpStub(
     reply ?? (() => ({ status: 200, body: { data: [], meta: { request_id: 'req_stub', next_cursor: null } } })),
   );
   const cfg = tempDir('wcm-seam-');
-  const io = fakeIO();
-  const env = { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: stub.base, WCM_TOKEN: 'wcm_pat_stub', WCM_WORKSPACE: SEAM_WS };
+  const io = o.io ?? fakeIO();
+  const env: NodeJS.ProcessEnv = {
+    WCM_CONFIG_DIR: cfg.dir,
+    WCM_BASE_URL: stub.base,
+    WCM_TOKEN: 'wcm_pat_stub',
+    WCM_WORKSPACE: SEAM_WS,
+    ...o.env,
+  };
   return {
     stub,
     io,
-    /** Calls the command's run() with these options (positional arguments in `args`). */
-    run: <O>(def: CommandDef<O>, opts: Partial<O> & { args?: string[] } = {}) =>
-      def.run({ args: [], ...opts } as O & { args: string[] }, createFactory(io, env, {})),
+    env,
+    /** The working directory run() sees (files a flag names can be written here). */
+    cwd: cfg.dir,
+    /** Calls the command's run() with these options (positional arguments in `args`) and global flags. */
+    run: <O>(def: CommandDef<O>, opts: Partial<O> & { args?: string[] } = {}, globals: GlobalFlags = {}) =>
+      def.run({ args: [], ...opts } as O & { args: string[] }, createFactory(io, env, globals, cfg.dir)),
     /** The n-th request's path (after /v1) and its query as an object. */
     request(n = 0) {
       const u = new URL(stub.requests[n].url, stub.url);
@@ -60,6 +74,11 @@ export async function seamHarness(reply?: Parameters<typeof httpStub>[0]) {
         query: Object.fromEntries(u.searchParams),
       };
     },
+    /** The n-th request's JSON body (undefined when it had none). */
+    body(n = 0): unknown {
+      const text = stub.requests[n].body;
+      return text ? JSON.parse(text) : undefined;
+    },
     async close() {
       await stub.close();
       cfg.cleanup();
@@ -67,3 +86,6 @@ export async function seamHarness(reply?: Parameters<typeof httpStub>[0]) {
   };
 }
 export type SeamHarness = Awaited<ReturnType<typeof seamHarness>>;
+
+/** A stub answer: `data` in the envelope, as the server sends one record. */
+export const record = (data: unknown) => ({ status: 200, body: { data, meta: { request_id: 'req_stub' } } });
