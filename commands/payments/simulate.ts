@@ -168,7 +168,6 @@ export default defineCommand<SimulateOptions>({
     if (!target) throw new UsageError('Missing ORDER.', 'Example: wcm payments simulate ORDER_ID --outcome succeeded');
     if (!opts.outcome) throw new UsageError('Missing `--outcome`.', `Use one of: ${OUTCOMES.join(', ')}.`);
     const outcome = opts.outcome as Outcome;
-    const secret = f.env.WCM_WEBHOOK_SECRET || (await localSecret(f));
     let known: Known;
     if (UUID.test(target)) known = { orderId: target.toLowerCase() };
     else if (target.startsWith('pi_')) known = { paymentIntent: target };
@@ -176,6 +175,8 @@ export default defineCommand<SimulateOptions>({
       throw new UsageError(
         `ORDER must be an order id (uuid) or a payment intent id (\`pi_…\`); received \`${target}\`.`,
       );
+    // After the checks of the command line: without WCM_WEBHOOK_SECRET this asks the server.
+    const secret = f.env.WCM_WEBHOOK_SECRET || (await localSecret(f));
     if (opts.paymentIntent) known.paymentIntent = opts.paymentIntent;
     known = await fromDataFile(f, opts.data, known);
 
