@@ -58,8 +58,8 @@ export default defineCommand<Options>({
   async run(opts, f) {
     if (opts.status !== undefined && !/^([1-5]xx|[1-5]\d\d)$/i.test(opts.status))
       throw new UsageError(`\`--status\` must be like 404 or 4xx; received \`${opts.status}\`.`);
-    if (opts.limit !== undefined && !/^\d+$/.test(opts.limit))
-      throw new UsageError(`\`--limit\` must be a whole number; received \`${opts.limit}\`.`);
+    if (opts.limit !== undefined && !(/^\d+$/.test(opts.limit) && +opts.limit >= 1 && +opts.limit <= 10_000))
+      throw new UsageError(`\`--limit\` must be a whole number from 1 to 10000; received \`${opts.limit}\`.`);
     const q = new URLSearchParams();
     if (opts.status) q.set('status', opts.status.toLowerCase());
     if (opts.operation) q.set('operation', opts.operation);
