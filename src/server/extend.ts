@@ -5,7 +5,7 @@ import { IdempotencyGuard } from './idempotency.js';
 import { register as mcp } from './mcp/area.js';
 import { register as oauth } from './oauth/area.js';
 import { register as payments } from './payments/area.js';
-import { PgRateLimits } from '../store/pg/shared-tables.js';
+import { PgIdempotencyClaims, PgRateLimits } from '../store/pg/shared-tables.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
 import type { LocalServerOptions } from './serve.js';
 import { register as web } from './web/area.js';
@@ -20,7 +20,13 @@ const limits: Register = async (s) => {
     s.clock,
     s.store.shared ? new PgRateLimits(s.store.shared.sql) : undefined,
   );
-  const idempotency = new IdempotencyGuard(s.store, s.clock);
+  // On PostgreSQL a key in flight on one process is in flight on every process.
+  const idempotency = new IdempotencyGuard(
+    s.store,
+    s.clock,
+    undefined,
+    s.store.shared ? new PgIdempotencyClaims(s.store.shared.sql) : undefined,
+  );
   await idempotency.pruneExpired();
   s.services.rateLimiter = limiter;
   s.services.idempotency = idempotency;

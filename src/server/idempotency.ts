@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
 import type { IdempotencyRecord } from '../store/records.js';
+import type { IdempotencyClaims } from '../store/shared-state.js';
 import type { Store } from '../store/store.js';
 import type { Exchange, Middleware } from './chain.js';
 import type { AppResponse } from './response.js';
@@ -43,7 +44,9 @@ function canonicalJson(v: unknown): string {
  * another caller's answer. Only responses that
  * created something (2xx) are recorded: a request refused before or by the handler creates nothing,
  * so a corrected retry with the same key runs for real. Records persist in the store for 24 h and
- * are replayed byte for byte; the raw key is never stored, only its hash.
+ * are replayed byte for byte; the raw key is never stored, only its hash. A key whose request is
+ * still running is in flight in this process's map; on PostgreSQL it is also claimed in the
+ * database (`claims`), so a second process receiving it at the same moment does not run it again.
  */
 export class IdempotencyGuard {
   /** Scoped key hash → body fingerprint, for requests still running in this process. */
@@ -54,6 +57,8 @@ export class IdempotencyGuard {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly ttlMs = IDEMPOTENCY_TTL_MS,
+    /** Shared by every process on the database (pg/shared-tables.ts); absent on the JSON store. */
+    private readonly claims?: IdempotencyClaims,
   ) {}
 
   /** The chain's step: replays, refuses or records public POSTs that carry an Idempotency-Key. */
@@ -83,29 +88,9 @@ export class IdempotencyGuard {
     const fingerprint = bodyFingerprint(req.rawBody);
 
     const running = this.inFlight.get(id);
-    if (running !== undefined) {
-      if (running !== fingerprint) throw reused(op);
-      throw new ProblemError('idempotency_key_in_use', {
-        detail: 'A request with this `Idempotency-Key` is still being processed.',
-        headers: { 'Retry-After': '1' },
-      });
-    }
-    const done = this.store.get('idempotency_keys', id);
-    if (done && !this.expired(done, now)) {
-      if (done.body_sha256 !== fingerprint) throw reused(op);
-      const response = done.response as { meta?: { request_id?: string } };
-      return {
-        status: done.status,
-        headers: {
-          'Content-Type': 'application/json; charset=utf-8',
-          'X-Content-Type-Options': 'nosniff',
-          // The body is the first response, request id included; the header matches it.
-          'X-Request-Id': response.meta?.request_id ?? req.id,
-          'Idempotent-Replayed': 'true',
-        },
-        body: JSON.stringify(done.response),
-      };
-    }
+    if (running !== undefined) throw inUse(op, running, fingerprint);
+    const done = this.stored(id, now);
+    if (done) return replay(op, done, fingerprint, req);
 
     this.inFlight.set(id, fingerprint);
     const record = (status: number, response: unknown): IdempotencyRecord => ({
@@ -126,7 +111,15 @@ export class IdempotencyGuard {
         recorded = true;
       },
     };
+    let release: (() => Promise<void>) | undefined;
     try {
+      if (this.claims) {
+        const claimed = await this.claims.claim(id, fingerprint);
+        if ('heldFor' in claimed) throw inUse(op, claimed.heldFor, fingerprint);
+        release = claimed.release;
+        const doneMeanwhile = await this.storedAfterSync(id, now);
+        if (doneMeanwhile) return replay(op, doneMeanwhile, fingerprint, req);
+      }
       const res = await next(x);
       if (res.status >= 200 && res.status < 300 && !recorded) {
         await this.store.transact((tx) => tx.put('idempotency_keys', record(res.status, JSON.parse(res.body))));
@@ -134,7 +127,25 @@ export class IdempotencyGuard {
       return res;
     } finally {
       this.inFlight.delete(id);
+      // Left in place if the database is down: the claim expires by itself.
+      await release?.().catch(() => undefined);
     }
+  }
+
+  private stored(id: string, now: number): IdempotencyRecord | undefined {
+    const done = this.store.get('idempotency_keys', id);
+    return done && !this.expired(done, now) ? done : undefined;
+  }
+
+  /**
+   * The record as every process has committed it by now. Another process may have stored its
+   * answer and released the key after this request's sync: a sync already under way may have read
+   * the journal before that, so a second one, started after this claim, is what surely sees it.
+   */
+  private async storedAfterSync(id: string, now: number): Promise<IdempotencyRecord | undefined> {
+    await this.store.sync();
+    await this.store.sync();
+    return this.stored(id, now);
   }
 
   private expired(rec: IdempotencyRecord, now: number): boolean {
@@ -176,6 +187,32 @@ function caller(req: RequestInfo): string {
 
 function what(op: AnyOperation): string {
   return op.operationId === 'createPaymentIntent' ? 'order and charge' : 'record';
+}
+
+/** The first response again, byte for byte, or a 422 when this key came with another body. */
+function replay(op: AnyOperation, done: IdempotencyRecord, fingerprint: string, req: RequestInfo): AppResponse {
+  if (done.body_sha256 !== fingerprint) throw reused(op);
+  const response = done.response as { meta?: { request_id?: string } };
+  return {
+    status: done.status,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'X-Content-Type-Options': 'nosniff',
+      // The body is the first response, request id included; the header matches it.
+      'X-Request-Id': response.meta?.request_id ?? req.id,
+      'Idempotent-Replayed': 'true',
+    },
+    body: JSON.stringify(done.response),
+  };
+}
+
+/** The key's request (body `running`) is still being processed: 409, or 422 for another body. */
+function inUse(op: AnyOperation, running: string, fingerprint: string): ProblemError {
+  if (running !== fingerprint) return reused(op);
+  return new ProblemError('idempotency_key_in_use', {
+    detail: 'A request with this `Idempotency-Key` is still being processed.',
+    headers: { 'Retry-After': '1' },
+  });
 }
 
 function reused(op: AnyOperation): ProblemError {

@@ -1,6 +1,6 @@
 /**
  * The backends of state every `wcm serve` process on one database must share (SANDBOX.md): the
- * server's rate-limit buckets and page sessions. Their types live here, below the server, so the
+ * server's rate-limit buckets, page sessions and idempotency keys in flight. Their types live here, below the server, so the
  * PostgreSQL backends (pg/shared-tables.ts) implement them without importing the server.
  */
 
@@ -63,4 +63,17 @@ export interface SessionBackend {
   remove(id: string): Promise<void>;
   /** Sessions kept (expired ones not yet removed included). */
   count(): Promise<number>;
+}
+
+/** What a claim on an idempotency key got: the key to run the request, or the body of the request holding it. */
+export type Claimed = { release(): Promise<void> } | { heldFor: string };
+
+/**
+ * Idempotency keys whose request is running on some process (PostgreSQL only: a single process
+ * keeps them in a map and pays nothing for this). A claim lasts until it is released, and expires
+ * by itself when its process dies without releasing it.
+ */
+export interface IdempotencyClaims {
+  /** Claims the scoped key `id` for a request whose body hashes to `fingerprint`, unless a live claim holds it. */
+  claim(id: string, fingerprint: string): Promise<Claimed>;
 }

@@ -3,23 +3,24 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/server/context.js';
 import { startEmbedded, type EmbeddedCluster } from '../../src/store/pg/embedded.js';
 import { Store } from '../../src/store/store.js';
 import { spawnServe } from '../support/cli.js';
 import { demoCode } from '../support/oauth.js';
 import { freshDatabase } from '../support/postgres.js';
+import { paymentIntentCreated, stripeStub } from '../server/payments/stripe-stub.js';
 import { demo, DEMO } from '../support/server.js';
 
 type Served = Awaited<ReturnType<typeof spawnServe>> & { origin: string };
 const running: Served[] = [];
 
 const ADMIN = 'wcm_admin_sandboxTestAdminToken000000000000';
-async function serve(url: string, args: string[] = []): Promise<Served> {
+async function serve(url: string, args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
   const configDir = mkdtempSync(path.join(tmpdir(), 'wcm-sandbox-cfg-'));
   const s = await spawnServe(['--store', url, ...args], {
-    env: { WCM_CONFIG_DIR: configDir, WCM_ADMIN_TOKEN: ADMIN },
+    env: { WCM_CONFIG_DIR: configDir, WCM_ADMIN_TOKEN: ADMIN, ...env },
   });
   const served = Object.assign(s, { origin: new URL(s.url).origin });
   running.push(served);
@@ -78,6 +79,37 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
     expect(again.status).toBe(first.status);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.text()).toBe(await first.text());
+  });
+
+  it('the same key sent to A and B at once runs once: one 201, the other 409 idempotency_key_in_use, then replays', async () => {
+    // Stripe answers after 1.5 s, so the first request is still running when the second arrives.
+    const stub = await stripeStub(async (req) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      return paymentIntentCreated(req);
+    });
+    onTestFinished(() => stub.close()); // after afterEach has stopped the servers holding connections to it
+    const env = { STRIPE_SECRET_KEY: 'sk_test_stub_123', WCM_STRIPE_API_BASE: stub.url };
+    const [a, b] = [await serve(url, [], env), await serve(url, [], env)];
+    const pay = (s: Served) =>
+      fetch(`${s.url}/public/commerce/offers/${demo.offerFixedUsd}/payment-intents`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'sandbox-race-0001' },
+        body: JSON.stringify({ quantity: 1 }),
+      }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() }));
+    const answers = await Promise.all([pay(a), pay(b)]);
+    expect(answers.map((x) => x.status).sort()).toEqual([201, 409]);
+    expect(stub.received.filter((r) => r.path === '/v1/payment_intents')).toHaveLength(1);
+    const refused = answers.find((x) => x.status === 409)!;
+    expect(JSON.parse(refused.body)).toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+    expect(refused.retryAfter).toBe('1');
+    // Retried on either process, the key now replays the one answer.
+    const created = answers.find((x) => x.status === 201)!;
+    for (const s of [a, b]) {
+      const again = await pay(s);
+      expect(again.status).toBe(201);
+      expect(again.body).toBe(created.body);
+    }
+    expect(stub.received).toHaveLength(1);
   });
 
   it('the public rate limit is counted across both processes', async () => {

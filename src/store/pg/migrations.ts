@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import { migrate as migrateShared } from './shared-tables.js';
+import { migrateClaims, migrate as migrateShared } from './shared-tables.js';
 
 /**
  * The schema, as versioned steps applied in order, each recorded in `wcm_migrations`. All of them
@@ -18,6 +18,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; up: (sql
     },
   },
   { version: 2, name: 'rate limits and sessions', up: (sql) => migrateShared(sql) },
+  { version: 3, name: 'idempotency keys in flight', up: (sql) => migrateClaims(sql) },
 ];
 
 const MIGRATION_LOCK = 0x77636d2; // distinct from the write lock

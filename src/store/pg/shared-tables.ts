@@ -1,11 +1,21 @@
 /**
  * State that must hold across every `wcm serve` process on one database (SANDBOX.md): rate-limit
- * buckets and dashboard sessions. Each table has its backend here; `migrate` creates the tables.
+ * buckets, dashboard sessions and idempotency keys in flight. Each table has its backend here;
+ * `migrate` and `migrateClaims` create the tables.
  * Only types come from `postgres`: the caller hands in its connection, so nothing here loads it.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Sql, TransactionSql } from 'postgres';
-import type { Rate, RateLimitBackend, SessionBackend, Spent, StoredSession } from '../shared-state.js';
+import type {
+  Claimed,
+  IdempotencyClaims,
+  Rate,
+  RateLimitBackend,
+  SessionBackend,
+  Spent,
+  StoredSession,
+} from '../shared-state.js';
+import { unavailable } from './errors.js';
 
 /** A bucket untouched for this long has refilled completely, so it can go. */
 const FULL_AFTER_MS = 60_000;
@@ -136,5 +146,87 @@ export class PgSessions implements SessionBackend {
   async count(): Promise<number> {
     const [{ n }] = await this.sql<{ n: number }[]>`select count(*)::int as n from wcm_sessions`;
     return n;
+  }
+}
+
+/** How long a claim outlives its last renewal: a process killed mid-request blocks its key this long at most. */
+export const CLAIM_TTL_MS = 30_000;
+
+/** Creates `wcm_idempotency_claims` (schema version 3). Keyed by the scoped key's hash: no raw key is stored. */
+export async function migrateClaims(sql: Sql | TransactionSql): Promise<void> {
+  await sql`
+    create table wcm_idempotency_claims (
+      id text primary key,
+      body_sha256 text not null,
+      owner text not null,
+      expires_at timestamptz not null
+    )`;
+  await sql`create index wcm_idempotency_claims_expires_at on wcm_idempotency_claims (expires_at)`;
+}
+
+/**
+ * Idempotency keys in flight in `wcm_idempotency_claims`: a key running on one process is in flight
+ * on all. A claim is a row inserted before the handler runs (the primary key orders concurrent
+ * claims) and deleted when its response is stored. It expires after `ttlMs` by the database's
+ * clock, renewed every third of that while its request runs, so a killed process releases its keys.
+ */
+export class PgIdempotencyClaims implements IdempotencyClaims {
+  private lastPrune = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly ttlMs = CLAIM_TTL_MS,
+  ) {}
+
+  /** A database that cannot be reached is a 503 `store_unavailable`, as for the request's sync. */
+  claim(id: string, fingerprint: string): Promise<Claimed> {
+    return unavailable(() => this.tryClaim(id, fingerprint));
+  }
+
+  private async tryClaim(id: string, fingerprint: string): Promise<Claimed> {
+    if (Math.abs(Date.now() - this.lastPrune) >= FULL_AFTER_MS) await this.prune();
+    const owner = randomBytes(12).toString('base64url');
+    // A claim released between our insert and our look is gone: try again, a few times at most.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await this.insert(id, fingerprint, owner)) return this.held(id, owner);
+      const [live] = await this.sql<{ body_sha256: string }[]>`
+        select body_sha256 from wcm_idempotency_claims where id = ${id} and expires_at > clock_timestamp()`;
+      if (live) return { heldFor: live.body_sha256 };
+    }
+    return { heldFor: fingerprint };
+  }
+
+  /** Inserts the claim, or takes over an expired one; false when a live claim holds the key. */
+  private async insert(id: string, fingerprint: string, owner: string): Promise<boolean> {
+    const rows = await this.sql`
+      insert into wcm_idempotency_claims as c (id, body_sha256, owner, expires_at)
+      values (${id}, ${fingerprint}, ${owner}, clock_timestamp() + ${this.ttlMs} * interval '1 millisecond')
+      on conflict (id) do update
+        set body_sha256 = excluded.body_sha256, owner = excluded.owner, expires_at = excluded.expires_at
+        where c.expires_at <= clock_timestamp()
+      returning 1`;
+    return rows.length === 1;
+  }
+
+  private held(id: string, owner: string): Claimed {
+    const { sql, ttlMs } = this;
+    const renew = setInterval(() => {
+      void sql`
+        update wcm_idempotency_claims set expires_at = clock_timestamp() + ${ttlMs} * interval '1 millisecond'
+        where id = ${id} and owner = ${owner}`.catch(() => undefined);
+    }, ttlMs / 3);
+    renew.unref();
+    return {
+      release: async () => {
+        clearInterval(renew);
+        await sql`delete from wcm_idempotency_claims where id = ${id} and owner = ${owner}`;
+      },
+    };
+  }
+
+  /** Drops claims that expired (their process died), at most once a minute per process. */
+  private async prune(): Promise<void> {
+    this.lastPrune = Date.now();
+    await this.sql`delete from wcm_idempotency_claims where expires_at <= clock_timestamp()`;
   }
 }

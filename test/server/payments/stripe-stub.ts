@@ -14,14 +14,15 @@ export type StubReply = { status: number; body: unknown; headers?: Record<string
 
 /**
  * A local HTTP server that speaks Stripe's wire format for PaymentIntents: form-encoded requests,
- * JSON objects back, Stripe's error envelope. Tests script the replies and read what it received.
+ * JSON objects back, Stripe's error envelope. Tests script the replies (late ones too) and read
+ * what it received.
  */
-export async function stripeStub(reply: (req: StubRequest) => StubReply = paymentIntentCreated) {
+export async function stripeStub(reply: (req: StubRequest) => StubReply | Promise<StubReply> = paymentIntentCreated) {
   const received: StubRequest[] = [];
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const r: StubRequest = {
         method: req.method ?? '',
         path: req.url ?? '',
@@ -30,7 +31,7 @@ export async function stripeStub(reply: (req: StubRequest) => StubReply = paymen
         raw,
       };
       received.push(r);
-      const out = reply(r);
+      const out = await reply(r); // a slow Stripe answers late
       res.writeHead(out.status, {
         'content-type': 'application/json',
         'request-id': `req_stub${received.length}`,
