@@ -84,6 +84,15 @@ async function localSecret(f: Factory): Promise<string> {
   );
 }
 
+/** CLI.md: a missing required input is asked for on a terminal, and a usage error otherwise. */
+async function askOutcome(f: Factory): Promise<Outcome> {
+  if (!f.io.canPrompt()) throw new UsageError('Missing `--outcome`.', `Use one of: ${OUTCOMES.join(', ')}.`);
+  return (await f.io.prompter()).select({
+    message: 'Outcome',
+    choices: OUTCOMES.map((o) => ({ name: o, value: o, description: EVENT_TYPE[o] })),
+  });
+}
+
 /** A Stripe-format event (`object: "event"`, API-shaped `data.object`) for the outcome. */
 export function buildEvent(outcome: Outcome, k: Known, nowSeconds: number): Record<string, unknown> {
   const pi = k.paymentIntent ?? rid('pi');
@@ -166,8 +175,7 @@ export default defineCommand<SimulateOptions>({
   async run(opts, f) {
     const target = opts.args[0];
     if (!target) throw new UsageError('Missing ORDER.', 'Example: wcm payments simulate ORDER_ID --outcome succeeded');
-    if (!opts.outcome) throw new UsageError('Missing `--outcome`.', `Use one of: ${OUTCOMES.join(', ')}.`);
-    const outcome = opts.outcome as Outcome;
+    const outcome = (opts.outcome ?? (await askOutcome(f))) as Outcome;
     let known: Known;
     if (UUID.test(target)) known = { orderId: target.toLowerCase() };
     else if (target.startsWith('pi_')) known = { paymentIntent: target };

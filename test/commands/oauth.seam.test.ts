@@ -52,6 +52,24 @@ describe('wcm oauth apps (run seam)', () => {
     expect(await refused(appsCreate, { name: 'X', redirectUri: [] })).toBe('Missing `--redirect-uri` (at least one).');
   });
 
+  it('create on a terminal asks for what is missing (name, then one redirect URI) and sends the answers', async () => {
+    const asked: string[] = [];
+    const answers: Record<string, string> = {
+      'Name shown on the consent page': ' Desk ',
+      'Redirect URI': 'http://[::1]/cb',
+    };
+    const prompter = {
+      input: (o: { message: string }) => (asked.push(o.message), Promise.resolve(answers[o.message])),
+    };
+    h = await seamHarness(() => record(app('public')), { io: fakeIO({ tty: true, prompter }) });
+    expect(await h.run(appsCreate, {})).toBe(0);
+    expect(asked).toEqual(['Name shown on the consent page', 'Redirect URI']);
+    expect(h.body()).toEqual({ name: 'Desk', redirect_uris: ['http://[::1]/cb'], type: 'public' });
+    await h.run(appsCreate, { redirectUri: ['https://a.example/cb'], confidential: true });
+    expect(asked).toHaveLength(3);
+    expect(h.body(1)).toEqual({ name: 'Desk', redirect_uris: ['https://a.example/cb'], type: 'confidential' });
+  });
+
   it('ls lists the apps of the workspace, with the list flags', async () => {
     h = await seamHarness();
     await h.run(appsLs, { limit: '2', cursor: 'a' });

@@ -4,6 +4,7 @@ import Stripe from 'stripe';
 import { afterEach, expect, it } from 'vitest';
 import paymentsSimulate from '../../commands/payments/simulate.js';
 import { CliError, UsageError } from '../../src/cli/errors.js';
+import { fakeIO } from '../support/cli.js';
 import { record, seamHarness, type SeamHarness } from './harness.js';
 
 const ORDER = '0b1e4f8a-5c2d-4e6f-9a7b-3c8d2e1f0a9b';
@@ -78,6 +79,20 @@ it('refused before any request: no ORDER, no --outcome, an ORDER that is neither
   expect(await refused({ args: ['order-42'], outcome: 'succeeded' })).toBe(
     'ORDER must be an order id (uuid) or a payment intent id (`pi_…`); received `order-42`.',
   );
+});
+
+it('no --outcome on a terminal: chosen from the four outcomes, then sent', async () => {
+  let offered: string[] = [];
+  const prompter = {
+    select: (o: { choices: Array<{ value: string }> }) => (
+      (offered = o.choices.map((c) => c.value)),
+      Promise.resolve('refunded')
+    ),
+  };
+  h = await seamHarness(() => receipt, { env: { WCM_WEBHOOK_SECRET: SECRET }, io: fakeIO({ tty: true, prompter }) });
+  expect(await h.run(paymentsSimulate, { args: [ORDER] })).toBe(0);
+  expect(offered).toEqual(['succeeded', 'failed', 'canceled', 'refunded']);
+  expect(verified(0, SECRET).type).toBe('charge.refunded');
 });
 
 it('a --data file that cannot be read: exit 1 naming it, and nothing is posted', async () => {

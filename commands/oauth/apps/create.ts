@@ -2,6 +2,8 @@ import { defineCommand } from '../../../src/cli/command.js';
 import { UsageError } from '../../../src/cli/errors.js';
 import { printFields, printJson } from '../../../src/cli/output.js';
 
+const EXAMPLE = 'Example: wcm oauth apps create --name "Helpdesk agent" --redirect-uri http://127.0.0.1/callback';
+
 interface Options {
   name?: string;
   redirectUri?: string[];
@@ -25,21 +27,20 @@ export default defineCommand<Options>({
     'wcm oauth apps create --name "Nightly sync" --redirect-uri https://sync.example/cb --confidential --json',
   ],
   async run(opts, f) {
-    if (!opts.name)
-      throw new UsageError(
-        'Missing `--name`.',
-        'Example: wcm oauth apps create --name "Helpdesk agent" --redirect-uri http://127.0.0.1/callback',
-      );
-    if (!opts.redirectUri?.length)
-      throw new UsageError(
-        'Missing `--redirect-uri` (at least one).',
-        'Example: wcm oauth apps create --name "Helpdesk agent" --redirect-uri http://127.0.0.1/callback',
-      );
+    // CLI.md: what is missing is asked for on a terminal, and a usage error otherwise.
+    const ask = async (flag: string, message: string) => {
+      if (!f.io.canPrompt())
+        throw new UsageError(`Missing \`${flag}\`${flag === '--redirect-uri' ? ' (at least one)' : ''}.`, EXAMPLE);
+      const p = await f.io.prompter();
+      return (await p.input({ message, validate: (v) => (v.trim() ? true : `${message} is required.`) })).trim();
+    };
+    const name = opts.name || (await ask('--name', 'Name shown on the consent page'));
+    const redirectUris = opts.redirectUri?.length ? opts.redirectUri : [await ask('--redirect-uri', 'Redirect URI')];
     const workspace = await f.workspace();
     const client = await f.client();
     const res = await client.call('createOAuthApp', {
       params: { workspace },
-      body: { name: opts.name, redirect_uris: opts.redirectUri, type: opts.confidential ? 'confidential' : 'public' },
+      body: { name, redirect_uris: redirectUris, type: opts.confidential ? 'confidential' : 'public' },
     });
     const a = res.body.data;
     if (f.globals.json) printJson(f.io.stdout, a);
