@@ -2,6 +2,7 @@
 // before any request. The same commands against the real server: engagement.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import threadsLs from '../../commands/threads/ls.js';
+import threadsShow from '../../commands/threads/show.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { SEAM_WS, seamHarness, type SeamHarness } from './harness.js';
 
@@ -39,5 +40,20 @@ describe('wcm threads ls (run seam)', () => {
     expect(err).toBeInstanceOf(UsageError);
     expect((err as Error).message).toContain('`--search` is at most 200 characters; received 201');
     expect(h.stub.requests).toHaveLength(0);
+  });
+});
+
+describe('wcm threads show (run seam)', () => {
+  const THREAD = 'F7370231-E577-49DB-81DB-7FA0EC8F8FC9';
+
+  it('gets that thread of the workspace', async () => {
+    await h.run(threadsShow, { args: [THREAD] }, { json: true });
+    expect(h.request()).toEqual({ method: 'GET', path: `/workspaces/${SEAM_WS}/threads/${THREAD}`, query: {} });
+  });
+
+  it("--web sends nothing and prints the thread's dashboard address (id lower-cased) when piped", async () => {
+    expect(await h.run(threadsShow, { args: [THREAD], web: true })).toBe(0);
+    expect(h.stub.requests).toHaveLength(0);
+    expect(h.io.out()).toBe(`${h.stub.url}/dashboard/workspaces/${SEAM_WS}/threads/${THREAD.toLowerCase()}\n`);
   });
 });
