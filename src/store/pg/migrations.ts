@@ -19,6 +19,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; up: (sql
   },
   { version: 2, name: 'rate limits and sessions', up: (sql) => migrateShared(sql) },
   { version: 3, name: 'idempotency keys in flight', up: (sql) => migrateClaims(sql) },
+  // Claims are written twice per keyed request: unlogged, their commits need no WAL flush (shared-tables.ts).
+  {
+    version: 4,
+    name: 'idempotency claims unlogged',
+    up: (sql) => sql`alter table wcm_idempotency_claims set unlogged`,
+  },
 ];
 
 const MIGRATION_LOCK = 0x77636d2; // distinct from the write lock

@@ -152,7 +152,11 @@ export class PgSessions implements SessionBackend {
 /** How long a claim outlives its last renewal: a process killed mid-request blocks its key this long at most. */
 export const CLAIM_TTL_MS = 30_000;
 
-/** Creates `wcm_idempotency_claims` (schema version 3). Keyed by the scoped key's hash: no raw key is stored. */
+/**
+ * Creates `wcm_idempotency_claims` (schema version 3; version 4 makes it UNLOGGED: a claim lives for
+ * one request, and a logged one cost a WAL flush per claim and per release). Keyed by the scoped
+ * key's hash: no raw key is stored.
+ */
 export async function migrateClaims(sql: Sql | TransactionSql): Promise<void> {
   await sql`
     create table wcm_idempotency_claims (
