@@ -14,10 +14,10 @@ export default defineCommand<{ data?: string; store?: string }>({
     const url = storeUrlOf(f, opts);
     const store = await f.store({ data: opts.data, readOnly: true, url });
     const file = url ? store.file : dataFileOf(f, opts.data);
-    const { exportFixture } = await import('../../src/store/fixture.js');
+    const { exportStore } = await import('../../src/store/fixture.js');
     let text: string;
     try {
-      text = JSON.stringify(exportFixture(store), null, 2) + '\n';
+      text = JSON.stringify(await exportStore(store), null, 2) + '\n';
     } finally {
       // A PostgreSQL store holds connections open until closed.
       if (url) await store.close();

@@ -133,7 +133,7 @@ async function replaceShared(target: Store, files: string[]): Promise<Record<str
       await target.bulk((tx) => {
         for (const c of COLLECTIONS) {
           if (c === 'settings') continue;
-          for (const id of target.ids(c)) tx.delete(c, id);
+          tx.clear(c);
           for (const rec of checked.values(c)) tx.put(c, rec as never);
         }
       });

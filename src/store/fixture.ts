@@ -245,12 +245,12 @@ export function lookupWith(store: RecordLookup, sets: ReadonlyArray<Records>): R
 }
 
 /** The store as a fixture: tokens as `token_sha256`; an export imports back to the same state. */
-export function exportFixture(store: Store): Record<string, unknown> {
+export function exportFixture(store: Store, threads?: FullThread[]): Record<string, unknown> {
   const out: Record<string, unknown> = { version: 1 };
   for (const c of FIXTURE_COLLECTIONS) {
     const recs =
       c === 'threads'
-        ? store.valuesInOrder(c).map((t) => joinThread(t, store.get('thread_messages', t.id)))
+        ? (threads ?? store.valuesInOrder(c).map((t) => joinThread(t, store.get('thread_messages', t.id))))
         : store.valuesInOrder(c);
     if (!recs.length) continue;
     out[c] =
@@ -261,6 +261,11 @@ export function exportFixture(store: Store): Record<string, unknown> {
           : recs;
   }
   return out;
+}
+
+/** The store as a fixture, on either store: on PostgreSQL the threads are read from their table. */
+export async function exportStore(store: Store): Promise<Record<string, unknown>> {
+  return exportFixture(store, await store.threads.all());
 }
 
 /** A token as fixtures hold it: `token_sha256` for the id, and a grant's token with its grant's members (none if the grant is gone). */

@@ -239,6 +239,8 @@ export interface Tx {
   get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined;
   put<C extends CollectionName>(c: C, rec: RecordTypes[C]): RecordTypes[C];
   delete(c: CollectionName, id: string): void;
+  /** Deletes every record of `c` (a reset or a replacing import): on PostgreSQL, threads are not in memory to enumerate. */
+  clear(c: CollectionName): void;
 }
 
 /**

@@ -31,10 +31,10 @@ export function loadSaved(file: string, buf: Buffer, keep: readonly CollectionNa
 }
 
 /** Writes `next`'s records over `current`'s, but for `keep`'s (a small restore, or one on a shared store). */
-export function replaceAll(tx: Tx, current: State, next: State, keep: readonly CollectionName[]): void {
+export function replaceAll(tx: Tx, next: State, keep: readonly CollectionName[]): void {
   for (const c of COLLECTIONS) {
     if (keep.includes(c)) continue;
-    for (const id of current.ids(c)) tx.delete(c, id);
+    tx.clear(c);
     for (const rec of next.values(c)) tx.put(c, rec as never);
   }
 }

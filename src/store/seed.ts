@@ -60,5 +60,21 @@ export async function seedStore(
         ? parseFixture(parsed[i], file, lookupWith(store, all))
         : await readFixtureFile(file, lookupWith(store, all), checked),
     );
+  if (store.shared) await refuseTakenThreads(store, files, all);
   return importRecords(store, ...all);
+}
+
+/**
+ * On PostgreSQL the threads are not in memory for the check above to see: the ids already in
+ * their table are refused here, with the same message, before anything is written.
+ */
+async function refuseTakenThreads(store: Store, files: string[], all: Records[]): Promise<void> {
+  const taken = new Set(await store.threads.taken(all.flatMap((r) => r.threads.map((t) => t.id))));
+  if (!taken.size) return;
+  for (const [i, records] of all.entries()) {
+    const problems = records.threads.flatMap((t, n) =>
+      taken.has(t.id) ? [{ path: `$.threads[${n}].id`, message: `id \`${t.id}\` already exists in the store` }] : [],
+    );
+    if (problems.length) throw new FixtureError(files[i], problems);
+  }
 }

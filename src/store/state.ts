@@ -135,7 +135,7 @@ export class State {
 
   /** A transaction over this state: writes go to the maps at once; `ops` and `undo` record them. */
   tx(ops: Op[], undo: Op[]): Tx {
-    return {
+    const tx: Tx = {
       get: (c, id) => this.get(c, id),
       put: (c, rec) => {
         Object.freeze(rec);
@@ -148,7 +148,11 @@ export class State {
         undo.push([c, id, this.apply(c, id, null, false)]);
         ops.push([c, id, null]);
       },
+      clear: (c) => {
+        for (const id of this.ids(c)) tx.delete(c, id);
+      },
     };
+    return tx;
   }
 
   /**
@@ -167,6 +171,10 @@ export class State {
       },
       delete: (c, id) => {
         if (this.data.get(c)!.delete(id)) written.add(c);
+      },
+      clear: (c) => {
+        if (this.data.get(c)!.size) written.add(c);
+        this.data.get(c)!.clear();
       },
     };
   }

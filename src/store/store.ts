@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Sql } from 'postgres';
 import { acquireLock } from './lock.js';
 import { ownsDataDir, privateDir } from '../private-dir.js';
 import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
@@ -101,6 +102,8 @@ export class Store extends StoreView {
     const pg = await import('./pg/open.js');
     const store = new Store(pg.displayUrl(url), {});
     store.shared = await pg.openLog(url, store);
+    const log = store.shared;
+    store.threads = (await import('./pg/threads.js')).pgThreads(() => log.sql);
     return store;
   }
 
@@ -186,7 +189,12 @@ export class Store extends StoreView {
    * small one (loadMany's threshold) is one transaction instead. Bytes that are not a readable
    * snapshot throw SnapshotError, and nothing changes.
    */
-  async restore(saved: Buffer, keep: readonly CollectionName[], from?: string): Promise<void> {
+  async restore(
+    saved: Buffer,
+    keep: readonly CollectionName[],
+    from?: string,
+    then?: (sql: Sql) => Promise<unknown>,
+  ): Promise<void> {
     if (this.options.readOnly) throw new Error('This store is open read-only.');
     if (this.closed) throw new Error('The store is closed.');
     // The saved file itself becomes the data file when it can (linkSaved), else a copy of it; not
@@ -206,8 +214,9 @@ export class Store extends StoreView {
     );
     // A small one costs less as one journal line than as a new snapshot file.
     const writes = replaceCount(this.state, next, keep);
-    if (this.shared || writes <= BULK_RECORDS)
-      return void (await this.loadMany(writes, (tx) => replaceAll(tx, this.state, next, keep)));
+    // On PostgreSQL `then` copies the snapshot's threads back, in the same transaction.
+    if (this.shared) return void (await this.shared.bulk((tx) => replaceAll(tx, next, keep), then));
+    if (writes <= BULK_RECORDS) return void (await this.loadMany(writes, (tx) => replaceAll(tx, next, keep)));
     await heldReplace(this.replacing(), async () => {
       this.state = next;
       this.seq = seq;

@@ -3,6 +3,7 @@ import type { CollectionName, RecordTypes, Tx } from './records.js';
 import { snapshotChunks } from './snapshot-writer.js';
 import { State, type Op } from './state.js';
 import type { PgLog } from './pg/log.js';
+import { memoryThreads, type ThreadRepository } from './thread-repository.js';
 
 /**
  * What every store reads, whichever keeps it durable (store.ts: the JSON file; pg/log.ts:
@@ -15,6 +16,8 @@ export class StoreView {
   seq = 0;
   /** @internal Set when the records are kept in PostgreSQL (Store.openShared). */
   shared: PgLog | null = null;
+  /** The threads area's records (thread-repository.ts): from memory here, from their table on PostgreSQL. */
+  threads: ThreadRepository = memoryThreads(this);
   /** @internal */
   readonly pruners: Array<(tx: Tx, store: StoreView) => void> = [];
 

@@ -57,7 +57,7 @@ describe('the admin token', () => {
       const r = await control('POST', '/reset', { to: 'empty' }, token);
       expect(r.status).toBe(401);
     }
-    expect([...server.store.values('threads')].length).toBeGreaterThan(0);
+    expect(await server.store.threads.size()).toBeGreaterThan(0);
   });
 
   it('is not in the OpenAPI document, and the control plane is not under /v1', async () => {
@@ -290,7 +290,7 @@ describe('reset and snapshots', () => {
 
     const empty = await control('POST', '/reset', { to: 'empty' });
     expect(empty.json.data.records).toEqual({});
-    expect(server.store.count('threads')).toBe(0);
+    expect(await server.store.threads.size()).toBe(0);
     expect((await api('/me')).status).toBe(401); // the tokens went too
     const seeded = await control('POST', '/reset', { to: 'seed' });
     expect(seeded.json.data.records.threads).toBe(46);
@@ -305,10 +305,10 @@ describe('reset and snapshots', () => {
     [{ to: 5 }, 422],
     [[], 422],
   ])('%j is refused (%i) and changes nothing', async (body, status) => {
-    const before = server.store.count('threads');
+    const before = await server.store.threads.size();
     const r = await control('POST', '/reset', body);
     expect(r.status).toBe(status);
-    expect(server.store.count('threads')).toBe(before);
+    expect(await server.store.threads.size()).toBe(before);
   });
 
   it('a malformed body is invalid_json', async () => {

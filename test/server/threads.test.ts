@@ -3,7 +3,7 @@ import { generateThreads } from '../support/generate-threads.mjs';
 import { eng, t, writeEngagementFixture } from '../support/engagement.js';
 import { inProcess, tempDir, type InProcess } from '../support/server.js';
 import { putThread, type FullThread } from '../../src/store/threads.js';
-import { deleteThread, getFullThread } from '../support/threads.js';
+import { deleteThread, readFullThread } from '../support/threads.js';
 
 let s: InProcess;
 let fixtures: ReturnType<typeof tempDir>;
@@ -82,8 +82,8 @@ describe('listThreads: views and channels', () => {
 
   it('cuts a long last message to a one-line preview of 140 characters ending in …', async () => {
     const body = `Line one\n\n${'word '.repeat(60)}`;
+    const t7 = (await readFullThread(s.store, t(7)))!;
     await s.store.transact((tx) => {
-      const t7 = getFullThread(tx, t(7))!;
       putThread(tx, {
         ...t7,
         id: t(70),
@@ -102,7 +102,7 @@ describe('listThreads: views and channels', () => {
   });
 
   it('moves a thread between views and channels when it is replaced (index partitions follow the record)', async () => {
-    const base = getFullThread(s.store, t(7))!;
+    const base = (await readFullThread(s.store, t(7)))!;
     const x = {
       ...base,
       id: t(71),
@@ -265,7 +265,7 @@ describe('paging while threads arrive', () => {
     });
     try {
       const url = `/v1/workspaces/${eng.wsA}/threads?limit=100`;
-      const start = new Set([...p.store.values('threads')].map((x) => x.id));
+      const start = new Set((await p.store.threads.all()).map((x) => x.id));
       expect(start.size).toBe(250);
       const seen: string[] = [];
       let cursor: string | null = null;

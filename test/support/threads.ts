@@ -1,3 +1,4 @@
+import type { ThreadRepository } from '../../src/store/thread-repository.js';
 import type { Tx } from '../../src/store/records.js';
 import { joinThread, type FullThread } from '../../src/store/threads.js';
 
@@ -11,4 +12,13 @@ export function deleteThread(tx: Tx, id: string): void {
 export function getFullThread(store: Pick<Tx, 'get'>, id: string): FullThread | undefined {
   const t = store.get('threads', id);
   return t && joinThread(t, store.get('thread_messages', id));
+}
+
+/** A stored thread with its messages, through the store's threads repository (either store). */
+export async function readFullThread(
+  store: { threads: ThreadRepository },
+  id: string,
+): Promise<FullThread | undefined> {
+  const found = await store.threads.get(id);
+  return found && joinThread(found.thread, { id, messages: found.messages });
 }

@@ -134,8 +134,10 @@ const session =
   };
 
 /** A page outside the workspaces, with the home side bar. */
-const homePage = (d: Dash, view: (x: Call, signed: SignedIn) => View, status = 200): RouteHandler =>
-  guarded([session(d)], (x) => respond(status, view(x, x.signed!), x.signed!, x.info, homeNav(d, x.signed!)));
+const homePage = (d: Dash, view: (x: Call, signed: SignedIn) => View | Promise<View>, status = 200): RouteHandler =>
+  guarded([session(d)], async (x) =>
+    respond(status, await view(x, x.signed!), x.signed!, x.info, homeNav(d, x.signed!)),
+  );
 
 const noPage = (d: Dash) => homePage(d, () => notFoundView('There is no dashboard page at this address.'), 404);
 
@@ -145,7 +147,7 @@ function inWorkspace(
   render: (x: Call, r: WorkspaceRequest, nav: NavEntry[]) => AppResponse | Promise<AppResponse>,
 ): RouteHandler {
   const missing = noPage(d);
-  return guarded([session(d)], (x) => {
+  return guarded([session(d)], async (x) => {
     const { req, info } = x;
     const signed = x.signed!;
     if (!wellFormed(info.path)) return missing(x);
@@ -165,7 +167,7 @@ function inWorkspace(
       query: targetUrl(req)?.searchParams ?? new URLSearchParams(),
       now: x.app.clock.now(),
     };
-    return render(x, r, workspaceNav(d.store, membership.record.id, signed, { requestLog: !!d.log }));
+    return render(x, r, await workspaceNav(d.store, membership.record.id, signed, { requestLog: !!d.log }));
   });
 }
 
@@ -186,9 +188,9 @@ const workspacePage = (d: Dash, section: Section, view: WorkspacePage) =>
 
 /** `…/open/{record}`: to the record's page, by where the record is; only for a session that may read that section. */
 const openRecord = (d: Dash) =>
-  inWorkspace(d, (x, r, nav) => {
+  inWorkspace(d, async (x, r, nav) => {
     const { signed, workspace } = r;
-    const target = recordPage(d.store, workspace.id, x.params.record);
+    const target = await recordPage(d.store, workspace.id, x.params.record);
     const section = target && sectionOf(target.slice(wsHref(workspace.id).length).split('#')[0]);
     if (section && !canRead(signed, section))
       return respond(403, missingAbilityView(signed, section, workspace), signed, x.info, nav, r);

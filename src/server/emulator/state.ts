@@ -13,6 +13,7 @@ import { COLLECTIONS, type CollectionName } from '../../store/records.js';
 import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
 import { pgShelf } from '../../store/pg/named.js';
 import type { Store } from '../../store/store.js';
+import type { Sql } from 'postgres';
 import { ProblemError } from '../problems.js';
 
 /** Where `--seed` files of the first start are remembered (so `reset --to seed` can load them again). */
@@ -104,7 +105,7 @@ async function target(
   store: Store,
   dataFile: string,
   to: unknown,
-): Promise<Records[] | { name: string; file?: string; saved: Buffer }> {
+): Promise<Records[] | { name: string; file?: string; saved: Buffer; threads?: (sql: Sql) => Promise<unknown> }> {
   if (to === undefined || to === 'empty') return [];
   if (to === 'seed') {
     const files = store.get('settings', SEED_FILES_SETTING)?.value;
@@ -134,7 +135,7 @@ async function target(
       detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
     });
   // On a database there is no file to link: the bytes are loaded as they are.
-  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved };
+  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved, threads: db?.threadsBack(n) };
   try {
     return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];
   } catch (err) {
@@ -159,19 +160,22 @@ export async function resetState(store: Store, dataFile: string, to: unknown): P
   const loaded = await target(store, dataFile, to);
   if (!Array.isArray(loaded)) {
     try {
-      await store.restore(loaded.saved, KEPT, loaded.file);
+      await store.restore(loaded.saved, KEPT, loaded.file, loaded.threads);
     } catch (err) {
       if (err instanceof SnapshotError) throw cannotLoad(loaded.name, new Error(`it ${err.message}.`));
       throw err;
     }
     const counts: Record<string, number> = {};
-    for (const c of FIXTURE_COLLECTIONS) if (store.count(c)) counts[c] = store.count(c);
+    for (const c of FIXTURE_COLLECTIONS) {
+      const n = c === 'threads' ? await store.threads.size() : store.count(c);
+      if (n) counts[c] = n;
+    }
     return counts;
   }
   let counts: Record<string, number> = {};
   const deletes = COLLECTIONS.reduce((n, c) => (KEPT.includes(c) ? n : n + store.count(c)), 0);
   await store.loadMany(deletes + recordCount(loaded), (tx) => {
-    for (const c of COLLECTIONS) if (!KEPT.includes(c)) for (const id of store.ids(c)) tx.delete(c, id);
+    for (const c of COLLECTIONS) if (!KEPT.includes(c)) tx.clear(c);
     counts = putRecords(tx, loaded);
   });
   return counts;

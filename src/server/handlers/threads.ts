@@ -1,9 +1,7 @@
 import { operations } from '../../contract/operations.js';
-import { threadFilterPartition, type ThreadKeys } from '../../store/indexes.js';
 import type { ThreadRecord } from '../../store/records.js';
-import type { Store } from '../../store/store.js';
 import { implement, type Handler } from '../context.js';
-import { JsonItem, pageIndex } from '../paging.js';
+import { cachedJson, decodeCursor, encodeCursor } from '../paging.js';
 import { notFound } from '../problems.js';
 
 /** Longest `last_message_preview`, in characters (the ellipsis included). */
@@ -37,61 +35,32 @@ export function threadSummary(t: ThreadRecord) {
   };
 }
 
-/**
- * `q` searches contact name, email, subject and the last message only (not earlier messages).
- * Records are frozen and replaced whole, so the lower-cased text can be cached per record.
- */
-const searchText = new WeakMap<ThreadRecord, string>();
-function haystack(t: ThreadRecord): string {
-  let s = searchText.get(t);
-  if (s === undefined) {
-    // NUL between fields: a query never matches across two of them.
-    s = [t.contact.name, t.contact.email, t.subject, t.last_message_body]
-      .map((v) => v ?? '')
-      .join('\u0000')
-      .toLowerCase();
-    searchText.set(t, s);
-  }
-  return s;
-}
+/** Each thread's list item, serialized once per record version and spliced into pages (paging.ts). */
+const summaryJson = cachedJson(threadSummary);
 
-/**
- * Each thread's list item, serialized once and spliced into pages. Cached by what the index holds
- * (the thread, or its stub until the thread is first read): both are replaced in the index
- * whenever the thread is written, so an entry never outlives the version it was made from.
- */
-const summaryJson = new WeakMap<ThreadKeys, JsonItem>();
-function threadSummaryJson(store: Store, keys: ThreadKeys): JsonItem {
-  let item = summaryJson.get(keys);
-  if (!item)
-    summaryJson.set(keys, (item = new JsonItem(JSON.stringify(threadSummary(store.get('threads', keys.id)!)))));
-  return item;
-}
-
-const listThreads: Handler<typeof operations.listThreads> = ({ params, query, store }) => {
+const listThreads: Handler<typeof operations.listThreads> = async ({ params, query, store }) => {
   const { view, channel, q } = query;
-  const needle = q ? q.toLowerCase() : '';
-  // View and channel pick one pre-filtered partition of the index; only `q` is checked per record,
-  // and the scan stops once the page is full.
-  return pageIndex(store.index('threadsByFilter'), threadFilterPartition(params.workspace, view, channel), {
-    // A cursor belongs to one list: the workspace and every filter are part of its check.
-    scope: JSON.stringify(['threads', params.workspace, view, channel ?? null, q ?? null]),
-    cursor: query.cursor,
-    limit: query.limit,
-    filter: needle ? (t) => haystack(store.get('threads', t.id)!).includes(needle) : undefined,
-    map: (t) => threadSummaryJson(store, t) as unknown as ReturnType<typeof threadSummary>,
-  });
+  // A cursor belongs to one list: the workspace and every filter are part of its check.
+  const scope = JSON.stringify(['threads', params.workspace, view, channel ?? null, q ?? null]);
+  const after = query.cursor ? decodeCursor(scope, query.cursor) : null;
+  const page = await store.threads.page(
+    { workspace: params.workspace, view, channel, q: q ? q.toLowerCase() : '' },
+    after,
+    query.limit,
+    summaryJson,
+  );
+  return { items: page.items, next_cursor: page.more && page.last ? encodeCursor(scope, page.last) : null };
 };
 
 export const threadHandlers = [
   implement(operations.listThreads, listThreads),
   // The alias is the same function, so the two paths cannot drift apart.
   implement(operations.listInboxThreads, listThreads as unknown as Handler<typeof operations.listInboxThreads>),
-  implement(operations.getThread, ({ params, store }) => {
-    const t = store.get('threads', params.thread);
+  implement(operations.getThread, async ({ params, store }) => {
+    const found = await store.threads.get(params.thread);
     // Another workspace's thread is as invisible as one that does not exist.
-    if (!t || t.workspace_id !== params.workspace) throw notFound('thread_not_found', params.thread);
-    const messages = store.get('thread_messages', t.id)?.messages ?? [];
+    if (!found || found.thread.workspace_id !== params.workspace) throw notFound('thread_not_found', params.thread);
+    const { thread: t, messages } = found;
     return {
       ...threadSummary(t),
       messages: messages.map((m) => ({

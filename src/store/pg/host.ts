@@ -4,9 +4,13 @@ import { snapshotChunks } from '../snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from '../state.js';
 import type { StoreView as Store } from '../view.js';
 import type { JournalRow, SharedHost } from './log.js';
+import { noTableWrites, tableTx, type TableWrites } from './thread-writes.js';
+import { TABLE_COLLECTIONS } from './threads.js';
 
 /** What the PostgreSQL log does to the store's state in memory. */
 export function sharedHost(store: Store): SharedHost {
+  /** Threads a base written before they had their table (schema 2) held: moved to it at start-up. */
+  let held: TableWrites | null = null;
   return {
     get seq() {
       return store.seq;
@@ -29,8 +33,14 @@ export function sharedHost(store: Store): SharedHost {
         loaded.seq = r.seq;
       }
       state.buildIndexes(loaded.stubLists, loaded.touched);
+      held = takeThreads(state);
       store.state = state;
       store.seq = loaded.seq;
+    },
+    takeHeld() {
+      const h = held;
+      held = null;
+      return h;
     },
     applyRemote(ops: Op[]) {
       const done: Op[] = [];
@@ -45,24 +55,26 @@ export function sharedHost(store: Store): SharedHost {
     run<T>(fn: (tx: Tx) => T) {
       const ops: Op[] = [];
       const undo: Op[] = [];
+      const table = noTableWrites();
       let result: T;
       try {
-        result = fn(store.state.tx(ops, undo));
+        result = fn(tableTx(store.state.tx(ops, undo), table));
       } catch (err) {
         store.state.rollback(undo, false);
         throw err;
       }
       store.state.reindex(ops, undo);
-      return { result, ops, undo };
+      return { result, ops, undo, table };
     },
     rollback(undo: Op[]) {
       store.state.rollback(undo);
     },
     runBulk<T>(fn: (tx: Tx) => T) {
       const written = new Set<CollectionName>();
-      const result = fn(store.state.bulkTx(written));
+      const table = noTableWrites();
+      const result = fn(tableTx(store.state.bulkTx(written), table));
       store.state.rebuildIndexes(written);
-      return { result, written };
+      return { result, written, table };
     },
     prune() {
       return store.prune();
@@ -71,4 +83,20 @@ export function sharedHost(store: Store): SharedHost {
       return snapshotChunks(seq, store.state.snapshotSections());
     },
   };
+}
+
+/**
+ * Takes the threads out of a state loaded from a base that still held them (written before
+ * schema 3), as writes for their table; null when it held none.
+ */
+function takeThreads(state: State): TableWrites | null {
+  if (![...TABLE_COLLECTIONS].some((c) => state.count(c))) return null;
+  const w = noTableWrites();
+  for (const t of state.values('threads')) w.threads.set(t.id, t);
+  for (const m of state.values('thread_messages')) w.messages.set(m.id, m);
+  const written = new Set<CollectionName>();
+  const tx = state.bulkTx(written);
+  for (const c of TABLE_COLLECTIONS) tx.clear(c);
+  state.rebuildIndexes(written);
+  return w;
 }

@@ -3,6 +3,7 @@ import type { CollectionName, Tx } from '../records.js';
 import type { Op } from '../state.js';
 import { unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
+import { applyTableWrites, hasTableWrites, type TableWrites } from './thread-writes.js';
 
 /** Journal rows kept behind the base after a compaction, so a process a little behind catches up without a reload. */
 const KEEP_BEHIND = 2000;
@@ -19,12 +20,14 @@ export interface SharedHost {
   reload(base: Buffer | null, baseSeq: number, rows: JournalRow[]): void;
   /** Applies another process's writes (maps and indexes). */
   applyRemote(ops: Op[]): void;
-  /** Runs `fn` on the state; throws (with its writes undone) if `fn` throws. */
-  run<T>(fn: (tx: Tx) => T): { result: T; ops: Op[]; undo: Op[] };
+  /** Runs `fn` on the state (its thread writes collected apart); throws (with its writes undone) if `fn` throws. */
+  run<T>(fn: (tx: Tx) => T): { result: T; ops: Op[]; undo: Op[]; table: TableWrites };
   /** Undoes a transaction whose commit failed. */
   rollback(undo: Op[]): void;
   /** Runs a bulk load on the state (no undo: a failure reloads). */
-  runBulk<T>(fn: (tx: Tx) => T): { result: T; written: Set<CollectionName> };
+  runBulk<T>(fn: (tx: Tx) => T): { result: T; written: Set<CollectionName>; table: TableWrites };
+  /** Threads the last reload found in the base (written before they had their table), taken once. */
+  takeHeld(): TableWrites | null;
   /** Deletes what nobody can use any more (expired tokens…), as a transaction. */
   prune(): { ops: Op[]; undo: Op[] } | null;
   /** The state as the snapshot's bytes, in chunks. */
@@ -41,6 +44,8 @@ interface Pending {
   resolve: (v: unknown) => void;
   reject: (err: unknown) => void;
   bulk?: boolean;
+  /** Run in the bulk's transaction after its writes (a named snapshot's threads copied back). */
+  then?: (sql: Sql) => Promise<unknown>;
 }
 
 /**
@@ -64,7 +69,18 @@ export class PgLog {
     private readonly host: SharedHost,
   ) {}
 
-  /** Loads the base and the journal (start-up). */
+  /** Loads the base and the journal; at start-up, moves threads an older base held into their table. */
+  async open(): Promise<void> {
+    await this.load();
+    const held = this.host.takeHeld();
+    if (!held) return;
+    await this.bulk((tx) => {
+      for (const t of held.threads.values()) if (t) tx.put('threads', t);
+      for (const m of held.messages.values()) if (m) tx.put('thread_messages', m);
+    });
+  }
+
+  /** Loads the base and the journal. */
   async load(): Promise<void> {
     await unavailable(async () => {
       const { seq, bytes } = await readBase(this.sql);
@@ -142,10 +158,12 @@ export class PgLog {
           await this.catchUp(sql as unknown as Sql);
           const base = this.host.seq;
           const rows: JournalRow[] = [];
+          const tables: TableWrites[] = [];
           for (const p of batch) {
             try {
-              const { result, ops, undo } = this.host.run(p.fn);
+              const { result, ops, undo, table } = this.host.run(p.fn);
               if (ops.length) rows.push({ seq: base + rows.length + 1, ops: JSON.stringify(ops) });
+              if (hasTableWrites(table)) tables.push(table);
               done.push({ p, result, undo });
             } catch (err) {
               failed.push({ p, err });
@@ -155,6 +173,7 @@ export class PgLog {
             this.host.seq = base + rows.length;
             await sql`insert into wcm_journal ${sql(rows, 'seq', 'ops')}`;
           }
+          for (const t of tables) await applyTableWrites(sql as unknown as Sql, t);
         }),
       );
     } catch (err) {
@@ -172,10 +191,10 @@ export class PgLog {
   }
 
   /** A bulk load: the new state becomes the base; every process reloads it on its next request. */
-  bulk<T>(fn: (tx: Tx) => T): Promise<T> {
+  bulk<T>(fn: (tx: Tx) => T, then?: (sql: Sql) => Promise<unknown>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, bulk: true });
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, bulk: true, then });
       this.writing ??= this.writeLoop();
     });
   }
@@ -187,7 +206,10 @@ export class PgLog {
         this.sql.begin(async (sql) => {
           await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
           await this.catchUp(sql as unknown as Sql);
-          result = this.host.runBulk(p.fn).result;
+          const run = this.host.runBulk(p.fn);
+          result = run.result;
+          await applyTableWrites(sql as unknown as Sql, run.table);
+          await p.then?.(sql as unknown as Sql);
           const seq = this.host.seq + 1;
           await writeBase(sql as unknown as Sql, seq, this.host.snapshot(seq));
           await sql`delete from wcm_journal`;

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { migrateClaims, migrate as migrateShared } from './shared-tables.js';
+import { createThreadTables } from './threads.js';
 
 /**
  * The schema, as versioned steps applied in order, each recorded in `wcm_migrations`. All of them
@@ -25,6 +26,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; up: (sql
     name: 'idempotency claims unlogged',
     up: (sql) => sql`alter table wcm_idempotency_claims set unlogged`,
   },
+  { version: 5, name: 'threads in their own table', up: (sql) => createThreadTables(sql) },
 ];
 
 const MIGRATION_LOCK = 0x77636d2; // distinct from the write lock

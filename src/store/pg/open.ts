@@ -30,7 +30,7 @@ export async function openLog(url: string, store: Store): Promise<PgLog> {
     if (schema) await sql`create schema if not exists ${sql(schema)}`;
     await migrate(sql);
     const log = new PgLog(sql, sharedHost(store));
-    await log.load();
+    await log.open();
     return log;
   } catch (err) {
     await sql.end({ timeout: 1 }).catch(() => undefined);

@@ -1,5 +1,4 @@
 import { BOOKING_STATUSES, CHANNELS, THREAD_VIEWS, VOICE_KINDS, type Channel } from '../../../contract/enums.js';
-import { threadFilterPartition } from '../../../store/indexes.js';
 import { html, type Html } from '../../web/html.js';
 import {
   badge,
@@ -15,7 +14,7 @@ import {
   wsHref,
   type View,
 } from '../chrome.js';
-import { callOperation, indexCount, listPage, type Row } from '../data.js';
+import { callOperation, listPage, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
@@ -41,10 +40,8 @@ export async function threadsView(r: WorkspaceRequest): Promise<View> {
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listThreads', { workspace: w }, { view, channel, q, cursor });
   const base = wsHref(w, 'threads');
-  const views = THREAD_VIEWS.map((v): [string, string] => [
-    v,
-    `${VIEW_LABELS[v]} ${grouped(indexCount(r.store, 'threadsByFilter', threadFilterPartition(w, v, channel)))}`,
-  ]);
+  const counts = await Promise.all(THREAD_VIEWS.map((v) => r.store.threads.count(w, v, channel as Channel)));
+  const views = THREAD_VIEWS.map((v, i): [string, string] => [v, `${VIEW_LABELS[v]} ${grouped(counts[i])}`]);
   const filters = html`<form class="filters" method="get" action="${base}" role="search">
 <input type="hidden" name="view" value="${view}">
 <label class="visually-hidden" for="channel">Channel</label>
@@ -106,7 +103,7 @@ export async function threadView(r: WorkspaceRequest, id: string): Promise<View>
       ['Channels', (t.channels as string[]).map(channelLabel).join(', ')],
       ['Last message', when(t.last_message_at)],
       ['Thread id', idCode(t.id, 'thread id')],
-    ])}</section>${sameContact(r, t)}</aside></div>`,
+    ])}</section>${await sameContact(r, t)}</aside></div>`,
   };
 }
 
@@ -118,16 +115,11 @@ const RELATED_MAX = 10;
  * same e-mail address (bookings and orders know a contact by e-mail only). Threads and orders are
  * scanned (no index by contact), newest first, at most RELATED_MAX of each.
  */
-function sameContact(r: WorkspaceRequest, t: Row): Html {
+async function sameContact(r: WorkspaceRequest, t: Row): Promise<Html> {
   const w = r.workspace.id;
   const email = (t.contact.email as string | null)?.toLowerCase();
   const sameEmail = (e: string | null | undefined) => !!email && e?.toLowerCase() === email;
-  const threads = [];
-  for (const x of r.store.values('threads')) {
-    if (x.workspace_id === w && x.id !== t.id && (x.contact.id === t.contact.id || sameEmail(x.contact.email)))
-      threads.push(x);
-  }
-  threads.sort((a, b) => (b.last_message_at ?? '').localeCompare(a.last_message_at ?? ''));
+  const threads = await r.store.threads.ofContact(w, t.contact, t.id, RELATED_MAX);
   const bookings = email
     ? r.store
         .index('bookingsByWorkspace')

@@ -6,10 +6,10 @@ import { seg, wsHref } from '../chrome.js';
  * ID` needs no API call to find out), or undefined when the workspace has no such record. Records
  * without a page of their own land on their list, at their row.
  */
-export function recordPage(store: Store, w: string, id: string): string | undefined {
+export async function recordPage(store: Store, w: string, id: string): Promise<string | undefined> {
   const mine = (rec: { workspace_id: string } | undefined) => rec?.workspace_id === w;
   if (mine(store.get('listings', id))) return wsHref(w, `lists/${seg(id)}`);
-  if (mine(store.get('threads', id))) return wsHref(w, `threads/${seg(id)}`);
+  if (mine((await store.threads.get(id))?.thread)) return wsHref(w, `threads/${seg(id)}`);
   if (mine(store.get('forms', id))) return wsHref(w, `forms/${seg(id)}`);
   if (mine(store.get('pages', id))) return wsHref(w, `pages/${seg(id)}`);
   if (mine(store.get('knowledge_lists', id))) return wsHref(w, `knowledge/${seg(id)}`);

@@ -1,4 +1,4 @@
-import { threadFilterPartition } from '../../../store/indexes.js';
+import type { ThreadView } from '../../../contract/enums.js';
 import type { WorkspaceRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
 import { html, type Html } from '../../web/html.js';
@@ -21,20 +21,19 @@ export function memberships(
   return out.sort((a, b) => a.record.name.localeCompare(b.record.name) || a.record.id.localeCompare(b.record.id));
 }
 
-/** Open threads, from the inbox partition's length: no scan. */
-const openThreads = (store: Store, w: string) =>
-  indexCount(store, 'threadsByFilter', threadFilterPartition(w, 'inbox', undefined));
+/** Open threads: the inbox's length (an index partition's length in memory, a count on PostgreSQL). */
+const openThreads = (store: Store, w: string) => store.threads.count(w, 'inbox');
 
 /** The side bar of a workspace's pages: the sections the session may read. Counts come from index partitions or small collections only. */
-export function workspaceNav(
+export async function workspaceNav(
   store: Store,
   w: string,
   signed: Pick<SignedIn, 'abilities'>,
   extra: { requestLog: boolean },
-): NavEntry[] {
+): Promise<NavEntry[]> {
   const nav: NavEntry[] = [
     { section: 'overview', label: 'Overview', href: wsHref(w) },
-    { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), count: openThreads(store, w) },
+    { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), count: await openThreads(store, w) },
     {
       section: 'lists',
       label: 'Listings',
@@ -78,14 +77,18 @@ export function workspacesNav(
 }
 
 /** `/dashboard`: the workspaces the session reaches; counts only of what its abilities read. */
-export function workspacesView(store: Store, signed: Pick<SignedIn, 'user' | 'workspaceIds' | 'abilities'>): View {
+export async function workspacesView(
+  store: Store,
+  signed: Pick<SignedIn, 'user' | 'workspaceIds' | 'abilities'>,
+): Promise<View> {
   const { user } = signed;
   const mine = memberships(store, signed);
   const threads = canRead(signed, 'threads');
   const lists = canRead(signed, 'lists');
+  const open = threads ? await Promise.all(mine.map(({ record: w }) => openThreads(store, w.id))) : [];
   const rows = mine.map(
-    ({ record: w, role }) =>
-      html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td>${threads ? html`<td class="num">${grouped(openThreads(store, w.id))}</td>` : ''}${lists ? html`<td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td>` : ''}</tr>`,
+    ({ record: w, role }, i) =>
+      html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td>${threads ? html`<td class="num">${grouped(open[i])}</td>` : ''}${lists ? html`<td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td>` : ''}</tr>`,
   );
   const head: Array<string | [string, 'num']> = ['Workspace', 'Your role', ['Members', 'num']];
   if (threads) head.push(['Open threads', 'num']);
@@ -99,12 +102,12 @@ export function workspacesView(store: Store, signed: Pick<SignedIn, 'user' | 'wo
 }
 
 /** `/dashboard/workspaces/{w}`: counts of everything, each a link to its page. */
-export function overviewView(r: WorkspaceRequest): View {
+export async function overviewView(r: WorkspaceRequest): Promise<View> {
   const { store, workspace: w } = r;
   const id = w.id;
-  const threads = (view: string) => indexCount(store, 'threadsByFilter', threadFilterPartition(id, view, undefined));
+  const threads = (view: ThreadView) => store.threads.count(id, view);
   // Each card counts what its section shows: only sections the session may read (counted lazily).
-  const cards: Array<[string, () => number, string, Section]> = [
+  const cards: Array<[string, () => number | Promise<number>, string, Section]> = [
     ['Open threads', () => threads('inbox'), 'threads', 'threads'],
     ['Unread', () => threads('unread'), 'threads?view=unread', 'threads'],
     ['Starred', () => threads('starred'), 'threads?view=starred', 'threads'],
@@ -119,6 +122,7 @@ export function overviewView(r: WorkspaceRequest): View {
     ['Analytics events', () => countAcrossIndex(store, 'eventsByOccurred', id), 'events', 'events'],
   ];
   const shown = cards.filter((c) => canRead(r.signed, c[3]));
+  const counts = await Promise.all(shown.map((c) => c[1]()));
   // The member list is workspace data: what `workspaces:read` reads in the API.
   let members: Html | string = '';
   if (r.signed.abilities.includes('workspaces:read')) {
@@ -133,7 +137,7 @@ ${table(['Name', 'E-mail', 'Role'], rows, 'No members.')}`;
     title: w.name,
     section: 'overview',
     lead: html`Workspace ${idCode(id, 'workspace id')} · you are ${/^[aeiou]/.test(r.role) ? 'an' : 'a'} ${r.role}`,
-    body: html`<div class="cards">${shown.map(([label, n, href]) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(n())}</span><span class="label">${label}</span></a>`)}</div>
+    body: html`<div class="cards">${shown.map(([label, , href], i) => html`<a class="card" href="${wsHref(id, href)}"><span class="num">${grouped(counts[i])}</span><span class="label">${label}</span></a>`)}</div>
 ${shown.length ? '' : html`<p class="empty">The token you signed in with reads none of this workspace's sections.</p>`}
 ${members}`,
   };

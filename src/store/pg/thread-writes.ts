@@ -1,0 +1,91 @@
+import type { Sql } from 'postgres';
+import type { ThreadMessagesRecord, ThreadRecord, Tx } from '../records.js';
+import { TABLE_COLLECTIONS, THREAD_COLUMNS, threadRow } from './threads.js';
+
+/** A transaction's writes to the thread table: whether it emptied it first, then its puts and deletes in order. */
+export interface TableWrites {
+  cleared: boolean;
+  threads: Map<string, ThreadRecord | null>;
+  messages: Map<string, ThreadMessagesRecord | null>;
+}
+
+export const noTableWrites = (): TableWrites => ({ cleared: false, threads: new Map(), messages: new Map() });
+
+/**
+ * Wraps a transaction on the state so that writes to threads (TABLE_COLLECTIONS) are collected for
+ * `wcm_threads` instead of going to the state: the state of a process on PostgreSQL holds no thread.
+ */
+export function tableTx(inner: Tx, w: TableWrites): Tx {
+  const mapOf = (c: string) => (c === 'threads' ? w.threads : w.messages) as Map<string, unknown>;
+  return {
+    get: (c, id) => (TABLE_COLLECTIONS.has(c) ? ((mapOf(c).get(id) ?? undefined) as never) : inner.get(c, id)),
+    put: (c, rec) => {
+      if (!TABLE_COLLECTIONS.has(c)) return inner.put(c, rec);
+      mapOf(c).set(rec.id, Object.freeze(rec));
+      return rec;
+    },
+    delete: (c, id) => (TABLE_COLLECTIONS.has(c) ? void mapOf(c).set(id, null) : inner.delete(c, id)),
+    clear: (c) => {
+      if (!TABLE_COLLECTIONS.has(c)) return inner.clear(c);
+      // Clearing threads clears their messages too: they are one row.
+      w.cleared = true;
+      w.threads.clear();
+      w.messages.clear();
+    },
+  };
+}
+
+export const hasTableWrites = (w: TableWrites) => w.cleared || w.threads.size > 0 || w.messages.size > 0;
+
+/** Above this many rows, they are loaded with COPY rather than INSERT. */
+const COPY_ROWS = 1000;
+
+/** Applies the writes to `wcm_threads` inside the caller's transaction. */
+export async function applyTableWrites(sql: Sql, w: TableWrites): Promise<void> {
+  if (w.cleared) await sql`delete from wcm_threads`;
+  const gone = [...w.threads].filter(([, t]) => t === null).map(([id]) => id);
+  if (gone.length) await sql`delete from wcm_threads where id = any(${gone})`;
+  const rows = [...w.threads.values()]
+    .filter((t): t is ThreadRecord => t !== null)
+    .map((t) => threadRow(t, w.messages.get(t.id)));
+  // Messages written without their thread (none of our writers do): the row's messages only.
+  for (const [id, m] of w.messages)
+    if (m && !w.threads.has(id)) await sql`update wcm_threads set messages = ${JSON.stringify(m)} where id = ${id}`;
+  if (!rows.length) return;
+  if (w.cleared && rows.length > COPY_ROWS) return copyRows(sql, rows);
+  for (let i = 0; i < rows.length; i += 500)
+    await sql`insert into wcm_threads ${sql(rows.slice(i, i + 500), ...THREAD_COLUMNS)}
+      on conflict (id) do update set workspace_id = excluded.workspace_id, status = excluded.status,
+        unread = excluded.unread, starred = excluded.starred, channels = excluded.channels,
+        sort_at = excluded.sort_at, contact_id = excluded.contact_id, contact_email = excluded.contact_email,
+        search = excluded.search, thread = excluded.thread,
+        messages = coalesce(excluded.messages, wcm_threads.messages)`;
+}
+
+/** COPY's text format: a field with its backslashes, tabs and line breaks escaped; \N for null. */
+function field(v: string | boolean | readonly string[] | null): string {
+  if (v === null) return '\\N';
+  if (typeof v === 'boolean') return v ? 't' : 'f';
+  // An array literal quotes each element, escaping its quotes and backslashes (then COPY escapes again).
+  const s = Array.isArray(v) ? `{${v.map((e) => `"${e.replace(/[\\"]/g, '\\$&')}"`).join(',')}}` : (v as string);
+  return s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+}
+
+/** A bulk load's rows (into an emptied table) with COPY: one stream, no per-row statement. */
+async function copyRows(sql: Sql, rows: Array<ReturnType<typeof threadRow>>): Promise<void> {
+  const stream = await sql`copy wcm_threads (${sql(THREAD_COLUMNS as unknown as string[])}) from stdin`.writable();
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('finish', resolve);
+    stream.on('error', reject);
+  });
+  let chunk = '';
+  for (const r of rows) {
+    chunk += THREAD_COLUMNS.map((c) => field(r[c])).join('\t') + '\n';
+    if (chunk.length > 1 << 20) {
+      if (!stream.write(chunk)) await new Promise((r) => stream.once('drain', r));
+      chunk = '';
+    }
+  }
+  stream.end(chunk);
+  await done;
+}

@@ -1,0 +1,165 @@
+// Threads on PostgreSQL live in their own table and are read with keyset queries (SANDBOX.md:
+// "more data than fits comfortably in one process's memory"). The same threads in a JSON store and
+// a PostgreSQL store must list, count and search alike, page by page; and no process on the
+// database holds them in memory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNELS, THREAD_VIEWS, type Channel } from '../../src/contract/enums.js';
+import { FixtureError } from '../../src/store/fixture.js';
+import { pgShelf } from '../../src/store/pg/named.js';
+import { seedStore } from '../../src/store/seed.js';
+import { Store } from '../../src/store/store.js';
+import type { ThreadFilter } from '../../src/store/thread-repository.js';
+import { putThread, type FullThread } from '../../src/store/threads.js';
+import type { SortKey } from '../../src/store/sorted-index.js';
+import { freshDatabase } from '../support/postgres.js';
+import { readFullThread } from '../support/threads.js';
+import { writeFileSync } from 'node:fs';
+
+const WS = ['00000000-0000-4000-8000-00000000aa01', '00000000-0000-4000-8000-00000000aa02'];
+const uuid = (n: number, kind = 'c') => `00000000-0000-4000-8${kind}00-${String(n).padStart(12, '0')}`;
+// Bodies and names with what COPY and array literals must escape, and letters that lower-case.
+const WORDS = ['Alpha', 'beta\tTab', 'gamma\nline', 'back\\slash', 'quote"d', 'Ünïcode', 'comma,brace{}', 'plain'];
+
+/** `n` threads over two workspaces: every status/unread/starred mix, 1–3 channels, ties on time, some without messages. */
+function threads(n: number): FullThread[] {
+  return Array.from({ length: n }, (_, i) => {
+    const count = i % 11 === 0 ? 0 : 1 + (i % 3);
+    // Every 5th thread shares its time with the one before: the id breaks the tie.
+    const at = (k: number) =>
+      new Date(Date.UTC(2026, 0, 1) + (i - (i % 5 === 0 ? 1 : 0)) * 60_000 - k * 1000).toISOString();
+    return {
+      id: uuid(i, 'c'),
+      workspace_id: WS[i % 2],
+      subject: i % 7 === 0 ? null : `Subject ${WORDS[i % WORDS.length]} ${i}`,
+      status: i % 4 === 0 ? 'closed' : 'open',
+      unread: i % 3 === 0,
+      starred: i % 5 === 1,
+      contact: {
+        id: uuid(i % 40, 'd'),
+        name: i % 9 === 0 ? null : `Name ${WORDS[(i * 3) % WORDS.length]}`,
+        email: i % 6 === 0 ? null : `Person${i % 40}@Example.com`,
+        phone: null,
+      },
+      messages: Array.from({ length: count }, (_, k) => ({
+        id: uuid(i * 10 + k, 'e'),
+        channel: CHANNELS[(i + k) % CHANNELS.length],
+        direction: k % 2 ? 'outbound' : 'inbound',
+        body: `${WORDS[(i + k) % WORDS.length]} message ${k}`,
+        created_at: at(count - 1 - k),
+      })),
+    } as FullThread;
+  });
+}
+
+const N = 1500; // past the COPY threshold (1,000 rows): the bulk load streams them with COPY
+const ALL = threads(N);
+let dir: string;
+let json: Store;
+let pg: Store;
+let other: Store;
+let url: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'wcm-pg-threads-'));
+  json = await Store.open(path.join(dir, 'store.json'));
+  const db = await freshDatabase();
+  url = db.url;
+  pg = await Store.openShared(url);
+  other = await Store.openShared(url);
+  for (const s of [json, pg]) await s.bulk((tx) => ALL.forEach((t) => putThread(tx, t)));
+}, 120_000);
+
+afterAll(async () => {
+  for (const s of [json, pg, other]) await s?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every page of a filter, `limit` at a time: the ids in order and the cursor keys between pages. */
+async function pageAll(s: Store, f: ThreadFilter, limit: number) {
+  const ids: string[] = [];
+  const keys: SortKey[] = [];
+  let after: SortKey | null = null;
+  for (let guard = 0; guard < 1000; guard++) {
+    const p = await s.threads.page(f, after, limit, (t) => t.id);
+    ids.push(...p.items);
+    if (!p.more) break;
+    keys.push(p.last!);
+    after = p.last;
+  }
+  return { ids, keys };
+}
+
+describe('threads on PostgreSQL', () => {
+  it('are not held in memory by any process, yet every process reads them', async () => {
+    expect(json.count('threads')).toBe(N);
+    expect(pg.count('threads')).toBe(0);
+    expect(pg.count('thread_messages')).toBe(0);
+    await other.sync();
+    expect(other.count('threads')).toBe(0);
+    expect(await other.threads.size()).toBe(N);
+    expect(await readFullThread(other, ALL[42].id)).toEqual(ALL[42]);
+  });
+
+  it('keep every field exactly through COPY (tabs, line breaks, backslashes, quotes, Unicode)', async () => {
+    for (const t of ALL.slice(0, 40)) expect(await readFullThread(pg, t.id)).toEqual(await readFullThread(json, t.id));
+    expect(await pg.threads.get(uuid(999_999))).toBeUndefined();
+  });
+
+  it('list, page and count as the JSON store does, for every view, channel and search', async () => {
+    const channels: Array<Channel | undefined> = [undefined, ...CHANNELS];
+    let compared = 0;
+    for (const workspace of WS)
+      for (const view of THREAD_VIEWS)
+        for (const channel of channels) {
+          expect(await pg.threads.count(workspace, view, channel)).toBe(
+            await json.threads.count(workspace, view, channel),
+          );
+          for (const q of ['', 'tab', 'ü', 'example.com', 'line', '"d', 'no such text'].map((x) => x.toLowerCase())) {
+            const f = { workspace, view, channel, q };
+            const want = await pageAll(json, f, 37);
+            expect(await pageAll(pg, f, 37)).toEqual(want);
+            compared += want.ids.length;
+          }
+        }
+    expect(compared).toBeGreaterThan(N);
+  });
+
+  it("find a contact's other threads, and list all threads in the export order", async () => {
+    const t = ALL[12];
+    const contact = { id: t.contact.id, email: t.contact.email };
+    expect((await pg.threads.ofContact(t.workspace_id, contact, t.id, 10)).map((x) => x.id)).toEqual(
+      (await json.threads.ofContact(t.workspace_id, contact, t.id, 10)).map((x) => x.id),
+    );
+    expect(await pg.threads.all()).toEqual(await json.threads.all());
+  });
+
+  it('refuse an import whose thread ids exist already, naming them, and write nothing', async () => {
+    const file = path.join(dir, 'dup.json');
+    const fresh = { ...ALL[1], id: uuid(777_777) };
+    writeFileSync(file, JSON.stringify({ version: 1, threads: [fresh, ALL[3]] }));
+    const err = await seedStore(pg, [file]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FixtureError);
+    expect((err as FixtureError).problems).toEqual([
+      { path: '$.threads[1].id', message: `id \`${ALL[3].id}\` already exists in the store` },
+    ]);
+    expect(await pg.threads.get(fresh.id)).toBeUndefined();
+    expect(await pg.threads.size()).toBe(N);
+  });
+
+  it('are in named snapshots: a reset to one brings them back for every process', async () => {
+    const shelf = pgShelf(pg.shared!.sql);
+    await shelf.save('with-threads', pg.copy(new Set(['users']), 'settings'));
+    await pg.bulk((tx) => tx.clear('threads'));
+    expect(await other.threads.size()).toBe(0);
+    const saved = (await shelf.read('with-threads'))!;
+    await pg.restore(saved, ['settings'], undefined, shelf.threadsBack('with-threads'));
+    expect(await other.threads.size()).toBe(N);
+    expect(await readFullThread(other, ALL[7].id)).toEqual(ALL[7]);
+    expect(await shelf.remove('with-threads')).toBe(true);
+    const [{ n }] = await pg.shared!.sql<Array<{ n: number }>>`select count(*)::int as n from wcm_named_threads`;
+    expect(n).toBe(0);
+  });
+});
