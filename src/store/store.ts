@@ -16,6 +16,8 @@ import { BULK_RECORDS, type StoreOptions } from './options.js';
 
 export { StoreCorruptError, defaultPipelineDepth, type Tx };
 export { BULK_RECORDS, type StoreOptions } from './options.js';
+/** Run inside a PostgreSQL store's bulk transaction (restore: the named snapshot's threads copied back). */
+type InSharedTx = (sql: Sql) => Promise<unknown>;
 
 /**
  * The durable JSON-file store. State lives in memory (state.ts); every transaction is appended to
@@ -102,8 +104,6 @@ export class Store extends StoreView {
     const pg = await import('./pg/open.js');
     const store = new Store(pg.displayUrl(url), {});
     store.shared = await pg.openLog(url, store);
-    const log = store.shared;
-    store.threads = (await import('./pg/threads.js')).pgThreads(() => log.sql);
     return store;
   }
 
@@ -189,12 +189,7 @@ export class Store extends StoreView {
    * small one (loadMany's threshold) is one transaction instead. Bytes that are not a readable
    * snapshot throw SnapshotError, and nothing changes.
    */
-  async restore(
-    saved: Buffer,
-    keep: readonly CollectionName[],
-    from?: string,
-    then?: (sql: Sql) => Promise<unknown>,
-  ): Promise<void> {
+  async restore(saved: Buffer, keep: readonly CollectionName[], from?: string, then?: InSharedTx): Promise<void> {
     if (this.options.readOnly) throw new Error('This store is open read-only.');
     if (this.closed) throw new Error('The store is closed.');
     // The saved file itself becomes the data file when it can (linkSaved), else a copy of it; not
@@ -206,12 +201,8 @@ export class Store extends StoreView {
     const patched = kept.length === 1 && patchSaved(saved, seq, kept[0]);
     const linked = patched && linkable;
     const buf = patched ? saved : rebaseSnapshot(saved, seq, kept);
-    const next = loadSaved(
-      this.file,
-      buf,
-      keep,
-      kept.reduce((n, s) => n + s.records.length, 0),
-    );
+    const keptCount = kept.reduce((n, s) => n + s.records.length, 0);
+    const next = loadSaved(this.file, buf, keep, keptCount);
     // A small one costs less as one journal line than as a new snapshot file.
     const writes = replaceCount(this.state, next, keep);
     // On PostgreSQL `then` copies the snapshot's threads back, in the same transaction.

@@ -69,7 +69,11 @@ beforeAll(async () => {
   url = db.url;
   pg = await Store.openShared(url);
   other = await Store.openShared(url);
-  for (const s of [json, pg]) await s.bulk((tx) => ALL.forEach((t) => putThread(tx, t)));
+  for (const s of [json, pg])
+    await s.bulk((tx) => {
+      for (const id of WS) tx.put('workspaces', { id, name: id, stripe_account_id: null, members: [] });
+      ALL.forEach((t) => putThread(tx, t));
+    });
 }, 120_000);
 
 afterAll(async () => {

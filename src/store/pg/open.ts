@@ -3,6 +3,7 @@ import { isUnavailable, StoreUnavailableError } from './errors.js';
 import { sharedHost } from './host.js';
 import { PgLog } from './log.js';
 import { migrate } from './migrations.js';
+import { pgThreads } from './threads.js';
 
 /** The URL as it may be shown: the password replaced by `***`. */
 export function displayUrl(url: string): string {
@@ -30,6 +31,8 @@ export async function openLog(url: string, store: Store): Promise<PgLog> {
     if (schema) await sql`create schema if not exists ${sql(schema)}`;
     await migrate(sql);
     const log = new PgLog(sql, sharedHost(store));
+    // The threads are read from their table, never held (threads.ts).
+    store.threads = pgThreads(() => log.sql);
     await log.open();
     return log;
   } catch (err) {
