@@ -153,6 +153,26 @@ describe('threads on PostgreSQL', () => {
     expect(await pg.threads.size()).toBe(N);
   });
 
+  it('a large write into a table that holds threads already (COPY aside, then upsert) replaces and adds', async () => {
+    const changed = ALL.slice(0, 1100).map((t) => ({ ...t, subject: `Changed ${t.id}` }));
+    const added = threads(1200)
+      .slice(0, 100)
+      .map((t, i) => ({ ...t, id: uuid(500_000 + i) }));
+    await pg.bulk((tx) => [...changed, ...added].forEach((t) => putThread(tx, t)));
+    expect(await other.threads.size()).toBe(N + 100);
+    expect(await readFullThread(other, ALL[5].id)).toEqual(changed[5]);
+    expect(await readFullThread(other, added[9].id)).toEqual(added[9]);
+    await pg.bulk((tx) => {
+      ALL.slice(0, 1100).forEach((t) => putThread(tx, t));
+      added.forEach((t) => {
+        tx.delete('threads', t.id);
+        tx.delete('thread_messages', t.id);
+      });
+    });
+    expect(await other.threads.size()).toBe(N);
+    expect(await readFullThread(other, ALL[5].id)).toEqual(ALL[5]);
+  });
+
   it('are in named snapshots: a reset to one brings them back for every process', async () => {
     const shelf = pgShelf(pg.shared!.sql);
     await shelf.save('with-threads', pg.copy(new Set(['users']), 'settings'));

@@ -52,15 +52,22 @@ export async function applyTableWrites(sql: Sql, w: TableWrites): Promise<void> 
   for (const [id, m] of w.messages)
     if (m && !w.threads.has(id)) await sql`update wcm_threads set messages = ${JSON.stringify(m)} where id = ${id}`;
   if (!rows.length) return;
-  if (w.cleared && rows.length > COPY_ROWS) return copyRows(sql, rows);
-  for (let i = 0; i < rows.length; i += 500)
-    await sql`insert into wcm_threads ${sql(rows.slice(i, i + 500), ...THREAD_COLUMNS)}
-      on conflict (id) do update set workspace_id = excluded.workspace_id, status = excluded.status,
-        unread = excluded.unread, starred = excluded.starred, channels = excluded.channels,
-        sort_at = excluded.sort_at, contact_id = excluded.contact_id, contact_email = excluded.contact_email,
-        search = excluded.search, thread = excluded.thread,
-        messages = coalesce(excluded.messages, wcm_threads.messages)`;
+  if (rows.length <= COPY_ROWS)
+    return void (await sql`insert into wcm_threads ${sql(rows, ...THREAD_COLUMNS)} ${UPSERT(sql)}`);
+  // Into an emptied table, COPY straight in; else COPY aside, then one upsert from there.
+  if (w.cleared) return copyRows(sql, 'wcm_threads', rows);
+  await sql`create temp table wcm_threads_in (like wcm_threads) on commit drop`;
+  await copyRows(sql, 'wcm_threads_in', rows);
+  await sql`insert into wcm_threads select * from wcm_threads_in ${UPSERT(sql)}`;
 }
+
+/** A put replaces the thread; it keeps the row's messages when the transaction wrote none. */
+const UPSERT = (sql: Sql) => sql`
+  on conflict (id) do update set workspace_id = excluded.workspace_id, status = excluded.status,
+    unread = excluded.unread, starred = excluded.starred, channels = excluded.channels,
+    sort_at = excluded.sort_at, contact_id = excluded.contact_id, contact_email = excluded.contact_email,
+    search = excluded.search, thread = excluded.thread,
+    messages = coalesce(excluded.messages, wcm_threads.messages)`;
 
 /** COPY's text format: a field with its backslashes, tabs and line breaks escaped; \N for null. */
 function field(v: string | boolean | readonly string[] | null): string {
@@ -71,9 +78,9 @@ function field(v: string | boolean | readonly string[] | null): string {
   return s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
-/** A bulk load's rows (into an emptied table) with COPY: one stream, no per-row statement. */
-async function copyRows(sql: Sql, rows: Array<ReturnType<typeof threadRow>>): Promise<void> {
-  const stream = await sql`copy wcm_threads (${sql(THREAD_COLUMNS as unknown as string[])}) from stdin`.writable();
+/** Many rows with COPY: one stream, no per-row statement. */
+async function copyRows(sql: Sql, table: string, rows: Array<ReturnType<typeof threadRow>>): Promise<void> {
+  const stream = await sql`copy ${sql(table)} (${sql(THREAD_COLUMNS as unknown as string[])}) from stdin`.writable();
   const done = new Promise<void>((resolve, reject) => {
     stream.on('finish', resolve);
     stream.on('error', reject);
