@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
+import type { Writer } from '../../src/cli/io.js';
 import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
 export default defineCommand<{ data?: string; store?: string }>({
@@ -14,22 +15,34 @@ export default defineCommand<{ data?: string; store?: string }>({
     const url = storeUrlOf(f, opts);
     const store = await f.store({ data: opts.data, readOnly: true, url });
     const file = url ? store.file : dataFileOf(f, opts.data);
-    const { exportStore } = await import('../../src/store/fixture.js');
-    let text: string;
+    const { exportText } = await import('../../src/store/fixture.js');
+    const target = opts.args[0];
+    // Written as it is made (never one string: a million threads are past V8's longest); a file
+    // appears whole or not at all.
     try {
-      text = JSON.stringify(await exportStore(store), null, 2) + '\n';
+      if (target === '-') {
+        for await (const piece of exportText(store)) await writeOut(f.io.stdout, piece);
+      } else {
+        const out = path.resolve(f.cwd, target);
+        const { nodeFileLayer } = await import('../../src/store/files.js');
+        await nodeFileLayer.writeAtomic(out, bytes(exportText(store)));
+        f.io.stderr.write(`exported ${file} to ${out}\n`);
+      }
     } finally {
       // A PostgreSQL store holds connections open until closed.
       if (url) await store.close();
     }
-    const target = opts.args[0];
-    if (target === '-') f.io.stdout.write(text);
-    else {
-      const out = path.resolve(f.cwd, target);
-      const { nodeFileLayer } = await import('../../src/store/files.js');
-      await nodeFileLayer.writeAtomic(out, text);
-      f.io.stderr.write(`exported ${file} to ${out}\n`);
-    }
     return 0;
   },
 });
+
+async function* bytes(pieces: AsyncIterable<string>): AsyncIterable<Buffer> {
+  for await (const p of pieces) yield Buffer.from(p, 'utf8');
+}
+
+/** Writes a piece, waiting when the stream asks to (a slow pipe must not fill memory). */
+function writeOut(stream: Writer & { once?: (event: 'drain', fn: () => void) => unknown }, piece: string) {
+  return new Promise<void>((resolve) =>
+    stream.write(piece) || !stream.once ? resolve() : stream.once('drain', resolve),
+  );
+}

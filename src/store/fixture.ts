@@ -5,13 +5,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { FixtureCollector, FixtureError, jsonPath, type CheckedFixture } from './fixture-check.js';
 import { FIXTURE_COLLECTIONS, FixtureSchema } from './fixture-schema.js';
-import { isGrantToken, refreshStateOf, withGrant, type StoredToken } from './oauth-tokens.js';
-import type { CollectionName, OAuthGrantRecord, RecordTypes, TokenRecord, Tx } from './records.js';
+import type { CollectionName, RecordTypes, TokenRecord, Tx } from './records.js';
 import type { Store } from './store.js';
-import { joinThread, putThread, type FullThread } from './threads.js';
+import { putThread, type FullThread } from './threads.js';
 
 export { FIXTURE_COLLECTIONS, FixtureSchema, type Fixture } from './fixture-schema.js';
 export { FixtureError } from './fixture-check.js';
+export { exportFixture, exportText } from './fixture-export.js';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -242,48 +242,6 @@ export function lookupWith(store: RecordLookup, sets: ReadonlyArray<Records>): R
       return hit !== undefined ? hit : indexed(c).get(id);
     },
   };
-}
-
-/** The store as a fixture: tokens as `token_sha256`; an export imports back to the same state. */
-export function exportFixture(store: Store, threads?: FullThread[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { version: 1 };
-  for (const c of FIXTURE_COLLECTIONS) {
-    const recs =
-      c === 'threads'
-        ? (threads ?? store.valuesInOrder(c).map((t) => joinThread(t, store.get('thread_messages', t.id))))
-        : store.valuesInOrder(c);
-    if (!recs.length) continue;
-    out[c] =
-      c === 'tokens'
-        ? (recs as StoredToken[]).flatMap((t) => exportedToken(store, t))
-        : c === 'oauth_grants'
-          ? (recs as OAuthGrantRecord[]).map((g) => exportedGrant(store, g))
-          : recs;
-  }
-  return out;
-}
-
-/** The store as a fixture, on either store: on PostgreSQL the threads are read from their table. */
-export async function exportStore(store: Store): Promise<Record<string, unknown>> {
-  return exportFixture(store, await store.threads.all());
-}
-
-/** A token as fixtures hold it: `token_sha256` for the id, and a grant's token with its grant's members (none if the grant is gone). */
-function exportedToken(store: Store, t: StoredToken): Array<Omit<TokenRecord, 'id'>> {
-  let full: TokenRecord;
-  if (isGrantToken(t)) {
-    const grant = store.get('oauth_grants', t.grant_id);
-    if (!grant) return [];
-    full = withGrant(t, grant, store.get('oauth_apps', grant.client_id)?.name ?? grant.client_id);
-  } else full = t;
-  const { id: _id, token_sha256, ...rest } = full;
-  return [{ token_sha256, ...rest }];
-}
-
-/** A grant as fixtures hold it: with its current refresh token, which its newest token response holds once it refreshed. */
-function exportedGrant(store: Store, g: OAuthGrantRecord): OAuthGrantRecord {
-  const r = refreshStateOf(store, g);
-  return { ...g, refresh_sha256: r.sha256, refresh_expires_at: r.expires_at, refresh_generation: r.generation };
 }
 
 export const newId = () => randomUUID();

@@ -41,8 +41,8 @@ export interface ThreadRepository {
     except: string,
     max: number,
   ): Promise<ThreadRecord[]>;
-  /** Every thread with its messages, in the order exports list them. */
-  all(): Promise<FullThread[]>;
+  /** Every thread with its messages, in the order exports list them, a few at a time. */
+  stream(): AsyncIterable<FullThread>;
   /** Which of these ids are taken already. */
   taken(ids: readonly string[]): Promise<string[]>;
 }
@@ -125,8 +125,8 @@ export function memoryThreads(store: MemorySource): ThreadRepository {
       out.sort((a, b) => (b.last_message_at ?? '').localeCompare(a.last_message_at ?? ''));
       return out.slice(0, max);
     },
-    async all() {
-      return store.valuesInOrder('threads').map((t) => joinThread(t, store.get('thread_messages', t.id)));
+    async *stream() {
+      for (const t of store.valuesInOrder('threads')) yield joinThread(t, store.get('thread_messages', t.id));
     },
     async taken(ids) {
       return ids.filter((id) => store.get('threads', id) !== undefined);

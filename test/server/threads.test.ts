@@ -3,7 +3,7 @@ import { generateThreads } from '../support/generate-threads.mjs';
 import { eng, t, writeEngagementFixture } from '../support/engagement.js';
 import { inProcess, tempDir, type InProcess } from '../support/server.js';
 import { putThread, type FullThread } from '../../src/store/threads.js';
-import { deleteThread, readFullThread } from '../support/threads.js';
+import { allThreads, deleteThread, readFullThread } from '../support/threads.js';
 
 let s: InProcess;
 let fixtures: ReturnType<typeof tempDir>;
@@ -265,7 +265,7 @@ describe('paging while threads arrive', () => {
     });
     try {
       const url = `/v1/workspaces/${eng.wsA}/threads?limit=100`;
-      const start = new Set((await p.store.threads.all()).map((x) => x.id));
+      const start = new Set((await allThreads(p.store)).map((x) => x.id));
       expect(start.size).toBe(250);
       const seen: string[] = [];
       let cursor: string | null = null;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNELS, THREAD_VIEWS, type Channel } from '../../src/contract/enums.js';
-import { FixtureError } from '../../src/store/fixture.js';
+import { exportFixture, exportText, FixtureError } from '../../src/store/fixture.js';
 import { pgShelf } from '../../src/store/pg/named.js';
 import { seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
@@ -15,7 +15,7 @@ import type { ThreadFilter } from '../../src/store/thread-repository.js';
 import { putThread, type FullThread } from '../../src/store/threads.js';
 import type { SortKey } from '../../src/store/sorted-index.js';
 import { freshDatabase } from '../support/postgres.js';
-import { readFullThread } from '../support/threads.js';
+import { allThreads, readFullThread } from '../support/threads.js';
 import { writeFileSync } from 'node:fs';
 
 const WS = ['00000000-0000-4000-8000-00000000aa01', '00000000-0000-4000-8000-00000000aa02'];
@@ -137,7 +137,17 @@ describe('threads on PostgreSQL', () => {
     expect((await pg.threads.ofContact(t.workspace_id, contact, t.id, 10)).map((x) => x.id)).toEqual(
       (await json.threads.ofContact(t.workspace_id, contact, t.id, 10)).map((x) => x.id),
     );
-    expect(await pg.threads.all()).toEqual(await json.threads.all());
+    expect(await allThreads(pg)).toEqual(await allThreads(json));
+  });
+
+  it('export the same text from either store, in pieces, as the whole document prints', async () => {
+    const pieces: string[] = [];
+    for await (const piece of exportText(pg)) pieces.push(piece);
+    expect(pieces.length).toBeGreaterThan(1);
+    let fromJson = '';
+    for await (const piece of exportText(json)) fromJson += piece;
+    expect(pieces.join('')).toBe(fromJson);
+    expect(fromJson).toBe(JSON.stringify(exportFixture(json), null, 2) + '\n');
   });
 
   it('refuse an import whose thread ids exist already, naming them, and write nothing', async () => {

@@ -22,3 +22,10 @@ export async function readFullThread(
   const found = await store.threads.get(id);
   return found && joinThread(found.thread, { id, messages: found.messages });
 }
+
+/** Every stored thread with its messages, in export order, through the repository. */
+export async function allThreads(store: { threads: ThreadRepository }): Promise<FullThread[]> {
+  const out: FullThread[] = [];
+  for await (const t of store.threads.stream()) out.push(t);
+  return out;
+}

@@ -137,13 +137,14 @@ export function pgThreads(sql: () => Sql): ThreadRepository {
         order by sort_at desc, id limit ${max}`;
       return rows.map((r) => parse(r.thread));
     },
-    async all() {
-      const rows = await sql()<Array<{ thread: string; messages: string | null }>>`
-        select thread, messages from wcm_threads order by sort_at desc, id desc`;
-      return rows.map((r) => {
-        const t = parse(r.thread);
-        return joinThread(t, { id: t.id, messages: messagesOf(r.messages) });
-      });
+    async *stream() {
+      const rows = sql()<Array<{ thread: string; messages: string | null }>>`
+        select thread, messages from wcm_threads order by sort_at desc, id desc`.cursor(500);
+      for await (const batch of rows)
+        for (const r of batch) {
+          const t = parse(r.thread);
+          yield joinThread(t, { id: t.id, messages: messagesOf(r.messages) });
+        }
     },
     async taken(ids) {
       if (!ids.length) return [];

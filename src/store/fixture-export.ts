@@ -1,0 +1,80 @@
+/*
+ * The store as a fixture (FIXTURES.md): tokens as `token_sha256`, grants with their current refresh
+ * token, threads with their messages. An export imports back to the same state.
+ */
+import { FIXTURE_COLLECTIONS } from './fixture-schema.js';
+import { isGrantToken, refreshStateOf, withGrant, type StoredToken } from './oauth-tokens.js';
+import type { CollectionName, OAuthGrantRecord, TokenRecord } from './records.js';
+import type { Store } from './store.js';
+import { joinThread, type FullThread } from './threads.js';
+
+/** The store as a fixture document, from memory (the JSON store; tests). Threads: given, else the state's. */
+export function exportFixture(store: Store, threads?: FullThread[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { version: 1 };
+  for (const c of FIXTURE_COLLECTIONS) {
+    const recs =
+      c === 'threads'
+        ? (threads ?? store.valuesInOrder(c).map((t) => joinThread(t, store.get('thread_messages', t.id))))
+        : store.valuesInOrder(c);
+    if (!recs.length) continue;
+    out[c] = recs.flatMap((r) => exported(store, c, r));
+  }
+  return out;
+}
+
+/** Above this many characters, a piece of the export is handed on. */
+const PIECE = 1 << 20;
+
+/**
+ * The export's text in pieces, on either store: exactly `JSON.stringify(exportFixture(store), null, 2)`
+ * and a line break, but never held whole (a million threads are past the longest string V8 makes),
+ * with the threads read from the repository (their table, on PostgreSQL) as they are written.
+ */
+export async function* exportText(store: Store): AsyncGenerator<string> {
+  let piece = '{\n  "version": 1';
+  for (const c of FIXTURE_COLLECTIONS) {
+    const count = c === 'threads' ? await store.threads.size() : store.count(c);
+    if (!count) continue;
+    const recs: AsyncIterable<unknown> | Iterable<unknown> =
+      c === 'threads' ? store.threads.stream() : store.valuesInOrder(c);
+    let first = true;
+    piece += `,\n  ${JSON.stringify(c)}: [`;
+    for await (const rec of recs)
+      for (const out of exported(store, c, rec)) {
+        // Nested two levels deep: each line of the record indented by four spaces.
+        piece += `${first ? '' : ','}\n    ${JSON.stringify(out, null, 2).replace(/\n/g, '\n    ')}`;
+        first = false;
+        if (piece.length >= PIECE) {
+          yield piece;
+          piece = '';
+        }
+      }
+    piece += first ? ']' : '\n  ]';
+  }
+  yield `${piece}\n}\n`;
+}
+
+/** A record as fixtures hold it (a token whose grant is gone: none). */
+function exported(store: Store, c: CollectionName, rec: unknown): unknown[] {
+  if (c === 'tokens') return exportedToken(store, rec as StoredToken);
+  if (c === 'oauth_grants') return [exportedGrant(store, rec as OAuthGrantRecord)];
+  return [rec];
+}
+
+/** A token as fixtures hold it: `token_sha256` for the id, and a grant's token with its grant's members (none if the grant is gone). */
+function exportedToken(store: Store, t: StoredToken): Array<Omit<TokenRecord, 'id'>> {
+  let full: TokenRecord;
+  if (isGrantToken(t)) {
+    const grant = store.get('oauth_grants', t.grant_id);
+    if (!grant) return [];
+    full = withGrant(t, grant, store.get('oauth_apps', grant.client_id)?.name ?? grant.client_id);
+  } else full = t;
+  const { id: _id, token_sha256, ...rest } = full;
+  return [{ token_sha256, ...rest }];
+}
+
+/** A grant as fixtures hold it: with its current refresh token, which its newest token response holds once it refreshed. */
+function exportedGrant(store: Store, g: OAuthGrantRecord): OAuthGrantRecord {
+  const r = refreshStateOf(store, g);
+  return { ...g, refresh_sha256: r.sha256, refresh_expires_at: r.expires_at, refresh_generation: r.generation };
+}
