@@ -12,6 +12,8 @@ const scratch = process.env.WCM_TEST_SCRATCH ?? mkdtempSync(path.join(tmpdir(), 
 process.env.WCM_TEST_SCRATCH = scratch;
 process.env.TMPDIR = scratch;
 const configDir = path.join(scratch, 'config');
+/** Test files about processes: the built binary, real servers killed mid-write, browsers, the soak. */
+const PROCESSES = ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/soak/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -23,8 +25,15 @@ export default defineConfig({
     maxWorkers: 2,
     fileParallelism: true,
     env: { WCM_CONFIG_DIR: configDir, TMPDIR: scratch, WCM_TEST_SCRATCH: scratch },
+    // After each file, what it left in PostgreSQL is dropped (test/support/postgres.ts).
+    setupFiles: ['test/support/per-file.ts'],
     projects: [
-      { extends: true, test: { name: 'json', include: ['test/**/*.test.ts'] } },
+      // In-process tests share their worker's loaded modules (isolate: false): loading the server and
+      // the CLI again for every file was half of these files' CPU (docs/testing.md). Each file still
+      // makes its own servers and stores; none mocks modules or changes globals.
+      { extends: true, test: { name: 'json', include: ['test/**/*.test.ts'], exclude: PROCESSES, isolate: false } },
+      // Files that spawn the binary, browsers and killed servers keep a fresh worker each.
+      { extends: true, test: { name: 'e2e', include: PROCESSES } },
       // The API behaviour and OpenAPI conformance again, with every server on PostgreSQL (SANDBOX.md:
       // one suite, parameterised by store; test/support/server.ts reads WCM_TEST_STORE).
       {
@@ -40,6 +49,7 @@ export default defineConfig({
             'test/server/named-snapshots.test.ts',
           ],
           env: { WCM_CONFIG_DIR: configDir, TMPDIR: scratch, WCM_TEST_SCRATCH: scratch, WCM_TEST_STORE: 'postgres' },
+          isolate: false,
         },
       },
     ],

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
 import postgres from 'postgres';
-import { afterAll, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 
 /** A database of its own for one test or test file, on the run's PostgreSQL (test/support/postgres-cluster.ts). */
 export interface TestDatabase {
@@ -49,7 +49,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
   try {
     onTestFinished(() => db.drop());
   } catch {
-    // Not inside a test: the file's afterAll below drops it.
+    // Not inside a test: dropped when the file's tests are done (dropLeftovers).
   }
   return db;
 }
@@ -77,14 +77,19 @@ export async function freshSchema(): Promise<TestDatabase> {
   try {
     onTestFinished(() => db.drop());
   } catch {
-    // Not inside a test: the file's afterAll below drops it.
+    // Not inside a test: dropped when the file's tests are done (dropLeftovers).
   }
   return db;
 }
 
-// Registered while the test file imports this module, so it runs when that file's tests are done.
-afterAll(async () => {
+/**
+ * Drops what the file's tests left (databases made outside a test) and ends the admin connection.
+ * test/support/per-file.ts calls it after every test file: a module-level afterAll here would only
+ * be registered by the first file of a worker that runs files without isolation (vitest.config.ts).
+ */
+async function dropLeftovers(): Promise<void> {
   for (const db of [...live]) await db.drop();
   await admin?.end({ timeout: 5 });
   admin = undefined;
-});
+}
+(globalThis as Record<symbol, unknown>)[Symbol.for('wcm.test.postgres.leftovers')] = dropLeftovers;
