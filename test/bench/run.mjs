@@ -3,7 +3,7 @@
 // (what a user would pick instead) and with the floor (bare node:http), in the same run, on the
 // same generated data. Prints a markdown table and writes it to test/bench/last-results.md.
 //
-//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pg-write,pg-read,pg-1m,pg-two] [--duration S] [--runs N] [--import-threads N]
+//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,cli-memory,pg-write,pg-read,pg-1m,pg-two] [--duration S] [--runs N] [--import-threads N]
 //                           [--out FILE] [--dir DATA_DIR]
 // --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
 // comparable with the full run).
@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIR, ROOT, ensureDatasets } from './datasets.mjs';
 import { generateThreads } from '../support/generate-threads.mjs';
+import { benchCliMemory } from './cli-memory.mjs';
 import { pgSections } from './pg.mjs';
 import {
   cpuTimeOf,
@@ -64,7 +65,7 @@ const cfg = {
   only: new Set(
     opt(
       'only',
-      'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pg-write,pg-read,pg-1m,pg-two',
+      'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,cli-memory,pg-write,pg-read,pg-1m,pg-two',
     ).split(','),
   ),
   // `wcm local import` of a fixture this big (SANDBOX.md, Bulk loading: 1,000,000 threads).
@@ -938,6 +939,7 @@ const sections = {
   import: benchImport,
   write: benchWrite,
   cli: benchCli,
+  'cli-memory': () => benchCliMemory({ row, log, fmt, cliEnv, NODE, WCM, work }),
   ...pg.sections,
 };
 const load0 = os.loadavg();
