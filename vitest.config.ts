@@ -13,7 +13,12 @@ process.env.WCM_TEST_SCRATCH = scratch;
 process.env.TMPDIR = scratch;
 const configDir = path.join(scratch, 'config');
 /** Test files about processes: the built binary, real servers killed mid-write, browsers, the soak. */
-const PROCESSES = ['test/e2e/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/soak/**/*.test.ts'];
+const PROCESSES = [
+  'test/e2e/**/*.test.ts',
+  'test/reliability/crash.test.ts',
+  'test/reliability/concurrency.test.ts',
+  'test/soak/**/*.test.ts',
+];
 
 export default defineConfig({
   test: {
