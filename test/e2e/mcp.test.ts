@@ -53,6 +53,17 @@ async function stdio(token: string, args: string[] = [], workspace: string | und
   return client;
 }
 
+/**
+ * One `wcm mcp` process per token for the checks run over both transports: starting one is most of
+ * such a check's cost, and these checks change nothing in a session (no log level, no handler).
+ */
+const stdioSessions = new Map<string, Promise<Client>>();
+function sharedStdio(token: string): Promise<Client> {
+  let session = stdioSessions.get(token);
+  if (!session) stdioSessions.set(token, (session = stdio(token)));
+  return session;
+}
+
 /** The SDK client on the real server's /mcp. */
 async function http(token: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
@@ -75,7 +86,7 @@ function problemOf(r: Awaited<ReturnType<Client['callTool']>>): Problem {
 }
 
 describe.each([
-  ['stdio (wcm mcp)', (token: string) => stdio(token)],
+  ['stdio (wcm mcp)', (token: string) => sharedStdio(token)],
   ['Streamable HTTP (/mcp)', (token: string) => http(token)],
 ])('over %s', (_, connect) => {
   it('tools/list: one tool per operation the token may use, named by operationId, with schemas and annotations', async () => {
