@@ -181,6 +181,14 @@ describe('threads on PostgreSQL', () => {
     });
     expect(await other.threads.size()).toBe(N);
     expect(await readFullThread(other, ALL[5].id)).toEqual(ALL[5]);
+    // Two such writes queued behind a third share one PostgreSQL transaction (group commit): both land.
+    const large = (k: number) =>
+      pg.transact((tx) => ALL.slice(k * 400, k * 400 + 1100).forEach((t) => putThread(tx, { ...t, subject: `k${k}` })));
+    await Promise.all([pg.transact((tx) => tx.put('settings', { id: 'x', value: 1 })), large(0), large(1)]);
+    expect((await readFullThread(other, ALL[0].id))!.subject).toBe('k0');
+    expect((await readFullThread(other, ALL[N - 1].id))!.subject).toBe('k1');
+    await pg.bulk((tx) => ALL.forEach((t) => putThread(tx, t)));
+    expect(await other.threads.size()).toBe(N);
   });
 
   it('are in named snapshots: a reset to one brings them back for every process', async () => {

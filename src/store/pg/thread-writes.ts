@@ -55,10 +55,17 @@ export async function applyTableWrites(sql: Sql, w: TableWrites): Promise<void> 
   if (rows.length <= COPY_ROWS)
     return void (await sql`insert into wcm_threads ${sql(rows, ...THREAD_COLUMNS)} ${UPSERT(sql)}`);
   // Into an emptied table, COPY straight in; else COPY aside, then one upsert from there.
-  if (w.cleared) return copyRows(sql, 'wcm_threads', rows);
-  await sql`create temp table wcm_threads_in (like wcm_threads) on commit drop`;
-  await copyRows(sql, 'wcm_threads_in', rows);
-  await sql`insert into wcm_threads select * from wcm_threads_in ${UPSERT(sql)}`;
+  if (w.cleared) await copyRows(sql, 'wcm_threads', rows);
+  else {
+    // Two large writes can share a PostgreSQL transaction (group commit): the second reuses the table.
+    await sql`create temp table if not exists wcm_threads_in (like wcm_threads) on commit drop`;
+    await sql`truncate wcm_threads_in`;
+    await copyRows(sql, 'wcm_threads_in', rows);
+    await sql`insert into wcm_threads select * from wcm_threads_in ${UPSERT(sql)}`;
+  }
+  // Fresh statistics at once, not whenever autovacuum comes by: without them the first pages after
+  // a large load were planned as scans of the whole table (12 s to the first page of 1,000,000).
+  await sql`analyze wcm_threads`;
 }
 
 /** A put replaces the thread; it keeps the row's messages when the transaction wrote none. */
