@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import { FixtureSchema } from './fixture-schema.js';
 import type { FixtureSink } from './fixture-stream.js';
+import { plainThread } from './fixture-fast.js';
+import type { LazyLines } from './lazy-lines.js';
+import { packThread, type FullThread } from './threads.js';
 
 /** One thing wrong with a fixture, at its JSON path. */
 export interface Problem {
@@ -51,7 +54,11 @@ export class FixtureCollector implements FixtureSink {
   private readonly problems: Problem[] = [];
   private total = 0;
 
-  constructor(private readonly source: string) {}
+  /** With `lines`, threads are kept packed (packThread): their messages written there as they are read. */
+  constructor(
+    private readonly source: string,
+    private readonly lines?: LazyLines,
+  ) {}
 
   member(name: string, value: unknown): void {
     if (!isMember(name)) return this.problem([name], 'unknown member');
@@ -69,9 +76,9 @@ export class FixtureCollector implements FixtureSink {
   element(name: string, index: number, value: unknown): void {
     const list = this.data[name];
     if (!isMember(name) || name === 'version' || !Array.isArray(list)) return;
-    const rec = this.check(elementSchema(name), value, [name, index]);
+    const rec = (name === 'threads' && plainThread(value)) || this.check(elementSchema(name), value, [name, index]);
     // After a problem records are only checked, not kept: nothing past the schema check runs then.
-    if (!this.total) list.push(rec);
+    if (!this.total) list.push(this.lines && name === 'threads' ? packThread(rec as FullThread, this.lines) : rec);
   }
 
   done(): CheckedFixture {

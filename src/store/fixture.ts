@@ -5,9 +5,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { FixtureCollector, FixtureError, jsonPath, type CheckedFixture } from './fixture-check.js';
 import { FIXTURE_COLLECTIONS, FixtureSchema } from './fixture-schema.js';
-import type { CollectionName, RecordTypes, TokenRecord, Tx } from './records.js';
+import type { LazyLines } from './lazy-lines.js';
+import type { CollectionName, RecordTypes, ThreadRecord, TokenRecord, Tx } from './records.js';
 import type { Store } from './store.js';
-import { putThread, type FullThread } from './threads.js';
+import { putMessageLines, putThread, sortedMessages, type FullThread } from './threads.js';
 
 export { FIXTURE_COLLECTIONS, FixtureSchema, type Fixture } from './fixture-schema.js';
 export { FixtureError } from './fixture-check.js';
@@ -15,9 +16,13 @@ export { exportFixture, exportText } from './fixture-export.js';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** A fixture's records; threads still carry their messages (the store keeps them apart). */
+/**
+ * A fixture's records; threads still carry their messages (the store keeps them apart), or were
+ * packed as the file was read (packThread): the thread's record, its messages lines of `messages`.
+ */
 export type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & {
-  threads: FullThread[];
+  threads: Array<FullThread | ThreadRecord>;
+  messages?: LazyLines;
 };
 
 /** Records that exist already (the store, plus fixture files read before this one). */
@@ -52,42 +57,43 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
 /** The checks across records of a fixture that passed its schema, and its records as the store keeps them. */
 export function checkFixture(f: CheckedFixture, source: string, existing?: RecordLookup): Records {
   const problems: Array<{ path: string; message: string }> = [];
-  const ids = new Map<string, Set<string>>();
-  const seen = new Map<string, string>();
+  // Per collection, each id's last position. Paths are spelled only for problems (100,000 threads).
+  const ids = new Map<string, Map<string, number>>();
+  const where = (c: string, i: number) => `$.${c}[${i}]${c === 'tokens' ? '' : '.id'}`;
   for (const c of FIXTURE_COLLECTIONS) {
-    const set = new Set<string>();
-    ids.set(c, set);
+    const at = new Map<string, number>();
+    ids.set(c, at);
     (f[c] ?? []).forEach((rec: { id?: string; token?: string; token_sha256?: string }, i: number) => {
       const id = c === 'tokens' ? tokenId(rec.token ? hashToken(rec.token) : rec.token_sha256!) : rec.id!;
-      const where = `$.${c}[${i}]${c === 'tokens' ? '' : '.id'}`;
-      if (seen.has(`${c}:${id}`))
+      const before = at.get(id);
+      if (before !== undefined)
         problems.push({
-          path: where,
-          message: `duplicate ${c === 'tokens' ? 'token' : `id \`${id}\``} (also at ${seen.get(`${c}:${id}`)})`,
+          path: where(c, i),
+          message: `duplicate ${c === 'tokens' ? 'token' : `id \`${id}\``} (also at ${where(c, before)})`,
         });
       else if (existing?.get(c, id))
-        problems.push({ path: where, message: `id \`${id}\` already exists in the store` });
-      seen.set(`${c}:${id}`, where);
-      set.add(id);
+        problems.push({ path: where(c, i), message: `id \`${id}\` already exists in the store` });
+      at.set(id, i);
     });
   }
   const has = (c: CollectionName, id: string) => ids.get(c)?.has(id) || !!existing?.get(c, id);
-  const ref = (c: CollectionName, id: string | null | undefined, path: string) => {
-    if (id != null && !has(c, id)) problems.push({ path, message: `refers to ${c} \`${id}\`, which does not exist` });
+  const ref = (c: CollectionName, id: string | null | undefined, path: () => string) => {
+    if (id != null && !has(c, id))
+      problems.push({ path: path(), message: `refers to ${c} \`${id}\`, which does not exist` });
   };
   f.workspaces?.forEach((w, i) =>
-    w.members.forEach((m, j) => ref('users', m.user_id, `$.workspaces[${i}].members[${j}].user_id`)),
+    w.members.forEach((m, j) => ref('users', m.user_id, () => `$.workspaces[${i}].members[${j}].user_id`)),
   );
   f.tokens?.forEach((t, i) => {
-    ref('users', t.user_id, `$.tokens[${i}].user_id`);
-    t.workspace_ids?.forEach((w, j) => ref('workspaces', w, `$.tokens[${i}].workspace_ids[${j}]`));
-    if (t.grant_id !== undefined) ref('oauth_grants', t.grant_id, `$.tokens[${i}].grant_id`);
+    ref('users', t.user_id, () => `$.tokens[${i}].user_id`);
+    t.workspace_ids?.forEach((w, j) => ref('workspaces', w, () => `$.tokens[${i}].workspace_ids[${j}]`));
+    if (t.grant_id !== undefined) ref('oauth_grants', t.grant_id, () => `$.tokens[${i}].grant_id`);
   });
-  f.oauth_apps?.forEach((a, i) => ref('workspaces', a.workspace_id, `$.oauth_apps[${i}].workspace_id`));
+  f.oauth_apps?.forEach((a, i) => ref('workspaces', a.workspace_id, () => `$.oauth_apps[${i}].workspace_id`));
   f.oauth_grants?.forEach((g, i) => {
-    ref('users', g.user_id, `$.oauth_grants[${i}].user_id`);
-    if (g.client_id !== 'wcm-cli') ref('oauth_apps', g.client_id, `$.oauth_grants[${i}].client_id`);
-    g.workspace_ids.forEach((w, j) => ref('workspaces', w, `$.oauth_grants[${i}].workspace_ids[${j}]`));
+    ref('users', g.user_id, () => `$.oauth_grants[${i}].user_id`);
+    if (g.client_id !== 'wcm-cli') ref('oauth_apps', g.client_id, () => `$.oauth_grants[${i}].client_id`);
+    g.workspace_ids.forEach((w, j) => ref('workspaces', w, () => `$.oauth_grants[${i}].workspace_ids[${j}]`));
   });
   for (const c of [
     'listings',
@@ -103,12 +109,12 @@ export function checkFixture(f: CheckedFixture, source: string, existing?: Recor
     'analytics_events',
   ] as const) {
     (f[c] ?? []).forEach((r: { workspace_id: string }, i: number) =>
-      ref('workspaces', r.workspace_id, `$.${c}[${i}].workspace_id`),
+      ref('workspaces', r.workspace_id, () => `$.${c}[${i}].workspace_id`),
     );
   }
-  f.articles?.forEach((a, i) => ref('knowledge_lists', a.list_id, `$.articles[${i}].list_id`));
-  f.orders?.forEach((o, i) => ref('offers', o.offer_id, `$.orders[${i}].offer_id`));
-  f.analytics_events?.forEach((e, i) => ref('agents', e.agent_id, `$.analytics_events[${i}].agent_id`));
+  f.articles?.forEach((a, i) => ref('knowledge_lists', a.list_id, () => `$.articles[${i}].list_id`));
+  f.orders?.forEach((o, i) => ref('offers', o.offer_id, () => `$.orders[${i}].offer_id`));
+  f.analytics_events?.forEach((e, i) => ref('agents', e.agent_id, () => `$.analytics_events[${i}].agent_id`));
   if (problems.length) throw new FixtureError(source, problems);
 
   const tokens: TokenRecord[] = (f.tokens ?? []).map((t) => {
@@ -153,12 +159,7 @@ export function checkFixture(f: CheckedFixture, source: string, existing?: Recor
           created_at: v.created_at,
         })),
     })),
-    threads: (f.threads ?? []).map((t) => ({
-      ...t,
-      messages: [...t.messages].sort((a, b) =>
-        a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0,
-      ),
-    })) as FullThread[],
+    threads: (f.threads ?? []).map((t) => ('messages' in t ? sortedMessages(t as FullThread) : t)),
     bookings: f.bookings ?? [],
     voice_interactions: f.voice_interactions ?? [],
     offers: (f.offers as RecordTypes['offers'][]) ?? [],
@@ -211,10 +212,15 @@ export function putRecords(tx: Tx, sets: ReadonlyArray<Records>): Record<string,
   const counts: Record<string, number> = {};
   for (const records of sets) {
     for (const c of FIXTURE_COLLECTIONS) {
-      if (c === 'threads') for (const t of records.threads) putThread(tx, t);
+      if (c === 'threads')
+        for (const t of records.threads) {
+          if ('messages' in t) putThread(tx, t);
+          else tx.put('threads', t);
+        }
       else for (const rec of records[c]) tx.put(c, rec as never);
       if (records[c].length) counts[c] = (counts[c] ?? 0) + records[c].length;
     }
+    if (records.messages) putMessageLines(tx, records.messages);
   }
   return counts;
 }
@@ -231,7 +237,8 @@ export function lookupWith(store: RecordLookup, sets: ReadonlyArray<Records>): R
     if (!m) {
       m = new Map();
       for (const set of sets)
-        for (const r of (set as Record<string, Array<{ id: string }>>)[c] ?? []) if (!m.has(r.id)) m.set(r.id, r);
+        for (const r of (set as unknown as Record<string, Array<{ id: string }>>)[c] ?? [])
+          if (!m.has(r.id)) m.set(r.id, r);
       byId.set(c, m);
     }
     return m;

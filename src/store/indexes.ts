@@ -208,3 +208,10 @@ export function createIndexSet(): IndexSet {
   }
   return set;
 }
+
+/** A record's index stub: its id and the `fields` the indexes of its lazy collection read. */
+export function stubOf(rec: { id: string }, fields: readonly string[]): { id: string } {
+  const out: Record<string, unknown> = { id: rec.id };
+  for (const f of fields) out[f] = (rec as unknown as Record<string, unknown>)[f];
+  return out as { id: string };
+}

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { FixtureCollector, type CheckedFixture } from './fixture-check.js';
 import { readFixtureStream, FixtureSyntaxError } from './fixture-stream.js';
 import {
@@ -9,6 +10,7 @@ import {
   type RecordLookup,
   type Records,
 } from './fixture.js';
+import { LazyLines } from './lazy-lines.js';
 import type { Store } from './store.js';
 
 const unreadable = (file: string, err: unknown) =>
@@ -20,14 +22,17 @@ const notJson = (file: string, err: unknown) =>
 
 /**
  * Reads and validates a fixture file as a stream (fixture-stream.ts): records are checked as they
- * are read, and the file's text is never held whole.
+ * are read, and the file's text is never held whole. `packed`: threads are kept packed
+ * (packThread), their messages as lines for a bulk load.
  */
 export async function readFixtureFile(
   file: string,
   existing?: RecordLookup,
   checked?: (f: CheckedFixture) => void,
+  packed = false,
 ): Promise<Records> {
-  const collector = new FixtureCollector(file);
+  const lines = packed ? new LazyLines((await stat(file).catch(() => null))?.size ?? 0) : undefined;
+  const collector = new FixtureCollector(file, lines);
   try {
     await readFixtureStream(file, collector);
   } catch (err) {
@@ -37,7 +42,7 @@ export async function readFixtureFile(
   }
   const f = collector.done();
   checked?.(f);
-  return checkFixture(f, file, existing);
+  return { ...checkFixture(f, file, existing), messages: lines };
 }
 
 /**
@@ -58,7 +63,7 @@ export async function seedStore(
     all.push(
       parsed
         ? parseFixture(parsed[i], file, lookupWith(store, all))
-        : await readFixtureFile(file, lookupWith(store, all), checked),
+        : await readFixtureFile(file, lookupWith(store, all), checked, !store.shared),
     );
   if (store.shared) await refuseTakenThreads(store, files, all);
   return importRecords(store, ...all);

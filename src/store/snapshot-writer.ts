@@ -21,18 +21,26 @@ export type SnapshotSection =
  * Appends bytes to a list of large buffers: no per-record Buffer objects, no final copy. Filled
  * chunks can be taken as it goes (`take`), so a writer streaming them holds about one chunk.
  */
-class ChunkWriter {
+export class ChunkWriter {
   private chunks: Buffer[] = [];
   private buf = Buffer.allocUnsafe(0);
   private pos = 0;
+  /** Bytes before the current buffer's. */
+  private before = 0;
 
   constructor(private readonly size: number) {}
 
   private room(n: number): void {
     if (this.buf.length - this.pos >= n) return;
     if (this.pos) this.chunks.push(this.buf.subarray(0, this.pos));
+    this.before += this.pos;
     this.buf = Buffer.allocUnsafe(Math.max(this.size, n));
     this.pos = 0;
+  }
+
+  /** How many bytes were written so far. */
+  get length(): number {
+    return this.before + this.pos;
   }
 
   string(s: string): void {
@@ -41,8 +49,20 @@ class ChunkWriter {
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
-  /** A long run of bytes (unread records copied whole) is cut across chunks. */
+  /**
+   * A run of bytes (unread records copied whole). One longer than a chunk is handed out as pieces
+   * of `src` itself, not copied (a bulk load's lines, a hundred megabytes in one run).
+   */
   bytes(src: Buffer, start: number, end: number): void {
+    if (end - start >= this.size) {
+      if (this.pos) this.chunks.push(this.buf.subarray(0, this.pos));
+      this.buf = this.buf.subarray(this.pos);
+      this.before += this.pos;
+      this.pos = 0;
+      this.before += end - start;
+      for (; start < end; start += this.size) this.chunks.push(src.subarray(start, Math.min(end, start + this.size)));
+      return;
+    }
     while (start < end) {
       this.room(Math.min(this.size, end - start));
       const n = src.copy(this.buf, this.pos, start, Math.min(end, start + this.buf.length - this.pos));
@@ -64,6 +84,7 @@ class ChunkWriter {
 
   done(): Buffer[] {
     if (this.pos) this.chunks.push(this.buf.subarray(0, this.pos));
+    this.before += this.pos;
     this.buf = Buffer.allocUnsafe(0);
     this.pos = 0;
     return this.take();

@@ -1,4 +1,4 @@
-import { createIndexSet, type IndexedRecord, type IndexName } from './indexes.js';
+import { createIndexSet, stubOf, type IndexedRecord, type IndexName } from './indexes.js';
 import type { SortedIndex } from './sorted-index.js';
 import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes, type Tx } from './records.js';
 import type { SnapshotSection } from './snapshot-writer.js';
@@ -176,6 +176,13 @@ export class State {
         if (this.data.get(c)!.size) written.add(c);
         this.data.get(c)!.clear();
       },
+      // Taken as a cold start takes a snapshot's lines, unless the collection has indexes or lines already.
+      putLines: (c, lines) => {
+        if (this.lazyBytes.has(c) || this.indexSet.byCollection.has(c)) return false;
+        this.loadLazy(c, lines.bytes(), lines.ids, lines.offsets);
+        written.add(c);
+        return true;
+      },
     };
   }
 
@@ -190,15 +197,8 @@ export class State {
       const idxs = this.indexSet.byCollection.get(c) ?? [];
       if (LAZY_COLLECTIONS.has(c) && ![...m.values()].some((v) => typeof v === 'number')) this.lazyBytes.delete(c);
       if (!idxs.length) continue;
-      let recs = [...m.values()] as Array<{ id: string } | number>;
-      if (this.lazyBytes.has(c)) {
-        const stubs = new Map<string, { id: string }>();
-        for (const idx of idxs) for (const rec of idx.all()) stubs.set(rec.id, rec);
-        recs = [...m].map(([id, v]) =>
-          typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string }),
-        );
-      }
-      for (const idx of idxs) idx.reset(recs as Array<{ id: string }>);
+      const recs = this.keyed(c);
+      for (const idx of idxs) idx.reset(recs);
     }
   }
 
@@ -260,6 +260,21 @@ export class State {
     }
   }
 
+  /**
+   * Every record of an indexed collection as its indexes read it: a record still unread by the
+   * stub they hold (read when it is in no partition of any index, so has no stub there).
+   */
+  private keyed(c: CollectionName): Array<{ id: string }> {
+    const m = this.data.get(c)!;
+    const stubs = new Map<string, { id: string }>();
+    if (this.lazyBytes.has(c))
+      for (const idx of this.indexSet.byCollection.get(c)!)
+        for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
+    return [...m].map(([id, v]) =>
+      typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string }),
+    );
+  }
+
   /** The whole state, taken at once, as the sections encodeSnapshot writes. */
   snapshotSections(): SnapshotSection[] {
     return COLLECTIONS.map((c) => {
@@ -270,26 +285,13 @@ export class State {
       const bytes = this.lazyBytes.get(c);
       const fields = this.indexSet.stubFields.get(c);
       if (!fields) return { collection: c, lazy: [...m], source: bytes };
-      const stubs = new Map<string, { id: string }>();
-      for (const idx of this.indexSet.byCollection.get(c)!)
-        for (const rec of idx.all()) if (typeof m.get(rec.id) === 'number') stubs.set(rec.id, rec);
-      // A record in no partition of any index has no stub there: read it.
-      const keyed = [...m].map(([id, v]) =>
-        typeof v === 'number' ? (stubs.get(id) ?? (this.get(c, id) as { id: string })) : (v as { id: string }),
-      );
-      const ordered = this.indexSet.byCollection.get(c)![0].order(keyed);
+      const ordered = this.indexSet.byCollection.get(c)![0].order(this.keyed(c));
       return {
         collection: c,
         lazy: ordered.map((k) => [k.id, m.get(k.id)] as [string, unknown]),
         source: bytes,
-        stubs: ordered.map((k) => pick(k, fields)),
+        stubs: ordered.map((k) => stubOf(k, fields)),
       };
     });
   }
-}
-
-function pick(rec: { id: string }, fields: readonly string[]): { id: string } {
-  const out: Record<string, unknown> = { id: rec.id };
-  for (const f of fields) out[f] = (rec as unknown as Record<string, unknown>)[f];
-  return out as { id: string };
 }

@@ -1,4 +1,5 @@
 import { CHANNELS } from '../contract/enums.js';
+import type { LazyLines } from './lazy-lines.js';
 import type { MessageRecord, ThreadMessagesRecord, ThreadRecord, Tx } from './records.js';
 
 /** A thread with its messages inline, as fixtures and `getThread` have it. */
@@ -31,6 +32,21 @@ export function splitThread(t: FullThread): { thread: ThreadRecord; messages: Th
   return { thread, messages: { id: t.id, messages } };
 }
 
+/** A fixture's thread with its messages oldest first (a fixture may list them in any order). */
+export function sortedMessages(t: FullThread): FullThread {
+  return {
+    ...t,
+    messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)),
+  };
+}
+
+/** A fixture's thread as a bulk load keeps it as it reads: its record, and its messages as a line of `lines`. */
+export function packThread(t: FullThread, lines: LazyLines): ThreadRecord {
+  const { thread, messages } = splitThread(sortedMessages(t));
+  lines.add(messages);
+  return thread;
+}
+
 /** The fixture's member order (docs/server.md: Store fixtures), so an export imports back byte for byte. */
 export function joinThread(t: ThreadRecord, m: ThreadMessagesRecord | undefined): FullThread {
   return {
@@ -50,4 +66,10 @@ export function putThread(tx: Tx, t: FullThread): ThreadRecord {
   const { thread, messages } = splitThread(t);
   tx.put('thread_messages', messages);
   return tx.put('threads', thread);
+}
+
+/** Writes packed threads' messages (packThread): as the lines they are when the store takes them so. */
+export function putMessageLines(tx: Tx, lines: LazyLines): void {
+  if (tx.putLines?.('thread_messages', lines)) return;
+  for (let i = 0; i < lines.ids.length; i++) tx.put('thread_messages', lines.record(i) as ThreadMessagesRecord);
 }
