@@ -14,16 +14,16 @@ export type FullThread = Omit<ThreadRecord, 'channels' | 'message_count' | 'last
  * write of a thread goes through here, so the derived fields cannot drift from the messages.
  */
 export function splitThread(t: FullThread): { thread: ThreadRecord; messages: ThreadMessagesRecord } {
-  const { messages, ...rest } = t;
+  const messages = t.messages;
   const last = messages[messages.length - 1];
   const thread: ThreadRecord = {
-    id: rest.id,
-    workspace_id: rest.workspace_id,
-    subject: rest.subject,
-    status: rest.status,
-    unread: rest.unread,
-    starred: rest.starred,
-    contact: rest.contact,
+    id: t.id,
+    workspace_id: t.workspace_id,
+    subject: t.subject,
+    status: t.status,
+    unread: t.unread,
+    starred: t.starred,
+    contact: t.contact,
     channels: CHANNELS.filter((c) => messages.some((m) => m.channel === c)),
     message_count: messages.length,
     last_message_at: last?.created_at ?? null,
@@ -34,9 +34,14 @@ export function splitThread(t: FullThread): { thread: ThreadRecord; messages: Th
 
 /** A fixture's thread with its messages oldest first (a fixture may list them in any order). */
 export function sortedMessages(t: FullThread): FullThread {
+  const m = t.messages;
+  let sorted = true;
+  for (let i = 1; i < m.length && sorted; i++) sorted = m[i - 1].created_at <= m[i].created_at;
+  // The sort is stable: messages already in order stay as they are (the usual case, not copied).
+  if (sorted) return t;
   return {
     ...t,
-    messages: [...t.messages].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)),
+    messages: [...m].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)),
   };
 }
 
