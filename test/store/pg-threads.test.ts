@@ -150,6 +150,20 @@ describe('threads on PostgreSQL', () => {
     expect(fromJson).toBe(JSON.stringify(exportFixture(json), null, 2) + '\n');
   });
 
+  it('cache pages in each process only until it catches up with a write of threads by any process', async () => {
+    const f = { workspace: WS[0], view: 'inbox' as const, q: '' };
+    const top = async () => (await other.threads.page(f, null, 3, (t) => `${t.id} ${t.subject}`)).items[0];
+    const before = await top();
+    expect(await top()).toBe(before);
+    const t = (await readFullThread(pg, before.split(' ')[0]))!;
+    await pg.transact((tx) => putThread(tx, { ...t, subject: 'Renamed on another process' }));
+    await other.sync();
+    expect(await top()).toBe(`${t.id} Renamed on another process`);
+    await pg.transact((tx) => putThread(tx, t));
+    await other.sync();
+    expect(await top()).toBe(before);
+  });
+
   it('refuse an import whose thread ids exist already, naming them, and write nothing', async () => {
     const file = path.join(dir, 'dup.json');
     const fresh = { ...ALL[1], id: uuid(777_777) };

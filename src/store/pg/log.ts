@@ -162,7 +162,10 @@ export class PgLog {
           for (const p of batch) {
             try {
               const { result, ops, undo, table } = this.host.run(p.fn);
-              if (ops.length) rows.push({ seq: base + rows.length + 1, ops: JSON.stringify(ops) });
+              // A write of threads only still takes a journal row (its ops may be none): every
+              // process's sequence number moves, and with it the threads' page cache (threads.ts).
+              if (ops.length || hasTableWrites(table))
+                rows.push({ seq: base + rows.length + 1, ops: JSON.stringify(ops) });
               if (hasTableWrites(table)) tables.push(table);
               done.push({ p, result, undo });
             } catch (err) {

@@ -32,7 +32,10 @@ export async function openLog(url: string, store: Store): Promise<PgLog> {
     await migrate(sql);
     const log = new PgLog(sql, sharedHost(store));
     // The threads are read from their table, never held (threads.ts).
-    store.threads = pgThreads(() => log.sql);
+    store.threads = pgThreads(
+      () => log.sql,
+      () => store.seq,
+    );
     await log.open();
     return log;
   } catch (err) {

@@ -2,7 +2,7 @@ import type { Sql } from 'postgres';
 import type { Channel, ThreadView } from '../../contract/enums.js';
 import type { CollectionName, MessageRecord, ThreadMessagesRecord, ThreadRecord } from '../records.js';
 import type { SortKey } from '../sorted-index.js';
-import { searchFields, threadKey, type ThreadRepository } from '../thread-repository.js';
+import { searchFields, threadKey, type ThreadFilter, type ThreadRepository } from '../thread-repository.js';
 import { joinThread } from '../threads.js';
 
 /**
@@ -92,25 +92,47 @@ const parse = (text: string) => Object.freeze(JSON.parse(text)) as ThreadRecord;
 const messagesOf = (text: string | null): MessageRecord[] =>
   text ? (JSON.parse(text) as ThreadMessagesRecord).messages : [];
 
-/** The threads repository over `wcm_threads` (through `sql()`, the store's current connection pool). */
-export function pgThreads(sql: () => Sql): ThreadRepository {
+/** Pages kept per process (a page of 100 threads is about 60 KB). */
+const CACHED_PAGES = 256;
+
+/**
+ * The threads repository over `wcm_threads` (through `sql()`, the store's current connection pool).
+ * Pages are cached per process, keyed by the store's sequence number `seq()`: every write (of
+ * threads or anything else) moves it in every process on its next request, so a cached page is
+ * never older than what the process has caught up with. A cache it may lose.
+ */
+export function pgThreads(sql: () => Sql, seq: () => number): ThreadRepository {
   const where = (q: Sql, workspace: string, view: ThreadView, channel?: Channel) =>
     q`workspace_id = ${workspace} and ${q.unsafe(VIEW_WHERE[view])} ${channel ? q`and ${channel} = any(channels)` : q``}`;
+  /** One page from the table: a keyset range of the view's partial index, channel and `q` checked in order. */
+  const fetchPage = async (f: ThreadFilter, after: SortKey | null, limit: number) => {
+    const q = sql();
+    const rows = await q<Array<{ thread: string }>>`
+      select thread from wcm_threads
+      where ${where(q, f.workspace, f.view, f.channel)}
+        ${f.q ? q`and exists (select from unnest(search) s where strpos(s, ${noNul(f.q)}) > 0)` : q``}
+        ${after ? q`and (sort_at, id) < (${sortAt(after)}, ${String(after[1])})` : q``}
+      order by sort_at desc, id desc
+      limit ${limit + 1}`;
+    return { threads: rows.slice(0, limit).map((r) => parse(r.thread)), more: rows.length > limit };
+  };
+  const pages = new Map<string, { at: number; threads: ThreadRecord[]; more: boolean }>();
   return {
     async page(f, after, limit, map) {
-      const q = sql();
-      const rows = await q<Array<{ thread: string }>>`
-        select thread from wcm_threads
-        where ${where(q, f.workspace, f.view, f.channel)}
-          ${f.q ? q`and exists (select from unnest(search) s where strpos(s, ${noNul(f.q)}) > 0)` : q``}
-          ${after ? q`and (sort_at, id) < (${sortAt(after)}, ${String(after[1])})` : q``}
-        order by sort_at desc, id desc
-        limit ${limit + 1}`;
-      const threads = rows.slice(0, limit).map((r) => parse(r.thread));
+      const key = JSON.stringify([f.workspace, f.view, f.channel ?? null, f.q ?? '', after, limit]);
+      const at = seq();
+      let hit = pages.get(key);
+      if (!hit || hit.at !== at) {
+        hit = { at, ...(await fetchPage(f, after, limit)) };
+        pages.delete(key);
+        // -1: the last commit's outcome is unknown (log.ts); nothing is kept until the next catch-up.
+        if (at >= 0) pages.set(key, hit);
+        if (pages.size > CACHED_PAGES) pages.delete(pages.keys().next().value!);
+      }
       return {
-        items: threads.map(map),
-        last: threads.length ? threadKey(threads[threads.length - 1]) : null,
-        more: rows.length > limit,
+        items: hit.threads.map(map),
+        last: hit.threads.length ? threadKey(hit.threads[hit.threads.length - 1]) : null,
+        more: hit.more,
       };
     },
     async get(id) {
