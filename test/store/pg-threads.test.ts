@@ -159,9 +159,14 @@ describe('threads on PostgreSQL', () => {
     await pg.transact((tx) => putThread(tx, { ...t, subject: 'Renamed on another process' }));
     await other.sync();
     expect(await top()).toBe(`${t.id} Renamed on another process`);
+    const open = await other.threads.count(WS[0], 'inbox');
+    await pg.transact((tx) => putThread(tx, { ...t, status: 'closed' }));
+    await other.sync();
+    expect(await other.threads.count(WS[0], 'inbox')).toBe(open - 1);
     await pg.transact((tx) => putThread(tx, t));
     await other.sync();
     expect(await top()).toBe(before);
+    expect(await other.threads.count(WS[0], 'inbox')).toBe(open);
   });
 
   it('refuse an import whose thread ids exist already, naming them, and write nothing', async () => {

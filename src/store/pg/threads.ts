@@ -117,6 +117,7 @@ export function pgThreads(sql: () => Sql, seq: () => number): ThreadRepository {
     return { threads: rows.slice(0, limit).map((r) => parse(r.thread)), more: rows.length > limit };
   };
   const pages = new Map<string, { at: number; threads: ThreadRecord[]; more: boolean }>();
+  const counts = new Map<string, { at: number; n: number }>();
   return {
     async page(f, after, limit, map) {
       const key = JSON.stringify([f.workspace, f.view, f.channel ?? null, f.q ?? '', after, limit]);
@@ -141,9 +142,17 @@ export function pgThreads(sql: () => Sql, seq: () => number): ThreadRepository {
       return row && { thread: parse(row.thread), messages: messagesOf(row.messages) };
     },
     async count(workspace, view, channel) {
+      // Every dashboard page shows the inbox's count: counted once per catch-up, not per page view.
+      const key = JSON.stringify([workspace, view, channel ?? null]);
+      const at = seq();
+      const hit = counts.get(key);
+      if (hit && hit.at === at) return hit.n;
       const q = sql();
       const [row] = await q<Array<{ n: number }>>`
         select count(*)::float8 as n from wcm_threads where ${where(q, workspace, view, channel)}`;
+      counts.delete(key);
+      if (at >= 0) counts.set(key, { at, n: row.n });
+      if (counts.size > CACHED_PAGES) counts.delete(counts.keys().next().value!);
       return row.n;
     },
     async size() {
