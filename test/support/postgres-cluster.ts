@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rename, rm, stat, statfs } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -28,11 +28,13 @@ const SETTINGS = {
 };
 /** Room a cluster in memory must leave free: tests make and drop a few thousand schemas, not big data. */
 const TMPFS_MIN_FREE = 2 * 1024 ** 3;
+const SHM = '/dev/shm';
+const SHM_PREFIX = 'wcm-test-postgres-';
 
 /**
- * Vitest global setup: one PostgreSQL server for the whole run, in the run's scratch directory,
- * its URL in `WCM_TEST_PG_URL` for every test process (test/support/postgres.ts makes a database
- * per test file from it). A URL already in the environment is used as it is (a developer's own
+ * Vitest global setup: one PostgreSQL server for the whole run (where: clusterDir), its URL in
+ * `WCM_TEST_PG_URL` for every test process (test/support/postgres.ts makes a database per test
+ * file from it). A URL already in the environment is used as it is (a developer's own
  * server). When the server cannot start, the tests that need it fail with the reason; in CI the
  * whole run fails at once, never skipping them.
  */
@@ -69,17 +71,42 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
  */
 async function clusterDir(scratch: string): Promise<{ dir: string; remove(): Promise<void> }> {
   const onDisk = { dir: path.join(scratch, 'postgres'), remove: async () => undefined };
-  const shm = '/dev/shm';
-  const free = await statfs(shm).then(
+  await removeStale();
+  const free = await statfs(SHM).then(
     (s) => s.bavail * s.bsize,
     () => 0,
   );
   if (free < TMPFS_MIN_FREE) return onDisk;
-  const parent = await mkdtemp(path.join(shm, 'wcm-test-postgres-')).catch(() => null);
+  const parent = await mkdtemp(path.join(SHM, SHM_PREFIX)).catch(() => null);
   if (!parent) return onDisk;
   // As root the server runs as `postgres`, which must get through this directory too.
   if (process.getuid?.() === 0) await chmod(parent, 0o711);
   return { dir: path.join(parent, 'postgres'), remove: () => rm(parent, { recursive: true, force: true }) };
+}
+
+/**
+ * Removes clusters that runs killed before their teardown left in memory: no server running on
+ * them, and untouched for ten minutes (a run still copying its cluster in has no server yet).
+ */
+async function removeStale(): Promise<void> {
+  const names = await readdir(SHM).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith(SHM_PREFIX))) {
+    const parent = path.join(SHM, name);
+    const pidFile = await readFile(path.join(parent, 'postgres/data/postmaster.pid'), 'utf8').catch(() => '');
+    const pid = Number(pidFile.split('\n')[0]);
+    if (pid && running(pid)) continue;
+    const { mtimeMs } = await stat(parent).catch(() => ({ mtimeMs: Date.now() }));
+    if (Date.now() - mtimeMs > 10 * 60_000) await rm(parent, { recursive: true, force: true });
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
