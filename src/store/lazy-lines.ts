@@ -20,10 +20,13 @@ export class LazyLines {
   }
 
   add(rec: { id: string }): void {
-    this.out.string(`${JSON.stringify(rec.id)}\t`);
+    this.out.string(JSON.stringify(rec.id));
+    this.out.string('\t');
     this.ids.push(rec.id);
     this.offsets.push(this.out.length);
-    this.out.string(`${JSON.stringify(rec)}\n`);
+    // Not `${json}\n`: writing that joined string would copy the record's JSON once more.
+    this.out.string(JSON.stringify(rec));
+    this.out.string('\n');
   }
 
   /** Every line, in one buffer; nothing can be added after. */
