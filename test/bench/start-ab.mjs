@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Same-moment A/B of a server's start, for work on the start-up and seed paths: each checkout's
+// `wcm serve` is started in turn (the order flips every round), and the time to its first answered
+// request is printed with the server's CPU time at that moment, which a busy host disturbs far
+// less than the wall time.
+//
+//   node test/bench/start-ab.mjs --seed FIXTURE [--runs 4] CHECKOUT...   `serve --seed` into an empty store
+//   node test/bench/start-ab.mjs --data FILE [--runs 4] CHECKOUT...      a restart on (a copy of) a data file
+//
+// Each CHECKOUT must be built (`npm run build` there).
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cpuTimeOf, httpRequest, median, startServer, stopServer } from './procs.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (name) => (argv.includes(`--${name}`) ? argv.splice(argv.indexOf(`--${name}`), 2)[1] : undefined);
+const seed = opt('seed');
+const data = opt('data');
+const runs = Number(opt('runs') ?? 4);
+const sides = argv.map((c) => path.resolve(c));
+if (!sides.length || !!seed === !!data) {
+  console.error('usage: start-ab.mjs (--seed FIXTURE | --data FILE) [--runs N] CHECKOUT...');
+  process.exit(2);
+}
+const work = mkdtempSync(path.join(os.tmpdir(), 'wcm-start-ab-'));
+const results = new Map(sides.map((s) => [s, []]));
+try {
+  for (let r = 0; r < runs; r++)
+    for (const [i, side] of (r % 2 ? [...sides].reverse() : sides).entries()) {
+      const dir = path.join(work, `${r}-${i}`);
+      mkdirSync(dir);
+      const file = path.join(dir, 'store.json');
+      if (data) cpSync(data, file);
+      const s = await startServer(
+        process.execPath,
+        [path.join(side, 'bin/wcm.js'), 'serve', '--port', '0', '--data', file, ...(seed ? ['--seed', seed] : [])],
+        {
+          env: {
+            WCM_CONFIG_DIR: path.join(dir, 'config'),
+            NO_COLOR: '1',
+            WCM_ADMIN_TOKEN: `wcm_admin_${'b'.repeat(32)}`,
+          },
+          ready: /wcm listening on (\S+)/,
+          timeoutMs: 300_000,
+          name: 'wcm serve',
+        },
+      );
+      await httpRequest(`${s.match[1]}/workspaces/x/threads?limit=1`, { headers: { authorization: 'Bearer x' } });
+      const wall = performance.now() - s.t0;
+      const cpu = cpuTimeOf(s.child.pid);
+      await stopServer(s);
+      rmSync(dir, { recursive: true, force: true });
+      results.get(side).push({ wall, cpu });
+      console.log(`${side} round ${r + 1}: ${wall.toFixed(0)} ms to the first answer, ${cpu.toFixed(0)} ms CPU`);
+    }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+const span = (xs) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
+for (const [side, rs] of results)
+  console.log(`${side}: wall ${span(rs.map((x) => x.wall))}, CPU ${span(rs.map((x) => x.cpu))}`);
