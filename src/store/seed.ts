@@ -48,7 +48,7 @@ export async function readFixtureFile(
 /**
  * Reads, validates and imports fixture files into a store: all or nothing. `parsed` are the files'
  * documents when the caller already read them; else each file is streamed, and `checked` sees each
- * as it passed its schema (tokens still in clear).
+ * as it passed its schema (tokens still in clear; on the JSON store its threads already packed, packThread).
  */
 export async function seedStore(
   store: Store,
