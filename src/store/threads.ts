@@ -1,5 +1,4 @@
 import { CHANNELS } from '../contract/enums.js';
-import type { LazyLines } from './lazy-lines.js';
 import type { MessageRecord, ThreadMessagesRecord, ThreadRecord, Tx } from './records.js';
 
 /** A thread with its messages inline, as fixtures and `getThread` have it. */
@@ -45,8 +44,20 @@ export function sortedMessages(t: FullThread): FullThread {
   };
 }
 
+/**
+ * What packing uses of LazyLines (lazy-lines.ts), named here: that module imports the snapshot
+ * writer, whose reader imports this one.
+ */
+interface MessageLines {
+  readonly ids: string[];
+  readonly offsets: number[];
+  add(rec: ThreadMessagesRecord): void;
+  bytes(): Buffer;
+  record(i: number): { id: string };
+}
+
 /** A fixture's thread as a bulk load keeps it as it reads: its record, and its messages as a line of `lines`. */
-export function packThread(t: FullThread, lines: LazyLines): ThreadRecord {
+export function packThread(t: FullThread, lines: MessageLines): ThreadRecord {
   const { thread, messages } = splitThread(sortedMessages(t));
   lines.add(messages);
   return thread;
@@ -74,7 +85,7 @@ export function putThread(tx: Tx, t: FullThread): ThreadRecord {
 }
 
 /** Writes packed threads' messages (packThread): as the lines they are when the store takes them so. */
-export function putMessageLines(tx: Tx, lines: LazyLines): void {
+export function putMessageLines(tx: Tx, lines: MessageLines): void {
   if (tx.putLines?.('thread_messages', lines)) return;
   for (let i = 0; i < lines.ids.length; i++) tx.put('thread_messages', lines.record(i) as ThreadMessagesRecord);
 }
