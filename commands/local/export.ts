@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
+import { CliError } from '../../src/cli/errors.js';
 import type { Writer } from '../../src/cli/io.js';
 import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
@@ -25,7 +26,9 @@ export default defineCommand<{ data?: string; store?: string }>({
       } else {
         const out = path.resolve(f.cwd, target);
         const { nodeFileLayer } = await import('../../src/store/files.js');
-        await nodeFileLayer.writeAtomic(out, bytes(exportText(store)));
+        await nodeFileLayer.writeAtomic(out, bytes(exportText(store))).catch((err: NodeJS.ErrnoException) => {
+          throw cannotWrite(out, err);
+        });
         f.io.stderr.write(`exported ${file} to ${out}\n`);
       }
     } finally {
@@ -35,6 +38,19 @@ export default defineCommand<{ data?: string; store?: string }>({
     return 0;
   },
 });
+
+/** A file that cannot be written: which, and why, in words (the temporary file's name is ours, not the user's). */
+function cannotWrite(out: string, err: NodeJS.ErrnoException): Error {
+  const why: Record<string, string> = {
+    ENOENT: `the directory ${path.dirname(out)} does not exist`,
+    EACCES: `permission denied`,
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'the disk is full',
+    EISDIR: 'it is a directory',
+  };
+  if (!err.code || !why[err.code]) return err;
+  return new CliError(`Cannot write the export to ${out}: ${why[err.code]}. Nothing was written.`, 1);
+}
 
 async function* bytes(pieces: AsyncIterable<string>): AsyncIterable<Buffer> {
   for await (const p of pieces) yield Buffer.from(p, 'utf8');

@@ -1,6 +1,8 @@
 // `wcm local …` through the run(options, factory) seam: the control-plane commands' requests (path, body,
 // admin token) and the flags refused before any request; the store commands' flag checks. Against a
 // real server: test/e2e (sandbox, snapshots, faults, clock) and public.test.ts (orders, events).
+import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import localClock from '../../commands/local/clock.js';
 import clockClear from '../../commands/local/clock/clear.js';
@@ -21,6 +23,7 @@ import snapshotSave from '../../commands/local/snapshot/save.js';
 import localToken from '../../commands/local/token.js';
 import { ProfileStore } from '../../src/cli/config.js';
 import { CliError, UsageError } from '../../src/cli/errors.js';
+import { Store } from '../../src/store/store.js';
 import type { Prompter } from '../../src/cli/io.js';
 import type { StubRequest } from '../client/stubs.js';
 import { fakeIO } from '../support/cli.js';
@@ -235,5 +238,19 @@ describe('wcm local store commands: flags checked before the store is opened', (
     h = await seamHarness();
     const message = await refused(def, { args: ['-'] }, CliError);
     expect(message).toBe(`No data file at ${h.cwd}/.wcm/store.json.`);
+  });
+});
+
+describe('wcm local export: where it writes', () => {
+  it('a directory that does not exist: exit 1 naming it, and no file (not the temporary one) left', async () => {
+    h = await seamHarness();
+    const data = path.join(h.cwd, '.wcm', 'store.json');
+    await (await Store.open(data)).close();
+    const target = path.join(h.cwd, 'missing', 'out.json');
+    const message = await refused(localExport, { args: [target] }, CliError);
+    expect(message).toBe(
+      `Cannot write the export to ${target}: the directory ${path.dirname(target)} does not exist. Nothing was written.`,
+    );
+    expect(existsSync(path.dirname(target))).toBe(false);
   });
 });
