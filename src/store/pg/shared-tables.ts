@@ -60,6 +60,11 @@ export class PgRateLimits implements RateLimitBackend {
 
   /** Refill and spend in one statement: the row lock of the upsert orders concurrent requests. */
   async spend(client: string, route: string, now: number, rate: Rate): Promise<Spent> {
+    // A database that cannot be reached is a 503 `store_unavailable`, as for the request's sync.
+    return unavailable(() => this.trySpend(client, route, now, rate));
+  }
+
+  private async trySpend(client: string, route: string, now: number, rate: Rate): Promise<Spent> {
     if (Math.abs(now - this.lastPrune) >= FULL_AFTER_MS) await this.prune(now);
     const { sql } = this;
     const limit = sql`${rate.limit}::float8`;
@@ -102,14 +107,16 @@ export class PgSessions implements SessionBackend {
 
   async touch(id: string, path: string, now: number, expiresAt: number): Promise<StoredSession | undefined> {
     const h = idHash(id);
-    const [row] = await this.sql<SessionRow[]>`
+    const [row] = await unavailable(
+      () => this.sql<SessionRow[]>`
       with expired as (
         delete from wcm_sessions where id_sha256 = ${h} and expires_at <= ${now}::bigint
       )
       update wcm_sessions set expires_at = ${expiresAt}::bigint, used = nextval('wcm_sessions_used_seq')
       where id_sha256 = ${h} and expires_at > ${now}::bigint
         and (path = ${path} or starts_with(${path}, path || '/'))
-      returning user_id, path, token_id, expires_at, cookie_at`;
+      returning user_id, path, token_id, expires_at, cookie_at`,
+    );
     if (!row) return undefined;
     return {
       id,
@@ -122,6 +129,10 @@ export class PgSessions implements SessionBackend {
   }
 
   async add(s: StoredSession, now: number, max: number): Promise<void> {
+    await unavailable(() => this.addRow(s, now, max));
+  }
+
+  private async addRow(s: StoredSession, now: number, max: number): Promise<void> {
     await this.sql.begin(async (sql) => {
       await sql`delete from wcm_sessions where expires_at <= ${now}::bigint`;
       // At the cap, the sessions idle longest make room.
