@@ -63,8 +63,8 @@ export async function applyTableWrites(sql: Sql, w: TableWrites): Promise<void> 
     await copyRows(sql, 'wcm_threads_in', rows);
     await sql`insert into wcm_threads select * from wcm_threads_in ${UPSERT(sql)}`;
   }
-  // Fresh statistics at once, not whenever autovacuum comes by: without them the first pages after
-  // a large load were planned as scans of the whole table (12 s to the first page of 1,000,000).
+  // Fresh statistics at once, not whenever autovacuum comes by: without this the first page after
+  // loading 1,000,000 threads took 12 s (1.2 s with it; the planner had no statistics for the table).
   await sql`analyze wcm_threads`;
 }
 
