@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IndexEntry, SortedIndex, SortKey } from '../store/sorted-index.js';
+import { scanEntries, type IndexEntry, type SortedIndex, type SortKey } from '../store/sorted-index.js';
 import { ProblemError } from './problems.js';
 
 /** One page of a list operation, as handlers return it. */
@@ -101,23 +101,7 @@ export function pageEntries<T, R>(
   seek: (key: SortKey, after: boolean) => number,
   opts: { scope: string; cursor?: string; limit: number; filter?: (rec: T) => boolean; map: (rec: T) => R },
 ): Page<R> {
-  let i = opts.cursor ? seek(decodeCursor(opts.scope, opts.cursor), true) : 0;
-  const items: R[] = [];
-  let lastKey: SortKey | null = null;
-  for (; i < entries.length && items.length < opts.limit; i++) {
-    const e = entries[i];
-    if (opts.filter && !opts.filter(e.rec)) continue;
-    items.push(opts.map(e.rec));
-    lastKey = e.key;
-  }
-  let more = false;
-  if (items.length === opts.limit) {
-    for (let j = i; j < entries.length; j++) {
-      if (!opts.filter || opts.filter(entries[j].rec)) {
-        more = true;
-        break;
-      }
-    }
-  }
-  return { items, next_cursor: more && lastKey ? encodeCursor(opts.scope, lastKey) : null };
+  const start = opts.cursor ? seek(decodeCursor(opts.scope, opts.cursor), true) : 0;
+  const { recs, last, more } = scanEntries(entries, start, opts.limit, opts.filter);
+  return { items: recs.map(opts.map), next_cursor: more && last ? encodeCursor(opts.scope, last) : null };
 }

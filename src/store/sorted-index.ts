@@ -43,6 +43,29 @@ export function compareKeys(a: SortKey, b: SortKey): number {
   return a.length - b.length;
 }
 
+/**
+ * One keyset page of sorted entries: up to `limit` from position `start` that pass `filter`, the
+ * last one's key, and whether another passing entry follows (the scan stops as soon as it knows).
+ */
+export function scanEntries<T>(
+  entries: ReadonlyArray<IndexEntry<T>>,
+  start: number,
+  limit: number,
+  filter?: (rec: T) => boolean,
+): { recs: T[]; last: SortKey | null; more: boolean } {
+  const recs: T[] = [];
+  let last: SortKey | null = null;
+  let i = start;
+  for (; i < entries.length && recs.length < limit; i++) {
+    if (filter && !filter(entries[i].rec)) continue;
+    recs.push(entries[i].rec);
+    last = entries[i].key;
+  }
+  let more = false;
+  if (recs.length === limit) for (; i < entries.length && !more; i++) more = !filter || filter(entries[i].rec);
+  return { recs, last, more };
+}
+
 /** Entries kept sorted by the index's order, each with its key precomputed. */
 export interface IndexEntry<T> {
   key: SortKey;

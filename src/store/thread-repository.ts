@@ -1,7 +1,7 @@
 import type { Channel, ThreadView } from '../contract/enums.js';
 import { threadFilterPartition, type ThreadKeys } from './indexes.js';
 import type { CollectionName, MessageRecord, RecordTypes, ThreadRecord } from './records.js';
-import type { SortedIndex, SortKey } from './sorted-index.js';
+import { scanEntries, type SortedIndex, type SortKey } from './sorted-index.js';
 import { joinThread, type FullThread } from './threads.js';
 
 /** What a thread list asks for: one workspace, one view, maybe a channel and a search. */
@@ -89,18 +89,10 @@ export function memoryThreads(store: MemorySource): ThreadRepository {
       // scan stops once the page is full.
       const index = store.index('threadsByFilter');
       const entries = index.entries(threadFilterPartition(f.workspace, f.view, f.channel));
-      const match = f.q ? (id: string) => haystack(read(id)).includes(f.q!) : () => true;
-      const items: R[] = [];
-      let last: SortKey | null = null;
-      let i = after ? index.seek(entries, after, true) : 0;
-      for (; i < entries.length && items.length < limit; i++) {
-        if (!match(entries[i].rec.id)) continue;
-        items.push(map(read(entries[i].rec.id)));
-        last = entries[i].key;
-      }
-      let more = false;
-      if (items.length === limit) for (; i < entries.length && !more; i++) more = match(entries[i].rec.id);
-      return { items, last, more };
+      const match = f.q ? (t: ThreadKeys) => haystack(read(t.id)).includes(f.q!) : undefined;
+      const start = after ? index.seek(entries, after, true) : 0;
+      const { recs, last, more } = scanEntries(entries, start, limit, match);
+      return { items: recs.map((t) => map(read(t.id))), last, more };
     },
     async get(id) {
       const thread = store.get('threads', id);

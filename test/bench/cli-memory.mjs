@@ -11,22 +11,30 @@ const LARGE = 100_000;
 /** What buffering 100,000 items would add is well over 40 MB; streaming adds next to nothing. */
 const FLAT_MB = 25;
 
-/** A stub API: the item count is the workspace id's first eight digits. */
+/**
+ * A listings page the API could send for request target `url`: the item count is the workspace id's
+ * first eight digits, the cursor an offset. test/e2e/large-list.test.ts pages through it too.
+ */
+export function generatedPage(url) {
+  const u = new URL(url, 'http://x');
+  const total = Number(/\/workspaces\/(\d{8})-/.exec(u.pathname)?.[1] ?? 0);
+  const from = Number(u.searchParams.get('cursor') ?? 0);
+  const to = Math.min(total, from + Number(u.searchParams.get('limit') ?? 25));
+  const data = [];
+  for (let i = from; i < to; i++)
+    data.push({
+      id: `item-${i}`,
+      title: `Listing number ${i} with a title of ordinary length`,
+      dashboard_url: `https://app.example.com/dashboard/lists/item-${i}`,
+    });
+  return { data, meta: { request_id: 'req_big', next_cursor: to < total ? String(to) : null } };
+}
+
+/** A stub API answering generatedPage. */
 function pageGenerator() {
   const server = http.createServer((req, res) => {
-    const u = new URL(req.url, 'http://x');
-    const total = Number(/\/workspaces\/(\d{8})-/.exec(u.pathname)?.[1] ?? 0);
-    const from = Number(u.searchParams.get('cursor') ?? 0);
-    const to = Math.min(total, from + Number(u.searchParams.get('limit') ?? 25));
-    const data = [];
-    for (let i = from; i < to; i++)
-      data.push({
-        id: `item-${i}`,
-        title: `Listing number ${i} with a title of ordinary length`,
-        dashboard_url: `https://app.example.com/dashboard/lists/item-${i}`,
-      });
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ data, meta: { request_id: 'req_big', next_cursor: to < total ? String(to) : null } }));
+    res.end(JSON.stringify(generatedPage(req.url)));
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }

@@ -17,12 +17,7 @@ let h: SeamHarness;
 afterEach(() => h.close());
 const ok = () => record({ ok: true });
 const headers = (n = 0) => h.stub.requests[n].headers;
-const refused = async (opts: object, globals = {}) => {
-  const err = await h.run(api, opts, globals).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(UsageError);
-  expect(h.stub.requests).toHaveLength(0);
-  return (err as Error).message;
-};
+const refused = (opts: object, globals = {}) => h.refused(api, opts, UsageError, globals);
 
 describe('wcm api (run seam)', () => {
   it('PATH alone: a GET with the token, /v1 dropped and {workspace} filled in; the whole response printed', async () => {

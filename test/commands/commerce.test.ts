@@ -2,7 +2,7 @@
 // Idempotency-Key, bad ones are refused before any request. Against the real server: public.test.ts.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import commercePay from '../../commands/commerce/pay.js';
-import { UsageError, apiErrorOf } from '../../src/cli/errors.js';
+import { apiErrorOf } from '../../src/cli/errors.js';
 import { problem } from '../client/stubs.js';
 import { record, seamHarness, type SeamHarness } from './harness.js';
 
@@ -25,12 +25,7 @@ beforeEach(async () => {
   h = await seamHarness(() => record(created), { env: { WCM_TOKEN: undefined } });
 });
 afterEach(() => h.close());
-const refused = async (opts: object) => {
-  const err = await h.run(commercePay, opts).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(UsageError);
-  expect(h.stub.requests).toHaveLength(0);
-  return (err as Error).message;
-};
+const refused = (opts: object) => h.refused(commercePay, opts);
 
 it('every flag becomes its body member on POST /public/…/payment-intents, sent without a token', async () => {
   const code = await h.run(commercePay, {

@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import formsLs from '../../commands/forms/ls.js';
 import formsShow from '../../commands/forms/show.js';
 import formsUpdate from '../../commands/forms/update.js';
-import { UsageError } from '../../src/cli/errors.js';
 import { SEAM_WS, record, seamHarness, type SeamHarness } from './harness.js';
 
 const FORM = 'e5bfd74f-95a3-4f41-b615-83ee8cf45bca';
@@ -32,12 +31,7 @@ const file = (name: string, content: unknown) => {
   writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
   return name;
 };
-const refused = async (opts: Parameters<typeof h.run<object>>[1]) => {
-  const err = await h.run(formsUpdate, { args: [FORM], ...opts }).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(UsageError);
-  expect(h.stub.requests).toHaveLength(0);
-  return (err as Error).message;
-};
+const refused = (opts: object) => h.refused(formsUpdate, { args: [FORM], ...opts });
 
 describe('wcm forms ls / show (run seam)', () => {
   it("ls lists the workspace's forms; --limit and --cursor pass through", async () => {

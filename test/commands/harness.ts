@@ -1,7 +1,9 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { CommandDef } from '../../src/cli/command.js';
 import { ProfileStore } from '../../src/cli/config.js';
+import { UsageError } from '../../src/cli/errors.js';
 import { createFactory, type GlobalFlags } from '../../src/cli/factory.js';
 import { httpStub } from '../client/stubs.js';
 import { fakeIO, runInProcess, type FakeIO } from '../support/cli.js';
@@ -56,6 +58,8 @@ export async function seamHarness(
     WCM_WORKSPACE: SEAM_WS,
     ...o.env,
   };
+  const run = <O>(def: CommandDef<O>, opts: Partial<O> & { args?: string[] } = {}, globals: GlobalFlags = {}) =>
+    def.run({ args: [], ...opts } as O & { args: string[] }, createFactory(io, env, globals, cfg.dir));
   return {
     stub,
     io,
@@ -63,8 +67,22 @@ export async function seamHarness(
     /** The working directory run() sees (files a flag names can be written here). */
     cwd: cfg.dir,
     /** Calls the command's run() with these options (positional arguments in `args`) and global flags. */
-    run: <O>(def: CommandDef<O>, opts: Partial<O> & { args?: string[] } = {}, globals: GlobalFlags = {}) =>
-      def.run({ args: [], ...opts } as O & { args: string[] }, createFactory(io, env, globals, cfg.dir)),
+    run,
+    /**
+     * Runs a command that must refuse before sending anything: checks it threw a `kind` (a usage
+     * error unless given) and made no request, and returns the message.
+     */
+    async refused<O>(
+      def: CommandDef<O>,
+      opts: Partial<O> & { args?: string[] } = {},
+      kind: abstract new (...args: never[]) => Error = UsageError,
+      globals: GlobalFlags = {},
+    ): Promise<string> {
+      const err = await run(def, opts, globals).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(kind);
+      expect(stub.requests).toHaveLength(0);
+      return (err as Error).message;
+    },
     /** The n-th request's path (after /v1) and its query as an object. */
     request(n = 0) {
       const u = new URL(stub.requests[n].url, stub.url);

@@ -7,7 +7,7 @@ import listsCreate from '../../commands/lists/create.js';
 import listsLs from '../../commands/lists/ls.js';
 import listsShow from '../../commands/lists/show.js';
 import listsTemplates from '../../commands/lists/templates.js';
-import { CliError, UsageError } from '../../src/cli/errors.js';
+import { CliError } from '../../src/cli/errors.js';
 import type { Prompter } from '../../src/cli/io.js';
 import { fakeIO } from '../support/cli.js';
 import { SEAM_WS, record, seamHarness, type SeamHarness } from './harness.js';
@@ -34,12 +34,7 @@ const listingsStub = (o: Parameters<typeof seamHarness>[1] = {}) => {
 
 let h: SeamHarness;
 afterEach(() => h.close());
-const refused = async (def: Parameters<SeamHarness['run']>[0], opts: object) => {
-  const err = await h.run(def, opts).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(UsageError);
-  expect(h.stub.requests).toHaveLength(0);
-  return (err as Error).message;
-};
+const refused = (def: Parameters<SeamHarness['refused']>[0], opts: object) => h.refused(def, opts);
 
 describe('wcm lists ls / templates / show (run seam)', () => {
   it("ls lists the workspace's listings; --all asks for pages of 100", async () => {

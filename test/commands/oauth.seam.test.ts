@@ -6,7 +6,6 @@ import appsLs from '../../commands/oauth/apps/ls.js';
 import appsRm from '../../commands/oauth/apps/rm.js';
 import grantsLs from '../../commands/oauth/grants/ls.js';
 import grantsRevoke from '../../commands/oauth/grants/revoke.js';
-import { UsageError } from '../../src/cli/errors.js';
 import { fakeIO } from '../support/cli.js';
 import { SEAM_WS, record, seamHarness, type SeamHarness } from './harness.js';
 
@@ -24,12 +23,7 @@ const grant = { id: GRANT, app_name: 'Helpdesk agent' };
 
 let h: SeamHarness;
 afterEach(() => h.close());
-const refused = async (def: Parameters<SeamHarness['run']>[0], opts: object) => {
-  const err = await h.run(def, opts).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(UsageError);
-  expect(h.stub.requests).toHaveLength(0);
-  return (err as Error).message;
-};
+const refused = (def: Parameters<SeamHarness['refused']>[0], opts: object) => h.refused(def, opts);
 
 describe('wcm oauth apps (run seam)', () => {
   it('create: --name and each --redirect-uri make a public app; --confidential a confidential one', async () => {

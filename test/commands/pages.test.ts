@@ -4,7 +4,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pagesLs from '../../commands/pages/ls.js';
 import pagesShow from '../../commands/pages/show.js';
 import pagesUpdate from '../../commands/pages/update.js';
-import { UsageError } from '../../src/cli/errors.js';
 import type { Prompter } from '../../src/cli/io.js';
 import { applySet, parseSetValue } from '../../src/cli/set-flag.js';
 import { fakeIO, runInProcess } from '../support/cli.js';
@@ -207,12 +206,7 @@ describe('wcm pages through the run(options, factory) seam', () => {
     h = await seamHarness((req) => (/\/pages(\?|$)/.test(req.url) ? record([]) : record(stored)));
   });
   afterEach(() => h.close());
-  const refused = async (def: Parameters<SeamHarness['run']>[0], opts: object) => {
-    const err = await h.run(def, opts).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UsageError);
-    expect(h.stub.requests).toHaveLength(0);
-    return (err as Error).message;
-  };
+  const refused = (def: Parameters<SeamHarness['refused']>[0], opts: object) => h.refused(def, opts);
 
   it('ls: --published is published=true, --unpublished published=false, neither no filter', async () => {
     await h.run(pagesLs);

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generatedPage } from '../bench/cli-memory.mjs';
 import { httpStub } from '../client/stubs.js';
 import { spawnServe, wcm } from '../support/cli.js';
 import { tempDir } from '../support/server.js';
@@ -67,24 +68,7 @@ describe('--all --json on a large list', () => {
   it('from a page generator: 10,000 items make one JSON array in order, and `--json id,title` cuts each item to those fields', async () => {
     // The server is not the subject here: cursor = offset, the page size asked. How much memory
     // 100,000 items take next to 10,000 is a benchmark row (`npm run bench -- --only cli-memory`).
-    const stub = await httpStub((req) => {
-      const u = new URL(req.url, 'http://x');
-      const total = Number(/\/workspaces\/(\d{8})-/.exec(u.pathname)![1]);
-      const from = Number(u.searchParams.get('cursor') ?? 0);
-      const limit = Number(u.searchParams.get('limit') ?? 25);
-      const to = Math.min(total, from + limit);
-      const data = [];
-      for (let i = from; i < to; i++)
-        data.push({
-          id: `item-${i}`,
-          title: `Listing number ${i} with a title of ordinary length`,
-          dashboard_url: `https://app.example.com/dashboard/lists/item-${i}`,
-        });
-      return {
-        status: 200,
-        body: { data, meta: { request_id: 'req_big', next_cursor: to < total ? String(to) : null } },
-      };
-    });
+    const stub = await httpStub((req) => ({ status: 200, body: generatedPage(req.url) }));
     const total = 10_000;
     const run = async (json: string[]) => {
       const r = await wcm(['lists', 'ls', '--all', ...json], {

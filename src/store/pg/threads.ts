@@ -92,8 +92,26 @@ const parse = (text: string) => Object.freeze(JSON.parse(text)) as ThreadRecord;
 const messagesOf = (text: string | null): MessageRecord[] =>
   text ? (JSON.parse(text) as ThreadMessagesRecord).messages : [];
 
-/** Pages kept per process (a page of 100 threads is about 60 KB). */
+/** Pages (and counts) kept per process (a page of 100 threads is about 60 KB). */
 const CACHED_PAGES = 256;
+
+/**
+ * A cache of answers valid at one sequence number `seq()`: an entry made at another is loaded
+ * again; at -1 (the last commit's outcome unknown, log.ts) nothing is kept. The oldest goes first.
+ */
+function perSeq<V>(seq: () => number) {
+  const kept = new Map<string, { at: number; v: V }>();
+  return async (key: string, load: () => Promise<V>): Promise<V> => {
+    const at = seq();
+    const hit = kept.get(key);
+    if (hit && hit.at === at) return hit.v;
+    const v = await load();
+    kept.delete(key);
+    if (at >= 0) kept.set(key, { at, v });
+    if (kept.size > CACHED_PAGES) kept.delete(kept.keys().next().value!);
+    return v;
+  };
+}
 
 /**
  * The threads repository over `wcm_threads` (through `sql()`, the store's current connection pool).
@@ -116,20 +134,13 @@ export function pgThreads(sql: () => Sql, seq: () => number): ThreadRepository {
       limit ${limit + 1}`;
     return { threads: rows.slice(0, limit).map((r) => parse(r.thread)), more: rows.length > limit };
   };
-  const pages = new Map<string, { at: number; threads: ThreadRecord[]; more: boolean }>();
-  const counts = new Map<string, { at: number; n: number }>();
+  const pages = perSeq<{ threads: ThreadRecord[]; more: boolean }>(seq);
+  // Every dashboard page shows the inbox's count: counted once per catch-up, not per page view.
+  const counts = perSeq<number>(seq);
   return {
     async page(f, after, limit, map) {
       const key = JSON.stringify([f.workspace, f.view, f.channel ?? null, f.q ?? '', after, limit]);
-      const at = seq();
-      let hit = pages.get(key);
-      if (!hit || hit.at !== at) {
-        hit = { at, ...(await fetchPage(f, after, limit)) };
-        pages.delete(key);
-        // -1: the last commit's outcome is unknown (log.ts); nothing is kept until the next catch-up.
-        if (at >= 0) pages.set(key, hit);
-        if (pages.size > CACHED_PAGES) pages.delete(pages.keys().next().value!);
-      }
+      const hit = await pages(key, () => fetchPage(f, after, limit));
       return {
         items: hit.threads.map(map),
         last: hit.threads.length ? threadKey(hit.threads[hit.threads.length - 1]) : null,
@@ -141,19 +152,13 @@ export function pgThreads(sql: () => Sql, seq: () => number): ThreadRepository {
         select thread, messages from wcm_threads where id = ${id}`;
       return row && { thread: parse(row.thread), messages: messagesOf(row.messages) };
     },
-    async count(workspace, view, channel) {
-      // Every dashboard page shows the inbox's count: counted once per catch-up, not per page view.
-      const key = JSON.stringify([workspace, view, channel ?? null]);
-      const at = seq();
-      const hit = counts.get(key);
-      if (hit && hit.at === at) return hit.n;
-      const q = sql();
-      const [row] = await q<Array<{ n: number }>>`
-        select count(*)::float8 as n from wcm_threads where ${where(q, workspace, view, channel)}`;
-      counts.delete(key);
-      if (at >= 0) counts.set(key, { at, n: row.n });
-      if (counts.size > CACHED_PAGES) counts.delete(counts.keys().next().value!);
-      return row.n;
+    count(workspace, view, channel) {
+      return counts(JSON.stringify([workspace, view, channel ?? null]), async () => {
+        const q = sql();
+        const [row] = await q<Array<{ n: number }>>`
+          select count(*)::float8 as n from wcm_threads where ${where(q, workspace, view, channel)}`;
+        return row.n;
+      });
     },
     async size() {
       const [row] = await sql()<Array<{ n: number }>>`select count(*)::float8 as n from wcm_threads`;
