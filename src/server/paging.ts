@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { scanEntries, type IndexEntry, type SortedIndex, type SortKey } from '../store/sorted-index.js';
+import type { RecordIndex, RecordOfIndex, RecordRepository } from '../store/record-repository.js';
 import { ProblemError } from './problems.js';
 
 /** One page of a list operation, as handlers return it. */
@@ -104,4 +105,33 @@ export function pageEntries<T, R>(
   const start = opts.cursor ? seek(decodeCursor(opts.scope, opts.cursor), true) : 0;
   const { recs, last, more } = scanEntries(entries, start, opts.limit, opts.filter);
   return { items: recs.map(opts.map), next_cursor: more && last ? encodeCursor(opts.scope, last) : null };
+}
+
+/**
+ * Keyset paging through a store's records repository (record-repository.ts): the same cursors as
+ * pageIndex, whichever store answers. `from`/`to` bound the sort key (bookings' time range).
+ */
+export async function pageRecords<N extends RecordIndex, R>(
+  records: RecordRepository,
+  index: N,
+  partition: string,
+  opts: {
+    scope: string;
+    cursor?: string;
+    limit: number;
+    filter?: (rec: RecordOfIndex<N>) => boolean;
+    map: (rec: RecordOfIndex<N>) => R;
+    from?: SortKey;
+    to?: SortKey;
+  },
+): Promise<Page<R>> {
+  const after = opts.cursor ? decodeCursor(opts.scope, opts.cursor) : null;
+  const { items, last, more } = await records.page(index, partition, {
+    after,
+    limit: opts.limit,
+    filter: opts.filter,
+    from: opts.from,
+    to: opts.to,
+  });
+  return { items: items.map(opts.map), next_cursor: more && last ? encodeCursor(opts.scope, last) : null };
 }

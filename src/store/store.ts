@@ -4,6 +4,7 @@ import { acquireLock } from './lock.js';
 import { ownsDataDir, privateDir } from '../private-dir.js';
 import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
 import type { CollectionName, Tx } from './records.js';
+import type { TxReads } from './record-repository.js';
 import { loadBase, readConsistently, replayJournal } from './recover.js';
 import { linkSaved, loadSaved, replaceAll, replaceCount, sameFile } from './restore.js';
 import { heldReplace, type HeldReplace } from './held.js';
@@ -118,12 +119,13 @@ export class Store extends StoreView {
   /**
    * Runs `fn` synchronously against the store, applying its writes at once, and resolves when they
    * are durable. If `fn` throws, its writes are undone and nothing is journaled. If the disk write
-   * fails, every transaction not yet durable is undone and rejected.
+   * fails, every transaction not yet durable is undone and rejected. `reads` names the records `fn`
+   * reads with `tx.get` of the collections a PostgreSQL store may keep out of memory (TxReads).
    */
-  transact<T>(fn: (tx: Tx) => T): Promise<T> {
+  transact<T>(fn: (tx: Tx) => T, reads?: TxReads): Promise<T> {
     if (this.options.readOnly) return Promise.reject(new Error('This store is open read-only.'));
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
-    if (this.shared) return this.shared.transact(fn);
+    if (this.shared) return this.shared.transact(fn, reads);
     if (this.reloading)
       return Promise.reject(new Error('The store is reading its data file again after a failed bulk load; try again.'));
     const ops: Op[] = [];

@@ -3,6 +3,7 @@ import type { CollectionName, RecordTypes, Tx } from './records.js';
 import { snapshotChunks } from './snapshot-writer.js';
 import { State, type Op } from './state.js';
 import type { PgLog } from './pg/log.js';
+import { memoryRecords, type RecordRepository } from './record-repository.js';
 import { memoryThreads, type ThreadRepository } from './thread-repository.js';
 
 /**
@@ -18,6 +19,8 @@ export class StoreView {
   shared: PgLog | null = null;
   /** The threads area's records (thread-repository.ts): from memory here, from their table on PostgreSQL. */
   threads: ThreadRepository = memoryThreads(this);
+  /** The other areas' records (record-repository.ts): from memory here; PostgreSQL may keep some in tables. */
+  records: RecordRepository = memoryRecords(this);
   /** @internal */
   readonly pruners: Array<(tx: Tx, store: StoreView) => void> = [];
 

@@ -1,7 +1,7 @@
 import { operations } from '../../contract/operations.js';
 import type { BookingRecord } from '../../store/records.js';
 import { implement } from '../context.js';
-import { pageEntries } from '../paging.js';
+import { pageRecords } from '../paging.js';
 import { validationFailed } from '../problems.js';
 
 const iso = (t: string) => new Date(t).toISOString();
@@ -20,9 +20,7 @@ function bookingItem(b: BookingRecord) {
 
 export const bookingHandlers = [
   implement(operations.listBookings, ({ params, query, store }) => {
-    const index = store.index('bookingsByWorkspace');
-    const all = index.entries(params.workspace);
-    // The index is sorted by starts_at, so `from`/`to` are two binary searches, not a scan.
+    // The index is sorted by starts_at, so `from`/`to` bound the key: a range, not a scan.
     // Stored times are UTC ISO strings; the bounds are normalised the same way to compare as text.
     const from = query.from ? iso(query.from) : undefined;
     const to = query.to ? iso(query.to) : undefined;
@@ -31,16 +29,15 @@ export const bookingHandlers = [
         to: [`\`to\` (${query.to}) is before \`from\` (${query.from}): no booking can start in that range; swap them.`],
       });
     }
-    const lo = from ? index.seek(all, [from], false) : 0;
-    const hi = to ? index.seek(all, [to], false) : all.length;
-    const range = all.slice(lo, Math.max(lo, hi));
     const { status } = query;
-    return pageEntries(range, (key, after) => index.seek(range, key, after), {
+    return pageRecords(store.records, 'bookingsByWorkspace', params.workspace, {
       scope: JSON.stringify(['bookings', params.workspace, status ?? null, from ?? null, to ?? null]),
       cursor: query.cursor,
       limit: query.limit,
       filter: status ? (b) => b.status === status : undefined,
       map: bookingItem,
+      from: from ? [from] : undefined,
+      to: to ? [to] : undefined,
     });
   }),
 ];

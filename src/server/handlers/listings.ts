@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
 import type { ListingRecord } from '../../store/records.js';
 import { implement, timestamp } from '../context.js';
-import { pageIndex } from '../paging.js';
+import { pageRecords } from '../paging.js';
 import { notFound } from '../problems.js';
 
 /** Where the listing is managed in the dashboard of the instance the caller used. */
@@ -40,13 +40,13 @@ export const listingHandlers = [
     return presentListing(rec, request.origin);
   }),
   // Another workspace's listing is as unknown as a missing one.
-  implement(operations.getListing, ({ params, store, request }) => {
-    const rec = store.get('listings', params.list);
+  implement(operations.getListing, async ({ params, store, request }) => {
+    const rec = await store.records.get('listings', params.list);
     if (!rec || rec.workspace_id !== params.workspace) throw notFound('listing_not_found', params.list);
     return presentListing(rec, request.origin);
   }),
   implement(operations.listListings, ({ params, query, store, request }) =>
-    pageIndex(store.index('listingsByWorkspace'), params.workspace, {
+    pageRecords(store.records, 'listingsByWorkspace', params.workspace, {
       scope: `listings:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,

@@ -1,7 +1,7 @@
 import { operations } from '../../contract/operations.js';
 import type { VoiceInteractionRecord } from '../../store/records.js';
 import { implement } from '../context.js';
-import { pageIndex } from '../paging.js';
+import { pageRecords } from '../paging.js';
 
 function voiceItem(v: VoiceInteractionRecord) {
   return {
@@ -19,7 +19,7 @@ function voiceItem(v: VoiceInteractionRecord) {
 export const voiceHandlers = [
   implement(operations.listVoiceInteractions, ({ params, query, store }) => {
     const { kind } = query;
-    return pageIndex(store.index('voiceByWorkspace'), params.workspace, {
+    return pageRecords(store.records, 'voiceByWorkspace', params.workspace, {
       scope: JSON.stringify(['voice', params.workspace, kind ?? null]),
       cursor: query.cursor,
       limit: query.limit,

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import type { CollectionName, Tx } from '../records.js';
+import type { TxReads } from '../record-repository.js';
 import type { Op } from '../state.js';
 import { unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
@@ -121,7 +122,9 @@ export class PgLog {
     }
   }
 
-  transact<T>(fn: (tx: Tx) => T): Promise<T> {
+  /** `reads`: what `fn` reads of the collections kept in tables (none yet besides threads, which no transaction reads). */
+  transact<T>(fn: (tx: Tx) => T, reads?: TxReads): Promise<T> {
+    void reads;
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
