@@ -1,7 +1,7 @@
 import type { Channel, ThreadView } from '../contract/enums.js';
 import { threadFilterPartition, type ThreadKeys } from './indexes.js';
 import type { CollectionName, MessageRecord, RecordTypes, ThreadRecord } from './records.js';
-import { scanEntries, type SortedIndex, type SortKey } from './sorted-index.js';
+import { compareKeys, scanEntries, type SortedIndex, type SortKey } from './sorted-index.js';
 import { joinThread, type FullThread } from './threads.js';
 
 /** What a thread list asks for: one workspace, one view, maybe a channel and a search. */
@@ -9,7 +9,7 @@ export interface ThreadFilter {
   workspace: string;
   view: ThreadView;
   channel?: Channel;
-  /** Lower-cased already; '' or absent for none. */
+  /** In its search form already (searchForm); '' or absent for none. */
   q?: string;
 }
 
@@ -59,9 +59,15 @@ export function searchText(t: ThreadRecord): string {
   return searchFields(t).join('\u0000');
 }
 
-/** The fields `q` searches, each lower-cased. */
+/**
+ * What `q` is matched as: lower-cased, without NUL characters. PostgreSQL's text holds no NUL, so
+ * both stores drop them from the query and the fields alike and match the same threads.
+ */
+export const searchForm = (s: string): string => s.toLowerCase().replace(/\u0000/g, '');
+
+/** The fields `q` searches, each in its search form. */
 export const searchFields = (t: ThreadRecord): string[] =>
-  [t.contact.name, t.contact.email, t.subject, t.last_message_body].map((v) => (v ?? '').toLowerCase());
+  [t.contact.name, t.contact.email, t.subject, t.last_message_body].map((v) => searchForm(v ?? ''));
 
 /** Records are frozen and replaced whole, so the search text can be cached per record. */
 const haystacks = new WeakMap<ThreadRecord, string>();
@@ -114,7 +120,8 @@ export function memoryThreads(store: MemorySource): ThreadRepository {
           (x.contact.id === contact.id || (!!email && x.contact.email?.toLowerCase() === email))
         )
           out.push(x);
-      out.sort((a, b) => (b.last_message_at ?? '').localeCompare(a.last_message_at ?? ''));
+      // Newest first, then by id, as PostgreSQL orders them: ties come out the same on both stores.
+      out.sort((a, b) => compareKeys(threadKey(b), threadKey(a)));
       return out.slice(0, max);
     },
     async *stream() {

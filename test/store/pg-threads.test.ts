@@ -15,7 +15,7 @@ import type { ThreadFilter } from '../../src/store/thread-repository.js';
 import { putThread, type FullThread } from '../../src/store/threads.js';
 import type { SortKey } from '../../src/store/sorted-index.js';
 import { freshDatabase } from '../support/postgres.js';
-import { allThreads, readFullThread } from '../support/threads.js';
+import { allThreads, deleteThread, readFullThread } from '../support/threads.js';
 import { writeFileSync } from 'node:fs';
 
 const WS = ['00000000-0000-4000-8000-00000000aa01', '00000000-0000-4000-8000-00000000aa02'];
@@ -138,6 +138,23 @@ describe('threads on PostgreSQL', () => {
       (await json.threads.ofContact(t.workspace_id, contact, t.id, 10)).map((x) => x.id),
     );
     expect(await allThreads(pg)).toEqual(await allThreads(json));
+  });
+
+  it("order a contact's threads with the same time by id, newest first, on both stores", async () => {
+    const base = ALL[13];
+    // Three threads of one contact at one time, written in an order that is not the ids' order.
+    const same = [7, 9, 8].map((k) => ({ ...base, id: uuid(900_000 + k, 'f'), messages: base.messages }));
+    for (const s of [json, pg]) await s.transact((tx) => same.forEach((x) => putThread(tx, x)));
+    const contact = { id: base.contact.id, email: base.contact.email };
+    const want = [9, 8, 7].map((k) => uuid(900_000 + k, 'f'));
+    try {
+      for (const s of [json, pg]) {
+        const got = (await s.threads.ofContact(base.workspace_id, contact, base.id, 100)).map((x) => x.id);
+        expect(got.filter((id) => want.includes(id))).toEqual(want);
+      }
+    } finally {
+      for (const s of [json, pg]) await s.transact((tx) => same.forEach((x) => deleteThread(tx, x.id)));
+    }
   });
 
   it('export the same text from either store, in pieces, as the whole document prints', async () => {

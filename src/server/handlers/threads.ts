@@ -3,6 +3,7 @@ import type { ThreadRecord } from '../../store/records.js';
 import { implement, type Handler } from '../context.js';
 import { cachedJson, decodeCursor, encodeCursor } from '../paging.js';
 import { notFound } from '../problems.js';
+import { searchForm } from '../../store/thread-repository.js';
 
 /** Longest `last_message_preview`, in characters (the ellipsis included). */
 export const PREVIEW_LENGTH = 140;
@@ -44,7 +45,7 @@ const listThreads: Handler<typeof operations.listThreads> = async ({ params, que
   const scope = JSON.stringify(['threads', params.workspace, view, channel ?? null, q ?? null]);
   const after = query.cursor ? decodeCursor(scope, query.cursor) : null;
   const page = await store.threads.page(
-    { workspace: params.workspace, view, channel, q: q ? q.toLowerCase() : '' },
+    { workspace: params.workspace, view, channel, q: q ? searchForm(q) : '' },
     after,
     query.limit,
     summaryJson,

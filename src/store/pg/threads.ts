@@ -79,8 +79,8 @@ export function threadRow(t: ThreadRecord, m: ThreadMessagesRecord | null | unde
     sort_at: t.last_message_at ?? '',
     contact_id: t.contact.id,
     contact_email: noNul(t.contact.email?.toLowerCase() ?? ''),
-    // PostgreSQL's text holds no NUL: dropped from the fields here and from `q` (noNul) alike.
-    search: searchFields(t).map(noNul),
+    // In their search form (no NUL: PostgreSQL's text holds none), as `q` is.
+    search: searchFields(t),
     thread: JSON.stringify(t),
     messages: m ? JSON.stringify(m) : null,
   };
@@ -128,7 +128,7 @@ export function pgThreads(sql: () => Sql, seq: () => number): ThreadRepository {
     const rows = await q<Array<{ thread: string }>>`
       select thread from wcm_threads
       where ${where(q, f.workspace, f.view, f.channel)}
-        ${f.q ? q`and exists (select from unnest(search) s where strpos(s, ${noNul(f.q)}) > 0)` : q``}
+        ${f.q ? q`and exists (select from unnest(search) s where strpos(s, ${f.q}) > 0)` : q``}
         ${after ? q`and (sort_at, id) < (${sortAt(after)}, ${String(after[1])})` : q``}
       order by sort_at desc, id desc
       limit ${limit + 1}`;
@@ -170,7 +170,7 @@ export function pgThreads(sql: () => Sql, seq: () => number): ThreadRepository {
         select thread from wcm_threads
         where workspace_id = ${workspace} and id <> ${except}
           and (contact_id = ${contact.id} or (${email} <> '' and contact_email = ${email}))
-        order by sort_at desc, id limit ${max}`;
+        order by sort_at desc, id desc limit ${max}`;
       return rows.map((r) => parse(r.thread));
     },
     async *stream() {
