@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { FixtureSchema } from './fixture-schema.js';
 import type { FixtureSink } from './fixture-stream.js';
 import { plainThread } from './fixture-fast.js';
+import { rawThread } from './fixture-raw.js';
 import type { LazyLines } from './lazy-lines.js';
 import { packThread, type FullThread } from './threads.js';
 
@@ -79,6 +80,19 @@ export class FixtureCollector implements FixtureSink {
     const rec = (name === 'threads' && plainThread(value)) || this.check(elementSchema(name), value, [name, index]);
     // After a problem records are only checked, not kept: nothing past the schema check runs then.
     if (!this.total) list.push(this.lines && name === 'threads' ? packThread(rec as FullThread, this.lines) : rec);
+  }
+
+  /** A thread whose messages are in the store's form already is packed from its bytes (fixture-raw.ts). */
+  elementBytes(name: string, _index: number, buf: Buffer, start: number, end: number): boolean {
+    const list = this.data[name];
+    if (name !== 'threads' || !this.lines || !Array.isArray(list)) return false;
+    const raw = rawThread(buf, start, end);
+    if (!raw) return false;
+    if (!this.total) {
+      list.push(raw.thread);
+      this.lines.addJson(raw.thread.id, buf, raw.messages[0], raw.messages[1]);
+    }
+    return true;
   }
 
   done(): CheckedFixture {

@@ -14,6 +14,8 @@ export interface FixtureSink {
   /** A top-level member whose value is an array: its elements follow. */
   array(name: string): void;
   element(name: string, index: number, value: unknown): void;
+  /** An element offered as its bytes, before it is parsed: true when the sink took it so (it is not parsed then). */
+  elementBytes?(name: string, index: number, buf: Buffer, start: number, end: number): boolean;
 }
 
 /** The file is not JSON: `at` is the byte where reading stopped. */
@@ -170,7 +172,9 @@ class FixtureScanner {
         case Step.Element: {
           const end = valueEnd(buf, pos, final);
           if (end === -1) return pos;
-          this.sink.element(this.key, this.index++, this.parse(buf, pos, end));
+          if (!this.sink.elementBytes?.(this.key, this.index, buf, pos, end))
+            this.sink.element(this.key, this.index, this.parse(buf, pos, end));
+          this.index++;
           this.step = Step.AfterElement;
           pos = end;
           continue;

@@ -29,6 +29,21 @@ export class LazyLines {
     this.out.string('\n');
   }
 
+  /**
+   * A thread's messages record whose messages array is JSON already, in the store's form
+   * (fixture-raw.ts): `src[start, end)` is copied as it is. The same line as `add` would write.
+   */
+  addJson(id: string, src: Buffer, start: number, end: number): void {
+    const key = JSON.stringify(id);
+    this.out.string(key);
+    this.out.string('\t');
+    this.ids.push(id);
+    this.offsets.push(this.out.length);
+    this.out.string(`{"id":${key},"messages":`);
+    this.out.bytes(src, start, end);
+    this.out.string('}\n');
+  }
+
   /** Every line, in one buffer; nothing can be added after. */
   bytes(): Buffer {
     if (this.buf) return this.buf;

@@ -15,7 +15,24 @@ export type FullThread = Omit<ThreadRecord, 'channels' | 'message_count' | 'last
 export function splitThread(t: FullThread): { thread: ThreadRecord; messages: ThreadMessagesRecord } {
   const messages = t.messages;
   const last = messages[messages.length - 1];
-  const thread: ThreadRecord = {
+  const thread = threadRecord(t, {
+    channels: CHANNELS.filter((c) => messages.some((m) => m.channel === c)),
+    count: messages.length,
+    last,
+  });
+  return { thread, messages: { id: t.id, messages } };
+}
+
+/** What a thread's record says of its messages (the messages themselves may be bytes, fixture-raw.ts). */
+export interface MessagesSummary {
+  channels: ThreadRecord['channels'];
+  count: number;
+  last: Pick<MessageRecord, 'created_at' | 'body'> | undefined;
+}
+
+/** A thread's record, from the thread and what it says of its messages. */
+export function threadRecord(t: Omit<FullThread, 'messages'>, m: MessagesSummary): ThreadRecord {
+  return {
     id: t.id,
     workspace_id: t.workspace_id,
     subject: t.subject,
@@ -23,12 +40,11 @@ export function splitThread(t: FullThread): { thread: ThreadRecord; messages: Th
     unread: t.unread,
     starred: t.starred,
     contact: t.contact,
-    channels: CHANNELS.filter((c) => messages.some((m) => m.channel === c)),
-    message_count: messages.length,
-    last_message_at: last?.created_at ?? null,
-    last_message_body: last?.body ?? null,
+    channels: m.channels,
+    message_count: m.count,
+    last_message_at: m.last?.created_at ?? null,
+    last_message_body: m.last?.body ?? null,
   };
-  return { thread, messages: { id: t.id, messages } };
 }
 
 /** A fixture's thread with its messages oldest first (a fixture may list them in any order). */
