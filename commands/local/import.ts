@@ -1,9 +1,7 @@
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
 import type { Factory } from '../../src/cli/factory.js';
-import type { Store } from '../../src/store/store.js';
 import { CliError } from '../../src/cli/errors.js';
 import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
@@ -93,20 +91,19 @@ function summary(counts: Record<string, number>): string {
 }
 
 /**
- * Into a PostgreSQL store: the fixtures are checked in a scratch JSON store first (nothing is
- * written if one is bad), then added in one transaction, or, with --replace, swapped in as the new
- * base (settings kept), atomic for every process on the database.
+ * Into a PostgreSQL store, in one transaction (src/store/seed.ts, importShared): the fixtures are
+ * checked against what the database holds (ids already there are refused) as their threads are
+ * written, or, with --replace, swapped in for everything but the settings; nothing is written if
+ * one is bad, and every process on the database sees all of it at once.
  */
 async function importShared(f: Factory, url: string, args: string[], replace: boolean): Promise<number> {
-  const { seedStore } = await import('../../src/store/seed.js');
+  const seed = await import('../../src/store/seed.js');
   const { FixtureError } = await import('../../src/store/fixture.js');
   const files = args.map((a) => path.resolve(f.cwd, a));
   const target = await f.store({ url });
   let counts: Record<string, number>;
   try {
-    // Checked against what the database holds (ids already there are refused), written in one go.
-    if (!replace) counts = await seedStore(target, files);
-    else counts = await replaceShared(target, files);
+    counts = await seed.importShared(target, files, { replace });
   } catch (err) {
     await target.close();
     if (err instanceof FixtureError) throw new CliError(err.message, 1);
@@ -117,31 +114,5 @@ async function importShared(f: Factory, url: string, args: string[], replace: bo
     return 0;
   } finally {
     await target.close();
-  }
-}
-
-/** The fixtures checked in a scratch JSON store, then swapped in as the new base (settings kept). */
-async function replaceShared(target: Store, files: string[]): Promise<Record<string, number>> {
-  const { Store } = await import('../../src/store/store.js');
-  const { seedStore } = await import('../../src/store/seed.js');
-  const { COLLECTIONS } = await import('../../src/store/records.js');
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'wcm-import-'));
-  try {
-    const checked = await Store.open(path.join(scratch, 'store.json'));
-    try {
-      const counts = await seedStore(checked, files);
-      await target.bulk((tx) => {
-        for (const c of COLLECTIONS) {
-          if (c === 'settings') continue;
-          tx.clear(c);
-          for (const rec of checked.values(c)) tx.put(c, rec as never);
-        }
-      });
-      return counts;
-    } finally {
-      await checked.close();
-    }
-  } finally {
-    await fs.rm(scratch, { recursive: true, force: true });
   }
 }

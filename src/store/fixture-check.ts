@@ -36,6 +36,21 @@ export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
 }
 
+/** Where a streamed file's threads go as they pass their schema, instead of into the fixture (pg/thread-import.ts). */
+export interface ThreadSink {
+  thread(t: FullThread, index: number): void;
+  /** Awaited between pieces of the file (fixture-stream.ts). */
+  settle(): Promise<void> | undefined;
+  /** What `settle` threw when the sink failed (the database), not the file. */
+  readonly failure: unknown;
+  /** How many threads it took. */
+  readonly count: number;
+  /** Duplicate ids and ids that exist already, in file order, worded as checkFixture words them. */
+  readonly idProblems: readonly Problem[];
+  /** The threads whose workspace `has` not, in file order. */
+  refProblems(has: (workspaceId: string) => boolean): Problem[];
+}
+
 /** A fixture that passed its schema: every member validated, not yet checked across records. */
 export type CheckedFixture = z.output<typeof FixtureSchema>;
 
@@ -55,10 +70,13 @@ export class FixtureCollector implements FixtureSink {
   private readonly problems: Problem[] = [];
   private total = 0;
 
-  /** With `lines`, threads are kept packed (packThread): their messages written there as they are read. */
+  /**
+   * With `lines`, threads are kept packed (packThread): their messages written there as they are
+   * read. With a ThreadSink, they are handed to it and not kept.
+   */
   constructor(
     private readonly source: string,
-    private readonly lines?: LazyLines,
+    private readonly threads?: LazyLines | ThreadSink,
   ) {}
 
   member(name: string, value: unknown): void {
@@ -79,18 +97,31 @@ export class FixtureCollector implements FixtureSink {
     if (!isMember(name) || name === 'version' || !Array.isArray(list)) return;
     const rec = (name === 'threads' && plainThread(value)) || this.check(elementSchema(name), value, [name, index]);
     // After a problem records are only checked, not kept: nothing past the schema check runs then.
-    if (!this.total) list.push(this.lines && name === 'threads' ? packThread(rec as FullThread, this.lines) : rec);
+    if (this.total) return;
+    const to = name === 'threads' ? this.threads : undefined;
+    if (!to) list.push(rec);
+    else if ('thread' in to) to.thread(rec as FullThread, index);
+    else list.push(packThread(rec as FullThread, to));
+  }
+
+  settle(): Promise<void> | undefined {
+    return this.threads && 'settle' in this.threads ? this.threads.settle() : undefined;
+  }
+
+  private get lines(): LazyLines | undefined {
+    return this.threads && !('thread' in this.threads) ? this.threads : undefined;
   }
 
   /** A thread whose messages are in the store's form already is packed from its bytes (fixture-raw.ts). */
   elementBytes(name: string, _index: number, buf: Buffer, start: number, end: number): boolean {
     const list = this.data[name];
-    if (name !== 'threads' || !this.lines || !Array.isArray(list)) return false;
+    const lines = this.lines;
+    if (name !== 'threads' || !lines || !Array.isArray(list)) return false;
     const raw = rawThread(buf, start, end);
     if (!raw) return false;
     if (!this.total) {
       list.push(raw.thread);
-      this.lines.addJson(raw.thread.id, buf, raw.messages[0], raw.messages[1]);
+      lines.addJson(raw.thread.id, buf, raw.messages[0], raw.messages[1]);
     }
     return true;
   }

@@ -16,6 +16,8 @@ export interface FixtureSink {
   element(name: string, index: number, value: unknown): void;
   /** An element offered as its bytes, before it is parsed: true when the sink took it so (it is not parsed then). */
   elementBytes?(name: string, index: number, buf: Buffer, start: number, end: number): boolean;
+  /** Awaited between pieces of the file: a sink writing records on (COPY) holds the reading back. */
+  settle?(): Promise<void> | undefined;
 }
 
 /** The file is not JSON: `at` is the byte where reading stopped. */
@@ -221,6 +223,7 @@ export async function readFixtureStream(file: string, sink: FixtureSink, pieceBy
       const used = scanner.feed(buf, bytesRead === 0);
       scanner.offset += used;
       rest = buf.subarray(used);
+      await sink.settle?.();
       if (bytesRead === 0) return;
     }
   } finally {

@@ -3,7 +3,7 @@
  * references), import and export. The schemas are in fixture-schema.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { FixtureCollector, FixtureError, jsonPath, type CheckedFixture } from './fixture-check.js';
+import { FixtureCollector, FixtureError, jsonPath, type CheckedFixture, type ThreadSink } from './fixture-check.js';
 import { FIXTURE_COLLECTIONS, FixtureSchema } from './fixture-schema.js';
 import type { LazyLines } from './lazy-lines.js';
 import type { CollectionName, RecordTypes, ThreadRecord, TokenRecord, Tx } from './records.js';
@@ -23,6 +23,8 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 export type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & {
   threads: Array<FullThread | ThreadRecord>;
   messages?: LazyLines;
+  /** Threads written as the file was read (pg/import.ts), not in `threads`: how many. */
+  streamed?: number;
 };
 
 /** Records that exist already (the store, plus fixture files read before this one). */
@@ -54,8 +56,16 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
   return checkFixture(collector.done(), source, existing);
 }
 
-/** The checks across records of a fixture that passed its schema, and its records as the store keeps them. */
-export function checkFixture(f: CheckedFixture, source: string, existing?: RecordLookup): Records {
+/**
+ * The checks across records of a fixture that passed its schema, and its records as the store
+ * keeps them. `streamed`: the file's threads went there as it was read, checked there.
+ */
+export function checkFixture(
+  f: CheckedFixture,
+  source: string,
+  existing?: RecordLookup,
+  streamed?: ThreadSink,
+): Records {
   const problems: Array<{ path: string; message: string }> = [];
   // Per collection, each id's last position. Paths are spelled only for problems (100,000 threads).
   const ids = new Map<string, Map<string, number>>();
@@ -75,6 +85,7 @@ export function checkFixture(f: CheckedFixture, source: string, existing?: Recor
         problems.push({ path: where(c, i), message: `id \`${id}\` already exists in the store` });
       at.set(id, i);
     });
+    if (c === 'threads') for (const p of streamed?.idProblems ?? []) problems.push(p);
   }
   const has = (c: CollectionName, id: string) => ids.get(c)?.has(id) || !!existing?.get(c, id);
   const ref = (c: CollectionName, id: string | null | undefined, path: () => string) => {
@@ -111,6 +122,8 @@ export function checkFixture(f: CheckedFixture, source: string, existing?: Recor
     (f[c] ?? []).forEach((r: { workspace_id: string }, i: number) =>
       ref('workspaces', r.workspace_id, () => `$.${c}[${i}].workspace_id`),
     );
+    if (c === 'threads' && streamed)
+      for (const p of streamed.refProblems((id) => has('workspaces', id))) problems.push(p);
   }
   f.articles?.forEach((a, i) => ref('knowledge_lists', a.list_id, () => `$.articles[${i}].list_id`));
   f.orders?.forEach((o, i) => ref('offers', o.offer_id, () => `$.orders[${i}].offer_id`));
@@ -160,6 +173,7 @@ export function checkFixture(f: CheckedFixture, source: string, existing?: Recor
         })),
     })),
     threads: (f.threads ?? []).map((t) => ('messages' in t ? sortedMessages(t as FullThread) : t)),
+    ...(streamed && { streamed: streamed.count }),
     bookings: f.bookings ?? [],
     voice_interactions: f.voice_interactions ?? [],
     offers: (f.offers as RecordTypes['offers'][]) ?? [],
@@ -218,7 +232,8 @@ export function putRecords(tx: Tx, sets: ReadonlyArray<Records>): Record<string,
           else tx.put('threads', t);
         }
       else for (const rec of records[c]) tx.put(c, rec as never);
-      if (records[c].length) counts[c] = (counts[c] ?? 0) + records[c].length;
+      const n = records[c].length + (c === 'threads' ? (records.streamed ?? 0) : 0);
+      if (n) counts[c] = (counts[c] ?? 0) + n;
     }
     if (records.messages) putMessageLines(tx, records.messages);
   }

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { FixtureCollector, type CheckedFixture } from './fixture-check.js';
+import { FixtureCollector, type CheckedFixture, type ThreadSink } from './fixture-check.js';
 import { readFixtureStream, FixtureSyntaxError } from './fixture-stream.js';
 import {
   checkFixture,
@@ -7,11 +7,15 @@ import {
   importRecords,
   lookupWith,
   parseFixture,
+  putRecords,
   type RecordLookup,
   type Records,
 } from './fixture.js';
 import { LazyLines } from './lazy-lines.js';
+import { COLLECTIONS } from './records.js';
 import type { Store } from './store.js';
+import { ThreadImport } from './pg/thread-import.js';
+import { TABLE_COLLECTIONS } from './pg/threads.js';
 
 const unreadable = (file: string, err: unknown) =>
   new FixtureError(file, [
@@ -22,27 +26,28 @@ const notJson = (file: string, err: unknown) =>
 
 /**
  * Reads and validates a fixture file as a stream (fixture-stream.ts): records are checked as they
- * are read, and the file's text is never held whole. `packed`: threads are kept packed
- * (packThread), their messages as lines for a bulk load.
+ * are read, and the file's text is never held whole. `threads`: 'packed' keeps them packed
+ * (packThread), their messages as lines for a bulk load; a ThreadSink takes them as they are read.
  */
 export async function readFixtureFile(
   file: string,
   existing?: RecordLookup,
   checked?: (f: CheckedFixture) => void,
-  packed = false,
+  threads?: 'packed' | ThreadSink,
 ): Promise<Records> {
-  const lines = packed ? new LazyLines((await stat(file).catch(() => null))?.size ?? 0) : undefined;
-  const collector = new FixtureCollector(file, lines);
+  const sink = threads === 'packed' ? undefined : threads;
+  const lines = threads === 'packed' ? new LazyLines((await stat(file).catch(() => null))?.size ?? 0) : undefined;
+  const collector = new FixtureCollector(file, lines ?? sink);
   try {
     await readFixtureStream(file, collector);
   } catch (err) {
     if (err instanceof FixtureSyntaxError) throw notJson(file, err);
-    if (err instanceof FixtureError) throw err;
+    if (err instanceof FixtureError || (sink && err === sink.failure)) throw err;
     throw unreadable(file, err);
   }
   const f = collector.done();
   checked?.(f);
-  return { ...checkFixture(f, file, existing), messages: lines };
+  return { ...checkFixture(f, file, existing, sink), messages: lines };
 }
 
 /**
@@ -56,6 +61,7 @@ export async function seedStore(
   parsed?: unknown[],
   checked?: (f: CheckedFixture) => void,
 ): Promise<Record<string, number>> {
+  if (store.shared && !parsed) return importShared(store, files, { checked });
   // Validate every file before writing any, each against the store plus the files before it, then
   // write them in ONE load: a failure anywhere leaves the store as it was.
   const all: Records[] = [];
@@ -63,7 +69,7 @@ export async function seedStore(
     all.push(
       parsed
         ? parseFixture(parsed[i], file, lookupWith(store, all))
-        : await readFixtureFile(file, lookupWith(store, all), checked, !store.shared),
+        : await readFixtureFile(file, lookupWith(store, all), checked, store.shared ? undefined : 'packed'),
     );
   if (store.shared) await refuseTakenThreads(store, files, all);
   return importRecords(store, ...all);
@@ -82,4 +88,46 @@ async function refuseTakenThreads(store: Store, files: string[], all: Records[])
     );
     if (problems.length) throw new FixtureError(files[i], problems);
   }
+}
+
+/** What an import with --replace checks the fixtures against: nothing. */
+const NOTHING: RecordLookup = { get: () => undefined };
+
+/**
+ * Fixture files into a PostgreSQL store in one bulk load (PgLog.bulkFrom): the files are read
+ * inside its transaction, their threads written into their table as they are read
+ * (pg/thread-import.ts), the other records put once every file is checked; a problem anywhere
+ * rolls all of it back. `replace`: everything but the settings is replaced by the fixtures.
+ */
+export async function importShared(
+  store: Store,
+  files: string[],
+  opts: { replace?: boolean; checked?: (f: CheckedFixture) => void; batchRows?: number } = {},
+): Promise<Record<string, number>> {
+  let counts: Record<string, number> = {};
+  await store.shared!.bulkFrom(async (sql) => {
+    if (opts.replace) await sql`delete from wcm_threads`;
+    const threads = new ThreadImport(sql, !!opts.replace, opts.batchRows);
+    const all: Records[] = [];
+    try {
+      for (const file of files)
+        all.push(
+          await readFixtureFile(
+            file,
+            lookupWith(opts.replace ? NOTHING : store, all),
+            opts.checked,
+            threads.file(file),
+          ),
+        );
+      await threads.finish();
+    } catch (err) {
+      await threads.abandon();
+      throw err;
+    }
+    return (tx) => {
+      if (opts.replace) for (const c of COLLECTIONS) if (c !== 'settings' && !TABLE_COLLECTIONS.has(c)) tx.clear(c);
+      counts = putRecords(tx, all);
+    };
+  });
+  return counts;
 }

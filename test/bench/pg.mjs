@@ -166,7 +166,7 @@ export function pgSections(ctx) {
     });
     if (imported.code !== 0)
       throw new Error(`wcm local import --store failed (${imported.code}): ${imported.stderr.slice(-500)}`);
-    log(`pg 1M: imported in ${fmt.ms(imported.ms)} ms`);
+    log(`pg 1M: imported in ${fmt.ms(imported.ms)} ms, peak RSS ${Math.round(imported.peakMB)} MB`);
     const t = performance.now();
     const pg = await ctx.startWcm(null, { store: url });
     const pagePath = `/workspaces/${DEMO_WS}/threads?view=inbox&channel=whatsapp&limit=50`;
@@ -192,7 +192,7 @@ export function pgSections(ctx) {
       log(`pg 1M: median ${fmt.ms(m)} ms, p99 ${fmt.ms(p99)} ms; start to first page ${fmt.ms(startMs)} ms`);
       row(
         `list threads, the filtered page of 50 (\`view=inbox&channel=whatsapp\`) over ${fmt.n(count)} threads on PostgreSQL, one request at a time: median, p99; start to first page; RSS`,
-        `median ${fmt.ms(m)} ms, p99 ${fmt.ms(p99)} ms (${times.length} requests); ${(startMs / 1000).toFixed(1)} s; ${fmt.mb(rss)}<br>(\`wcm local import --store\` of the fixture: ${(imported.ms / 1000).toFixed(0)} s)`,
+        `median ${fmt.ms(m)} ms, p99 ${fmt.ms(p99)} ms (${times.length} requests); ${(startMs / 1000).toFixed(1)} s; ${fmt.mb(rss)}<br>(\`wcm local import --store\` of the fixture: ${(imported.ms / 1000).toFixed(0)} s, peak RSS ${fmt.mb(imported.peakMB)})`,
         '—',
         '—',
         'median < 20 ms (SANDBOX.md)',

@@ -41,10 +41,12 @@ export interface JournalRow {
 }
 
 interface Pending {
-  fn: (tx: Tx) => unknown;
+  /** A transaction's function; a bulk load's is made by `bulk`. */
+  fn?: (tx: Tx) => unknown;
   resolve: (v: unknown) => void;
   reject: (err: unknown) => void;
-  bulk?: boolean;
+  /** A bulk load: makes its function inside its transaction, once it holds the write lock. */
+  bulk?: (sql: Sql) => Promise<(tx: Tx) => unknown>;
   /** Run in the bulk's transaction after its writes (a named snapshot's threads copied back). */
   then?: (sql: Sql) => Promise<unknown>;
 }
@@ -164,7 +166,7 @@ export class PgLog {
           const tables: TableWrites[] = [];
           for (const p of batch) {
             try {
-              const { result, ops, undo, table } = this.host.run(p.fn);
+              const { result, ops, undo, table } = this.host.run(p.fn!);
               // A write of threads only still takes a journal row (its ops may be none): every
               // process's sequence number moves, and with it the threads' page cache (threads.ts).
               if (ops.length || hasTableWrites(table))
@@ -198,9 +200,18 @@ export class PgLog {
 
   /** A bulk load: the new state becomes the base; every process reloads it on its next request. */
   bulk<T>(fn: (tx: Tx) => T, then?: (sql: Sql) => Promise<unknown>): Promise<T> {
+    return this.bulkFrom(() => Promise.resolve(fn), then);
+  }
+
+  /**
+   * A bulk load whose function `make` returns inside the load's transaction, holding the write
+   * lock: an import writes its threads into their table as it reads them (pg/import.ts); if `make`
+   * throws, nothing of it is committed.
+   */
+  bulkFrom<T>(make: (sql: Sql) => Promise<(tx: Tx) => T>, then?: (sql: Sql) => Promise<unknown>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, bulk: true, then });
+      this.queue.push({ resolve: resolve as (v: unknown) => void, reject, bulk: make, then });
       this.writing ??= this.writeLoop();
     });
   }
@@ -212,7 +223,7 @@ export class PgLog {
         this.sql.begin(async (sql) => {
           await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
           await this.catchUp(sql as unknown as Sql);
-          const run = this.host.runBulk(p.fn);
+          const run = this.host.runBulk(await p.bulk!(sql as unknown as Sql));
           result = run.result;
           await applyTableWrites(sql as unknown as Sql, run.table);
           await p.then?.(sql as unknown as Sql);

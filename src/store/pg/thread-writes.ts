@@ -85,16 +85,30 @@ function field(v: string | boolean | readonly string[] | null): string {
   return s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
+/** A row as a line of COPY's text format. */
+export const copyLine = (r: ReturnType<typeof threadRow>) => THREAD_COLUMNS.map((c) => field(r[c])).join('\t') + '\n';
+
 /** Many rows with COPY: one stream, no per-row statement. */
-async function copyRows(sql: Sql, table: string, rows: Array<ReturnType<typeof threadRow>>): Promise<void> {
+function copyRows(sql: Sql, table: string, rows: Array<ReturnType<typeof threadRow>>): Promise<void> {
+  return copyLines(
+    sql,
+    table,
+    (function* () {
+      for (const r of rows) yield copyLine(r);
+    })(),
+  );
+}
+
+/** Lines made by copyLine into `table` with one COPY. */
+export async function copyLines(sql: Sql, table: string, lines: Iterable<string>): Promise<void> {
   const stream = await sql`copy ${sql(table)} (${sql(THREAD_COLUMNS as unknown as string[])}) from stdin`.writable();
   const done = new Promise<void>((resolve, reject) => {
     stream.on('finish', resolve);
     stream.on('error', reject);
   });
   let chunk = '';
-  for (const r of rows) {
-    chunk += THREAD_COLUMNS.map((c) => field(r[c])).join('\t') + '\n';
+  for (const line of lines) {
+    chunk += line;
     if (chunk.length > 1 << 20) {
       if (!stream.write(chunk)) await new Promise((r) => stream.once('drain', r));
       chunk = '';

@@ -1,0 +1,165 @@
+import type { Sql } from 'postgres';
+import type { Problem, ThreadSink } from '../fixture-check.js';
+import { FixtureError } from '../fixture-check.js';
+import { splitThread, sortedMessages, type FullThread } from '../threads.js';
+import { copyLine, copyLines } from './thread-writes.js';
+import { threadRow } from './threads.js';
+
+/** Threads per COPY (and per query for the ids the table holds already): about 5 MB of rows. */
+export const COPY_BATCH = 10_000;
+
+/** A thread read and checked, as its row's COPY line, until its batch is written. */
+interface Row {
+  file: FileThreads;
+  index: number;
+  id: string;
+  line: string;
+}
+
+const exists = (id: string) => `id \`${id}\` already exists in the store`;
+
+/**
+ * An import's threads written into `wcm_threads` as the fixture files are read, inside the
+ * import's transaction (pg/import.ts), one COPY per batch, the next batch read while one is
+ * written. What stays in memory is a batch or two, and per thread what the checks across records
+ * need: its id (duplicates) and its workspace's (references, checked once the file is read). A
+ * problem anywhere stops the copying; the transaction is then rolled back, so nobody ever sees
+ * part of an import. Ids the table holds already are looked up per batch, before its COPY.
+ */
+export class ThreadImport {
+  private readonly files: FileThreads[] = [];
+  private pending: Row[] = [];
+  private writing: Promise<void> | null = null;
+  private spoilt = false;
+  failure: unknown = undefined;
+
+  /** `replace`: the table was emptied in this transaction, so no id in it is taken. */
+  constructor(
+    private readonly sql: Sql,
+    private readonly replace: boolean,
+    private readonly batchRows = COPY_BATCH,
+  ) {}
+
+  /** The sink for the next file's threads. */
+  file(source: string): FileThreads {
+    const f = new FileThreads(this, source, this.files.length);
+    this.files.push(f);
+    return f;
+  }
+
+  /** Whether a file before `before` holds the thread `id`. */
+  earlier(before: number, id: string): boolean {
+    for (let i = 0; i < before; i++) if (this.files[i].ids.has(id)) return true;
+    return false;
+  }
+
+  add(row: Row | null): void {
+    if (row) this.pending.push(row);
+    else this.spoilt = true;
+  }
+
+  /** Once whole batches are ready, waits for the write before them and starts theirs. */
+  async settle(): Promise<void> {
+    if (this.pending.length < this.batchRows) return;
+    await this.writing;
+    if (this.failure) throw this.failure;
+    const rows = this.pending.splice(0, this.pending.length - (this.pending.length % this.batchRows));
+    this.writing = this.write(rows).catch((err: unknown) => void (this.failure = err));
+  }
+
+  /** Writes what is left, after every file was read and checked; refuses ids the table held. */
+  async finish(): Promise<void> {
+    await this.writing;
+    if (this.failure) throw this.failure;
+    await this.write(this.pending);
+    this.pending = [];
+    for (const f of this.files) if (f.taken.length) throw new FixtureError(f.source, f.taken);
+    // Fresh statistics at once (thread-writes.ts: a first page of 12 s without them).
+    if (this.files.some((f) => f.count)) await this.sql`analyze wcm_threads`;
+  }
+
+  /** After a failure: lets a write in flight end (its outcome no longer matters). */
+  async abandon(): Promise<void> {
+    await this.writing;
+  }
+
+  private async write(rows: Row[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += this.batchRows) {
+      const batch = rows.slice(i, i + this.batchRows);
+      if (!this.replace) await this.refuseTaken(batch);
+      if (!this.spoilt)
+        await copyLines(
+          this.sql,
+          'wcm_threads',
+          batch.map((r) => r.line),
+        );
+    }
+  }
+
+  private async refuseTaken(batch: Row[]): Promise<void> {
+    const ids = batch.map((r) => r.id);
+    const taken = new Set(
+      (await this.sql<Array<{ id: string }>>`select id from wcm_threads where id = any(${ids})`).map((r) => r.id),
+    );
+    if (!taken.size) return;
+    this.spoilt = true;
+    for (const r of batch)
+      if (taken.has(r.id)) r.file.taken.push({ path: `$.threads[${r.index}].id`, message: exists(r.id) });
+  }
+}
+
+/** One file's threads: checked as they come, then handed on as rows. */
+class FileThreads implements ThreadSink {
+  /** Each id's last position in the file. */
+  readonly ids = new Map<string, number>();
+  /** Per workspace id, the threads naming it. */
+  private readonly workspaces = new Map<string, number[]>();
+  readonly idProblems: Problem[] = [];
+  /** Ids the table holds already: refused only if the files have no other problem (as before any write). */
+  readonly taken: Problem[] = [];
+  count = 0;
+
+  constructor(
+    private readonly all: ThreadImport,
+    readonly source: string,
+    private readonly no: number,
+  ) {}
+
+  get failure(): unknown {
+    return this.all.failure;
+  }
+
+  thread(t: FullThread, index: number): void {
+    const before = this.ids.get(t.id);
+    const problem =
+      before !== undefined
+        ? `duplicate id \`${t.id}\` (also at $.threads[${before}].id)`
+        : this.all.earlier(this.no, t.id)
+          ? exists(t.id)
+          : null;
+    if (problem) this.idProblems.push({ path: `$.threads[${index}].id`, message: problem });
+    this.ids.set(t.id, index);
+    const named = this.workspaces.get(t.workspace_id);
+    if (named) named.push(index);
+    else this.workspaces.set(t.workspace_id, [index]);
+    this.count++;
+    if (problem) return this.all.add(null);
+    const { thread, messages } = splitThread(sortedMessages(t));
+    this.all.add({ file: this, index, id: t.id, line: copyLine(threadRow(thread, messages)) });
+  }
+
+  settle(): Promise<void> {
+    return this.all.settle();
+  }
+
+  refProblems(has: (workspaceId: string) => boolean): Problem[] {
+    const missing: Array<[number, string]> = [];
+    for (const [ws, at] of this.workspaces) if (!has(ws)) for (const i of at) missing.push([i, ws]);
+    return missing
+      .sort((a, b) => a[0] - b[0])
+      .map(([i, ws]) => ({
+        path: `$.threads[${i}].workspace_id`,
+        message: `refers to workspaces \`${ws}\`, which does not exist`,
+      }));
+  }
+}
