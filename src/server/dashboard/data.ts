@@ -1,11 +1,11 @@
 import { fieldErrors } from '../../contract/issues.js';
 import { operations, type AnyOperation } from '../../contract/operations.js';
-import type { IndexName } from '../../store/indexes.js';
-import type { RecordTypes } from '../../store/records.js';
+import type { RecordIndex, RecordOfIndex, RecordSlice } from '../../store/record-repository.js';
+import type { CollectionName, RecordTypes } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import type { Clock, HandlerContext, RequestInfo, Services } from '../context.js';
 import { handlers } from '../handlers/index.js';
-import { JsonItem, pageIndex, type Page } from '../paging.js';
+import { JsonItem, pageRecords, type Page } from '../paging.js';
 import { validationFailed } from '../problems.js';
 import type { Html } from '../web/html.js';
 
@@ -63,6 +63,8 @@ export interface RowBytes {
 /** A page of a list operation, ready to become table rows. */
 export interface ListPage {
   next_cursor: string | null;
+  /** The items' ids, in order: to read the records a row shows more of than the item. */
+  ids(): string[];
   /**
    * Each item as a row, as bytes. `render` must depend on the item and `variant` alone: for items
    * the handler serialized once per record version (JsonItem), the row is rendered and encoded once
@@ -84,6 +86,7 @@ export async function listPage(
   const page = (await callOperation(env, operationId, params, query)) as Page<unknown>;
   return {
     next_cursor: page.next_cursor,
+    ids: () => page.items.map((item) => ((item instanceof JsonItem ? item.toJSON() : item) as Row).id as string),
     rows: (variant, render) => ({
       count: page.items.length,
       bytes: page.items.map((item) => {
@@ -104,38 +107,54 @@ export const rowBytes = (rows: Html[]): RowBytes => ({
   bytes: rows.map((r) => Buffer.from(r.text)),
 });
 
-/**
- * A workspace's records from an index kept across workspaces (orders, analytics events: no list
- * operation yet), newest first; the scan stops once the page is full, as the API's lists do.
- */
-export function pageAcrossIndex<N extends 'ordersByCreated' | 'eventsByOccurred'>(
+/** The records with these ids, each read once, by id (a missing one is absent): what a page's rows name. */
+export async function recordsById<C extends CollectionName>(
+  store: Store,
+  c: C,
+  ids: Iterable<string>,
+): Promise<Map<string, RecordTypes[C]>> {
+  const unique = [...new Set(ids)];
+  const recs = await Promise.all(unique.map((id) => store.records.get(c, id)));
+  const out = new Map<string, RecordTypes[C]>();
+  recs.forEach((rec, i) => rec && out.set(unique[i], rec));
+  return out;
+}
+
+/** The indexes kept across workspaces (orders, analytics events: no per-workspace index, no list operation yet). */
+type AcrossIndex = 'ordersByCreated' | 'eventsByOccurred';
+
+/** A workspace's records from an index kept across workspaces, newest first; the scan stops once the page is full, as the API's lists do. */
+export function pageAcrossIndex<N extends AcrossIndex>(
   store: Store,
   index: N,
   workspaceId: string,
   cursor?: string,
-) {
-  type Rec = N extends 'ordersByCreated' ? RecordTypes['orders'] : RecordTypes['analytics_events'];
-  return pageIndex(store.index(index) as never, '*', {
+): Promise<Page<RecordOfIndex<N>>> {
+  return pageRecords(store.records, index, '*', {
     scope: JSON.stringify(['dashboard', index, workspaceId]),
     cursor,
     limit: PAGE_SIZE,
-    filter: (r: Rec) => r.workspace_id === workspaceId,
-    map: (r: Rec) => r,
-  }) as Page<Rec>;
+    filter: (r) => r.workspace_id === workspaceId,
+    map: (r) => r,
+  });
 }
 
-/** How many records an index holds in one partition (no scan: the partition's length). */
-export function indexCount(store: Store, index: IndexName, partition: string): number {
-  return store.index(index).entries(partition).length;
+/** How many records an index holds in one partition (no scan: the partition's length in memory). */
+export function indexCount(store: Store, index: RecordIndex, partition: string): Promise<number> {
+  return store.records.count(index, partition);
 }
+
+/** Records read per step when counting a workspace's share of an index kept across workspaces. */
+const COUNT_STEP = 1000;
 
 /** How many of a workspace's records an index kept across workspaces holds (a scan: orders and events have no per-workspace index). */
-export function countAcrossIndex(
-  store: Store,
-  index: 'ordersByCreated' | 'eventsByOccurred',
-  workspaceId: string,
-): number {
+export async function countAcrossIndex(store: Store, index: AcrossIndex, workspaceId: string): Promise<number> {
+  const filter = (r: { workspace_id: string }) => r.workspace_id === workspaceId;
   let n = 0;
-  for (const e of store.index(index).entries('*')) if (e.rec.workspace_id === workspaceId) n++;
+  let slice: RecordSlice<unknown> | undefined;
+  do {
+    slice = await store.records.page(index, '*', { after: slice?.last, limit: COUNT_STEP, filter });
+    n += slice.items.length;
+  } while (slice.more);
   return n;
 }

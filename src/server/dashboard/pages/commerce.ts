@@ -1,6 +1,6 @@
 import { html } from '../../web/html.js';
 import { badge, pager, table, when, wsHref, type View } from '../chrome.js';
-import { pageAcrossIndex } from '../data.js';
+import { pageAcrossIndex, recordsById } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
 const moneyFormats = new Map<string, Intl.NumberFormat | null>();
@@ -28,12 +28,17 @@ const STATE_TONES: Record<string, 'ok' | 'warn' | 'bad' | 'info'> = {
 };
 
 /** `…/orders`: newest first, with payment state (no list operation yet: the orders index, this workspace's only). */
-export function ordersView(r: WorkspaceRequest): View {
+export async function ordersView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
-  const page = pageAcrossIndex(r.store, 'ordersByCreated', w, cursor);
+  const page = await pageAcrossIndex(r.store, 'ordersByCreated', w, cursor);
+  const offers = await recordsById(
+    r.store,
+    'offers',
+    page.items.map((o) => o.offer_id),
+  );
   const rows = page.items.map((o) => {
-    const offer = r.store.get('offers', o.offer_id);
+    const offer = offers.get(o.offer_id);
     return html`<tr id="order-${o.id}"><td class="nowrap">${when(o.created_at)}<span class="sub mono" data-copy="${o.id}" data-copy-label="order id">${o.id}</span></td><td>${o.customer_name ?? html`<span class="muted">&mdash;</span>`}${o.customer_email ? html`<span class="sub">${o.customer_email}</span>` : ''}</td><td>${offer?.title ?? o.offer_id}${o.customer_message ? html`<span class="sub">&ldquo;${o.customer_message}&rdquo;</span>` : ''}</td><td class="num">${o.quantity}</td><td class="num">${money(o.amount_total, o.currency)}<span class="sub">fee ${money(o.application_fee_amount, o.currency)}</span></td><td>${badge(o.payment_state, STATE_TONES[o.payment_state] ?? '')}<span class="sub">${o.provider} · <span class="mono">${o.payment_intent_id}</span></span></td></tr>`;
   });
   return {
@@ -46,13 +51,18 @@ export function ordersView(r: WorkspaceRequest): View {
 }
 
 /** `…/events`: analytics events, newest first (the events index, this workspace's only). */
-export function eventsView(r: WorkspaceRequest): View {
+export async function eventsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
-  const page = pageAcrossIndex(r.store, 'eventsByOccurred', w, cursor);
+  const page = await pageAcrossIndex(r.store, 'eventsByOccurred', w, cursor);
+  const agents = await recordsById(
+    r.store,
+    'agents',
+    page.items.map((e) => e.agent_id),
+  );
   const rows = page.items.map(
     (e) =>
-      html`<tr><td class="nowrap">${when(e.occurred_at)}</td><td><code>${e.type}</code></td><td>${r.store.get('agents', e.agent_id)?.name ?? e.agent_id}</td><td>${e.button_id ? html`<code>${e.button_id}</code>` : html`<span class="muted">&mdash;</span>`}</td><td>${e.app_id ? html`<code>${e.app_id}</code>` : html`<span class="muted">&mdash;</span>`}</td></tr>`,
+      html`<tr><td class="nowrap">${when(e.occurred_at)}</td><td><code>${e.type}</code></td><td>${agents.get(e.agent_id)?.name ?? e.agent_id}</td><td>${e.button_id ? html`<code>${e.button_id}</code>` : html`<span class="muted">&mdash;</span>`}</td><td>${e.app_id ? html`<code>${e.app_id}</code>` : html`<span class="muted">&mdash;</span>`}</td></tr>`,
   );
   return {
     title: 'Analytics events',

@@ -1,7 +1,7 @@
 import type { FormRecord, PageRecord } from '../../../store/records.js';
 import { html, type Html } from '../../web/html.js';
 import { badge, facts, idCode, jsonBlock, pager, seg, table, tabs, when, wsHref, yesNo, type View } from '../chrome.js';
-import { callOperation, listPage, type Row } from '../data.js';
+import { callOperation, listPage, recordsById, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
 const crumbsOf = (r: WorkspaceRequest, ...more: Array<[string, string]>): Array<[string, string]> => [
@@ -14,8 +14,9 @@ export async function listingsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listListings', { workspace: w }, { cursor });
+  const recs = await recordsById(r.store, 'listings', page.ids());
   const rows = page.rows(w, (item) => {
-    const rec = r.store.get('listings', item.id);
+    const rec = recs.get(item.id);
     return html`<tr><td><a href="${wsHref(w, `lists/${seg(item.id)}`)}">${item.title}</a><span class="sub mono">${item.id}</span></td><td>${rec?.template_slug ?? ''}</td><td class="num">${rec?.items.length ?? ''}</td><td class="nowrap">${when(rec?.created_at)}</td></tr>`;
   });
   return {
@@ -182,6 +183,9 @@ export async function knowledgeListsView(r: WorkspaceRequest): Promise<View> {
   };
 }
 
+/** The list a page's operation found in this workspace (it answered 404 otherwise). */
+const knowledgeList = async (r: WorkspaceRequest, id: string) => (await r.store.records.get('knowledge_lists', id))!;
+
 const articleState = (a: Row): Html =>
   a.status === 'published' ? badge(`published v${a.published_version}`, 'ok') : badge('draft', 'warn');
 
@@ -189,8 +193,10 @@ const articleState = (a: Row): Html =>
 export async function articlesView(r: WorkspaceRequest, listId: string): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
-  const page = await listPage(r, 'listArticles', { workspace: w, list: listId }, { cursor });
-  const list = r.store.get('knowledge_lists', listId)!;
+  const [page, list] = await Promise.all([
+    listPage(r, 'listArticles', { workspace: w, list: listId }, { cursor }),
+    knowledgeList(r, listId),
+  ]);
   const rows = page.rows(
     `${w}|${listId}`,
     (a) =>
@@ -209,8 +215,10 @@ export async function articlesView(r: WorkspaceRequest, listId: string): Promise
 /** `…/knowledge/{list}/articles/{article}`: every version, which is current, which published, what was restored. */
 export async function articleView(r: WorkspaceRequest, listId: string, articleId: string): Promise<View> {
   const w = r.workspace.id;
-  const a = (await callOperation(r, 'getArticle', { workspace: w, list: listId, article: articleId })) as Row;
-  const list = r.store.get('knowledge_lists', listId)!;
+  const [a, list] = await Promise.all([
+    callOperation(r, 'getArticle', { workspace: w, list: listId, article: articleId }) as Promise<Row>,
+    knowledgeList(r, listId),
+  ]);
   const versions = [...(a.versions as Row[])].reverse().map((v) => {
     const marks = [
       v.number === a.current_version ? badge('current', 'info') : '',

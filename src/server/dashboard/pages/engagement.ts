@@ -14,7 +14,7 @@ import {
   wsHref,
   type View,
 } from '../chrome.js';
-import { callOperation, listPage, type Row } from '../data.js';
+import { callOperation, listPage, recordsById, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
@@ -109,6 +109,8 @@ export async function threadView(r: WorkspaceRequest, id: string): Promise<View>
 
 /** How many of each kind the side panel lists (the newest). */
 const RELATED_MAX = 10;
+/** What the panel reads when the thread's contact has no e-mail address. */
+const NONE = { items: [], last: null, more: false } as const;
 
 /**
  * The contact's other threads, bookings and orders in this workspace: same contact id, or the
@@ -119,27 +121,29 @@ async function sameContact(r: WorkspaceRequest, t: Row): Promise<Html> {
   const w = r.workspace.id;
   const email = (t.contact.email as string | null)?.toLowerCase();
   const sameEmail = (e: string | null | undefined) => !!email && e?.toLowerCase() === email;
-  const threads = await r.store.threads.ofContact(w, t.contact, t.id, RELATED_MAX);
-  const bookings = email
-    ? r.store
-        .index('bookingsByWorkspace')
-        .entries(w)
-        .map((e) => e.rec)
-        .filter((b) => sameEmail(b.contact.email))
-    : [];
-  const orders = email
-    ? r.store
-        .index('ordersByCreated')
-        .entries('*')
-        .map((e) => e.rec)
-        .filter((o) => o.workspace_id === w && sameEmail(o.customer_email))
-    : [];
-  const none = html`<p class="muted small">None.</p>`;
-  const list = (items: Html[]) => (items.length ? html`<ul>${items.slice(0, RELATED_MAX)}</ul>` : none);
+  const { records } = r.store;
+  const [threads, bookings, orders] = await Promise.all([
+    r.store.threads.ofContact(w, t.contact, t.id, RELATED_MAX),
+    email
+      ? records.page('bookingsByWorkspace', w, { limit: RELATED_MAX, filter: (b) => sameEmail(b.contact.email) })
+      : NONE,
+    email
+      ? records.page('ordersByCreated', '*', {
+          limit: RELATED_MAX,
+          filter: (o) => o.workspace_id === w && sameEmail(o.customer_email),
+        })
+      : NONE,
+  ]);
+  const offers = await recordsById(
+    r.store,
+    'offers',
+    orders.items.map((o) => o.offer_id),
+  );
+  const list = (items: Html[]) => (items.length ? html`<ul>${items}</ul>` : html`<p class="muted small">None.</p>`);
   return html`<section class="panel related" id="related" aria-labelledby="related-head"><h2 id="related-head" class="visually-hidden">Same contact</h2>
 <h3>Other threads</h3>${list(threads.map((x) => html`<li><a href="${wsHref(w, `threads/${seg(x.id)}`)}">${x.subject ?? '(no subject)'}</a><span class="sub">${x.status} · ${when(x.last_message_at)}</span></li>`))}
-<h3>Bookings</h3>${list(bookings.map((b) => html`<li>${b.booking_type.name}<span class="sub">${badge(b.status, BOOKING_TONES[b.status] ?? '')} ${when(b.starts_at)}</span></li>`))}${bookings.length ? html`<p class="small"><a href="${wsHref(w, 'bookings')}">All bookings</a></p>` : ''}
-<h3>Orders</h3>${list(orders.map((o) => html`<li><a href="${wsHref(w, `open/${seg(o.id)}`)}">${r.store.get('offers', o.offer_id)?.title ?? 'Order'}</a><span class="sub">${o.payment_state} · ${when(o.created_at)}</span></li>`))}</section>`;
+<h3>Bookings</h3>${list(bookings.items.map((b) => html`<li>${b.booking_type.name}<span class="sub">${badge(b.status, BOOKING_TONES[b.status] ?? '')} ${when(b.starts_at)}</span></li>`))}${bookings.items.length ? html`<p class="small"><a href="${wsHref(w, 'bookings')}">All bookings</a></p>` : ''}
+<h3>Orders</h3>${list(orders.items.map((o) => html`<li><a href="${wsHref(w, `open/${seg(o.id)}`)}">${offers.get(o.offer_id)?.title ?? 'Order'}</a><span class="sub">${o.payment_state} · ${when(o.created_at)}</span></li>`))}</section>`;
 }
 
 /** One formatter per time zone (they are costly to build). Null for a zone this runtime does not know. */

@@ -8,14 +8,15 @@ import { seg, wsHref } from '../chrome.js';
  */
 export async function recordPage(store: Store, w: string, id: string): Promise<string | undefined> {
   const mine = (rec: { workspace_id: string } | undefined) => rec?.workspace_id === w;
-  if (mine(store.get('listings', id))) return wsHref(w, `lists/${seg(id)}`);
+  const { records } = store;
+  if (mine(await records.get('listings', id))) return wsHref(w, `lists/${seg(id)}`);
   if (mine((await store.threads.get(id))?.thread)) return wsHref(w, `threads/${seg(id)}`);
-  if (mine(store.get('forms', id))) return wsHref(w, `forms/${seg(id)}`);
-  if (mine(store.get('pages', id))) return wsHref(w, `pages/${seg(id)}`);
-  if (mine(store.get('knowledge_lists', id))) return wsHref(w, `knowledge/${seg(id)}`);
-  const article = store.get('articles', id);
-  if (article && mine(store.get('knowledge_lists', article.list_id)))
+  if (mine(await records.get('forms', id))) return wsHref(w, `forms/${seg(id)}`);
+  if (mine(await records.get('pages', id))) return wsHref(w, `pages/${seg(id)}`);
+  if (mine(await records.get('knowledge_lists', id))) return wsHref(w, `knowledge/${seg(id)}`);
+  const article = await records.get('articles', id);
+  if (article && mine(await records.get('knowledge_lists', article.list_id)))
     return wsHref(w, `knowledge/${seg(article.list_id)}/articles/${seg(id)}`);
-  if (mine(store.get('orders', id))) return `${wsHref(w, 'orders')}#order-${seg(id)}`;
+  if (mine(await records.get('orders', id))) return `${wsHref(w, 'orders')}#order-${seg(id)}`;
   return undefined;
 }

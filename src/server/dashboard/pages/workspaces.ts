@@ -1,4 +1,5 @@
 import type { ThreadView } from '../../../contract/enums.js';
+import type { RecordIndex } from '../../../store/record-repository.js';
 import type { WorkspaceRecord } from '../../../store/records.js';
 import type { Store } from '../../../store/store.js';
 import { html, type Html } from '../../web/html.js';
@@ -31,36 +32,30 @@ export async function workspaceNav(
   signed: Pick<SignedIn, 'abilities'>,
   extra: { requestLog: boolean },
 ): Promise<NavEntry[]> {
-  const nav: NavEntry[] = [
+  const count = (index: RecordIndex) => () => indexCount(store, index, w);
+  const nav: Array<NavEntry & { counting?: () => Promise<number> }> = [
     { section: 'overview', label: 'Overview', href: wsHref(w) },
-    { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), count: await openThreads(store, w) },
-    {
-      section: 'lists',
-      label: 'Listings',
-      href: wsHref(w, 'lists'),
-      count: indexCount(store, 'listingsByWorkspace', w),
-    },
-    { section: 'forms', label: 'Forms', href: wsHref(w, 'forms'), count: indexCount(store, 'formsByWorkspace', w) },
-    { section: 'pages', label: 'Pages', href: wsHref(w, 'pages'), count: indexCount(store, 'pagesByWorkspace', w) },
+    { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), counting: () => openThreads(store, w) },
+    { section: 'lists', label: 'Listings', href: wsHref(w, 'lists'), counting: count('listingsByWorkspace') },
+    { section: 'forms', label: 'Forms', href: wsHref(w, 'forms'), counting: count('formsByWorkspace') },
+    { section: 'pages', label: 'Pages', href: wsHref(w, 'pages'), counting: count('pagesByWorkspace') },
     {
       section: 'knowledge',
       label: 'Knowledge',
       href: wsHref(w, 'knowledge'),
-      count: indexCount(store, 'knowledgeListsByWorkspace', w),
+      counting: count('knowledgeListsByWorkspace'),
     },
-    {
-      section: 'bookings',
-      label: 'Bookings',
-      href: wsHref(w, 'bookings'),
-      count: indexCount(store, 'bookingsByWorkspace', w),
-    },
-    { section: 'voice', label: 'Voice', href: wsHref(w, 'voice'), count: indexCount(store, 'voiceByWorkspace', w) },
+    { section: 'bookings', label: 'Bookings', href: wsHref(w, 'bookings'), counting: count('bookingsByWorkspace') },
+    { section: 'voice', label: 'Voice', href: wsHref(w, 'voice'), counting: count('voiceByWorkspace') },
     { section: 'orders', label: 'Orders', href: wsHref(w, 'orders') },
     { section: 'events', label: 'Analytics events', href: wsHref(w, 'events') },
   ];
   nav.push({ section: 'oauth', label: 'OAuth apps', href: wsHref(w, 'oauth') });
   if (extra.requestLog) nav.push({ section: 'requests', label: 'Request log', href: `${DASHBOARD}/requests` });
-  return nav.filter((n) => canRead(signed, n.section));
+  const shown = nav.filter((n) => canRead(signed, n.section));
+  // Only the sections shown are counted, all at once.
+  await Promise.all(shown.map(async (n) => n.counting && (n.count = await n.counting())));
+  return shown;
 }
 
 /** The side bar outside a workspace: the user's workspaces, to pick one. */
@@ -86,9 +81,12 @@ export async function workspacesView(
   const threads = canRead(signed, 'threads');
   const lists = canRead(signed, 'lists');
   const open = threads ? await Promise.all(mine.map(({ record: w }) => openThreads(store, w.id))) : [];
+  const listings = lists
+    ? await Promise.all(mine.map(({ record: w }) => indexCount(store, 'listingsByWorkspace', w.id)))
+    : [];
   const rows = mine.map(
     ({ record: w, role }, i) =>
-      html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td>${threads ? html`<td class="num">${grouped(open[i])}</td>` : ''}${lists ? html`<td class="num">${grouped(indexCount(store, 'listingsByWorkspace', w.id))}</td>` : ''}</tr>`,
+      html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td>${threads ? html`<td class="num">${grouped(open[i])}</td>` : ''}${lists ? html`<td class="num">${grouped(listings[i])}</td>` : ''}</tr>`,
   );
   const head: Array<string | [string, 'num']> = ['Workspace', 'Your role', ['Members', 'num']];
   if (threads) head.push(['Open threads', 'num']);
