@@ -2,17 +2,15 @@ import type { z } from 'zod';
 import type { Form, UpdateFormBody } from '../../contract/forms.js';
 import { operations } from '../../contract/operations.js';
 import type { FormRecord } from '../../store/records.js';
-import type { Store, Tx } from '../../store/store.js';
 import { implement, timestamp } from '../context.js';
 import { mergeMember } from '../merge-patch.js';
-import { cachedJson, pageIndex } from '../paging.js';
+import { cachedJson, pageRecords } from '../paging.js';
 import { notFound } from '../problems.js';
 
 const OBJECT_MEMBERS = ['settings', 'design', 'integrations', 'embed'] as const;
 
-/** The form, if it exists in this workspace: another workspace's form is as unknown as a missing one. */
-function findForm(store: Pick<Store, 'get'> | Tx, workspace: string, id: string): FormRecord {
-  const form = store.get('forms', id);
+/** The form read, if it is in this workspace: another workspace's form is as unknown as a missing one. */
+function ownForm(form: FormRecord | undefined, workspace: string, id: string): FormRecord {
   if (!form || form.workspace_id !== workspace) throw notFound('form_not_found', id);
   return form;
 }
@@ -48,19 +46,26 @@ const summarize = cachedJson((r: FormRecord) => ({
 
 export const formHandlers = [
   implement(operations.listForms, ({ params, query, store }) =>
-    pageIndex(store.index('formsByWorkspace'), params.workspace, {
+    pageRecords(store.records, 'formsByWorkspace', params.workspace, {
       scope: `forms:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,
       map: summarize,
     }),
   ),
-  implement(operations.getForm, ({ params, store }) => present(findForm(store, params.workspace, params.form))),
+  implement(operations.getForm, async ({ params, store }) =>
+    present(ownForm(await store.records.get('forms', params.form), params.workspace, params.form)),
+  ),
   // Read, merge and write in one synchronous transaction: two concurrent patches both land.
   implement(operations.updateForm, async ({ params, body, store, clock }) =>
     present(
-      await store.transact((tx) =>
-        tx.put('forms', updated(findForm(tx, params.workspace, params.form), body, timestamp(clock))),
+      await store.transact(
+        (tx) =>
+          tx.put(
+            'forms',
+            updated(ownForm(tx.get('forms', params.form), params.workspace, params.form), body, timestamp(clock)),
+          ),
+        [['forms', params.form]],
       ),
     ),
   ),

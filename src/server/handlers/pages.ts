@@ -2,16 +2,14 @@ import type { z } from 'zod';
 import { operations } from '../../contract/operations.js';
 import type { Page, UpdatePageBody } from '../../contract/pages.js';
 import type { PageRecord } from '../../store/records.js';
-import type { Store, Tx } from '../../store/store.js';
 import { implement, timestamp } from '../context.js';
 import { mergeMember } from '../merge-patch.js';
 import { pagesPartition } from '../../store/indexes.js';
-import { cachedJson, pageIndex } from '../paging.js';
+import { cachedJson, pageRecords } from '../paging.js';
 import { notFound } from '../problems.js';
 
-/** The page, if it exists in this workspace: another workspace's page is as unknown as a missing one. */
-function findPage(store: Pick<Store, 'get'> | Tx, workspace: string, id: string): PageRecord {
-  const page = store.get('pages', id);
+/** The page read, if it is in this workspace: another workspace's page is as unknown as a missing one. */
+function ownPage(page: PageRecord | undefined, workspace: string, id: string): PageRecord {
   if (!page || page.workspace_id !== workspace) throw notFound('page_not_found', id);
   return page;
 }
@@ -48,19 +46,26 @@ export const pageHandlers = [
   implement(operations.listPages, ({ params, query, store }) => {
     const partition =
       query.published === undefined ? params.workspace : pagesPartition(params.workspace, query.published === 'true');
-    return pageIndex(store.index('pagesByWorkspace'), partition, {
+    return pageRecords(store.records, 'pagesByWorkspace', partition, {
       scope: `pages:${partition}`,
       cursor: query.cursor,
       limit: query.limit,
       map: summarize,
     });
   }),
-  implement(operations.getPage, ({ params, store }) => present(findPage(store, params.workspace, params.page))),
+  implement(operations.getPage, async ({ params, store }) =>
+    present(ownPage(await store.records.get('pages', params.page), params.workspace, params.page)),
+  ),
   // Read, merge and write in one synchronous transaction: two concurrent patches both land.
   implement(operations.updatePage, async ({ params, body, store, clock }) =>
     present(
-      await store.transact((tx) =>
-        tx.put('pages', updated(findPage(tx, params.workspace, params.page), body, timestamp(clock))),
+      await store.transact(
+        (tx) =>
+          tx.put(
+            'pages',
+            updated(ownPage(tx.get('pages', params.page), params.workspace, params.page), body, timestamp(clock)),
+          ),
+        [['pages', params.page]],
       ),
     ),
   ),
