@@ -3,24 +3,24 @@ import type { z } from 'zod';
 import type { ArticleSummary, ArticleVersion } from '../../contract/knowledge.js';
 import { operations } from '../../contract/operations.js';
 import type { ArticleRecord, ArticleVersionRecord, KnowledgeListRecord } from '../../store/records.js';
-import type { Store, Tx } from '../../store/store.js';
-import { implement, timestamp } from '../context.js';
-import { pageIndex } from '../paging.js';
+import { implement, timestamp, type Clock } from '../context.js';
+import { pageRecords } from '../paging.js';
 import { notFound, ProblemError } from '../problems.js';
 
-type Reader = Pick<Store, 'get'> | Tx;
-
-/** The knowledge list, if it exists in this workspace (another workspace's list is unknown here). */
-function findList(store: Reader, workspace: string, id: string): KnowledgeListRecord {
-  const list = store.get('knowledge_lists', id);
+/** The list read, if it is in this workspace (another workspace's list is unknown here). */
+function ownList(list: KnowledgeListRecord | undefined, workspace: string, id: string): KnowledgeListRecord {
   if (!list || list.workspace_id !== workspace) throw notFound('knowledge_list_not_found', id);
   return list;
 }
 
-function findArticle(store: Reader, workspace: string, listId: string, id: string): ArticleRecord {
-  const list = findList(store, workspace, listId);
-  const article = store.get('articles', id);
-  if (!article || article.list_id !== list.id) throw notFound('article_not_found', id);
+/** The article read, if its list (read with it) is in this workspace and holds it. */
+function ownArticle(
+  list: KnowledgeListRecord | undefined,
+  article: ArticleRecord | undefined,
+  p: { workspace: string; list: string; article: string },
+): ArticleRecord {
+  ownList(list, p.workspace, p.list);
+  if (!article || article.list_id !== p.list) throw notFound('article_not_found', p.article);
   return article;
 }
 
@@ -38,6 +38,21 @@ function findVersion(article: ArticleRecord, ref: string): ArticleVersionRecord 
       : `Article \`${article.id}\` has no version with id \`${ref}\`.`,
     resolution: `Pass a version number (1 to ${last}) or a version id of this article: \`wcm articles show ${article.list_id} ${article.id}\` lists them (getArticle in the API).`,
   });
+}
+
+/** The article with version `ref` copied as its new current version (which says it was restored from it). */
+function withRestored(article: ArticleRecord, ref: string, publish: boolean, clock: Clock) {
+  const source = findVersion(article, ref);
+  const version: ArticleVersionRecord = {
+    id: randomUUID(),
+    number: article.versions[article.versions.length - 1].number + 1,
+    title: source.title,
+    body: source.body,
+    published: publish,
+    restored_from: source.number,
+    created_at: timestamp(clock),
+  };
+  return { next: { ...article, versions: [...article.versions, version] }, version };
 }
 
 /**
@@ -72,45 +87,49 @@ function presentVersion(v: ArticleVersionRecord): z.input<typeof ArticleVersion>
 
 export const knowledgeHandlers = [
   // article_count depends on the articles, not the list record alone: counted (an index partition's length), not cached.
-  implement(operations.listKnowledgeLists, ({ params, query, store }) => {
-    const articles = store.index('articlesByList');
-    return pageIndex(store.index('knowledgeListsByWorkspace'), params.workspace, {
+  implement(operations.listKnowledgeLists, async ({ params, query, store }) => {
+    const page = await pageRecords(store.records, 'knowledgeListsByWorkspace', params.workspace, {
       scope: `knowledge-lists:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,
-      map: (r) => ({ id: r.id, name: r.name, article_count: articles.entries(r.id).length }),
+      map: (r) => r,
     });
+    const counts = await Promise.all(page.items.map((r) => store.records.count('articlesByList', r.id)));
+    return {
+      items: page.items.map((r, i) => ({ id: r.id, name: r.name, article_count: counts[i] })),
+      next_cursor: page.next_cursor,
+    };
   }),
-  implement(operations.listArticles, ({ params, query, store }) => {
-    findList(store, params.workspace, params.list);
-    return pageIndex(store.index('articlesByList'), params.list, {
+  implement(operations.listArticles, async ({ params, query, store }) => {
+    ownList(await store.records.get('knowledge_lists', params.list), params.workspace, params.list);
+    return pageRecords(store.records, 'articlesByList', params.list, {
       scope: `articles:${params.list}`,
       cursor: query.cursor,
       limit: query.limit,
       map: summarize,
     });
   }),
-  implement(operations.getArticle, ({ params, store }) => {
-    const a = findArticle(store, params.workspace, params.list, params.article);
+  implement(operations.getArticle, async ({ params, store }) => {
+    const [list, article] = await Promise.all([
+      store.records.get('knowledge_lists', params.list),
+      store.records.get('articles', params.article),
+    ]);
+    const a = ownArticle(list, article, params);
     return { ...summarize(a), list_id: a.list_id, versions: a.versions.map(presentVersion) };
   }),
   // N is computed inside the synchronous transaction, so concurrent restores of one article get
   // distinct, consecutive numbers; the restored version itself is never changed.
   implement(operations.restoreArticleVersion, async ({ params, body, store, clock }) =>
-    store.transact((tx) => {
-      const article = findArticle(tx, params.workspace, params.list, params.article);
-      const source = findVersion(article, params.version);
-      const version: ArticleVersionRecord = {
-        id: randomUUID(),
-        number: article.versions[article.versions.length - 1].number + 1,
-        title: source.title,
-        body: source.body,
-        published: body.publish,
-        restored_from: source.number,
-        created_at: timestamp(clock),
-      };
-      const next = tx.put('articles', { ...article, versions: [...article.versions, version] });
-      return { article: summarize(next), version: presentVersion(version) };
-    }),
+    store.transact(
+      (tx) => {
+        const article = ownArticle(tx.get('knowledge_lists', params.list), tx.get('articles', params.article), params);
+        const { next, version } = withRestored(article, params.version, body.publish, clock);
+        return { article: summarize(tx.put('articles', next)), version: presentVersion(version) };
+      },
+      [
+        ['knowledge_lists', params.list],
+        ['articles', params.article],
+      ],
+    ),
   ),
 ];
