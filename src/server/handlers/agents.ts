@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
 import type { AgentRecord, AnalyticsEventRecord } from '../../store/records.js';
 import { implement, timestamp } from '../context.js';
-import { cachedJson, pageIndex } from '../paging.js';
+import { cachedJson, pageRecords } from '../paging.js';
 import { notFound } from '../problems.js';
 
 const summarize = cachedJson((r: AgentRecord) => ({ id: r.id, name: r.name }));
 
 export const agentHandlers = [
   implement(operations.listAgents, ({ params, query, store }) =>
-    pageIndex(store.index('agentsByWorkspace'), params.workspace, {
+    pageRecords(store.records, 'agentsByWorkspace', params.workspace, {
       scope: `agents:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,
@@ -19,7 +19,7 @@ export const agentHandlers = [
   // Privacy by construction: the event holds the agent, the optional button and app, and a time.
   // Nothing from the request (address, user agent, cookies, referrer) is read, stored or echoed.
   implement(operations.recordAgentChatOpened, async ({ params, body, store, clock, idempotency }) => {
-    const agent = store.get('agents', params.agent);
+    const agent = await store.records.get('agents', params.agent);
     if (!agent) throw notFound('agent_not_found', params.agent);
     const event: AnalyticsEventRecord = {
       id: randomUUID(),

@@ -6,7 +6,7 @@ import { LocalPaymentProvider } from '../payments/local.js';
 import { priceOrder } from '../payments/pricing.js';
 import { PaymentProviderError, type PaymentProvider } from '../payments/provider.js';
 import { ProblemError, notFound } from '../problems.js';
-import { cachedJson, pageIndex } from '../paging.js';
+import { cachedJson, pageRecords } from '../paging.js';
 
 const fallbackProvider = new LocalPaymentProvider();
 
@@ -45,7 +45,7 @@ const summarizeOffer = cachedJson((r: OfferRecord) => ({
 export const commerceHandlers = [
   // Inactive offers too (the `active` column says so): an operator looks for them as well.
   implement(operations.listOffers, ({ params, query, store }) =>
-    pageIndex(store.index('offersByWorkspace'), params.workspace, {
+    pageRecords(store.records, 'offersByWorkspace', params.workspace, {
       scope: `offers:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,
@@ -53,7 +53,7 @@ export const commerceHandlers = [
     }),
   ),
   implement(operations.createPaymentIntent, async ({ params, body, store, clock, services, idempotency }) => {
-    const offer = store.get('offers', params.offer);
+    const offer = await store.records.get('offers', params.offer);
     if (!offer || !offer.active) throw notFound('offer_not_found', params.offer);
     const destination = store.get('workspaces', offer.workspace_id)?.stripe_account_id;
     if (!destination) {

@@ -1,6 +1,6 @@
 import { operations } from '../../contract/operations.js';
 import { implement, timestamp } from '../context.js';
-import { applyPaymentEvent } from '../payments/notifications.js';
+import { applyPaymentEvent, eventOrderId, paymentEventReads } from '../payments/notifications.js';
 import { verifyPaymentEvent } from '../payments/webhook.js';
 import { ProblemError } from '../problems.js';
 import { header } from '../request.js';
@@ -15,7 +15,11 @@ export const webhookHandlers = [
     }
     const event = await verifyPaymentEvent(request.rawBody, header(request.headers, 'stripe-signature'), secret, clock);
     const now = timestamp(clock);
-    const outcome = await store.transact((tx) => applyPaymentEvent(tx, event, now, () => store.values('orders')));
+    const orderId = await eventOrderId(store.records, event.data.object);
+    const outcome = await store.transact(
+      (tx) => applyPaymentEvent(tx, event, now, orderId),
+      paymentEventReads(event, orderId),
+    );
     return { received: true as const, event_id: event.id, applied: outcome.applied };
   }),
 ];

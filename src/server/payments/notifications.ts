@@ -1,5 +1,5 @@
 import type { OrderState } from '../../contract/enums.js';
-import type { OrderRecord } from '../../store/records.js';
+import type { RecordRepository, TxReads } from '../../store/record-repository.js';
 import type { Tx } from '../../store/store.js';
 import type { PaymentEvent } from './webhook.js';
 
@@ -29,15 +29,22 @@ export interface NotificationOutcome {
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
-function findOrder(tx: Tx, orders: () => Iterable<OrderRecord>, obj: Record<string, unknown>): OrderRecord | undefined {
+/**
+ * The id of the order an event's object is about, read before the transaction (which names it in
+ * its reads): the order its metadata names, else the order of its payment intent.
+ */
+export async function eventOrderId(
+  records: RecordRepository,
+  obj: Record<string, unknown>,
+): Promise<string | undefined> {
   const metadata = (obj.metadata ?? {}) as Record<string, unknown>;
-  const byMeta = str(metadata.order_id) && tx.get('orders', str(metadata.order_id)!);
-  if (byMeta) return byMeta;
+  const byMeta = str(metadata.order_id);
+  if (byMeta && (await records.get('orders', byMeta))) return byMeta;
   // A charge names its intent in `payment_intent`; an intent event's object is the intent.
   const pi = obj.object === 'charge' || str(obj.payment_intent) ? str(obj.payment_intent) : str(obj.id);
   if (!pi) return undefined;
-  for (const o of orders()) if (o.payment_intent_id === pi) return o;
-  return undefined;
+  const found = await records.page('ordersByCreated', '*', { limit: 1, filter: (o) => o.payment_intent_id === pi });
+  return found.items[0]?.id;
 }
 
 /**
@@ -49,14 +56,14 @@ export function applyPaymentEvent(
   tx: Tx,
   event: PaymentEvent,
   now: string,
-  orders: () => Iterable<OrderRecord>,
+  orderId: string | undefined,
 ): NotificationOutcome {
   const seen = tx.get('payment_events', event.id);
   if (seen) return { applied: false, orderId: seen.order_id, reason: 'duplicate' };
   const target = EVENT_TARGET[event.type];
   if (!target) return { applied: false, orderId: null, reason: 'ignored_type' };
   const obj = event.data.object;
-  const order = findOrder(tx, orders, obj);
+  const order = orderId ? tx.get('orders', orderId) : undefined;
   let outcome: NotificationOutcome;
   if (!order) outcome = { applied: false, orderId: null, reason: 'unknown_order' };
   else if (target === 'refunded' && obj.refunded === false) {
@@ -77,3 +84,12 @@ export function applyPaymentEvent(
   });
   return outcome;
 }
+
+/** What applyPaymentEvent reads: the event's record (a duplicate?) and its order. */
+export const paymentEventReads = (event: PaymentEvent, orderId: string | undefined): TxReads =>
+  orderId
+    ? [
+        ['payment_events', event.id],
+        ['orders', orderId],
+      ]
+    : [['payment_events', event.id]];
