@@ -112,7 +112,8 @@ describe('rawThread (a fixture thread taken from its bytes)', () => {
     ['messages twice', Buffer.from(canonical.replace('"subject"', '"messages":[],"subject"'))],
     ['messages inside the contact', Buffer.from(canonical.replace('"phone":null}', `"phone":null,"messages":[]}`))],
     ['a bad thread id', bytesOf(thread(undefined, { id: 'thr_1' }))],
-    ['not JSON after the messages', Buffer.from(canonical.replace(/\]\}$/, ']}}'))],
+    ['a member after the messages', Buffer.from(canonical.replace(/\]\}$/, '],"x":1}'))],
+    ['no closing brace after the messages', Buffer.from(canonical.replace(/\]\}$/, '] }'))],
   ];
   it.each(LEFT)('%s: left to parsing', (_n, bytes) => {
     expect(raw(bytes)).toBeUndefined();
@@ -158,6 +159,16 @@ describe('a seed takes threads from their bytes or parses them: the same data fi
       return readFileSync(file);
     };
     const compact = await seeded('compact', JSON.stringify(doc));
+    // A thread in the store's form followed by a stray brace: the same error as ever.
+    const text = JSON.stringify(doc);
+    const at = text.indexOf(']},{') + 2;
+    writeFileSync(path.join(dir, 'bad.json'), `${text.slice(0, at)}}${text.slice(at)}`);
+    const s = await Store.open(path.join(dir, 'bad.store.json'));
+    await expect(seedStore(s, [path.join(dir, 'bad.json')])).rejects.toThrow(
+      `is not valid JSON (expected \`,\` or \`]\` in "threads" at byte ${at})`,
+    );
+    expect(s.isEmpty()).toBe(true);
+    await s.close();
     const spaced = await seeded('spaced', JSON.stringify(doc, null, 2));
     expect(compact.equals(spaced)).toBe(true);
   });
