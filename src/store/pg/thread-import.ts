@@ -2,6 +2,7 @@ import type { Sql } from 'postgres';
 import type { Problem, ThreadSink } from '../fixture-check.js';
 import { FixtureError } from '../fixture-check.js';
 import { splitThread, sortedMessages, type FullThread } from '../threads.js';
+import { IdPositions } from './id-positions.js';
 import { copyLine, copyLines } from './thread-writes.js';
 import { threadRow } from './threads.js';
 
@@ -111,7 +112,7 @@ export class ThreadImport {
 /** One file's threads: checked as they come, then handed on as rows. */
 class FileThreads implements ThreadSink {
   /** Each id's last position in the file. */
-  readonly ids = new Map<string, number>();
+  readonly ids = new IdPositions();
   /** Per workspace id, the threads naming it. */
   private readonly workspaces = new Map<string, number[]>();
   readonly idProblems: Problem[] = [];
@@ -130,7 +131,7 @@ class FileThreads implements ThreadSink {
   }
 
   thread(t: FullThread, index: number): void {
-    const before = this.ids.get(t.id);
+    const before = this.ids.swap(t.id, index);
     const problem =
       before !== undefined
         ? `duplicate id \`${t.id}\` (also at $.threads[${before}].id)`
@@ -138,7 +139,6 @@ class FileThreads implements ThreadSink {
           ? exists(t.id)
           : null;
     if (problem) this.idProblems.push({ path: `$.threads[${index}].id`, message: problem });
-    this.ids.set(t.id, index);
     const named = this.workspaces.get(t.workspace_id);
     if (named) named.push(index);
     else this.workspaces.set(t.workspace_id, [index]);
