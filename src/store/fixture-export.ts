@@ -28,15 +28,14 @@ const PIECE = 1 << 20;
 /**
  * The export's text in pieces, on either store: exactly `JSON.stringify(exportFixture(store), null, 2)`
  * and a line break, but never held whole (a million threads are past the longest string V8 makes),
- * with the threads read from the repository (their table, on PostgreSQL) as they are written.
+ * with the threads and records read from the repositories (their tables, on PostgreSQL) as they are written.
  */
 export async function* exportText(store: Store): AsyncGenerator<string> {
   let piece = '{\n  "version": 1';
   for (const c of FIXTURE_COLLECTIONS) {
-    const count = c === 'threads' ? await store.threads.size() : store.count(c);
+    const count = c === 'threads' ? await store.threads.size() : await store.records.size(c);
     if (!count) continue;
-    const recs: AsyncIterable<unknown> | Iterable<unknown> =
-      c === 'threads' ? store.threads.stream() : store.valuesInOrder(c);
+    const recs: AsyncIterable<unknown> = c === 'threads' ? store.threads.stream() : store.records.stream(c);
     let first = true;
     piece += `,\n  ${JSON.stringify(c)}: [`;
     for await (const rec of recs)

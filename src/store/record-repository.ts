@@ -22,6 +22,12 @@ export interface RecordRepository {
   ): Promise<RecordSlice<RecordOfIndex<N>>>;
   /** How many records one partition of `index` holds. */
   count(index: RecordIndex, partition: string): Promise<number>;
+  /** How many records of `c` the store holds. */
+  size(c: CollectionName): Promise<number>;
+  /** Every record of `c` in the order exports list them (its first index's), a few at a time. */
+  stream<C extends CollectionName>(c: C): AsyncIterable<RecordTypes[C]>;
+  /** Which of these ids of `c` are taken already. */
+  taken(c: CollectionName, ids: readonly string[]): Promise<string[]>;
 }
 
 /** The indexes a RecordRepository pages through: all but the threads' (their own repository). */
@@ -60,6 +66,8 @@ export const indexCollection = (index: RecordIndex): CollectionName => INDEXES[i
 /** What the memory repository reads of the store (view.ts), named here so the two need not import each other. */
 interface MemorySource {
   get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined;
+  count(c: CollectionName): number;
+  valuesInOrder<C extends CollectionName>(c: C): Array<RecordTypes[C]>;
   index(name: RecordIndex): SortedIndex<{ id: string }>;
 }
 
@@ -85,6 +93,15 @@ export function memoryRecords(store: MemorySource): RecordRepository {
     },
     async count(name, partition) {
       return store.index(name).entries(partition).length;
+    },
+    async size(c) {
+      return store.count(c);
+    },
+    async *stream(c) {
+      yield* store.valuesInOrder(c);
+    },
+    async taken(c, ids) {
+      return ids.filter((id) => store.get(c, id) !== undefined);
     },
   };
 }

@@ -12,10 +12,10 @@ import {
   type Records,
 } from './fixture.js';
 import { LazyLines } from './lazy-lines.js';
-import { COLLECTIONS } from './records.js';
+import { COLLECTIONS, type CollectionName } from './records.js';
 import type { Store } from './store.js';
 import { ThreadImport } from './pg/thread-import.js';
-import { TABLE_COLLECTIONS } from './pg/threads.js';
+import { THREAD_COLLECTIONS } from './pg/threads.js';
 
 const unreadable = (file: string, err: unknown) =>
   new FixtureError(file, [
@@ -68,25 +68,40 @@ export async function seedStore(
   for (const [i, file] of files.entries())
     all.push(
       parsed
-        ? parseFixture(parsed[i], file, lookupWith(store, all))
-        : await readFixtureFile(file, lookupWith(store, all), checked, store.shared ? undefined : 'packed'),
+        ? parseFixture(parsed[i], file, lookupWith(held(store), all))
+        : await readFixtureFile(file, lookupWith(held(store), all), checked, store.shared ? undefined : 'packed'),
     );
-  if (store.shared) await refuseTakenThreads(store, files, all);
+  if (store.shared) await refuseTaken(store, files, all, ['threads', ...store.tabled]);
   return importRecords(store, ...all);
 }
 
+/** The store as fixtures are checked against: collections kept in tables (PostgreSQL) are not in memory, and are checked by refuseTaken instead. */
+const held = (store: Store): RecordLookup => ({
+  get: (c, id) => (store.tabled.has(c) ? undefined : store.get(c, id)),
+});
+
 /**
- * On PostgreSQL the threads are not in memory for the check above to see: the ids already in
- * their table are refused here, with the same message, before anything is written.
+ * On PostgreSQL threads and the records of tabled collections are not in memory for the check
+ * above to see: the ids already in their tables are refused here, with the same message, before
+ * anything is written.
  */
-async function refuseTakenThreads(store: Store, files: string[], all: Records[]): Promise<void> {
-  const taken = new Set(await store.threads.taken(all.flatMap((r) => r.threads.map((t) => t.id))));
-  if (!taken.size) return;
-  for (const [i, records] of all.entries()) {
-    const problems = records.threads.flatMap((t, n) =>
-      taken.has(t.id) ? [{ path: `$.threads[${n}].id`, message: `id \`${t.id}\` already exists in the store` }] : [],
-    );
-    if (problems.length) throw new FixtureError(files[i], problems);
+async function refuseTaken(
+  store: Store,
+  files: string[],
+  all: Records[],
+  collections: readonly CollectionName[],
+): Promise<void> {
+  for (const c of collections) {
+    const ids = all.flatMap((r) => ((r[c as keyof Records] ?? []) as Array<{ id: string }>).map((t) => t.id));
+    if (!ids.length) continue;
+    const taken = new Set(await (c === 'threads' ? store.threads.taken(ids) : store.records.taken(c, ids)));
+    if (!taken.size) continue;
+    for (const [i, records] of all.entries()) {
+      const problems = ((records[c as keyof Records] ?? []) as Array<{ id: string }>).flatMap((t, n) =>
+        taken.has(t.id) ? [{ path: `$.${c}[${n}].id`, message: `id \`${t.id}\` already exists in the store` }] : [],
+      );
+      if (problems.length) throw new FixtureError(files[i], problems);
+    }
   }
 }
 
@@ -114,18 +129,19 @@ export async function importShared(
         all.push(
           await readFixtureFile(
             file,
-            lookupWith(opts.replace ? NOTHING : store, all),
+            lookupWith(opts.replace ? NOTHING : held(store), all),
             opts.checked,
             threads.file(file),
           ),
         );
       await threads.finish();
+      if (!opts.replace) await refuseTaken(store, files, all, [...store.tabled]);
     } catch (err) {
       await threads.abandon();
       throw err;
     }
     return (tx) => {
-      if (opts.replace) for (const c of COLLECTIONS) if (c !== 'settings' && !TABLE_COLLECTIONS.has(c)) tx.clear(c);
+      if (opts.replace) for (const c of COLLECTIONS) if (c !== 'settings' && !THREAD_COLLECTIONS.has(c)) tx.clear(c);
       counts = putRecords(tx, all);
     };
   });

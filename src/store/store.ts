@@ -99,12 +99,13 @@ export class Store extends StoreView {
 
   /**
    * Opens the store kept in the PostgreSQL database at `url`, shared with every other process on it
-   * (src/store/pg/log.ts). The driver is loaded only now.
+   * (src/store/pg/log.ts). The driver is loaded only now. `tabled`: the collections kept in a
+   * table (pg/records.ts's RECORD_TABLE_COLLECTIONS; tests give others).
    */
-  static async openShared(url: string): Promise<Store> {
+  static async openShared(url: string, tabled?: ReadonlySet<CollectionName>): Promise<Store> {
     const pg = await import('./pg/open.js');
     const store = new Store(pg.displayUrl(url), {});
-    store.shared = await pg.openLog(url, store);
+    store.shared = await pg.openLog(url, store, tabled);
     return store;
   }
 

@@ -1,4 +1,4 @@
-import type { IndexedRecord, IndexName, SortedIndex } from './indexes.js';
+import { INDEXES, type IndexedRecord, type IndexName, type SortedIndex } from './indexes.js';
 import type { CollectionName, RecordTypes, Tx } from './records.js';
 import { snapshotChunks } from './snapshot-writer.js';
 import { State, type Op } from './state.js';
@@ -21,6 +21,11 @@ export class StoreView {
   threads: ThreadRepository = memoryThreads(this);
   /** The other areas' records (record-repository.ts): from memory here; PostgreSQL may keep some in tables. */
   records: RecordRepository = memoryRecords(this);
+  /**
+   * Collections this process does not hold (PostgreSQL keeps them in a table, pg/records.ts): read
+   * them through `records`; a synchronous read throws, so a reader not converted yet is found.
+   */
+  tabled: ReadonlySet<CollectionName> = new Set();
   /** @internal */
   readonly pruners: Array<(tx: Tx, store: StoreView) => void> = [];
 
@@ -30,24 +35,29 @@ export class StoreView {
   }
 
   get<C extends CollectionName>(c: C, id: string): RecordTypes[C] | undefined {
+    if (this.tabled.has(c)) throw notHeld(c);
     return this.state.get(c, id);
   }
 
   values<C extends CollectionName>(c: C): IterableIterator<RecordTypes[C]> {
+    if (this.tabled.has(c)) throw notHeld(c);
     return this.state.values(c);
   }
 
   /** The ids of a collection, without reading its lazy records (a reset deletes them unread). */
   ids(c: CollectionName): string[] {
+    if (this.tabled.has(c)) throw notHeld(c);
     return this.state.ids(c);
   }
 
   count(c: CollectionName): number {
+    if (this.tabled.has(c)) throw notHeld(c);
     return this.state.count(c);
   }
 
   /** Entries of a lazy collection's index may be stubs: read the record with `get`. */
   index<N extends IndexName>(name: N): SortedIndex<IndexedRecord<N>> {
+    if (this.tabled.has(INDEXES[name].collection)) throw notHeld(INDEXES[name].collection);
     return this.state.index(name);
   }
 
@@ -61,6 +71,7 @@ export class StoreView {
    * lists that are sorted already (V8's sort makes one pass).
    */
   valuesInOrder<C extends CollectionName>(c: C): Array<RecordTypes[C]> {
+    if (this.tabled.has(c)) throw notHeld(c);
     return this.state.valuesInOrder(c);
   }
 
@@ -108,3 +119,6 @@ export class StoreView {
     return { ops, undo };
   }
 }
+
+const notHeld = (c: CollectionName) =>
+  new Error(`${c} are kept in a PostgreSQL table, not in this process: read them through store.records.`);

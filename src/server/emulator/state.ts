@@ -135,7 +135,7 @@ async function target(
       detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
     });
   // On a database there is no file to link: the bytes are loaded as they are.
-  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved, threads: db?.threadsBack(n) };
+  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved, threads: db?.tablesBack(n) };
   try {
     return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];
   } catch (err) {
@@ -167,13 +167,14 @@ export async function resetState(store: Store, dataFile: string, to: unknown): P
     }
     const counts: Record<string, number> = {};
     for (const c of FIXTURE_COLLECTIONS) {
-      const n = c === 'threads' ? await store.threads.size() : store.count(c);
+      const n = c === 'threads' ? await store.threads.size() : await store.records.size(c);
       if (n) counts[c] = n;
     }
     return counts;
   }
   let counts: Record<string, number> = {};
-  const deletes = COLLECTIONS.reduce((n, c) => (KEPT.includes(c) ? n : n + store.count(c)), 0);
+  // (Collections kept in tables on PostgreSQL are emptied with one statement: they do not count.)
+  const deletes = COLLECTIONS.reduce((n, c) => (KEPT.includes(c) || store.tabled.has(c) ? n : n + store.count(c)), 0);
   await store.loadMany(deletes + recordCount(loaded), (tx) => {
     for (const c of COLLECTIONS) if (!KEPT.includes(c)) tx.clear(c);
     counts = putRecords(tx, loaded);

@@ -4,14 +4,16 @@ import { snapshotChunks } from '../snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from '../state.js';
 import type { StoreView as Store } from '../view.js';
 import type { JournalRow, SharedHost } from './log.js';
-import { noTableWrites, tableTx, type TableWrites } from './thread-writes.js';
-import { TABLE_COLLECTIONS } from './threads.js';
+import { noTableWrites, tableCollections, tableTx, type TableReads, type TableWrites } from './table-writes.js';
 
 /** What the PostgreSQL log does to the store's state in memory. */
 export function sharedHost(store: Store): SharedHost {
-  /** Threads a base written before they had their table (schema 2) held: moved to it at start-up. */
+  /** Threads and the records the store keeps in tables (store.tabled, set before). */
+  const tables = tableCollections(store.tabled);
+  /** Table records a base written before they had their table held: moved to it at start-up. */
   let held: TableWrites | null = null;
   return {
+    tables,
     get seq() {
       return store.seq;
     },
@@ -33,7 +35,7 @@ export function sharedHost(store: Store): SharedHost {
         loaded.seq = r.seq;
       }
       state.buildIndexes(loaded.stubLists, loaded.touched);
-      held = takeThreads(state);
+      held = takeTabled(state, tables);
       store.state = state;
       store.seq = loaded.seq;
     },
@@ -52,13 +54,13 @@ export function sharedHost(store: Store): SharedHost {
       }
       store.state.reindex(done, undo);
     },
-    run<T>(fn: (tx: Tx) => T) {
+    run<T>(fn: (tx: Tx) => T, reads: TableReads) {
       const ops: Op[] = [];
       const undo: Op[] = [];
       const table = noTableWrites();
       let result: T;
       try {
-        result = fn(tableTx(store.state.tx(ops, undo), table));
+        result = fn(tableTx(store.state.tx(ops, undo), tables, table, reads));
       } catch (err) {
         store.state.rollback(undo, false);
         throw err;
@@ -72,7 +74,7 @@ export function sharedHost(store: Store): SharedHost {
     runBulk<T>(fn: (tx: Tx) => T) {
       const written = new Set<CollectionName>();
       const table = noTableWrites();
-      const result = fn(tableTx(store.state.bulkTx(written), table));
+      const result = fn(tableTx(store.state.bulkTx(written), tables, table));
       store.state.rebuildIndexes(written);
       return { result, written, table };
     },
@@ -86,17 +88,17 @@ export function sharedHost(store: Store): SharedHost {
 }
 
 /**
- * Takes the threads out of a state loaded from a base that still held them (written before
- * schema 3), as writes for their table; null when it held none.
+ * Takes the records of `tables` out of a state loaded from a base that still held them (written
+ * before their collection moved to its table), as writes for it; null when it held none.
  */
-function takeThreads(state: State): TableWrites | null {
-  if (![...TABLE_COLLECTIONS].some((c) => state.count(c))) return null;
+function takeTabled(state: State, tables: ReadonlySet<CollectionName>): TableWrites | null {
+  if (![...tables].some((c) => state.count(c))) return null;
   const w = noTableWrites();
-  for (const t of state.values('threads')) w.threads.set(t.id, t);
-  for (const m of state.values('thread_messages')) w.messages.set(m.id, m);
+  for (const c of tables)
+    if (state.count(c)) w.writes.set(c, new Map([...state.values(c)].map((r) => [(r as { id: string }).id, r])));
   const written = new Set<CollectionName>();
   const tx = state.bulkTx(written);
-  for (const c of TABLE_COLLECTIONS) tx.clear(c);
+  for (const c of tables) tx.clear(c);
   state.rebuildIndexes(written);
   return w;
 }

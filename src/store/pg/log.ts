@@ -4,7 +4,15 @@ import type { TxReads } from '../record-repository.js';
 import type { Op } from '../state.js';
 import { unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
-import { applyTableWrites, hasTableWrites, type TableWrites } from './thread-writes.js';
+import {
+  applyTableWrites,
+  fetchReads,
+  hasTableWrites,
+  readKey,
+  seeWrites,
+  type TableReads,
+  type TableWrites,
+} from './table-writes.js';
 
 /** Journal rows kept behind the base after a compaction, so a process a little behind catches up without a reload. */
 const KEEP_BEHIND = 2000;
@@ -15,19 +23,21 @@ const WRITE_LOCK = 0x77636d; // "wcm"
 
 /** What the PostgreSQL log needs of the store it keeps durable. */
 export interface SharedHost {
+  /** The collections kept in tables (table-writes.ts). */
+  readonly tables: ReadonlySet<CollectionName>;
   /** The sequence number of the last write applied to the state. */
   seq: number;
   /** Drops the state and loads `base` (null: empty) and then the journal rows, as at start-up. */
   reload(base: Buffer | null, baseSeq: number, rows: JournalRow[]): void;
   /** Applies another process's writes (maps and indexes). */
   applyRemote(ops: Op[]): void;
-  /** Runs `fn` on the state (its thread writes collected apart); throws (with its writes undone) if `fn` throws. */
-  run<T>(fn: (tx: Tx) => T): { result: T; ops: Op[]; undo: Op[]; table: TableWrites };
+  /** Runs `fn` on the state (its table writes collected apart, its table reads from `reads`); throws (with its writes undone) if `fn` throws. */
+  run<T>(fn: (tx: Tx) => T, reads: TableReads): { result: T; ops: Op[]; undo: Op[]; table: TableWrites };
   /** Undoes a transaction whose commit failed. */
   rollback(undo: Op[]): void;
   /** Runs a bulk load on the state (no undo: a failure reloads). */
   runBulk<T>(fn: (tx: Tx) => T): { result: T; written: Set<CollectionName>; table: TableWrites };
-  /** Threads the last reload found in the base (written before they had their table), taken once. */
+  /** Table records the last reload found in the base (written before they had their table), taken once. */
   takeHeld(): TableWrites | null;
   /** Deletes what nobody can use any more (expired tokens…), as a transaction. */
   prune(): { ops: Op[]; undo: Op[] } | null;
@@ -45,6 +55,8 @@ interface Pending {
   fn?: (tx: Tx) => unknown;
   resolve: (v: unknown) => void;
   reject: (err: unknown) => void;
+  /** The table records `fn` reads (TxReads): fetched under the lock before it runs. */
+  reads?: TxReads;
   /** A bulk load: makes its function inside its transaction, once it holds the write lock. */
   bulk?: (sql: Sql) => Promise<(tx: Tx) => unknown>;
   /** Run in the bulk's transaction after its writes (a named snapshot's threads copied back). */
@@ -72,14 +84,13 @@ export class PgLog {
     private readonly host: SharedHost,
   ) {}
 
-  /** Loads the base and the journal; at start-up, moves threads an older base held into their table. */
+  /** Loads the base and the journal; at start-up, moves records an older base held into their tables. */
   async open(): Promise<void> {
     await this.load();
     const held = this.host.takeHeld();
     if (!held) return;
     await this.bulk((tx) => {
-      for (const t of held.threads.values()) if (t) tx.put('threads', t);
-      for (const m of held.messages.values()) if (m) tx.put('thread_messages', m);
+      for (const [c, m] of held.writes) for (const rec of m.values()) if (rec) tx.put(c, rec as never);
     });
   }
 
@@ -124,12 +135,14 @@ export class PgLog {
     }
   }
 
-  /** `reads`: what `fn` reads of the collections kept in tables (none yet besides threads, which no transaction reads). */
+  /**
+   * `reads`: what `fn` reads of the collections kept in tables, fetched under the lock so that its
+   * `tx.get` finds them; reading one it did not name throws (table-writes.ts).
+   */
   transact<T>(fn: (tx: Tx) => T, reads?: TxReads): Promise<T> {
-    void reads;
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, reads });
       this.writing ??= this.writeLoop();
     });
   }
@@ -164,9 +177,17 @@ export class PgLog {
           const base = this.host.seq;
           const rows: JournalRow[] = [];
           const tables: TableWrites[] = [];
+          // The batch's declared table reads, fetched at once; each transaction's writes laid over them for the next.
+          const seen = await fetchReads(
+            sql as unknown as Sql,
+            this.host.tables,
+            batch.flatMap((p) => p.reads ?? []),
+          );
           for (const p of batch) {
             try {
-              const { result, ops, undo, table } = this.host.run(p.fn!);
+              const declared = new Set((p.reads ?? []).map(([c, id]) => readKey(c, id)));
+              const { result, ops, undo, table } = this.host.run(p.fn!, { declared, seen });
+              seeWrites(seen, table);
               // A write of threads only still takes a journal row (its ops may be none): every
               // process's sequence number moves, and with it the threads' page cache (threads.ts).
               if (ops.length || hasTableWrites(table))

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { migrateClaims, migrate as migrateShared } from './shared-tables.js';
+import { createRecordTables } from './records.js';
 import { createThreadTables } from './threads.js';
 
 /**
@@ -27,6 +28,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; up: (sql
     up: (sql) => sql`alter table wcm_idempotency_claims set unlogged`,
   },
   { version: 5, name: 'threads in their own table', up: (sql) => createThreadTables(sql) },
+  { version: 6, name: 'records in a table, with their index keys', up: (sql) => createRecordTables(sql) },
 ];
 
 const MIGRATION_LOCK = 0x77636d2; // distinct from the write lock

@@ -1,6 +1,13 @@
 import type { Sql } from 'postgres';
 import { THREAD_COLUMNS } from './threads.js';
 
+/** The tables a named snapshot copies beside its bytes (the records no process holds), and their copies. */
+const COPIED = [
+  ['wcm_threads', 'wcm_named_threads'],
+  ['wcm_records', 'wcm_named_records'],
+  ['wcm_record_keys', 'wcm_named_record_keys'],
+] as const;
+
 /** A named snapshot kept in the database (`/_emulator/snapshots` on PostgreSQL): every process sees the same ones. */
 export const pgShelf = (sql: Sql) => ({
   /** Saves (or replaces) `name` at once: readers see the old one or the new one whole. */
@@ -9,9 +16,11 @@ export const pgShelf = (sql: Sql) => ({
     await sql.begin(async (tx) => {
       const q = tx as unknown as Sql;
       await q`delete from wcm_named_snapshots where name = ${name}`;
-      // The threads are in their own table: the snapshot copies it, in the same transaction.
-      await q`delete from wcm_named_threads where name = ${name}`;
-      await q`insert into wcm_named_threads select ${name}, t.* from wcm_threads t`;
+      // Threads and records are in their tables: the snapshot copies them, in the same transaction.
+      for (const [table, copy] of COPIED) {
+        await q`delete from ${q(copy)} where name = ${name}`;
+        await q`insert into ${q(copy)} select ${name}, t.* from ${q(table)} t`;
+      }
       let n = 0;
       for await (const data of chunks) {
         bytes += data.length;
@@ -24,8 +33,11 @@ export const pgShelf = (sql: Sql) => ({
     const rows = await sql<Array<{ name: string; bytes: number; saved_at: Date }>>`
       select s.name, (sum(length(s.data)) + coalesce(max(t.bytes), 0))::float8 as bytes, min(s.created_at) as saved_at
       from wcm_named_snapshots s
-      left join (select name, sum(octet_length(thread) + coalesce(octet_length(messages), 0)) as bytes
-                 from wcm_named_threads group by name) t on t.name = s.name
+      left join (select name, sum(bytes) as bytes from (
+                   select name, sum(octet_length(thread) + coalesce(octet_length(messages), 0)) as bytes
+                   from wcm_named_threads group by name
+                   union all select name, sum(octet_length(body)) from wcm_named_records group by name) b
+                 group by name) t on t.name = s.name
       group by s.name order by s.name`;
     return rows.map((r) => ({ name: r.name, bytes: r.bytes, saved_at: r.saved_at.toISOString() }));
   },
@@ -38,13 +50,19 @@ export const pgShelf = (sql: Sql) => ({
   async remove(name: string): Promise<boolean> {
     return sql.begin(async (tx) => {
       const q = tx as unknown as Sql;
-      await q`delete from wcm_named_threads where name = ${name}`;
+      for (const [, copy] of COPIED) await q`delete from ${q(copy)} where name = ${name}`;
       return (await q`delete from wcm_named_snapshots where name = ${name}`).count > 0;
     });
   },
-  /** Copies the snapshot's threads back (run in the restoring transaction, after the table was emptied). */
-  threadsBack(name: string) {
-    return (q: Sql) =>
-      q`insert into wcm_threads select ${q(THREAD_COLUMNS as unknown as string[])} from wcm_named_threads where name = ${name}`;
+  /** Copies the snapshot's threads and records back (run in the restoring transaction, after the tables were emptied). */
+  tablesBack(name: string) {
+    return async (q: Sql) => {
+      await q`insert into wcm_threads select ${q(THREAD_COLUMNS as unknown as string[])} from wcm_named_threads where name = ${name}`;
+      // A collection moved to the table since the snapshot was saved came back from its bytes already.
+      await q`insert into wcm_records (collection, id, k, body)
+        select collection, id, k, body from wcm_named_records where name = ${name} order by pos on conflict do nothing`;
+      await q`insert into wcm_record_keys (ix, part, k, id)
+        select ix, part, k, id from wcm_named_record_keys where name = ${name} on conflict do nothing`;
+    };
   },
 });

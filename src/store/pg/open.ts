@@ -1,8 +1,11 @@
+import type { CollectionName } from '../records.js';
 import type { StoreView as Store } from '../view.js';
 import { isUnavailable, StoreUnavailableError } from './errors.js';
 import { sharedHost } from './host.js';
 import { PgLog } from './log.js';
 import { migrate } from './migrations.js';
+import { pgRecords } from './record-reads.js';
+import { RECORD_TABLE_COLLECTIONS } from './records.js';
 import { pgThreads } from './threads.js';
 
 /** The URL as it may be shown: the password replaced by `***`. */
@@ -16,8 +19,15 @@ export function displayUrl(url: string): string {
   }
 }
 
-/** Connects, brings the schema up to date and loads the state (the `postgres` driver is loaded only now). */
-export async function openLog(url: string, store: Store): Promise<PgLog> {
+/**
+ * Connects, brings the schema up to date and loads the state (the `postgres` driver is loaded only
+ * now). `tabled`: the collections kept in `wcm_records` (tests move others there ahead of their readers).
+ */
+export async function openLog(
+  url: string,
+  store: Store,
+  tabled: ReadonlySet<CollectionName> = RECORD_TABLE_COLLECTIONS,
+): Promise<PgLog> {
   const { default: postgres } = await import('postgres');
   const { base, schema } = splitSchema(url);
   const sql = postgres(base, {
@@ -30,11 +40,19 @@ export async function openLog(url: string, store: Store): Promise<PgLog> {
   try {
     if (schema) await sql`create schema if not exists ${sql(schema)}`;
     await migrate(sql);
+    store.tabled = tabled;
     const log = new PgLog(sql, sharedHost(store));
     // The threads are read from their table, never held (threads.ts).
     store.threads = pgThreads(
       () => log.sql,
       () => store.seq,
+    );
+    // So are the records of the collections moved to their table (records.ts); the others from memory.
+    store.records = pgRecords(
+      () => log.sql,
+      () => store.seq,
+      store.records,
+      tabled,
     );
     await log.open();
     return log;

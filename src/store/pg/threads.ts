@@ -4,17 +4,18 @@ import type { CollectionName, MessageRecord, ThreadMessagesRecord, ThreadRecord 
 import type { SortKey } from '../sorted-index.js';
 import { searchFields, threadKey, type ThreadFilter, type ThreadRepository } from '../thread-repository.js';
 import { joinThread } from '../threads.js';
+import { perSeq } from './per-seq.js';
 
 /**
  * Threads on PostgreSQL: one row per thread in `wcm_threads` (the thread and its messages as their
  * JSON text, plus the columns lists filter and sort on), read with keyset queries over partial
  * indexes, one per view. No process holds them: a million threads cost the database, not every
  * server's memory. Transactions write them like any record; the log routes those writes here
- * (writes.ts) instead of the journal.
+ * (thread-writes.ts) instead of the journal.
  */
 
-/** The collections kept in `wcm_threads` rather than in the state and journal. */
-export const TABLE_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>(['threads', 'thread_messages']);
+/** The collections kept in `wcm_threads` rather than in the state and journal (one row holds both). */
+export const THREAD_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>(['threads', 'thread_messages']);
 
 /** The row's columns, in COPY order. */
 export const THREAD_COLUMNS = [
@@ -91,27 +92,6 @@ const noNul = (s: string) => s.replace(/\u0000/g, '');
 const parse = (text: string) => Object.freeze(JSON.parse(text)) as ThreadRecord;
 const messagesOf = (text: string | null): MessageRecord[] =>
   text ? (JSON.parse(text) as ThreadMessagesRecord).messages : [];
-
-/** Pages (and counts) kept per process (a page of 100 threads is about 60 KB). */
-const CACHED_PAGES = 256;
-
-/**
- * A cache of answers valid at one sequence number `seq()`: an entry made at another is loaded
- * again; at -1 (the last commit's outcome unknown, log.ts) nothing is kept. The oldest goes first.
- */
-function perSeq<V>(seq: () => number) {
-  const kept = new Map<string, { at: number; v: V }>();
-  return async (key: string, load: () => Promise<V>): Promise<V> => {
-    const at = seq();
-    const hit = kept.get(key);
-    if (hit && hit.at === at) return hit.v;
-    const v = await load();
-    kept.delete(key);
-    if (at >= 0) kept.set(key, { at, v });
-    if (kept.size > CACHED_PAGES) kept.delete(kept.keys().next().value!);
-    return v;
-  };
-}
 
 /**
  * The threads repository over `wcm_threads` (through `sql()`, the store's current connection pool).
