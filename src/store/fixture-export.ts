@@ -53,6 +53,13 @@ export async function* exportText(store: Store): AsyncGenerator<string> {
   yield `${piece}\n}\n`;
 }
 
+/** The export as a document (exportText parsed): on either store, the records kept in tables included. */
+export async function exportDocument(store: Store): Promise<Record<string, unknown>> {
+  let text = '';
+  for await (const piece of exportText(store)) text += piece;
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
 /** A record as fixtures hold it (a token whose grant is gone: none). */
 function exported(store: Store, c: CollectionName, rec: unknown): unknown[] {
   if (c === 'tokens') return exportedToken(store, rec as StoredToken);

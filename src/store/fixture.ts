@@ -12,7 +12,7 @@ import { putMessageLines, putThread, sortedMessages, type FullThread } from './t
 
 export { FIXTURE_COLLECTIONS, FixtureSchema, type Fixture } from './fixture-schema.js';
 export { FixtureError } from './fixture-check.js';
-export { exportFixture, exportText } from './fixture-export.js';
+export { exportDocument, exportFixture, exportText } from './fixture-export.js';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 

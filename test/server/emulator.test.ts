@@ -277,15 +277,15 @@ describe('the clock', () => {
 describe('reset and snapshots', () => {
   it('snapshot, change, restore: the state is back; reset to empty and to seed', async () => {
     expect((await control('POST', '/snapshots', { name: 'base' })).status).toBe(201);
-    const before = [...server.store.values('listings')].length;
+    const before = await server.store.records.size('listings');
     await api(`/workspaces/${demo.ws1}/lists`, {
       method: 'POST',
       body: JSON.stringify({ title: 'After the snapshot', template_slug: 'faq' }),
     });
-    expect([...server.store.values('listings')].length).toBe(before + 1);
+    expect(await server.store.records.size('listings')).toBe(before + 1);
     const restored = await control('POST', '/reset', { to: 'base' });
     expect(restored.status).toBe(200);
-    expect([...server.store.values('listings')].length).toBe(before);
+    expect(await server.store.records.size('listings')).toBe(before);
     expect((await control('GET', '/snapshots')).json.data.map((s: { name: string }) => s.name)).toContain('base');
 
     const empty = await control('POST', '/reset', { to: 'empty' });

@@ -346,7 +346,7 @@ describe('getListing', () => {
     ['an unknown id', demo.ws1, '00000000-0000-4000-8000-000000000000', 404, 'listing_not_found'],
     ['a malformed id', demo.ws1, 'nope', 404, 'listing_not_found'],
   ] as const)('%s is %i %s', async (_n, ws, id, status, code) => {
-    const listing = [...s.store.values('listings')].find((l) => l.workspace_id === demo.ws1)!.id;
+    const listing = (await s.store.records.page('listingsByWorkspace', demo.ws1, { limit: 1 })).items[0].id;
     const res = await one(ws, id === 'ws1-listing' ? listing : id);
     expectProblem(res, status, code);
   });
@@ -356,7 +356,7 @@ describe('getListing', () => {
     ['non-member', demo.ciWriter, 403, 'not_a_member'],
     ['no token', undefined, 401, 'unauthenticated'],
   ] as const)('%s: %i %s', async (_n, token, status, code) => {
-    const listing = [...s.store.values('listings')].find((l) => l.workspace_id === demo.ws1)!.id;
+    const listing = (await s.store.records.page('listingsByWorkspace', demo.ws1, { limit: 1 })).items[0].id;
     expectProblem(await s.request({ url: `/v1/workspaces/${demo.ws1}/lists/${listing}`, token }), status, code);
   });
 });

@@ -14,6 +14,12 @@ afterEach(async () => {
 
 const lists = `/v1/workspaces/${demo.ws1}/lists`;
 const create = (json: unknown, token: string = demo.owner) => s.request({ method: 'POST', url: lists, token, json });
+/** Every listing, read through store.records as on either store (PostgreSQL keeps them in a table). */
+const allListings = async () => {
+  const out = [];
+  for await (const l of s.store.records.stream('listings')) out.push(l);
+  return out;
+};
 const item = (title = 'Q', description?: string) => (description === undefined ? { title } : { title, description });
 
 describe('createListing', () => {
@@ -36,7 +42,7 @@ describe('createListing', () => {
       `http://localhost/dashboard/workspaces/${demo.ws1}/lists/${res.json.data.id}`,
     );
     expect(res.headers['X-Request-Id']).toBe(res.json.meta.request_id);
-    expect(s.store.get('listings', res.json.data.id)?.workspace_id).toBe(demo.ws1);
+    expect((await s.store.records.get('listings', res.json.data.id))?.workspace_id).toBe(demo.ws1);
   });
 
   it('defaults items to []', async () => {
@@ -64,15 +70,15 @@ describe('createListing', () => {
     ['unknown template_slug', { ...ok, template_slug: 'recipes' }, 'template_slug'],
     ['items not an array', { ...ok, items: {} }, 'items'],
   ])('%s', async (_name, body, failing) => {
-    const before = s.store.count('listings');
+    const before = await s.store.records.size('listings');
     const res = await create(body);
     if (failing === null) {
       expect(res.status).toBe(201);
-      expect(s.store.count('listings')).toBe(before + 1);
+      expect(await s.store.records.size('listings')).toBe(before + 1);
     } else {
       const p = expectProblem(res, 422, 'validation_failed', lists);
       expect(Object.keys(p.errors)).toEqual([failing]);
-      expect(s.store.count('listings')).toBe(before);
+      expect(await s.store.records.size('listings')).toBe(before);
     }
   });
 
@@ -117,7 +123,7 @@ describe('the auth matrix', () => {
   };
 
   it.each(rows)('createListing, %s', async (_name, t, [status, code]) => {
-    const before = [...s.store.values('listings')];
+    const before = await allListings();
     const res = await s.request({
       method: 'POST',
       url: lists,
@@ -127,12 +133,12 @@ describe('the auth matrix', () => {
     if (code) {
       expectProblem(res, status, code, lists);
       // A refused create changes nothing: the store and the list read back are as before.
-      expect([...s.store.values('listings')]).toEqual(before);
+      expect(await allListings()).toEqual(before);
       const back = await s.request({ url: `${lists}?limit=100`, token: demo.owner });
       expect(back.json.data.map((l: { title: string }) => l.title)).not.toContain('Guarded');
     } else {
       expect(res.status).toBe(status);
-      expect(s.store.count('listings')).toBe(before.length + 1);
+      expect(await s.store.records.size('listings')).toBe(before.length + 1);
     }
   });
 
@@ -175,7 +181,7 @@ describe('listListings paging', () => {
   };
 
   it('60 listings with limit 25: pages of 25, 25, 10, no duplicate, null cursor at the end, newest first', async () => {
-    for (const l of [...s.store.values('listings')].filter((l) => l.workspace_id === ws)) {
+    for (const l of (await allListings()).filter((l) => l.workspace_id === ws)) {
       await s.store.transact((tx) => tx.delete('listings', l.id));
     }
     const created: string[] = [];
@@ -229,7 +235,7 @@ describe('listListings paging', () => {
     }
     const all = [...first.data.map((x) => x.id), ...rest];
     expect(new Set(all).size).toBe(all.length);
-    const original = [...s.store.values('listings')]
+    const original = (await allListings())
       .filter((l) => l.workspace_id === ws && !l.title.startsWith('tie-'))
       .map((l) => l.id);
     for (const id of original) expect(all).toContain(id);

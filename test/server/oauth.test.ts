@@ -2,7 +2,7 @@
 // forms driven with a cookie jar, the token endpoint, refresh rotation and reuse detection,
 // revocation, dynamic registration, and a row for every refusal of OAUTH.md's last section.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { exportFixture, hashToken, tokenId } from '../../src/store/fixture.js';
+import { exportDocument, hashToken, tokenId } from '../../src/store/fixture.js';
 import { authorizeUrl, FormBrowser, pkce, tokenRequest } from '../support/oauth.js';
 import { demo, onPort, TestClock } from '../support/server.js';
 
@@ -15,7 +15,7 @@ const ALL =
 let server: Awaited<ReturnType<typeof onPort>>;
 let origin: string;
 const clock = new TestClock(new Date('2026-11-22T12:00:00.000Z'));
-const state = () => JSON.stringify(exportFixture(server.store));
+const state = async () => JSON.stringify(await exportDocument(server.store));
 
 beforeAll(async () => {
   server = await onPort({ clock });
@@ -207,7 +207,7 @@ describe('the authorization code flow with PKCE', () => {
       ).json.code,
     ).toBe('insufficient_ability');
     // Nothing in clear on disk: the store keeps hashes.
-    const disk = state();
+    const disk = await state();
     for (const secret of [code, t.json.access_token, t.json.refresh_token]) expect(disk).not.toContain(secret);
 
     // An hour later the access token has expired; the refresh token rotates.
@@ -265,12 +265,12 @@ describe('the authorization code flow with PKCE', () => {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     });
-    const before = state();
+    const before = await state();
     const res = await browser.decide(consent.body, 'deny');
     const back = new URL(res.headers.get('location')!);
     expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', state: 's1', iss: origin });
     expect(back.searchParams.get('code')).toBeNull();
-    expect(state()).toBe(before);
+    expect(await state()).toBe(before);
   });
 
   it('approving with no workspace ticked shows the page again with a message; a forged CSRF token is refused', async () => {
@@ -283,7 +283,7 @@ describe('the authorization code flow with PKCE', () => {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     });
-    const before = state();
+    const before = await state();
     const none = await browser.decide(consent.body, 'approve', []);
     expect(none.status).toBe(400);
     expect(await none.text()).toContain('Tick at least one workspace');
@@ -301,7 +301,7 @@ describe('the authorization code flow with PKCE', () => {
       form: { ...FormBrowser.hidden(consent.body), decision: 'approve', [`workspace_${demo.ws3}`]: 'on' },
     });
     expect(notMine.status).toBe(400);
-    expect(state()).toBe(before);
+    expect(await state()).toBe(before);
   });
 
   it('each requested ability is a ticked checkbox; the token gets only what stayed ticked', async () => {
@@ -344,7 +344,7 @@ describe('the authorization code flow with PKCE', () => {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     });
-    const before = state();
+    const before = await state();
     const none = await browser.decide(consent.body, 'approve', [demo.ws1], ['content:read', 'engagements:read']);
     expect(none.status).toBe(400);
     const again = await none.text();
@@ -363,7 +363,7 @@ describe('the authorization code flow with PKCE', () => {
     });
     expect(forged.status).toBe(400);
     expect(await forged.text()).toContain('`content:write`, which this consent did not offer');
-    expect(state()).toBe(before);
+    expect(await state()).toBe(before);
   });
 
   it('resource={origin}/mcp gives a wcm-mcp token, which /v1 refuses as another audience', async () => {
@@ -443,12 +443,12 @@ describe('refusals (OAUTH.md, "Bad input"): the standard error of the place, not
       'Redirect address not registered',
     ],
   ])('%s: an error page (400), never a redirect', async (_, change, title) => {
-    const before = state();
+    const before = await state();
     const res = await fetch(authorizeUrl(origin, { ...good, ...change }), { redirect: 'manual' });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     expect(await res.text()).toContain(title);
-    expect(state()).toBe(before);
+    expect(await state()).toBe(before);
   });
 
   it.each([
@@ -459,13 +459,13 @@ describe('refusals (OAUTH.md, "Bad input"): the standard error of the place, not
     ['an unknown scope', { scope: 'content:read admin' }, 'invalid_scope'],
     ['a resource of another server', { resource: 'https://other.example/v1' }, 'invalid_target'],
   ])('%s: a redirect with error, state and iss', async (_, change, error) => {
-    const before = state();
+    const before = await state();
     const res = await fetch(authorizeUrl(origin, { ...good, ...change }), { redirect: 'manual' });
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:5931/callback');
     expect(Object.fromEntries(back.searchParams)).toMatchObject({ error, state: 'st', iss: origin });
-    expect(state()).toBe(before);
+    expect(await state()).toBe(before);
   });
 
   it.each<[string, (c: { code: string; verifier: string }) => Record<string, string>, string, number]>([
@@ -559,12 +559,12 @@ describe('refusals (OAUTH.md, "Bad input"): the standard error of the place, not
     'token endpoint, %s: RFC 6749 JSON, nothing issued; the code still works afterwards',
     async (_, form, error, status) => {
       const c = await authorize();
-      const before = state();
+      const before = await state();
       const res = await tokenRequest(origin, form(c));
       expect(res.status).toBe(status);
       expect(res.json).toEqual({ error, error_description: expect.any(String) });
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(state()).toBe(before);
+      expect(await state()).toBe(before);
       expect((await exchange(c.code, c.verifier)).status).toBe(200);
     },
   );
@@ -683,7 +683,7 @@ describe('grants and applications through the API', () => {
       workspace_id: demo.ws1,
       client_secret: expect.stringMatching(/^wcm_secret_/),
     });
-    expect(state()).not.toContain(created.json.data.client_secret);
+    expect(await state()).not.toContain(created.json.data.client_secret);
     const listed = await api(`/workspaces/${demo.ws1}/oauth-apps`, demo.owner);
     const mine = listed.json.data.find((a: { client_id: string }) => a.client_id === created.json.data.client_id);
     expect(mine).not.toHaveProperty('client_secret');
@@ -767,7 +767,7 @@ describe('dynamic registration (RFC 7591)', () => {
       'invalid_client_metadata',
     ],
   ])('%s is refused (%s) and registers nothing', async (_, body, error) => {
-    const before = state();
+    const before = await state();
     const res = await fetch(`${origin}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -775,6 +775,6 @@ describe('dynamic registration (RFC 7591)', () => {
     });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toBe(error);
-    expect(state()).toBe(before);
+    expect(await state()).toBe(before);
   });
 });

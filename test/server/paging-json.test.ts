@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
 import { operations } from '../../src/contract/operations.js';
 import { implement, type Handler } from '../../src/server/context.js';
-import { cachedJson, JsonItem, pageIndex } from '../../src/server/paging.js';
+import { cachedJson, JsonItem, pageRecords } from '../../src/server/paging.js';
 import { splicedPage } from '../../src/server/response.js';
 import type { ListingRecord } from '../../src/store/records.js';
 import { demo, inProcess, type InProcess } from '../support/server.js';
@@ -13,7 +13,7 @@ const cached = cachedJson(shape);
 const handlerWith = (map: (r: ListingRecord) => ReturnType<typeof shape>): Record<string, Handler> =>
   Object.fromEntries([
     implement(operations.listListings, ({ params, query, store }) =>
-      pageIndex(store.index('listingsByWorkspace'), params.workspace, {
+      pageRecords(store.records, 'listingsByWorkspace', params.workspace, {
         scope: `l:${params.workspace}`,
         cursor: query.cursor,
         limit: query.limit,
@@ -57,7 +57,7 @@ describe('cached JSON page items', () => {
     const fast = new App({ store: s.store, handlers: handlerWith(cached) });
     const url = `/v1/workspaces/${demo.ws1}/lists?limit=100`;
     const first = JSON.parse((await get(fast, url)).body).data as Array<{ id: string; title: string }>;
-    const target = s.store.get('listings', first[0].id)!;
+    const target = (await s.store.records.get('listings', first[0].id))!;
     await s.store.transact((tx) => tx.put('listings', { ...target, title: 'Renamed after caching' }));
     const again = JSON.parse((await get(fast, url)).body).data as Array<{ id: string; title: string }>;
     expect(again.find((i) => i.id === target.id)?.title).toBe('Renamed after caching');
@@ -65,7 +65,7 @@ describe('cached JSON page items', () => {
 
   it('an empty page is the same envelope as before', async () => {
     const fast = new App({ store: s.store, handlers: handlerWith(cached) });
-    const inWs2 = [...s.store.values('listings')].filter((l) => l.workspace_id === demo.ws2);
+    const inWs2 = (await s.store.records.page('listingsByWorkspace', demo.ws2, { limit: 1000 })).items;
     expect(inWs2.length).toBeGreaterThan(0);
     await s.store.transact((tx) => inWs2.forEach((l) => tx.delete('listings', l.id)));
     const res = await get(fast, `/v1/workspaces/${demo.ws2}/lists`);

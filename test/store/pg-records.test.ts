@@ -10,6 +10,7 @@ import { pgShelf } from '../../src/store/pg/named.js';
 import { COLLECTIONS, type CollectionName, type ListingRecord } from '../../src/store/records.js';
 import { seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
+import { RECORD_TABLE_COLLECTIONS } from '../../src/store/pg/records.js';
 import { eng, fixture } from '../support/engagement.js';
 import { freshDatabase } from '../support/postgres.js';
 
@@ -165,6 +166,24 @@ describe('records on PostgreSQL', () => {
     const [{ n }] = await a.shared!.sql<Array<{ n: number }>>`
       select (select count(*) from wcm_named_records) + (select count(*) from wcm_named_record_keys) as n`;
     expect(Number(n)).toBe(0);
+  });
+
+  it('the collections moved so far are held by no process that opens the database as wcm serve does', async () => {
+    expect([...RECORD_TABLE_COLLECTIONS].sort()).toEqual(['bookings', 'listings', 'voice_interactions']);
+    const db = await freshDatabase();
+    const [one, two] = [await Store.openShared(db.url), await Store.openShared(db.url)];
+    try {
+      await seedStore(one, [path.join(dir, 'fixture.json')]);
+      await two.sync();
+      for (const s of [one, two])
+        for (const c of RECORD_TABLE_COLLECTIONS) {
+          expect(s.state.count(c), c).toBe(0);
+          expect(() => s.count(c)).toThrow(c);
+          expect(await s.records.size(c), c).toBe(c === 'listings' ? LISTINGS.length : fixture[c as 'bookings'].length);
+        }
+    } finally {
+      for (const s of [one, two]) await s.close();
+    }
   });
 
   it('moves the records an older base held into the table at start-up', async () => {

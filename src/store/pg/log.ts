@@ -8,6 +8,8 @@ import {
   applyTableWrites,
   fetchReads,
   hasTableWrites,
+  mergeWrites,
+  noTableWrites,
   readKey,
   seeWrites,
   type TableReads,
@@ -176,7 +178,8 @@ export class PgLog {
           await this.catchUp(sql as unknown as Sql);
           const base = this.host.seq;
           const rows: JournalRow[] = [];
-          const tables: TableWrites[] = [];
+          // The batch's table writes, merged in order: written with one set of statements.
+          const tables = noTableWrites();
           // The batch's declared table reads, fetched at once; each transaction's writes laid over them for the next.
           const seen = await fetchReads(
             sql as unknown as Sql,
@@ -192,7 +195,7 @@ export class PgLog {
               // process's sequence number moves, and with it the threads' page cache (threads.ts).
               if (ops.length || hasTableWrites(table))
                 rows.push({ seq: base + rows.length + 1, ops: JSON.stringify(ops) });
-              if (hasTableWrites(table)) tables.push(table);
+              mergeWrites(tables, table);
               done.push({ p, result, undo });
             } catch (err) {
               failed.push({ p, err });
@@ -202,7 +205,7 @@ export class PgLog {
             this.host.seq = base + rows.length;
             await sql`insert into wcm_journal ${sql(rows, 'seq', 'ops')}`;
           }
-          for (const t of tables) await applyTableWrites(sql as unknown as Sql, t);
+          await applyTableWrites(sql as unknown as Sql, tables);
         }),
       );
     } catch (err) {

@@ -11,7 +11,11 @@ import { encodeKey } from './sort-keys.js';
  * (sort-keys.ts). A page is a keyset range of that table's primary key. Collections move here as
  * their readers go through `store.records` (no process holds them then); the rest stay in memory.
  */
-export const RECORD_TABLE_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>([]);
+export const RECORD_TABLE_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>([
+  'bookings',
+  'voice_interactions',
+  'listings',
+]);
 
 /** Each collection's indexes (INDEXES but the threads', which have their own table), the first one the export's order. */
 export const INDEXES_OF: ReadonlyMap<CollectionName, ReadonlyArray<IndexDef & { name: RecordIndex }>> = (() => {

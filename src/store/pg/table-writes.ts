@@ -82,6 +82,19 @@ export function tableTx(
   };
 }
 
+/** Adds `w`'s writes after `into`'s, as if applied one after the other (a batch's transactions are written at once). */
+export function mergeWrites(into: TableWrites, w: TableWrites): void {
+  for (const c of w.cleared) {
+    into.cleared.add(c);
+    into.writes.delete(c);
+  }
+  for (const [c, m] of w.writes) {
+    const to = into.writes.get(c);
+    if (!to) into.writes.set(c, new Map(m));
+    else for (const [id, rec] of m) to.set(id, rec);
+  }
+}
+
 /** Lays a committed transaction's writes over what the next ones in its batch read. */
 export function seeWrites(seen: Map<string, unknown>, w: TableWrites): void {
   for (const key of seen.keys())

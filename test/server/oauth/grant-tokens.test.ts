@@ -10,7 +10,7 @@ import { refreshTokens } from '../../../src/server/oauth/grants/refresh-token.js
 import { findClient, type Client } from '../../../src/server/oauth/models/client.js';
 import { issueCode } from '../../../src/server/oauth/models/code.js';
 import type { Clock } from '../../../src/server/context.js';
-import { exportFixture, hashToken, importRecords, parseFixture, tokenId } from '../../../src/store/fixture.js';
+import { exportDocument, hashToken, importRecords, parseFixture, tokenId } from '../../../src/store/fixture.js';
 import { Store } from '../../../src/store/store.js';
 import { pkce, tokenRequest } from '../../support/oauth.js';
 import { demo, onPort, tempDir, TestClock } from '../../support/server.js';
@@ -188,7 +188,7 @@ describe('the current refresh token survives', () => {
     const file = path.join(dir, 'store.json');
     const copy = await Store.open(file);
     try {
-      await importRecords(copy, parseFixture(exportFixture(server.store), 'server'));
+      await importRecords(copy, parseFixture(await exportDocument(server.store), 'server'));
       const { client, first } = await newGrant(copy, clock);
       const two = await refreshed(copy, clock, client, first.refresh_token, 2);
       await copy.close();
@@ -216,7 +216,7 @@ describe('the current refresh token survives', () => {
   it('an export (as emulator snapshots save) carries the current refresh token, and imports into a working store', async () => {
     const { client, first } = await newGrant(server.store, clock);
     const two = await refreshed(server.store, clock, client, first.refresh_token, 2);
-    const fixture = exportFixture(server.store) as { oauth_grants: Array<Record<string, unknown>> };
+    const fixture = (await exportDocument(server.store)) as { oauth_grants: Array<Record<string, unknown>> };
     const grant = stored(server.store, two.access_token)!.grant_id!;
     // In the store the grant still says generation 0 (a refresh does not rewrite it); the export says 2.
     expect(server.store.get('oauth_grants', grant)!.refresh_generation).toBe(0);
@@ -228,7 +228,7 @@ describe('the current refresh token survives', () => {
     const copy = await Store.open(path.join(dir, 'store.json'));
     try {
       await importRecords(copy, parseFixture(fixture, 'export'));
-      expect(JSON.stringify(exportFixture(copy))).toBe(JSON.stringify(fixture));
+      expect(JSON.stringify(await exportDocument(copy))).toBe(JSON.stringify(fixture));
       const three = await refreshTokens(copy, clock, client, { refresh_token: two.refresh_token, origin });
       expect(three.refresh_token).toMatch(/_3_/);
       await expect(
