@@ -4,6 +4,7 @@ import { buildOpenApi } from '../../src/contract/openapi.js';
 import { operationList } from '../../src/contract/operations.js';
 import { fullApp, pathParams, urlFor, validBody, validId } from '../reliability/attack.js';
 import { demo, inProcess, type InProcess } from '../support/server.js';
+import { recordsOf } from '../support/store.js';
 
 const doc = buildOpenApi('/v1') as any;
 const opsIn = () => Object.values(doc.paths).flatMap((item: any) => Object.values(item)) as any[];
@@ -112,7 +113,7 @@ describe('upper-case uuids name the same records (RFC 4122), on every operation 
       json: { button },
     });
     expect([res.status, res.body]).toEqual([201, expect.anything()]);
-    const events = [...s.store.values('analytics_events')].filter(
+    const events = (await recordsOf(s.store, 'analytics_events')).filter(
       (e) => e.button_id?.toLowerCase() === button.toLowerCase(),
     );
     expect(events.map((e) => [e.button_id, e.agent_id])).toEqual([[button.toLowerCase(), demo.agent1]]);

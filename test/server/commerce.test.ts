@@ -55,7 +55,7 @@ describe('pricing: fixed offers charge unit price × quantity', () => {
       expect(res.json.data.payment_intent.amount).toBe(expected);
     } else {
       expect(res.json.code).toBe(expected);
-      expect(s.store.count('orders')).toBe(0);
+      expect(await s.store.records.size('orders')).toBe(0);
     }
   });
 
@@ -152,7 +152,10 @@ describe('every field limit of the body', () => {
     async (t) => {
       const res = await pay(demo.offerFixedUsd, { source_type: t, source_id: 'src-1' });
       expect(res.status).toBe(201);
-      expect(s.store.get('orders', res.json.data.order.id)).toMatchObject({ source_type: t, source_id: 'src-1' });
+      expect(await s.store.records.get('orders', res.json.data.order.id)).toMatchObject({
+        source_type: t,
+        source_id: 'src-1',
+      });
     },
   );
 
@@ -172,7 +175,7 @@ describe('offers that cannot be paid for', () => {
     const res = await pay(id, {});
     expect(res.status).toBe(404);
     expect(res.json.code).toBe('offer_not_found');
-    expect(s.store.count('orders')).toBe(0);
+    expect(await s.store.records.size('orders')).toBe(0);
   });
 
   it('an offer whose workspace has no connected account: 404 offer_not_found saying why', async () => {
@@ -226,7 +229,7 @@ describe('the created order and payment intent', () => {
       customer_name: 'Ada',
       customer_email: 'ada@example.com',
     });
-    expect(s.store.get('orders', order.id)).toMatchObject({
+    expect(await s.store.records.get('orders', order.id)).toMatchObject({
       payment_state: 'pending',
       payment_intent_id: pi.id,
       provider: 'local',

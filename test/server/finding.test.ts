@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CollectionName, RecordTypes } from '../../src/store/records.js';
 import { expectProblem } from '../support/problem.js';
+import { recordsOf } from '../support/store.js';
 import { demo, inProcess, TestClock, type InProcess } from '../support/server.js';
 
 // The list extensions of EMULATOR.md §1, one row each: the same rules (paging, order, isolation,
@@ -25,7 +26,7 @@ interface Row {
   make(workspace: string, i: number): Rec;
   keys: string[];
   /** The item a record lists as (from the record, and the store for derived counts). */
-  item(rec: any): Record<string, unknown>;
+  item(rec: any): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 // Record i lists at position i: names ascend with i (by-name lists), updated_at descends with i
@@ -84,10 +85,10 @@ const rows: Row[] = [
     collection: 'knowledge_lists',
     keys: ['article_count', 'id', 'name'],
     make: (w, i) => ({ id: randomUUID(), workspace_id: w, name: name(i) }),
-    item: (r) => ({
+    item: async (r) => ({
       id: r.id,
       name: r.name,
-      article_count: [...s.store.values('articles')].filter((a) => a.list_id === r.id).length,
+      article_count: (await recordsOf(s.store, 'articles')).filter((a) => a.list_id === r.id).length,
     }),
   },
   {
@@ -125,12 +126,12 @@ const rows: Row[] = [
 
 const url = (row: Row, ws: string, q = '') => `/v1/workspaces/${ws}/${row.path}${q ? `?${q}` : ''}`;
 const get = (u: string, token: string = demo.owner) => s.request({ url: u, token });
-const inWorkspace = (row: Row, ws: string) =>
-  [...s.store.values(row.collection)].filter((r) => (r as Rec).workspace_id === ws) as Rec[];
+const inWorkspace = async (row: Row, ws: string) =>
+  (await recordsOf(s.store, row.collection)).filter((r) => (r as Rec).workspace_id === ws) as Rec[];
 
 /** Empties the collection in `ws` and puts `n` records made by the row, in one transaction. */
 async function fill(row: Row, ws: string, n: number, from = 0): Promise<Rec[]> {
-  const old = from === 0 ? inWorkspace(row, ws) : [];
+  const old = from === 0 ? await inWorkspace(row, ws) : [];
   const made = Array.from({ length: n }, (_, i) => row.make(ws, from + i));
   await s.store.transact((tx) => {
     for (const r of old) tx.delete(row.collection, r.id);
@@ -171,13 +172,13 @@ describe.each(rows)('$operationId', (row) => {
   it("lists the demo workspace's records with exactly the item members of EMULATOR.md, and no other workspace's", async () => {
     const res = await get(url(row, demo.ws1));
     expect(res.status).toBe(200);
-    const mine = inWorkspace(row, demo.ws1);
+    const mine = await inWorkspace(row, demo.ws1);
     expect(mine.length).toBeGreaterThanOrEqual(2);
     expect(res.json.data).toHaveLength(mine.length);
     for (const item of res.json.data) expect(Object.keys(item).sort()).toEqual(row.keys);
     expect(new Set(res.json.data.map((x: { id: string }) => x.id))).toEqual(new Set(mine.map((r) => r.id)));
     const byId = new Map(mine.map((r) => [r.id, r]));
-    for (const item of res.json.data) expect(item).toEqual(row.item(byId.get(item.id)));
+    for (const item of res.json.data) expect(item).toEqual(await row.item(byId.get(item.id)));
     expect(res.json.meta.next_cursor).toBeNull();
   });
 
@@ -312,7 +313,7 @@ describe('listKnowledgeLists', () => {
       (l: { id: string }) => l.id === demo.knowledgeList,
     );
     expect(before.article_count).toBe(
-      [...s.store.values('articles')].filter((a) => a.list_id === demo.knowledgeList).length,
+      (await recordsOf(s.store, 'articles')).filter((a) => a.list_id === demo.knowledgeList).length,
     );
     expect(before.article_count).toBeGreaterThan(0);
     const restore = `/v1/workspaces/${demo.ws1}/knowledge-lists/${demo.knowledgeList}/articles/${demo.article3Versions}/versions/1/restore`;

@@ -15,7 +15,7 @@ const FORM_WS3 = 'c571bc30-2f5b-4fb3-92b7-2b1ab7c4cbf5';
 const formUrl = (id: string = demo.formCatering, ws: string = demo.ws1) => `/v1/workspaces/${ws}/forms/${id}`;
 const patch = (json: unknown, token: string = demo.owner, url = formUrl()) =>
   s.request({ method: 'PATCH', url, token, json });
-const stored = (id: string = demo.formCatering) => s.store.get('forms', id);
+const stored = async (id: string = demo.formCatering) => await s.store.records.get('forms', id);
 
 describe('getForm (extension)', () => {
   it('returns the whole form without its workspace id', async () => {
@@ -48,7 +48,7 @@ describe('getForm (extension)', () => {
 
 describe('updateForm', () => {
   it('replaces the members sent, keeps the others, and answers the whole updated form', async () => {
-    const before = stored()!;
+    const before = (await stored())!;
     const res = await patch({ name: 'Catering quote' });
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({
@@ -61,7 +61,7 @@ describe('updateForm', () => {
       embed: before.embed,
       updated_at: '2026-11-22T12:00:00.000Z',
     });
-    expect(stored()!.name).toBe('Catering quote');
+    expect((await stored())!.name).toBe('Catering quote');
   });
 
   it('replaces fields whole; `required` defaults to false and `options` is kept only when sent', async () => {
@@ -76,8 +76,8 @@ describe('updateForm', () => {
       { id: 'email', label: 'Email', required: false },
       { id: 'size', label: 'Size', required: true, options: ['S', 'M'] },
     ]);
-    expect(stored()!.fields).toEqual(res.json.data.fields);
-    expect(stored()!.settings).toEqual({
+    expect((await stored())!.fields).toEqual(res.json.data.fields);
+    expect((await stored())!.settings).toEqual({
       success_message: "Thanks! We'll confirm your catering quote within one business day.",
       notify_email: 'events@acme-coffee.example',
     });
@@ -91,16 +91,16 @@ describe('updateForm', () => {
         success_message: "Thanks! We'll confirm your catering quote within one business day.",
         redirect_url: 'https://acme.example/thanks',
       });
-      expect(stored()!.settings).toEqual(res.json.data.settings);
+      expect((await stored())!.settings).toEqual(res.json.data.settings);
       // The other object members were not sent: unchanged.
-      expect(stored()!.design).toEqual({ theme: 'light', accent_color: '#8b5a2b' });
+      expect((await stored())!.design).toEqual({ theme: 'light', accent_color: '#8b5a2b' });
     });
 
     it('nested objects merge; arrays replace', async () => {
       await patch({ design: { colors: { accent: '#111', text: '#222' }, fonts: ['Inter', 'Lora'] } });
       const res = await patch({ design: { colors: { text: null, background: '#fff' }, fonts: ['Mono'] } });
       expect(res.status).toBe(200);
-      expect(stored()!.design).toEqual({
+      expect((await stored())!.design).toEqual({
         theme: 'light',
         accent_color: '#8b5a2b',
         colors: { accent: '#111', background: '#fff' },
@@ -114,8 +114,11 @@ describe('updateForm', () => {
         embed: { mode: null, width: 600 },
       });
       expect(res.status).toBe(200);
-      expect(stored()!.integrations).toEqual({ webhook_url: 'https://hooks.example/x', slack: { channel: '#events' } });
-      expect(stored()!.embed).toEqual({ width: 600 });
+      expect((await stored())!.integrations).toEqual({
+        webhook_url: 'https://hooks.example/x',
+        slack: { channel: '#events' },
+      });
+      expect((await stored())!.embed).toEqual({ width: 600 });
     });
 
     it('accepts application/merge-patch+json (RFC 7396) as well as application/json', async () => {
@@ -127,27 +130,27 @@ describe('updateForm', () => {
         headers: { 'content-type': 'application/merge-patch+json' },
       });
       expect(res.status).toBe(200);
-      expect(stored()!.embed).toEqual({});
+      expect((await stored())!.embed).toEqual({});
     });
 
     it('the member itself sent as null empties it', async () => {
       const res = await patch({ settings: null });
       expect(res.status).toBe(200);
       expect(res.json.data.settings).toEqual({});
-      expect(stored()!.settings).toEqual({});
+      expect((await stored())!.settings).toEqual({});
     });
 
     it('an empty object changes nothing in that member', async () => {
-      const before = stored()!.settings;
+      const before = (await stored())!.settings;
       const res = await patch({ settings: {} });
       expect(res.status).toBe(200);
-      expect(stored()!.settings).toEqual(before);
+      expect((await stored())!.settings).toEqual(before);
     });
 
     it('concurrent patches of different keys both land (read-merge-write is one transaction)', async () => {
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => patch({ settings: { [`k${i}`]: i } })));
       expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
-      const settings = stored()!.settings;
+      const settings = (await stored())!.settings;
       for (let i = 0; i < 10; i++) expect(settings[`k${i}`]).toBe(i);
       expect(settings.success_message).toBeDefined();
     });
@@ -155,7 +158,7 @@ describe('updateForm', () => {
 
   describe('prototype keys never reach a prototype', () => {
     it.each(['constructor', 'prototype'])('`%s` inside an object member: 422, nothing changed', async (key) => {
-      const before = stored();
+      const before = await stored();
       for (const body of [
         `{"settings": {"${key}": {"polluted": true}}}`,
         `{"settings": {"a": {"${key}": {"polluted": true}}}}`,
@@ -170,7 +173,7 @@ describe('updateForm', () => {
         expect(res.status).toBe(422);
         expect(Object.keys(res.json.errors)[0]).toMatch(/^settings/);
       }
-      expect(stored()).toBe(before);
+      expect(await stored()).toBe(before);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     });
 
@@ -191,7 +194,7 @@ describe('updateForm', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(top.status).toBe(200);
-      const settings = stored()!.settings;
+      const settings = (await stored())!.settings;
       expect(Object.getPrototypeOf(settings)).toBe(Object.prototype);
       expect(Object.keys(settings)).toEqual(['success_message', 'notify_email', 'ok']);
       expect(settings.polluted).toBeUndefined();
@@ -230,17 +233,17 @@ describe('updateForm', () => {
       ['empty body', {}, false, '(body)'],
     ];
     it.each(cases)('%s', async (_name, body, accepted, path) => {
-      const before = stored();
+      const before = await stored();
       const res = await patch(body);
       if (accepted) {
         expect(res.status).toBe(200);
-        expect(stored()!.fields).toEqual(res.json.data.fields);
+        expect((await stored())!.fields).toEqual(res.json.data.fields);
         return;
       }
       expect(res.status).toBe(422);
       expect(res.json.code).toBe('validation_failed');
       expect(res.json.errors).toHaveProperty([path!]);
-      expect(stored()).toBe(before);
+      expect(await stored()).toBe(before);
     });
 
     it('no body at all is 422 too', async () => {
@@ -263,7 +266,7 @@ describe('updateForm', () => {
       const res = await patch({ name: 'x' }, demo.owner, url);
       expect(res.status).toBe(status);
       expect(res.json.code).toBe(code);
-      expect(stored(FORM_WS3)!.name).toBe('Report a problem');
+      expect((await stored(FORM_WS3))!.name).toBe('Report a problem');
     });
 
     it.each([
@@ -284,11 +287,11 @@ describe('updateForm', () => {
         'Report a problem',
       ],
     ])('%s: 403, read back unchanged', async (_n, token, url, code, id, name) => {
-      const before = stored(id);
+      const before = await stored(id);
       const res = await patch({ name: 'Hijacked', settings: { x: 1 } }, token, url);
       expect(res.status).toBe(403);
       expect(res.json.code).toBe(code);
-      expect(stored(id)).toBe(before);
+      expect(await stored(id)).toBe(before);
       const readBack = await s.request({ url, token: id === FORM_WS3 ? demo.ciWriter : demo.owner });
       expect(readBack.json.data.name).toBe(name);
       expect(readBack.json.data.settings).not.toHaveProperty('x');

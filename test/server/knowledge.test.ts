@@ -30,7 +30,7 @@ const restore = (
   token: string = demo.owner,
   url = restoreUrl(article, version),
 ) => s.request({ method: 'POST', url, token, json });
-const stored = (id: string) => s.store.get('articles', id)!;
+const stored = async (id: string) => (await s.store.records.get('articles', id))!;
 
 describe('listArticles', () => {
   it('lists the articles of the list, newest article first, with the DECISIONS.md item shape', async () => {
@@ -183,7 +183,7 @@ describe('getArticle (extension)', () => {
 
 describe('restoreArticleVersion', () => {
   it('creates version N+1 with the restored title and body, current, not published by default (201)', async () => {
-    const before = stored(demo.article3Versions);
+    const before = await stored(demo.article3Versions);
     const res = await restore(demo.article3Versions, 1, {});
     expect(res.status).toBe(201);
     const v1 = before.versions[0];
@@ -204,7 +204,7 @@ describe('restoreArticleVersion', () => {
       published_version: 2,
       updated_at: '2026-11-22T12:00:00.000Z',
     });
-    const after = stored(demo.article3Versions);
+    const after = await stored(demo.article3Versions);
     expect(after.versions).toHaveLength(4);
     expect(after.versions.slice(0, 3)).toEqual(before.versions);
   });
@@ -217,7 +217,7 @@ describe('restoreArticleVersion', () => {
   });
 
   it('with publish true, the new version is also the published one; earlier versions never change', async () => {
-    const before = stored(demo.article4Versions);
+    const before = await stored(demo.article4Versions);
     const res = await restore(demo.article4Versions, 1, { publish: true });
     expect(res.status).toBe(201);
     expect(res.json.data.version).toMatchObject({
@@ -233,7 +233,7 @@ describe('restoreArticleVersion', () => {
       status: 'published',
       title: 'Bean subscription',
     });
-    expect(stored(demo.article4Versions).versions.slice(0, 4)).toEqual(before.versions);
+    expect((await stored(demo.article4Versions)).versions.slice(0, 4)).toEqual(before.versions);
   });
 
   it('publishing a restore of a never-published article makes it published', async () => {
@@ -270,7 +270,7 @@ describe('restoreArticleVersion', () => {
   });
 
   it('accepts the version by number or by id, with the same result', async () => {
-    const v2 = stored(demo.article3Versions).versions[1];
+    const v2 = (await stored(demo.article3Versions)).versions[1];
     const byNumber = await restore(demo.article3Versions, 2);
     const byId = await restore(demo.article3Versions, v2.id);
     expect(byId.status).toBe(201);
@@ -289,7 +289,7 @@ describe('restoreArticleVersion', () => {
     const numbers = results.map((r) => r.json.data.version.number).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i + 4));
     for (const [i, r] of results.entries()) expect(r.json.data.version.restored_from).toBe((i % 3) + 1);
-    const versions = stored(demo.article3Versions).versions;
+    const versions = (await stored(demo.article3Versions)).versions;
     expect(versions.map((v) => v.number)).toEqual(Array.from({ length: 23 }, (_, i) => i + 1));
     expect(new Set(versions.map((v) => v.id)).size).toBe(23);
   });
@@ -298,7 +298,7 @@ describe('restoreArticleVersion', () => {
     await restore(demo.article3Versions, 1, { publish: true });
     const reopened = await s.reopen();
     try {
-      const a = reopened.get('articles', demo.article3Versions)!;
+      const a = (await reopened.records.get('articles', demo.article3Versions))!;
       expect(a.versions.map((v) => [v.number, v.restored_from, v.published])).toEqual([
         [1, null, true],
         [2, null, true],
@@ -328,12 +328,12 @@ describe('restoreArticleVersion', () => {
         'knowledge_list_not_found',
       ],
     ])('%s', async (_n, rawUrl, code) => {
-      const url = rawUrl.replace('VERSION_OF_OTHER', stored(demo.article4Versions).versions[0].id);
-      const before = [stored(demo.article3Versions), stored(ARTICLE_WS2)];
+      const url = rawUrl.replace('VERSION_OF_OTHER', (await stored(demo.article4Versions)).versions[0].id);
+      const before = [await stored(demo.article3Versions), await stored(ARTICLE_WS2)];
       const res = await s.request({ method: 'POST', url, token: demo.owner, json: { publish: true } });
       expect(res.status).toBe(404);
       expect(res.json.code).toBe(code);
-      expect([stored(demo.article3Versions), stored(ARTICLE_WS2)]).toEqual(before);
+      expect([await stored(demo.article3Versions), await stored(ARTICLE_WS2)]).toEqual(before);
     });
   });
 
@@ -341,18 +341,18 @@ describe('restoreArticleVersion', () => {
     ['publish not a boolean', { publish: 'yes' }, 'publish'],
     ['an unknown member', { publish: true, version: 2 }, 'version'],
   ])('%s: 422, nothing created', async (_n, json, path) => {
-    const before = stored(demo.article3Versions);
+    const before = await stored(demo.article3Versions);
     const res = await restore(demo.article3Versions, 1, json);
     expect(res.status).toBe(422);
     expect(res.json.errors).toHaveProperty([path]);
-    expect(stored(demo.article3Versions)).toBe(before);
+    expect(await stored(demo.article3Versions)).toBe(before);
   });
 
   it.each([
     ['a token without content:write', demo.contentReader, demo.ws1, 'insufficient_ability'],
     ["a workspace the token's user is not a member of", demo.ciWriter, demo.ws1, 'not_a_member'],
   ])('%s: 403, read back unchanged', async (_n, token, ws, code) => {
-    const before = stored(demo.article3Versions);
+    const before = await stored(demo.article3Versions);
     const res = await restore(
       demo.article3Versions,
       1,
@@ -362,7 +362,7 @@ describe('restoreArticleVersion', () => {
     );
     expect(res.status).toBe(403);
     expect(res.json.code).toBe(code);
-    expect(stored(demo.article3Versions)).toBe(before);
+    expect(await stored(demo.article3Versions)).toBe(before);
     const read = await s.request({ url: articleUrl(demo.article3Versions), token: demo.owner });
     expect(read.json.data).toMatchObject({ current_version: 3, published_version: 2 });
     expect(read.json.data.versions).toHaveLength(3);
@@ -370,7 +370,7 @@ describe('restoreArticleVersion', () => {
 
   it('a restored version gets a fresh uuid', async () => {
     const res = await restore(demo.article3Versions, 1);
-    const ids = stored(demo.article3Versions).versions.map((v) => v.id);
+    const ids = (await stored(demo.article3Versions)).versions.map((v) => v.id);
     expect(new Set(ids).size).toBe(4);
     expect(ids).toContain(res.json.data.version.id);
   });

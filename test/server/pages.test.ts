@@ -14,7 +14,7 @@ const PAGE_WS2 = '50dc2aba-841a-4da0-9891-a1dd38cf8d76';
 const pageUrl = (id: string = demo.pageAcme, ws: string = demo.ws1) => `/v1/workspaces/${ws}/pages/${id}`;
 const patch = (json: unknown, token: string = demo.owner, url = pageUrl()) =>
   s.request({ method: 'PATCH', url, token, json });
-const stored = (id: string = demo.pageAcme) => s.store.get('pages', id)!;
+const stored = async (id: string = demo.pageAcme) => (await s.store.records.get('pages', id))!;
 
 const str = (n: number) => 'x'.repeat(n);
 const reply = (over: Record<string, unknown> = {}) => ({
@@ -158,20 +158,20 @@ describe('updatePage: every constraint at its boundary', () => {
     ['empty body', {}, false, '(body)'],
   ];
   it.each(cases)('%s', async (_name, body, accepted, path) => {
-    const before = stored();
+    const before = await stored();
     const res = await patch(body);
     if (accepted) {
       expect(res.status).toBe(200);
       const [key, value] = Object.entries(body)[0];
       if (key === 'chat') expect(res.json.data.chat).toMatchObject(value as object);
       else expect(res.json.data[key]).toEqual(value);
-      expect(res.json.data).toEqual({ ...stored(), workspace_id: undefined });
+      expect(res.json.data).toEqual({ ...(await stored()), workspace_id: undefined });
       return;
     }
     expect(res.status).toBe(422);
     expect(res.json.code).toBe('validation_failed');
     expect(res.json.errors).toHaveProperty([path!]);
-    expect(stored()).toBe(before);
+    expect(await stored()).toBe(before);
   });
 
   it('names every failing field at once', async () => {
@@ -183,7 +183,7 @@ describe('updatePage: every constraint at its boundary', () => {
 
 describe('updatePage: semantics', () => {
   it('members sent replace, members not sent stay, and the whole page comes back', async () => {
-    const before = stored();
+    const before = await stored();
     const res = await patch({ name: 'Acme home', bio: 'New bio' });
     expect(res.status).toBe(200);
     const { workspace_id: _w, ...rest } = before;
@@ -196,53 +196,55 @@ describe('updatePage: semantics', () => {
   });
 
   it('published moves the state to the value sent, both ways', async () => {
-    expect(stored(demo.pageHoliday).published).toBe(false);
+    expect((await stored(demo.pageHoliday)).published).toBe(false);
     const url = pageUrl(demo.pageHoliday);
     expect((await patch({ published: true }, demo.owner, url)).json.data.published).toBe(true);
-    expect(stored(demo.pageHoliday).published).toBe(true);
+    expect((await stored(demo.pageHoliday)).published).toBe(true);
     expect((await patch({ published: true }, demo.owner, url)).json.data.published).toBe(true);
     expect((await patch({ published: false }, demo.owner, url)).json.data.published).toBe(false);
-    expect(stored(demo.pageHoliday).published).toBe(false);
+    expect((await stored(demo.pageHoliday)).published).toBe(false);
   });
 
   it('null clears a text member', async () => {
     const res = await patch({ agent_instructions: null, seo_title: null });
     expect(res.status).toBe(200);
-    expect(stored().agent_instructions).toBeNull();
-    expect(stored().seo_title).toBeNull();
-    expect(stored().bio).not.toBeNull();
+    expect((await stored()).agent_instructions).toBeNull();
+    expect((await stored()).seo_title).toBeNull();
+    expect((await stored()).bio).not.toBeNull();
   });
 
   describe('chat merges by JSON Merge Patch', () => {
     it('a key sent as null is removed; a key not sent stays', async () => {
-      const replies = stored().chat.suggested_replies;
+      const replies = (await stored()).chat.suggested_replies;
       const res = await patch({ chat: { greeting: null } });
       expect(res.status).toBe(200);
-      expect(stored().chat).toEqual({ suggested_replies: replies });
+      expect((await stored()).chat).toEqual({ suggested_replies: replies });
       expect(res.json.data.chat).toEqual({ suggested_replies: replies });
     });
 
     it('a greeting sent replaces the greeting and keeps the replies', async () => {
-      const replies = stored().chat.suggested_replies;
+      const replies = (await stored()).chat.suggested_replies;
       await patch({ chat: { greeting: 'Hello!' } });
-      expect(stored().chat).toEqual({ greeting: 'Hello!', suggested_replies: replies });
+      expect((await stored()).chat).toEqual({ greeting: 'Hello!', suggested_replies: replies });
     });
 
     it('suggested_replies sent replace the list whole (arrays do not merge)', async () => {
       const one = reply({ label: 'Only one' });
       await patch({ chat: { suggested_replies: [one] } });
-      expect(stored().chat.suggested_replies).toEqual([one]);
-      expect(stored().chat.greeting).toBe('Hi! Looking for opening hours, an order, or a class booking?');
+      expect((await stored()).chat.suggested_replies).toEqual([one]);
+      expect((await stored()).chat.greeting).toBe('Hi! Looking for opening hours, an order, or a class booking?');
       await patch({ chat: { suggested_replies: null } });
-      expect(stored().chat).toEqual({ greeting: 'Hi! Looking for opening hours, an order, or a class booking?' });
+      expect((await stored()).chat).toEqual({
+        greeting: 'Hi! Looking for opening hours, an order, or a class booking?',
+      });
     });
 
     it('chat: null empties chat; a page with no chat gains one', async () => {
       await patch({ chat: null });
-      expect(stored().chat).toEqual({});
+      expect((await stored()).chat).toEqual({});
       const url = pageUrl(demo.pageHoliday);
       await patch({ chat: { greeting: 'Gifts!' } }, demo.owner, url);
-      expect(stored(demo.pageHoliday).chat).toEqual({ greeting: 'Gifts!' });
+      expect((await stored(demo.pageHoliday)).chat).toEqual({ greeting: 'Gifts!' });
     });
   });
 
@@ -252,22 +254,22 @@ describe('updatePage: semantics', () => {
       ['malformed page id', pageUrl('home')],
       ["another workspace's page, through a workspace the caller belongs to", pageUrl(PAGE_WS2, demo.ws1)],
     ])('%s: 404 page_not_found', async (_n, url) => {
-      const before = stored(PAGE_WS2);
+      const before = await stored(PAGE_WS2);
       const res = await patch({ name: 'x' }, demo.owner, url);
       expect(res.status).toBe(404);
       expect(res.json.code).toBe('page_not_found');
-      expect(stored(PAGE_WS2)).toBe(before);
+      expect(await stored(PAGE_WS2)).toBe(before);
     });
 
     it.each([
       ['a token without content:write (content:read only)', demo.contentReader, 'insufficient_ability'],
       ['a token without any content ability', demo.support, 'insufficient_ability'],
     ])('%s: 403, read back unchanged', async (_n, token, code) => {
-      const before = stored();
+      const before = await stored();
       const res = await patch({ published: false, name: 'Hijacked' }, token);
       expect(res.status).toBe(403);
       expect(res.json.code).toBe(code);
-      expect(stored()).toBe(before);
+      expect(await stored()).toBe(before);
       const readBack = await s.request({ url: pageUrl(), token: demo.owner });
       expect(readBack.json.data.published).toBe(true);
       expect(readBack.json.data.name).toBe('Acme Coffee home');
@@ -275,11 +277,11 @@ describe('updatePage: semantics', () => {
 
     it('a workspace the user is not a member of: 403 not_a_member, nothing changed', async () => {
       // ci-writer (Dee) has content:write but belongs only to Civic Help Desk.
-      const before = stored();
+      const before = await stored();
       const res = await patch({ published: false }, demo.ciWriter);
       expect(res.status).toBe(403);
       expect(res.json.code).toBe('not_a_member');
-      expect(stored()).toBe(before);
+      expect(await stored()).toBe(before);
     });
   });
 });

@@ -27,7 +27,7 @@ describe('rate limits on public routes (token bucket per client address and rout
     expect(over.headers['RateLimit-Limit']).toBe('60');
     expect(over.headers['RateLimit-Remaining']).toBe('0');
     expect(over.headers['RateLimit-Reset']).toBe('60');
-    expect(s.store.count('analytics_events')).toBe(60);
+    expect(await s.store.records.size('analytics_events')).toBe(60);
   });
 
   it('the bucket refills at the limit per minute on the injected clock', async () => {

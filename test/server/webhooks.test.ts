@@ -20,7 +20,10 @@ async function newOrder(): Promise<{ id: string; pi: string }> {
 }
 
 async function setState(orderId: string, state: OrderState) {
-  await s.store.transact((tx) => tx.put('orders', { ...tx.get('orders', orderId)!, payment_state: state }));
+  await s.store.transact(
+    (tx) => tx.put('orders', { ...tx.get('orders', orderId)!, payment_state: state }),
+    [['orders', orderId]],
+  );
 }
 
 const TYPES = {
@@ -75,8 +78,11 @@ describe('the order state machine', () => {
     const res = await deliver(event(TYPES[outcome], o));
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({ received: true, event_id: `evt_test_${n}`, applied: true });
-    expect(s.store.get('orders', o.id)!.payment_state).toBe(to);
-    expect(s.store.get('payment_events', `evt_test_${n}`)).toMatchObject({ order_id: o.id, applied: true });
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe(to);
+    expect(await s.store.records.get('payment_events', `evt_test_${n}`)).toMatchObject({
+      order_id: o.id,
+      applied: true,
+    });
   });
 
   it.each([
@@ -98,7 +104,7 @@ describe('the order state machine', () => {
     const res = await deliver(event(TYPES[outcome], o));
     expect(res.status).toBe(200);
     expect(res.json.data.applied).toBe(false);
-    expect(s.store.get('orders', o.id)!.payment_state).toBe(from);
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe(from);
   });
 
   it('a late failure never un-pays an order', async () => {
@@ -106,7 +112,7 @@ describe('the order state machine', () => {
     await deliver(event(TYPES.succeeded, o));
     const late = await deliver(event(TYPES.failed, o));
     expect(late.json.data.applied).toBe(false);
-    expect(s.store.get('orders', o.id)!.payment_state).toBe('paid');
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('paid');
   });
 
   it('each event id is applied once: a redelivery is 200, applied false', async () => {
@@ -117,15 +123,15 @@ describe('the order state machine', () => {
     const again = await deliver(evt);
     expect(again.status).toBe(200);
     expect(again.json.data).toEqual({ received: true, event_id: evt.id, applied: false });
-    expect(s.store.get('orders', o.id)!.payment_state).toBe('pending');
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
   });
 
   it("finds the order by payment intent id when metadata has no order id (a refund's charge)", async () => {
     const o = await newOrder();
     await deliver(event(TYPES.succeeded, { pi: o.pi }));
-    expect(s.store.get('orders', o.id)!.payment_state).toBe('paid');
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('paid');
     await deliver(event(TYPES.refunded, { pi: o.pi }));
-    expect(s.store.get('orders', o.id)!.payment_state).toBe('refunded');
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('refunded');
   });
 
   it('a partial refund leaves the order paid', async () => {
@@ -133,7 +139,7 @@ describe('the order state machine', () => {
     await setState(o.id, 'paid');
     const res = await deliver(event(TYPES.refunded, o, { refunded: false, amount_refunded: 500 }));
     expect(res.json.data.applied).toBe(false);
-    expect(s.store.get('orders', o.id)!.payment_state).toBe('paid');
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('paid');
   });
 
   it.each(['payment_intent.created', 'charge.succeeded', 'customer.created', 'payment_intent.processing'])(
@@ -143,8 +149,8 @@ describe('the order state machine', () => {
       const res = await deliver(event(type, o));
       expect(res.status).toBe(200);
       expect(res.json.data.applied).toBe(false);
-      expect(s.store.get('orders', o.id)!.payment_state).toBe('pending');
-      expect(s.store.count('payment_events')).toBe(0);
+      expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
+      expect(await s.store.records.size('payment_events')).toBe(0);
     },
   );
 
@@ -163,8 +169,8 @@ describe('signature verification', () => {
     const res = await deliver(evt, { body: tampered });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('invalid_signature');
-    expect(s.store.get('orders', o.id)!.payment_state).toBe('pending');
-    expect(s.store.count('payment_events')).toBe(0);
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
+    expect(await s.store.records.size('payment_events')).toBe(0);
   });
 
   it('a wrong secret is 400 invalid_signature', async () => {
@@ -172,7 +178,7 @@ describe('signature verification', () => {
     const res = await deliver(event(TYPES.succeeded, o), { secret: 'whsec_someone_else_000000000000000' });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('invalid_signature');
-    expect(s.store.get('orders', o.id)!.payment_state).toBe('pending');
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
   });
 
   it.each([
@@ -184,7 +190,7 @@ describe('signature verification', () => {
     const o = await newOrder();
     const res = await deliver(event(TYPES.succeeded, o), { at: s.clock.now().getTime() + offset });
     expect(res.status).toBe(status);
-    expect(s.store.get('orders', o.id)!.payment_state).toBe(status === 200 ? 'paid' : 'pending');
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe(status === 200 ? 'paid' : 'pending');
     if (status === 400) expect(res.json.detail).toMatch(/300 seconds/);
   });
 

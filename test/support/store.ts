@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { readSnapshot } from '../../src/store/snapshot.js';
-import type { ListingRecord } from '../../src/store/records.js';
+import type { CollectionName, ListingRecord, RecordTypes } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from './server.js';
 
@@ -51,6 +51,13 @@ export const listing = (n: number): ListingRecord => ({
   button_id: null,
   created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
 });
+
+/** Every record of `c`, read through store.records as on either store (PostgreSQL keeps the areas' in a table). */
+export async function recordsOf<C extends CollectionName>(s: Store, c: C): Promise<Array<RecordTypes[C]>> {
+  const out: Array<RecordTypes[C]> = [];
+  for await (const r of s.records.stream(c)) out.push(r);
+  return out;
+}
 
 /** The store's listing titles in number order (L1, L2, …). */
 export const listingTitles = (s: Store) =>

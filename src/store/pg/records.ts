@@ -15,6 +15,15 @@ export const RECORD_TABLE_COLLECTIONS: ReadonlySet<CollectionName> = new Set<Col
   'bookings',
   'voice_interactions',
   'listings',
+  'forms',
+  'pages',
+  'knowledge_lists',
+  'articles',
+  'offers',
+  'agents',
+  'orders',
+  'analytics_events',
+  'payment_events',
 ]);
 
 /** Each collection's indexes (INDEXES but the threads', which have their own table), the first one the export's order. */
