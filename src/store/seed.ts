@@ -8,6 +8,7 @@ import {
   lookupWith,
   parseFixture,
   putRecords,
+  recordCount,
   type RecordLookup,
   type Records,
 } from './fixture.js';
@@ -103,6 +104,25 @@ async function refuseTaken(
       if (problems.length) throw new FixtureError(files[i], problems);
     }
   }
+}
+
+/**
+ * Replaces everything but the settings by fixture files, all or nothing (a reset to the seed): the
+ * files are read as seedStore reads them (streamed, threads packed), each checked against the files
+ * before it only, then written in ONE load with the clearing; on PostgreSQL importShared replaces.
+ */
+export async function replaceWithFixtures(store: Store, files: string[]): Promise<Record<string, number>> {
+  if (store.shared) return importShared(store, files, { replace: true });
+  const all: Records[] = [];
+  for (const file of files) all.push(await readFixtureFile(file, lookupWith(NOTHING, all), undefined, 'packed'));
+  const cleared = COLLECTIONS.filter((c) => c !== 'settings');
+  const deletes = cleared.reduce((n, c) => (store.tabled.has(c) ? n : n + store.count(c)), 0);
+  let counts: Record<string, number> = {};
+  await store.loadMany(deletes + recordCount(all), (tx) => {
+    for (const c of cleared) tx.clear(c);
+    counts = putRecords(tx, all);
+  });
+  return counts;
 }
 
 /** What an import with --replace checks the fixtures against: nothing. */

@@ -9,6 +9,7 @@ import {
   type Records,
 } from '../../store/fixture.js';
 import { privateDir } from '../../private-dir.js';
+import { replaceWithFixtures } from '../../store/seed.js';
 import { COLLECTIONS, type CollectionName } from '../../store/records.js';
 import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
 import { pgShelf } from '../../store/pg/named.js';
@@ -100,32 +101,46 @@ export async function deleteSnapshot(store: Store, dataFile: string, name: unkno
 
 const nothingThere = { get: () => undefined };
 
+/** The files `--seed` loaded at the first start, as the settings remember them. */
+function seedFiles(store: Store): string[] {
+  const files = store.get('settings', SEED_FILES_SETTING)?.value;
+  if (!Array.isArray(files) || !files.length)
+    throw new ProblemError('validation_failed', {
+      detail: 'This store was not seeded with `--seed`, so there is no seed to reset to.',
+      errors: { to: ['No seed: use `empty` or a snapshot name.'] },
+    });
+  return files as string[];
+}
+
+/** Loads the seed files again as `serve --seed` does (store/seed.ts); a file now invalid changes nothing. */
+async function resetToSeed(store: Store, files: string[]): Promise<Record<string, number>> {
+  try {
+    return await replaceWithFixtures(store, files);
+  } catch (err) {
+    if (!(err instanceof FixtureError)) throw err;
+    throw new ProblemError('validation_failed', {
+      detail: `The seed file \`${err.source}\` cannot be loaded any more, so nothing was reset: ${err.problems
+        .slice(0, 3)
+        .map((p) => `${p.path} ${p.message}`)
+        .join('; ')}${err.problems.length > 3 ? '; …' : ''}`,
+      resolution: 'Fix or restore the file `--seed` loaded at the first start, or reset to `empty` or a snapshot.',
+      errors: { to: err.problems.map((p) => `${err.source}: ${p.path} ${p.message}`) },
+    });
+  }
+}
+
 /** What a reset loads: records (none, or the first start's seed files), or a snapshot's bytes. Read before anything changes. */
 async function target(
   store: Store,
   dataFile: string,
   to: unknown,
-): Promise<Records[] | { name: string; file?: string; saved: Buffer; threads?: (sql: Sql) => Promise<unknown> }> {
+): Promise<
+  | Records[]
+  | { seed: string[] }
+  | { name: string; file?: string; saved: Buffer; threads?: (sql: Sql) => Promise<unknown> }
+> {
   if (to === undefined || to === 'empty') return [];
-  if (to === 'seed') {
-    const files = store.get('settings', SEED_FILES_SETTING)?.value;
-    if (!Array.isArray(files) || !files.length)
-      throw new ProblemError('validation_failed', {
-        detail: 'This store was not seeded with `--seed`, so there is no seed to reset to.',
-        errors: { to: ['No seed: use `empty` or a snapshot name.'] },
-      });
-    const sets: Records[] = [];
-    for (const f of files as string[])
-      sets.push(
-        parseFixture(JSON.parse(await readFile(f, 'utf8')), f, {
-          get: (c, id) =>
-            sets
-              .map((s) => (s as unknown as Record<string, Array<{ id: string }>>)[c]?.find((r) => r.id === id))
-              .find(Boolean),
-        }),
-      );
-    return sets;
-  }
+  if (to === 'seed') return { seed: seedFiles(store) };
   const n = checkName(to);
   const db = shelf(store);
   const file = snapshotFile(dataFile, n);
@@ -158,6 +173,7 @@ const cannotLoad = (name: string, err: Error) =>
  */
 export async function resetState(store: Store, dataFile: string, to: unknown): Promise<Record<string, number>> {
   const loaded = await target(store, dataFile, to);
+  if ('seed' in loaded) return resetToSeed(store, loaded.seed);
   if (!Array.isArray(loaded)) {
     try {
       await store.restore(loaded.saved, KEPT, loaded.file, loaded.threads);
