@@ -66,20 +66,34 @@ export async function seedStore(
   // Validate every file before writing any, each against the store plus the files before it, then
   // write them in ONE load: a failure anywhere leaves the store as it was.
   const all: Records[] = [];
+  const existing = await held(store);
   for (const [i, file] of files.entries())
     all.push(
       parsed
-        ? parseFixture(parsed[i], file, lookupWith(held(store), all))
-        : await readFixtureFile(file, lookupWith(held(store), all), checked, store.shared ? undefined : 'packed'),
+        ? parseFixture(parsed[i], file, lookupWith(existing, all))
+        : await readFixtureFile(file, lookupWith(existing, all), checked, store.shared ? undefined : 'packed'),
     );
   if (store.shared) await refuseTaken(store, files, all, ['threads', ...store.tabled]);
   return importRecords(store, ...all);
 }
 
-/** The store as fixtures are checked against: collections kept in tables (PostgreSQL) are not in memory, and are checked by refuseTaken instead. */
-const held = (store: Store): RecordLookup => ({
-  get: (c, id) => (store.tabled.has(c) ? undefined : store.get(c, id)),
-});
+/** Collections that fixture records refer to (checkFixture: articles' lists, orders' offers, events' agents). */
+const REFERENCED: readonly CollectionName[] = ['knowledge_lists', 'offers', 'agents'];
+
+/**
+ * The store as fixtures are checked against. Collections kept in tables (PostgreSQL) are not in
+ * memory: the ids of those that records refer to (configuration-sized) are read first, the others'
+ * ids are checked by refuseTaken instead.
+ */
+async function held(store: Store): Promise<RecordLookup> {
+  const ids = new Map<CollectionName, Set<string>>();
+  for (const c of REFERENCED.filter((r) => store.tabled.has(r))) {
+    const set = new Set<string>();
+    for await (const r of store.records.stream(c)) set.add(r.id);
+    ids.set(c, set);
+  }
+  return { get: (c, id) => (store.tabled.has(c) ? ids.get(c)?.has(id) || undefined : store.get(c, id)) };
+}
 
 /**
  * On PostgreSQL threads and the records of tabled collections are not in memory for the check
@@ -141,19 +155,13 @@ export async function importShared(
 ): Promise<Record<string, number>> {
   let counts: Record<string, number> = {};
   await store.shared!.bulkFrom(async (sql) => {
+    const existing = opts.replace ? NOTHING : await held(store);
     if (opts.replace) await sql`delete from wcm_threads`;
     const threads = new ThreadImport(sql, !!opts.replace, opts.batchRows);
     const all: Records[] = [];
     try {
       for (const file of files)
-        all.push(
-          await readFixtureFile(
-            file,
-            lookupWith(opts.replace ? NOTHING : held(store), all),
-            opts.checked,
-            threads.file(file),
-          ),
-        );
+        all.push(await readFixtureFile(file, lookupWith(existing, all), opts.checked, threads.file(file)));
       await threads.finish();
       if (!opts.replace) await refuseTaken(store, files, all, [...store.tabled]);
     } catch (err) {

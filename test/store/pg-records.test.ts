@@ -151,6 +151,53 @@ describe('records on PostgreSQL', () => {
     expect(await a.records.get('listings', fresh.id)).toBeUndefined();
   });
 
+  it('an import may refer to records already in the table (an article to its list), and not to missing ones', async () => {
+    const db = await freshDatabase();
+    const c = await Store.openShared(db.url);
+    const list = '80000000-0000-4000-8000-000000000001';
+    const article = (id: string, list_id: string) => ({
+      id,
+      list_id,
+      versions: [{ number: 1, title: 'T', body: 'B', created_at: '2026-01-01T00:00:00Z' }],
+    });
+    const write = (name: string, doc: unknown) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, JSON.stringify(doc));
+      return file;
+    };
+    try {
+      await seedStore(c, [
+        write('lists.json', {
+          version: 1,
+          users: fixture.users,
+          workspaces: fixture.workspaces,
+          knowledge_lists: [{ id: list, workspace_id: eng.wsA, name: 'FAQ' }],
+        }),
+      ]);
+      expect(c.state.count('knowledge_lists')).toBe(0);
+      const counts = await seedStore(c, [
+        write('article.json', { version: 1, articles: [article('80000000-0000-4000-8000-000000000002', list)] }),
+      ]);
+      expect(counts).toEqual({ articles: 1 });
+      const nowhere = '80000000-0000-4000-8000-000000000009';
+      const err = await seedStore(c, [
+        write('dangling.json', { version: 1, articles: [article('80000000-0000-4000-8000-000000000003', nowhere)] }),
+      ]).catch((e: unknown) => e);
+      expect((err as FixtureError).problems).toEqual([
+        { path: '$.articles[0].list_id', message: `refers to knowledge_lists \`${nowhere}\`, which does not exist` },
+      ]);
+      // The list's id is taken: importing another list with it is refused as on the JSON store.
+      const dup = await seedStore(c, [
+        write('dup-list.json', { version: 1, knowledge_lists: [{ id: list, workspace_id: eng.wsA, name: 'Again' }] }),
+      ]).catch((e: unknown) => e);
+      expect((dup as FixtureError).problems).toEqual([
+        { path: '$.knowledge_lists[0].id', message: `id \`${list}\` already exists in the store` },
+      ]);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('are in named snapshots: a reset to one brings them back for every process; a clear empties them', async () => {
     const shelf = pgShelf(a.shared!.sql);
     await shelf.save('with-records', a.copy(new Set(COLLECTIONS.filter((c) => c !== 'settings')), 'settings'));
