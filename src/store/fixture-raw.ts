@@ -3,6 +3,7 @@ import { CHANNELS } from '../contract/enums.js';
 import { plainThread } from './fixture-fast.js';
 import type { ThreadRecord } from './records.js';
 import { threadRecord } from './threads.js';
+import { QUOTE, BACKSLASH, COMMA, CLOSE_BRACKET, CLOSE_BRACE, DASH } from './json-bytes.js';
 
 /*
  * A fixture's thread taken from its bytes when its messages are written exactly as the store
@@ -14,13 +15,6 @@ import { threadRecord } from './threads.js';
  * what is not, stay the same (test/store/fixture-raw.test.ts compares the two). Bench fixtures and
  * compact exports are in this form.
  */
-
-const QUOTE = 34;
-const BACKSLASH = 92;
-const COMMA = 44;
-const CLOSE_BRACKET = 93;
-const CLOSE_BRACE = 125;
-const DASH = 45;
 
 const MESSAGES = Buffer.from(',"messages":[');
 const ID = Buffer.from('{"id":"');

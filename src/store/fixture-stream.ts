@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET } from './json-bytes.js';
 
 /*
  * A fixture file read as a stream (FIXTURES.md: one JSON object whose members are, but for
@@ -30,14 +31,6 @@ export class FixtureSyntaxError extends Error {
   }
 }
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const COMMA = 44;
-const COLON = 58;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
 const isSpace = (b: number) => b === 32 || b === 10 || b === 13 || b === 9;
 
 /** Where the string starting at `pos` (a quote) ends, past its closing quote; -1 if not within `buf`. */

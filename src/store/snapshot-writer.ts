@@ -1,12 +1,11 @@
 import type { CollectionName } from './records.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError } from './snapshot.js';
+import { NL } from './json-bytes.js';
 
 /*
  * Writing the snapshot file (format in snapshot.ts): the whole state encoded chunk by chunk, so a
  * writer streams it to disk and nothing ever holds all of it.
  */
-
-const NL = 10;
 
 /**
  * One collection as `encodeSnapshot` writes it: parsed records, or (lazy) ids with records. A lazy

@@ -1,5 +1,6 @@
 import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName } from './records.js';
 import { splitThread, type FullThread } from './threads.js';
+import { TAB, NL, QUOTE, BACKSLASH, CLOSE_BRACE } from './json-bytes.js';
 
 /**
  * The snapshot file (`FILE`): the whole state at one journal sequence number, replaced atomically.
@@ -52,11 +53,6 @@ export interface SnapshotSink {
   ): void;
 }
 
-const TAB = 9;
-const NL = 10;
-const QUOTE = 34;
-const BACKSLASH = 92;
-const CLOSE_BRACE = 125;
 const isCollection = (c: unknown): c is CollectionName =>
   typeof c === 'string' && (COLLECTIONS as readonly string[]).includes(c);
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { memoryRecords, type TxReads } from '../../src/store/record-repository.js';
 import { INDEXES } from '../../src/store/indexes.js';
+import { RECORD_TABLE_COLLECTIONS } from '../../src/store/pg/records.js';
 import type { CollectionName, Tx } from '../../src/store/records.js';
 import type { Store } from '../../src/store/store.js';
 import { dashboardEnv, hostileListing, type DashboardEnv } from '../support/dashboard.js';
@@ -14,20 +15,8 @@ import { SECRET, openedUrl, payUrl, publicApp, type PublicApp } from './payments
  * JSON store refuses both the same way, so every handler and dashboard page below must read through
  * store.records (and name what its transactions read) to answer at all.
  */
-const AREAS = new Set<CollectionName>([
-  'listings',
-  'forms',
-  'pages',
-  'knowledge_lists',
-  'articles',
-  'bookings',
-  'voice_interactions',
-  'offers',
-  'agents',
-  'orders',
-  'analytics_events',
-  'payment_events',
-]);
+// Exactly what the PostgreSQL store keeps in its records table.
+const AREAS: ReadonlySet<CollectionName> = RECORD_TABLE_COLLECTIONS;
 const AREA_INDEXES = new Set(
   Object.entries(INDEXES)
     .filter(([, def]) => AREAS.has(def.collection))
