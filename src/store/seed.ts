@@ -12,6 +12,7 @@ import {
   type RecordLookup,
   type Records,
 } from './fixture.js';
+import { FIXTURE_COLLECTIONS } from './fixture-schema.js';
 import { LazyLines } from './lazy-lines.js';
 import { COLLECTIONS, type CollectionName } from './records.js';
 import type { Store } from './store.js';
@@ -98,7 +99,8 @@ async function held(store: Store): Promise<RecordLookup> {
 /**
  * On PostgreSQL threads and the records of tabled collections are not in memory for the check
  * above to see: the ids already in their tables are refused here, with the same message, before
- * anything is written.
+ * anything is written. An import checks again under the write lock (the files were read without
+ * it): ids in memory are looked up in the state then caught up.
  */
 async function refuseTaken(
   store: Store,
@@ -109,7 +111,13 @@ async function refuseTaken(
   for (const c of collections) {
     const ids = all.flatMap((r) => ((r[c as keyof Records] ?? []) as Array<{ id: string }>).map((t) => t.id));
     if (!ids.length) continue;
-    const taken = new Set(await (c === 'threads' ? store.threads.taken(ids) : store.records.taken(c, ids)));
+    const taken = new Set(
+      c === 'threads'
+        ? await store.threads.taken(ids)
+        : store.tabled.has(c)
+          ? await store.records.taken(c, ids)
+          : ids.filter((id) => store.get(c, id) !== undefined),
+    );
     if (!taken.size) continue;
     for (const [i, records] of all.entries()) {
       const problems = ((records[c as keyof Records] ?? []) as Array<{ id: string }>).flatMap((t, n) =>
@@ -143,35 +151,66 @@ export async function replaceWithFixtures(store: Store, files: string[]): Promis
 const NOTHING: RecordLookup = { get: () => undefined };
 
 /**
- * Fixture files into a PostgreSQL store in one bulk load (PgLog.bulkFrom): the files are read
- * inside its transaction, their threads written into their table as they are read
- * (pg/thread-import.ts), the other records put once every file is checked; a problem anywhere
- * rolls all of it back. `replace`: everything but the settings is replaced by the fixtures.
+ * Fixture files into a PostgreSQL store in one bulk load (PgLog.bulkFrom), all or nothing. The
+ * slow part takes no lock: the files are read and checked, their threads copied as they are read
+ * into a temporary table on a reserved connection (pg/thread-import.ts). Then, holding the write
+ * lock in one short transaction on that connection, what other processes may have written
+ * meanwhile is checked again, the threads are moved into their table and the other records put.
+ * `replace`: everything but the settings is replaced by the fixtures.
  */
 export async function importShared(
   store: Store,
   files: string[],
   opts: { replace?: boolean; checked?: (f: CheckedFixture) => void; batchRows?: number } = {},
 ): Promise<Record<string, number>> {
-  let counts: Record<string, number> = {};
-  await store.shared!.bulkFrom(async (sql) => {
-    const existing = opts.replace ? NOTHING : await held(store);
-    if (opts.replace) await sql`delete from wcm_threads`;
-    const threads = new ThreadImport(sql, !!opts.replace, opts.batchRows);
-    const all: Records[] = [];
-    try {
-      for (const file of files)
-        all.push(await readFixtureFile(file, lookupWith(existing, all), opts.checked, threads.file(file)));
-      await threads.finish();
-      if (!opts.replace) await refuseTaken(store, files, all, [...store.tabled]);
-    } catch (err) {
-      await threads.abandon();
-      throw err;
-    }
-    return (tx) => {
-      if (opts.replace) for (const c of COLLECTIONS) if (c !== 'settings' && !THREAD_COLLECTIONS.has(c)) tx.clear(c);
-      counts = putRecords(tx, all);
-    };
-  });
-  return counts;
+  const conn = await store.shared!.sql.reserve();
+  const threads = new ThreadImport(conn, !!opts.replace, opts.batchRows);
+  try {
+    await threads.open();
+    const all = await readAll(store, files, threads, opts);
+    let counts: Record<string, number> = {};
+    await store.shared!.bulkFrom(
+      async (sql) => {
+        await threads.commit(sql);
+        if (!opts.replace)
+          await refuseTaken(
+            store,
+            files,
+            all,
+            FIXTURE_COLLECTIONS.filter((c) => c !== 'threads'),
+          );
+        return (tx) => {
+          if (opts.replace)
+            for (const c of COLLECTIONS) if (c !== 'settings' && !THREAD_COLLECTIONS.has(c)) tx.clear(c);
+          counts = putRecords(tx, all);
+        };
+      },
+      undefined,
+      conn,
+    );
+    return counts;
+  } finally {
+    await threads.close().catch(() => undefined);
+    conn.release();
+  }
+}
+
+/** The files read and checked, their threads copied aside as they come: no lock is held. */
+async function readAll(
+  store: Store,
+  files: string[],
+  threads: ThreadImport,
+  opts: { replace?: boolean; checked?: (f: CheckedFixture) => void },
+): Promise<Records[]> {
+  const existing = opts.replace ? NOTHING : await held(store);
+  const all: Records[] = [];
+  try {
+    for (const file of files)
+      all.push(await readFixtureFile(file, lookupWith(existing, all), opts.checked, threads.file(file)));
+    await threads.finish();
+  } catch (err) {
+    await threads.abandon();
+    throw err;
+  }
+  return all;
 }

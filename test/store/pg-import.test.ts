@@ -1,11 +1,13 @@
-// `wcm local import --store URL` streams a fixture's threads into PostgreSQL in COPY batches inside
-// one transaction (src/store/seed.ts importShared, src/store/pg/thread-import.ts): memory holds a
-// batch, not the fixture. All or nothing still: a bad record in the last batch, after the earlier
-// batches were written, leaves the database as it was, with the message the JSON store gives; and
-// another process sees none of an import or all of it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// `wcm local import --store URL` streams a fixture's threads in COPY batches into a temporary table,
+// without the write lock, then moves them into wcm_threads in one short transaction holding it
+// (src/store/seed.ts importShared, src/store/pg/thread-import.ts): memory holds a batch, not the
+// fixture, and other processes keep writing while the file is read. All or nothing still: a bad
+// record in the last batch, after the earlier batches were copied aside, leaves the database as it
+// was, with the message the JSON store gives; and another process sees none of an import or all of it.
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { execa } from 'execa';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureError } from '../../src/store/fixture.js';
@@ -59,12 +61,15 @@ function fixture(name: string, threads: unknown[]): string {
   return file;
 }
 
-/** Rows ever inserted into wcm_threads, rolled back or not (the statistics collector's count). */
-async function rowsInserted(atLeast: number): Promise<number> {
+/**
+ * Rows ever inserted into `table` (wcm_threads, or an import's table aside), rolled back or not
+ * (the statistics collector's count, which lags: waits up to 10 s for `atLeast`).
+ */
+async function rowsInserted(atLeast: number, table = 'wcm_threads'): Promise<number> {
   let n = 0;
   for (let i = 0; i < 100; i++) {
     const [r] =
-      await raw`select coalesce(n_tup_ins, 0)::int as n from pg_stat_user_tables where relname = 'wcm_threads'`;
+      await raw`select coalesce(sum(n_tup_ins), 0)::int as n from pg_stat_user_tables where relname = ${table}`;
     n = r?.n ?? 0;
     if (n >= atLeast) break;
     await new Promise((r) => setTimeout(r, 100));
@@ -138,9 +143,8 @@ describe('an import into PostgreSQL, in COPY batches', () => {
       },
     ]);
     expect((result as FixtureError).message).toBe(await jsonMessage(files));
-    // The two whole batches were written (and rolled back) before the file's end, where the
-    // reference is checked; the rest never was.
-    expect(await rowsInserted(2 * BATCH)).toBe(2 * BATCH);
+    // The batches were copied aside, never into wcm_threads (the old import wrote 2,000 rows there).
+    expect(await rowsInserted(1)).toBe(0);
     expect([...seen]).toEqual([0]);
     expect(await pg.get('workspaces', WS)).toBeUndefined();
     expect(await other.threads.size()).toBe(0);
@@ -162,7 +166,7 @@ describe('an import into PostgreSQL, in COPY batches', () => {
   it('refuses ids the table holds already, found in the last batch, with the JSON store’s message', async () => {
     const before = await rowsInserted(0);
     const fresh = Array.from({ length: N }, (_, i) => thread(N + i));
-    // The last batch holds one id imported above; the two batches before it are written first.
+    // The last batch holds one id imported above; the two batches before it are copied aside first.
     fresh[N - 10] = THREADS[4];
     const file = fixture('taken.json', fresh);
     const { seen, result } = await watch(() => importShared(pg, [file], { batchRows: BATCH }));
@@ -173,7 +177,7 @@ describe('an import into PostgreSQL, in COPY batches', () => {
     expect((result as FixtureError).message).toBe(
       await jsonMessage([file], [workspaceFile, fixture('seeded.json', THREADS.slice(0, 10))]),
     );
-    expect(await rowsInserted(before + 2 * BATCH)).toBe(before + 2 * BATCH);
+    expect(await rowsInserted(before + 1)).toBe(before);
     expect([...seen]).toEqual([N]);
     expect(await other.threads.size()).toBe(N);
     expect(await other.threads.get(fresh[0].id)).toBeUndefined();
@@ -208,5 +212,67 @@ describe('an import into PostgreSQL, in COPY batches', () => {
     await other.sync();
     expect(await other.threads.get(THREADS[0].id)).toBeUndefined();
     expect(await readFullThread(other, next[N - 1].id)).toEqual(next[N - 1]);
+  });
+});
+
+describe('an import into PostgreSQL reads its file without the write lock', () => {
+  let pipes = 0;
+
+  /**
+   * Imports `threads` from a named pipe: the first half of the file is written, and once the import
+   * has copied a batch aside (so it is reading, past its first checks), `during` runs: it must end
+   * within 10 s while the import still waits for the rest of the file.
+   */
+  async function importThroughPipe(threads: FullThread[], during: () => Promise<unknown>) {
+    const fifo = path.join(dir, `pipe-${pipes++}.json`);
+    await execa('mkfifo', [fifo]);
+    const text = JSON.stringify({ version: 1, threads });
+    let done = false;
+    const result = importShared(pg, [fifo], { batchRows: BATCH })
+      .catch((e: unknown) => e)
+      .finally(() => (done = true));
+    const out = createWriteStream(fifo);
+    await new Promise((r) => out.write(text.slice(0, text.length / 2), r));
+    const aside = await rowsInserted(BATCH, 'wcm_threads_import');
+    const waited = await Promise.race([
+      during(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('still waiting for the import')), 10_000)),
+    ]);
+    const stillReading = !done;
+    out.end(text.slice(text.length / 2));
+    return { aside, waited, stillReading, fifo, result: await result };
+  }
+
+  it('lets another process write while it reads, then imports every thread', async () => {
+    const threads = Array.from({ length: N }, (_, i) => thread(20_000 + i));
+    const ws = uuid(77, 'a');
+    const { aside, stillReading, result } = await importThroughPipe(threads, () =>
+      other.transact((tx) => tx.put('workspaces', { id: ws, name: 'meanwhile', stripe_account_id: null, members: [] })),
+    );
+    expect(aside).toBeGreaterThanOrEqual(BATCH);
+    expect(stillReading).toBe(true);
+    expect(result).toEqual({ threads: N });
+    await pg.sync();
+    expect(pg.get('workspaces', ws)).toMatchObject({ name: 'meanwhile' });
+    expect(await readFullThread(pg, threads[N - 1].id)).toEqual(threads[N - 1]);
+  });
+
+  it('refuses a thread id another process took while it read, and changes nothing', async () => {
+    const threads = Array.from({ length: N }, (_, i) => thread(30_000 + i));
+    const size = await other.threads.size();
+    // Thread 0 was copied aside (and found free) before another process imports the same id.
+    const sneak = fixture('sneak.json', [threads[0]]);
+    const { stillReading, fifo, result } = await importThroughPipe(threads, () => importShared(other, [sneak]));
+    expect(stillReading).toBe(true);
+    expect(result).toBeInstanceOf(FixtureError);
+    expect((result as FixtureError).problems).toEqual([
+      { path: '$.threads[0].id', message: `id \`${threads[0].id}\` already exists in the store` },
+    ]);
+    const copy = fixture('pipe-copy.json', threads);
+    expect((result as FixtureError).message.replace(fifo, copy)).toBe(
+      await jsonMessage([copy], [workspaceFile, sneak]),
+    );
+    expect(await other.threads.size()).toBe(size + 1);
+    expect(await other.threads.get(threads[1].id)).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import { loadBase, replayOps } from '../recover.js';
 import { snapshotChunks } from '../snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from '../state.js';
 import type { StoreView as Store } from '../view.js';
-import type { JournalRow, SharedHost } from './log.js';
+import type { JournalRow, SharedHost } from './shared-host.js';
 import { noTableWrites, tableCollections, tableTx, type TableReads, type TableWrites } from './table-writes.js';
 
 /** What the PostgreSQL log does to the store's state in memory. */

@@ -1,9 +1,11 @@
 import type { Sql } from 'postgres';
-import type { CollectionName, Tx } from '../records.js';
+import type { Tx } from '../records.js';
 import type { TxReads } from '../record-repository.js';
 import type { Op } from '../state.js';
 import { unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
+import { inTransaction } from './reserved.js';
+import type { JournalRow, SharedHost } from './shared-host.js';
 import {
   applyTableWrites,
   fetchReads,
@@ -12,8 +14,6 @@ import {
   noTableWrites,
   readKey,
   seeWrites,
-  type TableReads,
-  type TableWrites,
 } from './table-writes.js';
 
 /** Journal rows kept behind the base after a compaction, so a process a little behind catches up without a reload. */
@@ -22,35 +22,6 @@ const KEEP_BEHIND = 2000;
 const COMPACT_ROWS = 20_000;
 /** Every writer, in every process, takes this transaction-scoped advisory lock (with its schema's hash): one writer at a time. */
 const WRITE_LOCK = 0x77636d; // "wcm"
-
-/** What the PostgreSQL log needs of the store it keeps durable. */
-export interface SharedHost {
-  /** The collections kept in tables (table-writes.ts). */
-  readonly tables: ReadonlySet<CollectionName>;
-  /** The sequence number of the last write applied to the state. */
-  seq: number;
-  /** Drops the state and loads `base` (null: empty) and then the journal rows, as at start-up. */
-  reload(base: Buffer | null, baseSeq: number, rows: JournalRow[]): void;
-  /** Applies another process's writes (maps and indexes). */
-  applyRemote(ops: Op[]): void;
-  /** Runs `fn` on the state (its table writes collected apart, its table reads from `reads`); throws (with its writes undone) if `fn` throws. */
-  run<T>(fn: (tx: Tx) => T, reads: TableReads): { result: T; ops: Op[]; undo: Op[]; table: TableWrites };
-  /** Undoes a transaction whose commit failed. */
-  rollback(undo: Op[]): void;
-  /** Runs a bulk load on the state (no undo: a failure reloads). */
-  runBulk<T>(fn: (tx: Tx) => T): { result: T; written: Set<CollectionName>; table: TableWrites };
-  /** Table records the last reload found in the base (written before they had their table), taken once. */
-  takeHeld(): TableWrites | null;
-  /** Deletes what nobody can use any more (expired tokens…), as a transaction. */
-  prune(): { ops: Op[]; undo: Op[] } | null;
-  /** The state as the snapshot's bytes, in chunks. */
-  snapshot(seq: number): AsyncIterable<Buffer>;
-}
-
-export interface JournalRow {
-  seq: number;
-  ops: string;
-}
 
 interface Pending {
   /** A transaction's function; a bulk load's is made by `bulk`. */
@@ -63,6 +34,8 @@ interface Pending {
   bulk?: (sql: Sql) => Promise<(tx: Tx) => unknown>;
   /** Run in the bulk's transaction after its writes (a named snapshot's threads copied back). */
   then?: (sql: Sql) => Promise<unknown>;
+  /** A reserved connection the bulk's transaction runs on (an import's temporary table is there). */
+  on?: Sql;
 }
 
 /**
@@ -229,30 +202,32 @@ export class PgLog {
 
   /**
    * A bulk load whose function `make` returns inside the load's transaction, holding the write
-   * lock: an import writes its threads into their table as it reads them (pg/import.ts); if `make`
-   * throws, nothing of it is committed.
+   * lock, on the reserved connection `on` if given: an import moves its threads there from the
+   * temporary table it filled before (seed.ts importShared); if `make` throws, nothing is committed.
    */
-  bulkFrom<T>(make: (sql: Sql) => Promise<(tx: Tx) => T>, then?: (sql: Sql) => Promise<unknown>): Promise<T> {
+  bulkFrom<T>(make: (sql: Sql) => Promise<(tx: Tx) => T>, then?: (sql: Sql) => Promise<unknown>, on?: Sql): Promise<T> {
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ resolve: resolve as (v: unknown) => void, reject, bulk: make, then });
+      this.queue.push({ resolve: resolve as (v: unknown) => void, reject, bulk: make, then, on });
       this.writing ??= this.writeLoop();
     });
   }
 
   private async writeBulk(p: Pending): Promise<void> {
     let result: unknown;
+    const begin = (fn: (sql: Sql) => Promise<void>) =>
+      p.on ? inTransaction(p.on, fn) : this.sql.begin((t) => fn(t as unknown as Sql));
     try {
       await unavailable(() =>
-        this.sql.begin(async (sql) => {
+        begin(async (sql) => {
           await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
-          await this.catchUp(sql as unknown as Sql);
-          const run = this.host.runBulk(await p.bulk!(sql as unknown as Sql));
+          await this.catchUp(sql);
+          const run = this.host.runBulk(await p.bulk!(sql));
           result = run.result;
-          await applyTableWrites(sql as unknown as Sql, run.table);
-          await p.then?.(sql as unknown as Sql);
+          await applyTableWrites(sql, run.table);
+          await p.then?.(sql);
           const seq = this.host.seq + 1;
-          await writeBase(sql as unknown as Sql, seq, this.host.snapshot(seq));
+          await writeBase(sql, seq, this.host.snapshot(seq));
           await sql`delete from wcm_journal`;
           this.host.seq = seq;
         }),

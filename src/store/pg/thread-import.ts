@@ -19,13 +19,17 @@ interface Row {
 
 const exists = (id: string) => `id \`${id}\` already exists in the store`;
 
+/** Where an import's threads wait, on its reserved connection, until it takes the write lock. */
+const ASIDE = 'wcm_threads_import';
+
 /**
- * An import's threads written into `wcm_threads` as the fixture files are read, inside the
- * import's transaction (pg/import.ts), one COPY per batch, the next batch read while one is
- * written. What stays in memory is a batch or two, and per thread what the checks across records
- * need: its id (duplicates) and its workspace's (references, checked once the file is read). A
- * problem anywhere stops the copying; the transaction is then rolled back, so nobody ever sees
- * part of an import. Ids the table holds already are looked up per batch, before its COPY.
+ * An import's threads written as the fixture files are read, one COPY per batch, the next batch
+ * read while one is written, into a temporary table on the import's reserved connection: the slow
+ * part runs without the write lock, so other processes keep writing (a temporary table dies with
+ * its session: a crash leaves nothing). What stays in memory is a batch or two, and per thread what
+ * the checks across records need: its id (duplicates) and its workspace's (references, checked
+ * once the file is read). Ids the table holds already are looked up per batch, and again under
+ * the lock (`commit`), which moves the rows into `wcm_threads` in the import's short transaction.
  */
 export class ThreadImport {
   private readonly files: FileThreads[] = [];
@@ -34,12 +38,23 @@ export class ThreadImport {
   private spoilt = false;
   failure: unknown = undefined;
 
-  /** `replace`: the table was emptied in this transaction, so no id in it is taken. */
+  /** `replace`: the table will be emptied, so no id in it is taken. `sql`: a reserved connection. */
   constructor(
     private readonly sql: Sql,
     private readonly replace: boolean,
     private readonly batchRows = COPY_BATCH,
   ) {}
+
+  /** Makes the (empty) table aside, on the reserved connection. */
+  async open(): Promise<void> {
+    await this.sql`drop table if exists ${this.sql(ASIDE)}`;
+    await this.sql`create temp table ${this.sql(ASIDE)} (like wcm_threads)`;
+  }
+
+  /** Drops the table aside (its connection goes back to the pool). */
+  async close(): Promise<void> {
+    await this.sql`drop table if exists ${this.sql(ASIDE)}`;
+  }
 
   /** The sink for the next file's threads. */
   file(source: string): FileThreads {
@@ -74,9 +89,34 @@ export class ThreadImport {
     if (this.failure) throw this.failure;
     await this.write(this.pending);
     this.pending = [];
-    for (const f of this.files) if (f.taken.length) throw new FixtureError(f.source, f.taken);
+    this.refuse();
+  }
+
+  /**
+   * Under the write lock, in the import's transaction on the same connection: refuses ids taken
+   * since they were looked up, then moves the rows (`replace`: in place of every thread).
+   */
+  async commit(sql: Sql): Promise<void> {
+    if (this.replace) await sql`delete from wcm_threads`;
+    else {
+      const taken = await sql<Array<{ id: string }>>`
+        select id from ${sql(ASIDE)} join wcm_threads using (id)`;
+      for (const { id } of taken)
+        for (const f of this.files) {
+          const index = f.ids.get(id);
+          if (index !== undefined) f.taken.push({ path: `$.threads[${index}].id`, message: exists(id) });
+        }
+      for (const f of this.files) f.taken.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }));
+      this.refuse();
+    }
+    if (!this.files.some((f) => f.count)) return;
+    await sql`insert into wcm_threads select * from ${sql(ASIDE)}`;
     // Fresh statistics at once (thread-writes.ts: a first page of 12 s without them).
-    if (this.files.some((f) => f.count)) await this.sql`analyze wcm_threads`;
+    await sql`analyze wcm_threads`;
+  }
+
+  private refuse(): void {
+    for (const f of this.files) if (f.taken.length) throw new FixtureError(f.source, f.taken);
   }
 
   /** After a failure: lets a write in flight end (its outcome no longer matters). */
@@ -91,7 +131,7 @@ export class ThreadImport {
       if (!this.spoilt)
         await copyLines(
           this.sql,
-          'wcm_threads',
+          ASIDE,
           batch.map((r) => r.line),
         );
     }
