@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Issue 36: how long a write on another process waits while `wcm local import --store` loads N
+// threads into PostgreSQL, and the import's wall time. One embedded cluster (durable) in a temp
+// directory; demo.json imported first; then the threads' import runs as a child process while this
+// process writes a workspace through its own store every 50 ms and times each write.
+//
+//   node test/bench/import-lock.mjs [--threads 100000] [--root DIR]   (DIR: a built checkout, default this one)
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from './datasets.mjs';
+import { DEMO_WS1, generateThreads } from '../support/generate-threads.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? fallback : process.argv[i + 1];
+};
+const n = Number(arg('threads', 100_000));
+const root = path.resolve(arg('root', ROOT));
+const work = mkdtempSync(path.join(tmpdir(), 'wcm-import-lock-'));
+// Searchable by `postgres` when run as root (the cluster runs as that user, as in pg.mjs).
+chmodSync(work, 0o755);
+
+function wcm(...args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'bin/wcm.js'), ...args], {
+      stdio: ['ignore', 'ignore', process.env.SHOW ? 'inherit' : 'pipe'],
+    });
+    let err = '';
+    child.stderr?.on('data', (d) => (err += d));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`wcm ${args[0]} ${args[1]}: ${code}\n${err}`)),
+    );
+  });
+}
+
+const { startEmbedded } = await import(path.join(root, 'dist/src/store/pg/embedded.js'));
+const { Store } = await import(path.join(root, 'dist/src/store/store.js'));
+const cluster = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120_000 });
+try {
+  const fixture = path.join(work, 'threads.json');
+  writeFileSync(fixture, JSON.stringify(generateThreads({ count: n, workspaceId: DEMO_WS1 })));
+  await wcm('local', 'import', path.join(root, 'fixtures/demo.json'), '--store', cluster.url);
+  const store = await Store.openShared(cluster.url);
+  const waits = [];
+  let done = false;
+  const t0 = performance.now();
+  const importing = wcm('local', 'import', fixture, '--store', cluster.url).finally(() => (done = true));
+  for (let i = 0; !done; i++) {
+    const t = performance.now();
+    await store.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', DEMO_WS1), name: `Acme ${i}` }));
+    waits.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await importing;
+  const wall = (performance.now() - t0) / 1000;
+  await store.close();
+  waits.sort((a, b) => a - b);
+  const ms = (v) => `${Math.round(v)} ms`;
+  console.log(
+    `${n} threads: import ${wall.toFixed(1)} s; ${waits.length} writes from another process meanwhile, ` +
+      `median ${ms(waits[waits.length >> 1])}, max ${ms(waits.at(-1))}`,
+  );
+} finally {
+  await cluster.stop();
+  rmSync(work, { recursive: true, force: true });
+}
