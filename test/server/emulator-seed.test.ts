@@ -6,7 +6,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportDocument } from '../../src/store/fixture-export.js';
-import { BULK_RECORDS } from '../../src/store/store.js';
+import { BULK_RECORDS, Store } from '../../src/store/store.js';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { DEMO, demo, onPort, tempDir } from '../support/server.js';
 
@@ -69,6 +69,23 @@ describe('reset --to seed', () => {
     const me = await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${demo.owner}` } });
     expect(me.status).toBe(200);
   });
+
+  it.runIf(process.env.WCM_TEST_STORE === 'postgres')(
+    'another process on the database sees the reset whole on its next request',
+    async () => {
+      const other = await Store.openShared(server.storeUrl!);
+      try {
+        expect(await addListing('Seen by the other process')).toBe(201);
+        await other.sync();
+        expect(await other.records.size('listings')).toBe(9);
+        expect((await control({ to: 'seed' })).status).toBe(200);
+        await other.sync();
+        expect(JSON.stringify(await exportDocument(other))).toBe(seeded);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it.each([
     ['broken JSON', () => writeFileSync(file('threads-b.json'), '{"version": 1, "threads": ['), /is not valid JSON/],

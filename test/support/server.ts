@@ -164,7 +164,7 @@ export async function onPort(
     dataFile?: string;
     host?: string;
   } & TrustOptions = {},
-): Promise<LocalServer & { dir: string; cleanup(): void }> {
+): Promise<LocalServer & { dir: string; cleanup(): void; storeUrl?: string }> {
   const [{ extendServer }, { startLocalServer }] = await Promise.all([
     import('../../src/server/extend.js'),
     import('../../src/server/serve.js'),
@@ -188,6 +188,8 @@ export async function onPort(
   return Object.assign(server, {
     dir,
     cleanup,
+    /** The PostgreSQL database's URL (postgres project), for a second process's store. */
+    storeUrl: pg?.url,
     close: async () => {
       await stop();
       cleanup();
