@@ -16,6 +16,7 @@ import { FIXTURE_COLLECTIONS } from './fixture-schema.js';
 import { LazyLines } from './lazy-lines.js';
 import { COLLECTIONS, type CollectionName } from './records.js';
 import type { Store } from './store.js';
+import { unavailable } from './pg/errors.js';
 import { ThreadImport } from './pg/thread-import.js';
 import { THREAD_COLLECTIONS } from './pg/threads.js';
 
@@ -163,11 +164,14 @@ export async function importShared(
   files: string[],
   opts: { replace?: boolean; checked?: (f: CheckedFixture) => void; batchRows?: number } = {},
 ): Promise<Record<string, number>> {
-  const conn = await store.shared!.sql.reserve();
+  // The database down while reading is a StoreUnavailableError, as it is under the lock (log.ts).
+  const conn = await unavailable(() => store.shared!.sql.reserve());
   const threads = new ThreadImport(conn, !!opts.replace, opts.batchRows);
   try {
-    await threads.open();
-    const all = await readAll(store, files, threads, opts);
+    const all = await unavailable(async () => {
+      await threads.open();
+      return readAll(store, files, threads, opts);
+    });
     let counts: Record<string, number> = {};
     await store.shared!.bulkFrom(
       async (sql) => {
