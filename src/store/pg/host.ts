@@ -4,7 +4,8 @@ import { snapshotChunks } from '../snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from '../state.js';
 import type { StoreView as Store } from '../view.js';
 import type { JournalRow, SharedHost } from './shared-host.js';
-import { noTableWrites, tableCollections, tableTx, type TableReads, type TableWrites } from './table-writes.js';
+import { tableCollections, tableTx, type TableReads } from './table-writes.js';
+import { noTableWrites, type TableWrites } from './write-set.js';
 
 /** What the PostgreSQL log does to the store's state in memory. */
 export function sharedHost(store: Store): SharedHost {

@@ -6,15 +6,8 @@ import { unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
 import { inTransaction } from './reserved.js';
 import type { JournalRow, SharedHost } from './shared-host.js';
-import {
-  applyTableWrites,
-  fetchReads,
-  hasTableWrites,
-  mergeWrites,
-  noTableWrites,
-  readKey,
-  seeWrites,
-} from './table-writes.js';
+import { applyTableWrites, fetchReads, mergeWrites, readKey, seeWrites } from './table-writes.js';
+import { hasTableWrites, noTableWrites } from './write-set.js';
 
 /** Journal rows kept behind the base after a compaction, so a process a little behind catches up without a reload. */
 const KEEP_BEHIND = 2000;

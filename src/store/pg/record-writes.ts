@@ -2,7 +2,7 @@ import type { Sql } from 'postgres';
 import type { CollectionName } from '../records.js';
 import { COPY_ROWS, copyRows } from './copy.js';
 import { INDEXES_OF, KEY_COLUMNS, keyRows, RECORD_COLUMNS, recordRow } from './records.js';
-import type { TableWrites } from './table-writes.js';
+import type { TableWrites } from './write-set.js';
 import { THREAD_COLLECTIONS } from './threads.js';
 
 const indexNames = (cs: Iterable<CollectionName>) =>

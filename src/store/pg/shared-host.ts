@@ -1,6 +1,7 @@
 import type { CollectionName, Tx } from '../records.js';
 import type { Op } from '../state.js';
-import type { TableReads, TableWrites } from './table-writes.js';
+import type { TableReads } from './table-writes.js';
+import type { TableWrites } from './write-set.js';
 
 /** What the PostgreSQL log needs of the store it keeps durable. */
 export interface SharedHost {

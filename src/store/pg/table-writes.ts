@@ -4,6 +4,7 @@ import type { TxReads } from '../record-repository.js';
 import { applyRecordWrites } from './record-writes.js';
 import { applyThreadWrites } from './thread-writes.js';
 import { THREAD_COLLECTIONS } from './threads.js';
+import { hasTableWrites, type TableWrites } from './write-set.js';
 
 /**
  * The collections kept in tables rather than in the state and journal: threads (`wcm_threads`,
@@ -12,16 +13,6 @@ import { THREAD_COLLECTIONS } from './threads.js';
  */
 export const tableCollections = (records: ReadonlySet<CollectionName>): ReadonlySet<CollectionName> =>
   new Set([...THREAD_COLLECTIONS, ...records]);
-
-/** A transaction's writes to the tables: the collections it emptied first, then its puts (deletes: null) by id, the last one winning. */
-export interface TableWrites {
-  cleared: Set<CollectionName>;
-  writes: Map<CollectionName, Map<string, unknown>>;
-}
-
-export const noTableWrites = (): TableWrites => ({ cleared: new Set(), writes: new Map() });
-
-export const hasTableWrites = (w: TableWrites) => w.cleared.size > 0 || [...w.writes.values()].some((m) => m.size);
 
 /**
  * What a transaction may read of the tables: the records it declared (`reads`), fetched under the

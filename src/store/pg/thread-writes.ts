@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import type { ThreadMessagesRecord, ThreadRecord } from '../records.js';
 import { COPY_ROWS, copyLine as rowLine, copyLines as linesInto, copyRows } from './copy.js';
-import type { TableWrites } from './table-writes.js';
+import type { TableWrites } from './write-set.js';
 import { THREAD_COLUMNS, threadRow } from './threads.js';
 
 /** Applies a transaction's writes of threads and their messages to `wcm_threads`, inside the caller's transaction. */
