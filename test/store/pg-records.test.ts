@@ -242,7 +242,9 @@ describe('records on PostgreSQL', () => {
     const db = await freshDatabase();
     const first = await openShared(db.url);
     // A base as a wcm before this table wrote it: the JSON store's snapshot, listings and all.
-    const bytes = Buffer.concat(await Array.fromAsync(json.copy(new Set(['users', 'workspaces', 'listings']))));
+    const chunks: Buffer[] = [];
+    for await (const c of json.copy(new Set(['users', 'workspaces', 'listings']))) chunks.push(c);
+    const bytes = Buffer.concat(chunks);
     await first.shared!.sql`insert into wcm_base (chunk, seq, data) values (0, 1, ${bytes})`;
     await first.close();
     const later = await openShared(db.url);
