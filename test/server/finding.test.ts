@@ -219,7 +219,7 @@ describe.each(rows)('$operationId', (row) => {
     ['a workspace that does not exist', demo.owner, '00000000-0000-4000-8000-000000000000', 403, 'not_a_member'],
     ['a malformed workspace id', demo.owner, 'not-a-uuid', 404, 'workspace_not_found'],
     ['content:read is enough', demo.contentReader, demo.ws1, 200, ''],
-  ] as const)('%s: %i %s', async (_name, token, ws, status, code) => {
+  ] as const)('%s: the status and code of its row', async (_name, token, ws, status, code) => {
     const res = await s.request({ url: url(row, ws), token });
     if (code) expectProblem(res, status, code, url(row, ws));
     else expect(res.status).toBe(status);
@@ -346,7 +346,7 @@ describe('getListing', () => {
     ["another workspace's listing", demo.ws2, 'ws1-listing', 404, 'listing_not_found'],
     ['an unknown id', demo.ws1, '00000000-0000-4000-8000-000000000000', 404, 'listing_not_found'],
     ['a malformed id', demo.ws1, 'nope', 404, 'listing_not_found'],
-  ] as const)('%s is %i %s', async (_n, ws, id, status, code) => {
+  ] as const)('%s: the status and code of its row', async (_n, ws, id, status, code) => {
     const listing = (await s.store.records.page('listingsByWorkspace', demo.ws1, { limit: 1 })).items[0].id;
     const res = await one(ws, id === 'ws1-listing' ? listing : id);
     expectProblem(res, status, code);
@@ -356,7 +356,7 @@ describe('getListing', () => {
     ['engagements-only token', demo.support, 403, 'insufficient_ability'],
     ['non-member', demo.ciWriter, 403, 'not_a_member'],
     ['no token', undefined, 401, 'unauthenticated'],
-  ] as const)('%s: %i %s', async (_n, token, status, code) => {
+  ] as const)('%s: the status and code of its row', async (_n, token, status, code) => {
     const listing = (await s.store.records.page('listingsByWorkspace', demo.ws1, { limit: 1 })).items[0].id;
     expectProblem(await s.request({ url: `/v1/workspaces/${demo.ws1}/lists/${listing}`, token }), status, code);
   });

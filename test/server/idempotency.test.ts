@@ -24,7 +24,7 @@ describe('Idempotency-Key on public POSTs', () => {
     ['a space inside', 'abcd efgh', 400, 'invalid_idempotency_key'],
     ['non-ASCII', 'clé-idempotence', 400, 'invalid_idempotency_key'],
     ['a tab', 'abcd\tefgh', 400, 'invalid_idempotency_key'],
-  ])('a key %s is refused (%i %s) and creates nothing', async (_name, key, status, code) => {
+  ])('a key %s is refused (the status and code of its row) and creates nothing', async (_name, key, status, code) => {
     for (const url of [payUrl(demo.offerFixedUsd), openedUrl(demo.agent1)]) {
       const res = await s.request({ url, key, json: {} });
       expect(res.status).toBe(status);

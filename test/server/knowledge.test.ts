@@ -98,7 +98,7 @@ describe('listArticles', () => {
     ['limit 0', '?limit=0', 422, 'validation_failed'],
     ['limit 101', '?limit=101', 422, 'validation_failed'],
     ['a tampered cursor', '?cursor=abc', 400, 'invalid_cursor'],
-  ])('%s: %i', async (_n, q, status, code) => {
+  ])('%s: the status and code of its row', async (_n, q, status, code) => {
     const res = await s.request({ url: `${listUrl()}${q}`, token: demo.owner });
     expect(res.status).toBe(status);
     expect(res.json.code).toBe(code);
