@@ -39,7 +39,9 @@ const SHM_PREFIX = 'wcm-test-postgres-';
  * whole run fails at once, never skipping them.
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
-  if (process.env.WCM_TEST_PG_URL) return undefined;
+  // Each project runs this: the first starts the server, the others find its URL.
+  if (process.env.WCM_TEST_PG_STARTED) return undefined;
+  if (process.env.WCM_TEST_PG_URL) return () => dropTemplates(process.env.WCM_TEST_PG_URL!);
   const scratch = process.env.WCM_TEST_SCRATCH;
   if (!scratch) throw new Error('test/support/scratch.ts must run first (vitest.config.ts lists it before this file)');
   const place = await clusterDir(scratch);
@@ -50,6 +52,7 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     await fromTemplate(place.dir, binaries);
     const cluster = await startEmbedded({ dir: place.dir, settings: SETTINGS, binaries });
     process.env.WCM_TEST_PG_URL = cluster.url;
+    process.env.WCM_TEST_PG_STARTED = '1';
     return async () => {
       await cluster.stop();
       await place.remove();
@@ -61,6 +64,28 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     process.env.WCM_TEST_PG_UNAVAILABLE = why;
     console.warn(`${why}\nTests that need PostgreSQL will fail.`);
     return undefined;
+  }
+}
+
+/** The names of this run's template databases begin so (test/support/postgres.ts templateCopy). */
+export function templatePrefix(): string {
+  const run = path.basename(process.env.WCM_TEST_SCRATCH ?? 'run').replace(/[^A-Za-z0-9]/g, '_');
+  return `wcm_tpl_${run}_`.slice(0, 40);
+}
+
+/**
+ * On a developer's own server, drops the template databases this run's workers made
+ * (test/support/postgres.ts templateCopy); ours go with the cluster.
+ */
+async function dropTemplates(url: string): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<Array<{ datname: string }>>`
+      select datname from pg_database where starts_with(datname, ${templatePrefix()})`;
+    for (const { datname } of rows) await sql`drop database if exists ${sql(datname)} with (force)`;
+  } finally {
+    await sql.end({ timeout: 5 });
   }
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
 import postgres from 'postgres';
 import { onTestFinished } from 'vitest';
+import { templatePrefix } from './postgres-cluster.js';
 
 /** A database of its own for one test or test file, on the run's PostgreSQL (test/support/postgres-cluster.ts). */
 export interface TestDatabase {
@@ -26,19 +27,18 @@ let admin: Sql | undefined;
 const live = new Set<TestDatabase>();
 
 /**
- * Creates a uniquely named, empty database and returns its URL. Called inside a test, it is dropped
- * when that test finishes; called from `beforeAll` (or at the top of a file), when the file's tests
- * are done.
+ * Creates a uniquely named database and returns its URL: empty, or a copy of `template` (a name
+ * from templateCopy). Called inside a test, it is dropped when that test finishes; called from
+ * `beforeAll` (or at the top of a file), when the file's tests are done.
  */
-export async function freshDatabase(): Promise<TestDatabase> {
-  const server = clusterUrl();
-  admin ??= postgres(server, { max: 1, onnotice: () => {} });
+export async function freshDatabase(template?: string): Promise<TestDatabase> {
   const name = `wcm_test_${process.pid}_${randomBytes(5).toString('hex')}`;
-  await admin`create database ${admin(name)}`;
-  const url = new URL(server);
-  url.pathname = `/${name}`;
+  const sql = adminSql();
+  await (template
+    ? sql`create database ${sql(name)} template ${sql(template)} ${sql.unsafe(await copyStrategy())}`
+    : sql`create database ${sql(name)}`);
   const db: TestDatabase = {
-    url: url.href,
+    url: databaseUrl(name),
     name,
     drop: async () => {
       if (!live.delete(db)) return;
@@ -54,6 +54,53 @@ export async function freshDatabase(): Promise<TestDatabase> {
   return db;
 }
 
+const adminSql = (): Sql => (admin ??= postgres(clusterUrl(), { max: 1, onnotice: () => {} }));
+
+function databaseUrl(name: string): string {
+  const url = new URL(clusterUrl());
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+/**
+ * How a copy is made: file by file (PostgreSQL 15 and later; the older servers' only way). The
+ * default, WAL_LOG, writes every page of the copy to the write-ahead log: slower for these small
+ * databases on the test cluster, whose checkpoints cost little (fsync off, in memory).
+ */
+let strategy: Promise<string> | undefined;
+const copyStrategy = () =>
+  (strategy ??= adminSql()`show server_version_num`.then(([r]) =>
+    Number(r.server_version_num) >= 150000 ? 'strategy file_copy' : '',
+  ));
+
+/** This process's templates by key, once made (or being made). */
+const templates = new Map<string, Promise<string>>();
+
+/**
+ * A fresh database (as freshDatabase's) copied from this process's template `key`, which `fill`
+ * makes on first use, given its URL: e.g. the store opened and seeded from fixtures by the real
+ * code, then closed. A copy costs a fraction of making and seeding the store again. The template
+ * lives until the run ends (a worker runs many files).
+ */
+export async function templateCopy(key: string, fill: (url: string) => Promise<void>): Promise<TestDatabase> {
+  let made = templates.get(key);
+  if (!made) {
+    made = makeTemplate(key, fill);
+    templates.set(key, made);
+    made.catch(() => templates.delete(key));
+  }
+  return freshDatabase(await made);
+}
+
+async function makeTemplate(key: string, fill: (url: string) => Promise<void>): Promise<string> {
+  const name = `${templatePrefix()}${process.pid}_${key}`;
+  const sql = adminSql();
+  await sql`drop database if exists ${sql(name)} with (force)`;
+  await sql`create database ${sql(name)}`;
+  await fill(databaseUrl(name));
+  return name;
+}
+
 /**
  * A store URL of its own, much cheaper than a database (a schema: `?schema=`, src/store/pg/open.ts)
  * on the run's server: what every server of the `postgres` test project gets. Dropped like
@@ -61,7 +108,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
  */
 export async function freshSchema(): Promise<TestDatabase> {
   const server = clusterUrl();
-  admin ??= postgres(server, { max: 1, onnotice: () => {} });
+  adminSql();
   const name = `wcm_s_${process.pid}_${randomBytes(5).toString('hex')}`;
   const url = new URL(server);
   url.searchParams.set('schema', name);

@@ -118,11 +118,30 @@ export async function sendJson(
 /**
  * With WCM_TEST_STORE=postgres (the `postgres` vitest project), servers keep their records in a
  * fresh database on the run's PostgreSQL instead of a file: the same tests, the other store.
+ * `demo`: a copy of a database seeded with the demo fixture once per worker (`seeded`), else an
+ * empty schema to seed.
  */
-async function testDatabase(): Promise<{ url: string } | undefined> {
+async function testDatabase(demo: boolean): Promise<{ url: string; seeded: boolean } | undefined> {
   if (process.env.WCM_TEST_STORE !== 'postgres') return undefined;
-  const { freshSchema } = await import('./postgres.js');
-  return freshSchema();
+  const { freshSchema, templateCopy } = await import('./postgres.js');
+  if (!demo) return { ...(await freshSchema()), seeded: false };
+  return { ...(await templateCopy('demo', seedDemo)), seeded: true };
+}
+
+const onlyDemo = (fixtures?: string[]) => !fixtures || (fixtures.length === 1 && fixtures[0] === DEMO);
+
+/** The demo fixture seeded by the real code, as every server would seed it (the template of testDatabase). */
+async function seedDemo(url: string): Promise<void> {
+  const [{ seedStore }, { Store }] = await Promise.all([
+    import('../../src/store/seed.js'),
+    import('../../src/store/store.js'),
+  ]);
+  const store = await Store.openShared(url);
+  try {
+    await seedStore(store, [DEMO]);
+  } finally {
+    await store.close();
+  }
 }
 
 /** The real App and the real store in a temp directory, seeded with fixtures (demo by default). */
@@ -135,9 +154,9 @@ export async function inProcess(
     import('../../src/store/store.js'),
   ]);
   const { dir, cleanup } = tempDir();
-  const pg = await testDatabase();
+  const pg = await testDatabase(onlyDemo(opts.fixtures));
   const store = pg ? await StoreClass.openShared(pg.url) : await StoreClass.open(path.join(dir, 'store.json'));
-  await seedStore(store, opts.fixtures ?? [DEMO]);
+  if (!pg?.seeded) await seedStore(store, opts.fixtures ?? [DEMO]);
   const app = new App({ store, clock: opts.clock, services: opts.services });
   return {
     app,
@@ -170,7 +189,8 @@ export async function onPort(
     import('../../src/server/serve.js'),
   ]);
   const { dir, cleanup } = tempDir();
-  const pg = opts.dataFile ? undefined : await testDatabase();
+  // `wcm serve --seed` seeds an empty store only, and says so: each server seeds its own schema.
+  const pg = opts.dataFile ? undefined : await testDatabase(false);
   const server = await startLocalServer({
     dataFile: opts.dataFile ?? path.join(dir, 'store.json'),
     storeUrl: pg?.url,
