@@ -6,8 +6,8 @@ import { unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
 import { inTransaction } from './reserved.js';
 import type { JournalRow, SharedHost } from './shared-host.js';
-import { applyTableWrites, fetchReads, mergeWrites, readKey, seeWrites } from './table-writes.js';
-import { hasTableWrites, noTableWrites } from './write-set.js';
+import { applyTableWrites, fetchReads, mergeWrites, readKey, seeWrites, sendTableWrites } from './table-writes.js';
+import { hasTableWrites, noTableWrites, type TableWrites } from './write-set.js';
 
 /** Journal rows kept behind the base after a compaction, so a process a little behind catches up without a reload. */
 const KEEP_BEHIND = 2000;
@@ -138,20 +138,26 @@ export class PgLog {
     const done: Array<{ p: Pending; result: unknown; undo: Op[] }> = [];
     const failed: Array<{ p: Pending; err: unknown }> = [];
     try {
-      await unavailable(() =>
-        this.sql.begin(async (sql) => {
-          await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
-          await this.catchUp(sql as unknown as Sql);
+      await unavailable(async () => {
+        const { sent } = await this.sql.begin(async (t) => {
+          const sql = t as unknown as Sql;
+          // The lock, the declared reads and the catch-up go out together (run in order, the reads
+          // and catch-up once the lock is held): one round trip. Every statement in this
+          // transaction reads what was committed before it started, so none misses a write.
+          const [, seen] = await Promise.all([
+            sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`.execute(),
+            // The batch's declared table reads, fetched at once; each transaction's writes laid over them for the next.
+            fetchReads(
+              sql,
+              this.host.tables,
+              batch.flatMap((p) => p.reads ?? []),
+            ),
+            this.catchUp(sql),
+          ]);
           const base = this.host.seq;
           const rows: JournalRow[] = [];
           // The batch's table writes, merged in order: written with one set of statements.
           const tables = noTableWrites();
-          // The batch's declared table reads, fetched at once; each transaction's writes laid over them for the next.
-          const seen = await fetchReads(
-            sql as unknown as Sql,
-            this.host.tables,
-            batch.flatMap((p) => p.reads ?? []),
-          );
           for (const p of batch) {
             try {
               const declared = new Set((p.reads ?? []).map(([c, id]) => readKey(c, id)));
@@ -167,13 +173,12 @@ export class PgLog {
               failed.push({ p, err });
             }
           }
-          if (rows.length) {
-            this.host.seq = base + rows.length;
-            await sql`insert into wcm_journal ${sql(rows, 'seq', 'ops')}`;
-          }
-          await applyTableWrites(sql as unknown as Sql, tables);
-        }),
-      );
+          return { sent: await this.sendWrites(sql, rows, tables) };
+        });
+        // COMMIT went out behind the writes. Had one failed, the transaction was aborted and COMMIT
+        // rolled it back (PostgreSQL answers it without an error): the failure shows here.
+        await Promise.all(sent);
+      });
     } catch (err) {
       // Nothing of this batch was committed: undo it in reverse.
       for (let i = done.length - 1; i >= 0; i--) this.host.rollback(done[i].undo);
@@ -186,6 +191,24 @@ export class PgLog {
     this.rowsSinceBase += done.length;
     for (const { p, result } of done) p.resolve(result);
     for (const { p, err } of failed) p.reject(err);
+  }
+
+  /**
+   * Sends the batch's journal rows and table writes. When they are few, their answers are not
+   * awaited: returned instead, so that `begin` sends COMMIT right behind them (one round trip for
+   * the whole write); many (COPY) are written before.
+   */
+  private async sendWrites(sql: Sql, rows: JournalRow[], tables: TableWrites): Promise<Array<Promise<unknown>>> {
+    const sent: Array<Promise<unknown>> = [];
+    if (rows.length) {
+      this.host.seq = rows[rows.length - 1].seq;
+      sent.push(sql`insert into wcm_journal ${sql(rows, 'seq', 'ops')}`.execute());
+    }
+    const few = sendTableWrites(sql, tables);
+    if (few) return [...sent, ...few];
+    await Promise.all(sent);
+    await applyTableWrites(sql, tables);
+    return [];
   }
 
   /** A bulk load: the new state becomes the base; every process reloads it on its next request. */

@@ -8,44 +8,67 @@ import { THREAD_COLLECTIONS } from './threads.js';
 const indexNames = (cs: Iterable<CollectionName>) =>
   [...cs].flatMap((c) => (INDEXES_OF.get(c) ?? []).map((d) => d.name));
 
+type Rows = { records: Array<ReturnType<typeof recordRow>>; keys: Array<ReturnType<typeof keyRows>[number]> };
+
+/** The rows a transaction's record writes put (a deleted record has none). */
+function rowsOf(w: TableWrites): Rows {
+  const rows: Rows = { records: [], keys: [] };
+  for (const [c, m] of w.writes) {
+    if (THREAD_COLLECTIONS.has(c)) continue;
+    for (const rec of m.values())
+      if (rec !== null) {
+        rows.records.push(recordRow(c, rec as { id: string }));
+        rows.keys.push(...keyRows(c, rec as { id: string }));
+      }
+  }
+  return rows;
+}
+
 /**
- * Applies a transaction's writes of records (all but threads) to `wcm_records` and their keys to
- * `wcm_record_keys`, inside the caller's transaction: a written record's keys are replaced whole.
+ * Sends (without waiting for their answers: a connection runs them in order) the deletes of a
+ * transaction's record writes: the collections it emptied, the written records' old keys (a written
+ * record's keys are replaced whole) and the records it deleted.
  */
-export async function applyRecordWrites(sql: Sql, w: TableWrites): Promise<void> {
-  // The statements are sent without waiting for each answer (pipelined on the transaction's
-  // connection, run in order): a write of one record costs one round trip, not four.
+function sendDeletes(sql: Sql, w: TableWrites): Array<Promise<unknown>> {
   const sent: Array<Promise<unknown>> = [];
   const cleared = [...w.cleared].filter((c) => !THREAD_COLLECTIONS.has(c));
   if (cleared.length) {
     sent.push(sql`delete from wcm_record_keys where ix = any(${indexNames(cleared)})`.execute());
     sent.push(sql`delete from wcm_records where collection = any(${cleared})`.execute());
   }
-  const records: Array<ReturnType<typeof recordRow>> = [];
-  const keys: Array<ReturnType<typeof keyRows>[number]> = [];
   for (const [c, m] of w.writes) {
-    if (THREAD_COLLECTIONS.has(c) || !m.size) continue;
-    if (!w.cleared.has(c)) {
-      const ids = [...m.keys()];
-      const ixs = indexNames([c]);
-      if (ixs.length) sent.push(sql`delete from wcm_record_keys where ix = any(${ixs}) and id = any(${ids})`.execute());
-      const gone = ids.filter((id) => m.get(id) === null);
-      if (gone.length) sent.push(sql`delete from wcm_records where collection = ${c} and id = any(${gone})`.execute());
-    }
-    for (const rec of m.values())
-      if (rec !== null) {
-        records.push(recordRow(c, rec as { id: string }));
-        keys.push(...keyRows(c, rec as { id: string }));
-      }
+    if (THREAD_COLLECTIONS.has(c) || !m.size || w.cleared.has(c)) continue;
+    const ids = [...m.keys()];
+    const ixs = indexNames([c]);
+    if (ixs.length) sent.push(sql`delete from wcm_record_keys where ix = any(${ixs}) and id = any(${ids})`.execute());
+    const gone = ids.filter((id) => m.get(id) === null);
+    if (gone.length) sent.push(sql`delete from wcm_records where collection = ${c} and id = any(${gone})`.execute());
   }
-  if (records.length <= COPY_ROWS) {
-    if (records.length)
-      sent.push(sql`insert into wcm_records ${sql(records, ...RECORD_COLUMNS)} ${UPSERT(sql)}`.execute());
-    if (keys.length) sent.push(sql`insert into wcm_record_keys ${sql(keys, ...KEY_COLUMNS)}`.execute());
-    await Promise.all(sent);
-    return;
-  }
-  await Promise.all(sent);
+  return sent;
+}
+
+/**
+ * The statements of a transaction's record writes when they are few, sent now in order (the
+ * caller awaits them, and may send COMMIT behind them: one round trip for all); null when they
+ * are many (applyRecordWrites loads them with COPY).
+ */
+export function sendRecordWrites(sql: Sql, w: TableWrites, rows = rowsOf(w)): Array<Promise<unknown>> | null {
+  const { records, keys } = rows;
+  if (records.length > COPY_ROWS) return null;
+  const sent = sendDeletes(sql, w);
+  if (records.length)
+    sent.push(sql`insert into wcm_records ${sql(records, ...RECORD_COLUMNS)} ${UPSERT(sql)}`.execute());
+  if (keys.length) sent.push(sql`insert into wcm_record_keys ${sql(keys, ...KEY_COLUMNS)}`.execute());
+  return sent;
+}
+
+/** Applies a transaction's writes of records (all but threads) to `wcm_records` and their keys to `wcm_record_keys`, inside the caller's transaction. */
+export async function applyRecordWrites(sql: Sql, w: TableWrites): Promise<void> {
+  const rows = rowsOf(w);
+  const few = sendRecordWrites(sql, w, rows);
+  if (few) return void (await Promise.all(few));
+  const { records, keys } = rows;
+  await Promise.all(sendDeletes(sql, w));
   // Many: their old keys are gone already, so the keys COPY straight in; records too when every
   // collection written was emptied first, else COPY aside and one upsert from there.
   if (records.every((r) => w.cleared.has(r.collection))) await copyRows(sql, 'wcm_records', RECORD_COLUMNS, records);

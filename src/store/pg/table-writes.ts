@@ -1,8 +1,9 @@
 import type { Sql } from 'postgres';
 import type { CollectionName, Tx } from '../records.js';
 import type { TxReads } from '../record-repository.js';
-import { applyRecordWrites } from './record-writes.js';
-import { applyThreadWrites } from './thread-writes.js';
+import { COPY_ROWS } from './copy.js';
+import { applyRecordWrites, sendRecordWrites } from './record-writes.js';
+import { applyThreadWrites, sendThreadWrites } from './thread-writes.js';
 import { THREAD_COLLECTIONS } from './threads.js';
 import { hasTableWrites, type TableWrites } from './write-set.js';
 
@@ -120,6 +121,21 @@ export async function fetchReads(
     }
   }
   return seen;
+}
+
+/**
+ * A transaction's table writes when they are few, sent now in order without waiting for their
+ * answers (the caller awaits them, and can send COMMIT right behind: one round trip for all);
+ * null when some are many (COPY): then applyTableWrites.
+ */
+export function sendTableWrites(sql: Sql, w: TableWrites): Array<Promise<unknown>> | null {
+  let threads = 0;
+  let records = 0;
+  for (const [c, m] of w.writes)
+    if (THREAD_COLLECTIONS.has(c)) threads += m.size;
+    else records += m.size;
+  if (threads > COPY_ROWS || records > COPY_ROWS) return null;
+  return [...(sendThreadWrites(sql, w) ?? []), ...(sendRecordWrites(sql, w) ?? [])];
 }
 
 /** Applies a transaction's table writes inside the caller's PostgreSQL transaction. */
