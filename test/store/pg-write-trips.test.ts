@@ -1,0 +1,95 @@
+// A durable write on PostgreSQL (src/store/pg/log.ts) costs few round trips: the lock, the declared
+// reads and the catch-up go out together, then the journal row and the table writes with COMMIT
+// right behind them. Counted through a TCP relay between the store and the test's PostgreSQL.
+import net from 'node:net';
+import postgres from 'postgres';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ListingRecord } from '../../src/store/records.js';
+import { Store } from '../../src/store/store.js';
+import { eng } from '../support/engagement.js';
+import { freshDatabase } from '../support/postgres.js';
+
+const listing = (n: number, title = `Listing ${n}`): ListingRecord => ({
+  id: `71000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  workspace_id: eng.wsA,
+  title,
+  template_slug: 'basic',
+  items: [{ title: 'one' }],
+  button_id: null,
+  created_at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+});
+
+/** A relay to `target` that counts round trips: each time a client sends after its server answered. */
+async function relay(target: URL) {
+  let trips = 0;
+  const server = net.createServer((client) => {
+    const up = net.connect(Number(target.port), target.hostname);
+    let answered = true;
+    client.on('data', (d) => {
+      if (answered) trips++;
+      answered = false;
+      up.write(d);
+    });
+    up.on('data', (d) => {
+      answered = true;
+      client.write(d);
+    });
+    client.on('close', () => up.destroy());
+    up.on('close', () => client.destroy());
+    client.on('error', () => up.destroy());
+    up.on('error', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return { url: url.href, trips: () => trips, close: () => new Promise((r) => server.close(r)) };
+}
+
+const closing: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of closing.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+describe('a write on PostgreSQL', () => {
+  it('costs three round trips: BEGIN; lock, reads and catch-up; writes and COMMIT', async () => {
+    const db = await freshDatabase();
+    const r = await relay(new URL(db.url));
+    closing.push(r.close);
+    const store = await Store.openShared(r.url);
+    closing.push(() => store.close());
+    // The first write prepares its statements (a round trip each, once per connection).
+    for (let i = 0; i < 3; i++) await store.transact((tx) => tx.put('listings', listing(i)));
+    const before = r.trips();
+    await store.transact((tx) => tx.put('listings', listing(3)));
+    expect(r.trips() - before).toBe(3);
+    expect((await store.records.get('listings', listing(3).id))?.title).toBe('Listing 3');
+  });
+
+  it('a statement failing behind the others fails the batch: nothing of it is committed, the next write is', async () => {
+    const db = await freshDatabase();
+    const a = await Store.openShared(db.url);
+    closing.push(() => a.close());
+    const admin = postgres(db.url, { max: 1, onnotice: () => {} });
+    closing.push(() => admin.end());
+    await a.transact((tx) => tx.put('listings', listing(1)));
+    // The record's insert is sent after the journal row's, without waiting for it.
+    await admin`alter table wcm_records add constraint no_boom check (body not like '%BOOM%')`;
+    const [journal] = await admin<Array<{ n: number }>>`select count(*)::int as n from wcm_journal`;
+    await expect(
+      a.transact((tx) => {
+        tx.put('users', { id: 'usr_same_batch', name: 'Same', email: 'same@example.com' });
+        tx.put('listings', listing(2, 'BOOM'));
+      }),
+    ).rejects.toThrow(/no_boom/);
+    expect((await admin<Array<{ n: number }>>`select count(*)::int as n from wcm_journal`)[0].n).toBe(journal.n);
+    expect(await admin`select id from wcm_records where id = ${listing(2).id}`).toEqual([]);
+    const b = await Store.openShared(db.url);
+    closing.push(() => b.close());
+    expect(b.get('users', 'usr_same_batch')).toBeUndefined();
+    await a.sync();
+    expect(a.get('users', 'usr_same_batch')).toBeUndefined();
+    await a.transact((tx) => tx.put('listings', listing(3)));
+    await b.sync();
+    expect((await b.records.get('listings', listing(3).id))?.title).toBe('Listing 3');
+  });
+});
