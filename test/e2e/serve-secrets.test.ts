@@ -16,21 +16,29 @@ afterEach(() => tmp.cleanup());
 
 const profile = () => JSON.parse(readFileSync(path.join(tmp.dir, 'cfg', 'config.json'), 'utf8')).profiles.local;
 
-/** `wcm serve` piped: every line it printed in its first second, then stopped. */
+/**
+ * `wcm serve` piped: every line it printed, stopped once it started. The lines after `wcm listening
+ * on` (the secrets among them) are written in the same tick, before a SIGTERM can be handled, so
+ * stopping at once loses none of them.
+ */
 async function servePiped(env: Record<string, string | undefined>) {
   const s = await spawnServe(['--data', path.join(tmp.dir, 'store.json'), '--seed', DEMO], {
     env: { WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'), WCM_KEYCHAIN: 'off', ...env },
   });
-  await new Promise((r) => setTimeout(r, 700));
   s.proc.kill('SIGTERM');
   const r = await s.proc;
   return `${s.lines.join('\n')}\n${String(r.stderr ?? '')}`;
 }
 
-/** `wcm serve` on a pseudo-terminal (util-linux `script`) for three seconds: what the screen showed. */
+/**
+ * `wcm serve` on a pseudo-terminal (util-linux `script`): what the screen showed until it was
+ * stopped once it started (as piped: its start-up lines are all written by then). The shell
+ * inside writes its pid (`timeout`'s after exec, which hands a SIGTERM on to the server).
+ */
 async function serveOnTerminal(env: Record<string, string | undefined>) {
-  const command = `timeout -s TERM 3 node '${BIN}' serve --port 0 --data '${path.join(tmp.dir, 'store.json')}' --seed '${DEMO}'`;
-  const r = await execa('script', ['-qfec', command, '/dev/null'], {
+  const pidFile = path.join(tmp.dir, 'serve.pid');
+  const command = `echo $$ > '${pidFile}'; exec timeout -s TERM 20 node '${BIN}' serve --port 0 --data '${path.join(tmp.dir, 'store.json')}' --seed '${DEMO}'`;
+  const run = execa('script', ['-qfec', command, '/dev/null'], {
     reject: false,
     env: {
       NO_COLOR: '1',
@@ -42,7 +50,13 @@ async function serveOnTerminal(env: Record<string, string | undefined>) {
     },
     timeout: 30_000,
   });
-  return r.stdout;
+  let screen = '';
+  run.stdout!.on('data', (d: Buffer) => {
+    const seen = screen.includes('wcm listening on');
+    screen += d.toString();
+    if (!seen && screen.includes('wcm listening on')) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGTERM');
+  });
+  return (await run).stdout;
 }
 
 it('secrets from the environment are never printed, piped or on a terminal', async () => {
