@@ -16,7 +16,7 @@ import { FIXTURE_COLLECTIONS } from './fixture-schema.js';
 import { LazyLines } from './lazy-lines.js';
 import { COLLECTIONS, type CollectionName } from './records.js';
 import type { Store } from './store.js';
-import { unavailable } from './pg/errors.js';
+import { isDeadlock, unavailable } from './pg/errors.js';
 import { ThreadImport } from './pg/thread-import.js';
 import { THREAD_COLLECTIONS } from './pg/threads.js';
 
@@ -154,10 +154,11 @@ const NOTHING: RecordLookup = { get: () => undefined };
 /**
  * Fixture files into a PostgreSQL store in one bulk load (PgLog.bulkFrom), all or nothing. The
  * slow part takes no lock: the files are read and checked, their threads copied as they are read
- * into a temporary table on a reserved connection (pg/thread-import.ts). Then, holding the write
- * lock in one short transaction on that connection, what other processes may have written
- * meanwhile is checked again, the threads are moved into their table and the other records put.
- * `replace`: everything but the settings is replaced by the fixtures.
+ * into a temporary table on a reserved connection (pg/thread-import.ts), then moved into their
+ * table by the load's transaction on that connection, unseen by others until it commits. Only
+ * then does it take the write lock, to check again what other processes may have written
+ * meanwhile (ids taken, records referred to and deleted) and put the other records.
+ * `replace`: everything but the settings is replaced by the fixtures (the threads moved under the lock).
  */
 export async function importShared(
   store: Store,
@@ -168,35 +169,70 @@ export async function importShared(
   const conn = await unavailable(() => store.shared!.sql.reserve());
   const threads = new ThreadImport(conn, !!opts.replace, opts.batchRows);
   try {
-    const all = await unavailable(async () => {
+    const read = await unavailable(async () => {
       await threads.open();
       return readAll(store, files, threads, opts);
     });
     let counts: Record<string, number> = {};
-    await store.shared!.bulkFrom(
-      async (sql) => {
-        await threads.commit(sql);
-        if (!opts.replace)
-          await refuseTaken(
-            store,
-            files,
-            all,
-            FIXTURE_COLLECTIONS.filter((c) => c !== 'threads'),
-          );
-        return (tx) => {
-          if (opts.replace)
-            for (const c of COLLECTIONS) if (c !== 'settings' && !THREAD_COLLECTIONS.has(c)) tx.clear(c);
-          counts = putRecords(tx, all);
-        };
-      },
-      undefined,
-      conn,
-    );
+    await store
+      .shared!.bulkFrom(
+        async (sql) => {
+          await threads.commit(sql);
+          if (!opts.replace) await recheck(store, files, read);
+          return (tx) => {
+            if (opts.replace)
+              for (const c of COLLECTIONS) if (c !== 'settings' && !THREAD_COLLECTIONS.has(c)) tx.clear(c);
+            counts = putRecords(tx, read.all);
+          };
+        },
+        { on: conn, before: (sql) => threads.move(sql) },
+      )
+      .catch((err: unknown) => {
+        throw isDeadlock(err) ? new ImportConflictError(files) : err;
+      });
+    await threads.analyzeMoved().catch(() => undefined);
     return counts;
   } finally {
     await threads.close().catch(() => undefined);
     conn.release();
   }
+}
+
+/**
+ * PostgreSQL broke a deadlock between the import and another process's write of one of its threads
+ * by aborting the import (pg/thread-import.ts, move): nothing of it was written.
+ */
+export class ImportConflictError extends FixtureError {
+  constructor(files: string[]) {
+    super(files.join(', '), []);
+    this.message =
+      `Another process wrote a thread this import holds while the import committed (PostgreSQL aborted the import to end the wait between the two); nothing was imported. ` +
+      `Run the import again: an id that is now taken will be named.`;
+  }
+}
+
+/** A fixture file as read: its records, what passed its schema (the checks run again under the lock), its threads. */
+interface ReadFiles {
+  all: Records[];
+  checked: CheckedFixture[];
+  sinks: ThreadSink[];
+}
+
+/**
+ * Under the write lock, the checks across records again, against the store as it is now: a record
+ * the files refer to that another process deleted while they were read, or an id it took, is
+ * refused with the message the JSON store gives for it. Threads' ids need no check: the unique
+ * index refused those taken before the move, and holds those moved.
+ */
+async function recheck(store: Store, files: string[], read: ReadFiles): Promise<void> {
+  const existing = await held(store);
+  read.checked.forEach((f, i) => checkFixture(f, files[i], lookupWith(existing, read.all.slice(0, i)), read.sinks[i]));
+  await refuseTaken(
+    store,
+    files,
+    read.all,
+    FIXTURE_COLLECTIONS.filter((c) => c !== 'threads'),
+  );
 }
 
 /** The files read and checked, their threads copied aside as they come: no lock is held. */
@@ -205,16 +241,23 @@ async function readAll(
   files: string[],
   threads: ThreadImport,
   opts: { replace?: boolean; checked?: (f: CheckedFixture) => void },
-): Promise<Records[]> {
+): Promise<ReadFiles> {
   const existing = opts.replace ? NOTHING : await held(store);
-  const all: Records[] = [];
+  const read: ReadFiles = { all: [], checked: [], sinks: [] };
+  const checked = (f: CheckedFixture) => {
+    read.checked.push(f);
+    opts.checked?.(f);
+  };
   try {
-    for (const file of files)
-      all.push(await readFixtureFile(file, lookupWith(existing, all), opts.checked, threads.file(file)));
+    for (const file of files) {
+      const sink = threads.file(file);
+      read.sinks.push(sink);
+      read.all.push(await readFixtureFile(file, lookupWith(existing, read.all), checked, sink));
+    }
     await threads.finish();
   } catch (err) {
     await threads.abandon();
     throw err;
   }
-  return all;
+  return read;
 }

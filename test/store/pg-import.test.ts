@@ -11,9 +11,10 @@ import { execa } from 'execa';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureError } from '../../src/store/fixture.js';
-import { importShared, seedStore } from '../../src/store/seed.js';
+import { THREAD_COLUMNS, threadRow } from '../../src/store/pg/threads.js';
+import { ImportConflictError, importShared, seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
-import type { FullThread } from '../../src/store/threads.js';
+import { splitThread, type FullThread } from '../../src/store/threads.js';
 import { freshDatabase } from '../support/postgres.js';
 import { readFullThread } from '../support/threads.js';
 
@@ -297,5 +298,132 @@ describe('an import into PostgreSQL reads its file without the write lock', () =
     );
     expect(await other.threads.size()).toBe(size + 1);
     expect(await other.threads.get(threads[1].id)).toBeUndefined();
+  });
+});
+
+describe('an import into PostgreSQL holds the write lock only after moving its threads', () => {
+  let conns: postgres.Sql;
+  beforeAll(async () => {
+    conns = postgres(url, { max: 2, onnotice: () => {} });
+    // The threads below name WS: imported by the cases above, put here when they were skipped.
+    await pg.sync();
+    if (!pg.get('workspaces', WS))
+      await pg.transact((tx) => tx.put('workspaces', { id: WS, name: WS, stripe_account_id: null, members: [] }));
+  });
+  afterAll(() => conns?.end({ timeout: 5 }));
+
+  /** Backends of this database waiting for another transaction to end (a row or index entry it wrote). */
+  async function waitingOnRows(atLeast: number): Promise<void> {
+    for (let i = 0; i < 500; i++) {
+      const [r] = await raw`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'transactionid'`;
+      if (r.n >= atLeast) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`fewer than ${atLeast} backends ever waited on a row`);
+  }
+
+  /**
+   * Another transaction inserts (uncommitted) the last of `threads`: the import's move inserts the
+   * others, then waits for that one, without the write lock. `during` runs meanwhile; then the
+   * blocking transaction rolls back and the import goes on.
+   */
+  async function importBlockedInMove(threads: FullThread[], during: () => Promise<unknown>) {
+    const blocker = await conns.reserve();
+    const order: string[] = [];
+    try {
+      await blocker`begin`;
+      const { thread: t, messages } = splitThread(threads.at(-1)!);
+      await blocker`insert into wcm_threads ${blocker(threadRow(t, messages), ...THREAD_COLUMNS)}`;
+      const importing = importShared(pg, [fixture(`blocked-${threads[0].id}.json`, threads)], { batchRows: BATCH })
+        .catch((e: unknown) => e)
+        .finally(() => order.push('import'));
+      await waitingOnRows(1);
+      await Promise.race([
+        during().finally(() => order.push('during')),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('still waiting for the import')), 10_000)),
+      ]);
+      await blocker`rollback`;
+      return { order, result: await importing };
+    } finally {
+      await blocker`rollback`.catch(() => undefined);
+      blocker.release();
+    }
+  }
+
+  it('lets another process write during the move: its write commits before the import does', async () => {
+    const threads = Array.from({ length: N }, (_, i) => thread(40_000 + i));
+    const ws = uuid(79, 'a');
+    const size = await other.threads.size();
+    let seenDuring = -1;
+    const { order, result } = await importBlockedInMove(threads, async () => {
+      await other.transact((tx) =>
+        tx.put('workspaces', { id: ws, name: 'during the move', stripe_account_id: null, members: [] }),
+      );
+      seenDuring = await other.threads.size();
+    });
+    expect(order).toEqual(['during', 'import']);
+    expect(result).toEqual({ threads: N });
+    // The moved rows were not visible to the other process before the import committed.
+    expect(seenDuring).toBe(size);
+    await pg.sync();
+    expect(pg.get('workspaces', ws)).toMatchObject({ name: 'during the move' });
+    expect(await other.threads.size()).toBe(size + N);
+    expect(await readFullThread(other, threads[N - 1].id)).toEqual(threads[N - 1]);
+  });
+
+  it('fails clearly, writing nothing, when another process writes a thread it moved and PostgreSQL aborts it', async () => {
+    const threads = Array.from({ length: N }, (_, i) => thread(50_000 + i));
+    const size = await other.threads.size();
+    const mine = splitThread(thread(50_000, { subject: 'written by the other process' } as Partial<FullThread>));
+    const [{ ms }] = await raw`select setting::int as ms from pg_settings where name = 'deadlock_timeout'`;
+    let writing: Promise<unknown> = Promise.resolve();
+    const { result } = await importBlockedInMove(threads, async () => {
+      // Holding the write lock, the other process's write waits for the import's moved row.
+      writing = other.transact((tx) => {
+        tx.put('threads', mine.thread);
+        tx.put('thread_messages', mine.messages);
+      });
+      await waitingOnRows(2);
+      // Past its deadlock check: the import, once it waits for the write lock, is the one to find the cycle.
+      await new Promise((r) => setTimeout(r, Number(ms) + 300));
+    });
+    expect(result).toBeInstanceOf(ImportConflictError);
+    expect((result as Error).message).toMatch(
+      /Another process wrote a thread this import holds.*nothing was imported.*Run the import again/s,
+    );
+    await writing;
+    expect(await other.threads.size()).toBe(size + 1);
+    expect((await readFullThread(other, threads[0].id))?.subject).toBe('written by the other process');
+    expect(await other.threads.get(threads[1].id)).toBeUndefined();
+  });
+
+  it('refuses a workspace another process deleted while it read, and changes nothing', async () => {
+    const gone = uuid(80, 'a');
+    await other.transact((tx) =>
+      tx.put('workspaces', { id: gone, name: 'soon gone', stripe_account_id: null, members: [] }),
+    );
+    await pg.sync();
+    const size = await other.threads.size();
+    const threads = Array.from({ length: N }, (_, i) => thread(60_000 + i, i === 3 ? { workspace_id: gone } : {}));
+    const fifo = path.join(dir, 'pipe-deleted.json');
+    await execa('mkfifo', [fifo]);
+    const text = JSON.stringify({ version: 1, threads });
+    const result = importShared(pg, [fifo], { batchRows: BATCH }).catch((e: unknown) => e);
+    const out = createWriteStream(fifo);
+    await new Promise((r) => out.write(text.slice(0, text.length / 2), r));
+    // The import is reading (a batch copied aside, thread 3 checked) when the workspace goes.
+    await rowsInserted(BATCH, 'wcm_threads_import');
+    await other.transact((tx) => tx.delete('workspaces', gone));
+    out.end(text.slice(text.length / 2));
+    const err = await result;
+    expect(err).toBeInstanceOf(FixtureError);
+    expect((err as FixtureError).problems).toEqual([
+      { path: '$.threads[3].workspace_id', message: `refers to workspaces \`${gone}\`, which does not exist` },
+    ]);
+    const copy = fixture('deleted-copy.json', threads);
+    expect((err as FixtureError).message.replace(fifo, copy)).toBe(await jsonMessage([copy], [workspaceFile]));
+    expect(await other.threads.size()).toBe(size);
+    expect(await other.threads.get(threads[0].id)).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import type { Sql } from 'postgres';
 import type { Tx } from '../records.js';
 import type { TxReads } from '../record-repository.js';
 import type { Op } from '../state.js';
-import { unavailable } from './errors.js';
+import { isDeadlock, unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
 import { inTransaction } from './reserved.js';
 import type { JournalRow, SharedHost } from './shared-host.js';
@@ -15,6 +15,8 @@ const KEEP_BEHIND = 2000;
 const COMPACT_ROWS = 20_000;
 /** Every writer, in every process, takes this transaction-scoped advisory lock (with its schema's hash): one writer at a time. */
 const WRITE_LOCK = 0x77636d; // "wcm"
+/** Runs of a batch that PostgreSQL aborted to break a deadlock (the last one's error is the batch's). */
+const DEADLOCK_ATTEMPTS = 3;
 
 interface Pending {
   /** A transaction's function; a bulk load's is made by `bulk`. */
@@ -29,6 +31,15 @@ interface Pending {
   then?: (sql: Sql) => Promise<unknown>;
   /** A reserved connection the bulk's transaction runs on (an import's temporary table is there). */
   on?: Sql;
+  /** Run in the bulk's transaction BEFORE it takes the write lock (an import moves its threads). */
+  before?: (sql: Sql) => Promise<unknown>;
+}
+
+/** How the bulk's transaction runs besides its function (PgLog.bulkFrom). */
+export interface BulkSteps {
+  then?: (sql: Sql) => Promise<unknown>;
+  on?: Sql;
+  before?: (sql: Sql) => Promise<unknown>;
 }
 
 /**
@@ -134,7 +145,7 @@ export class PgLog {
     }
   }
 
-  private async writeBatch(batch: Pending[]): Promise<void> {
+  private async writeBatch(batch: Pending[], attempt = 1): Promise<void> {
     const done: Array<{ p: Pending; result: unknown; undo: Op[] }> = [];
     const failed: Array<{ p: Pending; err: unknown }> = [];
     try {
@@ -182,10 +193,13 @@ export class PgLog {
     } catch (err) {
       // Nothing of this batch was committed: undo it in reverse.
       for (let i = done.length - 1; i >= 0; i--) this.host.rollback(done[i].undo);
-      for (const { p } of done) p.reject(err);
-      for (const { p, err: own } of failed) p.reject(own);
       // The commit may have landed before the connection broke: read the state again on the next sync.
       this.host.seq = -1;
+      // Chosen to break a deadlock with an import that moved a thread this batch writes (seed.ts
+      // importShared): that import ends now, so the batch runs again rather than failing.
+      if (isDeadlock(err) && attempt < DEADLOCK_ATTEMPTS) return this.writeBatch(batch, attempt + 1);
+      for (const { p } of done) p.reject(err);
+      for (const { p, err: own } of failed) p.reject(own);
       return;
     }
     this.rowsSinceBase += done.length;
@@ -213,18 +227,19 @@ export class PgLog {
 
   /** A bulk load: the new state becomes the base; every process reloads it on its next request. */
   bulk<T>(fn: (tx: Tx) => T, then?: (sql: Sql) => Promise<unknown>): Promise<T> {
-    return this.bulkFrom(() => Promise.resolve(fn), then);
+    return this.bulkFrom(() => Promise.resolve(fn), { then });
   }
 
   /**
    * A bulk load whose function `make` returns inside the load's transaction, holding the write
-   * lock, on the reserved connection `on` if given: an import moves its threads there from the
-   * temporary table it filled before (seed.ts importShared); if `make` throws, nothing is committed.
+   * lock, on the reserved connection `on` if given: an import's temporary table is there, and
+   * `before` moves its threads into their table before the lock is taken (seed.ts importShared).
+   * If any step throws, nothing is committed.
    */
-  bulkFrom<T>(make: (sql: Sql) => Promise<(tx: Tx) => T>, then?: (sql: Sql) => Promise<unknown>, on?: Sql): Promise<T> {
+  bulkFrom<T>(make: (sql: Sql) => Promise<(tx: Tx) => T>, steps: BulkSteps = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ resolve: resolve as (v: unknown) => void, reject, bulk: make, then, on });
+      this.queue.push({ resolve: resolve as (v: unknown) => void, reject, bulk: make, ...steps });
       this.writing ??= this.writeLoop();
     });
   }
@@ -236,6 +251,7 @@ export class PgLog {
     try {
       await unavailable(() =>
         begin(async (sql) => {
+          await p.before?.(sql);
           await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
           await this.catchUp(sql);
           const run = this.host.runBulk(await p.bulk!(sql));

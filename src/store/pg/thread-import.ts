@@ -17,6 +17,9 @@ interface Row {
   line: string;
 }
 
+/** SQLSTATE unique_violation: a moved id another process committed meanwhile. */
+const UNIQUE_VIOLATION = '23505';
+
 const exists = (id: string) => `id \`${id}\` already exists in the store`;
 
 /** Where an import's threads wait, on its reserved connection, until it takes the write lock. */
@@ -28,8 +31,9 @@ const ASIDE = 'wcm_threads_import';
  * part runs without the write lock, so other processes keep writing (a temporary table dies with
  * its session: a crash leaves nothing). What stays in memory is a batch or two, and per thread what
  * the checks across records need: its id (duplicates) and its workspace's (references, checked
- * once the file is read). Ids the table holds already are looked up per batch, and again under
- * the lock (`commit`), which moves the rows into `wcm_threads` in the import's short transaction.
+ * once the file is read). Ids the table holds already are looked up per batch. The import's
+ * transaction then moves the rows into `wcm_threads` (`move`, the unique index refusing an id
+ * taken since) before it takes the write lock, which it holds only for the rest of the load.
  */
 export class ThreadImport {
   private readonly files: FileThreads[] = [];
@@ -93,26 +97,59 @@ export class ThreadImport {
   }
 
   /**
-   * Under the write lock, in the import's transaction on the same connection: refuses ids taken
-   * since they were looked up, then moves the rows (`replace`: in place of every thread).
+   * Before the write lock, in the import's transaction on the same connection: moves the rows
+   * into `wcm_threads`, where other processes cannot see them until the commit. The move is the
+   * slow part (every index maintained row by row), so writers of other processes do not wait for
+   * it. An id another process committed since it was looked up fails the insert (the unique
+   * index): it is refused with the same message. Once moved, no other process can commit one of
+   * these ids: its insert waits for this transaction, then fails. `replace` moves under the lock.
    */
-  async commit(sql: Sql): Promise<void> {
-    if (this.replace) await sql`delete from wcm_threads`;
-    else {
-      const taken = await sql<Array<{ id: string }>>`
-        select id from ${sql(ASIDE)} join wcm_threads using (id)`;
-      for (const { id } of taken)
-        for (const f of this.files) {
-          const index = f.ids.get(id);
-          if (index !== undefined) f.taken.push({ path: `$.threads[${index}].id`, message: exists(id) });
-        }
-      for (const f of this.files) f.taken.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }));
-      this.refuse();
+  async move(sql: Sql): Promise<void> {
+    if (this.replace || !this.count) return;
+    await sql`savepoint wcm_move`;
+    try {
+      await sql`insert into wcm_threads select * from ${sql(ASIDE)}`;
+    } catch (err) {
+      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+      await sql`rollback to savepoint wcm_move`;
+      await this.refuseMoved(sql);
+      throw err;
     }
-    if (!this.files.some((f) => f.count)) return;
+  }
+
+  /** Under the write lock: with `replace`, the rows in place of every thread. */
+  async commit(sql: Sql): Promise<void> {
+    if (!this.replace) return;
+    await sql`delete from wcm_threads`;
+    if (!this.count) return;
     await sql`insert into wcm_threads select * from ${sql(ASIDE)}`;
-    // Fresh statistics at once (thread-writes.ts: a first page of 12 s without them).
     await sql`analyze wcm_threads`;
+  }
+
+  /**
+   * After the commit of an import that moved its rows before the lock: fresh statistics (a first
+   * page of 12 s without them, thread-writes.ts). Outside the transaction: ANALYZE holds a lock
+   * that another writer's ANALYZE waits for, which must not be held while waiting for the write lock.
+   */
+  async analyzeMoved(): Promise<void> {
+    if (!this.replace && this.count) await this.sql`analyze wcm_threads`;
+  }
+
+  private get count(): number {
+    return this.files.reduce((n, f) => n + f.count, 0);
+  }
+
+  /** The ids another process committed since they were looked up, refused as ids the table held. */
+  private async refuseMoved(sql: Sql): Promise<void> {
+    const taken = await sql<Array<{ id: string }>>`
+      select id from ${sql(ASIDE)} join wcm_threads using (id)`;
+    for (const { id } of taken)
+      for (const f of this.files) {
+        const index = f.ids.get(id);
+        if (index !== undefined) f.taken.push({ path: `$.threads[${index}].id`, message: exists(id) });
+      }
+    for (const f of this.files) f.taken.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }));
+    this.refuse();
   }
 
   private refuse(): void {
