@@ -216,7 +216,10 @@ export class PgLog {
     const sent: Array<Promise<unknown>> = [];
     if (rows.length) {
       this.host.seq = rows[rows.length - 1].seq;
-      sent.push(sql`insert into wcm_journal ${sql(rows, 'seq', 'ops')}`.execute());
+      // Column arrays: one statement text whatever the batch's size (record-writes.ts).
+      sent.push(
+        sql`insert into wcm_journal (seq, ops) select * from unnest(${rows.map((r) => r.seq)}::bigint[], ${rows.map((r) => r.ops)}::text[])`.execute(),
+      );
     }
     const few = sendTableWrites(sql, tables);
     if (few) return [...sent, ...few];

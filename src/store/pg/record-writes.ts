@@ -56,9 +56,24 @@ export function sendRecordWrites(sql: Sql, w: TableWrites, rows = rowsOf(w)): Ar
   const { records, keys } = rows;
   if (records.length > COPY_ROWS) return null;
   const sent = sendDeletes(sql, w);
+  // One column array per parameter, not a VALUES row per record: the statement's text is the same
+  // whatever the batch's size, so each connection prepares it once (a new text costs a round trip
+  // to describe it, which also holds back the statements behind it).
   if (records.length)
-    sent.push(sql`insert into wcm_records ${sql(records, ...RECORD_COLUMNS)} ${UPSERT(sql)}`.execute());
-  if (keys.length) sent.push(sql`insert into wcm_record_keys ${sql(keys, ...KEY_COLUMNS)}`.execute());
+    sent.push(
+      sql`insert into wcm_records (collection, id, k, body)
+      select c, i, decode(k, 'hex'), b
+      from unnest(${column(records, 'collection')}::text[], ${column(records, 'id')}::text[],
+        ${hex(records)}::text[], ${column(records, 'body')}::text[]) as t(c, i, k, b)
+      ${UPSERT(sql)}`.execute(),
+    );
+  if (keys.length)
+    sent.push(
+      sql`insert into wcm_record_keys (ix, part, k, id)
+      select ix, part, decode(k, 'hex'), id
+      from unnest(${column(keys, 'ix')}::text[], ${column(keys, 'part')}::text[],
+        ${hex(keys)}::text[], ${column(keys, 'id')}::text[]) as t(ix, part, k, id)`.execute(),
+    );
   return sent;
 }
 
@@ -82,6 +97,9 @@ export async function applyRecordWrites(sql: Sql, w: TableWrites): Promise<void>
   // Fresh statistics at once (as for threads, thread-writes.ts): the planner sees the new rows.
   await sql`analyze wcm_records, wcm_record_keys`;
 }
+
+const column = <R, K extends keyof R>(rows: R[], key: K) => rows.map((r) => r[key]);
+const hex = (rows: Array<{ k: Buffer | null }>) => rows.map((r) => r.k && r.k.toString('hex'));
 
 /** A put replaces the record's text and export key; its first position stays, as a map's does. */
 const UPSERT = (sql: Sql) => sql`on conflict (collection, id) do update set k = excluded.k, body = excluded.body`;
