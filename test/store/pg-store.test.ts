@@ -4,7 +4,7 @@
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/store/pg/errors.js';
-import { MIGRATIONS, SchemaTooNewError } from '../../src/store/pg/migrations.js';
+import { migrate, MIGRATIONS, SchemaTooNewError } from '../../src/store/pg/migrations.js';
 import { Store } from '../../src/store/store.js';
 import { freshDatabase } from '../support/postgres.js';
 
@@ -121,6 +121,28 @@ describe('Store on PostgreSQL', () => {
     const err = await Store.openShared(db.url).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SchemaTooNewError);
     expect((err as Error).message).toMatch(/version 9999, newer than this wcm knows/);
+  });
+
+  it('makes a fresh schema in one query of its statements, and checks a current one in one more', async () => {
+    const db = await freshDatabase();
+    const sent: string[] = [];
+    const sql = postgres(db.url, { max: 1, onnotice: () => {}, debug: (_c, query) => sent.push(query) });
+    try {
+      await sql`select 1`; // connected (and the driver's own queries on connecting sent)
+      sent.length = 0;
+      expect(await migrate(sql)).toEqual(MIGRATIONS.map((m) => m.version));
+      // begin, the lock with the versions, every step's statements, commit: not one round trip per statement.
+      expect(sent).toHaveLength(4);
+      expect(sent[2]).toContain('create table wcm_records');
+      const tables = await sql<Array<{ n: number }>>`
+        select count(*)::int as n from pg_tables where schemaname = 'public' and tablename like 'wcm\_%'`;
+      expect(tables[0].n).toBe(14);
+      sent.length = 0;
+      expect(await migrate(sql)).toEqual([]);
+      expect(sent).toHaveLength(3);
+    } finally {
+      await sql.end();
+    }
   });
 
   it('says the database is unavailable, without the password, when nothing listens', async () => {

@@ -1,7 +1,7 @@
 /**
  * State that must hold across every `wcm serve` process on one database (SANDBOX.md): rate-limit
  * buckets, dashboard sessions and idempotency keys in flight. Each table has its backend here;
- * `migrate` and `migrateClaims` create the tables.
+ * SHARED_TABLES and CLAIM_TABLES create the tables.
  * Only types come from `postgres`: the caller hands in its connection, so nothing here loads it.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -21,12 +21,13 @@ import { unavailable } from './errors.js';
 const FULL_AFTER_MS = 60_000;
 
 /**
- * Creates the shared tables (idempotent; run inside the schema migration's transaction).
+ * The shared tables' statements (idempotent; migration 2, run with the others as one query).
  * Rate-limit buckets are UNLOGGED: they are written on every public request, and losing them in
- * a database crash only gives every client a full bucket again.
+ * a database crash only gives every client a full bucket again. Sessions are keyed by a hash of
+ * the session id: the id is the cookie, which a reader of the database must not get; `used` is
+ * their order of last use (a sequence, so sessions used in the same millisecond are still ordered).
  */
-export async function migrate(sql: Sql | TransactionSql): Promise<void> {
-  await sql`
+export const SHARED_TABLES = `
     create unlogged table if not exists wcm_rate_limits (
       client text not null,
       route text not null,
@@ -34,11 +35,9 @@ export async function migrate(sql: Sql | TransactionSql): Promise<void> {
       at bigint not null,
       spent boolean not null,
       primary key (client, route)
-    )`;
-  await sql`create index if not exists wcm_rate_limits_at on wcm_rate_limits (at)`;
-  // Keyed by a hash of the session id: the id is the cookie, which a reader of the database must not get.
-  await sql`
-    create table if not exists wcm_sessions (
+    );
+  create index if not exists wcm_rate_limits_at on wcm_rate_limits (at);
+  create table if not exists wcm_sessions (
       id_sha256 bytea primary key,
       user_id text not null,
       path text not null,
@@ -46,10 +45,13 @@ export async function migrate(sql: Sql | TransactionSql): Promise<void> {
       expires_at bigint not null,
       cookie_at bigint not null,
       used bigserial not null
-    )`;
-  await sql`create index if not exists wcm_sessions_expires_at on wcm_sessions (expires_at)`;
-  // Order of last use (a sequence, so sessions used in the same millisecond are still ordered).
-  await sql`create index if not exists wcm_sessions_used on wcm_sessions (used)`;
+    );
+  create index if not exists wcm_sessions_expires_at on wcm_sessions (expires_at);
+  create index if not exists wcm_sessions_used on wcm_sessions (used)`;
+
+/** Creates the shared tables (SHARED_TABLES) in one query; run again, changes nothing. */
+export async function migrate(sql: Sql | TransactionSql): Promise<void> {
+  await sql.unsafe(SHARED_TABLES);
 }
 
 /** Token buckets in `wcm_rate_limits`: every process spends from the same bucket. */
@@ -168,16 +170,14 @@ export const CLAIM_TTL_MS = 30_000;
  * one request, and a logged one cost a WAL flush per claim and per release). Keyed by the scoped
  * key's hash: no raw key is stored.
  */
-export async function migrateClaims(sql: Sql | TransactionSql): Promise<void> {
-  await sql`
+export const CLAIM_TABLES = `
     create table wcm_idempotency_claims (
       id text primary key,
       body_sha256 text not null,
       owner text not null,
       expires_at timestamptz not null
-    )`;
-  await sql`create index wcm_idempotency_claims_expires_at on wcm_idempotency_claims (expires_at)`;
-}
+    );
+  create index wcm_idempotency_claims_expires_at on wcm_idempotency_claims (expires_at)`;
 
 /**
  * Idempotency keys in flight in `wcm_idempotency_claims`: a key running on one process is in flight

@@ -33,9 +33,18 @@ export const THREAD_COLUMNS = [
   'messages',
 ] as const;
 
-/** Migration 3: the table, its per-view indexes, and named snapshots' copies. */
-export async function createThreadTables(sql: Sql): Promise<void> {
-  await sql`create table wcm_threads (
+const VIEW_WHERE: Record<ThreadView, string> = {
+  inbox: `status = 'open'`,
+  unread: `status = 'open' and unread`,
+  starred: `starred`,
+  closed: `status = 'closed'`,
+};
+
+/**
+ * Migration 5 (its statements, run with the others as one query): the table, its per-view
+ * indexes, and named snapshots' copies.
+ */
+export const THREAD_TABLES = `create table wcm_threads (
     id text collate "C" primary key,
     workspace_id text collate "C" not null,
     status text not null,
@@ -47,23 +56,19 @@ export async function createThreadTables(sql: Sql): Promise<void> {
     contact_email text not null,
     search text[] not null,
     thread text not null,
-    messages text)`;
-  // One partial index per view: a view's filter picks its index, and the keyset (sort_at, id) is a
-  // range in it. A channel filter or `q` is checked on the rows read in order, up to the page's end.
-  for (const [name, where] of Object.entries(VIEW_WHERE))
-    await sql.unsafe(
-      `create index wcm_threads_${name} on wcm_threads (workspace_id, sort_at desc, id desc) where ${where}`,
-    );
-  await sql`create index wcm_threads_contact on wcm_threads (workspace_id, contact_id)`;
-  await sql`create table wcm_named_threads (name text not null, like wcm_threads, primary key (name, id))`;
-}
-
-const VIEW_WHERE: Record<ThreadView, string> = {
-  inbox: `status = 'open'`,
-  unread: `status = 'open' and unread`,
-  starred: `starred`,
-  closed: `status = 'closed'`,
-};
+    messages text);
+  ${
+    // One partial index per view: a view's filter picks its index, and the keyset (sort_at, id) is a
+    // range in it. A channel filter or `q` is checked on the rows read in order, up to the page's end.
+    Object.entries(VIEW_WHERE)
+      .map(
+        ([name, where]) =>
+          `create index wcm_threads_${name} on wcm_threads (workspace_id, sort_at desc, id desc) where ${where};`,
+      )
+      .join('\n  ')
+  }
+  create index wcm_threads_contact on wcm_threads (workspace_id, contact_id);
+  create table wcm_named_threads (name text not null, like wcm_threads, primary key (name, id))`;
 
 /** `sort_at`: the last message's time, or '' (below every time) for a thread without messages, as lists order them. */
 const sortAt = (key: SortKey) => (key[0] ?? '') as string;
