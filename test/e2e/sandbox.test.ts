@@ -56,7 +56,7 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
   });
 
   it('a write acknowledged by A is read through B at once', async () => {
-    const [a, b] = [await serve(url), await serve(url)];
+    const [a, b] = await Promise.all([serve(url), serve(url)]);
     const created = await createList(a.url, 'Written on A');
     expect(created.status).toBe(201);
     const id = ((await created.json()) as { data: { id: string } }).data.id;
@@ -66,7 +66,7 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
   });
 
   it('an idempotency key used on A replays its answer on B', async () => {
-    const [a, b] = [await serve(url), await serve(url)];
+    const [a, b] = await Promise.all([serve(url), serve(url)]);
     const send = (base: string) =>
       fetch(`${base}/public/agents/${demo.agent1}/analytics-events/opened`, {
         method: 'POST',
@@ -82,21 +82,24 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
   });
 
   it('the same key sent to A and B at once runs once: one 201, the other 409 idempotency_key_in_use, then replays', async () => {
-    // Stripe answers after 1.5 s, so the first request is still running when the second arrives.
+    // Stripe answers once the other request was answered (at most after 1.5 s), so the first request
+    // is still running when the second arrives.
+    let answered = () => {};
+    const otherAnswered = new Promise<void>((r) => (answered = r));
     const stub = await stripeStub(async (req) => {
-      await new Promise((r) => setTimeout(r, 1500));
+      await Promise.race([otherAnswered, new Promise((r) => setTimeout(r, 1500))]);
       return paymentIntentCreated(req);
     });
     onTestFinished(() => stub.close()); // after afterEach has stopped the servers holding connections to it
     const env = { STRIPE_SECRET_KEY: 'sk_test_stub_123', WCM_STRIPE_API_BASE: stub.url };
-    const [a, b] = [await serve(url, [], env), await serve(url, [], env)];
+    const [a, b] = await Promise.all([serve(url, [], env), serve(url, [], env)]);
     const pay = (s: Served) =>
       fetch(`${s.url}/public/commerce/offers/${demo.offerFixedUsd}/payment-intents`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'sandbox-race-0001' },
         body: JSON.stringify({ quantity: 1 }),
       }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() }));
-    const answers = await Promise.all([pay(a), pay(b)]);
+    const answers = await Promise.all([pay(a), pay(b)].map((p) => p.finally(answered)));
     expect(answers.map((x) => x.status).sort()).toEqual([201, 409]);
     expect(stub.received.filter((r) => r.path === '/v1/payment_intents')).toHaveLength(1);
     const refused = answers.find((x) => x.status === 409)!;
@@ -113,7 +116,7 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
   });
 
   it('the public rate limit is counted across both processes', async () => {
-    const [a, b] = [await serve(url, ['--rate-limit', '5']), await serve(url, ['--rate-limit', '5'])];
+    const [a, b] = await Promise.all([serve(url, ['--rate-limit', '5']), serve(url, ['--rate-limit', '5'])]);
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
       const res = await fetch(`${(i % 2 ? b : a).url}/public/agents/${demo.agent1}/analytics-events/opened`, {
@@ -129,7 +132,7 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
   });
 
   it('an authorization code is redeemed once across both processes', async () => {
-    const [a, b] = [await serve(url), await serve(url)];
+    const [a, b] = await Promise.all([serve(url), serve(url)]);
     const store = await Store.openShared(url);
     let issued: Awaited<ReturnType<typeof demoCode>>;
     try {
@@ -156,7 +159,7 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
   });
 
   it('a snapshot saved on A resets B, and a clock moved on A is moved on B', async () => {
-    const [a, b] = [await serve(url), await serve(url)];
+    const [a, b] = await Promise.all([serve(url), serve(url)]);
     const control = (s: Served, method: string, p: string, body?: unknown) =>
       fetch(`${s.origin}/_emulator${p}`, {
         method,
@@ -179,7 +182,7 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
   });
 
   it('SIGKILL of A under six writers loses no acknowledged write (read back through B)', async () => {
-    const [a, b] = [await serve(url), await serve(url)];
+    const [a, b] = await Promise.all([serve(url), serve(url)]);
     const acked: string[] = [];
     let stop = false;
     const writer = async (w: number) => {
@@ -193,7 +196,8 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
       }
     };
     const writers = Array.from({ length: 6 }, (_, w) => writer(w));
-    await new Promise((r) => setTimeout(r, 800));
+    // Killed once a few rounds of writes were acknowledged: the six writers keep writes in flight.
+    for (let i = 0; i < 400 && acked.length < 18; i++) await new Promise((r) => setTimeout(r, 5));
     a.proc.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);
@@ -229,11 +233,11 @@ describe('the database stopped and started under load', () => {
     expect(((await down.json()) as { code: string }).code).toBe('store_unavailable');
     cluster = await startEmbedded({ dir, port: cluster.port, settings: { fsync: 'off' } });
     let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
+    for (let i = 0; i < 200 && status !== 200; i++) {
       const res = await fetch(`${s.url}/workspaces/${demo.ws1}/lists/${beforeId}`, { headers: auth });
       status = res.status;
       await res.arrayBuffer();
-      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+      if (status !== 200) await new Promise((r) => setTimeout(r, 50));
     }
     expect(status).toBe(200);
     const after = await createList(s.url, 'after the restart');
