@@ -1,7 +1,9 @@
 // The package as a user gets it (EMULATOR.md §3): `npm pack`, installed into an empty project (from the npm cache where it can:
 // the registry only for what the cache lacks), then `npx wcm serve` and `import { startServer } from 'wcm'` with no
-// build step; the bundled types compile.
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+// build step; the bundled types compile. And (issue 37 item 15) the same tarball installs globally and runs, with no
+// build step on the user's side (dist ships in the tarball; `prepack` builds it, `prepare` is not needed).
+// One `npm pack` for both installs.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,15 +11,19 @@ import { demo, ROOT, tempDir } from '../support/server.js';
 
 let dir: ReturnType<typeof tempDir>;
 let project: string;
+let tarball: string;
+/** The tarball's files, as `npm pack --json` lists them. */
+let packed: string[];
 beforeAll(async () => {
   dir = tempDir('wcm-pack-');
   // dist/ is built by `npm test` before the tests run: pack it as it is (no second build).
-  const pack = await execa('npm', ['pack', '--ignore-scripts', '--pack-destination', dir.dir], { cwd: ROOT });
-  const tarball = path.join(
+  const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir.dir], { cwd: ROOT });
+  expect(pack.exitCode).toBe(0);
+  packed = JSON.parse(pack.stdout)[0].files.map((f: { path: string }) => f.path);
+  tarball = path.join(
     dir.dir,
     readdirSync(dir.dir).find((f) => f.endsWith('.tgz'))!,
   );
-  expect(pack.exitCode).toBe(0);
   project = path.join(dir.dir, 'project');
   mkdirSync(project);
   writeFileSync(
@@ -126,3 +132,27 @@ console.log(JSON.stringify({ lists: lists.status, emptied, threads: seeded.threa
   // tsc checks the package's types with their dependencies' (zod's, node's): ~14 s of CPU, over a
   // minute on a loaded 2-core host.
 }, 180_000);
+
+it('npm pack, then npm i -g <tarball> into a temp prefix: `wcm --version` and `wcm --help` run', async () => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  expect(pkg.private).toBeUndefined();
+  expect(pkg.scripts.prepack).toBe('npm run build');
+  expect(pkg.scripts.prepare).toBeUndefined();
+  expect(packed).toContain('dist/src/cli/main.js');
+  expect(packed).toContain('bin/wcm.js');
+  const prefix = path.join(dir.dir, 'prefix');
+  const install = await execa(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball],
+    { reject: false, env: { npm_config_cache: process.env.npm_config_cache } },
+  );
+  expect(install.exitCode, install.stderr).toBe(0);
+  expect(install.stderr).not.toMatch(/prepare|install-scripts/);
+  const bin = path.join(prefix, 'bin', 'wcm');
+  const version = await execa(bin, ['--version'], { reject: false });
+  expect(version.exitCode, version.stderr).toBe(0);
+  expect(version.stdout.trim()).toBe(pkg.version);
+  const help = await execa(bin, ['--help'], { reject: false, env: { NO_COLOR: '1' } });
+  expect(help.exitCode, help.stderr).toBe(0);
+  expect(help.stdout).toContain('serve');
+}, 240_000);
