@@ -6,6 +6,7 @@ import { createFactory, packageVersion, type Factory, type GlobalFlags } from '.
 import { systemIO, type IO } from './io.js';
 import { printError, selectJsonFields } from './output.js';
 import { provideCommands } from './command-table.js';
+import { switchValueHint } from './usage-hints.js';
 
 export interface MainDeps {
   io?: IO;
@@ -241,8 +242,14 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
         return EXIT.ok;
       if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      const hint = err.code === 'commander.excessArguments' ? switchValueHint(program, argv) : undefined;
       if (globalsFromArgv.json)
-        await printError(io, new UsageError(err.message.replace(/^error: /, ''), 'Run with --help for usage.'), true);
+        await printError(
+          io,
+          new UsageError(err.message.replace(/^error: /, ''), hint ?? 'Run with --help for usage.'),
+          true,
+        );
+      else if (hint) io.stderr.write(`${hint}\n`);
       return EXIT.usage;
     }
     await printError(io, err, !!globalsFromArgv.json);

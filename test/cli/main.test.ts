@@ -45,6 +45,38 @@ describe('main', () => {
       d.cleanup();
     }
   });
+  it.each([
+    [
+      ['pages', 'ls', '--published', 'false'],
+      '`--published` is a switch and takes no value, so `false` was read as an argument: drop `false`; for the opposite use `--unpublished`.',
+    ],
+    [
+      ['pages', 'ls', '--unpublished', 'no'],
+      '`--unpublished` is a switch and takes no value, so `no` was read as an argument: drop `no`; for the opposite use `--published`.',
+    ],
+    [
+      ['lists', 'ls', '--all', 'yes'],
+      '`--all` is a switch and takes no value, so `yes` was read as an argument: drop `yes`.',
+    ],
+  ])(
+    'a value after a switch (%j) says the switch takes none: exit 2, the hint in text and JSON',
+    async (args, hint) => {
+      const text = await runInProcess(args);
+      expect(text.code).toBe(2);
+      expect(text.stderr).toContain("too many arguments for 'ls'");
+      expect(text.stderr).toContain(hint);
+      const json = await runInProcess(['--json', ...args]);
+      expect(json.code).toBe(2);
+      expect(JSON.parse(json.stderr)).toMatchObject({ code: 'usage_error', resolution: hint });
+    },
+  );
+
+  it('an extra argument after no switch gets no switch hint', async () => {
+    const r = await runInProcess(['threads', 'ls', 'extra']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("too many arguments for 'ls'");
+    expect(r.stderr).not.toContain('is a switch');
+  });
 });
 
 describe('commands', () => {
