@@ -4,7 +4,10 @@
 // directory; demo.json imported first; then the threads' import runs as a child process while this
 // process writes a workspace through its own store every 50 ms and times each write.
 //
-//   node test/bench/import-lock.mjs [--threads 100000] [--root DIR]   (DIR: a built checkout, default this one)
+// --replace: demo.json and the threads are imported first, then again with `--replace` (as a reset
+// to the seed does).
+//
+//   node test/bench/import-lock.mjs [--threads 100000] [--replace] [--root DIR]   (DIR: a built checkout, default this one)
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ const arg = (name, fallback) => {
 };
 const n = Number(arg('threads', 100_000));
 const root = path.resolve(arg('root', ROOT));
+const replace = process.argv.includes('--replace');
 const work = mkdtempSync(path.join(tmpdir(), 'wcm-import-lock-'));
 // Searchable by `postgres` when run as root (the cluster runs as that user, as in pg.mjs).
 chmodSync(work, 0o755);
@@ -41,12 +45,15 @@ const cluster = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120
 try {
   const fixture = path.join(work, 'threads.json');
   writeFileSync(fixture, JSON.stringify(generateThreads({ count: n, workspaceId: DEMO_WS1 })));
-  await wcm('local', 'import', path.join(root, 'fixtures/demo.json'), '--store', cluster.url);
+  const demo = path.join(root, 'fixtures/demo.json');
+  // With --replace, the threads are there already: the replace swaps 100,000 for 100,000.
+  await wcm('local', 'import', demo, ...(replace ? [fixture] : []), '--store', cluster.url);
   const store = await Store.openShared(cluster.url);
   const waits = [];
   let done = false;
   const t0 = performance.now();
-  const importing = wcm('local', 'import', fixture, '--store', cluster.url).finally(() => (done = true));
+  const args = replace ? [demo, fixture, '--store', cluster.url, '--replace'] : [fixture, '--store', cluster.url];
+  const importing = wcm('local', 'import', ...args).finally(() => (done = true));
   for (let i = 0; !done; i++) {
     const t = performance.now();
     await store.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', DEMO_WS1), name: `Acme ${i}` }));
@@ -59,7 +66,7 @@ try {
   waits.sort((a, b) => a - b);
   const ms = (v) => `${Math.round(v)} ms`;
   console.log(
-    `${n} threads: import ${wall.toFixed(1)} s; ${waits.length} writes from another process meanwhile, ` +
+    `${n} threads${replace ? ' (--replace)' : ''}: import ${wall.toFixed(1)} s; ${waits.length} writes from another process meanwhile, ` +
       `median ${ms(waits[waits.length >> 1])}, max ${ms(waits.at(-1))}`,
   );
 } finally {

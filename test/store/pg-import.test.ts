@@ -312,16 +312,20 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
   });
   afterAll(() => conns?.end({ timeout: 5 }));
 
-  /** Backends of this database waiting for another transaction to end (a row or index entry it wrote). */
-  async function waitingOnRows(atLeast: number): Promise<void> {
+  /**
+   * Backends of this database waiting for a lock: 'transactionid', another transaction's end (a
+   * row or index entry it wrote); 'relation', a table another transaction locked.
+   */
+  async function waitingOn(event: string, atLeast = 1): Promise<void> {
     for (let i = 0; i < 500; i++) {
       const [r] = await raw`select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'transactionid'`;
+        where datname = current_database() and wait_event_type = 'Lock' and wait_event = ${event}`;
       if (r.n >= atLeast) return;
       await new Promise((r) => setTimeout(r, 20));
     }
-    throw new Error(`fewer than ${atLeast} backends ever waited on a row`);
+    throw new Error(`fewer than ${atLeast} backends ever waited for a ${event} lock`);
   }
+  const waitingOnRows = (atLeast = 1) => waitingOn('transactionid', atLeast);
 
   /**
    * Another transaction inserts (uncommitted) the last of `threads`: the import's move inserts the
@@ -425,5 +429,79 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
     expect((err as FixtureError).message.replace(fifo, copy)).toBe(await jsonMessage([copy], [workspaceFile]));
     expect(await other.threads.size()).toBe(size);
     expect(await other.threads.get(threads[0].id)).toBeUndefined();
+  });
+
+  it('with replace, builds the new table aside and swaps it in under the lock (another process writes meanwhile), or copies the rows when a reader holds the table', async () => {
+    const indexes = () =>
+      raw`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'wcm_threads' order by 1`;
+    const before = await indexes();
+    const [{ oid }] = await raw`select 'wcm_threads'::regclass::oid as oid`;
+    const threads = Array.from({ length: N }, (_, i) => thread(70_000 + i));
+    const ws = uuid(81, 'a');
+    const fifo = path.join(dir, 'pipe-replace.json');
+    await execa('mkfifo', [fifo]);
+    const text = JSON.stringify({ version: 1, threads });
+    const order: string[] = [];
+    const blocker = await conns.reserve();
+    try {
+      const importing = importShared(pg, [workspaceFile, fifo], { replace: true, batchRows: BATCH })
+        .catch((e: unknown) => e)
+        .finally(() => order.push('import'));
+      const out = createWriteStream(fifo);
+      await new Promise((r) => out.write(text.slice(0, text.length / 2), r));
+      await rowsInserted(BATCH, 'wcm_threads_import');
+      // Holding wcm_threads: the replace, once read, waits for it as it builds its table, without the write lock.
+      await blocker`begin`;
+      await blocker`lock table wcm_threads in access exclusive mode`;
+      out.end(text.slice(text.length / 2));
+      await waitingOn('relation');
+      await Promise.race([
+        other
+          .transact((tx) =>
+            tx.put('workspaces', { id: ws, name: 'during the build', stripe_account_id: null, members: [] }),
+          )
+          .finally(() => order.push('write')),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('still waiting for the import')), 10_000)),
+      ]);
+      await blocker`rollback`;
+      expect(await importing).toEqual({ workspaces: 2, threads: N });
+    } finally {
+      await blocker`rollback`.catch(() => undefined);
+      blocker.release();
+    }
+    expect(order).toEqual(['write', 'import']);
+    // The replace cleared the workspace written before it committed, as it clears everything but the settings.
+    await other.sync();
+    expect(other.get('workspaces', ws)).toBeUndefined();
+    expect(await other.threads.size()).toBe(N);
+    expect(await readFullThread(other, threads[N - 1].id)).toEqual(threads[N - 1]);
+    // Another table, with the same indexes under the same names, the primary key among them: a write of a thread upserts on it.
+    expect((await raw`select 'wcm_threads'::regclass::oid as oid`)[0].oid).not.toBe(oid);
+    expect(await indexes()).toEqual(before);
+    const changed = splitThread(thread(70_000, { subject: 'after the swap' } as Partial<FullThread>));
+    await other.transact((tx) => {
+      tx.put('threads', changed.thread);
+      tx.put('thread_messages', changed.messages);
+    });
+    expect((await readFullThread(pg, threads[0].id))?.subject).toBe('after the swap');
+    expect(await pg.threads.size()).toBe(N);
+
+    // A reader holding the table past 2 s: the rows are copied over instead (the same table stays).
+    const [{ oid: kept }] = await raw`select 'wcm_threads'::regclass::oid as oid`;
+    const again = Array.from({ length: 50 }, (_, i) => thread(80_000 + i));
+    const reader = await conns.reserve();
+    try {
+      await reader`begin`;
+      await reader`select count(*) from wcm_threads`;
+      const result = await importShared(pg, [workspaceFile, fixture('replace-read.json', again)], { replace: true });
+      expect(result).toEqual({ workspaces: 2, threads: 50 });
+    } finally {
+      await reader`rollback`;
+      reader.release();
+    }
+    expect((await raw`select 'wcm_threads'::regclass::oid as oid`)[0].oid).toBe(kept);
+    expect((await raw`select to_regclass('wcm_threads_next') as t`)[0].t).toBeNull();
+    expect(await other.threads.size()).toBe(50);
+    expect(await readFullThread(other, again[49].id)).toEqual(again[49]);
   });
 });

@@ -3,6 +3,7 @@ import type { Problem, ThreadSink } from '../fixture-check.js';
 import { FixtureError } from '../fixture-check.js';
 import { splitThread, sortedMessages, type FullThread } from '../threads.js';
 import { IdPositions } from './id-positions.js';
+import { buildNext, swapIn } from './thread-swap.js';
 import { copyLine, copyLines } from './thread-writes.js';
 import { threadRow } from './threads.js';
 
@@ -40,6 +41,8 @@ export class ThreadImport {
   private pending: Row[] = [];
   private writing: Promise<void> | null = null;
   private spoilt = false;
+  /** With `replace`, once moved: the indexes of the table built aside (thread-swap.ts). */
+  private next: Awaited<ReturnType<typeof buildNext>> | null = null;
   failure: unknown = undefined;
 
   /** `replace`: the table will be emptied, so no id in it is taken. `sql`: a reserved connection. */
@@ -102,10 +105,12 @@ export class ThreadImport {
    * slow part (every index maintained row by row), so writers of other processes do not wait for
    * it. An id another process committed since it was looked up fails the insert (the unique
    * index): it is refused with the same message. Once moved, no other process can commit one of
-   * these ids: its insert waits for this transaction, then fails. `replace` moves under the lock.
+   * these ids: its insert waits for this transaction, then fails. `replace` builds a new table
+   * instead (thread-swap.ts), swapped in under the lock.
    */
   async move(sql: Sql): Promise<void> {
-    if (this.replace || !this.count) return;
+    if (this.replace) return void (this.next = await buildNext(sql, ASIDE));
+    if (!this.count) return;
     await sql`savepoint wcm_move`;
     try {
       await sql`insert into wcm_threads select * from ${sql(ASIDE)}`;
@@ -117,13 +122,9 @@ export class ThreadImport {
     }
   }
 
-  /** Under the write lock: with `replace`, the rows in place of every thread. */
+  /** Under the write lock: with `replace`, the table built by `move` in place of `wcm_threads`. */
   async commit(sql: Sql): Promise<void> {
-    if (!this.replace) return;
-    await sql`delete from wcm_threads`;
-    if (!this.count) return;
-    await sql`insert into wcm_threads select * from ${sql(ASIDE)}`;
-    await sql`analyze wcm_threads`;
+    if (this.next) await swapIn(sql, this.next);
   }
 
   /**
