@@ -69,8 +69,9 @@ const until = async (check: () => unknown, ms = 15_000) => {
 describe('$BROWSER first', () => {
   it('auth login --web starts $BROWSER (with its own arguments, no shell) on the authorize URL of the server', async () => {
     const browser = recordingBrowser();
-    // Nobody signs in: the login ends at its --timeout (the shortest it takes), after the browser was started.
-    const login = onTerminal(['auth', 'login', '--web', '--base-url', `${origin}/v1`, '--timeout', '1'], {
+    // Nobody signs in: the login ends at its --timeout, which starts before the browser does (2 s: a margin
+    // for a loaded host).
+    const login = onTerminal(['auth', 'login', '--web', '--base-url', `${origin}/v1`, '--timeout', '2'], {
       BROWSER: `${browser.command} --new-window`,
     });
     await until(browser.argv);
