@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { startEmbedded } from '../../../src/store/pg/embedded.js';
-import { clusterUrl, freshDatabase } from '../../support/postgres.js';
+import { clusterUrl, freshDatabase, templateCopy } from '../../support/postgres.js';
 import { ROOT } from '../../support/server.js';
 
 /** A process that starts the cluster in argv[1], prints its URL and waits to be killed. */
@@ -84,5 +84,33 @@ describe('freshDatabase', () => {
     const sql = postgres(clusterUrl(), { max: 1 });
     expect(await sql`select 1 from pg_database where datname = ${first}`).toHaveLength(0);
     await sql.end();
+  });
+});
+
+describe('templateCopy', () => {
+  it('fills the template once per process and gives each caller a copy of its own', async () => {
+    let fills = 0;
+    const fill = async (url: string) => {
+      fills++;
+      const sql = postgres(url, { max: 1 });
+      await sql`create table t (x int)`;
+      await sql`insert into t values (1)`;
+      await sql.end();
+    };
+    const key = `t${process.pid}`;
+    const a = await templateCopy(key, fill);
+    const b = await templateCopy(key, fill);
+    expect(fills).toBe(1);
+    expect(a.name).not.toBe(b.name);
+    const sa = postgres(a.url, { max: 1 });
+    const sb = postgres(b.url, { max: 1 });
+    try {
+      await sa`insert into t values (2)`;
+      expect((await sa`select x from t order by x`).map((r) => r.x)).toEqual([1, 2]);
+      expect((await sb`select x from t order by x`).map((r) => r.x)).toEqual([1]);
+    } finally {
+      await sa.end();
+      await sb.end();
+    }
   });
 });
