@@ -103,6 +103,26 @@ describe('a write on PostgreSQL', () => {
     expect(await store.records.count('listingsByWorkspace', eng.wsA)).toBe(8);
   });
 
+  it('a sync while a batch of ours holds the write lock waits for its commit, and sees what another process committed', async () => {
+    const db = await freshDatabase();
+    const r = await relay(new URL(db.url));
+    closing.push(r.close);
+    const a = await Store.openShared(r.url);
+    closing.push(() => a.close());
+    const b = await Store.openShared(db.url);
+    closing.push(() => b.close());
+    for (let i = 0; i < 2; i++) await a.transact((tx) => tx.put('listings', listing(i)));
+    await a.sync();
+    await b.transact((tx) => tx.put('users', { id: 'usr_other', name: 'Other', email: 'other@example.com' }));
+    const before = r.trips();
+    const written = a.transact((tx) => tx.put('listings', listing(2)));
+    // Once the lock is answered (the writes go out: the third round trip), a sync asks nothing.
+    while (r.trips() - before < 3) await new Promise((w) => setImmediate(w));
+    await Promise.all([written, a.sync(), a.sync()]);
+    expect(r.trips() - before).toBe(3);
+    expect(a.get('users', 'usr_other')?.name).toBe('Other');
+  });
+
   it('keeps every character of a record and its key through the column arrays, and a record without an index', async () => {
     const db = await freshDatabase();
     const a = await Store.openShared(db.url);

@@ -5,16 +5,14 @@ import type { Op } from '../state.js';
 import { isDeadlock, unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
 import { inTransaction } from './reserved.js';
+import { type BatchOutcome, lockWrites, writeBatchTx } from './batch.js';
 import type { JournalRow, SharedHost } from './shared-host.js';
-import { applyTableWrites, fetchReads, mergeWrites, readKey, seeWrites, sendTableWrites } from './table-writes.js';
-import { hasTableWrites, noTableWrites, type TableWrites } from './write-set.js';
+import { applyTableWrites } from './table-writes.js';
 
 /** Journal rows kept behind the base after a compaction, so a process a little behind catches up without a reload. */
 const KEEP_BEHIND = 2000;
 /** Compact (write a new base) once this many journal rows are past it. */
 const COMPACT_ROWS = 20_000;
-/** Every writer, in every process, takes this transaction-scoped advisory lock (with its schema's hash): one writer at a time. */
-const WRITE_LOCK = 0x77636d; // "wcm"
 /** Runs of a batch that PostgreSQL aborted to break a deadlock (the last one's error is the batch's). */
 const DEADLOCK_ATTEMPTS = 3;
 
@@ -55,6 +53,8 @@ export class PgLog {
   private queue: Pending[] = [];
   private writing: Promise<void> | null = null;
   private syncing: Promise<void> | null = null;
+  /** The batch being written: whether it committed (sync). */
+  private committing: Promise<boolean> | null = null;
   private rowsSinceBase = 0;
   private closed = false;
 
@@ -87,9 +87,20 @@ export class PgLog {
     });
   }
 
-  /** Brings the state up to what every process has committed. Concurrent calls share one query. */
+  /**
+   * Brings the state up to what every process has committed. Concurrent calls share one query.
+   * While a batch of ours holds the write lock, none is needed: it holds it from before its
+   * catch-up until its commit, and every process writes under that lock, so once it commits this
+   * process holds every write committed until then. Waiting for it spares a query
+   * (and a wake-up of PostgreSQL) per request under a load of writes; if it fails, we ask.
+   */
   sync(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('The store is closed.'));
+    if (this.committing) return this.committing.then((ok) => (ok ? undefined : this.query()));
+    return this.query();
+  }
+
+  private query(): Promise<void> {
     return (this.syncing ??= unavailable(() => this.catchUp(this.sql)).finally(() => (this.syncing = null)));
   }
 
@@ -137,7 +148,14 @@ export class PgLog {
         // Transactions up to the next bulk load go in one PostgreSQL transaction.
         const next = this.queue.findIndex((p) => p.bulk);
         const batch = next < 0 ? this.queue.splice(0) : this.queue.splice(0, next);
-        await this.writeBatch(batch);
+        // Requests wait for the batch from when it holds the lock (sync), not before: the lock may
+        // be held a while by another process (an import), and they should not wait for that.
+        const held = { committed: Promise.resolve(false) };
+        held.committed = this.writeBatch(batch, () => {
+          this.committing = held.committed;
+        }).catch(() => false);
+        await held.committed;
+        this.committing = null;
       }
       if (this.rowsSinceBase >= COMPACT_ROWS) await this.compact().catch(() => undefined);
     } finally {
@@ -145,87 +163,29 @@ export class PgLog {
     }
   }
 
-  private async writeBatch(batch: Pending[], attempt = 1): Promise<void> {
-    const done: Array<{ p: Pending; result: unknown; undo: Op[] }> = [];
-    const failed: Array<{ p: Pending; err: unknown }> = [];
+  /** Writes `batch`; `locked` is called once it holds the write lock. Resolves to whether it committed. */
+  private async writeBatch(batch: Pending[], locked: () => void, attempt = 1): Promise<boolean> {
+    const out: BatchOutcome<Pending> = { done: [], failed: [] };
     try {
-      await unavailable(async () => {
-        const { sent } = await this.sql.begin(async (t) => {
-          const sql = t as unknown as Sql;
-          // The lock, the declared reads and the catch-up go out together (run in order, the reads
-          // and catch-up once the lock is held): one round trip. Every statement in this
-          // transaction reads what was committed before it started, so none misses a write.
-          const [, seen] = await Promise.all([
-            sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`.execute(),
-            // The batch's declared table reads, fetched at once; each transaction's writes laid over them for the next.
-            fetchReads(
-              sql,
-              this.host.tables,
-              batch.flatMap((p) => p.reads ?? []),
-            ),
-            this.catchUp(sql),
-          ]);
-          const base = this.host.seq;
-          const rows: JournalRow[] = [];
-          // The batch's table writes, merged in order: written with one set of statements.
-          const tables = noTableWrites();
-          for (const p of batch) {
-            try {
-              const declared = new Set((p.reads ?? []).map(([c, id]) => readKey(c, id)));
-              const { result, ops, undo, table } = this.host.run(p.fn!, { declared, seen });
-              seeWrites(seen, table);
-              // A write of threads only still takes a journal row (its ops may be none): every
-              // process's sequence number moves, and with it the threads' page cache (threads.ts).
-              if (ops.length || hasTableWrites(table))
-                rows.push({ seq: base + rows.length + 1, ops: JSON.stringify(ops) });
-              mergeWrites(tables, table);
-              done.push({ p, result, undo });
-            } catch (err) {
-              failed.push({ p, err });
-            }
-          }
-          return { sent: await this.sendWrites(sql, rows, tables) };
-        });
-        // COMMIT went out behind the writes. Had one failed, the transaction was aborted and COMMIT
-        // rolled it back (PostgreSQL answers it without an error): the failure shows here.
-        await Promise.all(sent);
-      });
+      await unavailable(() =>
+        writeBatchTx(this.sql, this.host, batch, { catchUp: (sql) => this.catchUp(sql), locked }, out),
+      );
     } catch (err) {
       // Nothing of this batch was committed: undo it in reverse.
-      for (let i = done.length - 1; i >= 0; i--) this.host.rollback(done[i].undo);
+      for (let i = out.done.length - 1; i >= 0; i--) this.host.rollback(out.done[i].undo);
       // The commit may have landed before the connection broke: read the state again on the next sync.
       this.host.seq = -1;
       // Chosen to break a deadlock with an import that moved a thread this batch writes (seed.ts
       // importShared): that import ends now, so the batch runs again rather than failing.
-      if (isDeadlock(err) && attempt < DEADLOCK_ATTEMPTS) return this.writeBatch(batch, attempt + 1);
-      for (const { p } of done) p.reject(err);
-      for (const { p, err: own } of failed) p.reject(own);
-      return;
+      if (isDeadlock(err) && attempt < DEADLOCK_ATTEMPTS) return this.writeBatch(batch, locked, attempt + 1);
+      for (const { p } of out.done) p.reject(err);
+      for (const { p, err: own } of out.failed) p.reject(own);
+      return false;
     }
-    this.rowsSinceBase += done.length;
-    for (const { p, result } of done) p.resolve(result);
-    for (const { p, err } of failed) p.reject(err);
-  }
-
-  /**
-   * Sends the batch's journal rows and table writes. When they are few, their answers are not
-   * awaited: returned instead, so that `begin` sends COMMIT right behind them (one round trip for
-   * the whole write); many (COPY) are written before.
-   */
-  private async sendWrites(sql: Sql, rows: JournalRow[], tables: TableWrites): Promise<Array<Promise<unknown>>> {
-    const sent: Array<Promise<unknown>> = [];
-    if (rows.length) {
-      this.host.seq = rows[rows.length - 1].seq;
-      // Column arrays: one statement text whatever the batch's size (record-writes.ts).
-      sent.push(
-        sql`insert into wcm_journal (seq, ops) select * from unnest(${rows.map((r) => r.seq)}::bigint[], ${rows.map((r) => r.ops)}::text[])`.execute(),
-      );
-    }
-    const few = sendTableWrites(sql, tables);
-    if (few) return [...sent, ...few];
-    await Promise.all(sent);
-    await applyTableWrites(sql, tables);
-    return [];
+    this.rowsSinceBase += out.done.length;
+    for (const { p, result } of out.done) p.resolve(result);
+    for (const { p, err } of out.failed) p.reject(err);
+    return true;
   }
 
   /** A bulk load: the new state becomes the base; every process reloads it on its next request. */
@@ -255,7 +215,7 @@ export class PgLog {
       await unavailable(() =>
         begin(async (sql) => {
           await p.before?.(sql);
-          await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
+          await lockWrites(sql as unknown as Sql);
           await this.catchUp(sql);
           const run = this.host.runBulk(await p.bulk!(sql));
           result = run.result;
@@ -281,7 +241,7 @@ export class PgLog {
   async compact(): Promise<void> {
     await unavailable(() =>
       this.sql.begin(async (sql) => {
-        await sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`;
+        await lockWrites(sql as unknown as Sql);
         await this.catchUp(sql as unknown as Sql);
         const pruned = this.host.prune();
         if (pruned?.ops.length) {
