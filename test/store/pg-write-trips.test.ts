@@ -4,6 +4,8 @@
 import net from 'node:net';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { keyRows, recordRow } from '../../src/store/pg/records.js';
 import type { ListingRecord } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
 import { eng } from '../support/engagement.js';
@@ -167,5 +169,44 @@ describe('a write on PostgreSQL', () => {
     await a.transact((tx) => tx.put('listings', listing(3)));
     await b.sync();
     expect((await b.records.get('listings', listing(3).id))?.title).toBe('Listing 3');
+  });
+});
+
+describe('the schema at version 7', () => {
+  it('opens a version 6 database, drops the export-order index its writes paid for, and exports in the same order', async () => {
+    const db = await freshDatabase();
+    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+    closing.push(() => sql.end());
+    // The database as a wcm at version 6 left it, listings in their table.
+    await sql`create table wcm_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`;
+    for (const m of MIGRATIONS.filter((m) => m.version <= 6)) {
+      await sql.unsafe(m.ddl);
+      await sql`insert into wcm_migrations (version, name) values (${m.version}, ${m.name})`;
+    }
+    // Ties on created_at: the key's id decides.
+    const old = [3, 1, 4, 1.5, 9, 2.6].map((t, i) => ({
+      ...listing(10 + i),
+      created_at: listing(Math.floor(t)).created_at,
+    }));
+    for (const rec of old) {
+      const { collection, id, k, body } = recordRow('listings', rec);
+      await sql`insert into wcm_records (collection, id, k, body) values (${collection}, ${id}, ${k}, ${body})`;
+      for (const x of keyRows('listings', rec))
+        await sql`insert into wcm_record_keys (ix, part, k, id) values (${x.ix}, ${x.part}, ${x.k}, ${x.id})`;
+    }
+    const store = await Store.openShared(db.url);
+    closing.push(() => store.close());
+    expect((await sql`select max(version)::int as v from wcm_migrations`)[0].v).toBe(7);
+    expect(await sql`select indexname from pg_indexes where tablename = 'wcm_records' order by 1`).toEqual([
+      { indexname: 'wcm_records_pkey' },
+    ]);
+    await store.transact((tx) => tx.put('listings', listing(20)));
+    const all = [...old, listing(20)];
+    const newestFirst = all.sort((x, y) =>
+      x.created_at === y.created_at ? (x.id < y.id ? 1 : -1) : x.created_at < y.created_at ? 1 : -1,
+    );
+    const streamed: ListingRecord[] = [];
+    for await (const r of store.records.stream('listings')) streamed.push(r as ListingRecord);
+    expect(streamed.map((r) => r.id)).toEqual(newestFirst.map((r) => r.id));
   });
 });

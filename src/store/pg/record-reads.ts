@@ -121,6 +121,8 @@ export function pgRecords(
     async *stream(c) {
       if (!inTable(c)) return yield* memory.stream(c);
       const desc = INDEXES_OF.get(c)?.[0].order === 'desc';
+      // No index serves this order (migration 7): an export sorts the collection once, where
+      // every write would pay for the index.
       const found = sql()<Array<{ body: string }>>`
         select body from wcm_records where collection = ${c}
         order by k ${desc ? sql()`desc` : sql()`asc`}, pos`.cursor(500);
