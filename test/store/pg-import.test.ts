@@ -335,14 +335,14 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
    * others, then waits for that one, without the write lock. `during` runs meanwhile; then the
    * blocking transaction rolls back and the import goes on.
    */
-  async function importBlockedInMove(threads: FullThread[], during: () => Promise<unknown>) {
+  async function importBlockedInMove(threads: FullThread[], during: () => Promise<unknown>, into = pg) {
     const blocker = await conns.reserve();
     const order: string[] = [];
     try {
       await blocker`begin`;
       const { thread: t, messages } = splitThread(threads.at(-1)!);
       await blocker`insert into wcm_threads ${blocker(threadRow(t, messages), ...THREAD_COLUMNS)}`;
-      const importing = importShared(pg, [fixture(`blocked-${threads[0].id}.json`, threads)], { batchRows: BATCH })
+      const importing = importShared(into, [fixture(`blocked-${threads[0].id}.json`, threads)], { batchRows: BATCH })
         .catch((e: unknown) => e)
         .finally(() => order.push('import'));
       await waitingOnRows(1);
@@ -403,6 +403,42 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
     expect(await other.threads.size()).toBe(size + 1);
     expect((await readFullThread(other, threads[0].id))?.subject).toBe('written by the other process');
     expect(await other.threads.get(threads[1].id)).toBeUndefined();
+  });
+
+  it('runs a write PostgreSQL aborted to break that deadlock again: the write and the import both succeed', async () => {
+    // Fresh processes whose deadlock checks run 3 s into a wait: the write, waiting first, finds
+    // the cycle the import closes right after, and is the one aborted.
+    const [{ db }] = await raw`select current_database() as db`;
+    await raw`alter database ${raw(db as string)} set deadlock_timeout = '3s'`;
+    const importer = await Store.openShared(url);
+    const writer = await Store.openShared(url);
+    try {
+      const threads = Array.from({ length: N }, (_, i) => thread(55_000 + i));
+      const size = await writer.threads.size();
+      const mine = splitThread(thread(55_000, { subject: 'written again after the deadlock' } as Partial<FullThread>));
+      let writing: Promise<unknown> = Promise.resolve();
+      const { result } = await importBlockedInMove(
+        threads,
+        async () => {
+          writing = writer.transact((tx) => {
+            tx.put('threads', mine.thread);
+            tx.put('thread_messages', mine.messages);
+          });
+          await waitingOnRows(2);
+        },
+        importer,
+      );
+      expect(result).toEqual({ threads: N });
+      await writing;
+      expect(await writer.threads.size()).toBe(size + N);
+      // The write ran again after the import committed: its thread is the one kept.
+      expect((await readFullThread(other, threads[0].id))?.subject).toBe('written again after the deadlock');
+      expect(await readFullThread(other, threads[N - 1].id)).toEqual(threads[N - 1]);
+    } finally {
+      await raw`alter database ${raw(db as string)} reset deadlock_timeout`;
+      await importer.close();
+      await writer.close();
+    }
   });
 
   it('refuses a workspace another process deleted while it read, and changes nothing', async () => {
