@@ -14,6 +14,7 @@ import { FixtureError } from '../../src/store/fixture.js';
 import { THREAD_COLUMNS, threadRow } from '../../src/store/pg/threads.js';
 import { ImportConflictError, importShared, seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
+import type { Tx } from '../../src/store/records.js';
 import { splitThread, type FullThread } from '../../src/store/threads.js';
 import { freshDatabase } from '../support/postgres.js';
 import { readFullThread } from '../support/threads.js';
@@ -405,41 +406,47 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
     expect(await other.threads.get(threads[1].id)).toBeUndefined();
   });
 
-  it('runs a write PostgreSQL aborted to break that deadlock again: the write and the import both succeed', async () => {
-    // Fresh processes whose deadlock checks run 3 s into a wait: the write, waiting first, finds
-    // the cycle the import closes right after, and is the one aborted.
-    const [{ db }] = await raw`select current_database() as db`;
-    await raw`alter database ${raw(db as string)} set deadlock_timeout = '3s'`;
-    const importer = await Store.openShared(url);
-    const writer = await Store.openShared(url);
-    try {
-      const threads = Array.from({ length: N }, (_, i) => thread(55_000 + i));
-      const size = await writer.threads.size();
-      const mine = splitThread(thread(55_000, { subject: 'written again after the deadlock' } as Partial<FullThread>));
-      let writing: Promise<unknown> = Promise.resolve();
-      const { result } = await importBlockedInMove(
-        threads,
-        async () => {
-          writing = writer.transact((tx) => {
-            tx.put('threads', mine.thread);
-            tx.put('thread_messages', mine.messages);
-          });
-          await waitingOnRows(2);
-        },
-        importer,
-      );
-      expect(result).toEqual({ threads: N });
-      await writing;
-      expect(await writer.threads.size()).toBe(size + N);
-      // The write ran again after the import committed: its thread is the one kept.
-      expect((await readFullThread(other, threads[0].id))?.subject).toBe('written again after the deadlock');
-      expect(await readFullThread(other, threads[N - 1].id)).toEqual(threads[N - 1]);
-    } finally {
-      await raw`alter database ${raw(db as string)} reset deadlock_timeout`;
-      await importer.close();
-      await writer.close();
-    }
-  });
+  it.each([
+    { kind: 'a write', base: 55_000, write: (s: Store, fn: (tx: Tx) => void) => s.transact(fn) },
+    { kind: 'a bulk load', base: 63_000, write: (s: Store, fn: (tx: Tx) => void) => s.shared!.bulk(fn) },
+  ])(
+    'runs $kind PostgreSQL aborted to break that deadlock again: it and the import both succeed',
+    async ({ base, write }) => {
+      // Fresh processes whose deadlock checks run 3 s into a wait: the write, waiting first, finds
+      // the cycle the import closes right after, and is the one aborted.
+      const [{ db }] = await raw`select current_database() as db`;
+      await raw`alter database ${raw(db as string)} set deadlock_timeout = '3s'`;
+      const importer = await Store.openShared(url);
+      const writer = await Store.openShared(url);
+      try {
+        const threads = Array.from({ length: N }, (_, i) => thread(base + i));
+        const size = await writer.threads.size();
+        const mine = splitThread(thread(base, { subject: 'written again after the deadlock' } as Partial<FullThread>));
+        let writing: Promise<unknown> = Promise.resolve();
+        const { result } = await importBlockedInMove(
+          threads,
+          async () => {
+            writing = write(writer, (tx) => {
+              tx.put('threads', mine.thread);
+              tx.put('thread_messages', mine.messages);
+            });
+            await waitingOnRows(2);
+          },
+          importer,
+        );
+        expect(result).toEqual({ threads: N });
+        await writing;
+        expect(await writer.threads.size()).toBe(size + N);
+        // The write ran again after the import committed: its thread is the one kept.
+        expect((await readFullThread(other, threads[0].id))?.subject).toBe('written again after the deadlock');
+        expect(await readFullThread(other, threads[N - 1].id)).toEqual(threads[N - 1]);
+      } finally {
+        await raw`alter database ${raw(db as string)} reset deadlock_timeout`;
+        await importer.close();
+        await writer.close();
+      }
+    },
+  );
 
   it('refuses a workspace another process deleted while it read, and changes nothing', async () => {
     const gone = uuid(80, 'a');

@@ -207,7 +207,7 @@ export class PgLog {
     });
   }
 
-  private async writeBulk(p: Pending): Promise<void> {
+  private async writeBulk(p: Pending, attempt = 1): Promise<void> {
     let result: unknown;
     const begin = (fn: (sql: Sql) => Promise<void>) =>
       p.on ? inTransaction(p.on, fn) : this.sql.begin((t) => fn(t as unknown as Sql));
@@ -233,6 +233,9 @@ export class PgLog {
       // The state holds the load that failed: read back what the database has.
       this.host.seq = -1;
       await this.load().catch(() => undefined);
+      // Aborted to break a deadlock with an import (as writeBatch): a load of this process's own
+      // runs again; an import's (`on`) has no second run, its caller says so (seed.ts).
+      if (isDeadlock(err) && !p.on && attempt < DEADLOCK_ATTEMPTS) return this.writeBulk(p, attempt + 1);
       p.reject(err);
     }
   }
