@@ -448,6 +448,28 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
     },
   );
 
+  it('makes another import of an id it moved wait, then refuse it with the JSON store’s message', async () => {
+    const threads = Array.from({ length: N }, (_, i) => thread(66_000 + i));
+    const sneak = fixture('sneak-moved.json', [threads[0]]);
+    await other.sync();
+    let sneaking: Promise<unknown> = Promise.resolve();
+    const { result } = await importBlockedInMove(threads, async () => {
+      // Its lookup finds the id free (the move is not committed); its own move waits on the unique index.
+      sneaking = importShared(other, [sneak]).catch((e: unknown) => e);
+      await waitingOnRows(2);
+    });
+    expect(result).toEqual({ threads: N });
+    const err = await sneaking;
+    expect(err).toBeInstanceOf(FixtureError);
+    expect((err as FixtureError).problems).toEqual([
+      { path: '$.threads[0].id', message: `id \`${threads[0].id}\` already exists in the store` },
+    ]);
+    expect((err as FixtureError).message).toBe(
+      await jsonMessage([sneak], [workspaceFile, fixture('sneak-first.json', threads.slice(0, 1))]),
+    );
+    expect(await readFullThread(other, threads[0].id)).toEqual(threads[0]);
+  });
+
   it('refuses a workspace another process deleted while it read, and changes nothing', async () => {
     const gone = uuid(80, 'a');
     await other.transact((tx) =>
