@@ -205,7 +205,7 @@ describe('requests', () => {
       return ok([5], null);
     });
     const seen: number[] = [];
-    for await (const page of client(s.base).pages<number>('listListings', {
+    for await (const page of client(s.base).pages<'listListings', number>('listListings', {
       params: { workspace: WS },
       query: { limit: 2 },
     }))

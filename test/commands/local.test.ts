@@ -48,8 +48,11 @@ afterEach(() => h.close());
 const plane = (o: Parameters<typeof seamHarness>[1] = {}) =>
   seamHarness(control, { ...o, env: { ...ADMIN, ...o.env } });
 const calls = () => h.stub.requests.map((_, i) => `${h.request(i).method} ${h.request(i).path}`);
-const refused = (def: Parameters<SeamHarness['refused']>[0], opts: object, kind = UsageError) =>
-  h.refused(def, opts, kind);
+const refused = (
+  def: Parameters<SeamHarness['refused']>[0],
+  opts: object,
+  kind: Parameters<SeamHarness['refused']>[2] = UsageError,
+) => h.refused(def, opts, kind);
 
 describe('the control plane: admin token and origin', () => {
   it("every control request goes to the target's origin under /_emulator with the admin token", async () => {

@@ -4,6 +4,7 @@ import Stripe from 'stripe';
 import { afterEach, expect, it } from 'vitest';
 import paymentsSimulate from '../../commands/payments/simulate.js';
 import { CliError } from '../../src/cli/errors.js';
+import type { Prompter } from '../../src/cli/io.js';
 import { fakeIO } from '../support/cli.js';
 import { record, seamHarness, type SeamHarness } from './harness.js';
 
@@ -78,11 +79,11 @@ it('refused before any request: no ORDER, no --outcome, an ORDER that is neither
 
 it('no --outcome on a terminal: chosen from the four outcomes, then sent', async () => {
   let offered: string[] = [];
-  const prompter = {
-    select: (o: { choices: Array<{ value: string }> }) => (
+  const prompter: Partial<Prompter> = {
+    select: ((o: Parameters<Prompter['select']>[0]) => (
       (offered = o.choices.map((c) => c.value)),
       Promise.resolve('refunded')
-    ),
+    )) as Prompter['select'],
   };
   h = await seamHarness(() => receipt, { env: { WCM_WEBHOOK_SECRET: SECRET }, io: fakeIO({ tty: true, prompter }) });
   expect(await h.run(paymentsSimulate, { args: [ORDER] })).toBe(0);

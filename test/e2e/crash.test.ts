@@ -24,12 +24,15 @@ async function allTitles(url: string): Promise<string[]> {
   const titles: string[] = [];
   let cursor: string | null = null;
   do {
-    const res = await fetch(`${url}/workspaces/${demo.ws1}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
-      headers: { authorization: `Bearer ${demo.owner}` },
-    });
+    const res: Response = await fetch(
+      `${url}/workspaces/${demo.ws1}/lists?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      {
+        headers: { authorization: `Bearer ${demo.owner}` },
+      },
+    );
     expect(res.status).toBe(200);
-    const page = await res.json();
-    titles.push(...page.data.map((l: { title: string }) => l.title));
+    const page = (await res.json()) as { data: Array<{ title: string }>; meta: { next_cursor: string | null } };
+    titles.push(...page.data.map((l) => l.title));
     cursor = page.meta.next_cursor;
   } while (cursor);
   return titles;

@@ -135,7 +135,8 @@ describe('the SDK Client validates every list and get result against its outputS
         .callTool({ name, arguments: await args(name) })
         .catch((err: Error) => ({ isError: true, content: [{ text: err.message }] }));
       expect(r.isError, `${name}: ${JSON.stringify(r.content)}`).toBeFalsy();
-      expect((r as { structuredContent: { data: unknown } }).structuredContent.data, name).toBeTruthy();
+      const structured = 'structuredContent' in r ? (r.structuredContent as { data?: unknown } | undefined) : undefined;
+      expect(structured?.data, name).toBeTruthy();
     }
   }, 60_000);
 });

@@ -335,14 +335,14 @@ describe('SIGKILL during a reset (built binary)', () => {
         const states = { a: await savedState('a'), b: await savedState('b') };
         let before: 'a' | 'b' = 'a';
         for (let round = 0; round < 10; round++) {
-          const to = before === 'a' ? 'b' : 'a';
+          const to: 'a' | 'b' = before === 'a' ? 'b' : 'a';
           const pending = control(server.url, '/reset', { to }).catch(() => undefined);
           await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 40)));
           server.proc.kill('SIGKILL');
           await server.proc;
           await pending;
           const now = await stateOnDisk();
-          const which = now === states[to] ? to : now === states[before] ? before : null;
+          const which: 'a' | 'b' | null = now === states[to] ? to : now === states[before] ? before : null;
           expect(
             which,
             `round ${round}: the state after the kill is neither the old (${before}) nor the new (${to}) one`,

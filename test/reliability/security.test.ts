@@ -148,7 +148,7 @@ const refusals: Refusal[] = [
     name: 'grant management by an OAuth token (granted the workspace)',
     applies: (op) => !!op.personal,
     authorization: `Bearer ${demo.oauthBlueFernOnly}`,
-    params: (op) => (op.path.includes('{workspace}') ? { workspace: demo.ws2 } : {}),
+    params: (op): Record<string, string> => (op.path.includes('{workspace}') ? { workspace: demo.ws2 } : {}),
     status: 403,
     code: () => 'personal_token_required',
   },

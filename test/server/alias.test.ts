@@ -17,9 +17,9 @@ function normalize(body: string, known: Set<string>): unknown {
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
     if (typeof v !== 'string') return v;
     // A problem names the path the caller used: the only place the base may show.
-    if (key === 'instance' || key === 'detail') v = v.replace(/\/api\/v1\//g, '/v1/');
+    const text = key === 'instance' || key === 'detail' ? v.replace(/\/api\/v1\//g, '/v1/') : v;
     return (
-      v
+      text
         .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) =>
           known.has(id) ? id : '<new-id>',
         )

@@ -226,10 +226,13 @@ describe.each(rows)('$operationId', (row) => {
   });
 
   it.each([
-    ['garbage', async () => 'not-a-cursor!'],
-    ['truncated', async () => (await cursorOf(url(row, demo.ws1, 'limit=1'))).slice(0, 12)],
-    ["listListings' cursor", async () => cursorOf(`/v1/workspaces/${demo.ws1}/lists?limit=1`)],
-    ["another workspace's cursor (ws2 of the same user)", async () => cursorOf(url(row, demo.ws2, 'limit=1'))],
+    ['garbage', async (): Promise<string> => 'not-a-cursor!'],
+    ['truncated', async (): Promise<string> => (await cursorOf(url(row, demo.ws1, 'limit=1'))).slice(0, 12)],
+    ["listListings' cursor", async (): Promise<string> => cursorOf(`/v1/workspaces/${demo.ws1}/lists?limit=1`)],
+    [
+      "another workspace's cursor (ws2 of the same user)",
+      async (): Promise<string> => cursorOf(url(row, demo.ws2, 'limit=1')),
+    ],
   ] as const)('a bad cursor (%s) is 400 invalid_cursor', async (_name, cursorFor) => {
     await fill(row, demo.ws1, 3);
     await fill(row, demo.ws2, 3);

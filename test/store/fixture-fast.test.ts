@@ -166,7 +166,10 @@ describe('a bulk seed keeps the threads’ messages as snapshot lines', () => {
 describe('snapshotChunks with lines longer than a chunk', () => {
   it('hands runs of lines out as pieces of their buffer, the same bytes as copied, none longer than a chunk', async () => {
     const lines = new LazyLines(0);
-    for (let i = 0; i < 500; i++) lines.add({ id: `t${i}`, messages: [{ body: 'x'.repeat(i % 40) }] });
+    for (let i = 0; i < 500; i++) {
+      const thread = { id: `t${i}`, messages: [{ body: 'x'.repeat(i % 40) }] };
+      lines.add(thread);
+    }
     const buf = lines.bytes();
     const section = {
       collection: 'thread_messages' as const,

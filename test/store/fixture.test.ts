@@ -81,12 +81,13 @@ describe('bad fixtures are rejected with the JSON path, and nothing is imported'
     ['an unknown top-level member', (d) => (d.colour = 'red'), ['$.colour: unknown member']],
     [
       'an unknown nested member',
-      (d) => (d.workspaces[0].members[0].since = '2020'),
+      // A member the fixture's type does not have: that is the point.
+      (d) => ((d.workspaces[0].members[0] as Record<string, unknown>).since = '2020'),
       ['$.workspaces[0].members[0].since: unknown member'],
     ],
     [
       'an unknown member in a listing item',
-      (d) => (d.listings[0].items = [{ title: 'Q', answer: 'A' }]),
+      (d) => ((d.listings[0] as Record<string, unknown>).items = [{ title: 'Q', answer: 'A' }]),
       ['$.listings[0].items[0].answer: unknown member'],
     ],
     [

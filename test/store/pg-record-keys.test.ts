@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEXES } from '../../src/store/indexes.js';
 import type { CollectionName } from '../../src/store/records.js';
-import type { RecordIndex, RecordPageQuery, RecordRepository } from '../../src/store/record-repository.js';
+import type { RecordIndex, RecordPageQuery, RecordRepository, RecordSlice } from '../../src/store/record-repository.js';
 import { INDEXES_OF } from '../../src/store/pg/records.js';
 import { encodeKey } from '../../src/store/pg/sort-keys.js';
 import { compareKeys, type SortKey } from '../../src/store/sorted-index.js';
@@ -94,14 +94,14 @@ async function pageAll(
   repo: RecordRepository,
   index: RecordIndex,
   part: string,
-  q: Omit<RecordPageQuery<never>, 'after'>,
+  q: Omit<RecordPageQuery<{ id: string }>, 'after'>,
 ) {
   const ids: string[] = [];
   const lasts: Array<SortKey | null> = [];
   let after: SortKey | null = null;
   for (let guard = 0; guard < 500; guard++) {
-    const p = await repo.page(index, part, { ...q, after } as RecordPageQuery<never>);
-    ids.push(...p.items.map((r: { id: string }) => r.id));
+    const p: RecordSlice<{ id: string }> = await repo.page(index, part, { ...q, after });
+    ids.push(...p.items.map((r) => r.id));
     lasts.push(p.last);
     if (!p.more) break;
     after = p.last;

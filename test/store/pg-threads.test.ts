@@ -14,6 +14,7 @@ import { Store } from '../../src/store/store.js';
 import type { ThreadFilter } from '../../src/store/thread-repository.js';
 import { putThread, type FullThread } from '../../src/store/threads.js';
 import type { SortKey } from '../../src/store/sorted-index.js';
+import type { RecordSlice } from '../../src/store/record-repository.js';
 import { freshDatabase } from '../support/postgres.js';
 import { allThreads, deleteThread, readFullThread } from '../support/threads.js';
 import { writeFileSync } from 'node:fs';
@@ -87,7 +88,7 @@ async function pageAll(s: Store, f: ThreadFilter, limit: number) {
   const keys: SortKey[] = [];
   let after: SortKey | null = null;
   for (let guard = 0; guard < 1000; guard++) {
-    const p = await s.threads.page(f, after, limit, (t) => t.id);
+    const p: RecordSlice<string> = await s.threads.page(f, after, limit, (t) => t.id);
     ids.push(...p.items);
     if (!p.more) break;
     keys.push(p.last!);

@@ -41,7 +41,12 @@ beforeEach(() => {
 });
 
 /** A code of `client` for Ada, exchanged: the grant's first tokens. */
-async function newGrant(store: Store, at: Clock, clientId = demo.oauthAppAcme, workspaces = [demo.ws1]) {
+async function newGrant(
+  store: Store,
+  at: Clock,
+  clientId: string = demo.oauthAppAcme,
+  workspaces: string[] = [demo.ws1],
+) {
   const client = findClient(store, clientId)!;
   const { verifier, challenge } = pkce();
   const redirect = client.redirect_uris[0];

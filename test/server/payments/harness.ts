@@ -23,6 +23,8 @@ export interface PublicApp {
     body?: string | Buffer;
     headers?: Record<string, string>;
     remoteAddress?: string;
+    /** Sent as the bearer token (sendJson). */
+    token?: string;
   }): Promise<AppResponse & { json: any }>;
   /** Closes the store and opens the same file again with a new App: a server restart. */
   restart(): Promise<void>;
