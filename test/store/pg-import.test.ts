@@ -1,9 +1,10 @@
 // `wcm local import --store URL` streams a fixture's threads in COPY batches into a temporary table,
-// without the write lock, then moves them into wcm_threads in one short transaction holding it
-// (src/store/seed.ts importShared, src/store/pg/thread-import.ts): memory holds a batch, not the
-// fixture, and other processes keep writing while the file is read. All or nothing still: a bad
-// record in the last batch, after the earlier batches were copied aside, leaves the database as it
-// was, with the message the JSON store gives; and another process sees none of an import or all of it.
+// without the write lock, then its transaction moves them into wcm_threads (--replace: into a new
+// table swapped in) and only then takes the lock for the tail (src/store/seed.ts importShared,
+// src/store/pg/thread-import.ts, thread-swap.ts): memory holds a batch, not the fixture, and other
+// processes keep writing while the file is read and while the rows are moved. All or nothing still:
+// a bad record in the last batch, after the earlier batches were copied aside, leaves the database
+// as it was, with the message the JSON store gives; and another process sees none of an import or all of it.
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -45,7 +45,7 @@ export class ThreadImport {
   private next: Awaited<ReturnType<typeof buildNext>> | null = null;
   failure: unknown = undefined;
 
-  /** `replace`: the table will be emptied, so no id in it is taken. `sql`: a reserved connection. */
+  /** `replace`: the table will be replaced, so no id in it is taken. `sql`: a reserved connection. */
   constructor(
     private readonly sql: Sql,
     private readonly replace: boolean,
