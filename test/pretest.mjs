@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// `npm test`'s first step: the build and both lint checks, side by side rather than one after the
-// other (each is one busy core: tsc, ESLint, Prettier). Each one's output is printed whole when it
-// ends, so the three never interleave; the step fails when any of them does, naming which.
+// `npm test`'s first step: the build, the type-check of test/ and both lint checks, in three lanes
+// side by side rather than one after the other (each is one busy core: tsc, ESLint, Prettier). The
+// type-check follows the build in its lane: it checks test/ against the build's .d.ts files
+// (tsconfig.test.json references tsconfig.json), so it needs them and adds no second check of src/.
+// Each step's output is printed whole when it ends, so they never interleave; the step fails when any
+// of them does, naming which.
 import { spawn } from 'node:child_process';
 
-const steps = ['build', 'lint:code', 'lint:format'];
+const lanes = [['build', 'typecheck'], ['lint:code'], ['lint:format']];
 const npm = process.env.npm_execpath;
 const run = (script) =>
   new Promise((resolve) => {
@@ -20,7 +23,17 @@ const run = (script) =>
     child.on('close', (code) => resolve({ script, code: code ?? 1, text: Buffer.concat(out).toString() }));
   });
 
-const results = await Promise.all(steps.map((s) => run(s).then((r) => (process.stdout.write(r.text), r))));
+/** A lane's scripts one after the other, up to the first that fails. */
+async function runLane(scripts) {
+  for (const script of scripts) {
+    const r = await run(script);
+    process.stdout.write(r.text);
+    if (r.code !== 0) return r;
+  }
+  return { code: 0 };
+}
+
+const results = await Promise.all(lanes.map(runLane));
 const failed = results.filter((r) => r.code !== 0).map((r) => r.script);
 if (failed.length) {
   console.error(
