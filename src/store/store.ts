@@ -1,12 +1,12 @@
 import path from 'node:path';
-import type { Sql } from 'postgres';
 import { acquireLock } from './lock.js';
 import { ownsDataDir, privateDir } from '../private-dir.js';
 import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
+import type { TablesBack } from './pg/named.js';
 import type { CollectionName, Tx } from './records.js';
 import type { TxReads } from './record-repository.js';
 import { loadBase, readConsistently, replayJournal } from './recover.js';
-import { linkSaved, loadSaved, replaceAll, replaceCount, sameFile } from './restore.js';
+import { linkSaved, loadSaved, replaceAll, replaceCount, restoreShared, sameFile } from './restore.js';
 import { heldReplace, type HeldReplace } from './held.js';
 import { patchSaved, rebaseSnapshot, SAVED_HEADER_BYTES, SAVED_KEPT_BYTES } from './snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from './state.js';
@@ -17,8 +17,6 @@ import { BULK_RECORDS, type StoreOptions } from './options.js';
 
 export { StoreCorruptError, defaultPipelineDepth, type Tx };
 export { BULK_RECORDS, type StoreOptions } from './options.js';
-/** Run inside a PostgreSQL store's bulk transaction (restore: the named snapshot's threads copied back). */
-type InSharedTx = (sql: Sql) => Promise<unknown>;
 
 /**
  * The durable JSON-file store. State lives in memory (state.ts); every transaction is appended to
@@ -192,7 +190,7 @@ export class Store extends StoreView {
    * small one (loadMany's threshold) is one transaction instead. Bytes that are not a readable
    * snapshot throw SnapshotError, and nothing changes.
    */
-  async restore(saved: Buffer, keep: readonly CollectionName[], from?: string, then?: InSharedTx): Promise<void> {
+  async restore(saved: Buffer, keep: readonly CollectionName[], from?: string, back?: TablesBack): Promise<void> {
     if (this.options.readOnly) throw new Error('This store is open read-only.');
     if (this.closed) throw new Error('The store is closed.');
     // The saved file itself becomes the data file when it can (linkSaved), else a copy of it; not
@@ -208,8 +206,8 @@ export class Store extends StoreView {
     const next = loadSaved(this.file, buf, keep, keptCount);
     // A small one costs less as one journal line than as a new snapshot file.
     const writes = replaceCount(this.state, next, keep);
-    // On PostgreSQL `then` copies the snapshot's threads back, in the same transaction.
-    if (this.shared) return void (await this.shared.bulk((tx) => replaceAll(tx, next, keep), then));
+    // On PostgreSQL `back` puts the snapshot's threads and records back, in the same transaction.
+    if (this.shared) return void (await restoreShared(this.shared, next, keep, back));
     if (writes <= BULK_RECORDS) return void (await this.loadMany(writes, (tx) => replaceAll(tx, next, keep)));
     await heldReplace(this.replacing(), async () => {
       this.state = next;

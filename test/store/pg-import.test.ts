@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetState, saveSnapshot } from '../../src/server/emulator/state.js';
 import { FixtureError } from '../../src/store/fixture.js';
 import { THREAD_COLUMNS, threadRow } from '../../src/store/pg/threads.js';
 import { ImportConflictError, importShared, seedStore } from '../../src/store/seed.js';
@@ -572,5 +573,56 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
     expect((await raw`select to_regclass('wcm_threads_next') as t`)[0].t).toBeNull();
     expect(await other.threads.size()).toBe(50);
     expect(await readFullThread(other, again[49].id)).toEqual(again[49]);
+  });
+  it('resets to a named snapshot by building its threads table aside: another process writes meanwhile, then every process sees the snapshot whole', async () => {
+    const indexes = () =>
+      raw`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'wcm_threads' order by 1`;
+    const saved = Array.from({ length: N }, (_, i) => thread(90_000 + i));
+    await importShared(pg, [workspaceFile, fixture('to-save.json', saved)], { replace: true, batchRows: BATCH });
+    // On PostgreSQL the data file plays no part: the snapshot is rows in the database.
+    await saveSnapshot(pg, '', 'before-reset');
+    const later = Array.from({ length: 100 }, (_, i) => thread(95_000 + i));
+    await importShared(pg, [fixture('after-save.json', later)]);
+    const before = await indexes();
+    const [{ oid }] = await raw`select 'wcm_threads'::regclass::oid as oid`;
+    const ws = uuid(82, 'a');
+    const order: string[] = [];
+    const blocker = await conns.reserve();
+    try {
+      // Holding the snapshot's threads: the reset waits for them as it builds its table, without the write lock.
+      await blocker`begin`;
+      await blocker`lock table wcm_named_threads in access exclusive mode`;
+      const { seen, result } = await watch(async () => {
+        const resetting = resetState(pg, '', 'before-reset').finally(() => order.push('reset'));
+        await waitingOn('relation');
+        await Promise.race([
+          other
+            .transact((tx) =>
+              tx.put('workspaces', { id: ws, name: 'during the reset', stripe_account_id: null, members: [] }),
+            )
+            .finally(() => order.push('write')),
+          new Promise((_, reject) => setTimeout(() => reject(new Error('still waiting for the reset')), 10_000)),
+        ]);
+        await blocker`rollback`;
+        return resetting;
+      });
+      expect(result).toEqual({ workspaces: 2, threads: N });
+      // Another process saw the threads before the reset or the snapshot's, never a mix.
+      expect([...seen].every((n) => n === N + 100 || n === N)).toBe(true);
+    } finally {
+      await blocker`rollback`.catch(() => undefined);
+      blocker.release();
+    }
+    expect(order).toEqual(['write', 'reset']);
+    await other.sync();
+    // The reset cleared the workspace written before it committed: it replaces everything but the settings.
+    expect(other.get('workspaces', ws)).toBeUndefined();
+    expect(await other.threads.size()).toBe(N);
+    expect(await other.threads.get(later[0].id)).toBeUndefined();
+    expect(await readFullThread(other, saved[N - 1].id)).toEqual(saved[N - 1]);
+    // Another table, built aside and swapped in, with the same indexes under the same names.
+    expect((await raw`select 'wcm_threads'::regclass::oid as oid`)[0].oid).not.toBe(oid);
+    expect(await indexes()).toEqual(before);
+    expect((await raw`select to_regclass('wcm_threads_next') as t`)[0].t).toBeNull();
   });
 });

@@ -12,9 +12,8 @@ import { privateDir } from '../../private-dir.js';
 import { replaceWithFixtures } from '../../store/seed.js';
 import { COLLECTIONS, type CollectionName } from '../../store/records.js';
 import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
-import { pgShelf } from '../../store/pg/named.js';
+import { pgShelf, type TablesBack } from '../../store/pg/named.js';
 import type { Store } from '../../store/store.js';
-import type { Sql } from 'postgres';
 import { ProblemError } from '../problems.js';
 
 /** Where `--seed` files of the first start are remembered (so `reset --to seed` can load them again). */
@@ -134,11 +133,7 @@ async function target(
   store: Store,
   dataFile: string,
   to: unknown,
-): Promise<
-  | Records[]
-  | { seed: string[] }
-  | { name: string; file?: string; saved: Buffer; threads?: (sql: Sql) => Promise<unknown> }
-> {
+): Promise<Records[] | { seed: string[] } | { name: string; file?: string; saved: Buffer; tables?: TablesBack }> {
   if (to === undefined || to === 'empty') return [];
   if (to === 'seed') return { seed: seedFiles(store) };
   const n = checkName(to);
@@ -150,7 +145,7 @@ async function target(
       detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
     });
   // On a database there is no file to link: the bytes are loaded as they are.
-  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved, threads: db?.tablesBack(n) };
+  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved, tables: db?.tablesBack(n) };
   try {
     return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];
   } catch (err) {
@@ -176,7 +171,7 @@ export async function resetState(store: Store, dataFile: string, to: unknown): P
   if ('seed' in loaded) return resetToSeed(store, loaded.seed);
   if (!Array.isArray(loaded)) {
     try {
-      await store.restore(loaded.saved, KEPT, loaded.file, loaded.threads);
+      await store.restore(loaded.saved, KEPT, loaded.file, loaded.tables);
     } catch (err) {
       if (err instanceof SnapshotError) throw cannotLoad(loaded.name, new Error(`it ${err.message}.`));
       throw err;

@@ -1,5 +1,16 @@
 import type { Sql } from 'postgres';
-import { THREAD_COLUMNS } from './threads.js';
+import type { CollectionName } from '../records.js';
+import type { BulkSteps } from './log.js';
+import { buildNext, swapIn } from './thread-swap.js';
+import { THREAD_COLLECTIONS, THREAD_COLUMNS } from './threads.js';
+
+/** How a restore puts a named snapshot's tables back (Store.restore): steps of its bulk load. */
+export interface TablesBack extends BulkSteps {
+  /** Under the write lock, before the load's writes: the threads' table built by `before` swapped in. */
+  swap: (sql: Sql) => Promise<unknown>;
+  /** The collections `swap` replaces whole: the load must not clear them. */
+  swapped: readonly CollectionName[];
+}
 
 /** The tables a named snapshot copies beside its bytes (the records no process holds), and their copies. */
 const COPIED = [
@@ -54,15 +65,27 @@ export const pgShelf = (sql: Sql) => ({
       return (await q`delete from wcm_named_snapshots where name = ${name}`).count > 0;
     });
   },
-  /** Copies the snapshot's threads and records back (run in the restoring transaction, after the tables were emptied). */
-  tablesBack(name: string) {
-    return async (q: Sql) => {
-      await q`insert into wcm_threads select ${q(THREAD_COLUMNS as unknown as string[])} from wcm_named_threads where name = ${name}`;
-      // A collection moved to the table since the snapshot was saved came back from its bytes already.
-      await q`insert into wcm_records (collection, id, k, body)
-        select collection, id, k, body from wcm_named_records where name = ${name} order by pos on conflict do nothing`;
-      await q`insert into wcm_record_keys (ix, part, k, id)
-        select ix, part, k, id from wcm_named_record_keys where name = ${name} on conflict do nothing`;
+  /**
+   * Puts the snapshot's threads and records back. The threads' table is built aside before the
+   * write lock and swapped in under it (thread-swap.ts, as a replacing import does): other
+   * processes' writes wait for the swap, not for copying and indexing every thread.
+   */
+  tablesBack(name: string): TablesBack {
+    let next: Awaited<ReturnType<typeof buildNext>> = [];
+    return {
+      swapped: [...THREAD_COLLECTIONS],
+      before: async (q) => {
+        const cols = q(THREAD_COLUMNS as unknown as string[]);
+        next = await buildNext(q, q`select ${cols} from wcm_named_threads where name = ${name}`);
+      },
+      swap: (q) => swapIn(q, next),
+      then: async (q) => {
+        // A collection moved to the table since the snapshot was saved came back from its bytes already.
+        await q`insert into wcm_records (collection, id, k, body)
+          select collection, id, k, body from wcm_named_records where name = ${name} order by pos on conflict do nothing`;
+        await q`insert into wcm_record_keys (ix, part, k, id)
+          select ix, part, k, id from wcm_named_record_keys where name = ${name} on conflict do nothing`;
+      },
     };
   },
 });

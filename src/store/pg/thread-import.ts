@@ -109,7 +109,7 @@ export class ThreadImport {
    * instead (thread-swap.ts), swapped in under the lock.
    */
   async move(sql: Sql): Promise<void> {
-    if (this.replace) return void (this.next = await buildNext(sql, ASIDE));
+    if (this.replace) return void (this.next = await buildNext(sql, sql`select * from ${sql(ASIDE)}`));
     if (!this.count) return;
     await sql`savepoint wcm_move`;
     try {

@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Fragment, Sql } from 'postgres';
 
 /** The table a replacing import builds beside `wcm_threads`, in its transaction, then swaps in. */
 const NEXT = 'wcm_threads_next';
@@ -14,14 +14,15 @@ interface Index {
 }
 
 /**
- * Before the write lock, in the import's transaction (so a failure or a crash leaves nothing):
- * a copy of `wcm_threads`'s definition filled from `from`, then its indexes built over the rows
+ * Before the write lock, in the load's transaction (so a failure or a crash leaves nothing): a
+ * copy of `wcm_threads`'s definition filled by `rows` (a query of its columns in order: an
+ * import's table aside, a named snapshot's threads), then its indexes built over the rows
  * (one sort each, much faster than maintaining them row by row) and its statistics taken. Other
  * processes never see the table: it is created in the transaction. Returns the indexes to rename.
  */
-export async function buildNext(sql: Sql, from: string): Promise<Index[]> {
+export async function buildNext(sql: Sql, rows: Fragment): Promise<Index[]> {
   await sql`create table ${sql(NEXT)} (like wcm_threads including defaults including constraints including storage)`;
-  await sql`insert into ${sql(NEXT)} select * from ${sql(from)}`;
+  await sql`insert into ${sql(NEXT)} ${rows}`;
   const indexes = await sql<Index[]>`
     select c.relname as name, pg_get_indexdef(i.indexrelid) as def, i.indisprimary as primary
     from pg_index i join pg_class c on c.oid = i.indexrelid
