@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain ESM script of the benchmark, without type declarations.
 import { accounts, expectedThreadPage, generateListings, generateThreads, threadSummary } from './datasets.mjs';
 import { importRecords, parseFixture } from '../../src/store/fixture.js';
 import { threadFilterPartition } from '../../src/store/indexes.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../support/server.js';
-
-interface Thread {
-  id: string;
-}
 
 describe('benchmark data sets', () => {
   it('are deterministic: the same size gives the same records', () => {
@@ -19,7 +14,7 @@ describe('benchmark data sets', () => {
 
   it('are valid store fixtures, and the expected page is the store index order for that filter', async () => {
     const acc = accounts();
-    const threads: Thread[] = generateThreads(2_000);
+    const threads = generateThreads(2_000);
     const fixture = {
       version: 1,
       users: acc.users,
@@ -45,7 +40,7 @@ describe('benchmark data sets', () => {
           view,
           channel,
           limit: 50,
-        }) as Thread[];
+        });
         expect(page.length).toBeGreaterThan(0);
         // The partition listThreads reads for this filter.
         const fromIndex = store
