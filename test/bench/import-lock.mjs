@@ -6,8 +6,10 @@
 //
 // --replace: demo.json and the threads are imported first, then again with `--replace` (as a reset
 // to the seed does).
+// --reset: demo.json and the threads are imported and saved as a named snapshot, then a second store
+// (its own connections, in this process) resets to it as POST /_emulator/reset {"to": name} does.
 //
-//   node test/bench/import-lock.mjs [--threads 100000] [--replace] [--root DIR]   (DIR: a built checkout, default this one)
+//   node test/bench/import-lock.mjs [--threads 100000] [--replace | --reset] [--root DIR]   (DIR: a built checkout, default this one)
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ const arg = (name, fallback) => {
 const n = Number(arg('threads', 100_000));
 const root = path.resolve(arg('root', ROOT));
 const replace = process.argv.includes('--replace');
+const reset = process.argv.includes('--reset');
 const work = mkdtempSync(path.join(tmpdir(), 'wcm-import-lock-'));
 // Searchable by `postgres` when run as root (the cluster runs as that user, as in pg.mjs).
 chmodSync(work, 0o755);
@@ -41,19 +44,25 @@ function wcm(...args) {
 
 const { startEmbedded } = await import(path.join(root, 'dist/src/store/pg/embedded.js'));
 const { Store } = await import(path.join(root, 'dist/src/store/store.js'));
+const { resetState, saveSnapshot } = await import(path.join(root, 'dist/src/server/emulator/state.js'));
 const cluster = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120_000 });
 try {
   const fixture = path.join(work, 'threads.json');
   writeFileSync(fixture, JSON.stringify(generateThreads({ count: n, workspaceId: DEMO_WS1 })));
   const demo = path.join(root, 'fixtures/demo.json');
-  // With --replace, the threads are there already: the replace swaps 100,000 for 100,000.
-  await wcm('local', 'import', demo, ...(replace ? [fixture] : []), '--store', cluster.url);
+  // With --replace or --reset, the threads are there already: 100,000 are swapped for 100,000.
+  await wcm('local', 'import', demo, ...(replace || reset ? [fixture] : []), '--store', cluster.url);
   const store = await Store.openShared(cluster.url);
+  const resetter = reset ? await Store.openShared(cluster.url) : null;
+  // On PostgreSQL the data file plays no part in a named snapshot: it is rows in the database.
+  if (resetter) await saveSnapshot(resetter, '', 'bench');
   const waits = [];
   let done = false;
   const t0 = performance.now();
   const args = replace ? [demo, fixture, '--store', cluster.url, '--replace'] : [fixture, '--store', cluster.url];
-  const importing = wcm('local', 'import', ...args).finally(() => (done = true));
+  const importing = (resetter ? resetState(resetter, '', 'bench') : wcm('local', 'import', ...args)).finally(
+    () => (done = true),
+  );
   for (let i = 0; !done; i++) {
     const t = performance.now();
     await store.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', DEMO_WS1), name: `Acme ${i}` }));
@@ -63,10 +72,12 @@ try {
   await importing;
   const wall = (performance.now() - t0) / 1000;
   await store.close();
+  await resetter?.close();
   waits.sort((a, b) => a - b);
   const ms = (v) => `${Math.round(v)} ms`;
   console.log(
-    `${n} threads${replace ? ' (--replace)' : ''}: import ${wall.toFixed(1)} s; ${waits.length} writes from another process meanwhile, ` +
+    `${n} threads${replace ? ' (--replace)' : ''}: ${reset ? 'reset to a named snapshot' : 'import'} ${wall.toFixed(1)} s; ` +
+      `${waits.length} writes from another ${reset ? 'store' : 'process'} meanwhile, ` +
       `median ${ms(waits[waits.length >> 1])}, max ${ms(waits.at(-1))}`,
   );
 } finally {
