@@ -5,6 +5,7 @@ import type { CommandDef } from '../../src/cli/command.js';
 import { ProfileStore } from '../../src/cli/config.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { createFactory, type GlobalFlags } from '../../src/cli/factory.js';
+import { selectJsonFields } from '../../src/cli/output.js';
 import { httpStub } from '../client/stubs.js';
 import { fakeIO, runInProcess, type FakeIO } from '../support/cli.js';
 import { onPort, tempDir } from '../support/server.js';
@@ -58,8 +59,12 @@ export async function seamHarness(
     WCM_WORKSPACE: SEAM_WS,
     ...o.env,
   };
-  const run = <O>(def: CommandDef<O>, opts: Partial<O> & { args?: string[] } = {}, globals: GlobalFlags = {}) =>
-    def.run({ args: [], ...opts } as O & { args: string[] }, createFactory(io, env, globals, cfg.dir));
+  const run = async <O>(def: CommandDef<O>, opts: Partial<O> & { args?: string[] } = {}, globals: GlobalFlags = {}) => {
+    // As main() does before every command: the `--json a,b` selection is the output module's, and a
+    // file run earlier in the same worker (in-process tests share their modules) may have left one.
+    await selectJsonFields(globals.jsonFields);
+    return def.run({ args: [], ...opts } as O & { args: string[] }, createFactory(io, env, globals, cfg.dir));
+  };
   return {
     stub,
     io,
