@@ -8,10 +8,12 @@
 // to the seed does).
 // --reset: demo.json and the threads are imported and saved as a named snapshot, then a second store
 // (its own connections, in this process) resets to it as POST /_emulator/reset {"to": name} does.
+// --bookings: the file holds N bookings (demo.json's first, new ids and times) instead of threads:
+// records other than threads, which an import still writes under the lock.
 //
-//   node test/bench/import-lock.mjs [--threads 100000] [--replace | --reset] [--root DIR]   (DIR: a built checkout, default this one)
+//   node test/bench/import-lock.mjs [--threads 100000] [--replace | --reset] [--bookings] [--root DIR]   (DIR: a built checkout, default this one)
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from './datasets.mjs';
@@ -25,6 +27,7 @@ const n = Number(arg('threads', 100_000));
 const root = path.resolve(arg('root', ROOT));
 const replace = process.argv.includes('--replace');
 const reset = process.argv.includes('--reset');
+const bookings = process.argv.includes('--bookings');
 const work = mkdtempSync(path.join(tmpdir(), 'wcm-import-lock-'));
 // Searchable by `postgres` when run as root (the cluster runs as that user, as in pg.mjs).
 chmodSync(work, 0o755);
@@ -48,8 +51,11 @@ const { resetState, saveSnapshot } = await import(path.join(root, 'dist/src/serv
 const cluster = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120_000 });
 try {
   const fixture = path.join(work, 'threads.json');
-  writeFileSync(fixture, JSON.stringify(generateThreads({ count: n, workspaceId: DEMO_WS1 })));
   const demo = path.join(root, 'fixtures/demo.json');
+  writeFileSync(
+    fixture,
+    JSON.stringify(bookings ? manyBookings(demo) : generateThreads({ count: n, workspaceId: DEMO_WS1 })),
+  );
   // With --replace or --reset, the threads are there already: 100,000 are swapped for 100,000.
   await wcm('local', 'import', demo, ...(replace || reset ? [fixture] : []), '--store', cluster.url);
   const store = await Store.openShared(cluster.url);
@@ -76,11 +82,26 @@ try {
   waits.sort((a, b) => a - b);
   const ms = (v) => `${Math.round(v)} ms`;
   console.log(
-    `${n} threads${replace ? ' (--replace)' : ''}: ${reset ? 'reset to a named snapshot' : 'import'} ${wall.toFixed(1)} s; ` +
+    `${n} ${bookings ? 'bookings' : 'threads'}${replace ? ' (--replace)' : ''}: ${reset ? 'reset to a named snapshot' : 'import'} ${wall.toFixed(1)} s; ` +
       `${waits.length} writes from another ${reset ? 'store' : 'process'} meanwhile, ` +
       `median ${ms(waits[waits.length >> 1])}, max ${ms(waits.at(-1))}`,
   );
 } finally {
   await cluster.stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/** A fixture of `n` bookings: demo.json's first, each with its own id and an hour of its own. */
+function manyBookings(demo) {
+  const first = JSON.parse(readFileSync(demo, 'utf8')).bookings[0];
+  const at = (i, h) => new Date(Date.UTC(2026, 0, 1) + i * 60_000 + h * 3_600_000).toISOString().replace('.000', '');
+  const id = (i) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+  const all = Array.from({ length: n }, (_, i) => ({
+    ...first,
+    id: id(i),
+    workspace_id: DEMO_WS1,
+    starts_at: at(i, 0),
+    ends_at: at(i, 1),
+  }));
+  return { version: 1, bookings: all };
 }
