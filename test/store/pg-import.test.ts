@@ -13,6 +13,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetState, saveSnapshot } from '../../src/server/emulator/state.js';
 import { FixtureError } from '../../src/store/fixture.js';
+import { SWAP_MIN_ROWS } from '../../src/store/pg/thread-swap.js';
 import { THREAD_COLUMNS, threadRow } from '../../src/store/pg/threads.js';
 import { ImportConflictError, importShared, seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
@@ -558,21 +559,34 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
 
     // A reader holding the table past 2 s: the rows are copied over instead (the same table stays).
     const [{ oid: kept }] = await raw`select 'wcm_threads'::regclass::oid as oid`;
-    const again = Array.from({ length: 50 }, (_, i) => thread(80_000 + i));
+    // (As many as a swap needs: fewer are copied anyway, below.)
+    const again = Array.from({ length: SWAP_MIN_ROWS }, (_, i) => thread(80_000 + i));
     const reader = await conns.reserve();
     try {
       await reader`begin`;
       await reader`select count(*) from wcm_threads`;
       const result = await importShared(pg, [workspaceFile, fixture('replace-read.json', again)], { replace: true });
-      expect(result).toEqual({ workspaces: 2, threads: 50 });
+      expect(result).toEqual({ workspaces: 2, threads: SWAP_MIN_ROWS });
     } finally {
       await reader`rollback`;
       reader.release();
     }
     expect((await raw`select 'wcm_threads'::regclass::oid as oid`)[0].oid).toBe(kept);
     expect((await raw`select to_regclass('wcm_threads_next') as t`)[0].t).toBeNull();
-    expect(await other.threads.size()).toBe(50);
-    expect(await readFullThread(other, again[49].id)).toEqual(again[49]);
+    expect(await other.threads.size()).toBe(SWAP_MIN_ROWS);
+    expect(await readFullThread(other, again[SWAP_MIN_ROWS - 1].id)).toEqual(again[SWAP_MIN_ROWS - 1]);
+  });
+
+  it('with replace, copies fewer threads than a swap needs under the lock: the same table, the new rows', async () => {
+    await importShared(pg, [workspaceFile, fixture('all.json', THREADS)], { replace: true, batchRows: BATCH });
+    const [{ oid }] = await raw`select 'wcm_threads'::regclass::oid as oid`;
+    const few = Array.from({ length: SWAP_MIN_ROWS - 1 }, (_, i) => thread(60_000 + i));
+    const result = await importShared(pg, [workspaceFile, fixture('replace-few.json', few)], { replace: true });
+    expect(result).toEqual({ workspaces: 2, threads: SWAP_MIN_ROWS - 1 });
+    expect((await raw`select 'wcm_threads'::regclass::oid as oid`)[0].oid).toBe(oid);
+    expect(await other.threads.size()).toBe(SWAP_MIN_ROWS - 1);
+    expect(await readFullThread(other, few[0].id)).toEqual(few[0]);
+    expect(await readFullThread(other, thread(0).id)).toBeUndefined();
   });
   it('resets to a named snapshot by building its threads table aside: another process writes meanwhile, then every process sees the snapshot whole', async () => {
     const indexes = () =>

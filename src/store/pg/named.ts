@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import type { CollectionName } from '../records.js';
 import type { BulkSteps } from './log.js';
-import { buildNext, swapIn } from './thread-swap.js';
+import { buildNext, swapIn, type Next } from './thread-swap.js';
 import { THREAD_COLLECTIONS, THREAD_COLUMNS } from './threads.js';
 
 /** How a restore puts a named snapshot's tables back (Store.restore): steps of its bulk load. */
@@ -71,14 +71,14 @@ export const pgShelf = (sql: Sql) => ({
    * processes' writes wait for the swap, not for copying and indexing every thread.
    */
   tablesBack(name: string): TablesBack {
-    let next: Awaited<ReturnType<typeof buildNext>> = [];
+    let next: Next | undefined;
     return {
       swapped: [...THREAD_COLLECTIONS],
       before: async (q) => {
         const cols = q(THREAD_COLUMNS as unknown as string[]);
         next = await buildNext(q, q`select ${cols} from wcm_named_threads where name = ${name}`);
       },
-      swap: (q) => swapIn(q, next),
+      swap: (q) => swapIn(q, next!),
       then: async (q) => {
         // A collection moved to the table since the snapshot was saved came back from its bytes already.
         await q`insert into wcm_records (collection, id, k, body)
