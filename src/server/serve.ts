@@ -52,6 +52,11 @@ export interface LocalServer extends RunningServer {
   adminToken?: string;
   /** The first token of a seeded fixture that can do everything, for profile `local`. */
   seededToken?: { token: string; workspaceId: string };
+  /**
+   * A seed is answered from memory while its snapshot is written: this settles once it is durable
+   * (writes wait until then), or rejects if it could not be written (writes are then refused, 503).
+   */
+  seedDurable?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -138,6 +143,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const notes: string[] = [];
   let bootstrap: LocalServer['bootstrap'];
   let seededToken: LocalServer['seededToken'];
+  let seedDurable: Promise<void> | undefined;
   try {
     // Extensions first: their own writes (the webhook signing secret) then go ahead of a big seed.
     // (The compaction a big seed starts runs beside reads and writes alike.)
@@ -179,17 +185,24 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         if (store.isEmpty()) {
           // The files are streamed; their tokens (in clear) are kept for the one printed below.
           const docs: unknown[] = [];
-          const counts = await seedStore(store, options.seeds, undefined, (f) => docs.push({ tokens: f.tokens }));
+          // In the background: reads are answered from memory while the snapshot is written.
+          const counts = await seedStore(store, options.seeds, undefined, (f) => docs.push({ tokens: f.tokens }), {
+            background: true,
+          });
           notes.push(
             `seeded from ${options.seeds.join(', ')}: ${Object.entries(counts)
               .map(([k, v]) => `${v} ${k}`)
               .join(', ')}`,
           );
           seededToken = firstAllPowerfulToken(docs, store);
-          // Remembered for `POST /_emulator/reset {"to": "seed"}`.
-          await store.transact((tx) =>
-            tx.put('settings', { id: SEED_FILES_SETTING, value: options.seeds!.map((f) => path.resolve(f)) }),
-          );
+          // Remembered for `POST /_emulator/reset {"to": "seed"}`. The first write: acknowledged
+          // once the seed's snapshot and then its own journal line are durable.
+          seedDurable = store
+            .transact((tx) =>
+              tx.put('settings', { id: SEED_FILES_SETTING, value: options.seeds!.map((f) => path.resolve(f)) }),
+            )
+            .then(() => undefined);
+          seedDurable.catch((err: unknown) => options.log?.(`[error] ${(err as Error).message}`));
         } else {
           notes.push(`the store already holds data, so --seed was not applied (use \`wcm local import\` to add to it)`);
         }
@@ -234,6 +247,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       adminToken: typeof extra.services?.adminToken === 'string' ? extra.services.adminToken : undefined,
       bootstrap,
       seededToken,
+      seedDurable,
       close: async () => {
         await running.close();
         await store.close();

@@ -1,12 +1,13 @@
 import type { Committer, Pending } from './commit.js';
+import { StoreUnavailableError } from './pg/errors.js';
 
 /** What heldReplace needs of the store. */
 export interface HeldReplace {
   committer: Pick<Committer, 'hold' | 'dropPending'>;
   /** The state was touched: a failure must read it back from disk. */
   changed(): boolean;
-  /** The state is being read back: transactions are refused meanwhile. */
-  reloading(): void;
+  /** The state is being read back (or kept, not durable: a load in the background): transactions are refused meanwhile. */
+  reloading(err: unknown): void;
   reload(dropped: Pending[], err: unknown): Promise<void>;
 }
 
@@ -23,7 +24,7 @@ export async function heldReplace(host: HeldReplace, write: () => Promise<void>)
     } catch (err) {
       // Before the writes held meanwhile are let go: they were made on the state being dropped.
       if (host.changed()) {
-        host.reloading();
+        host.reloading(err);
         dropped = host.committer.dropPending();
       }
       throw err;
@@ -34,5 +35,21 @@ export async function heldReplace(host: HeldReplace, write: () => Promise<void>)
   } catch (err) {
     if (host.changed()) await host.reload(dropped, err);
     throw err;
+  }
+}
+
+/**
+ * A bulk load answered from memory before its snapshot was durable (`wcm serve --seed`) whose
+ * snapshot then failed: the records are served, but they are not on disk, so a write journaled on
+ * top of them could not be replayed. Writes are refused (503) until a restart loads them again.
+ */
+export class BulkNotDurableError extends StoreUnavailableError {
+  constructor(file: string, cause: unknown) {
+    const why = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
+    super(`the data file could not be written: ${why}`);
+    this.message =
+      `The seeded records could not be written to ${file} (${(cause as Error).message}): ` +
+      `they are served from memory but are not on disk, so writes are refused. ` +
+      `Free disk space (or fix the cause) and restart the server: the seed is loaded again.`;
   }
 }

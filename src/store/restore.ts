@@ -5,7 +5,20 @@ import type { PgLog } from './pg/log.js';
 import type { TablesBack } from './pg/named.js';
 import { COLLECTIONS, type CollectionName, type Tx } from './records.js';
 import { readSnapshot, SnapshotError } from './snapshot.js';
+import { patchSaved, rebaseSnapshot } from './snapshot-writer.js';
 import { State } from './state.js';
+
+/**
+ * A saved snapshot's bytes as the data file at `seq`, with `keep`'s records of `current` (patched
+ * in place when it is laid out for them, else rebased), and the state they read as.
+ */
+export function rebaseSaved(file: string, current: State, saved: Buffer, seq: number, keep: readonly CollectionName[]) {
+  const kept = keep.map((c) => ({ collection: c, records: current.valuesInOrder(c) }));
+  const patched = kept.length === 1 && patchSaved(saved, seq, kept[0]);
+  const buf = patched ? saved : rebaseSnapshot(saved, seq, kept);
+  const keptCount = kept.reduce((n, s) => n + s.records.length, 0);
+  return { buf, patched, next: loadSaved(file, buf, keep, keptCount) };
+}
 
 /**
  * Reads a rebased saved snapshot (Store.restore) into a new state, indexes and all, as a cold start

@@ -4,7 +4,6 @@ import { readFixtureStream, FixtureSyntaxError } from './fixture-stream.js';
 import {
   checkFixture,
   FixtureError,
-  importRecords,
   lookupWith,
   parseFixture,
   putRecords,
@@ -57,12 +56,15 @@ export async function readFixtureFile(
  * Reads, validates and imports fixture files into a store: all or nothing. `parsed` are the files'
  * documents when the caller already read them; else each file is streamed, and `checked` sees each
  * as it passed its schema (tokens still in clear; on the JSON store its threads already packed, packThread).
+ * `background`: on the JSON store, a big load resolves once it is in memory, its snapshot still
+ * being written; writes wait until it is durable (Store.bulk).
  */
 export async function seedStore(
   store: Store,
   files: string[],
   parsed?: unknown[],
   checked?: (f: CheckedFixture) => void,
+  opts: { background?: boolean } = {},
 ): Promise<Record<string, number>> {
   if (store.shared && !parsed) return importShared(store, files, { checked });
   // Validate every file before writing any, each against the store plus the files before it, then
@@ -76,7 +78,9 @@ export async function seedStore(
         : await readFixtureFile(file, lookupWith(existing, all), checked, store.shared ? undefined : 'packed'),
     );
   if (store.shared) await refuseTaken(store, files, all, ['threads', ...store.tabled]);
-  return importRecords(store, ...all);
+  let counts: Record<string, number> = {};
+  await store.loadMany(recordCount(all), (tx) => void (counts = putRecords(tx, all)), opts);
+  return counts;
 }
 
 /** Collections that fixture records refer to (checkFixture: articles' lists, orders' offers, events' agents). */

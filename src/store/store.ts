@@ -6,11 +6,11 @@ import type { TablesBack } from './pg/named.js';
 import type { CollectionName, Tx } from './records.js';
 import type { TxReads } from './record-repository.js';
 import { loadBase, readConsistently, replayJournal } from './recover.js';
-import { linkSaved, loadSaved, replaceAll, replaceCount, restoreShared, sameFile } from './restore.js';
-import { heldReplace, type HeldReplace } from './held.js';
-import { patchSaved, rebaseSnapshot, SAVED_HEADER_BYTES, SAVED_KEPT_BYTES } from './snapshot-writer.js';
+import { linkSaved, rebaseSaved, replaceAll, replaceCount, restoreShared, sameFile } from './restore.js';
+import { BulkNotDurableError, heldReplace, type HeldReplace } from './held.js';
+import { SAVED_HEADER_BYTES, SAVED_KEPT_BYTES } from './snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from './state.js';
-import { Committer, defaultPipelineDepth, undoFailed, type Pending } from './commit.js';
+import { Committer, defaultPipelineDepth, undoFailed } from './commit.js';
 import { Compaction } from './compaction.js';
 import { StoreView } from './view.js';
 import { BULK_RECORDS, type StoreOptions } from './options.js';
@@ -27,22 +27,22 @@ export { BULK_RECORDS, type StoreOptions } from './options.js';
  */
 export class Store extends StoreView {
   private readonly files: FileLayer;
+  readonly journalFile = `${this.file}.journal`;
   private readonly committer: Committer;
   private readonly compaction: Compaction;
   private releaseLock: (() => Promise<void>) | null = null;
   private closed = false;
   /** close() has begun (transactions are still taken until it has drained). */
   private closing = false;
-  /** A failed bulk load is reading the state back from disk: transactions are refused meanwhile. */
-  private reloading = false;
+  /** Why transactions are refused: a failed bulk load is being read back, or one in the background was not written. */
+  private refused: Error | null = null;
 
   private constructor(
     file: string,
     private readonly options: StoreOptions,
   ) {
     super(file);
-    this.files = options.files ?? nodeFileLayer;
-    const files = this.files;
+    const files = (this.files = options.files ?? nodeFileLayer);
     const journalFile = this.journalFile;
     this.compaction = new Compaction({
       files,
@@ -53,7 +53,6 @@ export class Store extends StoreView {
         if (!this.options.readOnly) this.prune();
         return { seq: this.seq, sections: this.state.snapshotSections() };
       },
-      written: () => undefined,
       ready: () => this.committer.poke(),
     });
     this.committer = new Committer({
@@ -64,10 +63,6 @@ export class Store extends StoreView {
       closing: () => this.closing,
       fail: (failed, err) => void (this.seq = undoFailed(this.state, failed, err) ?? this.seq),
     });
-  }
-
-  get journalFile(): string {
-    return `${this.file}.journal`;
   }
 
   /** Opens (creating if needed) a data file for a server: takes the lock, recovers the journal. */
@@ -122,11 +117,9 @@ export class Store extends StoreView {
    * reads with `tx.get` of the collections a PostgreSQL store may keep out of memory (TxReads).
    */
   transact<T>(fn: (tx: Tx) => T, reads?: TxReads): Promise<T> {
-    if (this.options.readOnly) return Promise.reject(new Error('This store is open read-only.'));
-    if (this.closed) return Promise.reject(new Error('The store is closed.'));
+    const refusal = this.refusal();
+    if (refusal) return Promise.reject(refusal);
     if (this.shared) return this.shared.transact(fn, reads);
-    if (this.reloading)
-      return Promise.reject(new Error('The store is reading its data file again after a failed bulk load; try again.'));
     const ops: Op[] = [];
     const undo: Op[] = [];
     let result: T;
@@ -151,26 +144,32 @@ export class Store extends StoreView {
    * emptied. A crash leaves the old snapshot with its journal, or the new snapshot (whose sequence
    * number is past every journal line), never a mix. Transactions arriving meanwhile are applied
    * after it and journaled once it is durable. If `fn` throws or the write fails, the state is read
-   * back from disk, and the transactions made on top of it are rejected.
+   * back from disk, and the transactions made on top of it are rejected. `background`: it resolves
+   * once the state is in memory, the snapshot still being written (see replacing for a failure).
    */
-  async bulk<T>(fn: (tx: Tx) => T): Promise<T> {
-    if (this.options.readOnly) throw new Error('This store is open read-only.');
-    if (this.closed) throw new Error('The store is closed.');
+  async bulk<T>(fn: (tx: Tx) => T, opts: { background?: boolean } = {}): Promise<T> {
+    const refusal = this.refusal();
+    if (refusal) throw refusal;
     if (this.shared) return this.shared.bulk(fn);
     await this.drain();
     let result!: T;
+    let applied = false;
     const written = new Set<CollectionName>();
-    await heldReplace(
-      this.replacing(() => written.size > 0),
+    const done = heldReplace(
+      this.replacing(() => written.size > 0, opts.background),
       async () => {
         result = fn(this.state.bulkTx(written));
         if (!written.size) return;
         this.state.rebuildIndexes(written);
         this.seq++;
+        applied = true;
         await this.compaction.writeSnapshot(this.committer.journal);
         this.committer.emptied();
       },
     );
+    // A failure in the background is reported to every write it refuses (replacing).
+    if (applied && opts.background) done.catch(() => undefined);
+    else await done;
     return result;
   }
 
@@ -178,8 +177,8 @@ export class Store extends StoreView {
    * A load of `records` writes (a seed, an import, a reset): above BULK_RECORDS through `bulk`,
    * else as one transaction (one journal line costs less than rewriting the snapshot).
    */
-  loadMany<T>(records: number, fn: (tx: Tx) => T): Promise<T> {
-    return records > BULK_RECORDS ? this.bulk(fn) : this.transact(fn);
+  loadMany<T>(records: number, fn: (tx: Tx) => T, opts: { background?: boolean } = {}): Promise<T> {
+    return records > BULK_RECORDS ? this.bulk(fn, opts) : this.transact(fn);
   }
 
   /**
@@ -191,19 +190,15 @@ export class Store extends StoreView {
    * snapshot throw SnapshotError, and nothing changes.
    */
   async restore(saved: Buffer, keep: readonly CollectionName[], from?: string, back?: TablesBack): Promise<void> {
-    if (this.options.readOnly) throw new Error('This store is open read-only.');
-    if (this.closed) throw new Error('The store is closed.');
+    const refusal = this.refusal();
+    if (refusal) throw refusal;
     // The saved file itself becomes the data file when it can (linkSaved), else a copy of it; not
     // when the data file is that file already (a reset to it before), which must stay untouched.
     const linkable = from !== undefined && !(await sameFile(from, this.file));
     await this.drain();
     const seq = this.seq + 1;
-    const kept = keep.map((c) => ({ collection: c, records: this.state.valuesInOrder(c) }));
-    const patched = kept.length === 1 && patchSaved(saved, seq, kept[0]);
+    const { buf, next, patched } = rebaseSaved(this.file, this.state, saved, seq, keep);
     const linked = patched && linkable;
-    const buf = patched ? saved : rebaseSnapshot(saved, seq, kept);
-    const keptCount = kept.reduce((n, s) => n + s.records.length, 0);
-    const next = loadSaved(this.file, buf, keep, keptCount);
     // A small one costs less as one journal line than as a new snapshot file.
     const writes = replaceCount(this.state, next, keep);
     // On PostgreSQL `back` puts the snapshot's threads and records back, in the same transaction.
@@ -219,40 +214,45 @@ export class Store extends StoreView {
     });
   }
 
-  /** How heldReplace reaches this store's commit loop (held.ts). */
-  private replacing(changed = () => true): HeldReplace {
+  /** Why a write cannot be taken now, if it cannot. */
+  private refusal(): Error | null {
+    if (this.options.readOnly) return new Error('This store is open read-only.');
+    if (this.closed) return new Error('The store is closed.');
+    return this.refused;
+  }
+
+  /**
+   * How heldReplace reaches this store's commit loop (held.ts). After a failed bulk load the state
+   * is read back from disk, and the transactions made on top of the lost state are rejected; one
+   * in the `background` (already answered from) keeps its state, undoes them and refuses writes.
+   */
+  private replacing(changed = () => true, background = false): HeldReplace {
+    const reloading = 'The store is reading its data file again after a failed bulk load; try again.';
     return {
       committer: this.committer,
       changed,
-      reloading: () => void (this.reloading = true),
-      reload: (dropped, err) => this.reload(dropped, err),
+      reloading: (err) =>
+        void (this.refused = background ? new BulkNotDurableError(this.file, err) : new Error(reloading)),
+      reload: async (dropped, err) => {
+        if (background) return void (this.seq = undoFailed(this.state, dropped, this.refused) ?? this.seq);
+        try {
+          for (const p of dropped) p.reject(err);
+          this.state = new State(this.file);
+          this.seq = 0;
+          await this.load();
+        } finally {
+          this.refused = null;
+        }
+      },
     };
-  }
-
-  /** Reads the state back from disk after a failed bulk load; rejects the transactions made on top of the lost state. */
-  private async reload(dropped: Pending[], err: unknown): Promise<void> {
-    try {
-      for (const p of dropped) p.reject(err);
-      this.state = new State(this.file);
-      this.seq = 0;
-      await this.load();
-    } finally {
-      this.reloading = false;
-    }
   }
 
   /**
    * Everything acknowledged so far is durable once this resolves, and no compaction is running
    * (one started beside the writes has replaced the journal, or failed).
    */
-  async drain(): Promise<void> {
-    if (this.shared) return this.shared.drain();
-    for (;;) {
-      const busy = this.committer.busy ?? this.compaction.running;
-      if (busy) await busy;
-      else if (this.compaction.ready) this.committer.poke();
-      else return;
-    }
+  drain(): Promise<void> {
+    return this.shared ? this.shared.drain() : this.compaction.settle(this.committer);
   }
 
   /**
