@@ -189,6 +189,12 @@ export default defineCommand<ServeOptions>({
     out.write(`dashboard: ${server.origin}/dashboard (read-only; \`wcm open\` opens it at a record)\n`);
     for (const note of server.notes) (note.startsWith('warning:') ? f.io.stderr : out).write(`${note}\n`);
     for (const line of profileLines) out.write(`${line}\n`);
+    // A big seed is answered from memory while its snapshot is written (writes wait for it): say
+    // when it is on disk. A failure is logged by the server (stderr), and writes are refused.
+    void server.seedDurable?.then(
+      () => out.write(`seed saved to ${storeUrl ? server.store.file : dataFile}\n`),
+      () => undefined,
+    );
 
     await stopped;
     return 0;

@@ -243,19 +243,30 @@ async function benchStartup() {
   const fixture = data.threads.fixture;
   const size = fmt.n(data.threads.count);
   // 1. From a fixture: an empty data file seeded with --seed (validates and imports every record).
+  // The first answer comes once the seed is in memory; its snapshot is written after, and writes
+  // wait for it: the first write acknowledged is when the seed is durable.
   const seeded = [];
+  const durable = [];
   let seededRss = NaN;
+  const listing = JSON.stringify({ title: 'After the seed', template_slug: 'faq' });
   for (let i = 0; i < cfg.slowRuns; i++) {
     const dataFile = path.join(work, `threads-seed-${i}`, 'store.json');
     const s = await startWcm(dataFile, { seed: fixture });
     const r = await listThreadsStatus(s.url);
     seeded.push(performance.now() - s.t0);
+    const headers = { 'content-type': 'application/json', ...auth() };
+    const lists = `${s.url}/workspaces/${data.threads.query.workspaceId}/lists`;
+    const w = await httpRequest(lists, { method: 'POST', headers, body: listing });
+    durable.push(performance.now() - s.t0);
     seededRss = memoryOf(s.child.pid).rssMB;
     await stopWcm(s);
     if (i < cfg.slowRuns - 1) rmSync(path.dirname(dataFile), { recursive: true, force: true });
     else threadsStore = dataFile;
     if (r.status !== 200 && r.status !== 501) throw new Error(`the first request answered ${r.status}: ${r.body}`);
-    log(`seeded start ${i + 1}/${cfg.slowRuns}: ${fmt.ms(seeded[i])} ms`);
+    if (w.status !== 201) throw new Error(`the first write answered ${w.status}: ${w.body}`);
+    log(
+      `seeded start ${i + 1}/${cfg.slowRuns}: ${fmt.ms(seeded[i])} ms to the first answer, ${fmt.ms(durable[i])} ms to the first write`,
+    );
   }
   // 2. Restart: the data file already holds the records (how a server normally starts).
   const restarted = [];
@@ -289,13 +300,14 @@ async function benchStartup() {
   );
   rmSync(path.join(work, 'import-floor.json'), { force: true });
   const a = median(seeded) / 1000;
+  const aw = median(durable) / 1000;
   const b = median(restarted) / 1000;
   row(
-    `\`wcm serve --seed\` (empty store, ${size}-thread fixture): start to first answered request; RSS`,
-    `${a.toFixed(2)} s; ${fmt.mb(seededRss)}`,
+    `\`wcm serve --seed\` (empty store, ${size}-thread fixture): start to first answered request (to the first write acknowledged, the seed durable); RSS`,
+    `${a.toFixed(2)} s (${aw.toFixed(2)} s); ${fmt.mb(seededRss)}`,
     `node reading, parsing and durably writing the fixture: ${(importFloor.medianMs / 1000).toFixed(2)} s`,
-    fmt.x((a * 1000) / importFloor.medianMs),
-    '< 2 s; RSS printed',
+    `${fmt.x((a * 1000) / importFloor.medianMs)} (${fmt.x((aw * 1000) / importFloor.medianMs)})`,
+    '< 2 s to the first answer; RSS printed',
     a < 2,
   );
   row(

@@ -2,7 +2,8 @@
 // Same-moment A/B of a server's start, for work on the start-up and seed paths: each checkout's
 // `wcm serve` is started in turn (the order flips every round), and the time to its first answered
 // request is printed with the server's CPU time at that moment, which a busy host disturbs far
-// less than the wall time.
+// less than the wall time. With --seed (a bench fixture: its token writes), also the time to the
+// first write acknowledged: the seed's snapshot is written after the first answer, and writes wait for it.
 //
 //   node test/bench/start-ab.mjs --seed FIXTURE [--runs 4] CHECKOUT...   `serve --seed` into an empty store
 //   node test/bench/start-ab.mjs --data FILE [--runs 4] CHECKOUT...      a restart on (a copy of) a data file
@@ -11,6 +12,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { accounts } from './datasets.mjs';
 import { cpuTimeOf, httpRequest, median, startServer, stopServer } from './procs.mjs';
 
 const argv = process.argv.slice(2);
@@ -49,14 +51,35 @@ try {
       await httpRequest(`${s.match[1]}/workspaces/x/threads?limit=1`, { headers: { authorization: 'Bearer x' } });
       const wall = performance.now() - s.t0;
       const cpu = cpuTimeOf(s.child.pid);
+      const w = seed ? await firstWrite(s.match[1], s.t0, s.child.pid) : undefined;
       await stopServer(s);
       rmSync(dir, { recursive: true, force: true });
-      results.get(side).push({ wall, cpu });
-      console.log(`${side} round ${r + 1}: ${wall.toFixed(0)} ms to the first answer, ${cpu.toFixed(0)} ms CPU`);
+      results.get(side).push({ wall, cpu, ...w });
+      console.log(
+        `${side} round ${r + 1}: ${wall.toFixed(0)} ms to the first answer, ${cpu.toFixed(0)} ms CPU` +
+          (w ? `; ${w.writeWall.toFixed(0)} ms to the first write, ${w.writeCpu.toFixed(0)} ms CPU` : ''),
+      );
     }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 const span = (xs) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
-for (const [side, rs] of results)
+for (const [side, rs] of results) {
   console.log(`${side}: wall ${span(rs.map((x) => x.wall))}, CPU ${span(rs.map((x) => x.cpu))}`);
+  if (rs.every((x) => x.writeWall !== undefined))
+    console.log(
+      `${side}: to the first write, wall ${span(rs.map((x) => x.writeWall))}, CPU ${span(rs.map((x) => x.writeCpu))}`,
+    );
+}
+
+/** A createListing with the bench fixtures' token: acknowledged once durable. */
+async function firstWrite(url, t0, pid) {
+  const { token, workspaceId } = accounts();
+  const res = await httpRequest(`${url}/workspaces/${workspaceId}/lists`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'After the seed', template_slug: 'faq' }),
+  });
+  if (res.status !== 201) throw new Error(`the first write answered ${res.status} (not a bench fixture?): ${res.body}`);
+  return { writeWall: performance.now() - t0, writeCpu: cpuTimeOf(pid) };
+}

@@ -81,6 +81,8 @@ describe('bulk loads through the snapshot (the built binary)', () => {
       // serve binds first and seeds after, so the `seeded from` line follows `wcm listening`.
       const seededLine = await lineOf(serve.lines, /^seeded from /);
       expect(seededLine).toContain(`${THREADS + DEMO_THREADS} threads`);
+      // Its snapshot is written after the start; the line says when it is on disk.
+      expect(await lineOf(serve.lines, /^seed saved to /)).toBe(`seed saved to ${data()}`);
       // The seed is in the snapshot; the journal holds only the small writes after it (settings).
       const snapshotSize = statSync(data()).size;
       expect(snapshotSize).toBeGreaterThan(THREADS * 100);
