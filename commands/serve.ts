@@ -159,8 +159,8 @@ export default defineCommand<ServeOptions>({
     const stopped = new Promise<void>((resolve) => {
       let stopping = false;
       const stop = (sig: string) => {
-        // Repeats are ignored: when-exit (loaded by conf) re-raises every signal it sees once, and
-        // shutdown is bounded anyway (in-flight requests get 10 s).
+        // Repeats (Ctrl-C pressed twice, a supervisor sending SIGTERM again) are ignored: shutdown
+        // is bounded anyway (in-flight requests get 10 s).
         if (stopping) return;
         stopping = true;
         f.io.stderr.write(`\n${sig}: finishing in-flight requests and flushing the store…\n`);
@@ -172,8 +172,8 @@ export default defineCommand<ServeOptions>({
             resolve();
           });
       };
-      // `on`, not `once`: the signal when-exit re-raises must find a listener, or its default
-      // action would kill the process before the flush.
+      // `on`, not `once`: a repeated signal must find a listener, or its default action would kill
+      // the process before the flush.
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });

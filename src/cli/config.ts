@@ -1,4 +1,15 @@
-import { chmodSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { privateDirSync } from '../private-dir.js';
@@ -35,7 +46,7 @@ interface ConfigShape {
 }
 
 /**
- * The directory `conf` keeps wcm's config in: WCM_CONFIG_DIR, else env-paths' config directory
+ * The directory of wcm's config (where the `conf` package of older versions kept it): WCM_CONFIG_DIR, else env-paths' config directory
  * for project `wcm` with no suffix (Linux `$XDG_CONFIG_HOME/wcm` or `~/.config/wcm`, macOS
  * `~/Library/Preferences/wcm`, Windows `%APPDATA%\wcm\Config`).
  */
@@ -50,16 +61,13 @@ export function configDir(
   return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'wcm');
 }
 
-type Conf = { store: ConfigShape; path: string };
-
 /**
  * Profiles in a file of mode 0600 (directory from WCM_CONFIG_DIR). Reads are a plain
- * `readFileSync` + `JSON.parse` of the file `conf` writes; `conf` (ajv, semver, atomic writes)
- * loads only to write, so commands that only read their target start fast.
+ * `readFileSync` + `JSON.parse`; writes replace the file atomically, in the format and at the path
+ * of the `conf` package that older versions wrote it with. (conf loaded ajv and semver: 0.2 s of CPU
+ * on every `wcm serve` start and login, for a schema wcm never gave it.)
  */
 export class ProfileStore {
-  private conf: Promise<Conf> | null = null;
-
   private constructor(
     readonly path: string,
     private readonly dir: string,
@@ -109,24 +117,6 @@ export class ProfileStore {
     );
   }
 
-  /** conf, loaded on the first write, pointed at the directory reads use. */
-  private writer(): Promise<Conf> {
-    return (this.conf ??= import('conf').then(({ default: Conf }) => {
-      try {
-        return new Conf<ConfigShape>({
-          projectName: 'wcm',
-          projectSuffix: '',
-          cwd: this.dir,
-          configFileMode: 0o600,
-          defaults: { profiles: {} },
-        }) as unknown as Conf;
-      } catch (err) {
-        this.conf = null;
-        throw this.unreadable((err as NodeJS.ErrnoException).code ?? (err as Error).name);
-      }
-    }));
-  }
-
   /**
    * Refuses to write through a symbolic link (TRUST §5): the link could send profiles and tokens
    * to a file another user reads, or make the write replace an unrelated file. The directory is
@@ -139,7 +129,7 @@ export class ProfileStore {
     try {
       if (lstatSync(this.path).isSymbolicLink()) link = readlinkSync(this.path);
     } catch {
-      /* no file yet: conf creates it */
+      /* no file yet: the write creates it */
     }
     if (link !== undefined) {
       throw new CliError(
@@ -152,13 +142,16 @@ export class ProfileStore {
 
   private async write(s: ConfigShape): Promise<void> {
     this.checkWritable();
-    const conf = await this.writer();
-    conf.store = s;
-    // conf applies the mode on create; make sure a file created by an older version is 0600 too.
     try {
-      chmodSync(this.path, 0o600);
-    } catch {
-      /* the file is written by conf; nothing to fix if it is gone */
+      // As conf wrote it: tab-indented JSON.
+      replaceFile(this.path, JSON.stringify(s, undefined, '\t'));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).name;
+      throw new CliError(
+        `Cannot write the wcm config file ${this.path} (${code}).`,
+        EXIT.failure,
+        `Make its directory writable, or point WCM_CONFIG_DIR at a directory of your own.`,
+      );
     }
   }
 
@@ -198,6 +191,45 @@ export class ProfileStore {
     const s = this.read();
     s.current_profile = name;
     await this.write(s);
+  }
+}
+
+/**
+ * Writes `text` to a new file of mode 0600 beside `file`, flushed to disk, and renames it over
+ * `file`: a crash or a full disk leaves the old profiles or the new ones, never half a file, and a
+ * file an older version left readable by others is replaced by a 0600 one.
+ */
+function replaceFile(file: string, text: string): void {
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const fd = openSync(tmp, 'wx', 0o600);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameWithRetry(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * On Windows a rename over a file another process has open (a virus scanner, an editor) fails
+ * for a moment with EPERM, EACCES or EBUSY: tried again for up to a second, as conf did.
+ */
+function renameWithRetry(from: string, to: string): void {
+  for (let waited = 0; ; waited += 50) {
+    try {
+      return renameSync(from, to);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (process.platform !== 'win32' || waited >= 1000 || !['EPERM', 'EACCES', 'EBUSY'].includes(code ?? ''))
+        throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProfileStore, configDir } from '../../src/cli/config.js';
@@ -64,7 +64,7 @@ describe('ProfileStore', () => {
     expect(existsSync(cfg)).toBe(false);
   });
 
-  it('writes through conf with mode 0600 (creating the directory), and reads back what it wrote', async () => {
+  it('writes with mode 0600 (creating the directory), and reads back what it wrote', async () => {
     const cfg = path.join(dir.dir, 'new', 'cfg');
     const p = await ProfileStore.open({ WCM_CONFIG_DIR: cfg });
     await p.set('default', { base_url: 'http://a.test/v1', token: 'tok-a' });
@@ -81,6 +81,35 @@ describe('ProfileStore', () => {
     expect(await again.remove('ci')).toBe(true);
     expect(await again.remove('ci')).toBe(false);
     expect(p.current()).toBe('default');
+  });
+
+  it('writes the file as conf (which older versions wrote it with) does: conf reads it, and writes the same bytes', async () => {
+    const p = await ProfileStore.open({ WCM_CONFIG_DIR: dir.dir });
+    await p.set('default', {
+      base_url: 'http://a.test/v1',
+      token: 'tok-a',
+      oauth: { client_id: 'c', token_endpoint: 'e' },
+    });
+    await p.use('default');
+    const ours = readFileSync(p.path, 'utf8');
+    // conf opens the file, and writes what it read back through its own serializer.
+    const script = `import Conf from 'conf';
+const c = new Conf({ projectName: 'wcm', projectSuffix: '', cwd: process.argv[1], configFileMode: 0o600 });
+const read = c.store;
+c.store = read;
+process.stdout.write(JSON.stringify(read));`;
+    const r = await execa('node', ['--input-type=module', '-e', script, dir.dir], { cwd: ROOT });
+    expect(JSON.parse(r.stdout)).toEqual(JSON.parse(ours));
+    expect(readFileSync(p.path, 'utf8')).toBe(ours);
+  });
+
+  it('replaces the file whole: a new file renamed over it, no temporary file left beside it', async () => {
+    const p = await ProfileStore.open({ WCM_CONFIG_DIR: dir.dir });
+    await p.set('default', { base_url: 'http://a.test/v1' });
+    const before = statSync(p.path).ino;
+    await p.set('ci', { base_url: 'http://b.test/v1' });
+    expect(statSync(p.path).ino).not.toBe(before);
+    expect(readdirSync(dir.dir)).toEqual(['config.json']);
   });
 
   it('makes a file an older version left readable by others 0600 on the next write', async () => {

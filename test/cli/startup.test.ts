@@ -110,6 +110,17 @@ describe('startup cost', () => {
     expect(urls.filter((u) => u.includes('/dist/'))).toEqual([]);
   });
 
+  it('`wcm profile use` writes the config file without loading conf, ajv or semver', async () => {
+    writeFileSync(
+      path.join(dir.dir, 'config.json'),
+      JSON.stringify({ profiles: { a: { base_url: 'http://a.test/v1' }, b: { base_url: 'http://b.test/v1' } } }),
+    );
+    const { urls, exitCode } = await loadedBy(['profile', 'use', 'b']);
+    expect(exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir.dir, 'config.json'), 'utf8')).current_profile).toBe('b');
+    expect(urls.filter((u) => /node_modules\/(conf|ajv|ajv-formats|semver|atomically)\//.test(u))).toEqual([]);
+  });
+
   it('the probe does see heavy modules when a command needs them', async () => {
     const { urls } = await loadedBy(['openapi']);
     expect(urls.some((u) => /node_modules\/zod\//.test(u))).toBe(true);
