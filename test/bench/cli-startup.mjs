@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Start-up cost of the CLI (issue 9): median wall time of `node -e 0`, `wcm --version`,
-// `wcm --help` and `wcm lists ls --json` against `wcm serve --seed fixtures/demo.json` holding 100
-// listings. Run `npm run build` first; prints one line per command and the ratio to `node -e 0`.
+// Start-up cost of the CLI (issue 9): median wall time and CPU of `node -e 0`, `wcm --version`,
+// `wcm --help`, `wcm lists ls --json` and `wcm threads ls` against `wcm serve --seed fixtures/demo.json`
+// holding 100 listings, and of `wcm serve --seed fixtures/demo.json` itself on an empty store and
+// config directory until it answered its first request (issue #34: the tests start it ~120 times).
+// Run `npm run build` first; prints one line per command and the ratio to `node -e 0`.
 //
 //   node test/bench/cli-startup.mjs [--runs N]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './datasets.mjs';
-import { httpRequest, startServer, stopServer, wallTime } from './procs.mjs';
+import { cpuTimeOf, httpRequest, median, startServer, stopServer, wallTime } from './procs.mjs';
 
 const argv = process.argv.slice(2);
 const runs = Number(argv.includes('--runs') ? argv[argv.indexOf('--runs') + 1] : 10);
@@ -85,12 +87,16 @@ try {
         throw new Error(`wcm lists ls --json printed ${items.length} items, expected the first page of 25`);
     },
   });
+  await measure('wcm threads ls', [WCM, 'threads', 'ls'], {
+    env: { ...cliEnv, WCM_BASE_URL: base, WCM_TOKEN: TOKEN, WCM_WORKSPACE: WORKSPACE },
+  });
+  results.push(await serveToFirstAnswer());
   const floor = results[0].medianMs;
-  console.log(`| command | median of ${runs} (min–max) | × node -e 0 |`);
-  console.log('|---|---|---|');
+  console.log(`| command | median of ${runs} (min–max) | × node -e 0 | CPU (median) |`);
+  console.log('|---|---|---|---|');
   for (const r of results)
     console.log(
-      `| \`${r.label}\` | ${r.medianMs.toFixed(0)} ms (${r.minMs.toFixed(0)}–${r.maxMs.toFixed(0)}) | ${(r.medianMs / floor).toFixed(2)}× |`,
+      `| \`${r.label}\` | ${r.medianMs.toFixed(0)} ms (${r.minMs.toFixed(0)}–${r.maxMs.toFixed(0)}) | ${(r.medianMs / floor).toFixed(2)}× | ${Number.isNaN(r.cpuMs) ? '?' : `${r.cpuMs.toFixed(0)} ms`} |`,
     );
   console.log(
     `\nload average ${os
@@ -101,4 +107,50 @@ try {
 } finally {
   await stopServer(server);
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * `wcm serve --seed fixtures/demo.json` on an empty data file and config directory, as most tests
+ * start it: wall time and CPU (from /proc, 10 ms ticks) until `GET /me` has answered.
+ */
+async function serveToFirstAnswer() {
+  const ms = [];
+  const cpu = [];
+  for (let i = 0; i <= runs; i++) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'wcm-serve-startup-'));
+    const s = await startServer(
+      NODE,
+      [
+        WCM,
+        'serve',
+        '--port',
+        '0',
+        '--data',
+        path.join(dir, 'store.json'),
+        '--seed',
+        path.join(ROOT, 'fixtures/demo.json'),
+      ],
+      { env: { WCM_CONFIG_DIR: dir, NO_COLOR: '1' }, ready: /wcm listening on (\S+)/, name: 'wcm serve' },
+    );
+    try {
+      const me = await httpRequest(`${s.match[1]}/me`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      if (me.status !== 200) throw new Error(`GET /me answered ${me.status}: ${me.body}`);
+      // The first run warms the file cache, as wallTime's does.
+      if (i > 0) {
+        ms.push(performance.now() - s.t0);
+        cpu.push(cpuTimeOf(s.child.pid));
+      }
+    } finally {
+      await stopServer(s);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  process.stderr.write(`[cli-startup] wcm serve: ${median(ms).toFixed(0)} ms, ${median(cpu).toFixed(0)} ms CPU\n`);
+  return {
+    label: 'wcm serve --seed fixtures/demo.json (empty store): to the first answer',
+    medianMs: median(ms),
+    cpuMs: median(cpu),
+    minMs: Math.min(...ms),
+    maxMs: Math.max(...ms),
+  };
 }
