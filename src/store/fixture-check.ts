@@ -36,20 +36,47 @@ export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   return '$' + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
 }
 
-/** Where a streamed file's threads go as they pass their schema, instead of into the fixture (pg/thread-import.ts). */
-export interface ThreadSink {
-  thread(t: FullThread, index: number): void;
+/**
+ * Where a streamed file's records of the collections it `takes` go as they pass their schema,
+ * instead of into the fixture (pg/table-import.ts): threads, and on PostgreSQL the records kept in
+ * tables. It checks them across records as checkFixture would, keeping ids and references only.
+ */
+export interface RecordSink {
+  takes(c: string): boolean;
+  record(c: string, rec: unknown, index: number): void;
   /** Awaited between pieces of the file (fixture-stream.ts). */
   settle(): Promise<void> | undefined;
   /** What `settle` threw when the sink failed (the database), not the file. */
   readonly failure: unknown;
-  /** How many threads it took. */
-  readonly count: number;
+  /** How many records of `c` it took. */
+  count(c: string): number;
+  /** Whether it took a record `id` of `c`. */
+  has(c: string, id: string): boolean;
   /** Duplicate ids and ids that exist already, in file order, worded as checkFixture words them. */
-  readonly idProblems: readonly Problem[];
-  /** The threads whose workspace `has` not, in file order. */
-  refProblems(has: (workspaceId: string) => boolean): Problem[];
+  idProblems(c: string): readonly Problem[];
+  /** The records of `c` whose `field` names a record of `target` that `has` not, in file order. */
+  refProblems(c: string, field: string, target: string, has: (id: string) => boolean): Problem[];
 }
+
+/** A record's references checked across records: its collection, the field, the collection it names. */
+export const REFERENCES: ReadonlyArray<readonly [string, string, string]> = [
+  ...[
+    'listings',
+    'forms',
+    'pages',
+    'knowledge_lists',
+    'threads',
+    'bookings',
+    'voice_interactions',
+    'offers',
+    'agents',
+    'orders',
+    'analytics_events',
+  ].map((c) => [c, 'workspace_id', 'workspaces'] as const),
+  ['articles', 'list_id', 'knowledge_lists'],
+  ['orders', 'offer_id', 'offers'],
+  ['analytics_events', 'agent_id', 'agents'],
+];
 
 /** A fixture that passed its schema: every member validated, not yet checked across records. */
 export type CheckedFixture = z.output<typeof FixtureSchema>;
@@ -72,11 +99,11 @@ export class FixtureCollector implements FixtureSink {
 
   /**
    * With `lines`, threads are kept packed (packThread): their messages written there as they are
-   * read. With a ThreadSink, they are handed to it and not kept.
+   * read. With a RecordSink, the records it takes are handed to it and not kept.
    */
   constructor(
     private readonly source: string,
-    private readonly threads?: LazyLines | ThreadSink,
+    private readonly threads?: LazyLines | RecordSink,
   ) {}
 
   member(name: string, value: unknown): void {
@@ -98,18 +125,20 @@ export class FixtureCollector implements FixtureSink {
     const rec = (name === 'threads' && plainThread(value)) || this.check(elementSchema(name), value, [name, index]);
     // After a problem records are only checked, not kept: nothing past the schema check runs then.
     if (this.total) return;
-    const to = name === 'threads' ? this.threads : undefined;
-    if (!to) list.push(rec);
-    else if ('thread' in to) to.thread(rec as FullThread, index);
-    else list.push(packThread(rec as FullThread, to));
+    const to = this.threads;
+    if (to && 'takes' in to) {
+      if (to.takes(name)) to.record(name, rec, index);
+      else list.push(rec);
+    } else if (to && name === 'threads') list.push(packThread(rec as FullThread, to));
+    else list.push(rec);
   }
 
   settle(): Promise<void> | undefined {
-    return this.threads && 'settle' in this.threads ? this.threads.settle() : undefined;
+    return this.threads && 'takes' in this.threads ? this.threads.settle() : undefined;
   }
 
   private get lines(): LazyLines | undefined {
-    return this.threads && !('thread' in this.threads) ? this.threads : undefined;
+    return this.threads && !('takes' in this.threads) ? this.threads : undefined;
   }
 
   /** A thread whose messages are in the store's form already is packed from its bytes (fixture-raw.ts). */

@@ -3,7 +3,14 @@
  * references), import and export. The schemas are in fixture-schema.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { FixtureCollector, FixtureError, jsonPath, type CheckedFixture, type ThreadSink } from './fixture-check.js';
+import {
+  FixtureCollector,
+  FixtureError,
+  jsonPath,
+  REFERENCES,
+  type CheckedFixture,
+  type RecordSink,
+} from './fixture-check.js';
 import { FIXTURE_COLLECTIONS, FixtureSchema } from './fixture-schema.js';
 import type { LazyLines } from './lazy-lines.js';
 import type { CollectionName, RecordTypes, ThreadRecord, TokenRecord, Tx } from './records.js';
@@ -23,8 +30,8 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 export type Records = { [C in Exclude<(typeof FIXTURE_COLLECTIONS)[number], 'threads'>]: RecordTypes[C][] } & {
   threads: Array<FullThread | ThreadRecord>;
   messages?: LazyLines;
-  /** Threads written as the file was read (pg/import.ts), not in `threads`: how many. */
-  streamed?: number;
+  /** Records written as the file was read (pg/table-import.ts), not in their arrays: how many of each collection. */
+  streamed?: Partial<Record<CollectionName, number>>;
 };
 
 /** Records that exist already (the store, plus fixture files read before this one). */
@@ -58,13 +65,13 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
 
 /**
  * The checks across records of a fixture that passed its schema, and its records as the store
- * keeps them. `streamed`: the file's threads went there as it was read, checked there.
+ * keeps them. `streamed`: the records it takes went there as the file was read, checked there.
  */
 export function checkFixture(
   f: CheckedFixture,
   source: string,
   existing?: RecordLookup,
-  streamed?: ThreadSink,
+  streamed?: RecordSink,
 ): Records {
   const problems: Array<{ path: string; message: string }> = [];
   // Per collection, each id's last position. Paths are spelled only for problems (100,000 threads).
@@ -85,9 +92,10 @@ export function checkFixture(
         problems.push({ path: where(c, i), message: `id \`${id}\` already exists in the store` });
       at.set(id, i);
     });
-    if (c === 'threads') for (const p of streamed?.idProblems ?? []) problems.push(p);
+    if (streamed?.takes(c)) for (const p of streamed.idProblems(c)) problems.push(p);
   }
-  const has = (c: CollectionName, id: string) => ids.get(c)?.has(id) || !!existing?.get(c, id);
+  const has = (c: CollectionName, id: string) =>
+    ids.get(c)?.has(id) || !!streamed?.has(c, id) || !!existing?.get(c, id);
   const ref = (c: CollectionName, id: string | null | undefined, path: () => string) => {
     if (id != null && !has(c, id))
       problems.push({ path: path(), message: `refers to ${c} \`${id}\`, which does not exist` });
@@ -106,28 +114,14 @@ export function checkFixture(
     if (g.client_id !== 'wcm-cli') ref('oauth_apps', g.client_id, () => `$.oauth_grants[${i}].client_id`);
     g.workspace_ids.forEach((w, j) => ref('workspaces', w, () => `$.oauth_grants[${i}].workspace_ids[${j}]`));
   });
-  for (const c of [
-    'listings',
-    'forms',
-    'pages',
-    'knowledge_lists',
-    'threads',
-    'bookings',
-    'voice_interactions',
-    'offers',
-    'agents',
-    'orders',
-    'analytics_events',
-  ] as const) {
-    (f[c] ?? []).forEach((r: { workspace_id: string }, i: number) =>
-      ref('workspaces', r.workspace_id, () => `$.${c}[${i}].workspace_id`),
+  for (const [c, field, target] of REFERENCES) {
+    (f[c as keyof CheckedFixture] as Array<Record<string, string | null>> | undefined)?.forEach((r, i) =>
+      ref(target as CollectionName, r[field], () => `$.${c}[${i}].${field}`),
     );
-    if (c === 'threads' && streamed)
-      for (const p of streamed.refProblems((id) => has('workspaces', id))) problems.push(p);
+    if (streamed?.takes(c))
+      for (const p of streamed.refProblems(c, field, target, (id) => has(target as CollectionName, id)))
+        problems.push(p);
   }
-  f.articles?.forEach((a, i) => ref('knowledge_lists', a.list_id, () => `$.articles[${i}].list_id`));
-  f.orders?.forEach((o, i) => ref('offers', o.offer_id, () => `$.orders[${i}].offer_id`));
-  f.analytics_events?.forEach((e, i) => ref('agents', e.agent_id, () => `$.analytics_events[${i}].agent_id`));
   if (problems.length) throw new FixtureError(source, problems);
 
   const tokens: TokenRecord[] = (f.tokens ?? []).map((t) => {
@@ -155,25 +149,13 @@ export function checkFixture(
     forms: (f.forms ?? []) as RecordTypes['forms'][],
     pages: (f.pages ?? []) as RecordTypes['pages'][],
     knowledge_lists: f.knowledge_lists ?? [],
-    articles: (f.articles ?? []).map((a) => ({
-      id: a.id,
-      list_id: a.list_id,
-      // Fixed member order (id first, whether or not the fixture gave one): an export must
-      // import back to the byte-identical export.
-      versions: [...a.versions]
-        .sort((x, y) => x.number - y.number)
-        .map((v) => ({
-          id: v.id ?? versionId(a.id, v.number),
-          number: v.number,
-          title: v.title,
-          body: v.body,
-          published: v.published,
-          restored_from: v.restored_from,
-          created_at: v.created_at,
-        })),
-    })),
+    articles: (f.articles ?? []).map(articleRecord),
     threads: (f.threads ?? []).map((t) => ('messages' in t ? sortedMessages(t as FullThread) : t)),
-    ...(streamed && { streamed: streamed.count }),
+    ...(streamed && {
+      streamed: Object.fromEntries(
+        FIXTURE_COLLECTIONS.filter((c) => streamed.takes(c)).map((c) => [c, streamed.count(c)]),
+      ),
+    }),
     bookings: f.bookings ?? [],
     voice_interactions: f.voice_interactions ?? [],
     offers: (f.offers as RecordTypes['offers'][]) ?? [],
@@ -191,6 +173,30 @@ export function checkFixture(
       created_at: a.created_at,
     })),
     oauth_grants: f.oauth_grants ?? [],
+  };
+}
+
+type FixtureArticle = NonNullable<CheckedFixture['articles']>[number];
+
+/**
+ * An article as the store keeps it. Fixed member order (id first, whether or not the fixture gave
+ * one): an export must import back to the byte-identical export.
+ */
+export function articleRecord(a: FixtureArticle): RecordTypes['articles'] {
+  return {
+    id: a.id,
+    list_id: a.list_id,
+    versions: [...a.versions]
+      .sort((x, y) => x.number - y.number)
+      .map((v) => ({
+        id: v.id ?? versionId(a.id, v.number),
+        number: v.number,
+        title: v.title,
+        body: v.body,
+        published: v.published,
+        restored_from: v.restored_from,
+        created_at: v.created_at,
+      })),
   };
 }
 
@@ -232,7 +238,7 @@ export function putRecords(tx: Tx, sets: ReadonlyArray<Records>): Record<string,
           else tx.put('threads', t);
         }
       else for (const rec of records[c]) tx.put(c, rec as never);
-      const n = records[c].length + (c === 'threads' ? (records.streamed ?? 0) : 0);
+      const n = records[c].length + (records.streamed?.[c] ?? 0);
       if (n) counts[c] = (counts[c] ?? 0) + n;
     }
     if (records.messages) putMessageLines(tx, records.messages);

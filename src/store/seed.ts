@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { FixtureCollector, type CheckedFixture, type ThreadSink } from './fixture-check.js';
+import { FixtureCollector, type CheckedFixture, type RecordSink } from './fixture-check.js';
 import { readFixtureStream, FixtureSyntaxError } from './fixture-stream.js';
 import {
   checkFixture,
@@ -16,7 +16,8 @@ import { LazyLines } from './lazy-lines.js';
 import { COLLECTIONS, type CollectionName } from './records.js';
 import type { Store } from './store.js';
 import { isDeadlock, unavailable } from './pg/errors.js';
-import { ThreadImport } from './pg/thread-import.js';
+import { RECORD_TABLE_COLLECTIONS } from './pg/records.js';
+import { TableImport } from './pg/table-import.js';
 import { THREAD_COLLECTIONS } from './pg/threads.js';
 
 const unreadable = (file: string, err: unknown) =>
@@ -29,13 +30,13 @@ const notJson = (file: string, err: unknown) =>
 /**
  * Reads and validates a fixture file as a stream (fixture-stream.ts): records are checked as they
  * are read, and the file's text is never held whole. `threads`: 'packed' keeps them packed
- * (packThread), their messages as lines for a bulk load; a ThreadSink takes them as they are read.
+ * (packThread), their messages as lines for a bulk load; a RecordSink takes those it takes as they are read.
  */
 export async function readFixtureFile(
   file: string,
   existing?: RecordLookup,
   checked?: (f: CheckedFixture) => void,
-  threads?: 'packed' | ThreadSink,
+  threads?: 'packed' | RecordSink,
 ): Promise<Records> {
   const sink = threads === 'packed' ? undefined : threads;
   const lines = threads === 'packed' ? new LazyLines((await stat(file).catch(() => null))?.size ?? 0) : undefined;
@@ -157,12 +158,13 @@ const NOTHING: RecordLookup = { get: () => undefined };
 
 /**
  * Fixture files into a PostgreSQL store in one bulk load (PgLog.bulkFrom), all or nothing. The
- * slow part takes no lock: the files are read and checked, their threads copied as they are read
- * into a temporary table on a reserved connection (pg/thread-import.ts), then moved into their
- * table by the load's transaction on that connection, unseen by others until it commits. Only
- * then does it take the write lock, to check again what other processes may have written
- * meanwhile (ids taken, records referred to and deleted) and put the other records.
- * `replace`: everything but the settings is replaced by the fixtures (the threads moved under the lock).
+ * slow part takes no lock: the files are read and checked, their threads and the records kept in
+ * tables copied as they are read into temporary tables on a reserved connection
+ * (pg/table-import.ts), then moved into their tables by the load's transaction on that connection,
+ * unseen by others until it commits. Only then does it take the write lock, to check again what
+ * other processes may have written meanwhile (ids taken, records referred to and deleted) and put
+ * the other records (users, workspaces, tokens, OAuth). `replace`: everything but the settings is
+ * replaced by the fixtures (the tables built aside, swapped in under the lock).
  */
 export async function importShared(
   store: Store,
@@ -171,46 +173,48 @@ export async function importShared(
 ): Promise<Record<string, number>> {
   // The database down while reading is a StoreUnavailableError, as it is under the lock (log.ts).
   const conn = await unavailable(() => store.shared!.sql.reserve());
-  const threads = new ThreadImport(conn, !!opts.replace, opts.batchRows);
+  const tables = new TableImport(conn, streamedCollections(store), !!opts.replace, opts.batchRows);
   try {
     const read = await unavailable(async () => {
-      await threads.open();
-      return readAll(store, files, threads, opts);
+      await tables.open();
+      return readAll(store, files, tables, opts);
     });
     let counts: Record<string, number> = {};
     await store
       .shared!.bulkFrom(
         async (sql) => {
-          await threads.commit(sql);
+          await tables.commit(sql);
           if (!opts.replace) await recheck(store, files, read);
           return (tx) => {
+            // The tables the import swapped in hold what it streamed: clearing them would delete it.
             if (opts.replace)
-              for (const c of COLLECTIONS) if (c !== 'settings' && !THREAD_COLLECTIONS.has(c)) tx.clear(c);
+              for (const c of COLLECTIONS)
+                if (c !== 'settings' && !THREAD_COLLECTIONS.has(c) && !tables.takes(c)) tx.clear(c);
             counts = putRecords(tx, read.all);
           };
         },
-        { on: conn, before: (sql) => threads.move(sql) },
+        { on: conn, before: (sql) => tables.move(sql) },
       )
       .catch((err: unknown) => {
         throw isDeadlock(err) ? new ImportConflictError(files) : err;
       });
-    await threads.analyzeMoved().catch(() => undefined);
+    await tables.analyzeMoved().catch(() => undefined);
     return counts;
   } finally {
-    await threads.close().catch(() => undefined);
+    await tables.close().catch(() => undefined);
     conn.release();
   }
 }
 
 /**
  * PostgreSQL broke a deadlock between the import and another process's write of one of its threads
- * by aborting the import (pg/thread-import.ts, move): nothing of it was written.
+ * or records by aborting the import (pg/table-import.ts, move): nothing of it was written.
  */
 export class ImportConflictError extends FixtureError {
   constructor(files: string[]) {
     super(files.join(', '), []);
     this.message =
-      `Another process wrote a thread this import holds while the import committed (PostgreSQL aborted the import to end the wait between the two); nothing was imported. ` +
+      `Another process wrote a thread or record this import holds while the import committed (PostgreSQL aborted the import to end the wait between the two); nothing was imported. ` +
       `Run the import again: an id that is now taken will be named.`;
   }
 }
@@ -219,18 +223,25 @@ export class ImportConflictError extends FixtureError {
 interface ReadFiles {
   all: Records[];
   checked: CheckedFixture[];
-  sinks: ThreadSink[];
+  sinks: RecordSink[];
 }
 
 /**
  * Under the write lock, the checks across records again, against the store as it is now: a record
  * the files refer to that another process deleted while they were read, or an id it took, is
- * refused with the message the JSON store gives for it. Threads' ids need no check: the unique
+ * refused with the message the JSON store gives for it. Streamed records' ids need no check: the unique
  * index refused those taken before the move, and holds those moved.
  */
 async function recheck(store: Store, files: string[], read: ReadFiles): Promise<void> {
   const existing = await held(store);
-  read.checked.forEach((f, i) => checkFixture(f, files[i], lookupWith(existing, read.all.slice(0, i)), read.sinks[i]));
+  read.checked.forEach((f, i) =>
+    checkFixture(
+      f,
+      files[i],
+      withSinks(lookupWith(existing, read.all.slice(0, i)), read.sinks.slice(0, i)),
+      read.sinks[i],
+    ),
+  );
   await refuseTaken(
     store,
     files,
@@ -243,7 +254,7 @@ async function recheck(store: Store, files: string[], read: ReadFiles): Promise<
 async function readAll(
   store: Store,
   files: string[],
-  threads: ThreadImport,
+  tables: TableImport,
   opts: { replace?: boolean; checked?: (f: CheckedFixture) => void },
 ): Promise<ReadFiles> {
   const existing = opts.replace ? NOTHING : await held(store);
@@ -254,14 +265,25 @@ async function readAll(
   };
   try {
     for (const file of files) {
-      const sink = threads.file(file);
+      const sink = tables.file(file);
       read.sinks.push(sink);
-      read.all.push(await readFixtureFile(file, lookupWith(existing, read.all), checked, sink));
+      const before = withSinks(lookupWith(existing, read.all), read.sinks.slice(0, -1));
+      read.all.push(await readFixtureFile(file, before, checked, sink));
     }
-    await threads.finish();
+    await tables.finish();
   } catch (err) {
-    await threads.abandon();
+    await tables.abandon();
     throw err;
   }
   return read;
+}
+
+/** The collections an import into PostgreSQL streams into their tables: threads, and the areas' records kept in tables. */
+function streamedCollections(store: Store): ReadonlySet<string> {
+  return new Set(['threads', ...[...store.tabled].filter((c) => RECORD_TABLE_COLLECTIONS.has(c))]);
+}
+
+/** `lookup`, plus the records earlier files streamed into their tables (references across files). */
+function withSinks(lookup: RecordLookup, sinks: RecordSink[]): RecordLookup {
+  return { get: (c, id) => lookup.get(c, id) ?? (sinks.some((s) => s.takes(c) && s.has(c, id)) || undefined) };
 }

@@ -1,7 +1,7 @@
 // `wcm local import --store URL` streams a fixture's threads in COPY batches into a temporary table,
 // without the write lock, then its transaction moves them into wcm_threads (--replace: into a new
 // table swapped in) and only then takes the lock for the tail (src/store/seed.ts importShared,
-// src/store/pg/thread-import.ts, thread-swap.ts): memory holds a batch, not the fixture, and other
+// src/store/pg/table-import.ts, table-swap.ts): memory holds a batch, not the fixture, and other
 // processes keep writing while the file is read and while the rows are moved. All or nothing still:
 // a bad record in the last batch, after the earlier batches were copied aside, leaves the database
 // as it was, with the message the JSON store gives; and another process sees none of an import or all of it.
@@ -13,7 +13,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetState, saveSnapshot } from '../../src/server/emulator/state.js';
 import { FixtureError } from '../../src/store/fixture.js';
-import { SWAP_MIN_ROWS } from '../../src/store/pg/thread-swap.js';
+import { SWAP_MIN_ROWS } from '../../src/store/pg/table-swap.js';
 import { THREAD_COLUMNS, threadRow } from '../../src/store/pg/threads.js';
 import { ImportConflictError, importShared, seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
@@ -401,7 +401,7 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
     });
     expect(result).toBeInstanceOf(ImportConflictError);
     expect((result as Error).message).toMatch(
-      /Another process wrote a thread this import holds.*nothing was imported.*Run the import again/s,
+      /Another process wrote a thread or record this import holds.*nothing was imported.*Run the import again/s,
     );
     await writing;
     expect(await other.threads.size()).toBe(size + 1);

@@ -1,6 +1,6 @@
 /**
  * Each thread id's last position in a fixture file, for the duplicate checks of an import
- * (thread-import.ts): in a Map a million ids held 96 MB of the heap (and as much again of heap
+ * (import-file.ts): in a Map a million ids held 96 MB of the heap (and as much again of heap
  * the collector let grow around them); here a UUID is four 32-bit words in an open-addressed table
  * of typed arrays, about 40 bytes an id. An id not in UUIDs' lower-case form (valid but rare) goes in
  * a Map: upper-case letters make it another id than its lower-case form.

@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import type { CollectionName } from '../records.js';
 import type { BulkSteps } from './log.js';
-import { buildNext, swapIn, type Next } from './thread-swap.js';
+import { buildNext, swapIn, type Next } from './table-swap.js';
 import { THREAD_COLLECTIONS, THREAD_COLUMNS } from './threads.js';
 
 /** How a restore puts a named snapshot's tables back (Store.restore): steps of its bulk load. */
@@ -67,7 +67,7 @@ export const pgShelf = (sql: Sql) => ({
   },
   /**
    * Puts the snapshot's threads and records back. The threads' table is built aside before the
-   * write lock and swapped in under it (thread-swap.ts, as a replacing import does): other
+   * write lock and swapped in under it (table-swap.ts, as a replacing import does): other
    * processes' writes wait for the swap, not for copying and indexing every thread.
    */
   tablesBack(name: string): TablesBack {
@@ -76,7 +76,12 @@ export const pgShelf = (sql: Sql) => ({
       swapped: [...THREAD_COLLECTIONS],
       before: async (q) => {
         const cols = q(THREAD_COLUMNS as unknown as string[]);
-        next = await buildNext(q, q`select ${cols} from wcm_named_threads where name = ${name}`);
+        next = await buildNext(
+          q,
+          'wcm_threads',
+          THREAD_COLUMNS,
+          q`select ${cols} from wcm_named_threads where name = ${name}`,
+        );
       },
       swap: (q) => swapIn(q, next!),
       then: async (q) => {

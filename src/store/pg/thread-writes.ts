@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { ThreadMessagesRecord, ThreadRecord } from '../records.js';
-import { COPY_ROWS, copyLine as rowLine, copyLines as linesInto, copyRows } from './copy.js';
+import { COPY_ROWS, copyRows } from './copy.js';
 import type { TableWrites } from './write-set.js';
 import { THREAD_COLUMNS, threadRow } from './threads.js';
 
@@ -73,10 +73,3 @@ const UPSERT = (sql: Sql) => sql`
     sort_at = excluded.sort_at, contact_id = excluded.contact_id, contact_email = excluded.contact_email,
     search = excluded.search, thread = excluded.thread,
     messages = coalesce(excluded.messages, wcm_threads.messages)`;
-
-/** A thread's row as a line of COPY's text format (an import streams them: thread-import.ts). */
-export const copyLine = (r: ReturnType<typeof threadRow>) => rowLine(THREAD_COLUMNS, r);
-
-/** Lines made by copyLine into `table` (wcm_threads, or its copy aside) with one COPY. */
-export const copyLines = (sql: Sql, table: string, lines: Iterable<string>) =>
-  linesInto(sql, table, THREAD_COLUMNS, lines);
