@@ -210,9 +210,12 @@ export async function readFixtureStream(file: string, sink: FixtureSink, pieceBy
     const scanner = new FixtureScanner(sink);
     let rest = Buffer.alloc(0);
     for (;;) {
-      const piece = Buffer.allocUnsafe(pieceBytes);
-      const { bytesRead } = await fh.read(piece, 0, pieceBytes, null);
-      const buf = rest.length ? Buffer.concat([rest, piece.subarray(0, bytesRead)]) : piece.subarray(0, bytesRead);
+      // The unconsumed tail (a record cut by the piece's end, usually small) goes first, and the
+      // next piece is read after it: not joined by a copy of the whole piece.
+      const piece = Buffer.allocUnsafe(rest.length + pieceBytes);
+      rest.copy(piece, 0);
+      const { bytesRead } = await fh.read(piece, rest.length, pieceBytes, null);
+      const buf = piece.subarray(0, rest.length + bytesRead);
       const used = scanner.feed(buf, bytesRead === 0);
       scanner.offset += used;
       rest = buf.subarray(used);
