@@ -14,6 +14,9 @@
 //                                 extra environment, e.g. `pool2=.,UV_THREADPOOL_SIZE=2`
 //   floor                         the fsync-per-request floor (floors.mjs write)
 //   floor-nosync                  the same floor without its fdatasync: what a sync costs it here
+//   pg:NAME=CHECKOUT[,VAR=...]    `wcm serve --store` on PostgreSQL: one durable embedded cluster for
+//                                 the run (fsync and synchronous_commit on), the listings seeded once
+//                                 and copied per side (`create database … template`)
 // Ratios are per round, against `floor` if it is a side, else the first side; the median is printed.
 // Besides each server's CPU per request it prints the machine's (all CPUs, every process, the load
 // generator and kernel threads included, from /proc/stat), how idle the machine was and how much of
@@ -21,7 +24,7 @@
 // --dir completed, with the disk's mean time for each (/sys/dev/block/MAJ:MIN/stat; every process's
 // I/O counts, so only an otherwise quiet disk tells them apart). The kernel merges concurrent
 // fdatasyncs into one flush, the floor's included.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,16 +46,18 @@ for (let i = 0; i < argv.length; i++) {
   } else if (a === 'floor' || a === 'floor-nosync')
     sides.push({ name: a, floor: a === 'floor' ? 'write' : 'write-nosync' });
   else {
-    const eq = a.indexOf('=');
+    const pg = a.startsWith('pg:');
+    const spec = pg ? a.slice(3) : a;
+    const eq = spec.indexOf('=');
     if (eq < 1) usage(`\`${a}\` is not a side`);
-    const [dir, ...vars] = a.slice(eq + 1).split(',');
+    const [dir, ...vars] = spec.slice(eq + 1).split(',');
     const env = {};
     for (const v of vars) {
       const e = v.indexOf('=');
       if (e < 1) usage(`\`${v}\` in \`${a}\` is not VAR=VALUE`);
       env[v.slice(0, e)] = v.slice(e + 1);
     }
-    sides.push({ name: a.slice(0, eq), checkout: path.resolve(dir), env });
+    sides.push({ name: spec.slice(0, eq), checkout: path.resolve(dir), env, pg });
   }
 }
 if (sides.length < 2) usage('give at least two sides');
@@ -63,7 +68,7 @@ for (const s of sides) {
 
 function usage(msg) {
   console.error(
-    `ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--rounds N] [--seconds S] [--warmup S] [--listings N] [--dir DIR] NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`,
+    `ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--rounds N] [--seconds S] [--warmup S] [--listings N] [--dir DIR] [pg:]NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`,
   );
   process.exit(2);
 }
@@ -81,13 +86,37 @@ const body = JSON.stringify({
 });
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${data.token}` };
 
+/** `file`: the data file, or `{ store: URL }` (passed as WCM_STORE: it holds the password, not in argv). */
 const startWcm = (checkout, file, extra = [], sideEnv = {}) =>
-  startServer(process.execPath, [path.join(checkout, 'bin/wcm.js'), 'serve', '--port', '0', '--data', file, ...extra], {
-    env: { ...env, ...sideEnv },
-    ready: /wcm listening on (\S+)/,
-    timeoutMs: 300_000,
-    name: 'wcm serve',
-  });
+  startServer(
+    process.execPath,
+    [path.join(checkout, 'bin/wcm.js'), 'serve', '--port', '0', ...(file.store ? [] : ['--data', file]), ...extra],
+    {
+      env: { ...env, ...(file.store ? { WCM_STORE: file.store } : {}), ...sideEnv },
+      ready: /wcm listening on (\S+)/,
+      timeoutMs: 300_000,
+      name: 'wcm serve',
+    },
+  );
+
+/** The run's PostgreSQL cluster and a database of the listings to copy, made on first use. */
+let cluster = null;
+async function pgDatabase(checkout, name) {
+  if (!cluster) {
+    const { startEmbedded } = await import(path.join(ROOT, 'dist/src/store/pg/embedded.js'));
+    const { default: postgres } = await import('postgres');
+    chmodSync(work, 0o755);
+    const c = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120_000 });
+    cluster = { ...c, sql: postgres(c.url, { max: 1, onnotice: () => {} }), url: (db) => dbUrl(c.url, db) };
+    await cluster.sql.unsafe('create database wcm_template');
+    await stopServer(
+      await startWcm(checkout, { store: cluster.url('wcm_template') }, ['--seed', data.listings.fixture]),
+    );
+  }
+  await cluster.sql.unsafe(`create database ${name} template wcm_template`);
+  return cluster.url(name);
+}
+const dbUrl = (url, db) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
 
 /** Busy, stolen and total time of all CPUs so far (jiffies); idle and iowait count as not busy. */
 function machine() {
@@ -123,6 +152,10 @@ try {
         { ready: /listening (\d+)/, name: s.name },
       );
       s.url = `http://127.0.0.1:${s.server.match[1]}/listings`;
+    } else if (s.pg) {
+      const store = await pgDatabase(s.checkout, `wcm_${sides.indexOf(s)}`);
+      s.server = await startWcm(s.checkout, { store }, [], s.env);
+      s.url = `${s.server.match[1]}/workspaces/${data.workspaceId}/lists`;
     } else {
       // Every wcm side starts from a copy of one data file holding the listings.
       if (!template) {
@@ -199,5 +232,9 @@ try {
   }
 } finally {
   for (const s of sides) if (s.server) await stopServer(s.server).catch(() => undefined);
+  if (cluster) {
+    await cluster.sql.end({ timeout: 5 }).catch(() => undefined);
+    await cluster.stop();
+  }
   rmSync(work, { recursive: true, force: true });
 }

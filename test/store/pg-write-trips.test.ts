@@ -1,6 +1,6 @@
-// A durable write on PostgreSQL (src/store/pg/log.ts) costs few round trips: the lock, the declared
-// reads and the catch-up go out together, then the journal row and the table writes with COMMIT
-// right behind them. Counted through a TCP relay between the store and the test's PostgreSQL.
+// A durable write on PostgreSQL (src/store/pg/log.ts) costs few round trips: one statement when
+// nothing moved (src/store/pg/one-trip.ts); else the lock, the declared reads and the catch-up go
+// out together, then the journal row and the table writes with COMMIT right behind them. Counted through a TCP relay between the store and the test's PostgreSQL.
 import net from 'node:net';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -85,19 +85,20 @@ afterEach(async () => {
 });
 
 describe('a write on PostgreSQL', () => {
-  it('costs three round trips: BEGIN; lock, reads and catch-up; writes and COMMIT; a batch of another size prepares no statement again', async () => {
+  it('costs one round trip when nothing moved: one statement claims the lock and writes; a batch of another size prepares no statement again', async () => {
     const db = await freshDatabase();
     const r = await relay(new URL(db.url));
     closing.push(r.close);
     const store = await Store.openShared(r.url);
     closing.push(() => store.close());
-    // The first write prepares its statements (a round trip each, once per connection).
+    // The first write prepares its statement (a round trip, once per connection).
     for (let i = 0; i < 3; i++) await store.transact((tx) => tx.put('listings', listing(i)));
     const before = r.trips();
     await store.transact((tx) => tx.put('listings', listing(3)));
-    expect(r.trips() - before).toBe(3);
+    // Was three (BEGIN; lock and catch-up; writes and COMMIT): the claim and the writes are one statement.
+    expect(r.trips() - before).toBe(1);
     expect((await store.records.get('listings', listing(3).id))?.title).toBe('Listing 3');
-    // A batch of another size uses the same statements (column arrays), prepared already: none
+    // A batch of another size uses the same statement (column arrays), prepared already: none
     // is parsed again (a new statement costs a round trip to describe it, and holds back the rest).
     const parsed = r.parsed();
     await Promise.all([4, 5, 6, 7].map((i) => store.transact((tx) => tx.put('listings', listing(i)))));
@@ -105,7 +106,7 @@ describe('a write on PostgreSQL', () => {
     expect(await store.records.count('listingsByWorkspace', eng.wsA)).toBe(8);
   });
 
-  it('a sync while a batch of ours holds the write lock waits for its commit, and sees what another process committed', async () => {
+  it("a sync while a batch of ours is being written waits for its commit; a batch behind another process's write takes the usual path", async () => {
     const db = await freshDatabase();
     const r = await relay(new URL(db.url));
     closing.push(r.close);
@@ -113,16 +114,122 @@ describe('a write on PostgreSQL', () => {
     closing.push(() => a.close());
     const b = await Store.openShared(db.url);
     closing.push(() => b.close());
+    const other = (n: number) => ({ id: `usr_other${n}`, name: `Other ${n}`, email: `other${n}@example.com` });
+    // Both paths once, so that every statement is prepared before counting.
     for (let i = 0; i < 2; i++) await a.transact((tx) => tx.put('listings', listing(i)));
-    await a.sync();
-    await b.transact((tx) => tx.put('users', { id: 'usr_other', name: 'Other', email: 'other@example.com' }));
-    const before = r.trips();
-    const written = a.transact((tx) => tx.put('listings', listing(2)));
-    // Once the lock is answered (the writes go out: the third round trip), a sync asks nothing.
-    while (r.trips() - before < 3) await new Promise((w) => setImmediate(w));
+    await b.transact((tx) => tx.put('users', other(0)));
+    await a.transact((tx) => tx.put('listings', listing(2)));
+    await a.transact((tx) => tx.put('listings', listing(3)));
+    let before = r.trips();
+    await Promise.all([a.transact((tx) => tx.put('listings', listing(4))), a.sync(), a.sync()]);
+    expect(r.trips() - before).toBe(1);
+    // Another process wrote: the one statement is refused (the journal moved past us); the batch
+    // runs again the usual way (BEGIN; lock and catch-up; writes and COMMIT), seeing that write.
+    await b.transact((tx) => tx.put('users', other(1)));
+    before = r.trips();
+    const written = a.transact((tx) => tx.put('listings', listing(5)));
+    // Once the lock is answered (the writes go out: the fourth round trip), a sync asks nothing.
+    while (r.trips() - before < 4) await new Promise((w) => setImmediate(w));
     await Promise.all([written, a.sync(), a.sync()]);
+    expect(r.trips() - before).toBe(4);
+    expect(a.get('users', 'usr_other1')?.name).toBe('Other 1');
+    expect((await b.records.get('listings', listing(5).id))?.title).toBe('Listing 5');
+  });
+
+  it('in one statement, a record written again keeps exactly its keys: the same key, a moved key, a delete', async () => {
+    const db = await freshDatabase();
+    const r = await relay(new URL(db.url));
+    closing.push(r.close);
+    const a = await Store.openShared(r.url);
+    closing.push(() => a.close());
+    const admin = postgres(db.url, { max: 1, onnotice: () => {} });
+    closing.push(() => admin.end());
+    const keysOf = async () =>
+      (
+        await admin<Array<{ ix: string; part: string; k: Buffer; id: string }>>`
+        select ix, part, k, id from wcm_record_keys order by ix, part, k`
+      ).map((x) => ({ ...x, k: x.k.toString('hex') }));
+    const expected = (...recs: ListingRecord[]) =>
+      recs.flatMap((rec) => keyRows('listings', rec)).map((x) => ({ ...x, k: x.k.toString('hex') }));
+    const [one, two] = [listing(1), listing(2)];
+    for (const rec of [one, two, listing(3)]) await a.transact((tx) => tx.put('listings', rec));
+    const before = r.trips();
+    // The same sort key (a title changed): its key row is deleted and inserted in one statement.
+    const renamed = { ...one, title: 'Renamed' };
+    await a.transact((tx) => tx.put('listings', renamed));
+    // A moved key: the old row goes, the new one comes.
+    const moved = { ...two, created_at: new Date(Date.UTC(2027, 0, 1)).toISOString() };
+    await a.transact((tx) => tx.put('listings', moved));
+    await a.transact((tx) => tx.delete('listings', listing(3).id));
     expect(r.trips() - before).toBe(3);
-    expect(a.get('users', 'usr_other')?.name).toBe('Other');
+    expect(await keysOf()).toEqual(expected(renamed, moved).sort((x, y) => (x.k < y.k ? -1 : 1)));
+    expect((await admin`select id from wcm_records order by id`).map((x) => x.id)).toEqual([one.id, two.id]);
+    const b = await Store.openShared(db.url);
+    closing.push(() => b.close());
+    const page = await b.records.page('listingsByWorkspace', eng.wsA, { limit: 10 });
+    expect(page.items).toEqual([moved, renamed]);
+  });
+
+  it("a write behind another process's bulk load is refused the one statement (the base moved) and lands on the loaded data", async () => {
+    const db = await freshDatabase();
+    const a = await Store.openShared(db.url);
+    closing.push(() => a.close());
+    const b = await Store.openShared(db.url);
+    closing.push(() => b.close());
+    await b.transact((tx) => tx.put('users', { id: 'usr_old', name: 'Old', email: 'old@example.com' }));
+    // The load empties the journal: only the base's seq says that b is behind.
+    await a.bulk((tx) => {
+      tx.delete('users', 'usr_old');
+      tx.put('users', { id: 'usr_loaded', name: 'Loaded', email: 'loaded@example.com' });
+    });
+    await b.transact((tx) => tx.put('listings', listing(1)));
+    expect(b.get('users', 'usr_old')).toBeUndefined();
+    expect(b.get('users', 'usr_loaded')?.name).toBe('Loaded');
+    const c = await Store.openShared(db.url);
+    closing.push(() => c.close());
+    expect((await c.records.get('listings', listing(1).id))?.title).toBe('Listing 1');
+    expect(c.get('users', 'usr_loaded')?.name).toBe('Loaded');
+  });
+
+  it('while another process holds the write lock, a write waits for it and a sync does not', async () => {
+    const db = await freshDatabase();
+    const a = await Store.openShared(db.url);
+    closing.push(() => a.close());
+    await a.transact((tx) => tx.put('listings', listing(1)));
+    const admin = postgres(db.url, { max: 1, onnotice: () => {} });
+    closing.push(() => admin.end());
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // As an import holding the lock a while (the key is batch.ts's WRITE_LOCK).
+    const holder = admin.begin(async (sql) => {
+      await sql`select pg_advisory_xact_lock(${0x77636d}, hashtext(current_schema()))`;
+      locked();
+      await held;
+    });
+    await isLocked;
+    let done = false;
+    const user = { id: 'usr_waited', name: 'Waited', email: 'waited@example.com' };
+    const written = a
+      .transact((tx) => {
+        tx.put('users', user);
+        tx.put('listings', listing(2));
+      })
+      .then(() => (done = true));
+    try {
+      await new Promise((w) => setTimeout(w, 300));
+      expect(done).toBe(false);
+      // The one statement was refused and its writes undone: a sync neither waits nor sees them.
+      await a.sync();
+      expect(a.get('users', user.id)).toBeUndefined();
+    } finally {
+      release();
+    }
+    await holder;
+    await written;
+    expect(a.get('users', user.id)?.name).toBe('Waited');
+    expect((await a.records.get('listings', listing(2).id))?.title).toBe('Listing 2');
   });
 
   it('keeps every character of a record and its key through the column arrays, and a record without an index', async () => {
@@ -196,7 +303,7 @@ describe('the schema at version 7', () => {
     }
     const store = await Store.openShared(db.url);
     closing.push(() => store.close());
-    expect((await sql`select max(version)::int as v from wcm_migrations`)[0].v).toBe(7);
+    expect((await sql`select max(version)::int as v from wcm_migrations`)[0].v).toBe(MIGRATIONS.at(-1)!.version);
     expect(await sql`select indexname from pg_indexes where tablename = 'wcm_records' order by 1`).toEqual([
       { indexname: 'wcm_records_pkey' },
     ]);
@@ -208,5 +315,39 @@ describe('the schema at version 7', () => {
     const streamed: ListingRecord[] = [];
     for await (const r of store.records.stream('listings')) streamed.push(r as ListingRecord);
     expect(streamed.map((r) => r.id)).toEqual(newestFirst.map((r) => r.id));
+  });
+});
+
+describe('the schema at version 8', () => {
+  it('upgrades a version 7 database holding records, and writes over them in one statement', async () => {
+    const db = await freshDatabase();
+    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+    closing.push(() => sql.end());
+    await sql`create table wcm_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`;
+    for (const m of MIGRATIONS.filter((m) => m.version <= 7)) {
+      await sql.unsafe(m.ddl);
+      await sql`insert into wcm_migrations (version, name) values (${m.version}, ${m.name})`;
+    }
+    const old = [listing(1), listing(2)];
+    for (const rec of old) {
+      const { collection, id, k, body } = recordRow('listings', rec);
+      await sql`insert into wcm_records (collection, id, k, body) values (${collection}, ${id}, ${k}, ${body})`;
+      for (const x of keyRows('listings', rec))
+        await sql`insert into wcm_record_keys (ix, part, k, id) values (${x.ix}, ${x.part}, ${x.k}, ${x.id})`;
+    }
+    const r = await relay(new URL(db.url));
+    closing.push(r.close);
+    const store = await Store.openShared(r.url);
+    closing.push(() => store.close());
+    expect((await sql`select max(version)::int as v from wcm_migrations`)[0].v).toBe(8);
+    // The first write prepares its statement; the second is one round trip.
+    await store.transact((tx) => tx.put('listings', listing(3)));
+    const before = r.trips();
+    const moved = { ...old[0], created_at: listing(9).created_at };
+    await store.transact((tx) => tx.put('listings', moved));
+    expect(r.trips() - before).toBe(1);
+    const page = await store.records.page('listingsByWorkspace', eng.wsA, { limit: 10 });
+    expect(page.items.map((x) => x.id)).toEqual([moved.id, listing(3).id, old[1].id]);
+    expect(await sql`select count(*)::int as n from wcm_record_keys`).toEqual([{ n: 3 }]);
   });
 });

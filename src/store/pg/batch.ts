@@ -7,7 +7,7 @@ import { applyTableWrites, fetchReads, mergeWrites, readKey, seeWrites, sendTabl
 import { hasTableWrites, noTableWrites, type TableWrites } from './write-set.js';
 
 /** Every writer, in every process, takes this transaction-scoped advisory lock (with its schema's hash): one writer at a time. */
-const WRITE_LOCK = 0x77636d; // "wcm"
+export const WRITE_LOCK = 0x77636d; // "wcm"
 
 export const lockWrites = (sql: Sql) =>
   sql`select pg_advisory_xact_lock(${WRITE_LOCK}, hashtext(current_schema()))`.execute();
@@ -16,6 +16,31 @@ export const lockWrites = (sql: Sql) =>
 export interface BatchItem {
   fn?: (tx: Tx) => unknown;
   reads?: TxReads;
+}
+
+/** A transaction queued in PgLog (log.ts), or a bulk load. */
+export interface Pending {
+  /** A transaction's function; a bulk load's is made by `bulk`. */
+  fn?: (tx: Tx) => unknown;
+  resolve: (v: unknown) => void;
+  reject: (err: unknown) => void;
+  /** The table records `fn` reads (TxReads): fetched under the lock before it runs. */
+  reads?: TxReads;
+  /** A bulk load: makes its function inside its transaction, once it holds the write lock. */
+  bulk?: (sql: Sql) => Promise<(tx: Tx) => unknown>;
+  /** Run in the bulk's transaction after its writes (a named snapshot's threads copied back). */
+  then?: (sql: Sql) => Promise<unknown>;
+  /** A reserved connection the bulk's transaction runs on (an import's temporary table is there). */
+  on?: Sql;
+  /** Run in the bulk's transaction BEFORE it takes the write lock (an import moves its threads). */
+  before?: (sql: Sql) => Promise<unknown>;
+}
+
+/** How the bulk's transaction runs besides its function (PgLog.bulkFrom). */
+export interface BulkSteps {
+  then?: (sql: Sql) => Promise<unknown>;
+  on?: Sql;
+  before?: (sql: Sql) => Promise<unknown>;
 }
 
 /** What a batch's transactions did: run on the state (with their undo), or threw. */
@@ -51,30 +76,44 @@ export async function writeBatchTx<P extends BatchItem>(
       ),
       steps.catchUp(sql),
     ]);
-    const base = host.seq;
-    const rows: JournalRow[] = [];
-    // The batch's table writes, merged in order: written with one set of statements.
-    const tables = noTableWrites();
-    for (const p of batch) {
-      try {
-        const declared = new Set((p.reads ?? []).map(([c, id]) => readKey(c, id)));
-        const { result, ops, undo, table } = host.run(p.fn!, { declared, seen });
-        seeWrites(seen, table);
-        // A write of threads only still takes a journal row (its ops may be none): every
-        // process's sequence number moves, and with it the threads' page cache (threads.ts).
-        if (ops.length || hasTableWrites(table)) rows.push({ seq: base + rows.length + 1, ops: JSON.stringify(ops) });
-        mergeWrites(tables, table);
-        out.done.push({ p, result, undo });
-      } catch (err) {
-        out.failed.push({ p, err });
-      }
-    }
-    if (rows.length) host.seq = rows[rows.length - 1].seq;
+    const { rows, tables } = runBatch(host, batch, seen, out);
     return { sent: await sendWrites(sql, rows, tables) };
   });
   // COMMIT went out behind the writes. Had one failed, the transaction was aborted and COMMIT
   // rolled it back (PostgreSQL answers it without an error): the failure shows here.
   await Promise.all(sent);
+}
+
+/**
+ * Runs the batch's transactions on the state in order, each seeing the table records read
+ * (`seen`) with the writes of those before it over them; moves `host.seq` past their journal rows.
+ * Returns the rows and the batch's table writes, merged in order (written with one set of statements).
+ */
+export function runBatch<P extends BatchItem>(
+  host: SharedHost,
+  batch: P[],
+  seen: Map<string, unknown>,
+  out: BatchOutcome<P>,
+): { rows: JournalRow[]; tables: TableWrites } {
+  const base = host.seq;
+  const rows: JournalRow[] = [];
+  const tables = noTableWrites();
+  for (const p of batch) {
+    try {
+      const declared = new Set((p.reads ?? []).map(([c, id]) => readKey(c, id)));
+      const { result, ops, undo, table } = host.run(p.fn!, { declared, seen });
+      seeWrites(seen, table);
+      // A write of threads only still takes a journal row (its ops may be none): every
+      // process's sequence number moves, and with it the threads' page cache (threads.ts).
+      if (ops.length || hasTableWrites(table)) rows.push({ seq: base + rows.length + 1, ops: JSON.stringify(ops) });
+      mergeWrites(tables, table);
+      out.done.push({ p, result, undo });
+    } catch (err) {
+      out.failed.push({ p, err });
+    }
+  }
+  if (rows.length) host.seq = rows[rows.length - 1].seq;
+  return { rows, tables };
 }
 
 /**

@@ -5,9 +5,12 @@ import type { Op } from '../state.js';
 import { isDeadlock, unavailable } from './errors.js';
 import { readBase, writeBase } from './base.js';
 import { inTransaction } from './reserved.js';
-import { type BatchOutcome, lockWrites, writeBatchTx } from './batch.js';
+import { type BatchOutcome, type BulkSteps, lockWrites, type Pending, writeBatchTx } from './batch.js';
 import type { JournalRow, SharedHost } from './shared-host.js';
 import { applyTableWrites } from './table-writes.js';
+
+export type { BulkSteps } from './batch.js';
+import { isClaimRefused, writeOneTrip } from './one-trip.js';
 
 /** Journal rows kept behind the base after a compaction, so a process a little behind catches up without a reload. */
 const KEEP_BEHIND = 2000;
@@ -15,30 +18,6 @@ const KEEP_BEHIND = 2000;
 const COMPACT_ROWS = 20_000;
 /** Runs of a batch that PostgreSQL aborted to break a deadlock (the last one's error is the batch's). */
 const DEADLOCK_ATTEMPTS = 3;
-
-interface Pending {
-  /** A transaction's function; a bulk load's is made by `bulk`. */
-  fn?: (tx: Tx) => unknown;
-  resolve: (v: unknown) => void;
-  reject: (err: unknown) => void;
-  /** The table records `fn` reads (TxReads): fetched under the lock before it runs. */
-  reads?: TxReads;
-  /** A bulk load: makes its function inside its transaction, once it holds the write lock. */
-  bulk?: (sql: Sql) => Promise<(tx: Tx) => unknown>;
-  /** Run in the bulk's transaction after its writes (a named snapshot's threads copied back). */
-  then?: (sql: Sql) => Promise<unknown>;
-  /** A reserved connection the bulk's transaction runs on (an import's temporary table is there). */
-  on?: Sql;
-  /** Run in the bulk's transaction BEFORE it takes the write lock (an import moves its threads). */
-  before?: (sql: Sql) => Promise<unknown>;
-}
-
-/** How the bulk's transaction runs besides its function (PgLog.bulkFrom). */
-export interface BulkSteps {
-  then?: (sql: Sql) => Promise<unknown>;
-  on?: Sql;
-  before?: (sql: Sql) => Promise<unknown>;
-}
 
 /**
  * The store's records kept in PostgreSQL, shared by every process on the database. Each process
@@ -57,6 +36,8 @@ export class PgLog {
   private committing: Promise<boolean> | null = null;
   private rowsSinceBase = 0;
   private closed = false;
+  /** The last catch-up found another process's writes: the next batch takes the usual path. */
+  private othersWrote = false;
 
   constructor(
     readonly sql: Sql,
@@ -117,6 +98,7 @@ export class PgLog {
       order by j.seq`;
     const base = rows[0]?.base ?? 0;
     const journal = rows.filter((r) => r.seq !== null && r.seq > this.host.seq) as JournalRow[];
+    this.othersWrote = journal.length > 0 || base > this.host.seq;
     if (base > this.host.seq && journal[0]?.seq !== this.host.seq + 1) return this.load();
     for (const r of journal) {
       if (r.seq !== this.host.seq + 1) return this.load();
@@ -148,6 +130,7 @@ export class PgLog {
         // Transactions up to the next bulk load go in one PostgreSQL transaction.
         const next = this.queue.findIndex((p) => p.bulk);
         const batch = next < 0 ? this.queue.splice(0) : this.queue.splice(0, next);
+        if (await this.writeOneTrip(batch)) continue;
         // Requests wait for the batch from when it holds the lock (sync), not before: the lock may
         // be held a while by another process (an import), and they should not wait for that.
         const held = { committed: Promise.resolve(false) };
@@ -182,9 +165,42 @@ export class PgLog {
       for (const { p, err: own } of out.failed) p.reject(own);
       return false;
     }
+    this.settle(out);
+    return true;
+  }
+
+  private settle(out: BatchOutcome<Pending>): void {
     this.rowsSinceBase += out.done.length;
     for (const { p, result } of out.done) p.resolve(result);
     for (const { p, err } of out.failed) p.reject(err);
+  }
+
+  /** `batch` in one round trip (one-trip.ts) unless another process wrote lately; false: not written, take the usual path. */
+  private async writeOneTrip(batch: Pending[]): Promise<boolean> {
+    if (this.othersWrote || this.host.seq < 0) return false;
+    const out: BatchOutcome<Pending> = { done: [], failed: [] };
+    const base = this.host.seq;
+    // The state holds the batch from now until it commits or is undone: syncs wait for it.
+    const sent = unavailable(() => writeOneTrip(this.sql, this.host, batch, out));
+    this.committing = sent.catch(() => false);
+    try {
+      if (!(await sent)) return false;
+    } catch (err) {
+      for (let i = out.done.length - 1; i >= 0; i--) this.host.rollback(out.done[i].undo);
+      // Refused, or failed in PostgreSQL: nothing was committed; the usual path runs the batch again.
+      if ((err as Error).name === 'PostgresError') {
+        this.host.seq = base;
+        this.othersWrote = isClaimRefused(err);
+        return false;
+      }
+      this.host.seq = -1;
+      for (const { p } of out.done) p.reject(err);
+      for (const { p, err: own } of out.failed) p.reject(own);
+      return true;
+    } finally {
+      this.committing = null;
+    }
+    this.settle(out);
     return true;
   }
 

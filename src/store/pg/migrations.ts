@@ -2,6 +2,7 @@ import type { Sql } from 'postgres';
 import { CLAIM_TABLES, SHARED_TABLES } from './shared-tables.js';
 import { RECORD_TABLES } from './records.js';
 import { THREAD_TABLES } from './threads.js';
+import { CLAIM_FUNCTION } from './one-trip.js';
 
 /**
  * The schema, as versioned steps applied in order, each recorded in `wcm_migrations`. All of them
@@ -27,6 +28,8 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; ddl: str
   { version: 6, name: 'records in a table, with their index keys', ddl: RECORD_TABLES },
   // Every created record paid an insertion into this index; only an export read it, which can sort.
   { version: 7, name: 'no export-order index on records', ddl: 'drop index wcm_records_order' },
+  // A batch of record writes in one statement, one round trip, when nothing moved (one-trip.ts).
+  { version: 8, name: 'write lock claimed without waiting', ddl: CLAIM_FUNCTION },
 ];
 
 const MIGRATION_LOCK = 0x77636d2; // distinct from the write lock
