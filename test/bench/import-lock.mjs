@@ -8,8 +8,8 @@
 // to the seed does).
 // --reset: demo.json and the threads are imported and saved as a named snapshot, then a second store
 // (its own connections, in this process) resets to it as POST /_emulator/reset {"to": name} does.
-// --bookings: the file holds N bookings (demo.json's first, new ids and times) instead of threads:
-// records other than threads, which an import still writes under the lock.
+// --bookings: the file holds N bookings (demo.json's first, new ids and times) instead of threads.
+// The import's child runs under /usr/bin/time: its peak RSS is printed.
 //
 //   node test/bench/import-lock.mjs [--threads 100000] [--replace | --reset] [--bookings] [--root DIR]   (DIR: a built checkout, default this one)
 import { spawn } from 'node:child_process';
@@ -32,15 +32,25 @@ const work = mkdtempSync(path.join(tmpdir(), 'wcm-import-lock-'));
 // Searchable by `postgres` when run as root (the cluster runs as that user, as in pg.mjs).
 chmodSync(work, 0o755);
 
+/** Runs `wcm ARGS` (under /usr/bin/time with `measured`: resolves the child's peak RSS in MB). */
 function wcm(...args) {
+  const measured = args[0] === 'measured';
+  if (measured) args.shift();
+  const cmd = [process.execPath, path.join(root, 'bin/wcm.js'), ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/wcm.js'), ...args], {
-      stdio: ['ignore', 'ignore', process.env.SHOW ? 'inherit' : 'pipe'],
-    });
+    const child = spawn(
+      measured ? '/usr/bin/time' : cmd[0],
+      measured ? ['-f', 'peak-rss-kb %M', ...cmd] : cmd.slice(1),
+      {
+        stdio: ['ignore', 'ignore', process.env.SHOW ? 'inherit' : 'pipe'],
+      },
+    );
     let err = '';
     child.stderr?.on('data', (d) => (err += d));
     child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`wcm ${args[0]} ${args[1]}: ${code}\n${err}`)),
+      code === 0
+        ? resolve(Number(/peak-rss-kb (\d+)/.exec(err)?.[1] ?? 0) / 1024)
+        : reject(new Error(`wcm ${args[0]} ${args[1]}: ${code}\n${err}`)),
     );
   });
 }
@@ -66,16 +76,16 @@ try {
   let done = false;
   const t0 = performance.now();
   const args = replace ? [demo, fixture, '--store', cluster.url, '--replace'] : [fixture, '--store', cluster.url];
-  const importing = (resetter ? resetState(resetter, '', 'bench') : wcm('local', 'import', ...args)).finally(
-    () => (done = true),
-  );
+  const importing = (
+    resetter ? resetState(resetter, '', 'bench') : wcm('measured', 'local', 'import', ...args)
+  ).finally(() => (done = true));
   for (let i = 0; !done; i++) {
     const t = performance.now();
     await store.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', DEMO_WS1), name: `Acme ${i}` }));
     waits.push(performance.now() - t);
     await new Promise((r) => setTimeout(r, 50));
   }
-  await importing;
+  const rss = await importing;
   const wall = (performance.now() - t0) / 1000;
   await store.close();
   await resetter?.close();
@@ -84,7 +94,8 @@ try {
   console.log(
     `${n} ${bookings ? 'bookings' : 'threads'}${replace ? ' (--replace)' : ''}: ${reset ? 'reset to a named snapshot' : 'import'} ${wall.toFixed(1)} s; ` +
       `${waits.length} writes from another ${reset ? 'store' : 'process'} meanwhile, ` +
-      `median ${ms(waits[waits.length >> 1])}, max ${ms(waits.at(-1))}`,
+      `median ${ms(waits[waits.length >> 1])}, max ${ms(waits.at(-1))}` +
+      (rss ? `; the import's peak RSS ${Math.round(rss)} MB` : ''),
   );
 } finally {
   await cluster.stop();

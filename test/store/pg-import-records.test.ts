@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetState, saveSnapshot } from '../../src/server/emulator/state.js';
 import { exportText, FixtureError } from '../../src/store/fixture.js';
 import { KEY_COLUMNS, keyRows, RECORD_COLUMNS, recordRow } from '../../src/store/pg/records.js';
 import type { BookingRecord } from '../../src/store/records.js';
@@ -427,3 +428,47 @@ describe('an import of records into PostgreSQL with replace', () => {
     expect(await pg.records.count('bookingsByWorkspace', WS)).toBe(N + 1);
   });
 });
+
+describe('a reset to a named snapshot on PostgreSQL', () => {
+  it('loads the snapshot saved again between its read and its transaction whole, not the old bytes over the new tables', async () => {
+    await other.sync();
+    await saveSnapshot(other, '', 'race');
+    // What the snapshot is saved as again, while the reset waits.
+    await other.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', WS)!, name: 'Saved again' }));
+    await putBooking(other, booking(60_000));
+    const size = await other.records.size('bookings');
+    const blocker = await conns.reserve();
+    try {
+      // A write of `pg` waits for a row the blocker holds: the reset, behind it, has read the bytes and waits.
+      await blocker`begin`;
+      const late = booking(61_000);
+      await blocker`insert into wcm_records ${blocker(recordRow('bookings', late), ...RECORD_COLUMNS)}`;
+      const writing = putBooking(pg, late);
+      await waitingOn('transactionid');
+      const resetting = resetState(pg, '', 'race').catch((e: unknown) => e);
+      await readSnapshot();
+      await saveSnapshot(other, '', 'race');
+      await blocker`rollback`;
+      await writing;
+      expect(await resetting).toMatchObject({ workspaces: 1, bookings: size });
+    } finally {
+      await blocker`rollback`.catch(() => undefined);
+      blocker.release();
+    }
+    await other.sync();
+    expect(other.get('workspaces', WS)?.name).toBe('Saved again');
+    expect(await other.records.get('bookings', booking(60_000).id)).toBeDefined();
+    expect(await other.records.get('bookings', booking(61_000).id)).toBeUndefined();
+  });
+});
+
+/** Until a connection of this database has read a named snapshot's bytes (as a reset does first); up to 10 s. */
+async function readSnapshot(): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const [r] = await raw`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and query like 'select data from wcm_named_snapshots%'`;
+    if (r.n) return;
+    await sleep(50);
+  }
+  throw new Error('no connection read a named snapshot');
+}

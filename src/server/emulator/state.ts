@@ -12,7 +12,7 @@ import { privateDir } from '../../private-dir.js';
 import { replaceWithFixtures } from '../../store/seed.js';
 import { COLLECTIONS, type CollectionName } from '../../store/records.js';
 import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
-import { pgShelf, type TablesBack } from '../../store/pg/named.js';
+import { pgShelf, SnapshotChangedError, type TablesBack } from '../../store/pg/named.js';
 import type { Store } from '../../store/store.js';
 import { ProblemError } from '../problems.js';
 
@@ -145,7 +145,7 @@ async function target(
       detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
     });
   // On a database there is no file to link: the bytes are loaded as they are.
-  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved, tables: db?.tablesBack(n) };
+  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved, tables: db?.tablesBack(n, saved) };
   try {
     return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];
   } catch (err) {
@@ -167,6 +167,25 @@ const cannotLoad = (name: string, err: Error) =>
  * go with the rest.
  */
 export async function resetState(store: Store, dataFile: string, to: unknown): Promise<Record<string, number>> {
+  // On PostgreSQL a named snapshot saved again between its bytes' read and the reset's transaction
+  // is read again (pg/named.ts, tablesBack): the reset loads the newest whole.
+  for (let attempt = 1; ; attempt++)
+    try {
+      return await resetOnce(store, dataFile, to);
+    } catch (err) {
+      if (!(err instanceof SnapshotChangedError)) throw err;
+      if (attempt === RESET_ATTEMPTS)
+        throw new ProblemError('validation_failed', {
+          detail: `${err.message} It was saved again each of ${RESET_ATTEMPTS} times.`,
+          resolution: 'Reset again once the snapshot is no longer being saved.',
+        });
+    }
+}
+
+/** How many times a reset reads a named snapshot that keeps being saved again before it gives up. */
+const RESET_ATTEMPTS = 3;
+
+async function resetOnce(store: Store, dataFile: string, to: unknown): Promise<Record<string, number>> {
   const loaded = await target(store, dataFile, to);
   if ('seed' in loaded) return resetToSeed(store, loaded.seed);
   if (!Array.isArray(loaded)) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Sql } from 'postgres';
 import type { CollectionName } from '../records.js';
 import type { BulkSteps } from './log.js';
@@ -11,6 +12,23 @@ export interface TablesBack extends BulkSteps {
   /** The collections `swap` replaces whole: the load must not clear them. */
   swapped: readonly CollectionName[];
 }
+
+/**
+ * A reset read a named snapshot's bytes, and by the time its transaction locked them they were
+ * another save's (or gone): the bytes and the tables would not be one snapshot. Nothing was
+ * written; read it again.
+ */
+export class SnapshotChangedError extends Error {
+  constructor(readonly snapshot: string) {
+    super(`The snapshot \`${snapshot}\` was saved again or removed while the reset read it; nothing was reset.`);
+  }
+}
+
+const digest = (chunks: Buffer[]) => {
+  const h = createHash('sha256');
+  for (const c of chunks) h.update(c);
+  return h.digest('hex');
+};
 
 /** The tables a named snapshot copies beside its bytes (the records no process holds), and their copies. */
 const COPIED = [
@@ -68,13 +86,22 @@ export const pgShelf = (sql: Sql) => ({
   /**
    * Puts the snapshot's threads and records back. The threads' table is built aside before the
    * write lock and swapped in under it (table-swap.ts, as a replacing import does): other
-   * processes' writes wait for the swap, not for copying and indexing every thread.
+   * processes' writes wait for the swap, not for copying and indexing every thread. `saved`: the
+   * snapshot's bytes as the reset read them, before its transaction. The transaction first locks
+   * the snapshot's rows (a save or a removal of it waits until the reset ends) and checks that they
+   * are still those bytes: else the tables it reads next would be another save's
+   * (SnapshotChangedError, and nothing is written).
    */
-  tablesBack(name: string): TablesBack {
+  tablesBack(name: string, saved: Buffer): TablesBack {
+    // A digest now: the restore patches the bytes in place (patchSaved) before its transaction.
+    const read = digest([saved]);
     let next: Next | undefined;
     return {
       swapped: [...THREAD_COLLECTIONS],
       before: async (q) => {
+        const rows = await q<Array<{ data: Buffer }>>`
+          select data from wcm_named_snapshots where name = ${name} order by chunk for share`;
+        if (digest(rows.map((r) => r.data)) !== read) throw new SnapshotChangedError(name);
         const cols = q(THREAD_COLUMNS as unknown as string[]);
         next = await buildNext(
           q,
