@@ -430,7 +430,12 @@ describe('an import of records into PostgreSQL with replace', () => {
 });
 
 describe('a reset to a named snapshot on PostgreSQL', () => {
-  it('loads the snapshot saved again between its read and its transaction whole, not the old bytes over the new tables', async () => {
+  it('loads the snapshot saved again between its read and its transaction whole, not the old bytes over the new tables; its records built aside and swapped in', async () => {
+    const indexes = () =>
+      raw`select tablename, indexname, indexdef from pg_indexes
+        where schemaname = current_schema() and tablename like 'wcm_record%' order by 1, 2`;
+    const before = await indexes();
+    const [{ oid }] = await raw`select 'wcm_records'::regclass::oid as oid`;
     await other.sync();
     await saveSnapshot(other, '', 'race');
     // What the snapshot is saved as again, while the reset waits.
@@ -459,6 +464,13 @@ describe('a reset to a named snapshot on PostgreSQL', () => {
     expect(other.get('workspaces', WS)?.name).toBe('Saved again');
     expect(await other.records.get('bookings', booking(60_000).id)).toBeDefined();
     expect(await other.records.get('bookings', booking(61_000).id)).toBeUndefined();
+    // The records' tables were built aside from the snapshot's copies and swapped in, as --replace does.
+    expect((await raw`select 'wcm_records'::regclass::oid as oid`)[0].oid).not.toBe(oid);
+    expect(await indexes()).toEqual(before);
+    expect((await raw`select pg_get_serial_sequence('wcm_records', 'pos') as seq`)[0].seq).toBe(
+      'public.wcm_records_pos_seq',
+    );
+    expect(await other.records.count('bookingsByWorkspace', WS)).toBe(size);
   });
 });
 

@@ -207,7 +207,7 @@ describe('records on PostgreSQL', () => {
     expect(await b.records.count('bookingsByWorkspace', eng.wsA)).toBe(0);
     expect((await shelf.list()).find((s) => s.name === 'with-records')!.bytes).toBeGreaterThan(200_000);
     const saved = (await shelf.read('with-records'))!;
-    await a.restore(saved, ['settings'], undefined, shelf.tablesBack('with-records', saved));
+    await a.restore(saved, ['settings'], undefined, shelf.tablesBack('with-records', saved, a.tabled));
     await b.sync();
     expect(await text(b)).toBe(await text(json));
     expect(await shelf.remove('with-records')).toBe(true);

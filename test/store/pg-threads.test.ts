@@ -234,7 +234,7 @@ describe('threads on PostgreSQL', () => {
     await pg.bulk((tx) => tx.clear('threads'));
     expect(await other.threads.size()).toBe(0);
     const saved = (await shelf.read('with-threads'))!;
-    await pg.restore(saved, ['settings'], undefined, shelf.tablesBack('with-threads', saved));
+    await pg.restore(saved, ['settings'], undefined, shelf.tablesBack('with-threads', saved, pg.tabled));
     expect(await other.threads.size()).toBe(N);
     expect(await readFullThread(other, ALL[7].id)).toEqual(ALL[7]);
     expect(await shelf.remove('with-threads')).toBe(true);

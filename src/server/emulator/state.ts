@@ -145,7 +145,8 @@ async function target(
       detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
     });
   // On a database there is no file to link: the bytes are loaded as they are.
-  if (isSnapshotFile(saved)) return { name: n, file: db ? undefined : file, saved, tables: db?.tablesBack(n, saved) };
+  if (isSnapshotFile(saved))
+    return { name: n, file: db ? undefined : file, saved, tables: db?.tablesBack(n, saved, store.tabled) };
   try {
     return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];
   } catch (err) {

@@ -3,6 +3,7 @@ import type { Sql } from 'postgres';
 import type { CollectionName } from '../records.js';
 import type { BulkSteps } from './log.js';
 import { buildNext, swapIn, type Next } from './table-swap.js';
+import { KEY_COLUMNS, RECORD_COLUMNS } from './records.js';
 import { THREAD_COLLECTIONS, THREAD_COLUMNS } from './threads.js';
 
 /** How a restore puts a named snapshot's tables back (Store.restore): steps of its bulk load. */
@@ -29,6 +30,13 @@ const digest = (chunks: Buffer[]) => {
   for (const c of chunks) h.update(c);
   return h.digest('hex');
 };
+
+/** The tables a reset puts back from a snapshot's copies: their columns, in the order their rows were first written. */
+const BACK = [
+  ['wcm_threads', 'wcm_named_threads', THREAD_COLUMNS, ''],
+  ['wcm_records', 'wcm_named_records', RECORD_COLUMNS, 'order by pos'],
+  ['wcm_record_keys', 'wcm_named_record_keys', KEY_COLUMNS, ''],
+] as const;
 
 /** The tables a named snapshot copies beside its bytes (the records no process holds), and their copies. */
 const COPIED = [
@@ -84,39 +92,33 @@ export const pgShelf = (sql: Sql) => ({
     });
   },
   /**
-   * Puts the snapshot's threads and records back. The threads' table is built aside before the
-   * write lock and swapped in under it (table-swap.ts, as a replacing import does): other
-   * processes' writes wait for the swap, not for copying and indexing every thread. `saved`: the
-   * snapshot's bytes as the reset read them, before its transaction. The transaction first locks
-   * the snapshot's rows (a save or a removal of it waits until the reset ends) and checks that they
+   * Puts the snapshot's threads and records back. Their tables are built aside before the write
+   * lock and swapped in under it (table-swap.ts, as a replacing import does): other processes'
+   * writes wait for the swap, not for copying and indexing every row. `saved`: the snapshot's
+   * bytes as the reset read them, before its transaction. The transaction first locks the
+   * snapshot's rows (a save or a removal of it waits until the reset ends) and checks that they
    * are still those bytes: else the tables it reads next would be another save's
-   * (SnapshotChangedError, and nothing is written).
+   * (SnapshotChangedError, and nothing is written). `tabled`: the collections kept in
+   * `wcm_records`, which the swap replaces whole (a collection moved there since the save comes
+   * back from the bytes, put over the swapped table).
    */
-  tablesBack(name: string, saved: Buffer): TablesBack {
+  tablesBack(name: string, saved: Buffer, tabled: ReadonlySet<CollectionName>): TablesBack {
     // A digest now: the restore patches the bytes in place (patchSaved) before its transaction.
     const read = digest([saved]);
-    let next: Next | undefined;
+    const next: Next[] = [];
     return {
-      swapped: [...THREAD_COLLECTIONS],
+      swapped: [...THREAD_COLLECTIONS, ...tabled],
       before: async (q) => {
         const rows = await q<Array<{ data: Buffer }>>`
           select data from wcm_named_snapshots where name = ${name} order by chunk for share`;
         if (digest(rows.map((r) => r.data)) !== read) throw new SnapshotChangedError(name);
-        const cols = q(THREAD_COLUMNS as unknown as string[]);
-        next = await buildNext(
-          q,
-          'wcm_threads',
-          THREAD_COLUMNS,
-          q`select ${cols} from wcm_named_threads where name = ${name}`,
-        );
+        for (const [table, copy, columns, order] of BACK) {
+          const from = q`select ${q([...columns])} from ${q(copy)} where name = ${name} ${q.unsafe(order)}`;
+          next.push(await buildNext(q, table, columns, from));
+        }
       },
-      swap: (q) => swapIn(q, next!),
-      then: async (q) => {
-        // A collection moved to the table since the snapshot was saved came back from its bytes already.
-        await q`insert into wcm_records (collection, id, k, body)
-          select collection, id, k, body from wcm_named_records where name = ${name} order by pos on conflict do nothing`;
-        await q`insert into wcm_record_keys (ix, part, k, id)
-          select ix, part, k, id from wcm_named_record_keys where name = ${name} on conflict do nothing`;
+      swap: async (q) => {
+        for (const n of next) await swapIn(q, n);
       },
     };
   },
