@@ -185,9 +185,13 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         if (store.isEmpty()) {
           // The files are streamed; their tokens (in clear) are kept for the one printed below.
           const docs: unknown[] = [];
-          // In the background: reads are answered from memory while the snapshot is written.
+          // Big ones in the background: reads are answered from memory while the snapshot is
+          // written, writes wait until it is durable. The files are remembered for `POST
+          // /_emulator/reset {"to": "seed"}` in the same load: never the one without the other.
+          const files = options.seeds.map((f) => path.resolve(f));
           const counts = await seedStore(store, options.seeds, undefined, (f) => docs.push({ tokens: f.tokens }), {
-            background: true,
+            also: (tx) => tx.put('settings', { id: SEED_FILES_SETTING, value: files }),
+            background: (durable) => (seedDurable = durable),
           });
           notes.push(
             `seeded from ${options.seeds.join(', ')}: ${Object.entries(counts)
@@ -195,13 +199,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
               .join(', ')}`,
           );
           seededToken = firstAllPowerfulToken(docs, store);
-          // Remembered for `POST /_emulator/reset {"to": "seed"}`. The first write: acknowledged
-          // once the seed's snapshot and then its own journal line are durable.
-          seedDurable = store
-            .transact((tx) =>
-              tx.put('settings', { id: SEED_FILES_SETTING, value: options.seeds!.map((f) => path.resolve(f)) }),
-            )
-            .then(() => undefined);
+          seedDurable ??= Promise.resolve();
           seedDurable.catch((err: unknown) => options.log?.(`[error] ${(err as Error).message}`));
         } else {
           notes.push(`the store already holds data, so --seed was not applied (use \`wcm local import\` to add to it)`);

@@ -14,7 +14,7 @@ import {
 import { FIXTURE_COLLECTIONS } from './fixture-schema.js';
 import { LazyLines } from './lazy-lines.js';
 import { COLLECTIONS, type CollectionName } from './records.js';
-import type { Store } from './store.js';
+import type { Store, Tx } from './store.js';
 import { isDeadlock, unavailable } from './pg/errors.js';
 import { RECORD_TABLE_COLLECTIONS } from './pg/records.js';
 import { TableImport } from './pg/table-import.js';
@@ -57,17 +57,17 @@ export async function readFixtureFile(
  * Reads, validates and imports fixture files into a store: all or nothing. `parsed` are the files'
  * documents when the caller already read them; else each file is streamed, and `checked` sees each
  * as it passed its schema (tokens still in clear; on the JSON store its threads already packed, packThread).
- * `background`: on the JSON store, a big load resolves once it is in memory, its snapshot still
- * being written; writes wait until it is durable (Store.bulk).
+ * `also` writes more in the same load. `background`: on the JSON store, a big load resolves once it
+ * is in memory, its snapshot still being written; writes wait until it is durable (Store.bulk).
  */
 export async function seedStore(
   store: Store,
   files: string[],
   parsed?: unknown[],
   checked?: (f: CheckedFixture) => void,
-  opts: { background?: boolean } = {},
+  opts: { also?: (tx: Tx) => void; background?: (durable: Promise<void>) => void } = {},
 ): Promise<Record<string, number>> {
-  if (store.shared && !parsed) return importShared(store, files, { checked });
+  if (store.shared && !parsed) return importShared(store, files, { checked, also: opts.also });
   // Validate every file before writing any, each against the store plus the files before it, then
   // write them in ONE load: a failure anywhere leaves the store as it was.
   const all: Records[] = [];
@@ -80,7 +80,7 @@ export async function seedStore(
     );
   if (store.shared) await refuseTaken(store, files, all, ['threads', ...store.tabled]);
   let counts: Record<string, number> = {};
-  await store.loadMany(recordCount(all), (tx) => void (counts = putRecords(tx, all)), opts);
+  await store.loadMany(recordCount(all), (tx) => void ((counts = putRecords(tx, all)), opts.also?.(tx)), opts);
   return counts;
 }
 
@@ -169,7 +169,7 @@ const NOTHING: RecordLookup = { get: () => undefined };
 export async function importShared(
   store: Store,
   files: string[],
-  opts: { replace?: boolean; checked?: (f: CheckedFixture) => void; batchRows?: number } = {},
+  opts: { replace?: boolean; checked?: (f: CheckedFixture) => void; batchRows?: number; also?: (tx: Tx) => void } = {},
 ): Promise<Record<string, number>> {
   // The database down while reading is a StoreUnavailableError, as it is under the lock (log.ts).
   const conn = await unavailable(() => store.shared!.sql.reserve());
@@ -191,6 +191,7 @@ export async function importShared(
               for (const c of COLLECTIONS)
                 if (c !== 'settings' && !THREAD_COLLECTIONS.has(c) && !tables.takes(c)) tx.clear(c);
             counts = putRecords(tx, read.all);
+            opts.also?.(tx);
           };
         },
         { on: conn, before: (sql) => tables.move(sql) },

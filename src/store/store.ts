@@ -17,6 +17,7 @@ import { BULK_RECORDS, type StoreOptions } from './options.js';
 
 export { StoreCorruptError, defaultPipelineDepth, type Tx };
 export { BULK_RECORDS, type StoreOptions } from './options.js';
+type BulkOptions = { background?: (durable: Promise<void>) => void };
 
 /**
  * The durable JSON-file store. State lives in memory (state.ts); every transaction is appended to
@@ -145,9 +146,9 @@ export class Store extends StoreView {
    * number is past every journal line), never a mix. Transactions arriving meanwhile are applied
    * after it and journaled once it is durable. If `fn` throws or the write fails, the state is read
    * back from disk, and the transactions made on top of it are rejected. `background`: it resolves
-   * once the state is in memory, the snapshot still being written (see replacing for a failure).
+   * once the state is in memory, handing out the promise of the snapshot (see replacing for a failure).
    */
-  async bulk<T>(fn: (tx: Tx) => T, opts: { background?: boolean } = {}): Promise<T> {
+  async bulk<T>(fn: (tx: Tx) => T, opts: BulkOptions = {}): Promise<T> {
     const refusal = this.refusal();
     if (refusal) throw refusal;
     if (this.shared) return this.shared.bulk(fn);
@@ -156,7 +157,7 @@ export class Store extends StoreView {
     let applied = false;
     const written = new Set<CollectionName>();
     const done = heldReplace(
-      this.replacing(() => written.size > 0, opts.background),
+      this.replacing(() => written.size > 0, !!opts.background),
       async () => {
         result = fn(this.state.bulkTx(written));
         if (!written.size) return;
@@ -167,8 +168,8 @@ export class Store extends StoreView {
         this.committer.emptied();
       },
     );
-    // A failure in the background is reported to every write it refuses (replacing).
-    if (applied && opts.background) done.catch(() => undefined);
+    // A failure in the background rejects with what every write is then refused with (replacing).
+    if (applied && opts.background) opts.background(done.catch(() => Promise.reject(this.refused)));
     else await done;
     return result;
   }
@@ -177,7 +178,7 @@ export class Store extends StoreView {
    * A load of `records` writes (a seed, an import, a reset): above BULK_RECORDS through `bulk`,
    * else as one transaction (one journal line costs less than rewriting the snapshot).
    */
-  loadMany<T>(records: number, fn: (tx: Tx) => T, opts: { background?: boolean } = {}): Promise<T> {
+  loadMany<T>(records: number, fn: (tx: Tx) => T, opts: BulkOptions = {}): Promise<T> {
     return records > BULK_RECORDS ? this.bulk(fn, opts) : this.transact(fn);
   }
 

@@ -11,8 +11,8 @@ import { generateThreads } from '../support/generate-threads.mjs';
 import { DEMO, demo } from '../support/server.js';
 import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
 
-// Store.bulk({ background: true }), what `wcm serve --seed` uses: it resolves once the load is in
-// memory, while its snapshot is still being written; every write waits until that is durable, and
+// Store.bulk({ background }), what `wcm serve --seed` uses: it resolves once the load is in memory,
+// handing out the promise of its snapshot, which is still being written; every write waits until that is durable, and
 // a snapshot that cannot be written keeps the state but refuses writes (SANDBOX.md: Bulk loading).
 
 const stores = useTempStores();
@@ -67,7 +67,9 @@ describe('Store.bulk in the background', () => {
     const s = await stores.open(file, { files });
     await s.transact((tx) => tx.put('listings', listing(1)));
     // Resolves while the snapshot waits at the gate (the foreground bulk would wait for it).
-    expect(await within(s.bulk(load(2, LOADED), { background: true }), 2000)).toBe(LOADED - 1);
+    let durable: Promise<void> | undefined;
+    expect(await within(s.bulk(load(2, LOADED), { background: (d) => (durable = d) }), 2000)).toBe(LOADED - 1);
+    expect(await settled(durable!)).toBe('pending');
     expect(files.waiting).toBe(1);
     expect(listingTitles(s)).toEqual(titles(1, LOADED));
     expect(existsSync(file)).toBe(false);
@@ -80,6 +82,7 @@ describe('Store.bulk in the background', () => {
 
     files.open();
     await write;
+    expect(await settled(durable!)).toBe('resolved');
     const snap = readSnapshotFile(file);
     expect(snap.collections.listings).toHaveLength(LOADED);
     const journal = readFileSync(`${file}.journal`, 'utf8').replace(/\0+$/, '').trim().split('\n');
@@ -93,7 +96,7 @@ describe('Store.bulk in the background', () => {
     const file = path.join(stores.dir, 'store.json');
     const s = await stores.open(file, { files });
     await s.transact((tx) => tx.put('listings', listing(1)));
-    await s.bulk(load(2, LOADED), { background: true });
+    await s.bulk(load(2, LOADED), { background: () => undefined });
     void s.transact((tx) => tx.put('listings', listing(LOADED + 1)));
     // The files as a crash now leaves them: the journal as before the load, no snapshot.
     expect(listingTitles(await stores.open(crashCopy(file)))).toEqual(['L1']);
@@ -106,7 +109,8 @@ describe('Store.bulk in the background', () => {
     const file = path.join(stores.dir, 'store.json');
     const s = await stores.open(file, { files });
     await s.transact((tx) => tx.put('listings', listing(1)));
-    await s.bulk(load(2, LOADED), { background: true });
+    let durable: Promise<void> | undefined;
+    await s.bulk(load(2, LOADED), { background: (d) => (durable = d) });
     const during = s.transact((tx) => tx.put('listings', listing(LOADED + 1)));
     files.fail(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
 
@@ -115,6 +119,7 @@ describe('Store.bulk in the background', () => {
       (err: unknown) => err,
     );
     expect(refused).toBeInstanceOf(BulkNotDurableError);
+    await expect(durable).rejects.toBe(refused);
     // A StoreUnavailableError: the server answers it 503 store_unavailable.
     expect(refused).toBeInstanceOf(StoreUnavailableError);
     expect((refused as Error).message).toMatch(
