@@ -50,6 +50,6 @@ export class BulkNotDurableError extends StoreUnavailableError {
     this.message =
       `The seeded records could not be written to ${file} (${(cause as Error).message}): ` +
       `they are served from memory but are not on disk, so writes are refused. ` +
-      `Free disk space (or fix the cause) and restart the server: the seed is loaded again.`;
+      `Free disk space (or fix the cause) and restart \`wcm serve --seed …\`: the data file does not hold the seed, so it is loaded again.`;
   }
 }
