@@ -136,6 +136,19 @@ describe('a write on PostgreSQL', () => {
     expect((await b.records.get('listings', listing(5).id))?.title).toBe('Listing 5');
   });
 
+  it('the one statement runs on its generic plan, planned once: not planned again for every batch', async () => {
+    const db = await freshDatabase();
+    const a = await Store.openShared(db.url);
+    closing.push(() => a.close());
+    for (let i = 0; i < 8; i++) await a.transact((tx) => tx.put('listings', listing(i)));
+    // The statement is prepared on the writer's one connection, where this query runs too.
+    const plans = await a.shared!.writer<Array<{ generic: number; custom: number }>>`
+      select generic_plans::int as generic, custom_plans::int as custom
+      from pg_prepared_statements
+      where statement like '%wcm_claim_writes(%' and statement not like '%pg_prepared_statements%'`;
+    expect(plans).toEqual([{ generic: 8, custom: 0 }]);
+  });
+
   it('in one statement, a record written again keeps exactly its keys: the same key, a moved key, a delete', async () => {
     const db = await freshDatabase();
     const r = await relay(new URL(db.url));

@@ -42,6 +42,8 @@ export class PgLog {
   constructor(
     readonly sql: Sql,
     private readonly host: SharedHost,
+    /** The connection of the one-statement batches (open.ts). */
+    readonly writer: Sql = sql,
   ) {}
 
   /** Loads the base and the journal; at start-up, moves records an older base held into their tables. */
@@ -181,7 +183,7 @@ export class PgLog {
     const out: BatchOutcome<Pending> = { done: [], failed: [] };
     const base = this.host.seq;
     // The state holds the batch from now until it commits or is undone: syncs wait for it.
-    const sent = unavailable(() => writeOneTrip(this.sql, this.host, batch, out));
+    const sent = unavailable(() => writeOneTrip(this.writer, this.host, batch, out));
     this.committing = sent.catch(() => false);
     try {
       if (!(await sent)) return false;
@@ -285,6 +287,6 @@ export class PgLog {
     if (this.closed) return;
     await this.drain();
     this.closed = true;
-    await this.sql.end({ timeout: 5 });
+    await Promise.all([this.sql, this.writer].map((c) => c.end({ timeout: 5 })));
   }
 }
