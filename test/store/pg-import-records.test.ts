@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetState, saveSnapshot } from '../../src/server/emulator/state.js';
 import { exportText, FixtureError } from '../../src/store/fixture.js';
 import { KEY_COLUMNS, keyRows, RECORD_COLUMNS, recordRow } from '../../src/store/pg/records.js';
+import { SWAP_MIN_ROWS } from '../../src/store/pg/table-swap.js';
 import type { BookingRecord } from '../../src/store/records.js';
 import { ImportConflictError, importShared, seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
@@ -426,6 +427,30 @@ describe('an import of records into PostgreSQL with replace', () => {
     expect(await pg.records.get('bookings', changed.id)).toEqual(changed);
     expect(await pg.records.size('bookings')).toBe(N + 1);
     expect(await pg.records.count('bookingsByWorkspace', WS)).toBe(N + 1);
+
+    // A reader holding wcm_records past 2 s: its rows are copied over instead (the same table stays).
+    const kept = await oids();
+    const again = Array.from({ length: SWAP_MIN_ROWS }, (_, i) => booking(70_000 + i));
+    const reader = await conns.reserve();
+    try {
+      await reader`begin`;
+      await reader`select count(*) from wcm_records`;
+      const file = fixture({ bookings: again });
+      expect(await importShared(pg, [baseFile, file], { replace: true })).toEqual({
+        workspaces: 1,
+        knowledge_lists: 1,
+        bookings: SWAP_MIN_ROWS,
+      });
+    } finally {
+      await reader`rollback`;
+      reader.release();
+    }
+    expect((await oids())[1]).toBe(kept[1]);
+    expect((await raw`select to_regclass('wcm_records_next') as t`)[0].t).toBeNull();
+    expect(await other.records.size('bookings')).toBe(SWAP_MIN_ROWS);
+    expect(await other.records.get('bookings', again.at(-1)!.id)).toEqual(again.at(-1));
+    expect(await other.records.count('bookingsByWorkspace', WS)).toBe(SWAP_MIN_ROWS);
+    expect(await other.records.size('articles')).toBe(0);
   });
 });
 
