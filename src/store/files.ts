@@ -197,6 +197,17 @@ async function* pieces(bufs: Iterable<Buffer> | AsyncIterable<Buffer>): AsyncGen
   if (small.length) yield Buffer.concat(small, smallBytes);
 }
 
+/** Whether `file` exists: a stat, not a read (the data file can be hundreds of MB). */
+export async function fileExists(file: string): Promise<boolean> {
+  try {
+    await fs.stat(file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
 export const nodeFileLayer: FileLayer = {
   openJournal: (file) => openNodeJournal(file, DEFAULT_PREALLOCATE),
   async writeAtomic(file, data) {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { acquireLock } from './lock.js';
 import { ownsDataDir, privateDir } from '../private-dir.js';
-import { nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
+import { fileExists, nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
 import type { TablesBack } from './pg/named.js';
 import type { CollectionName, Tx } from './records.js';
 import type { TxReads } from './record-repository.js';
@@ -289,8 +289,7 @@ export class Store extends StoreView {
     this.closed = true;
     const journal = this.committer.journal;
     try {
-      if (journal && (journal.size > 0 || !(await this.files.readIfExists(this.file))))
-        await this.compaction.writeSnapshot(journal);
+      if (journal && (journal.size > 0 || !(await fileExists(this.file)))) await this.compaction.writeSnapshot(journal);
     } finally {
       await journal?.close();
       await this.releaseLock?.();

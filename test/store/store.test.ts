@@ -341,6 +341,26 @@ describe('the node journal', () => {
   });
 });
 
+describe('closing', () => {
+  it('a store with nothing journaled since its snapshot closes without reading its data file again', async () => {
+    const file = path.join(dir, 'store.json');
+    const s = await openStore(file);
+    await s.transact((tx) => tx.put('listings', listing(1)));
+    await s.close();
+    const reads: string[] = [];
+    const files: FileLayer = {
+      ...nodeFileLayer,
+      readIfExists: (f) => (reads.push(path.basename(f)), nodeFileLayer.readIfExists(f)),
+    };
+    const again = await openStore(file, { files });
+    expect(reads.filter((f) => f === 'store.json')).toHaveLength(1);
+    await again.close();
+    // Close checks the file is there (a stat); the read at open was the only one.
+    expect(reads.filter((f) => f === 'store.json')).toHaveLength(1);
+    expect(listingTitles(await openStore(file))).toEqual(['L1']);
+  });
+});
+
 describe('an injected file-layer fault', () => {
   it('rejects the transaction and rolls memory and indexes back; later writes work', async () => {
     const files = faultyLayer();
