@@ -136,6 +136,27 @@ describe('a write on PostgreSQL', () => {
     expect((await b.records.get('listings', listing(5).id))?.title).toBe('Listing 5');
   });
 
+  it('the writes of requests that a commit released share the next batch', async () => {
+    const db = await freshDatabase();
+    const r = await relay(new URL(db.url));
+    closing.push(r.close);
+    const a = await Store.openShared(r.url);
+    closing.push(() => a.close());
+    for (let i = 0; i < 3; i++) await a.transact((tx) => tx.put('listings', listing(i)));
+    const before = r.trips();
+    // As requests arriving during a write: each syncs (waiting for that write's commit), then writes.
+    const first = a.transact((tx) => tx.put('listings', listing(3)));
+    while (r.trips() === before) await new Promise((w) => setImmediate(w));
+    const requests = [4, 5, 6, 7].map(async (i) => {
+      await a.sync();
+      await a.transact((tx) => tx.put('listings', listing(i)));
+    });
+    await Promise.all([first, ...requests]);
+    // Was three: the first request released wrote alone, the other three in the batch after it.
+    expect(r.trips() - before).toBe(2);
+    expect(await a.records.count('listingsByWorkspace', eng.wsA)).toBe(8);
+  });
+
   it('the one statement runs on its generic plan, planned once: not planned again for every batch', async () => {
     const db = await freshDatabase();
     const a = await Store.openShared(db.url);

@@ -124,7 +124,11 @@ export class PgLog {
   /** Writes what is queued, a batch per PostgreSQL transaction, until the queue is empty. */
   private async writeLoop(): Promise<void> {
     try {
-      while (this.queue.length) {
+      for (;;) {
+        // A turn of the event loop first: the requests the last commit released (their syncs
+        // waited for it) queue their writes in that turn, and share this batch.
+        await new Promise((turn) => setImmediate(turn));
+        if (!this.queue.length) break;
         if (this.queue[0].bulk) {
           await this.writeBulk(this.queue.shift()!);
           continue;
