@@ -342,6 +342,25 @@ describe('an import of records into PostgreSQL holds the write lock only after m
     expect(await other.records.get('bookings', bookings[N - 1].id)).toEqual(bookings[N - 1]);
   });
 
+  it('makes another import of a booking id it moved wait, then refuse it with the JSON store’s message', async () => {
+    const bookings = Array.from({ length: N }, (_, i) => booking(45_000 + i));
+    const sneak = fixture({ bookings: [bookings[0]] });
+    let sneaking: Promise<unknown> = Promise.resolve();
+    const { result } = await importBlockedInMove(bookings, async () => {
+      // Its lookup finds the id free (the move is not committed); its own move waits on the unique index.
+      sneaking = importShared(other, [sneak]).catch((e: unknown) => e);
+      await waitingOnRows(2);
+    });
+    expect(result).toEqual({ bookings: N });
+    const err = (await sneaking) as FixtureError;
+    expect(err).toBeInstanceOf(FixtureError);
+    expect(err.problems).toEqual([
+      { path: '$.bookings[0].id', message: `id \`${bookings[0].id}\` already exists in the store` },
+    ]);
+    expect(err.message).toBe(await jsonMessage([sneak], [baseFile, fixture({ bookings: bookings.slice(0, 1) })]));
+    expect(await other.records.get('bookings', bookings[0].id)).toEqual(bookings[0]);
+  });
+
   it('fails clearly, writing nothing, when another process writes a booking it moved and PostgreSQL aborts it', async () => {
     const bookings = Array.from({ length: N }, (_, i) => booking(40_000 + i));
     const size = await other.records.size('bookings');
@@ -386,13 +405,15 @@ describe('an import of records into PostgreSQL with replace', () => {
         {
           base: true,
           replace: true,
-          // Holding wcm_records: the replace, once read, waits for it as it builds its tables, without the write lock.
+          // Creating (uncommitted) the table the replace builds aside: it waits for that name as it
+          // builds, without the write lock. (Not a lock on wcm_records: a write of a workspace
+          // names that table too, one-trip.ts.)
           during: async () => {
             await blocker`begin`;
-            await blocker`lock table wcm_records in access exclusive mode`;
+            await blocker`create table wcm_records_next (x int)`;
           },
           after: async () => {
-            await waitingOn('relation');
+            await waitingOn('transactionid');
             await Promise.race([
               other
                 .transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', WS)!, name: 'During' }))
