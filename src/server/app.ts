@@ -215,7 +215,7 @@ export class App {
     if (err instanceof StoreUnavailableError) {
       const unavailable = new ProblemError('store_unavailable', {
         detail: err.message,
-        headers: { 'Retry-After': '1' },
+        headers: err.retryAfter ? { 'Retry-After': err.retryAfter } : {},
       });
       return problemResponse(unavailable, info.path, info.id);
     }

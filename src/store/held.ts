@@ -47,6 +47,8 @@ export class BulkNotDurableError extends StoreUnavailableError {
   constructor(file: string, cause: unknown) {
     const why = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
     super(`the data file could not be written: ${why}`);
+    // Retrying does not help: the records are written again only by a restart.
+    this.retryAfter = undefined;
     this.message =
       `The seeded records could not be written to ${file} (${(cause as Error).message}): ` +
       `they are served from memory but are not on disk, so writes are refused. ` +

@@ -178,6 +178,8 @@ describe('wcm serve --seed of a big fixture (in process)', () => {
       files.fail(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
       for (const res of [await during, await call('POST', '/lists', { title: 'After', template_slug: 'faq' })]) {
         expect(res.status).toBe(503);
+        // Waiting does not heal it (a restart does): no Retry-After for clients to loop on.
+        expect(res.headers.get('retry-after')).toBeNull();
         const problem = (await res.json()) as { code: string; detail: string };
         expect(problem.code).toBe('store_unavailable');
         expect(problem.detail).toMatch(

@@ -1,5 +1,7 @@
 /** The database cannot be reached (down, restarting, refusing connections): the request may be retried. */
 export class StoreUnavailableError extends Error {
+  /** The 503's Retry-After: unset where waiting does not help (a restart does). */
+  retryAfter: string | undefined = '1';
   constructor(readonly reason: string) {
     super(`The database is unavailable (${reason}). Retry shortly.`);
   }
