@@ -5,12 +5,9 @@
 // import-file.ts, table-swap.ts). The cases of pg-import.test.ts, for records: nothing visible
 // before the commit, the JSON store's messages, references checked again under the lock, a failure
 // imports nothing, the deadlock, --replace.
-import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resetState, saveSnapshot } from '../../src/server/emulator/state.js';
 import { exportText, FixtureError } from '../../src/store/fixture.js';
 import { KEY_COLUMNS, keyRows, RECORD_COLUMNS, recordRow } from '../../src/store/pg/records.js';
@@ -18,14 +15,9 @@ import { SWAP_MIN_ROWS } from '../../src/store/pg/table-swap.js';
 import type { BookingRecord } from '../../src/store/records.js';
 import { ImportConflictError, importShared, seedStore } from '../../src/store/seed.js';
 import { Store } from '../../src/store/store.js';
-import { freshDatabase } from '../support/postgres.js';
+import { BATCH, N, sleep, usePgImport, uuid, within10s, WS } from '../support/pg-import.js';
 
-const WS = '00000000-0000-4000-8000-0000000000a1';
 const LIST = '00000000-0000-4000-8000-0000000000b1';
-const uuid = (n: number, kind = 'c') => `00000000-0000-4000-8${kind}00-${String(n).padStart(12, '0')}`;
-const N = 2500;
-/** Records per COPY here: 2,500 bookings go in three batches; half the file holds a whole batch. */
-const BATCH = 1000;
 
 function booking(i: number, over: Partial<BookingRecord> = {}): BookingRecord {
   const at = (h: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000 + h * 3_600_000).toISOString();
@@ -54,21 +46,17 @@ const article = (i: number, list = LIST) => ({
   })),
 });
 
-let dir: string;
-let baseFile: string;
-let url: string;
-let pg: Store;
-let other: Store;
-let raw: postgres.Sql;
-let conns: postgres.Sql;
-let files = 0;
-
-/** A fixture file of `members` (the workspace and the knowledge list are in baseFile). */
-function fixture(members: Record<string, unknown[]>): string {
-  const file = path.join(dir, `f${files++}.json`);
-  writeFileSync(file, JSON.stringify({ version: 1, ...members }));
-  return file;
-}
+/** The workspace and the knowledge list are in db.baseFile. */
+const db = usePgImport({
+  dirPrefix: 'wcm-pg-import-records-',
+  base: {
+    workspaces: [{ id: WS, name: 'Acme', stripe_account_id: null, members: [] }],
+    knowledge_lists: [{ id: LIST, workspace_id: WS, name: 'Help' }],
+  },
+  counted: 'wcm_records',
+  aside: 'wcm_record%_import',
+});
+const { fixture, rowsInserted, waitingOn, waitingOnRows, jsonMessage, importThroughPipe } = db;
 
 async function joined(parts: AsyncIterable<string>): Promise<string> {
   let text = '';
@@ -76,80 +64,9 @@ async function joined(parts: AsyncIterable<string>): Promise<string> {
   return text;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Rows ever inserted into wcm_records, rolled back or not (a trigger advances a sequence; see pg-import.test.ts). */
-async function rowsInserted(): Promise<number> {
-  const [r] = await raw`select last_value, is_called from wcm_test_records_inserted`;
-  return r.is_called ? Number(r.last_value) : 0;
-}
-
-/** Whether the import's connection has ended a COPY into wcm_records_import or wcm_record_keys_import (a batch is aside); waits up to 10 s. */
-async function copiedAside(): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
-    const [r] = await raw`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and state = 'idle' and query like 'copy "wcm_record%_import"%'`;
-    if (r.n) return true;
-    await sleep(50);
-  }
-  return false;
-}
-
-/**
- * Imports `members` (after `baseFile` with `base`) with the fixture's second half held back in a
- * named pipe: once a batch is copied aside, `during` runs, then the rest of the file is written
- * and `after` runs.
- */
-async function importThroughPipe(
-  members: Record<string, unknown[]>,
-  opts: { base?: boolean; replace?: boolean; during?: () => Promise<unknown>; after?: () => Promise<unknown> } = {},
-) {
-  const fifo = path.join(dir, `pipe-${files++}.json`);
-  await execa('mkfifo', [fifo]);
-  const text = JSON.stringify({ version: 1, ...members });
-  const result = importShared(pg, opts.base ? [baseFile, fifo] : [fifo], { batchRows: BATCH, replace: opts.replace })
-    .catch((e: unknown) => e)
-    .finally(() => (done = true));
-  let done = false;
-  const out = createWriteStream(fifo);
-  await new Promise((r) => out.write(text.slice(0, text.length / 2), r));
-  const aside = await copiedAside();
-  await opts.during?.();
-  const stillReading = !done;
-  out.end(text.slice(text.length / 2));
-  await opts.after?.();
-  // The same bytes in a file, for the JSON store's message.
-  const copy = fixture(members);
-  return { aside, stillReading, fifo, copy, result: await result };
-}
-
-/** Backends of this database waiting for a lock: 'transactionid', a row another transaction wrote; 'relation', a table it locked. */
-async function waitingOn(event: string, atLeast = 1): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const [r] = await raw`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock' and wait_event = ${event}`;
-    if (r.n >= atLeast) return;
-    await sleep(20);
-  }
-  throw new Error(`fewer than ${atLeast} backends ever waited for a ${event} lock`);
-}
-
-/** The JSON store's message for the same files (`seeded` imported first). */
-async function jsonMessage(files: string[], seeded: string[] = []): Promise<string> {
-  const json = await Store.open(path.join(mkdtempSync(path.join(dir, 'json-')), 'store.json'));
-  try {
-    if (seeded.length) await seedStore(json, seeded);
-    const err = await seedStore(json, files).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(FixtureError);
-    return (err as FixtureError).message;
-  } finally {
-    await json.close();
-  }
-}
-
 /** The JSON store's export after importing `files` (then `then`). */
 async function jsonExport(files: string[], then?: (s: Store) => Promise<unknown>): Promise<string> {
-  const json = await Store.open(path.join(mkdtempSync(path.join(dir, 'json-')), 'store.json'));
+  const json = await Store.open(path.join(mkdtempSync(path.join(db.dir, 'json-')), 'store.json'));
   try {
     await seedStore(json, files);
     await then?.(json);
@@ -159,40 +76,10 @@ async function jsonExport(files: string[], then?: (s: Store) => Promise<unknown>
   }
 }
 
-const pgExport = async () => await joined(exportText(other));
+const pgExport = async () => await joined(exportText(db.other));
 
 /** A copy of `b` written by another process in the same transaction as nothing else. */
 const putBooking = (s: Store, b: BookingRecord) => s.transact((tx) => void tx.put('bookings', b));
-
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'wcm-pg-import-records-'));
-  baseFile = path.join(dir, 'base.json');
-  writeFileSync(
-    baseFile,
-    JSON.stringify({
-      version: 1,
-      workspaces: [{ id: WS, name: 'Acme', stripe_account_id: null, members: [] }],
-      knowledge_lists: [{ id: LIST, workspace_id: WS, name: 'Help' }],
-    }),
-  );
-  url = (await freshDatabase()).url;
-  pg = await Store.openShared(url);
-  other = await Store.openShared(url);
-  raw = postgres(url, { max: 1, onnotice: () => {} });
-  conns = postgres(url, { max: 2, onnotice: () => {} });
-  await raw`create sequence wcm_test_records_inserted`;
-  await raw`create function wcm_test_count_insert() returns trigger language plpgsql as
-    $$ begin perform nextval('wcm_test_records_inserted'); return new; end $$`;
-  await raw`create trigger wcm_test_count_insert before insert on wcm_records
-    for each row execute function wcm_test_count_insert()`;
-}, 60_000);
-
-afterAll(async () => {
-  await raw?.end({ timeout: 5 });
-  await conns?.end({ timeout: 5 });
-  for (const s of [pg, other]) await s?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe('an import of records into PostgreSQL streams them through tables aside', () => {
   it('refuses, with the JSON store’s message, problems found after a batch was copied aside, and writes nothing', async () => {
@@ -211,16 +98,16 @@ describe('an import of records into PostgreSQL streams them through tables aside
       },
       { path: '$.articles[1].list_id', message: `refers to knowledge_lists \`${uuid(8, 'f')}\`, which does not exist` },
     ]);
-    expect((result as FixtureError).message.replace(fifo, copy)).toBe(await jsonMessage([baseFile, copy]));
+    expect((result as FixtureError).message.replace(fifo, copy)).toBe(await jsonMessage([db.baseFile, copy]));
     // The batch went aside, never into wcm_records.
     expect(await rowsInserted()).toBe(0);
-    expect(await other.records.size('bookings')).toBe(0);
-    expect(await other.records.size('knowledge_lists')).toBe(0);
+    expect(await db.other.records.size('bookings')).toBe(0);
+    expect(await db.other.records.size('knowledge_lists')).toBe(0);
   });
 
   it('imports every record while another process writes, unseen until the commit, and exports as the JSON store does', async () => {
     const bookings = Array.from({ length: N }, (_, i) => booking(i));
-    // An article naming the list of the file before it (baseFile), one naming a list of its own file.
+    // An article naming the list of the file before it (db.baseFile), one naming a list of its own file.
     const members = {
       bookings,
       knowledge_lists: [{ id: uuid(3, 'b'), workspace_id: WS, name: 'Own' }],
@@ -233,27 +120,27 @@ describe('an import of records into PostgreSQL streams them through tables aside
       base: true,
       // (The workspace is the import's: written once the import committed.)
       after: async () => {
-        seenDuring = await other.records.size('bookings');
+        seenDuring = await db.other.records.size('bookings');
       },
     });
     expect(aside).toBe(true);
     expect(stillReading).toBe(true);
     expect(seenDuring).toBe(0);
     expect(result).toEqual({ workspaces: 1, knowledge_lists: 2, bookings: N, articles: 2 });
-    await rename(other);
-    expect(await pgExport()).toBe(await jsonExport([baseFile, copy], rename));
+    await rename(db.other);
+    expect(await pgExport()).toBe(await jsonExport([db.baseFile, copy], rename));
     // Each record's first position follows the file: the order of a collection without a key.
-    const pos = await raw`select id from wcm_records where collection = 'bookings' order by pos`;
+    const pos = await db.raw`select id from wcm_records where collection = 'bookings' order by pos`;
     expect(pos.map((r) => r.id)).toEqual(bookings.map((b) => b.id));
   });
 
   it('refuses an id another process took while it read, and ids the table held, in the JSON store’s order', async () => {
-    const size = await other.records.size('bookings');
+    const size = await db.other.records.size('bookings');
     const bookings = Array.from({ length: N }, (_, i) => booking(10_000 + i));
     // Booking 0 was copied aside (and found free) before another process writes the same id.
     const { aside, stillReading, fifo, copy, result } = await importThroughPipe(
       { bookings },
-      { during: () => putBooking(other, bookings[0]) },
+      { during: () => putBooking(db.other, bookings[0]) },
     );
     expect(aside).toBe(true);
     expect(stillReading).toBe(true);
@@ -261,85 +148,70 @@ describe('an import of records into PostgreSQL streams them through tables aside
       { path: '$.bookings[0].id', message: `id \`${bookings[0].id}\` already exists in the store` },
     ]);
     const sneak = fixture({ bookings: [bookings[0]] });
-    expect((result as FixtureError).message.replace(fifo, copy)).toBe(await jsonMessage([copy], [baseFile, sneak]));
+    expect((result as FixtureError).message.replace(fifo, copy)).toBe(await jsonMessage([copy], [db.baseFile, sneak]));
     // The one booking written meanwhile, none of the import's (its move failed on booking 0).
-    expect(await other.records.size('bookings')).toBe(size + 1);
-    expect(await other.records.get('bookings', bookings[1].id)).toBeUndefined();
+    expect(await db.other.records.size('bookings')).toBe(size + 1);
+    expect(await db.other.records.get('bookings', bookings[1].id)).toBeUndefined();
 
     // Ids imported before, in the last batch and past the bookings: listed as the JSON store lists them.
     const before = await rowsInserted();
     const held = bookings.slice(1);
     held[N - 3] = booking(4);
     const file = fixture({ bookings: held, articles: [article(1)] });
-    const err = (await importShared(pg, [file], { batchRows: BATCH }).catch((e: unknown) => e)) as FixtureError;
+    const err = (await importShared(db.pg, [file], { batchRows: BATCH }).catch((e: unknown) => e)) as FixtureError;
     expect(err.problems).toEqual([
       { path: '$.articles[0].id', message: `id \`${uuid(1, 'e')}\` already exists in the store` },
       { path: `$.bookings[${N - 3}].id`, message: `id \`${uuid(4)}\` already exists in the store` },
     ]);
     const seeded = fixture({ bookings: [booking(4)], articles: [article(1)] });
-    expect(err.message).toBe(await jsonMessage([file], [baseFile, seeded]));
+    expect(err.message).toBe(await jsonMessage([file], [db.baseFile, seeded]));
     expect(await rowsInserted()).toBe(before);
   });
 
   it('refuses an article whose list another process deleted while it read, and changes nothing', async () => {
     const gone = uuid(5, 'b');
-    await other.transact((tx) => void tx.put('knowledge_lists', { id: gone, workspace_id: WS, name: 'Soon gone' }));
-    const size = await other.records.size('bookings');
+    await db.other.transact((tx) => void tx.put('knowledge_lists', { id: gone, workspace_id: WS, name: 'Soon gone' }));
+    const size = await db.other.records.size('bookings');
     const bookings = Array.from({ length: N }, (_, i) => booking(20_000 + i));
     const members = { articles: [article(9, gone)], bookings };
     const { aside, fifo, copy, result } = await importThroughPipe(members, {
-      during: () => other.transact((tx) => tx.delete('knowledge_lists', gone)),
+      during: () => db.other.transact((tx) => tx.delete('knowledge_lists', gone)),
     });
     expect(aside).toBe(true);
     expect((result as FixtureError).problems).toEqual([
       { path: '$.articles[0].list_id', message: `refers to knowledge_lists \`${gone}\`, which does not exist` },
     ]);
-    expect((result as FixtureError).message.replace(fifo, copy)).toBe(await jsonMessage([copy], [baseFile]));
-    expect(await other.records.size('bookings')).toBe(size);
+    expect((result as FixtureError).message.replace(fifo, copy)).toBe(await jsonMessage([copy], [db.baseFile]));
+    expect(await db.other.records.size('bookings')).toBe(size);
   });
 });
 
 describe('an import of records into PostgreSQL holds the write lock only after moving them', () => {
-  const waitingOnRows = (atLeast = 1) => waitingOn('transactionid', atLeast);
-
   /** Another transaction inserts (uncommitted) the last booking: the import's move waits for it, without the write lock. */
-  async function importBlockedInMove(bookings: BookingRecord[], during: () => Promise<unknown>) {
-    const blocker = await conns.reserve();
-    const order: string[] = [];
-    try {
-      await blocker`begin`;
-      const last = bookings.at(-1)!;
-      await blocker`insert into wcm_records ${blocker(recordRow('bookings', last), ...RECORD_COLUMNS)}`;
-      await blocker`insert into wcm_record_keys ${blocker(keyRows('bookings', last), ...KEY_COLUMNS)}`;
-      const importing = importShared(pg, [fixture({ bookings })], { batchRows: BATCH })
-        .catch((e: unknown) => e)
-        .finally(() => order.push('import'));
-      await waitingOnRows(1);
-      await Promise.race([
-        during().finally(() => order.push('during')),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('still waiting for the import')), 10_000)),
-      ]);
-      await blocker`rollback`;
-      return { order, result: await importing };
-    } finally {
-      await blocker`rollback`.catch(() => undefined);
-      blocker.release();
-    }
-  }
+  const importBlockedInMove = (bookings: BookingRecord[], during: () => Promise<unknown>) =>
+    db.importBlockedInMove(
+      fixture({ bookings }),
+      async (blocker) => {
+        const last = bookings.at(-1)!;
+        await blocker`insert into wcm_records ${blocker(recordRow('bookings', last), ...RECORD_COLUMNS)}`;
+        await blocker`insert into wcm_record_keys ${blocker(keyRows('bookings', last), ...KEY_COLUMNS)}`;
+      },
+      during,
+    );
 
   it('lets another process write during the move: its write commits before the import does', async () => {
     const bookings = Array.from({ length: N }, (_, i) => booking(30_000 + i));
-    const size = await other.records.size('bookings');
+    const size = await db.other.records.size('bookings');
     let seenDuring = -1;
     const { order, result } = await importBlockedInMove(bookings, async () => {
-      await putBooking(other, booking(39_999));
-      seenDuring = await other.records.size('bookings');
+      await putBooking(db.other, booking(39_999));
+      seenDuring = await db.other.records.size('bookings');
     });
     expect(order).toEqual(['during', 'import']);
     expect(result).toEqual({ bookings: N });
     expect(seenDuring).toBe(size + 1);
-    expect(await other.records.size('bookings')).toBe(size + 1 + N);
-    expect(await other.records.get('bookings', bookings[N - 1].id)).toEqual(bookings[N - 1]);
+    expect(await db.other.records.size('bookings')).toBe(size + 1 + N);
+    expect(await db.other.records.get('bookings', bookings[N - 1].id)).toEqual(bookings[N - 1]);
   });
 
   it('makes another import of a booking id it moved wait, then refuse it with the JSON store’s message', async () => {
@@ -348,7 +220,7 @@ describe('an import of records into PostgreSQL holds the write lock only after m
     let sneaking: Promise<unknown> = Promise.resolve();
     const { result } = await importBlockedInMove(bookings, async () => {
       // Its lookup finds the id free (the move is not committed); its own move waits on the unique index.
-      sneaking = importShared(other, [sneak]).catch((e: unknown) => e);
+      sneaking = importShared(db.other, [sneak]).catch((e: unknown) => e);
       await waitingOnRows(2);
     });
     expect(result).toEqual({ bookings: N });
@@ -357,18 +229,18 @@ describe('an import of records into PostgreSQL holds the write lock only after m
     expect(err.problems).toEqual([
       { path: '$.bookings[0].id', message: `id \`${bookings[0].id}\` already exists in the store` },
     ]);
-    expect(err.message).toBe(await jsonMessage([sneak], [baseFile, fixture({ bookings: bookings.slice(0, 1) })]));
-    expect(await other.records.get('bookings', bookings[0].id)).toEqual(bookings[0]);
+    expect(err.message).toBe(await jsonMessage([sneak], [db.baseFile, fixture({ bookings: bookings.slice(0, 1) })]));
+    expect(await db.other.records.get('bookings', bookings[0].id)).toEqual(bookings[0]);
   });
 
   it('fails clearly, writing nothing, when another process writes a booking it moved and PostgreSQL aborts it', async () => {
     const bookings = Array.from({ length: N }, (_, i) => booking(40_000 + i));
-    const size = await other.records.size('bookings');
+    const size = await db.other.records.size('bookings');
     const mine = booking(40_000, { timezone: 'Europe/Paris' });
-    const [{ ms }] = await raw`select setting::int as ms from pg_settings where name = 'deadlock_timeout'`;
+    const [{ ms }] = await db.raw`select setting::int as ms from pg_settings where name = 'deadlock_timeout'`;
     let writing: Promise<unknown> = Promise.resolve();
     const { result } = await importBlockedInMove(bookings, async () => {
-      writing = putBooking(other, mine);
+      writing = putBooking(db.other, mine);
       await waitingOnRows(2);
       await sleep(Number(ms) + 300);
     });
@@ -377,27 +249,27 @@ describe('an import of records into PostgreSQL holds the write lock only after m
       /Another process wrote a thread or record this import holds.*nothing was imported/s,
     );
     await writing;
-    expect(await other.records.size('bookings')).toBe(size + 1);
-    expect(await other.records.get('bookings', mine.id)).toEqual(mine);
-    expect(await other.records.get('bookings', bookings[1].id)).toBeUndefined();
+    expect(await db.other.records.size('bookings')).toBe(size + 1);
+    expect(await db.other.records.get('bookings', mine.id)).toEqual(mine);
+    expect(await db.other.records.get('bookings', bookings[1].id)).toBeUndefined();
   });
 });
 
 describe('an import of records into PostgreSQL with replace', () => {
   const tables = ['wcm_records', 'wcm_record_keys'];
   const indexes = () =>
-    raw`select tablename, indexname, indexdef from pg_indexes
+    db.raw`select tablename, indexname, indexdef from pg_indexes
       where schemaname = current_schema() and tablename = any(${tables}) order by 1, 2`;
   const oids = async () =>
-    (await raw`select relname, oid from pg_class where relname = any(${tables}) order by 1`).map((r) => r.oid);
+    (await db.raw`select relname, oid from pg_class where relname = any(${tables}) order by 1`).map((r) => r.oid);
 
   it('builds both tables aside while another process writes, swaps them in under the lock, and keeps them writable', async () => {
     const before = await indexes();
-    const [{ seq }] = await raw`select pg_get_serial_sequence('wcm_records', 'pos') as seq`;
+    const [{ seq }] = await db.raw`select pg_get_serial_sequence('wcm_records', 'pos') as seq`;
     const old = await oids();
     const bookings = Array.from({ length: N }, (_, i) => booking(50_000 + i));
     const order: string[] = [];
-    const blocker = await conns.reserve();
+    const blocker = await db.conns.reserve();
     let copy: string;
     try {
       const run = await importThroughPipe(
@@ -405,6 +277,7 @@ describe('an import of records into PostgreSQL with replace', () => {
         {
           base: true,
           replace: true,
+          order,
           // Creating (uncommitted) the table the replace builds aside: it waits for that name as it
           // builds, without the write lock. (Not a lock on wcm_records: a write of a workspace
           // names that table too, one-trip.ts.)
@@ -414,17 +287,15 @@ describe('an import of records into PostgreSQL with replace', () => {
           },
           after: async () => {
             await waitingOn('transactionid');
-            await Promise.race([
-              other
+            await within10s(
+              db.other
                 .transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', WS)!, name: 'During' }))
                 .finally(() => order.push('write')),
-              sleep(10_000).then(() => Promise.reject(new Error('still waiting for the import'))),
-            ]);
+            );
             await blocker`rollback`;
           },
         },
       );
-      order.push('import');
       copy = run.copy;
       expect(run.result).toEqual({ workspaces: 1, knowledge_lists: 1, bookings: N, articles: 1 });
     } finally {
@@ -437,27 +308,27 @@ describe('an import of records into PostgreSQL with replace', () => {
     expect(now[0]).not.toBe(old[0]);
     expect(now[1]).not.toBe(old[1]);
     expect(await indexes()).toEqual(before);
-    expect((await raw`select pg_get_serial_sequence('wcm_records', 'pos') as seq`)[0].seq).toBe(seq);
-    expect((await raw`select to_regclass('wcm_records_next') as t`)[0].t).toBeNull();
-    await other.sync();
-    expect(await pgExport()).toBe(await jsonExport([baseFile, copy]));
+    expect((await db.raw`select pg_get_serial_sequence('wcm_records', 'pos') as seq`)[0].seq).toBe(seq);
+    expect((await db.raw`select to_regclass('wcm_records_next') as t`)[0].t).toBeNull();
+    await db.other.sync();
+    expect(await pgExport()).toBe(await jsonExport([db.baseFile, copy]));
     // A write of a booking upserts on the new primary key, and pages along the new keys.
     const changed = { ...bookings[5], timezone: 'Asia/Tokyo' };
-    await putBooking(other, changed);
-    await putBooking(other, booking(59_999));
-    expect(await pg.records.get('bookings', changed.id)).toEqual(changed);
-    expect(await pg.records.size('bookings')).toBe(N + 1);
-    expect(await pg.records.count('bookingsByWorkspace', WS)).toBe(N + 1);
+    await putBooking(db.other, changed);
+    await putBooking(db.other, booking(59_999));
+    expect(await db.pg.records.get('bookings', changed.id)).toEqual(changed);
+    expect(await db.pg.records.size('bookings')).toBe(N + 1);
+    expect(await db.pg.records.count('bookingsByWorkspace', WS)).toBe(N + 1);
 
     // A reader holding wcm_records past 2 s: its rows are copied over instead (the same table stays).
     const kept = await oids();
     const again = Array.from({ length: SWAP_MIN_ROWS }, (_, i) => booking(70_000 + i));
-    const reader = await conns.reserve();
+    const reader = await db.conns.reserve();
     try {
       await reader`begin`;
       await reader`select count(*) from wcm_records`;
       const file = fixture({ bookings: again });
-      expect(await importShared(pg, [baseFile, file], { replace: true })).toEqual({
+      expect(await importShared(db.pg, [db.baseFile, file], { replace: true })).toEqual({
         workspaces: 1,
         knowledge_lists: 1,
         bookings: SWAP_MIN_ROWS,
@@ -467,38 +338,38 @@ describe('an import of records into PostgreSQL with replace', () => {
       reader.release();
     }
     expect((await oids())[1]).toBe(kept[1]);
-    expect((await raw`select to_regclass('wcm_records_next') as t`)[0].t).toBeNull();
-    expect(await other.records.size('bookings')).toBe(SWAP_MIN_ROWS);
-    expect(await other.records.get('bookings', again.at(-1)!.id)).toEqual(again.at(-1));
-    expect(await other.records.count('bookingsByWorkspace', WS)).toBe(SWAP_MIN_ROWS);
-    expect(await other.records.size('articles')).toBe(0);
+    expect((await db.raw`select to_regclass('wcm_records_next') as t`)[0].t).toBeNull();
+    expect(await db.other.records.size('bookings')).toBe(SWAP_MIN_ROWS);
+    expect(await db.other.records.get('bookings', again.at(-1)!.id)).toEqual(again.at(-1));
+    expect(await db.other.records.count('bookingsByWorkspace', WS)).toBe(SWAP_MIN_ROWS);
+    expect(await db.other.records.size('articles')).toBe(0);
   });
 });
 
 describe('a reset to a named snapshot on PostgreSQL', () => {
   it('loads the snapshot saved again between its read and its transaction whole, not the old bytes over the new tables; its records built aside and swapped in', async () => {
     const indexes = () =>
-      raw`select tablename, indexname, indexdef from pg_indexes
+      db.raw`select tablename, indexname, indexdef from pg_indexes
         where schemaname = current_schema() and tablename like 'wcm_record%' order by 1, 2`;
     const before = await indexes();
-    const [{ oid }] = await raw`select 'wcm_records'::regclass::oid as oid`;
-    await other.sync();
-    await saveSnapshot(other, '', 'race');
+    const [{ oid }] = await db.raw`select 'wcm_records'::regclass::oid as oid`;
+    await db.other.sync();
+    await saveSnapshot(db.other, '', 'race');
     // What the snapshot is saved as again, while the reset waits.
-    await other.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', WS)!, name: 'Saved again' }));
-    await putBooking(other, booking(60_000));
-    const size = await other.records.size('bookings');
-    const blocker = await conns.reserve();
+    await db.other.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', WS)!, name: 'Saved again' }));
+    await putBooking(db.other, booking(60_000));
+    const size = await db.other.records.size('bookings');
+    const blocker = await db.conns.reserve();
     try {
       // A write of `pg` waits for a row the blocker holds: the reset, behind it, has read the bytes and waits.
       await blocker`begin`;
       const late = booking(61_000);
       await blocker`insert into wcm_records ${blocker(recordRow('bookings', late), ...RECORD_COLUMNS)}`;
-      const writing = putBooking(pg, late);
+      const writing = putBooking(db.pg, late);
       await waitingOn('transactionid');
-      const resetting = resetState(pg, '', 'race').catch((e: unknown) => e);
+      const resetting = resetState(db.pg, '', 'race').catch((e: unknown) => e);
       await readSnapshot();
-      await saveSnapshot(other, '', 'race');
+      await saveSnapshot(db.other, '', 'race');
       await blocker`rollback`;
       await writing;
       expect(await resetting).toMatchObject({ workspaces: 1, bookings: size });
@@ -506,24 +377,24 @@ describe('a reset to a named snapshot on PostgreSQL', () => {
       await blocker`rollback`.catch(() => undefined);
       blocker.release();
     }
-    await other.sync();
-    expect(other.get('workspaces', WS)?.name).toBe('Saved again');
-    expect(await other.records.get('bookings', booking(60_000).id)).toBeDefined();
-    expect(await other.records.get('bookings', booking(61_000).id)).toBeUndefined();
+    await db.other.sync();
+    expect(db.other.get('workspaces', WS)?.name).toBe('Saved again');
+    expect(await db.other.records.get('bookings', booking(60_000).id)).toBeDefined();
+    expect(await db.other.records.get('bookings', booking(61_000).id)).toBeUndefined();
     // The records' tables were built aside from the snapshot's copies and swapped in, as --replace does.
-    expect((await raw`select 'wcm_records'::regclass::oid as oid`)[0].oid).not.toBe(oid);
+    expect((await db.raw`select 'wcm_records'::regclass::oid as oid`)[0].oid).not.toBe(oid);
     expect(await indexes()).toEqual(before);
-    expect((await raw`select pg_get_serial_sequence('wcm_records', 'pos') as seq`)[0].seq).toBe(
+    expect((await db.raw`select pg_get_serial_sequence('wcm_records', 'pos') as seq`)[0].seq).toBe(
       'public.wcm_records_pos_seq',
     );
-    expect(await other.records.count('bookingsByWorkspace', WS)).toBe(size);
+    expect(await db.other.records.count('bookingsByWorkspace', WS)).toBe(size);
   });
 });
 
 /** Until a connection of this database has read a named snapshot's bytes (as a reset does first); up to 10 s. */
 async function readSnapshot(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const [r] = await raw`select count(*)::int as n from pg_stat_activity
+    const [r] = await db.raw`select count(*)::int as n from pg_stat_activity
       where datname = current_database() and query like 'select data from wcm_named_snapshots%'`;
     if (r.n) return;
     await sleep(50);
