@@ -225,6 +225,31 @@ describe('a write on PostgreSQL', () => {
     expect(c.get('users', 'usr_loaded')?.name).toBe('Loaded');
   });
 
+  it('two processes writing records at once, each refused whenever the other wrote first, lose nothing', async () => {
+    const db = await freshDatabase();
+    const a = await Store.openShared(db.url);
+    closing.push(() => a.close());
+    const b = await Store.openShared(db.url);
+    closing.push(() => b.close());
+    const all = Array.from({ length: 60 }, (_, i) => listing(100 + i));
+    await Promise.all(all.map((rec, i) => (i % 2 ? a : b).transact((tx) => tx.put('listings', rec))));
+    // Each renames the other's half: a record written again from the other process.
+    await Promise.all(
+      all.map((rec, i) => (i % 2 ? b : a).transact((tx) => tx.put('listings', { ...rec, title: `Again ${i}` }))),
+    );
+    const c = await Store.openShared(db.url);
+    closing.push(() => c.close());
+    const page = await c.records.page('listingsByWorkspace', eng.wsA, { limit: 100 });
+    expect(page.items.map((x) => x.title).sort()).toEqual(all.map((_, i) => `Again ${i}`).sort());
+    expect(await c.records.count('listingsByWorkspace', eng.wsA)).toBe(60);
+    const admin = postgres(db.url, { max: 1, onnotice: () => {} });
+    closing.push(() => admin.end());
+    // One journal row per write, numbered without a gap.
+    expect(await admin`select count(*)::int as n, max(seq)::int as top from wcm_journal`).toEqual([
+      { n: 120, top: 120 },
+    ]);
+  });
+
   it('while another process holds the write lock, a write waits for it and a sync does not', async () => {
     const db = await freshDatabase();
     const a = await Store.openShared(db.url);
