@@ -23,24 +23,7 @@ const LISTINGS = 100;
 const work = mkdtempSync(path.join(os.tmpdir(), 'wcm-cli-startup-'));
 // wcm serve saves profile `local` only on an empty store; the CLI reads this directory anyway.
 const cliEnv = { WCM_CONFIG_DIR: work, NO_COLOR: '1' };
-const server = await startServer(
-  NODE,
-  [
-    WCM,
-    'serve',
-    '--port',
-    '0',
-    '--data',
-    path.join(work, 'store.json'),
-    '--seed',
-    path.join(ROOT, 'fixtures/demo.json'),
-  ],
-  {
-    env: cliEnv,
-    ready: /wcm listening on (\S+)/,
-    name: 'wcm serve',
-  },
-);
+const server = await serveDemo(work);
 const base = server.match[1];
 try {
   const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
@@ -109,6 +92,24 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
+/** `wcm serve --seed fixtures/demo.json` on port 0, its data file and config directory in `dir`. */
+function serveDemo(dir) {
+  return startServer(
+    NODE,
+    [
+      WCM,
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      path.join(dir, 'store.json'),
+      '--seed',
+      path.join(ROOT, 'fixtures/demo.json'),
+    ],
+    { env: { WCM_CONFIG_DIR: dir, NO_COLOR: '1' }, ready: /wcm listening on (\S+)/, name: 'wcm serve' },
+  );
+}
+
 /**
  * `wcm serve --seed fixtures/demo.json` on an empty data file and config directory, as most tests
  * start it: wall time and CPU (from /proc, 10 ms ticks) until `GET /me` has answered.
@@ -118,20 +119,7 @@ async function serveToFirstAnswer() {
   const cpu = [];
   for (let i = 0; i <= runs; i++) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'wcm-serve-startup-'));
-    const s = await startServer(
-      NODE,
-      [
-        WCM,
-        'serve',
-        '--port',
-        '0',
-        '--data',
-        path.join(dir, 'store.json'),
-        '--seed',
-        path.join(ROOT, 'fixtures/demo.json'),
-      ],
-      { env: { WCM_CONFIG_DIR: dir, NO_COLOR: '1' }, ready: /wcm listening on (\S+)/, name: 'wcm serve' },
-    );
+    const s = await serveDemo(dir);
     try {
       const me = await httpRequest(`${s.match[1]}/me`, { headers: { authorization: `Bearer ${TOKEN}` } });
       if (me.status !== 200) throw new Error(`GET /me answered ${me.status}: ${me.body}`);
