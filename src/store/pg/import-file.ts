@@ -1,7 +1,6 @@
 import { REFERENCES, type Problem, type RecordSink } from '../fixture-check.js';
 import { FIXTURE_COLLECTIONS } from '../fixture-schema.js';
 import { IdPositions } from './id-positions.js';
-import type { TableImport } from './table-import.js';
 
 export const exists = (id: string) => `id \`${id}\` already exists in the store`;
 
@@ -27,6 +26,15 @@ interface Taken {
  * Kept per record: its id's position (packed, id-positions.ts) and, per reference, its position
  * under the id it names (a workspace's list of positions: few ids, many records).
  */
+/** What a file's records need of the import they are part of (TableImport, which imports this file). */
+export interface ImportOfFiles {
+  readonly failure: unknown;
+  takes(c: string): boolean;
+  earlier(before: number, c: string, id: string): boolean;
+  add(file: FileRecords, c: string, index: number, rec: { id: string } | null): void;
+  settle(): Promise<void>;
+}
+
 export class FileRecords implements RecordSink {
   private readonly ids = new Map<string, IdPositions>();
   /** Per `collection.field`, per id named, the positions naming it. */
@@ -37,7 +45,7 @@ export class FileRecords implements RecordSink {
   private readonly held: Taken[] = [];
 
   constructor(
-    private readonly all: TableImport,
+    private readonly all: ImportOfFiles,
     readonly source: string,
     private readonly no: number,
   ) {}
