@@ -5,6 +5,10 @@
 // write row the same way with two sides; this runs any number of them.
 //
 //   node test/bench/ab.mjs [--rounds 12] [--seconds 4] [--warmup 2] [--listings 100000] [--dir DATA_DIR] SIDE...
+//   node test/bench/ab.mjs --read [--threads 100000] [...] NAME=CHECKOUT...
+//
+// --read: the bench's read row instead (the filtered page of 50 threads, `view=inbox&channel=whatsapp`,
+// over --threads threads), wcm sides on the JSON store only; ratios against the first side.
 //
 // Each side first gets --warmup seconds of the same load, not counted (wcm has far more code to
 // compile than the floor: without it, short runs measure the JIT).
@@ -33,11 +37,12 @@ import { cpuTimeOf, httpRequest, median, runLoad, startServer, stopServer } from
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
-const opts = { rounds: 12, seconds: 4, warmup: 2, listings: 100_000, dir: DEFAULT_DIR };
+const opts = { rounds: 12, seconds: 4, warmup: 2, listings: 100_000, threads: 100_000, dir: DEFAULT_DIR, read: false };
 const sides = [];
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
-  if (a.startsWith('--')) {
+  if (a === '--read') opts.read = true;
+  else if (a.startsWith('--')) {
     const k = a.slice(2);
     if (!(k in opts) || i + 1 >= argv.length) usage(`unknown or incomplete option ${a}`);
     opts[k] = k === 'dir' ? path.resolve(argv[++i]) : Number(argv[++i]);
@@ -61,6 +66,8 @@ for (let i = 0; i < argv.length; i++) {
   }
 }
 if (sides.length < 2) usage('give at least two sides');
+if (opts.read && sides.some((s) => !s.checkout || s.pg))
+  usage('--read compares wcm checkouts on the JSON store: NAME=CHECKOUT sides only');
 for (const s of sides) {
   if (s.checkout && !existsSync(path.join(s.checkout, 'dist/src/cli/main.js')))
     usage(`${s.name}: ${s.checkout} is not a built wcm checkout (run \`npm run build\` there)`);
@@ -68,23 +75,35 @@ for (const s of sides) {
 
 function usage(msg) {
   console.error(
-    `ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--rounds N] [--seconds S] [--warmup S] [--listings N] [--dir DIR] [pg:]NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`,
+    `ab.mjs: ${msg}\nusage: node test/bench/ab.mjs [--read] [--rounds N] [--seconds S] [--warmup S] [--listings N] [--threads N] [--dir DIR] [pg:]NAME=CHECKOUT[,VAR=VALUE...] | floor | floor-nosync ...`,
   );
   process.exit(2);
 }
 
-// Only the listings are used here: the smallest thread set keeps a first run short.
-const data = ensureDatasets({ dir: opts.dir, listings: opts.listings, threads: 1_000, log: (l) => console.error(l) });
+// Writes use only the listings: the smallest thread set keeps a first run short.
+const data = ensureDatasets({
+  dir: opts.dir,
+  listings: opts.listings,
+  threads: opts.read ? opts.threads : 1_000,
+  log: (l) => console.error(l),
+});
+const q = data.threads.query;
+/** What a side's load sends: the durable write, or with --read the filtered page. */
+const request = opts.read
+  ? { method: 'GET', headers: { authorization: `Bearer ${data.token}` } }
+  : {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
+      body: JSON.stringify({
+        title: 'Bench listing',
+        template_slug: 'faq',
+        items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }],
+      }),
+    };
 mkdirSync(opts.dir, { recursive: true });
 const work = mkdtempSync(path.join(opts.dir, 'ab-'));
 const env = { WCM_CONFIG_DIR: path.join(work, 'config'), NO_COLOR: '1' };
 mkdirSync(env.WCM_CONFIG_DIR);
-const body = JSON.stringify({
-  title: 'Bench listing',
-  template_slug: 'faq',
-  items: [{ title: 'Hours?', description: 'Nine to five, Monday to Friday.' }],
-});
-const headers = { 'content-type': 'application/json', authorization: `Bearer ${data.token}` };
 
 /** `file`: the data file, or `{ store: URL }` (passed as WCM_STORE: it holds the password, not in argv). */
 const startWcm = (checkout, file, extra = [], sideEnv = {}) =>
@@ -157,17 +176,26 @@ try {
       s.server = await startWcm(s.checkout, { store }, [], s.env);
       s.url = `${s.server.match[1]}/workspaces/${data.workspaceId}/lists`;
     } else {
-      // Every wcm side starts from a copy of one data file holding the listings.
+      // Every wcm side starts from a copy of one data file holding the listings (or the threads).
       if (!template) {
         template = path.join(work, 'template', 'store.json');
-        await stopServer(await startWcm(s.checkout, template, ['--seed', data.listings.fixture]));
+        const fixture = opts.read ? data.threads.fixture : data.listings.fixture;
+        await stopServer(await startWcm(s.checkout, template, ['--seed', fixture]));
       }
       copyFileSync(template, path.join(d, 'store.json'));
       s.server = await startWcm(s.checkout, path.join(d, 'store.json'), [], s.env);
-      s.url = `${s.server.match[1]}/workspaces/${data.workspaceId}/lists`;
+      s.url = opts.read
+        ? `${s.server.match[1]}/workspaces/${q.workspaceId}/threads?view=${q.view}&channel=${q.channel}&limit=${q.limit}`
+        : `${s.server.match[1]}/workspaces/${data.workspaceId}/lists`;
     }
-    const probe = await httpRequest(s.url, { method: 'POST', headers, body });
-    if (probe.status !== 201) throw new Error(`${s.name}: the probe answered ${probe.status} ${probe.body}`);
+    const probe = await httpRequest(s.url, request);
+    if (probe.status !== (opts.read ? 200 : 201))
+      throw new Error(`${s.name}: the probe answered ${probe.status} ${probe.body}`);
+    if (
+      opts.read &&
+      JSON.stringify(JSON.parse(probe.body).data.map((t) => t.id)) !== JSON.stringify(data.threads.expectedIds)
+    )
+      throw new Error(`${s.name}: the page is not the expected page`);
     Object.assign(s, {
       rps: [],
       cpu: [],
@@ -182,8 +210,7 @@ try {
     });
   }
   if (opts.warmup)
-    for (const s of sides)
-      await runLoad({ url: s.url, method: 'POST', headers, body, connections: 10, duration: opts.warmup });
+    for (const s of sides) await runLoad({ url: s.url, ...request, connections: 10, duration: opts.warmup });
   // The data files just written: flushed now, so their writeback does not meet the first rounds' syncs.
   execFileSync('sync');
   await new Promise((r) => setTimeout(r, 1000));
@@ -193,7 +220,7 @@ try {
       const c0 = cpuTimeOf(s.server.child.pid);
       const m0 = machine();
       const d0 = disk(diskFile);
-      const l = await runLoad({ url: s.url, method: 'POST', headers, body, connections: 10, duration: opts.seconds });
+      const l = await runLoad({ url: s.url, ...request, connections: 10, duration: opts.seconds });
       const m1 = machine();
       const d1 = disk(diskFile);
       const n = Math.max(1, l.ok + l.non2xx);

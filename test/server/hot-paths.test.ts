@@ -3,7 +3,9 @@ import { newRequestId } from '../../src/server/ids.js';
 import { plainTarget } from '../../src/server/request.js';
 import { isoTime } from '../../src/server/context.js';
 import { hashToken, tokenId } from '../../src/store/fixture.js';
-import { demo, inProcess, onPort, type InProcess } from '../support/server.js';
+import { App } from '../../src/server/app.js';
+import type { Store } from '../../src/store/store.js';
+import { demo, inProcess, onPort, sendJson, type InProcess } from '../support/server.js';
 
 // The per-request shortcuts of the hot paths (cached token digests, list pages sent from cached
 // bytes through reused send buffers) must not change a single answer.
@@ -159,6 +161,43 @@ describe('stored token digests decoded once per record', () => {
     expect(res.body).toContain('not recognised');
     await s.store.transact((tx) => tx.put('tokens', { ...rec }));
     expect((await s.request({ url, token: demo.owner })).status).toBe(200);
+  });
+});
+
+describe('thread list items cached per index entry', () => {
+  it('a thread rewritten under the same id lists as rewritten, on the seeded store and after a restart on its index stubs', async () => {
+    s = await inProcess();
+    const url = `/v1/workspaces/${demo.ws1}/threads?limit=100`;
+    const subjects = async (app: App) =>
+      new Map(
+        ((await sendJson(app, { url, token: demo.owner })).json.data as Array<{ id: string; subject: string }>).map(
+          (t) => [t.id, t.subject],
+        ),
+      );
+    const rewrite = async (store: Store, id: string, subject: string) => {
+      const { thread } = (await store.threads.get(id))!;
+      await store.transact((tx) => tx.put('threads', { ...thread, subject }));
+    };
+    const before = await subjects(s.app);
+    const [first, second] = [...before.keys()];
+    expect(before.size).toBeGreaterThan(2);
+    await rewrite(s.store, first, 'Rewritten in memory');
+    const after = await subjects(s.app);
+    expect(after.get(first)).toBe('Rewritten in memory');
+    expect(after.get(second)).toBe(before.get(second));
+
+    // A restart keeps the threads as index stubs until read: the items cached on the stubs go too.
+    const store = await s.reopen();
+    try {
+      const app = new App({ store });
+      expect((await subjects(app)).get(first)).toBe('Rewritten in memory');
+      await rewrite(store, second, 'Rewritten after the restart');
+      const again = await subjects(app);
+      expect(again.get(second)).toBe('Rewritten after the restart');
+      expect(again.get(first)).toBe('Rewritten in memory');
+    } finally {
+      await store.close();
+    }
   });
 });
 
