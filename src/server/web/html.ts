@@ -31,7 +31,9 @@ export function raw(trusted: string): Html {
 /** One interpolated value: markup as is, arrays joined, nothing for null/undefined/false, text escaped. */
 function render(value: unknown): string {
   if (value instanceof Html) return value.text;
-  if (value === null || value === undefined || value === false) return '';
+  // Empty text (a condition's `''`) and numbers (counts) have nothing to escape.
+  if (value === null || value === undefined || value === false || value === '') return '';
+  if (typeof value === 'number') return String(value);
   if (Array.isArray(value)) {
     let out = '';
     for (const v of value) out += render(v);

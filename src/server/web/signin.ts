@@ -159,8 +159,11 @@ async function signedIn(o: SignInOptions, req: AppRequest, info: RequestInfo): P
   const signInPath = `${prefix}/sign-in`;
   const session = await sessions.read(info);
   const user = session ? store.get('users', session.userId) : undefined;
-  const url = targetUrl(req);
-  const back = info.method === 'GET' && url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
+  // Where sign-in comes back to: only a redirect needs it (a page signed in does not parse its URL).
+  const back = () => {
+    const url = info.method === 'GET' ? targetUrl(req) : null;
+    return url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
+  };
   if (session && user) {
     const limit = limits(store, clock, session);
     if (limit) {
@@ -174,9 +177,9 @@ async function signedIn(o: SignInOptions, req: AppRequest, info: RequestInfo): P
     }
     // The token it stands on was revoked or expired: the session ends with it.
     const cleared = await sessions.end(session, prefix, info);
-    return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}&ended=token`, { 'Set-Cookie': cleared });
+    return redirect(`${signInPath}?return_to=${encodeURIComponent(back())}&ended=token`, { 'Set-Cookie': cleared });
   }
-  return redirect(`${signInPath}?return_to=${encodeURIComponent(back)}`);
+  return redirect(`${signInPath}?return_to=${encodeURIComponent(back())}`);
 }
 
 /** Sign-in and sign-out pages for one mount, and the session check its other pages call first. */
