@@ -5,6 +5,7 @@
 // a `node` into node_modules/.bin, which npm puts first on PATH, so `npm start` ran wcm on Node 22.
 // The tarball is checked against the integrity pinned here, as the lockfile checked it.
 //   node test/support/node22.mjs      prints the binary's path (fetching it if needed)
+// WCM_NODE22=/path/to/node uses that binary instead (on a machine that is not Linux x64).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -21,10 +22,11 @@ const BIN = path.join(CACHE, 'bin/node');
 
 /** The Node 22 binary's path, fetched from the npm registry (through npm's cache) on first use. */
 export async function node22() {
+  if (process.env.WCM_NODE22) return process.env.WCM_NODE22; // a Node 22 of your own
   if (existsSync(BIN)) return BIN;
   if (process.platform !== 'linux' || process.arch !== 'x64')
     throw new Error(
-      `${NODE22_PACKAGE} is a Linux x64 build; on ${process.platform}-${process.arch} run the suite on a Node 22 of your own.`,
+      `${NODE22_PACKAGE} is a Linux x64 build; on ${process.platform}-${process.arch} set WCM_NODE22 to a Node 22 binary of your own.`,
     );
   mkdirSync(path.dirname(CACHE), { recursive: true });
   const tmp = mkdtempSync(`${CACHE}.tmp-`);
