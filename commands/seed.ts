@@ -24,11 +24,12 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
   examples: [
     'wcm seed fixtures/ci-seed.steps.json --output seeded.json && jq -r .steps.faq.data.id seeded.json',
     'wcm seed base.steps.json extra.steps.json --dry-run',
+    'generate-steps | wcm seed - --output seeded.json',
   ],
   args: [
     {
       name: 'file',
-      description: 'API-step fixture files, run in order',
+      description: 'API-step fixture files, run in order; - reads one from standard input',
       required: true,
       variadic: true,
       complete: 'file',
@@ -47,8 +48,11 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
     const { buildPlan } = await import('../src/seed/validate.js');
     const report = await import('../src/seed/report.js');
     const json = !!f.globals.json;
+    const { oneStdinReader, readInputText } = await import('../src/cli/body-file.js');
+    oneStdinReader(opts.args.map((file, i) => file === '-' && `FILE ${i + 1} (-)`));
     const files = await Promise.all(
       opts.args.map(async (file) => {
+        if (file === '-') return { file, ...parseSeedFile((await readInputText(f, 'wcm seed', file)).text, file) };
         try {
           return { file, ...parseSeedFile(await readFile(path.resolve(f.cwd, file), 'utf8'), file) };
         } catch (err) {

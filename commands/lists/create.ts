@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
 import { CliError, UsageError } from '../../src/cli/errors.js';
 import { printFields, printJson } from '../../src/cli/output.js';
+import { readJsonFile } from '../../src/cli/body-file.js';
 
 interface CreateOptions {
   title?: string;
@@ -30,24 +29,19 @@ export default defineCommand<CreateOptions>({
   examples: [
     'wcm lists create --title "FAQ" --template faq --item "Hours?: 8 to 6" --item "Parking?"',
     'wcm lists create --title Menu --template menu --items-file items.json',
+    "jq '.items' export.json | wcm lists create --title Menu --template menu --items-file -",
   ],
   options: [
     { flags: '--title <title>', description: 'listing title (max 255)' },
     { flags: '--template <slug>', description: 'template slug (see `wcm lists templates`)', complete: 'template' },
     { flags: '--item <item>', description: '"Title" or "Title: description" (repeatable, max 50)', repeatable: true },
-    { flags: '--items-file <file>', description: 'JSON array of {title, description} items' },
+    { flags: '--items-file <file>', description: 'JSON array of {title, description} items; - reads stdin' },
   ],
   async run(opts, f) {
     const workspace = await f.workspace();
     const items: Item[] = (opts.item ?? []).map(parseItem);
     if (opts.itemsFile) {
-      const file = path.resolve(f.cwd, opts.itemsFile);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(await readFile(file, 'utf8'));
-      } catch (err) {
-        throw new UsageError(`\`--items-file\`: cannot read ${file} as JSON (${(err as Error).message}).`);
-      }
+      const parsed = await readJsonFile(f, '--items-file', opts.itemsFile);
       if (!Array.isArray(parsed))
         throw new UsageError('`--items-file` must hold a JSON array of {"title", "description"} objects.');
       items.push(...(parsed as Item[]));

@@ -3,7 +3,7 @@ import { UsageError } from '../../src/cli/errors.js';
 import type { Factory } from '../../src/cli/factory.js';
 import type { Prompter } from '../../src/cli/io.js';
 import { errStyle, printJson } from '../../src/cli/output.js';
-import { readBodyFile } from '../../src/cli/body-file.js';
+import { oneStdinReader, readBodyFile } from '../../src/cli/body-file.js';
 import { applySet } from '../../src/cli/set-flag.js';
 import { printPage } from '../../src/cli/records.js';
 import type { Page } from '../../src/contract/types.js';
@@ -82,7 +82,8 @@ export default defineCommand<UpdateOptions>({
     'Members sent replace stored ones; members not sent stay. `chat` merges key by key (JSON Merge Patch).\n' +
     '--set takes dotted keys into objects; its values are typed as `wcm api -F` types them: true, false, null and\n' +
     'numbers are JSON, a quoted "…", […] or {…} is JSON, @file is the file\'s text (@- standard input), anything else\n' +
-    'a string (docs/cli.md, "Typed values"). Order of precedence: --file, then --set, then --name/--slug/--publish.',
+    'a string (docs/cli.md, "Typed values"). --file - reads the body from standard input. Order of precedence:\n' +
+    '--file, then --set, then --name/--slug/--publish.',
   args: [{ name: 'PAGE', description: 'page id', required: true, pick: 'page' }],
   examples: [
     'wcm pages update 71184361-1989-42ed-9156-e4650146c0d5 --publish',
@@ -102,7 +103,10 @@ export default defineCommand<UpdateOptions>({
       description: 'set a member; dotted keys reach into objects, e.g. chat.greeting=Hi (repeatable)',
       repeatable: true,
     },
-    { flags: '--file <file>', description: 'JSON object: the request body, merged with the other flags' },
+    {
+      flags: '--file <file>',
+      description: 'JSON object: the request body, merged with the other flags; - reads stdin',
+    },
   ],
   async run(opts, f) {
     const [pageId] = opts.args;
@@ -118,9 +122,10 @@ export default defineCommand<UpdateOptions>({
       !!opts.unpublish;
     let body: Record<string, unknown>;
     if (flagged) {
-      body = opts.file ? await readBodyFile(f, opts.file) : {};
       const sets = opts.set ?? [];
       const { readsStdin, readStdinText } = await import('../../src/cli/fields.js');
+      oneStdinReader([opts.file === '-' && '--file -', readsStdin(sets) && '--set …=@-']);
+      body = opts.file ? await readBodyFile(f, opts.file) : {};
       const stdin = readsStdin(sets) ? await readStdinText(f.io, '--set') : undefined;
       for (const s of sets) applySet(body, s, { cwd: f.cwd, stdin });
       if (opts.name !== undefined) body.name = opts.name;

@@ -112,7 +112,7 @@ describe('wcm lists create (run seam)', () => {
       '`--items-file` must hold a JSON array of {"title", "description"} objects.',
     );
     expect(await refused(listsCreate, { title: 'T', template: 'faq', itemsFile: 'bad.json' })).toMatch(
-      /^`--items-file`: cannot read .*bad\.json as JSON \(/,
+      /^`--items-file`: .*bad\.json is not valid JSON \(/,
     );
   });
 
