@@ -3,6 +3,7 @@ import { defineCommand } from '../src/cli/command.js';
 import { CliError, UsageError } from '../src/cli/errors.js';
 import type { Factory } from '../src/cli/factory.js';
 import type { SecretSource } from '../src/server/context.js';
+import type { Profile } from '../src/cli/config.js';
 
 type ServeOptions = {
   host: string;
@@ -23,8 +24,9 @@ export default defineCommand<ServeOptions>({
   summary: 'Run the embedded v1 API server on a durable JSON-file store',
   description:
     'On an empty store without --seed, creates an owner, a workspace and an all-abilities token,\n' +
-    'saves them as profile `local`, and prints the token once. SIGINT/SIGTERM finish in-flight\n' +
-    'requests, flush the store and exit 0.',
+    'saves them as profile `local`, and prints the token once. While another server still answers\n' +
+    "to `local`'s token, this one saves profile `local-PORT` instead (or --profile NAME), and says so.\n" +
+    'SIGINT/SIGTERM finish in-flight requests, flush the store and exit 0.',
   examples: [
     'wcm serve',
     'wcm serve --port 0 --data /tmp/wcm.json --seed fixtures/demo.json',
@@ -210,10 +212,19 @@ type Started = Awaited<ReturnType<typeof import('../src/server/serve.js').startL
  * lines to print.
  */
 async function saveServeProfile(f: Factory, server: Started, dataFile: string | undefined): Promise<string[]> {
-  const name = f.globals.profile || 'local';
   const lines: string[] = [];
   const profiles = await f.profiles();
   const credentials = await import('../src/cli/credentials.js');
+  const { storeHoldsToken } = await import('../src/server/serve.js');
+  const keychain = Object.values(profiles.list()).some((p) => p.token_ref)
+    ? await credentials.openKeychain(f.env)
+    : null;
+  const tokenOf = (p: Profile | undefined) => p?.token ?? (p?.token_ref ? keychain?.get(p.token_ref) : undefined);
+  const { name, taken } = await chooseServeProfile(f, server, tokenOf);
+  if (taken)
+    lines.push(
+      `profile \`${taken.name}\` holds a live token for ${taken.base_url} (another server), so this server uses profile \`${name}\``,
+    );
   const before = profiles.get(name);
   const currentBefore = profiles.current();
   const fresh = server.bootstrap ?? server.seededToken;
@@ -227,32 +238,38 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string | 
     );
     if (before && before.base_url !== server.url)
       lines.push(
-        `profile \`${name}\` pointed at ${before.base_url}; it now points at this server (pass \`--profile NAME\` to keep both)`,
+        `profile \`${name}\` pointed at ${before.base_url}, where no server answers for its token now; it now points at this server (pass \`--profile NAME\` to keep both)`,
       );
+    // A second server's profile never becomes the active one by accident: the profile that was in
+    // use (perhaps only because it was the only one) stays in use.
+    if (currentBefore && currentBefore !== name && !profiles.current()) await profiles.use(currentBefore);
     await (await import('../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
     if (server.bootstrap) {
       lines.push(
         `created an owner, workspace ${fresh.workspaceId} and an all-abilities token (shown once):`,
         `  ${fresh.token}`,
-        `saved as profile \`${name}\` in ${profiles.path}: in another terminal, try \`wcm ${name === 'local' ? '' : `--profile ${name} `}lists ls\``,
+        `saved as profile \`${name}\` in ${profiles.path}: in another terminal, try \`wcm ${profiles.current() === name ? '' : `--profile ${name} `}lists ls\``,
       );
     } else
       lines.push(
-        `profile \`${name}\` uses the fixture's first all-abilities token, workspace ${fresh.workspaceId}: try \`wcm ${name === 'local' ? '' : `--profile ${name} `}threads ls\``,
+        `profile \`${name}\` uses the fixture's first all-abilities token, workspace ${fresh.workspaceId}: try \`wcm ${profiles.current() === name ? '' : `--profile ${name} `}threads ls\``,
       );
   } else {
     // The token binds to the origin (issue 18): re-pointing the profile at this server's new port is
     // safe only because this server holds the token; it is saved again under the new origin.
-    const keychain = before?.token_ref ? await credentials.openKeychain(f.env) : null;
-    const token = before?.token ?? (before?.token_ref ? keychain?.get(before.token_ref) : undefined);
-    const { storeHoldsToken } = await import('../src/server/serve.js');
+    const token = tokenOf(before);
     if (before && token && storeHoldsToken(server.store, token)) {
       if (before.base_url !== server.url) {
         const { token: _t, token_ref: _r, ...rest } = before;
         await credentials.saveProfileToken(profiles, name, { ...rest, base_url: server.url }, token, keychain);
         lines.push(`profile \`${name}\` now points at ${server.url}`);
       }
-    } else if (!(await anyProfileHolds(f, server))) {
+    } else if (
+      !Object.values(profiles.list()).some((p) => {
+        const t = tokenOf(p);
+        return !!t && storeHoldsToken(server.store, t);
+      })
+    ) {
       // A store whose first-run token was never shown (or is lost): say how to get in.
       if (!dataFile)
         lines.push(
@@ -267,18 +284,79 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string | 
       }
     }
   }
+  // The profile that points at this server: the chosen one, else another one saved for this
+  // address whose token this store holds (so the admin token is never said to be "in no profile"
+  // while a profile holds this server's token).
   const saved = profiles.get(name);
-  const ours = saved && saved.base_url === server.url ? saved : undefined;
+  let oursName: string | undefined = saved && saved.base_url === server.url ? name : undefined;
+  if (!oursName) {
+    const all = profiles.list();
+    oursName = Object.keys(all)
+      .sort()
+      .find((n) => {
+        const t = all[n].base_url === server.url ? tokenOf(all[n]) : undefined;
+        return !!t && storeHoldsToken(server.store, t);
+      });
+  }
+  const ours = oursName ? profiles.get(oursName) : undefined;
   const services = server.app.services;
   const webhook = services.secretSources?.webhook !== 'env' ? services.webhookSecret : undefined;
-  if (ours && (ours.admin_token !== server.adminToken || (webhook && ours.webhook_secret !== webhook))) {
-    await profiles.set(name, {
+  if (oursName && ours && (ours.admin_token !== server.adminToken || (webhook && ours.webhook_secret !== webhook))) {
+    await profiles.set(oursName, {
       ...ours,
       ...(server.adminToken ? { admin_token: server.adminToken } : {}),
       ...(webhook ? { webhook_secret: webhook } : {}),
     });
   }
-  return [...lines, ...secretLines(f, server, ours ? name : undefined, profiles.path)];
+  if (oursName && !fresh && !lines.length)
+    lines.push(
+      `profile \`${oursName}\` holds this server's token: \`wcm ${oursName === profiles.current() ? '' : `--profile ${oursName} `}threads ls\``,
+    );
+  return [...lines, ...secretLines(f, server, oursName, profiles.path)];
+}
+
+/**
+ * Which profile this server saves to: `--profile NAME` when given; else `local`, unless `local`
+ * holds a token that another server (at another address) answers to right now: that profile is
+ * never taken over, and the server uses `local-PORT` (then `local-PORT-2`, …) under the same rule.
+ * A profile whose server is gone, or that already points at this address, is this server's to use.
+ */
+async function chooseServeProfile(
+  f: Factory,
+  server: Started,
+  tokenOf: (p: Profile | undefined) => string | undefined,
+): Promise<{ name: string; taken?: { name: string; base_url: string } }> {
+  if (f.globals.profile) return { name: f.globals.profile };
+  const all = (await f.profiles()).list();
+  const port = new URL(server.url).port;
+  let taken: { name: string; base_url: string } | undefined;
+  for (let i = 0; ; i++) {
+    const name = i === 0 ? 'local' : i === 1 ? `local-${port}` : `local-${port}-${i}`;
+    const p = all[name];
+    const token = tokenOf(p);
+    if (!p || !token || p.base_url === server.url || !(await answersFor(p.base_url, token)))
+      return { name, ...(taken ? { taken } : {}) };
+    taken ??= { name, base_url: p.base_url };
+  }
+}
+
+/** Whether a server answers at `baseUrl` for `token` right now (GET /v1/me, 2xx), within a second. */
+async function answersFor(baseUrl: string, token: string): Promise<boolean> {
+  const url = new URL(`${baseUrl}/me`);
+  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve) => {
+    const req = request(
+      url,
+      { headers: { authorization: `Bearer ${token}` }, timeout: 1000 },
+      (res: import('node:http').IncomingMessage) => {
+        res.resume();
+        resolve((res.statusCode ?? 500) >= 200 && (res.statusCode ?? 500) < 300);
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
 }
 
 /**
@@ -307,19 +385,6 @@ function secretLines(f: Factory, server: Started, profile: string | undefined, c
       'WCM_WEBHOOK_SECRET',
     ),
   ];
-}
-
-/** Whether some saved profile's token (in the file or the keychain) is a live token of this store. */
-async function anyProfileHolds(f: Factory, server: Started): Promise<boolean> {
-  const { storeHoldsToken } = await import('../src/server/serve.js');
-  const all = Object.values((await f.profiles()).list());
-  if (all.some((p) => p.token && storeHoldsToken(server.store, p.token))) return true;
-  if (!all.some((p) => p.token_ref)) return false;
-  const keychain = await (await import('../src/cli/credentials.js')).openKeychain(f.env);
-  return all.some((p) => {
-    const t = p.token_ref ? keychain?.get(p.token_ref) : undefined;
-    return !!t && storeHoldsToken(server.store, t);
-  });
 }
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);

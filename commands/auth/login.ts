@@ -2,7 +2,7 @@ import { defineCommand } from '../../src/cli/command.js';
 import { UsageError, apiErrorOf } from '../../src/cli/errors.js';
 import { readTokenFromStdin, type Me } from '../../src/cli/auth.js';
 import { printJson, style } from '../../src/cli/output.js';
-import { DEFAULT_BASE_URL, normalizeBaseUrl } from '../../src/cli/target.js';
+import { DEFAULT_BASE_URL, normalizeBaseUrl, tokenOrigin } from '../../src/cli/target.js';
 
 interface LoginOptions {
   withToken?: boolean;
@@ -115,6 +115,20 @@ export default defineCommand<LoginOptions>({
     let workspace: string | undefined;
     let note: string | undefined;
     const reachable = me.workspaces;
+    // A login again to the same origin keeps what belongs to that origin (the control plane's admin
+    // token, the signing secret, a default workspace the token still reaches); another origin drops them.
+    const sameOrigin = !!existing && tokenOrigin(existing.base_url) === tokenOrigin(baseUrl);
+    const kept =
+      existing && sameOrigin
+        ? {
+            ...(existing.admin_token ? { admin_token: existing.admin_token } : {}),
+            ...(existing.webhook_secret ? { webhook_secret: existing.webhook_secret } : {}),
+          }
+        : {};
+    const keptWorkspace =
+      existing && sameOrigin && existing.workspace && reachable.some((x) => x.id === existing.workspace)
+        ? existing.workspace
+        : undefined;
     if (f.globals.workspace) {
       const w = reachable.find((x) => x.id === f.globals.workspace || x.name === f.globals.workspace);
       if (!w) {
@@ -128,13 +142,14 @@ export default defineCommand<LoginOptions>({
       workspace = w.id;
     } else if (reachable.length === 1) {
       workspace = reachable[0].id;
+    } else if (keptWorkspace && !f.io.canPrompt()) {
+      workspace = keptWorkspace;
     } else if (reachable.length > 1 && f.io.canPrompt()) {
       const p = await f.io.prompter();
       workspace = await p.select({
         message: 'Default workspace',
         choices: reachable.map((x) => ({ name: `${x.name} (${x.id})`, value: x.id, description: `role ${x.role}` })),
-        default:
-          existing?.workspace && reachable.some((x) => x.id === existing.workspace) ? existing.workspace : undefined,
+        default: keptWorkspace,
       });
     } else if (reachable.length > 1) {
       note = `No default workspace saved: the token reaches ${reachable.length}. Pick one with \`wcm auth login --profile ${name} --workspace ID\`, or pass \`--workspace ID\` (or WCM_WORKSPACE) per command.`;
@@ -148,7 +163,7 @@ export default defineCommand<LoginOptions>({
     const storage = await saveProfileToken(
       profiles,
       name,
-      { base_url: baseUrl, ...(workspace ? { workspace } : {}) },
+      { base_url: baseUrl, ...(workspace ? { workspace } : {}), ...kept },
       token,
       keychain,
     );

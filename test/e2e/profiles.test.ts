@@ -43,16 +43,92 @@ it('serve --profile NAME saves to NAME (with the admin token), and a second serv
   });
   expect(snap.exitCode, snap.stderr).toBe(0);
 
-  // A third server on a fresh store overwrites `local`, which pointed at a: it says so.
+  // A third server on a fresh store, while a still answers for `local`'s token: `local` is never
+  // taken over; the new server gets `local-PORT` and says so.
   const c = await serve(['--data', path.join(dir, 'c.json'), '--seed', DEMO]);
+  const cName = `local-${new URL(c.url).port}`;
+  await until(() => c.lines.some((l) => l.includes(`uses profile \`${cName}\``)), 'the profile line of c');
+  expect(c.lines.join('\n')).toContain(
+    `profile \`local\` holds a live token for ${a.url} (another server), so this server uses profile \`${cName}\``,
+  );
+  expect(config().profiles.local.base_url).toBe(a.url);
+  expect(config().profiles[cName]).toMatchObject({ base_url: c.url, token: demo.owner });
+
+  // Once a is gone, `local` is free again: a fourth server takes it over, and says where it pointed.
+  a.proc.kill('SIGTERM');
+  await a.proc;
+  const d = await serve(['--data', path.join(dir, 'd.json'), '--seed', DEMO]);
   await until(
-    () => c.lines.some((l) => l.includes('profile `local`') && l.includes('pointed at')),
+    () => d.lines.some((l) => l.includes('profile `local`') && l.includes('pointed at')),
     'the overwrite line',
   );
-  expect(c.lines.join('\n')).toContain(
-    `profile \`local\` pointed at ${a.url}; it now points at this server (pass \`--profile NAME\` to keep both)`,
+  expect(d.lines.join('\n')).toContain(
+    `profile \`local\` pointed at ${a.url}, where no server answers for its token now; it now points at this server`,
   );
-  expect(config().profiles.local.base_url).toBe(c.url);
+  expect(config().profiles.local.base_url).toBe(d.url);
+});
+
+it('two servers side by side: each keeps a profile with a working token and admin token (issue 48)', async () => {
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  // Two first starts on empty stores: each creates its own owner and token, shown once.
+  const a = await serve(['--data', path.join(dir, 'a.json')]);
+  await until(() => a.lines.some((l) => l.includes('control plane')), 'a started');
+  const b = await serve(['--data', path.join(dir, 'b.json')]);
+  const bName = `local-${new URL(b.url).port}`;
+  await until(() => b.lines.some((l) => l.includes('control plane')), 'b started');
+  expect(b.lines.join('\n')).toContain(`saved as profile \`${bName}\``);
+  expect(b.lines.join('\n')).not.toContain('in no profile');
+  expect(config().profiles.local.base_url).toBe(a.url);
+  expect(config().profiles[bName].base_url).toBe(b.url);
+  for (const [profile, url] of [
+    ['local', a.url],
+    [bName, b.url],
+  ]) {
+    const me = await wcm(['--profile', profile, 'auth', 'status', '--json'], { env });
+    expect(me.exitCode, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ base_url: url });
+    const ls = await wcm(['--profile', profile, 'lists', 'ls', '--json'], { env });
+    expect(ls.exitCode, ls.stderr).toBe(0);
+    const clock = await wcm(['--profile', profile, 'local', 'clock', '--json'], { env });
+    expect(clock.exitCode, clock.stderr).toBe(0);
+  }
+  // Without --profile, `local` (the current one) still reaches a.
+  const plain = await wcm(['auth', 'status', '--json'], { env });
+  expect(JSON.parse(plain.stdout)).toMatchObject({ base_url: a.url, profile: 'local' });
+});
+
+it('auth login again to the same origin keeps the admin token, signing secret and workspace; another origin drops them (issue 48)', async () => {
+  const s = await serve(['--data', path.join(dir, 'a.json'), '--seed', DEMO]);
+  await until(() => s.lines.some((l) => l.includes('control plane')), 'started');
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  const before = config().profiles.local;
+  expect(before.admin_token).toMatch(/^wcm_admin_/);
+  expect(before.webhook_secret).toBeTruthy();
+  expect(before.workspace).toBe(demo.ws1);
+  const again = await wcm(['auth', 'login', '--with-token', '--profile', 'local', '--base-url', s.url], {
+    env,
+    input: demo.owner,
+  });
+  expect(again.exitCode, again.stderr).toBe(0);
+  expect(config().profiles.local).toMatchObject({
+    base_url: s.url,
+    admin_token: before.admin_token,
+    webhook_secret: before.webhook_secret,
+    workspace: before.workspace,
+  });
+  const clock = await wcm(['local', 'clock', '--json'], { env });
+  expect(clock.exitCode, clock.stderr).toBe(0);
+
+  const other = s.url.replace('127.0.0.1', 'localhost');
+  const moved = await wcm(['auth', 'login', '--with-token', '--profile', 'local', '--base-url', other], {
+    env,
+    input: demo.owner,
+  });
+  expect(moved.exitCode, moved.stderr).toBe(0);
+  const after = config().profiles.local;
+  expect(after.base_url).toBe(other);
+  expect(after.admin_token).toBeUndefined();
+  expect(after.webhook_secret).toBeUndefined();
 });
 
 it('auth login --profile cy says when it makes cy the active profile, and when it re-points cy', async () => {
