@@ -60,8 +60,12 @@ export default defineCommand<McpOptions>({
     const client = await f.client();
     // The token's abilities decide which tools are listed; an instance without GET /v1/me lists all.
     let abilities: string[] | null = null;
+    let only: string | undefined;
     try {
-      abilities = (await client.call('getMe')).body.data.token.abilities;
+      const me = (await client.call('getMe')).body.data;
+      abilities = me.token.abilities;
+      // No workspace from a flag, the environment or a profile of this origin: the token's only one.
+      if (me.workspaces.length === 1) only = me.workspaces[0].id;
     } catch (err) {
       if (apiErrorOf(err) && [401, 403].includes(apiErrorOf(err)!.status)) throw err;
     }
@@ -70,7 +74,7 @@ export default defineCommand<McpOptions>({
       readOnly: opts.readOnly,
       tools,
       toolsets,
-      defaultWorkspace: target.workspace,
+      defaultWorkspace: target.workspace ?? only,
     };
     if (!buildTools(filter).length)
       throw new UsageError(

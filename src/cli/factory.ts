@@ -178,9 +178,26 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
     async workspace() {
       const t = await f.target();
       if (!t.workspace) {
+        // None from a flag, the environment or a profile of this origin: the token's only workspace,
+        // as `auth login` and `wcm mcp` choose it. `client()` stops first when there is no token
+        // (exit 4, not logged in) or the saved one belongs to another origin.
+        const client = await f.client();
+        const reach = await client.call('getMe').then(
+          (r) => r.body.data.workspaces,
+          (err) => {
+            // An instance without GET /v1/me: no way to tell, so the usage error below.
+            if ((err as { status?: number }).status === 404) return undefined;
+            throw err;
+          },
+        );
+        if (reach?.length === 1) {
+          t.workspace = reach[0].id;
+          t.sources.workspace = "the token's only workspace";
+          return t.workspace;
+        }
         throw new UsageError(
           'No workspace chosen.',
-          'Pass `--workspace ID`, set WCM_WORKSPACE, or save one in the profile with `wcm auth login --workspace ID`.',
+          `${reach?.length ? `The token reaches ${reach.length} workspaces (${reach.map((w) => `${w.id} ${w.name}`).join(', ')}). ` : ''}Pass \`--workspace ID\`, set WCM_WORKSPACE, or save one in the profile with \`wcm profile set-workspace ID\`.`,
         );
       }
       // Checked like every other id, before a request: a typo is not a 404 from the server.

@@ -158,12 +158,18 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profil
     tokenSource = `withheld: profile ${profileName}'s token belongs to ${withheld.savedFor}`;
   }
 
+  // A profile's default workspace belongs to the profile's origin, as its token does: a command
+  // sent elsewhere (`--base-url`, WCM_BASE_URL) never takes it (issue 48).
+  const here = (p: typeof profile) =>
+    p?.workspace && tokenOrigin(p.base_url) === tokenOrigin(baseUrl) ? p.workspace : undefined;
   let workspace: string | undefined;
   let wsSource = 'none';
   if (flags.workspace) [workspace, wsSource] = [flags.workspace, '--workspace'];
-  else if (strong?.workspace) [workspace, wsSource] = [strong.workspace, pLabel];
+  else if (here(strong)) [workspace, wsSource] = [here(strong), pLabel];
   else if (env.WCM_WORKSPACE) [workspace, wsSource] = [env.WCM_WORKSPACE, 'WCM_WORKSPACE'];
-  else if (weak?.workspace) [workspace, wsSource] = [weak.workspace, pLabel];
+  else if (here(weak)) [workspace, wsSource] = [here(weak), pLabel];
+  else if (profile?.workspace)
+    wsSource = `none: profile ${profileName}'s workspace belongs to ${tokenOrigin(profile.base_url)}`;
 
   return {
     baseUrl,

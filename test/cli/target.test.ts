@@ -79,15 +79,24 @@ describe('resolveTarget: flag, then environment, then the chosen profile, then t
       '--base-url of another origin, no WCM_TOKEN: no token',
       { baseUrl: 'http://flag.test/v1' },
       {},
-      ['http://flag.test/v1', undefined, 'ws-default'],
-      ['--base-url', "withheld: profile default's token belongs to http://default.test", 'profile default'],
+      // The profile's workspace belongs to its origin too (issue 48).
+      ['http://flag.test/v1', undefined, undefined],
+      [
+        '--base-url',
+        "withheld: profile default's token belongs to http://default.test",
+        "none: profile default's workspace belongs to http://default.test",
+      ],
     ],
     [
       'another port is another origin',
       { baseUrl: 'http://default.test:8080/v1' },
       {},
-      ['http://default.test:8080/v1', undefined, 'ws-default'],
-      ['--base-url', "withheld: profile default's token belongs to http://default.test", 'profile default'],
+      ['http://default.test:8080/v1', undefined, undefined],
+      [
+        '--base-url',
+        "withheld: profile default's token belongs to http://default.test",
+        "none: profile default's workspace belongs to http://default.test",
+      ],
     ],
     [
       '/api/v1 of the same origin is the same host',

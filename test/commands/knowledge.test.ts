@@ -26,11 +26,12 @@ it.each([['101'], ['2.5'], ['ten']])('--limit %s is a usage error naming the fla
   expect(h.stub.requests).toHaveLength(0);
 });
 
-it('no workspace: a usage error saying how to choose one; nothing is sent', async () => {
+it('no workspace: a usage error saying how to choose one; only GET /me is sent', async () => {
   await h.close();
   h = await seamHarness(undefined, { env: { WCM_WORKSPACE: undefined } });
   const err = await h.run(knowledgeLs).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(UsageError);
   expect((err as Error).message).toBe('No workspace chosen.');
-  expect(h.stub.requests).toHaveLength(0);
+  // The token's workspaces are asked for (one would be used); the list itself is never sent.
+  expect(h.stub.requests.map((r) => r.url)).toEqual(['/v1/me']);
 });

@@ -86,10 +86,11 @@ describe('wcm open', () => {
     },
   );
 
-  it('without a workspace, says how to choose one', async () => {
+  it('without a workspace or a token, says it is not logged in (exit 4)', async () => {
+    // With no workspace saved, the token's only one would be used: without a token there is none to ask.
     const r = await runInProcess(['open'], { env: { ...env, WCM_WORKSPACE: undefined } });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--workspace');
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('Not logged in');
   });
 
   it('threads show --web prints the thread page piped, without calling the API', async () => {

@@ -160,3 +160,53 @@ it('auth login --profile cy says when it makes cy the active profile, and when i
     `Profile cy pointed at ${s.url}; it now points at ${s.url.replace('127.0.0.1', 'localhost')}.`,
   );
 });
+
+it("a workspace follows the host: WCM_TOKEN and WCM_BASE_URL for server B never take the active profile's workspace of A (issue 48)", async () => {
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  const a = await serve(['--data', path.join(dir, 'a.json'), '--seed', DEMO]);
+  await until(() => a.lines.some((l) => l.includes('control plane')), 'a started');
+  expect(config().profiles.local).toMatchObject({ base_url: a.url, workspace: demo.ws1 });
+  // B: a first start on an empty store, one owner with exactly one workspace.
+  const b = await serve(['--data', path.join(dir, 'b.json')]);
+  await until(() => b.lines.some((l) => l.includes('control plane')), 'b started');
+  const bToken = b.lines.find((l) => /^\s+wcm_pat_/.test(l))!.trim();
+  const bWorkspace = /workspace (\S+) and an all-abilities token/.exec(b.lines.join('\n'))![1];
+
+  for (const [i, extra] of [{ WCM_BASE_URL: b.url }, {}].entries()) {
+    const args = 'WCM_BASE_URL' in extra ? ['lists', 'ls', '--json'] : ['lists', 'ls', '--json', '--base-url', b.url];
+    const ls = await wcm(args, { env: { ...env, ...extra, WCM_TOKEN: bToken } });
+    expect(ls.exitCode, ls.stderr).toBe(0);
+    expect(JSON.parse(ls.stdout)).toHaveLength(i);
+    const created = await wcm(
+      [...args.slice(0, 0), 'lists', 'create', '--title', 'On B', '--template', 'faq', '--json', ...args.slice(3)],
+      { env: { ...env, ...extra, WCM_TOKEN: bToken } },
+    );
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout).dashboard_url).toContain(bWorkspace);
+  }
+  const status = await wcm(['auth', 'status', '--json'], { env: { ...env, WCM_BASE_URL: b.url, WCM_TOKEN: bToken } });
+  expect(JSON.parse(status.stdout).workspace_source).toBe(
+    `none: profile local's workspace belongs to ${new URL(a.url).origin}`,
+  );
+  // A's own commands still use the profile's workspace.
+  const onA = await wcm(['lists', 'ls', '--json'], { env });
+  expect(onA.exitCode, onA.stderr).toBe(0);
+  expect(JSON.parse(onA.stdout).length).toBeGreaterThan(0);
+});
+
+it('auth logout, then a command with that profile: exit 4, not logged in (issue 48)', async () => {
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  const a = await serve(['--data', path.join(dir, 'a.json'), '--seed', DEMO]);
+  await until(() => a.lines.some((l) => l.includes('control plane')), 'a started');
+  // Ada reaches several workspaces: logged in without --workspace, the profile saves none.
+  const login = await wcm(['auth', 'login', '--with-token', '--profile', 'ada', '--base-url', a.url], {
+    env,
+    input: demo.owner,
+  });
+  expect(login.exitCode, login.stderr).toBe(0);
+  expect(config().profiles.ada.workspace).toBeUndefined();
+  expect((await wcm(['auth', 'logout', '--profile', 'ada'], { env })).exitCode).toBe(0);
+  const ls = await wcm(['--profile', 'ada', 'lists', 'ls'], { env });
+  expect(ls.exitCode).toBe(4);
+  expect(ls.stderr).toContain('Not logged in');
+});
