@@ -3,6 +3,7 @@ import serve from './serve.js';
 import open from './open.js';
 import openapi from './openapi.js';
 import seed from './seed.js';
+import pull from './pull.js';
 import api from './api.js';
 import mcp from './mcp.js';
 import logs from './logs.js';
@@ -50,6 +51,7 @@ export const commands: CommandDef[] = [
   ...oauthCommands,
   openapi,
   seed,
+  pull,
   api,
   mcp,
   logs,

@@ -26,6 +26,8 @@ export interface ClientOptions {
    * server's clock, not only by ours): an OAuth profile's refresh. Called at most once per client.
    */
   renewToken?: () => Promise<string>;
+  /** Also retry 500, 502 and 504 (with backoff) on idempotent requests: long runs such as `wcm pull`. */
+  retryServerErrors?: boolean;
 }
 
 export interface RequestOptions {
@@ -143,7 +145,9 @@ export class ApiClient {
       // 409 on a request with an Idempotency-Key: the first request with that key is still running
       // (idempotency_key_in_use). Waiting and resending the same key gets its result.
       const inFlight = status === 409 && !!req.idempotencyKey;
-      if ((status === 429 || status === 503 || inFlight) && attempt < retries) {
+      const serverError =
+        !!this.options.retryServerErrors && retryNetwork && (status === 500 || status === 502 || status === 504);
+      if ((status === 429 || status === 503 || inFlight || serverError) && attempt < retries) {
         const after = retryAfterMs(resHeaders['retry-after']);
         const wait = after ?? backoff(attempt);
         if (wait <= maxWait) {
