@@ -1,7 +1,7 @@
 import { defineCommand } from '../src/cli/command.js';
 import { controlRequest, controlStream } from '../src/cli/control.js';
 import { UsageError } from '../src/cli/errors.js';
-import { printRows, terminalSafe } from '../src/cli/output.js';
+import { fitCell, fitWidths, printRows, terminalSafe, visibleWidth } from '../src/cli/output.js';
 
 interface Entry {
   seq: number;
@@ -23,8 +23,11 @@ interface Options {
   all?: boolean;
 }
 
+/** On a terminal the time of day (UTC, to the millisecond): the date would take a third of 80 columns. */
+const timeOfDay = (iso: string) => /T(\d\d:\d\d:\d\d(?:\.\d+)?)/.exec(iso)?.[1] ?? iso;
+
 const COLUMNS = [
-  { header: 'TIME', value: (e: Entry) => e.time },
+  { header: 'TIME (UTC)', value: (e: Entry) => timeOfDay(e.time), fixed: true },
   { header: 'STATUS', value: (e: Entry) => String(e.status) },
   { header: 'METHOD', value: (e: Entry) => e.method },
   { header: 'OPERATION', value: (e: Entry) => e.operation ?? '-' },
@@ -33,6 +36,35 @@ const COLUMNS = [
   { header: 'PROBLEM', value: (e: Entry) => e.problem ?? '' },
   { header: 'REQUEST ID', value: (e: Entry) => e.request_id },
 ];
+
+/**
+ * One `--follow` line: fixed widths so lines align without seeing the next, and fitted to `width`
+ * as tables are (the operation, path and problem give way; the time and request id never do).
+ */
+export function followLine(e: Entry, width: number): string {
+  const cells = [
+    timeOfDay(e.time),
+    String(e.status),
+    e.method,
+    e.operation ?? '-',
+    e.path,
+    `${e.duration_ms} ms`,
+    e.problem ?? '',
+    e.request_id,
+  ];
+  const natural = [12, 3, 7, 28, 40, 11, visibleWidth(cells[6]), visibleWidth(cells[7])].map((w, i) =>
+    Math.max(w, visibleWidth(cells[i])),
+  );
+  const widths = fitWidths(natural, [false, false, false, true, true, false, true, false], width);
+  return cells
+    .map((c, i) => {
+      const cut = fitCell(c, widths[i]);
+      const pad = ' '.repeat(Math.max(0, widths[i] - visibleWidth(cut)));
+      return i === 5 ? pad + cut : cut + pad;
+    })
+    .join('  ')
+    .trimEnd();
+}
 
 export default defineCommand<Options>({
   path: ['logs'],
@@ -69,12 +101,8 @@ export default defineCommand<Options>({
     const print = async (entries: Entry[], follow: boolean) => {
       if (lines) for (const e of entries) f.io.stdout.write(`${JSON.stringify(e)}\n`);
       else if (!follow) await printRows(f.io, entries, COLUMNS);
-      // A live table: one aligned line per request as it arrives.
-      else
-        for (const e of entries.map(terminalSafe))
-          f.io.stdout.write(
-            `${e.time}  ${e.status}  ${e.method.padEnd(6)} ${(e.operation ?? '-').padEnd(28)} ${e.path.padEnd(40)} ${String(e.duration_ms).padStart(8)} ms  ${e.problem ?? ''}  ${e.request_id}\n`,
-          );
+      // A live table: one aligned line per request as it arrives, cut to the terminal's width.
+      else for (const e of entries.map(terminalSafe)) f.io.stdout.write(`${followLine(e, f.io.columns)}\n`);
     };
     if (!opts.follow) {
       await print(await controlRequest<Entry[]>(f, 'GET', `/requests${q.size ? `?${q}` : ''}`), false);

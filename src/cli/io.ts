@@ -56,7 +56,8 @@ export function systemIO(env: NodeJS.ProcessEnv, opts: { noColor?: boolean } = {
     isCI,
     // no-color.org: NO_COLOR set to anything but the empty string turns colour off.
     color: isStdoutTTY && !opts.noColor && !env.NO_COLOR && env.TERM !== 'dumb',
-    columns: process.stdout.columns || 100,
+    // The terminal's width; a pseudo-terminal that reports none (0) falls back on COLUMNS, then 100.
+    columns: process.stdout.columns || Math.max(0, Math.floor(Number(env.COLUMNS))) || 100,
     canPrompt: () => io.isStdinTTY && io.isStdoutTTY && !io.isCI,
     prompter: async () => {
       const p = await import('@inquirer/prompts');

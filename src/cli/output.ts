@@ -8,6 +8,11 @@ export interface Column<T> {
   pretty?(row: T, style: Style): string;
   /** Terminal only: longer cells are cut with an ellipsis. */
   maxWidth?: number;
+  /**
+   * Never cut to fit the terminal's width. Columns headed `ID` (or `… ID`) and columns whose every
+   * cell is an id (a UUID, `req_…`, `wcm_app_…`) are never cut either, without saying so.
+   */
+  fixed?: boolean;
 }
 
 /** Colour helpers that are no-ops when colour is off (chalk is loaded only for terminals). */
@@ -47,6 +52,68 @@ function truncate(s: string, max?: number): string {
   return `${s.slice(0, Math.max(1, max - 1))}…`;
 }
 
+const ANSI = /\x1b\[[0-9;]*m/g;
+/** East Asian wide and fullwidth characters, and emoji: two columns on a terminal. */
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|\p{Emoji_Presentation}/u;
+const charWidth = (c: string) => (WIDE.test(c) ? 2 : 1);
+/** The columns a cell takes on a terminal: colour codes take none, wide characters two. */
+export function visibleWidth(s: string): number {
+  let w = 0;
+  for (const c of s.replace(ANSI, '')) w += charWidth(c);
+  return w;
+}
+
+/**
+ * A cell cut to `max` columns with an ellipsis, colour kept: the escape codes after the cut are
+ * kept (without their text), so a colour opened before it is closed.
+ */
+export function fitCell(s: string, max: number): string {
+  if (visibleWidth(s) <= max) return s;
+  let out = '';
+  let w = 0;
+  let cut = false;
+  for (const part of s.split(/(\x1b\[[0-9;]*m)/)) {
+    if (part.startsWith('\x1b[')) {
+      out += part;
+      continue;
+    }
+    if (cut) continue;
+    for (const c of part) {
+      if (w + charWidth(c) > max - 1) {
+        out += '…';
+        cut = true;
+        break;
+      }
+      out += c;
+      w += charWidth(c);
+    }
+  }
+  return out;
+}
+
+const ID_CELL = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[a-z]+_[A-Za-z0-9_]{6,})$/i;
+/** The gap between columns: cli-table3's `middle` below, with no padding in the cells. */
+const GAP = 2;
+
+/**
+ * Column widths that fit `width` terminal columns, as gh's tables do: while the row is too wide,
+ * the widest column that may be cut gives up one column, so the widest free text goes first and
+ * short columns last (none below 3). Ids are never cut; when they alone are too wide, the lines wrap.
+ */
+export function fitWidths(natural: number[], cuttable: boolean[], width: number): number[] {
+  const widths = [...natural];
+  const total = () => widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
+  while (total() > width) {
+    let at = -1;
+    for (let i = 0; i < widths.length; i++)
+      if (cuttable[i] && widths[i] > 3 && (at === -1 || widths[i] > widths[at])) at = i;
+    if (at === -1) break;
+    widths[at]--;
+  }
+  return widths;
+}
+
 /**
  * C0 and C1 control characters (ESC, CSI, BEL, CR…), except tab and newline: in text from a
  * server they could retitle the terminal, clear it or rewrite what was printed (TRUST §6).
@@ -77,10 +144,25 @@ export async function printRows<T>(io: IO, serverRows: T[], columns: Column<T>[]
   }
   if (!rows.length) return;
   const s = await style(io);
+  const heads = columns.map((c) => c.header);
+  const cells = rows.map((row) =>
+    columns.map((c) => (c.pretty ? tsvCell(c.pretty(row, s)) : truncate(tsvCell(c.value(row)), c.maxWidth))),
+  );
+  const natural = heads.map((h, i) => Math.max(visibleWidth(h), ...cells.map((r) => visibleWidth(r[i]))));
+  const cuttable = columns.map(
+    (c, i) =>
+      !c.fixed &&
+      !/(^|[ _])ID$/.test(c.header) &&
+      !rows.every((row) => {
+        const v = tsvCell(c.value(row));
+        return v === '' || ID_CELL.test(v);
+      }),
+  );
+  const widths = fitWidths(natural, cuttable, io.columns);
   const { default: Table } = await import('cli-table3');
   const table = new Table({
-    head: columns.map((c) => s.bold(c.header)),
-    style: { head: [], border: io.color ? ['grey'] : [], compact: true },
+    head: heads.map((h, i) => s.bold(fitCell(h, widths[i]))),
+    style: { head: [], border: io.color ? ['grey'] : [], compact: true, 'padding-left': 0, 'padding-right': 0 },
     chars: {
       top: '',
       'top-mid': '',
@@ -99,15 +181,12 @@ export async function printRows<T>(io: IO, serverRows: T[], columns: Column<T>[]
       middle: '  ',
     },
   });
-  for (const row of rows)
-    table.push(
-      columns.map((c) => (c.pretty ? tsvCell(c.pretty(row, s)) : truncate(tsvCell(c.value(row)), c.maxWidth))),
-    );
+  for (const r of cells) table.push(r.map((cell, i) => fitCell(cell, widths[i])));
   io.stdout.write(
     table
       .toString()
       .split('\n')
-      .map((l) => l.replace(/^ /, '').replace(/\s+$/, ''))
+      .map((l) => l.replace(/\s+$/, ''))
       .join('\n') + '\n',
   );
 }

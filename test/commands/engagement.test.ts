@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 const piped = (args: string[]) => runInProcess(args, { env });
-const tty = (args: string[]) => runInProcess(args, { env, io: fakeIO({ tty: true }) });
+/** A terminal wide enough that no cell is cut to fit (test/e2e/table-width.test.ts covers narrow ones). */
+const tty = (args: string[]) => runInProcess(args, { env, io: Object.assign(fakeIO({ tty: true }), { columns: 200 }) });
 const tsv = (...rows: string[][]) => rows.map((r) => `${r.join('\t')}\n`).join('');
 
 describe('wcm threads ls', () => {

@@ -59,7 +59,7 @@ it('--follow reads the stream with the same query and prints each event as it ar
 it('on a terminal without --json: a table, not JSON lines', async () => {
   h = await withAdmin({ io: fakeIO({ tty: true }) });
   await h.run(logs);
-  expect(h.io.out()).toMatch(/TIME\s+STATUS\s+METHOD\s+OPERATION\s+PATH/);
+  expect(h.io.out()).toMatch(/TIME \(UTC\)\s+STATUS\s+METHOD\s+OPERATION\s+PATH/);
   expect(h.io.out()).not.toContain('{"seq"');
 });
 
@@ -76,4 +76,20 @@ it.each([
   expect(err).toBeInstanceOf(UsageError);
   expect((err as Error).message).toBe(message);
   expect(h.stub.requests).toHaveLength(0);
+});
+
+it.each([80, 100, 160])('--follow lines fit %i columns; the time and the request id stay whole', async (width) => {
+  const { followLine } = await import('../../commands/logs.js');
+  const long = {
+    ...entry(1),
+    path: '/v1/workspaces/775050e9-98e8-4600-8d0f-afce4b67e137/threads?view=unread&channel=whatsapp&limit=100',
+    operation: 'listVoiceInteractions',
+    problem: 'workspace_not_found',
+    request_id: 'req_TVKcRmGI9jwItFGB1cY3',
+  };
+  const line = followLine(long, width);
+  expect(line.length).toBeLessThanOrEqual(width);
+  expect(line.startsWith('10:00:00.000  200  GET  ')).toBe(true);
+  expect(line.endsWith('  req_TVKcRmGI9jwItFGB1cY3')).toBe(true);
+  if (width < 160) expect(line).toContain('…');
 });
