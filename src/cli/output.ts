@@ -150,7 +150,7 @@ export async function printRows<T>(io: IO, serverRows: T[], columns: Column<T>[]
   );
   const natural = heads.map((h, i) => Math.max(visibleWidth(h), ...cells.map((r) => visibleWidth(r[i]))));
   const cuttable = columns.map(
-    (c, i) =>
+    (c) =>
       !c.fixed &&
       !/(^|[ _])ID$/.test(c.header) &&
       !rows.every((row) => {
