@@ -170,6 +170,8 @@ export function checkFixture(
       redirect_uris: a.redirect_uris,
       client_secret_sha256: a.client_secret ? hashToken(a.client_secret) : (a.client_secret_sha256 ?? null),
       workspace_id: a.workspace_id,
+      // Who made the app through the API (only they may remove it): kept, in the order newApp writes it.
+      ...(a.created_by != null ? { created_by: a.created_by } : {}),
       created_at: a.created_at,
     })),
     oauth_grants: f.oauth_grants ?? [],
