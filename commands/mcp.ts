@@ -61,6 +61,7 @@ export default defineCommand<McpOptions>({
     // The token's abilities decide which tools are listed; an instance without GET /v1/me lists all.
     let abilities: string[] | null = null;
     let only: string | undefined;
+    let unreachable: Error | undefined;
     try {
       const me = (await client.call('getMe')).body.data;
       abilities = me.token.abilities;
@@ -68,6 +69,8 @@ export default defineCommand<McpOptions>({
       if (me.workspaces.length === 1) only = me.workspaces[0].id;
     } catch (err) {
       if (apiErrorOf(err) && [401, 403].includes(apiErrorOf(err)!.status)) throw err;
+      // A server that is down is not fatal (the agent may start before it), but it is said.
+      if ((err as { kind?: string }).kind === 'unreachable') unreachable = err as Error;
     }
     const filter = {
       abilities: abilities as never,
@@ -114,6 +117,12 @@ export default defineCommand<McpOptions>({
     await connectServer(server, transport);
     const inFlight = countRequests(transport);
     f.io.stderr.write(`wcm mcp: serving ${buildTools(filter).length} tools for ${target.baseUrl} on stdio\n`);
+    if (unreachable)
+      f.io.stderr.write(
+        `wcm mcp: warning: ${target.baseUrl} is unreachable: ${unreachable.message}\n` +
+          `wcm mcp: tool calls will fail until it answers, and every tool is listed (the token's abilities could not be read). ${(unreachable as { hint?: string }).hint ?? ''}`.trimEnd() +
+          '\n',
+      );
     // A client that sends its requests and closes stdin (a script piping into `wcm mcp`) still gets
     // every answer: the requests in flight are answered before the server closes.
     if ((await ended) === 'end') await inFlight.settled();

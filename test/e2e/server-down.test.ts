@@ -79,3 +79,34 @@ it('a bad --cursor is a usage error (exit 2) naming --cursor', async () => {
     await s.proc;
   }
 });
+
+it('wcm mcp with its server down still starts, and warns on stderr that the server is unreachable, at what URL', async () => {
+  const port = await deadPort();
+  const url = `http://127.0.0.1:${port}/v1`;
+  // stdin closes at once: the MCP server starts, answers nothing, and exits 0.
+  const r = await wcm(['mcp'], { env: profileAt(url), input: '' });
+  expect(r.exitCode).toBe(0);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr.trim().split('\n');
+  expect(lines[0]).toMatch(new RegExp(`^wcm mcp: serving \\d+ tools for ${url} on stdio$`));
+  expect(lines[1]).toBe(
+    `wcm mcp: warning: ${url} is unreachable: No server is answering at http://127.0.0.1:${port} (tried 2 times): the connection was refused.`,
+  );
+  expect(lines[2]).toContain('tool calls will fail until it answers');
+  expect(lines[2]).toContain('Start the local server with `wcm serve`');
+});
+
+it('wcm mcp with its server up gives no warning', async () => {
+  const serve = await spawnServe(['--data', path.join(d.dir, 'mcp-up.json'), '--seed', DEMO], {
+    env: { WCM_CONFIG_DIR: path.join(d.dir, 'mcp-up-config') },
+  });
+  try {
+    const r = await wcm(['mcp'], { env: { ...profileAt(serve.url) }, input: '' });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain(`for ${serve.url} on stdio`);
+    expect(r.stderr).not.toContain('warning');
+  } finally {
+    serve.proc.kill('SIGTERM');
+    await serve.proc;
+  }
+});
