@@ -2,7 +2,8 @@ import type { Register } from '../area.js';
 import type { Middleware, RequestMiddleware } from '../chain.js';
 import { MovableClock } from './clock.js';
 import { adminToken, injectFault, type FaultRule } from './control.js';
-import { maskBody, RequestLog } from './log.js';
+import { RequestLog } from './log.js';
+import { LOGGED_BODY_BYTES, maskBody } from './mask.js';
 import { controlRoutes } from './routes.js';
 
 /**
@@ -55,7 +56,10 @@ export const register: Register = async (s) => {
       info.id,
       problem,
       info.remoteAddress,
-      log.logBodies && info.rawBody.length ? maskBody(info.rawBody.toString('utf8')) : undefined,
+      // Only the part the log keeps is decoded and read (docs/security.md: `--log-bodies` masking).
+      log.logBodies && info.rawBody.length
+        ? maskBody(info.rawBody.toString('utf8', 0, Math.min(info.rawBody.length, LOGGED_BODY_BYTES)))
+        : undefined,
     );
     return res;
   };

@@ -102,57 +102,7 @@ export function statusMatches(filter: string | undefined, status: number): boole
   return m ? Math.floor(status / 100) === Number(m[1]) : String(status) === filter;
 }
 
-/** Keys whose values a logged body never shows (TRUST §5), wherever they sit in the body. */
-const SECRET_KEY = /secret|token|password|authorization|api[_-]?key|card|number|cvc|iban|^code$|verifier/i;
-/** In text that is not JSON or a form: `key: value` / `key=value` pairs under such keys. */
-const SECRET_PAIR =
-  /("?[A-Za-z0-9_-]*(?:secret|token|password|authorization|api[_-]?key|card|number|cvc|iban|code|verifier)[A-Za-z0-9_-]*"?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^&,}\s]+)/gi;
-/** 12 or more digits, with single spaces or dashes between them: card, account and phone numbers. */
-const DIGIT_RUN = /\d(?:[ -]?\d){11,}/g;
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
-const TOKENISH = /\bwcm_(?:pat|oat|ort|code|secret|admin)_[A-Za-z0-9]+/g;
-const MASK = '***';
-const LOGGED_BODY_CHARS = 4096;
-
-/** A parsed JSON value with every value under a secret key replaced, however deep. */
-function maskTree(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(maskTree);
-  if (!v || typeof v !== 'object') return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = SECRET_KEY.test(k) ? MASK : maskTree(x);
-  return out;
-}
-
-/** The body with secret keys' values masked, by its shape: JSON, a form, else key/value text. */
-function maskKeys(text: string): string {
-  const t = text.trimStart();
-  if (t.startsWith('{') || t.startsWith('[')) {
-    try {
-      return JSON.stringify(maskTree(JSON.parse(text)));
-    } catch {
-      // Not JSON after all: masked as text below.
-    }
-  }
-  if (/^[^\s=&{[]+=[^\s]*$/.test(text)) {
-    const form = new URLSearchParams(text);
-    for (const k of new Set(form.keys())) if (SECRET_KEY.test(k)) form.set(k, MASK);
-    return form.toString().replaceAll('%2A', '*');
-  }
-  return text.replace(SECRET_PAIR, (_, k: string) => `${k}${MASK}`);
-}
-
-/**
- * What a logged body may show (`--log-bodies`): values under secret-like keys, runs of 12+ digits,
- * tokens and e-mail addresses masked. Masked before it is cut to 4 KiB, so a cut never uncovers part
- * of a secret.
- */
-export function maskBody(text: string): string {
-  return maskKeys(text)
-    .replace(TOKENISH, (t) => `${t.slice(0, t.indexOf('_', 4) + 1)}…`)
-    .replace(DIGIT_RUN, '****')
-    .replace(EMAIL, '***@***')
-    .slice(0, LOGGED_BODY_CHARS);
-}
+export { maskBody } from './mask.js';
 
 /**
  * The last 10,000 requests in a ring, and live subscribers (SSE). Recording is one object and a
