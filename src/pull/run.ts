@@ -136,7 +136,7 @@ function failureOf(err: unknown): Failure | undefined {
     if (code === 'workspace_not_found') return undefined;
     return 'gone';
   }
-  if (err.status === 403) return 'forbidden';
+  if (err.status === 403 && code !== 'not_a_member') return 'forbidden';
   return undefined;
 }
 
@@ -310,8 +310,18 @@ export class Puller {
         this.note(`${n} ${c} were listed but gone by the time they were read (deleted during the pull): left out.`);
       this.writer.finish();
       promote(o.partial, o.output);
-    } catch (err) {
+    } catch (caught) {
       this.writer.close();
+      let err = caught;
+      if (
+        err instanceof ApiError &&
+        (err.problem.code === 'not_a_member' || err.problem.code === 'workspace_not_found')
+      )
+        err = new CliError(
+          `Workspace ${o.workspace} is not one this token reaches (${err.status} ${err.problem.code}).`,
+          EXIT.notFound,
+          'Check the workspace id; `wcm auth status` lists the workspaces a token reaches, where the server has `/me`.',
+        );
       // Nothing but the made records written (a refused token, an unknown workspace at the first
       // request): no partial file is left for a resume that would only fail the same way.
       if (!this.anyRecord()) removePartial(o.partial);
