@@ -194,6 +194,30 @@ describe('signature verification', () => {
     if (status === 400) expect(res.json.detail).toMatch(/300 seconds/);
   });
 
+  it('a header with two timestamps is 400 invalid_signature, even when the last one is signed', async () => {
+    // The `stripe` package checks the signature against the last `t=`: a decoy first `t=` of now beside
+    // a signature made for an hour ahead must not slip past the future-time check.
+    const o = await newOrder();
+    const payload = JSON.stringify(event(TYPES.succeeded, o));
+    const now = Math.floor(s.clock.now().getTime() / 1000);
+    const ahead = signed(payload, { at: (now + 3600) * 1000 });
+    for (const header of [
+      `t=${now},${ahead}`,
+      `${ahead},t=${now}`,
+      `t=${now},t=${now},${signed(payload).split(',')[1]}`,
+    ]) {
+      const res = await s.request({
+        url: HOOK,
+        body: payload,
+        headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      });
+      expect(res.status, header).toBe(400);
+      expect(res.json.code).toBe('invalid_signature');
+      expect(res.json.detail).toMatch(/more than one timestamp/);
+    }
+    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
+  });
+
   it.each([
     ['no header', undefined],
     ['garbage', 'nonsense'],

@@ -36,7 +36,7 @@ const invalid = (detail: string) => new ProblemError('invalid_signature', { deta
  * Verifies `Stripe-Signature` over the raw body with the `stripe` package (HMAC-SHA256, constant
  * time, 300 s tolerance measured on our clock) and parses the event. Stripe only refuses old
  * timestamps; one more than 300 s in the future is refused here too, so a captured signature
- * cannot be pre-dated.
+ * cannot be pre-dated, and so is a header with more than one timestamp.
  */
 export async function verifyPaymentEvent(
   raw: Buffer,
@@ -46,7 +46,11 @@ export async function verifyPaymentEvent(
 ): Promise<PaymentEvent> {
   if (!header) throw invalid('The `Stripe-Signature` header is missing.');
   const now = clock.now().getTime();
-  const t = /(?:^|,)\s*t=(\d+)/.exec(header);
+  // One timestamp only: the `stripe` package verifies against the last `t=`, so a check of any one of
+  // several could be passed by a decoy beside a pre-dated signature's own.
+  const stamps = header.split(',').filter((item) => item.split('=')[0].trim() === 't');
+  if (stamps.length > 1) throw invalid('The `Stripe-Signature` header holds more than one timestamp (`t=`).');
+  const t = stamps.length ? /^\s*t=(\d+)/.exec(stamps[0]) : null;
   if (t && Number(t[1]) * 1000 - now > SIGNATURE_TOLERANCE_S * 1000)
     throw invalid('The signature timestamp is more than 300 seconds in the future.');
   const { default: Stripe } = await import('stripe');
