@@ -35,7 +35,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
       ({ main } = await import(pathToFileURL(path.join(__dirname, '..', 'dist', 'src', 'cli', 'main.js')).href));
     } catch (err) {
       if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('/dist/')) {
-        process.stderr.write('wcm is not built: run `npm install` (or `npm run build`) in the wcm directory first.\n');
+        // `npm install` does not build (the package has no install script): `npm start` and `npm test` do.
+        process.stderr.write(
+          'wcm is not built: run `npm run build` in the wcm directory first (`npm start` builds by itself when needed).\n',
+        );
         process.exit(1);
       }
       throw err;
