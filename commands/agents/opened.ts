@@ -46,8 +46,8 @@ export default defineCommand<OpenedOptions>({
         ['event', e.id],
         ['type', e.type],
         ['agent', e.agent_id],
-        ['button', e.button_id ?? '—'],
-        ['app', e.app_id ?? '—'],
+        ['button', e.button_id],
+        ['app', e.app_id],
         ['occurred', e.occurred_at],
       ]);
     }

@@ -7,6 +7,9 @@ export default defineCommand<ListFlags>({
   path: ['articles', 'ls'],
   output: 'listArticles',
   summary: 'List the articles of a knowledge list, most recently updated first',
+  description:
+    'Piped output is tab-separated: id, title, status, current version, published version (empty if none),\n' +
+    'updated_at.',
   args: [{ name: 'LIST', description: 'knowledge list id', required: true, pick: 'knowledgeList' }],
   list: true,
   examples: [

@@ -48,7 +48,7 @@ export default defineCommand<{ publish?: boolean }>({
       ['version_id', d.version.id],
       ['article', d.article.id],
       ['title', d.version.title],
-      ['published_version', d.article.published_version === null ? '—' : String(d.article.published_version)],
+      ['published_version', d.article.published_version === null ? null : String(d.article.published_version)],
     ]);
     return 0;
   },

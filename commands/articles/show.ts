@@ -31,7 +31,7 @@ export default defineCommand({
         ['title', a.title],
         ['status', a.status],
         ['current', `v${a.current_version}`],
-        ['published', a.published_version === null ? '—' : `v${a.published_version}`],
+        ['published', a.published_version === null ? null : `v${a.published_version}`],
       ]);
       f.io.stdout.write('\n');
     }

@@ -5,6 +5,7 @@ export default defineCommand<ListFlags>({
   path: ['lists', 'ls'],
   output: 'listListings',
   summary: "List the workspace's listings, newest first",
+  description: 'Piped output is tab-separated: id, title, dashboard URL.',
   list: true,
   examples: ['wcm lists ls', 'wcm lists ls --all --json | jq length'],
   async run(opts, f) {

@@ -37,7 +37,7 @@ export default defineCommand({
       ['title', l.title],
       ['template', l.template_slug],
       ['items', String(l.items.length)],
-      ['button', l.button_id ?? '—'],
+      ['button', l.button_id],
       ['created_at', l.created_at],
       ['dashboard', l.dashboard_url],
     ]);

@@ -5,6 +5,7 @@ export default defineCommand<ListFlags>({
   path: ['lists', 'templates'],
   output: 'listListingTemplates',
   summary: 'List the listing templates of the setup catalog',
+  description: 'Piped output is tab-separated: slug, name, description.',
   list: true,
   async run(opts, f) {
     return runList(

@@ -6,7 +6,9 @@ export default defineCommand<{ data?: string }>({
   path: ['local', 'events'],
   output: ['id', 'type', 'workspace_id', 'agent_id', 'button_id', 'app_id', 'occurred_at'],
   summary: 'Analytics events a local server recorded (agent chat opens), newest first',
-  description: 'Read-only: works while `wcm serve` runs on the file. Events hold no visitor data.',
+  description:
+    'Read-only: works while `wcm serve` runs on the file. Events hold no visitor data.\n' +
+    'Piped output is tab-separated: id, type, agent id, button id, app id (empty if none), occurred_at.',
   examples: ['wcm local events', 'wcm local events --json'],
   options: [dataOption],
   async run(opts, f) {
@@ -21,8 +23,8 @@ export default defineCommand<{ data?: string }>({
       { header: 'ID', value: (e) => e.id },
       { header: 'TYPE', value: (e) => e.type },
       { header: 'AGENT', value: (e) => e.agent_id },
-      { header: 'BUTTON', value: (e) => e.button_id ?? '—' },
-      { header: 'APP', value: (e) => e.app_id ?? '—' },
+      { header: 'BUTTON', value: (e) => e.button_id ?? null },
+      { header: 'APP', value: (e) => e.app_id ?? null },
       { header: 'OCCURRED', value: (e) => e.occurred_at },
     ]);
   },

@@ -26,7 +26,9 @@ export default defineCommand<{ data?: string }>({
     'updated_at',
   ],
   summary: 'Orders a local server recorded, newest first, with their payment state',
-  description: 'Read-only: works while `wcm serve` runs on the file and shows every write it acknowledged.',
+  description:
+    'Read-only: works while `wcm serve` runs on the file and shows every write it acknowledged.\n' +
+    'Piped output is tab-separated: id, payment state, total, quantity, offer id, payment intent id, created_at.',
   examples: ['wcm local orders', 'wcm local orders --json | jq \'.[] | select(.payment_state == "paid")\''],
   options: [dataOption],
   async run(opts, f) {

@@ -13,7 +13,9 @@ export default defineCommand({
   path: ['profile', 'ls'],
   output: ['name', 'base_url', 'workspace', 'logged_in', 'current'],
   summary: 'List the saved profiles; the current one is marked *',
-  description: 'Tokens are never shown: the LOGGED IN column says whether a profile holds one.',
+  description:
+    'Tokens are never shown: the LOGGED IN column says whether a profile holds one.\n' +
+    'Piped output is tab-separated: current (* or empty), name, base URL, workspace, logged in (yes/no).',
   async run(_opts, f) {
     const profiles = await f.profiles();
     const current = profiles.current();

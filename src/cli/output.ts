@@ -4,7 +4,8 @@ import { EXIT, apiErrorOf, codeForExit, exitCodeOf, hintOf } from './errors.js';
 /** A column of a list: plain text for pipes, optionally a prettier cell for terminals. */
 export interface Column<T> {
   header: string;
-  value(row: T): string;
+  /** The cell's text; `null` (nothing there) is `—` on a terminal and an empty field when piped. */
+  value(row: T): string | null;
   pretty?(row: T, style: Style): string;
   /** Terminal only: longer cells are cut with an ellipsis. */
   maxWidth?: number;
@@ -146,7 +147,11 @@ export async function printRows<T>(io: IO, serverRows: T[], columns: Column<T>[]
   const s = await style(io);
   const heads = columns.map((c) => c.header);
   const cells = rows.map((row) =>
-    columns.map((c) => (c.pretty ? tsvCell(c.pretty(row, s)) : truncate(tsvCell(c.value(row)), c.maxWidth))),
+    columns.map((c) => {
+      if (c.pretty) return tsvCell(c.pretty(row, s));
+      const v = c.value(row);
+      return v === null ? s.dim('—') : truncate(tsvCell(v), c.maxWidth);
+    }),
   );
   const natural = heads.map((h, i) => Math.max(visibleWidth(h), ...cells.map((r) => visibleWidth(r[i]))));
   const cuttable = columns.map(
@@ -191,16 +196,20 @@ export async function printRows<T>(io: IO, serverRows: T[], columns: Column<T>[]
   );
 }
 
-/** Key/value lines for one record: aligned on a terminal, `key<TAB>value` when piped. */
-export async function printFields(io: IO, serverFields: Array<[string, string]>): Promise<void> {
-  const fields = serverFields.map(([k, v]): [string, string] => [k, terminalText(String(v ?? ''))]);
+/**
+ * Key/value lines for one record: aligned on a terminal, `key<TAB>value` when piped. A value that is
+ * not there (`null`, `undefined`) is `—` on a terminal and an empty field when piped, as TSV
+ * readers expect.
+ */
+export async function printFields(io: IO, serverFields: Array<[string, string | null | undefined]>): Promise<void> {
   if (!io.isStdoutTTY) {
-    for (const [k, v] of fields) io.stdout.write(`${k}\t${tsvCell(v)}\n`);
+    for (const [k, v] of serverFields) io.stdout.write(`${k}\t${tsvCell(v == null ? '' : terminalText(String(v)))}\n`);
     return;
   }
   const s = await style(io);
-  const w = Math.max(...fields.map(([k]) => k.length));
-  for (const [k, v] of fields) io.stdout.write(`${s.dim(k.padEnd(w))}  ${v}\n`);
+  const w = Math.max(...serverFields.map(([k]) => k.length));
+  for (const [k, v] of serverFields)
+    io.stdout.write(`${s.dim(k.padEnd(w))}  ${v == null ? s.dim('—') : terminalText(String(v))}\n`);
 }
 
 /** `--json a,b`: set once per run (main.ts); every JSON printer keeps only these fields. */

@@ -12,18 +12,18 @@ export async function printForm(f: Factory, form: Form): Promise<void> {
   await printFields(f.io, [
     ['id', form.id],
     ['name', form.name],
-    ['fields', form.fields.map(fieldLabel).join(', ') || '—'],
+    ['fields', form.fields.map(fieldLabel).join(', ') || null],
     ['settings', JSON.stringify(form.settings)],
     ['design', JSON.stringify(form.design)],
     ['integrations', JSON.stringify(form.integrations)],
     ['embed', JSON.stringify(form.embed)],
-    ['updated_at', form.updated_at ?? '—'],
+    ['updated_at', form.updated_at],
   ]);
 }
 
 /** One page as key/value lines. */
 export async function printPage(f: Factory, p: Page): Promise<void> {
-  const text = (v: string | null | undefined) => v ?? '—';
+  const text = (v: string | null | undefined) => v;
   await printFields(f.io, [
     ['id', p.id],
     ['name', p.name],
@@ -38,7 +38,7 @@ export async function printPage(f: Factory, p: Page): Promise<void> {
     ['agent_instructions', text(p.agent_instructions)],
     ['schema_type', p.schema_type],
     ['chat.greeting', text(p.chat.greeting)],
-    ['chat.suggested_replies', (p.chat.suggested_replies ?? []).map((r) => r.label).join(', ') || '—'],
+    ['chat.suggested_replies', (p.chat.suggested_replies ?? []).map((r) => r.label).join(', ') || null],
     ['robots_index', String(p.robots_index)],
     ['llms_enabled', String(p.llms_enabled)],
     ['updated_at', text(p.updated_at)],

@@ -7,6 +7,8 @@ export default defineCommand({
   path: ['local', 'faults', 'ls'],
   output: ['operation', 'probability', 'status', 'latency_ms', 'reset'],
   summary: 'List the fault rules in force on the running local server, in the order they apply',
+  description:
+    'Piped output is tab-separated: operation, status (or drop, or - for latency only), probability, latency\n(or -).',
   examples: ['wcm local faults ls', 'wcm local faults ls --json'],
   async run(_opts, f) {
     const rules = await controlRequest<FaultRule[]>(f, 'GET', '/faults');

@@ -6,6 +6,7 @@ export default defineCommand({
   path: ['local', 'snapshot', 'ls'],
   output: ['name', 'bytes', 'saved_at'],
   summary: "List the running local server's snapshots",
+  description: 'Piped output is tab-separated: name, bytes, saved_at.',
   examples: ['wcm local snapshot ls'],
   async run(_opts, f) {
     const list = await controlRequest<Array<{ name: string; bytes: number; saved_at: string }>>(f, 'GET', '/snapshots');
