@@ -104,18 +104,19 @@ export default defineCommand<ServeOptions>({
     const dataFile = path.resolve(f.cwd, opts.data ?? '.wcm/store.json');
     const { storeUrlOf } = await import('../src/cli/local.js');
     let storeUrl = storeUrlOf(f, opts);
-    let embedded: { url: string; port: number; stop(): Promise<void> } | undefined;
+    let embedded: { url: string; shareUrl: string; port: number; stop(): Promise<void> } | undefined;
     if (storeUrl === 'embedded') {
       const dir = path.resolve(f.cwd, '.wcm/postgres');
-      const { startEmbeddedStore } = await import('../src/store/pg/embedded-store.js');
+      const { startEmbeddedStore } = await import('../src/embedded-postgres/embedded-store.js');
       try {
         embedded = await startEmbeddedStore(dir);
       } catch (err) {
         throw new CliError(`Cannot start the embedded PostgreSQL in ${dir}: ${(err as Error).message}`);
       }
       storeUrl = embedded.url;
+      // The URL of the database's own role (not the superuser's), its password in a file: safe to print.
       f.io.stderr.write(
-        `PostgreSQL (embedded) in ${dir} on 127.0.0.1:${embedded.port}; other processes share it with --store postgres://postgres:PASSWORD@127.0.0.1:${embedded.port}/wcm (the password is in ${path.join(dir, 'password')})\n`,
+        `PostgreSQL (embedded) in ${dir} on 127.0.0.1:${embedded.port}; other processes share it with --store '${embedded.shareUrl}'\n`,
       );
     }
     const { startLocalServer } = await import('../src/server/serve.js');

@@ -122,7 +122,7 @@ const startWcm = (checkout, file, extra = [], sideEnv = {}) =>
 let cluster = null;
 async function pgDatabase(checkout, name) {
   if (!cluster) {
-    const { startEmbedded } = await import(path.join(ROOT, 'dist/src/store/pg/embedded.js'));
+    const { startEmbedded } = await import(path.join(ROOT, 'dist/src/embedded-postgres/embedded.js'));
     const { default: postgres } = await import('postgres');
     chmodSync(work, 0o755);
     const c = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120_000 });

@@ -55,7 +55,7 @@ function wcm(...args) {
   });
 }
 
-const { startEmbedded } = await import(path.join(root, 'dist/src/store/pg/embedded.js'));
+const { startEmbedded } = await import(path.join(root, 'dist/src/embedded-postgres/embedded.js'));
 const { Store } = await import(path.join(root, 'dist/src/store/store.js'));
 const { resetState, saveSnapshot } = await import(path.join(root, 'dist/src/server/emulator/state.js'));
 const cluster = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120_000 });

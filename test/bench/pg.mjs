@@ -19,7 +19,7 @@ export function pgSections(ctx) {
   /** The cluster, started once per run in the run's directory (searchable by `postgres` when run as root). */
   async function database(name) {
     if (!cluster) {
-      const { startEmbedded } = await import(path.join(ROOT, 'dist/src/store/pg/embedded.js'));
+      const { startEmbedded } = await import(path.join(ROOT, 'dist/src/embedded-postgres/embedded.js'));
       chmodSync(ctx.work, 0o755);
       const t = performance.now();
       cluster = await startEmbedded({ dir: path.join(ctx.work, 'pg'), timeoutMs: 120_000 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/server/context.js';
-import { startEmbedded, type EmbeddedCluster } from '../../src/store/pg/embedded.js';
+import { startEmbedded, type EmbeddedCluster } from '../../src/embedded-postgres/embedded.js';
 import { Store } from '../../src/store/store.js';
 import { spawnServe } from '../support/cli.js';
 import { demoCode } from '../support/oauth.js';

@@ -3,8 +3,8 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, statfs } fr
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { findBinaries, type PgBinaries } from '../../src/store/pg/binaries.js';
-import { startEmbedded } from '../../src/store/pg/embedded.js';
+import { findBinaries, type PgBinaries } from '../../src/embedded-postgres/binaries.js';
+import { startEmbedded } from '../../src/embedded-postgres/embedded.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

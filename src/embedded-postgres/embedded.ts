@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chown, lstat, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,9 +9,17 @@ import { findBinaries, type PgBinaries } from './binaries.js';
 
 /** A PostgreSQL server wcm started itself (binaries: binaries.ts). */
 export interface EmbeddedCluster {
-  /** `postgres://postgres:<password>@127.0.0.1:<port>/postgres`: holds the password, never print it. */
+  /**
+   * `postgres://postgres:<password>@127.0.0.1:<port>/postgres`: the superuser, for wcm itself and
+   * the tests' cluster. It holds the password: never print it nor hand it out (embedded-store.ts
+   * hands out a role of its own).
+   */
   url: string;
   port: number;
+  /** The cluster's directory (`dir`, resolved). */
+  dir: string;
+  /** The server's process id (the postmaster). */
+  pid: number;
   /** Fast shutdown (open transactions roll back); resolves once the server has exited. Idempotent. */
   stop(): Promise<void>;
 }
@@ -37,6 +46,13 @@ const SUPERUSER = 'postgres';
  * terminal's Ctrl-C reaches the caller, which stops it in turn after finishing its own work.
  * A server left running by a caller that was killed is stopped first. As root, the server runs
  * as the `postgres` user (created when missing), which must own `dir` and reach it.
+ *
+ * `dir` and the files wcm keeps in it must be its own: a directory or file another user owns, or
+ * that others may read or write (say a `.wcm/postgres` someone pre-made 0777 with a password of
+ * their choosing), is refused before anything in it is used (TrustError). wcm's files are created
+ * with O_EXCL|O_NOFOLLOW and opened with O_NOFOLLOW, so a planted link is never followed. initdb
+ * and the server get a minimal environment, never wcm's own (which may hold STRIPE_SECRET_KEY,
+ * WCM_ADMIN_TOKEN…): a superuser can read its server's environment from /proc.
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const bin = options.binaries ?? (await findBinaries());
@@ -44,13 +60,20 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
   const data = path.join(dir, 'data');
   await sameMajor(data, bin);
   const owner = await serverUser();
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  if (owner) await chown(dir, owner.uid, owner.gid);
-  const password = await keptPassword(dir);
+  const owners = ownUids(owner);
+  if (!(await checkOwned(dir, 'directory', owners, owner))) {
+    await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+    await mkdir(dir, { mode: 0o700 });
+    if (owner) await chown(dir, owner.uid, owner.gid);
+  }
+  // Every file wcm keeps here is checked before any is used (pgpass: embedded-store.ts).
+  for (const name of ['password', 'server.log', 'pgpass'])
+    await checkOwned(path.join(dir, name), 'file', owners, owner);
+  const password = await keptSecret(path.join(dir, 'password'), owners, owner);
   if (!(await exists(path.join(data, 'PG_VERSION')))) await initdb(bin, dir, data, password, owner);
   await stopLeftover(data);
   const port = options.port ?? (await freePort());
-  const child = await spawnServer(bin, dir, data, port, options.settings ?? {}, owner);
+  const child = await spawnServer(bin, dir, data, port, options.settings ?? {}, owner, owners);
   const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
@@ -64,6 +87,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
   return {
     url,
     port,
+    dir,
+    pid: child.pid!,
     stop: () =>
       (stopping ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
@@ -87,17 +112,127 @@ async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
   }
 }
 
-/** The superuser's password, made on first use and kept beside the cluster (readable by its owner only). */
-async function keptPassword(dir: string): Promise<string> {
-  const file = path.join(dir, 'password');
+/** A refusal to use a directory or file of the cluster that may not be wcm's own. */
+export class TrustError extends Error {}
+
+/** The owners wcm trusts in the cluster's directory: itself, and as root the server's user. */
+function ownUids(owner: { uid: number } | undefined): number[] {
+  const me = process.getuid?.();
+  return [...(me === undefined ? [] : [me]), ...(owner ? [owner.uid] : [])];
+}
+
+/**
+ * Whether `file` exists, after checking that it is wcm's own: of the expected kind (a symbolic
+ * link is refused, never followed), owned by one of `owners`, and neither readable nor writable by
+ * group or others. Otherwise a TrustError names the path, what is wrong and the fix.
+ */
+export async function checkOwned(
+  file: string,
+  kind: 'directory' | 'file',
+  owners: number[],
+  owner?: { uid: number },
+): Promise<boolean> {
+  let st;
   try {
-    return (await readFile(file, 'utf8')).trim();
+    st = await lstat(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
   }
-  const password = randomBytes(24).toString('base64url');
-  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
-  return password;
+  refuseUnowned(file, kind, st, owners, owner);
+  return true;
+}
+
+function refuseUnowned(
+  file: string,
+  kind: 'directory' | 'file',
+  st: { uid: number; mode: number; isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean },
+  owners: number[],
+  owner?: { uid: number },
+): void {
+  const fix = (why: string, how: string) =>
+    new TrustError(
+      `Refusing to use ${file}: ${why}. Someone else may have made it (to plant a password or a link). ` +
+        `If you did not make it, remove it (\`rm -rf ${file}\`) and start again; wcm makes a fresh one. ${how}`,
+    );
+  const chownTo = owner ? 'postgres' : String(process.getuid?.() ?? '$(id -u)');
+  if (st.isSymbolicLink() || (kind === 'directory' ? !st.isDirectory() : !st.isFile()))
+    throw fix(
+      st.isSymbolicLink()
+        ? 'it is a symbolic link'
+        : `it is not a ${kind === 'directory' ? 'directory' : 'regular file'}`,
+      `wcm never follows a link there.`,
+    );
+  if (owners.length && !owners.includes(st.uid))
+    throw fix(
+      `it is owned by uid ${st.uid}, not by you (uid ${owners.join(' or ')})`,
+      `If it is yours: \`chown -R ${chownTo} ${file}\`.`,
+    );
+  if ((st.mode & 0o077) !== 0)
+    throw fix(
+      `others may read or write it (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`,
+      `If it is yours: \`chmod ${kind === 'directory' ? '700' : '600'} ${file}\`.`,
+    );
+}
+
+/**
+ * A secret kept in `file` (readable by its owner only), made on first use: read through O_NOFOLLOW
+ * and checked on the open descriptor, or created with O_EXCL|O_NOFOLLOW.
+ */
+export async function keptSecret(
+  file: string,
+  owners: number[],
+  owner?: { uid: number },
+  format: (secret: string) => string = (secret) => secret,
+): Promise<string> {
+  try {
+    const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      refuseUnowned(file, 'file', await fh.stat(), owners, owner);
+      return (await fh.readFile('utf8')).trim();
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return refuseLink(file);
+    if (code !== 'ENOENT') throw err;
+  }
+  const text = format(randomBytes(24).toString('base64url'));
+  await writeNew(file, `${text}\n`);
+  return text;
+}
+
+function refuseLink(file: string): never {
+  throw new TrustError(
+    `Refusing to use ${file}: it is a symbolic link. Someone else may have made it. ` +
+      `If you did not make it, remove it (\`rm ${file}\`) and start again; wcm never follows a link there.`,
+  );
+}
+
+/** Creates `file` 0600 with O_EXCL|O_NOFOLLOW: never through a link, never over a file already there. */
+export async function writeNew(file: string, text: string): Promise<void> {
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  let fh;
+  try {
+    fh = await open(file, flags, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new TrustError(`Refusing to write ${file}: a file appeared there meanwhile (remove it and start again).`, {
+        cause: err,
+      });
+    throw err;
+  }
+  try {
+    await fh.writeFile(text);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** What initdb and the server get as their environment: nothing of wcm's own (its secrets). */
+export function minimalEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' };
 }
 
 async function initdb(
@@ -109,7 +244,7 @@ async function initdb(
 ): Promise<void> {
   // initdb reads the password from a file; this one exists only while it runs, for the server's user.
   const pwfile = path.join(dir, `.initdb-${randomBytes(6).toString('hex')}`);
-  await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+  await writeNew(pwfile, `${password}\n`);
   if (owner) await chown(pwfile, owner.uid, owner.gid);
   try {
     await run(
@@ -122,7 +257,7 @@ async function initdb(
         '--encoding=UTF8',
         '--locale=C',
       ],
-      { ...owner, env: { ...process.env, LC_ALL: 'C' } },
+      { ...owner, env: minimalEnv() },
     );
   } catch (err) {
     const e = err as { stderr?: string; message: string };
@@ -180,8 +315,19 @@ async function spawnServer(
   port: number,
   settings: Record<string, string>,
   owner: { uid: number; gid: number } | undefined,
+  owners: number[],
 ): Promise<ChildProcess> {
-  const log = await open(path.join(dir, 'server.log'), 'a', 0o600);
+  const file = path.join(dir, 'server.log');
+  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+  const log = await open(file, flags, 0o600).catch((err: NodeJS.ErrnoException) =>
+    err.code === 'ELOOP' ? refuseLink(file) : Promise.reject(err),
+  );
+  try {
+    refuseUnowned(file, 'file', await log.stat(), owners, owner);
+  } catch (err) {
+    await log.close();
+    throw err;
+  }
   const all = { listen_addresses: '127.0.0.1', unix_socket_directories: '', ...settings };
   const args = ['-D', data, '-p', String(port), ...Object.entries(all).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   try {
@@ -189,7 +335,7 @@ async function spawnServer(
       ...owner,
       detached: true,
       stdio: ['ignore', log.fd, log.fd],
-      env: { ...process.env, LC_ALL: 'C' },
+      env: minimalEnv(),
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);

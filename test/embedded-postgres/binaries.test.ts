@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { findBinaries } from '../../../src/store/pg/binaries.js';
-import { startEmbedded } from '../../../src/store/pg/embedded.js';
+import { findBinaries } from '../../src/embedded-postgres/binaries.js';
+import { startEmbedded } from '../../src/embedded-postgres/embedded.js';
 
 const scratch = () => mkdtempSync(path.join(tmpdir(), 'wcm-pg-bin-'));
 

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { execa } from 'execa';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { startEmbedded } from '../../../src/store/pg/embedded.js';
-import { clusterUrl, freshDatabase, templateCopy } from '../../support/postgres.js';
-import { ROOT } from '../../support/server.js';
+import { startEmbedded } from '../../src/embedded-postgres/embedded.js';
+import { clusterUrl, freshDatabase, templateCopy } from '../support/postgres.js';
+import { ROOT } from '../support/server.js';
 
 /** A process that starts the cluster in argv[1], prints its URL and waits to be killed. */
 const CALLER = `
-const { startEmbedded } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/store/pg/embedded.js'))});
+const { startEmbedded } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/embedded-postgres/embedded.js'))});
 const c = await startEmbedded({ dir: process.argv[1] });
 console.log(c.url);
 setInterval(() => {}, 1000);
