@@ -215,3 +215,37 @@ export function stubOf(rec: { id: string }, fields: readonly string[]): { id: st
   for (const f of fields) out[f] = (rec as unknown as Record<string, unknown>)[f];
   return out as { id: string };
 }
+
+/**
+ * A unique index: each record of `collection` has at most one key (null: none), and no two records
+ * share one. The store's interface finds a record by it (`tx.find`), and a write that would give a
+ * second record the same key fails with a ConflictError (src/store/engine).
+ */
+export interface LookupDef<C extends CollectionName = CollectionName> {
+  name: string;
+  collection: C;
+  key(rec: RecordTypes[C]): string | null;
+}
+
+/** The unique indexes. Not on lazy collections: the JSON engine builds each from its records on first use. */
+export const LOOKUPS = {
+  // A token's id derives from a prefix of its hash (server/auth.ts); the whole hash is unique too.
+  tokensBySha256: { name: 'tokensBySha256', collection: 'tokens', key: (r) => r.token_sha256 } as LookupDef<'tokens'>,
+  oauthCodesBySha256: {
+    name: 'oauthCodesBySha256',
+    collection: 'oauth_codes',
+    key: (r) => r.code_sha256,
+  } as LookupDef<'oauth_codes'>,
+} as const;
+export type LookupName = keyof typeof LOOKUPS;
+
+/** Each collection's unique indexes. */
+export const LOOKUPS_OF: ReadonlyMap<CollectionName, ReadonlyArray<LookupDef & { name: LookupName }>> = (() => {
+  const out = new Map<CollectionName, Array<LookupDef & { name: LookupName }>>();
+  for (const def of Object.values(LOOKUPS) as Array<LookupDef & { name: LookupName }>) {
+    if (LAZY_COLLECTIONS.has(def.collection))
+      throw new Error(`lookup ${def.name} is on lazy collection ${def.collection}`);
+    out.set(def.collection, [...(out.get(def.collection) ?? []), def]);
+  }
+  return out;
+})();

@@ -26,6 +26,12 @@ export const COLLECTIONS = [
   'oauth_apps',
   'oauth_grants',
   'oauth_codes',
+  // State that lived beside the collections until the store's interface (src/store/engine) took
+  // every kind of state: the rate limits' buckets, the dashboard's sessions, the named snapshots'
+  // list. Nothing writes them through the old paths, so they stay empty there.
+  'rate_limit_buckets',
+  'sessions',
+  'named_snapshots',
 ] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 
@@ -209,6 +215,35 @@ export interface OAuthCodeRecord {
   grant_id: string | null;
 }
 
+/** A rate limit's token bucket for one client on one route; `id` is `route|client` (no NUL: PostgreSQL text cannot hold one). */
+export interface RateLimitBucketRecord {
+  id: string;
+  /** Tokens left, fractional. */
+  tokens: number;
+  /** When it was last refilled, epoch ms by the store's clock: it never moves backwards. */
+  at: number;
+}
+/** A dashboard session; its CSRF token is derived from the id again when it is read. */
+export interface SessionRecord {
+  id: string;
+  user_id: string;
+  /** Epoch ms by the store's clock: one idle period after the last request. */
+  expires_at: number;
+  /** The mount path its cookie was set for. */
+  path: string;
+  /** The personal access token signed in with (off loopback), or null. */
+  token_id: string | null;
+  /** When its cookie was last (re)set, epoch ms. */
+  cookie_at: number;
+}
+/** A named snapshot, as listed; its records are kept in the engine's own bulk form beside it. */
+export interface NamedSnapshotRecord {
+  id: string;
+  created_at: string;
+  /** How many records it holds. */
+  records: number;
+}
+
 export interface RecordTypes {
   users: UserRecord;
   workspaces: WorkspaceRecord;
@@ -232,6 +267,9 @@ export interface RecordTypes {
   oauth_apps: OAuthAppRecord;
   oauth_grants: OAuthGrantRecord;
   oauth_codes: OAuthCodeRecord;
+  rate_limit_buckets: RateLimitBucketRecord;
+  sessions: SessionRecord;
+  named_snapshots: NamedSnapshotRecord;
 }
 
 /** Writes inside one transaction. Records are replaced whole, never mutated in place. */

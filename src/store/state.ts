@@ -1,4 +1,13 @@
-import { createIndexSet, stubOf, type IndexedRecord, type IndexName } from './indexes.js';
+import {
+  createIndexSet,
+  LOOKUPS,
+  LOOKUPS_OF,
+  stubOf,
+  type IndexedRecord,
+  type IndexName,
+  type LookupDef,
+  type LookupName,
+} from './indexes.js';
 import type { SortedIndex } from './sorted-index.js';
 import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes, type Tx } from './records.js';
 import type { SnapshotSection } from './snapshot-writer.js';
@@ -21,6 +30,12 @@ export class State {
   private readonly lazyBytes = new Map<CollectionName, Buffer>();
   /** Every index, by name and by collection, and the members lazy collections' stubs keep. */
   private readonly indexSet = createIndexSet();
+  /**
+   * The unique indexes (LOOKUPS), key to id, each built on its first `find` and kept up to date by
+   * every write from then on; a bulk write drops its collection's, to be built again when needed.
+   * A store that nobody looks up by them pays nothing.
+   */
+  private readonly lookups = new Map<LookupName, Map<string, string>>();
 
   /** `file` names the data file in corruption messages. */
   constructor(private readonly file: string) {
@@ -112,6 +127,27 @@ export class State {
     return rec;
   }
 
+  /** The record of `c` whose key in the unique index `name` is `key`. */
+  find(name: LookupName, key: string): { id: string } | undefined {
+    const def = LOOKUPS[name];
+    let m = this.lookups.get(name);
+    if (!m) {
+      m = new Map();
+      for (const rec of this.data.get(def.collection)!.values()) {
+        const k = def.key(rec as never);
+        if (k !== null) m.set(k, (rec as { id: string }).id);
+      }
+      this.lookups.set(name, m);
+    }
+    const id = m.get(key);
+    return id === undefined ? undefined : (this.get(def.collection, id) as { id: string } | undefined);
+  }
+
+  /** Drops the unique indexes of `c` (written in bulk): built again on the next `find`. */
+  private dropLookups(c: CollectionName): void {
+    for (const def of LOOKUPS_OF.get(c) ?? []) this.lookups.delete(def.name);
+  }
+
   ids(c: CollectionName): string[] {
     return [...this.data.get(c)!.keys()];
   }
@@ -167,13 +203,16 @@ export class State {
         Object.freeze(rec);
         this.data.get(c)!.set(rec.id, rec);
         written.add(c);
+        this.dropLookups(c);
         return rec;
       },
       delete: (c, id) => {
         if (this.data.get(c)!.delete(id)) written.add(c);
+        this.dropLookups(c);
       },
       clear: (c) => {
         if (this.data.get(c)!.size) written.add(c);
+        this.dropLookups(c);
         this.data.get(c)!.clear();
       },
       // Taken as a cold start takes a snapshot's lines, unless the collection has indexes or lines already.
@@ -194,6 +233,7 @@ export class State {
   rebuildIndexes(collections: Iterable<CollectionName>): void {
     for (const c of collections) {
       const m = this.data.get(c)!;
+      this.dropLookups(c);
       const idxs = this.indexSet.byCollection.get(c) ?? [];
       if (LAZY_COLLECTIONS.has(c) && ![...m.values()].some((v) => typeof v === 'number')) this.lazyBytes.delete(c);
       if (!idxs.length) continue;
@@ -215,7 +255,27 @@ export class State {
       m.set(id, value);
       if (idxs) for (const idx of idxs) idx.insert(value as { id: string });
     }
+    const lookups = this.lookups.size ? LOOKUPS_OF.get(c) : undefined;
+    if (lookups) this.relook(lookups, id, old, value);
     return old === undefined ? null : old;
+  }
+
+  /** Moves record `id` in the built unique indexes from its key in `old` to its key in `value`. */
+  private relook(
+    defs: ReadonlyArray<LookupDef & { name: LookupName }>,
+    id: string,
+    old: unknown,
+    value: unknown,
+  ): void {
+    for (const def of defs) {
+      const m = this.lookups.get(def.name);
+      if (!m) continue;
+      const was = old === undefined || old === null ? null : def.key(old as never);
+      const now = value === null ? null : def.key(value as never);
+      if (was === now) continue;
+      if (was !== null && m.get(was) === id) m.delete(was);
+      if (now !== null) m.set(now, id);
+    }
   }
 
   /**

@@ -139,6 +139,24 @@ export class Store extends StoreView {
   }
 
   /**
+   * @internal The JSON engine's commit (json/engine.ts): writes a transaction already applied to
+   * the state (its `ops`, and the `undo` that reverts them, indexes included) to the journal, as
+   * `transact` does; it resolves once they are durable, or they are undone and it rejects.
+   */
+  commitApplied(ops: Op[], undo: Op[]): Promise<void> {
+    if (!ops.length) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.committer.take({ seq: ++this.seq, ops, undo, resolve, reject });
+    });
+  }
+
+  /** @internal Why a write cannot be taken now (read-only, closed, reloading), or null. */
+  writeRefusal(): Error | null {
+    if (this.shared) return new Error('This store is kept in PostgreSQL: use the PostgreSQL engine.');
+    return this.refusal();
+  }
+
+  /**
    * Runs `fn` like `transact`, but for a load of many records (a seed, an import, a reset): its
    * writes are not journaled as one giant line but written as the snapshot, in the store's bulk
    * form (streamed, fsynced beside the journal, renamed over the old snapshot), and the journal is

@@ -1,0 +1,129 @@
+/*
+ * The store's interface: what a handler sees of the store, whichever engine keeps it (the JSON
+ * file, src/store/json; PostgreSQL, src/store/postgres). Reads run in `store.read(fn)`, a request's
+ * writes in one `store.write(fn)`; inside, `tx` reads and writes typed collections. There are no
+ * declared reads: a transaction reads what it needs as it goes, and sees its own writes.
+ *
+ * The collections and their record types are one schema map (records.ts: COLLECTIONS and
+ * RecordTypes), and so are the indexes (indexes.ts: INDEXES, which list operations page through,
+ * and LOOKUPS, the unique indexes `find` reads): a wrong collection, index or record shape is a
+ * type error.
+ *
+ * Rules for `fn`:
+ * - An engine may run `fn` more than once (PostgreSQL retries a transaction that lost a
+ *   serialization conflict or a deadlock), so `fn` touches nothing outside `tx`: it sends nothing,
+ *   writes no file, changes no variable it did not make. What it returns is the answer.
+ * - Records are replaced whole (`put`), never changed in place; the records `tx` returns are frozen.
+ * - A ConflictError (a create of an id that exists, a unique key taken) ends the transaction: every
+ *   later call on `tx` throws it again, and the write rejects with it, even if `fn` caught it.
+ */
+import type { IndexedRecord, IndexName, INDEXES, LOOKUPS, LookupName } from '../indexes.js';
+import type { CollectionName, RecordTypes } from '../records.js';
+import type { SortKey } from '../sorted-index.js';
+
+export type { CollectionName, RecordTypes, SortKey };
+
+/** The indexes (INDEXES) over collection `C`. */
+export type IndexOf<C extends CollectionName> = {
+  [N in IndexName]: (typeof INDEXES)[N]['collection'] extends C ? N : never;
+}[IndexName];
+
+/** The unique indexes (LOOKUPS) over collection `C`. */
+export type LookupOf<C extends CollectionName> = {
+  [N in LookupName]: (typeof LOOKUPS)[N]['collection'] extends C ? N : never;
+}[LookupName];
+
+/** One page along an index (a keyset page: `after` is the sort key of the last record seen). */
+export interface PageQuery<T> {
+  /** The index's partition (most are by workspace; indexes.ts says what each holds). */
+  partition: string;
+  /** The sort key of the last record of the previous page (a decoded cursor); none for the first page. */
+  after?: SortKey | null;
+  limit: number;
+  /**
+   * Only records passing this; the scan reads on in order until the page is full. It is given what
+   * the index holds of each record (IndexedRecord: on the threads' index, only its sort and filter
+   * members are sure to be there).
+   */
+  filter?: (rec: T) => boolean;
+  /** Only keys at or after `from` and before `to`, in the index's order (bookings' time range: `[starts_at]`). */
+  from?: SortKey;
+  to?: SortKey;
+}
+
+/** A page: the records in index order, the sort key of the last one, and whether another matching record follows. */
+export interface Page<T> {
+  items: T[];
+  last: SortKey | null;
+  more: boolean;
+}
+
+/** What a transaction reads. Every read sees the transaction's own writes. */
+export interface ReadTx {
+  get<C extends CollectionName>(c: C, id: string): Promise<RecordTypes[C] | undefined>;
+  /** The record of `c` whose key in the unique index `index` is `key`. */
+  find<C extends CollectionName>(c: C, index: LookupOf<C>, key: string): Promise<RecordTypes[C] | undefined>;
+  /** One keyset page of the partition `q.partition` of index `index` over `c`. */
+  page<C extends CollectionName, N extends IndexOf<C>>(
+    c: C,
+    index: N,
+    q: PageQuery<IndexedRecord<N>>,
+  ): Promise<Page<RecordTypes[C]>>;
+  /** How many records `c` holds, or one partition of one of its indexes. */
+  count<C extends CollectionName>(c: C, index?: IndexOf<C>, partition?: string): Promise<number>;
+  /**
+   * The store's time, epoch milliseconds: the engine's clock (the process's for the JSON file, the
+   * database's for PostgreSQL) plus the emulator's offset (the setting CLOCK_OFFSET_SETTING).
+   */
+  now(): Promise<number>;
+}
+
+/** What a write transaction adds: replacing and deleting records. */
+export interface WriteTx extends ReadTx {
+  /** Writes `rec` (new, or replacing the record with its id). A unique key another record holds: ConflictError. */
+  put<C extends CollectionName>(c: C, rec: RecordTypes[C]): Promise<RecordTypes[C]>;
+  /** Writes `rec`, which must be new: a record with its id already there is a ConflictError. */
+  create<C extends CollectionName>(c: C, rec: RecordTypes[C]): Promise<RecordTypes[C]>;
+  /** Deletes the record, if there is one. */
+  delete(c: CollectionName, id: string): Promise<void>;
+}
+
+/** A store behind the interface. */
+export interface StoreEngine {
+  /** Which engine: in messages and tests only; a handler never branches on it. */
+  readonly kind: 'json' | 'postgres';
+  /** Runs `fn` over a consistent view of the store. */
+  read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` as one transaction: it resolves with what `fn` returned once every write is durable;
+   * if `fn` throws, nothing it wrote is kept. It may run `fn` again on a conflict (see above).
+   */
+  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The setting holding the emulator's clock offset in ms (`PUT /_emulator/clock`), added to the engine's clock. */
+export const CLOCK_OFFSET_SETTING = 'emulator.clock_offset_ms';
+
+/** The offset a clock setting's value holds (0 when it holds anything but a finite number). */
+export const offsetOf = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/**
+ * A write that would break a unique constraint: a create of an id that exists (`index` absent), or
+ * a unique key (`index`, a LOOKUPS name) another record holds.
+ */
+export class ConflictError extends Error {
+  readonly code = 'store_conflict';
+  constructor(
+    readonly collection: CollectionName,
+    readonly id: string,
+    readonly index?: LookupName,
+  ) {
+    super(
+      index
+        ? `${collection} \`${id}\`: its ${index} key is another record's already.`
+        : `${collection} \`${id}\` exists already.`,
+    );
+    this.name = 'ConflictError';
+  }
+}

@@ -1,0 +1,170 @@
+/*
+ * The JSON engine: the store's interface (engine/interface.ts) over the durable JSON-file store
+ * (store.ts), whose core is unchanged underneath: the state in memory, the journal, group commit,
+ * compaction, snapshots and torn-tail detection. A write transaction applies its writes to the
+ * state as it goes (so its reads see them, indexes included) and, once `fn` returns, is handed to
+ * the journal as one line; it resolves when that is durable, as `store.transact` does.
+ *
+ * Write transactions run one at a time (the next one's `fn` starts once the last one's returned,
+ * not once it is durable: group commit still batches them). A read that arrives while a write's
+ * `fn` is running waits for it, so nobody sees a transaction's writes before it ended. Nothing
+ * conflicts, so `fn` runs exactly once.
+ */
+import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
+import type { CollectionName, RecordTypes } from '../records.js';
+import { scanEntries, type SortedIndex } from '../sorted-index.js';
+import type { Op, State } from '../state.js';
+import { Store, type StoreOptions } from '../store.js';
+import {
+  CLOCK_OFFSET_SETTING,
+  ConflictError,
+  offsetOf,
+  type Page,
+  type PageQuery,
+  type ReadTx,
+  type StoreEngine,
+  type WriteTx,
+} from '../engine/interface.js';
+
+export interface JsonEngineOptions {
+  /** The process's clock, epoch ms (tests move it); `tx.now()` adds the emulator's offset. */
+  clock?: () => number;
+}
+
+export class JsonEngine implements StoreEngine {
+  readonly kind = 'json' as const;
+  /** Settles when the write transaction running now (if any) has returned from `fn`. */
+  private writing: Promise<void> | null = null;
+
+  constructor(
+    readonly store: Store,
+    private readonly options: JsonEngineOptions = {},
+  ) {}
+
+  /** Opens (creating if needed) a data file, as `Store.open` does, behind the interface. */
+  static async open(file: string, options: StoreOptions & JsonEngineOptions = {}): Promise<JsonEngine> {
+    return new JsonEngine(await Store.open(file, options), options);
+  }
+
+  async read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+    while (this.writing) await this.writing;
+    return fn(this.readTx(this.store.state));
+  }
+
+  async write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+    while (this.writing) await this.writing;
+    let done!: () => void;
+    this.writing = new Promise<void>((r) => (done = r));
+    let durable: Promise<void>;
+    let result: T;
+    try {
+      [result, durable] = await this.run(fn);
+    } finally {
+      this.writing = null;
+      done();
+    }
+    await durable;
+    return result;
+  }
+
+  /** Runs `fn` over the state, and hands its writes to the journal (or undoes them if it threw). */
+  private async run<T>(fn: (tx: WriteTx) => Promise<T>): Promise<[T, Promise<void>]> {
+    const refusal = this.store.writeRefusal();
+    if (refusal) throw refusal;
+    const state = this.store.state;
+    const ops: Op[] = [];
+    const undo: Op[] = [];
+    const raw = state.tx(ops, undo);
+    /** Writes before this one are in the indexes already; the rest in the maps only. */
+    let indexed = 0;
+    const indexes = () => {
+      if (indexed === ops.length) return;
+      state.reindex(ops.slice(indexed), undo.slice(indexed));
+      indexed = ops.length;
+    };
+    let failed: ConflictError | null = null;
+    const check = () => {
+      if (failed) throw failed;
+    };
+    const conflict = (err: ConflictError): never => {
+      throw (failed = err);
+    };
+    const base = this.readTx(state, indexes, check);
+    const put = <C extends CollectionName>(c: C, rec: RecordTypes[C]) => {
+      for (const def of LOOKUPS_OF.get(c) ?? []) {
+        const key = def.key(rec as never);
+        const holder = key === null ? undefined : state.find(def.name, key);
+        if (holder && holder.id !== rec.id) conflict(new ConflictError(c, rec.id, def.name));
+      }
+      return raw.put(c, rec);
+    };
+    const tx: WriteTx = {
+      ...base,
+      put: async (c, rec) => (check(), put(c, rec)),
+      create: async (c, rec) => {
+        check();
+        if (state.get(c, rec.id) !== undefined) conflict(new ConflictError(c, rec.id));
+        return put(c, rec);
+      },
+      delete: async (c, id) => (check(), raw.delete(c, id)),
+    };
+    let result: T;
+    try {
+      result = await fn(tx);
+      check();
+      if (this.store.state !== state)
+        throw new Error('The store was replaced (a reset or a restore) during the transaction; try again.');
+    } catch (err) {
+      // The writes not yet in the indexes are undone in the maps alone, then the rest everywhere.
+      state.rollback(undo.slice(indexed), false);
+      state.rollback(undo.slice(0, indexed), true);
+      throw err;
+    }
+    indexes();
+    return [result, this.store.commitApplied(ops, undo)];
+  }
+
+  /** Reads over `state`; `indexes` brings the indexes up to the transaction's writes first. */
+  private readTx(state: State, indexes: () => void = () => {}, check: () => void = () => {}): ReadTx {
+    const clock = this.options.clock ?? Date.now;
+    return {
+      get: async (c, id) => (check(), state.get(c, id)),
+      find: async (c, index, key) => {
+        check();
+        if (LOOKUPS[index as LookupName].collection !== c) throw new Error(`index ${index} is not over ${c}`);
+        return state.find(index as LookupName, key) as RecordTypes[typeof c] | undefined;
+      },
+      page: async (c, name, q) => {
+        check();
+        indexes();
+        return pageOf(state, c, name, q as PageQuery<{ id: string }>) as Page<RecordTypes[typeof c]>;
+      },
+      count: async (c, name, partition) => {
+        check();
+        if (name === undefined) return state.count(c);
+        indexes();
+        return state.index(name).entries(partition ?? '').length;
+      },
+      now: async () => (check(), clock() + offsetOf(state.get('settings', CLOCK_OFFSET_SETTING)?.value)),
+    };
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/** One keyset page along an index in memory (a lazy collection's stubs read as their records). */
+function pageOf(state: State, c: CollectionName, name: IndexName, q: PageQuery<{ id: string }>): Page<unknown> {
+  if (INDEXES[name].collection !== c) throw new Error(`index ${name} is not over ${c}`);
+  const index = state.index(name) as unknown as SortedIndex<{ id: string }>;
+  let entries = index.entries(q.partition);
+  if (q.from || q.to) {
+    const lo = q.from ? index.seek(entries, q.from, false) : 0;
+    const hi = q.to ? index.seek(entries, q.to, false) : entries.length;
+    entries = entries.slice(lo, Math.max(lo, hi));
+  }
+  const start = q.after ? index.seek(entries, q.after, true) : 0;
+  const { recs, last, more } = scanEntries(entries, start, q.limit, q.filter);
+  return { items: recs.map((r) => state.get(c, r.id)), last, more };
+}

@@ -1,0 +1,310 @@
+/*
+ * The PostgreSQL engine: the store's interface (engine/interface.ts) over tables (schema.ts), with
+ * nothing of record in the process. Every `read` and `write` is one database transaction:
+ * - writes in READ COMMITTED; every record a write transaction reads (`get`, `find`) is read
+ *   `FOR UPDATE`, so a read-then-write never loses a concurrent update; creates are guarded by the
+ *   primary key and the unique indexes (a violation is a ConflictError);
+ * - reads in REPEATABLE READ, READ ONLY: one consistent view, never a serialization failure;
+ * - a transaction that fails with 40001 (serialization) or 40P01 (deadlock) runs again from the
+ *   start after a short random backoff, which is why `fn` touches nothing outside `tx`;
+ * - each sets, for itself alone (`set_config(…, true)`), lock_timeout, statement_timeout and
+ *   idle_in_transaction_session_timeout: a paused process holds its rows for a bounded time;
+ * - names are schema-qualified and nothing is set on the session, so it runs behind PgBouncer in
+ *   transaction mode; `?prepare=false` turns prepared statements off;
+ * - `tx.now()` is the database's clock (`clock_timestamp()`) plus the shared emulator offset.
+ * No cache yet: every read goes to the database.
+ */
+import type { Sql, TransactionSql } from 'postgres';
+import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
+import type { CollectionName, RecordTypes } from '../records.js';
+import type { IndexDef, SortKey } from '../sorted-index.js';
+import { encodeKey } from '../pg/sort-keys.js';
+import {
+  CLOCK_OFFSET_SETTING,
+  ConflictError,
+  offsetOf,
+  type Page,
+  type PageQuery,
+  type ReadTx,
+  type StoreEngine,
+  type WriteTx,
+} from '../engine/interface.js';
+import { INDEXES_BY_COLLECTION, lookupColumn, migrate, Names } from './schema.js';
+
+export interface PostgresEngineOptions {
+  /** Connections in the pool (default 8). */
+  max?: number;
+  /** Per transaction, in ms (defaults 5 s, 15 s and 10 s). */
+  lockTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  idleInTransactionMs?: number;
+  /** Retries of a transaction that lost a conflict, at most (default 10). */
+  retries?: number;
+}
+
+/** The engine's own settings in the store URL, taken out before the driver sees it. */
+export function parseStoreUrl(url: string): { base: string; schema: string; prepare: boolean } {
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema') ?? 'public';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new Error(
+      `The schema in the store URL must be 1 to 63 lower-case letters, digits or _; received \`${schema}\`.`,
+    );
+  const prepare = u.searchParams.get('prepare') !== 'false';
+  u.searchParams.delete('schema');
+  u.searchParams.delete('prepare');
+  return { base: u.href, schema, prepare };
+}
+
+const RETRIED = new Set(['40001', '40P01']);
+
+export class PostgresEngine implements StoreEngine {
+  readonly kind = 'postgres' as const;
+  /** How many times a transaction ran again after a conflict (tests and the benchmark read it). */
+  retried = 0;
+  private readonly settings: string;
+
+  private constructor(
+    private readonly sql: Sql,
+    readonly names: Names,
+    private readonly prepare: boolean,
+    private readonly options: PostgresEngineOptions,
+  ) {
+    const ms = (v: number | undefined, d: number) => `'${Math.max(0, Math.round(v ?? d))}ms'`;
+    this.settings =
+      `select set_config('lock_timeout', ${ms(options.lockTimeoutMs, 5000)}, true),` +
+      ` set_config('statement_timeout', ${ms(options.statementTimeoutMs, 15000)}, true),` +
+      ` set_config('idle_in_transaction_session_timeout', ${ms(options.idleInTransactionMs, 10000)}, true)`;
+  }
+
+  /** Connects (the driver is loaded only now) and brings the schema up to date. */
+  static async open(url: string, options: PostgresEngineOptions = {}): Promise<PostgresEngine> {
+    const { default: postgres } = await import('postgres');
+    const { base, schema, prepare } = parseStoreUrl(url);
+    const sql = postgres(base, {
+      max: options.max ?? 8,
+      prepare,
+      onnotice: () => undefined,
+      connect_timeout: 10,
+      idle_timeout: 30,
+    });
+    const names = new Names(schema);
+    try {
+      await migrate(sql, names, prepare);
+    } catch (err) {
+      await sql.end({ timeout: 1 }).catch(() => undefined);
+      throw err;
+    }
+    return new PostgresEngine(sql, names, prepare, options);
+  }
+
+  read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
+    return this.run('isolation level repeatable read read only', (q) => fn(this.tx(q, false)));
+  }
+
+  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.run('isolation level read committed', (q) => fn(this.tx(q, true)));
+  }
+
+  private async run<T>(mode: string, fn: (q: Query) => Promise<T>): Promise<T> {
+    const max = this.options.retries ?? 10;
+    for (let attempt = 0; ; attempt++) {
+      let failed: ConflictError | null = null;
+      try {
+        const boxed = (await this.sql.begin(mode, async (t) => {
+          const q: Query = {
+            run: async (text, params = []) => {
+              if (failed) throw failed;
+              try {
+                return await t.unsafe(text, params as never[], { prepare: this.prepare });
+              } catch (err) {
+                const conflict = asConflict(err, q.current);
+                if (conflict) throw (failed = conflict);
+                throw err;
+              }
+            },
+            current: null,
+            t,
+          };
+          await q.run(this.settings);
+          const out = await fn(q);
+          if (failed) throw failed;
+          // An array is awaited element by element by the driver: hand it over boxed.
+          return [out];
+        })) as unknown as [T];
+        return boxed[0];
+      } catch (err) {
+        if (attempt < max && RETRIED.has((err as { code?: string }).code ?? '')) {
+          this.retried++;
+          await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  private tx(q: Query, writing: boolean): WriteTx {
+    const names = this.names;
+    const lock = writing ? ' for update' : '';
+    const one = async <C extends CollectionName>(rows: Row[]): Promise<RecordTypes[C] | undefined> =>
+      rows.length ? (parse(rows[0].doc) as RecordTypes[C]) : undefined;
+    const readOnly = () => {
+      if (!writing) throw new Error('A read transaction cannot write: use store.write.');
+    };
+    const write = async <C extends CollectionName>(c: C, rec: RecordTypes[C], create: boolean) => {
+      readOnly();
+      const lookups = LOOKUPS_OF.get(c) ?? [];
+      const cols = ['id', 'doc', ...lookups.map((l) => lookupColumn(l.name))];
+      const values = [rec.id, JSON.stringify(rec), ...lookups.map((l) => l.key(rec as never))];
+      const marks = values.map((_, i) => (i === 1 ? `$2::text::json` : `$${i + 1}::text`));
+      const update = cols.slice(1).map((col) => `${col} = excluded.${col}`);
+      q.current = { c, id: rec.id };
+      await q.run(
+        `insert into ${names.records(c)} (${cols.join(', ')}) values (${marks.join(', ')})` +
+          (create ? '' : ` on conflict (id) do update set ${update.join(', ')}`),
+        values,
+      );
+      q.current = null;
+      const defs = INDEXES_BY_COLLECTION.get(c);
+      if (defs) {
+        const ix: string[] = [];
+        const parts: string[] = [];
+        const keys: string[] = [];
+        for (const def of defs) {
+          const key = encodeKey(def.key(rec as never)).toString('hex');
+          for (const p of partitionsOf(def, rec)) {
+            ix.push(def.name);
+            parts.push(p);
+            keys.push(key);
+          }
+        }
+        if (!create) await q.run(`delete from ${names.entries(c)} where id = $1`, [rec.id]);
+        if (ix.length)
+          await q.run(
+            `insert into ${names.entries(c)} (ix, part, key, id) select ix, part, key, $4 from unnest($1::text[], $2::text[], $3::text[]) as u(ix, part, key)`,
+            [ix, parts, keys, rec.id],
+          );
+      }
+      Object.freeze(rec);
+      return rec;
+    };
+    return {
+      get: async (c, id) =>
+        one(await q.run(`select doc::text as doc from ${names.records(c)} where id = $1${lock}`, [id])),
+      find: async (c, index, key) => {
+        if (LOOKUPS[index as LookupName].collection !== c) throw new Error(`index ${index} is not over ${c}`);
+        return one(
+          await q.run(`select doc::text as doc from ${names.records(c)} where ${lookupColumn(index)} = $1${lock}`, [
+            key,
+          ]),
+        );
+      },
+      page: async (c, index, query) =>
+        page(q, names, c, index, query as PageQuery<{ id: string }>) as Promise<Page<RecordTypes[typeof c]>>,
+      count: async (c, index, partition) => {
+        const rows = index
+          ? await q.run(`select count(*)::int as n from ${names.entries(c)} where ix = $1 and part = $2`, [
+              index,
+              partition ?? '',
+            ])
+          : await q.run(`select count(*)::int as n from ${names.records(c)}`);
+        return Number(rows[0].n);
+      },
+      now: async () => {
+        const rows = await q.run(
+          `select (extract(epoch from clock_timestamp()) * 1000)::float8 as ms, (select doc::text from ${names.records('settings')} where id = $1) as off`,
+          [CLOCK_OFFSET_SETTING],
+        );
+        const off = rows[0].off === null ? 0 : offsetOf((parse(rows[0].off) as { value?: unknown }).value);
+        return Math.floor(Number(rows[0].ms)) + off;
+      },
+      put: (c, rec) => write(c, rec, false),
+      create: (c, rec) => write(c, rec, true),
+      delete: async (c, id) => {
+        readOnly();
+        await q.run(`delete from ${names.records(c)} where id = $1`, [id]);
+        if (INDEXES_BY_COLLECTION.has(c)) await q.run(`delete from ${names.entries(c)} where id = $1`, [id]);
+      },
+    };
+  }
+
+  close(): Promise<void> {
+    return this.sql.end({ timeout: 5 });
+  }
+}
+
+interface Row {
+  [column: string]: unknown;
+}
+/** One transaction's statements; `current` names the record a write is for (its conflict's subject). */
+interface Query {
+  run(text: string, params?: unknown[]): Promise<Row[]>;
+  current: { c: CollectionName; id: string } | null;
+  t: TransactionSql;
+}
+
+const parse = (text: unknown): unknown => Object.freeze(JSON.parse(text as string));
+
+function partitionsOf(def: IndexDef, rec: unknown): readonly string[] {
+  return def.partitions ? def.partitions(rec as never) : [def.partition(rec as never)];
+}
+
+/** A unique violation as the interface's ConflictError (the index from the constraint's name). */
+function asConflict(err: unknown, current: Query['current']): ConflictError | null {
+  const e = err as { code?: string; constraint_name?: string };
+  if (e.code !== '23505' || !current) return null;
+  const lookup = (LOOKUPS_OF.get(current.c) ?? []).find((l) => e.constraint_name === `wcm_c_${current.c}_${l.name}`);
+  return new ConflictError(current.c, current.id, lookup?.name);
+}
+
+/**
+ * One keyset page: entries of the partition past `after` in the index's order, joined to their
+ * records, read in batches while a filter turns some away.
+ */
+async function page(
+  q: Query,
+  names: Names,
+  c: CollectionName,
+  index: IndexName,
+  query: PageQuery<{ id: string }>,
+): Promise<Page<unknown>> {
+  const def = INDEXES[index] as IndexDef;
+  if (def.collection !== c) throw new Error(`index ${index} is not over ${c}`);
+  const desc = def.order === 'desc';
+  const hex = (k: SortKey) => encodeKey(k).toString('hex');
+  const where = ['e.ix = $1', 'e.part = $2'];
+  const params: unknown[] = [index, query.partition];
+  const add = (cond: string, v: unknown) => {
+    params.push(v);
+    where.push(cond.replace('?', `$${params.length}`));
+  };
+  if (query.from) add(desc ? 'e.key <= ?' : 'e.key >= ?', hex(query.from));
+  if (query.to) add(desc ? 'e.key > ?' : 'e.key < ?', hex(query.to));
+  const want = query.limit + 1;
+  const batch = query.filter ? Math.max(want, 64) : want;
+  const items: unknown[] = [];
+  let after = query.after ? hex(query.after) : null;
+  params.push(null);
+  const afterAt = params.length;
+  for (;;) {
+    params[afterAt - 1] = after;
+    const rows = await q.run(
+      `select e.key, t.doc::text as doc from ${names.entries(c)} e join ${names.records(c)} t on t.id = e.id` +
+        ` where ${where.join(' and ')} and ($${afterAt}::text is null or e.key ${desc ? '<' : '>'} $${afterAt}::text)` +
+        ` order by e.key ${desc ? 'desc' : 'asc'} limit ${batch}`,
+      params,
+    );
+    for (const row of rows) {
+      const rec = parse(row.doc) as { id: string };
+      if (!query.filter || query.filter(rec)) items.push(rec);
+      if (items.length === want) break;
+    }
+    if (items.length === want || rows.length < batch) break;
+    after = rows[rows.length - 1].key as string;
+  }
+  const more = items.length > query.limit;
+  if (more) items.length = query.limit;
+  const lastRec = items[items.length - 1];
+  return { items, last: lastRec ? def.key(lastRec as never) : null, more };
+}

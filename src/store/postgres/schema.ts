@@ -1,0 +1,105 @@
+/*
+ * The PostgreSQL engine's tables (docs/sandbox.md): for each collection, `wcm_c_<collection>`
+ * (the record as `json`, keeping its members' order, and a column per unique index) and, for a
+ * collection with indexes, `wcm_e_<collection>` (one row per index entry: index, partition, the
+ * sort key as order-preserving hex, id), which keyset pages read. Every name is schema-qualified:
+ * no search_path, no session state (safe behind PgBouncer in transaction mode).
+ */
+import type { Sql } from 'postgres';
+import { INDEXES, LOOKUPS_OF, type IndexName } from '../indexes.js';
+import { COLLECTIONS, type CollectionName } from '../records.js';
+import type { IndexDef } from '../sorted-index.js';
+
+/** The engine's schema version; a database recording a newer one is refused. */
+export const ENGINE_VERSION = 1;
+
+/** A quoted identifier (the names here are the schema map's, and a checked schema name). */
+export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** Each collection's indexes (INDEXES), by collection. */
+export const INDEXES_BY_COLLECTION: ReadonlyMap<
+  CollectionName,
+  ReadonlyArray<IndexDef & { name: IndexName }>
+> = (() => {
+  const out = new Map<CollectionName, Array<IndexDef & { name: IndexName }>>();
+  for (const def of Object.values(INDEXES) as Array<IndexDef & { name: IndexName }>)
+    out.set(def.collection, [...(out.get(def.collection) ?? []), def]);
+  return out;
+})();
+
+/** The qualified names of one schema's tables. */
+export class Names {
+  readonly migrations: string;
+  constructor(readonly schema: string) {
+    this.migrations = `${ident(schema)}.wcm_engine_migrations`;
+  }
+  records(c: CollectionName): string {
+    return `${ident(this.schema)}.${ident(`wcm_c_${c}`)}`;
+  }
+  entries(c: CollectionName): string {
+    return `${ident(this.schema)}.${ident(`wcm_e_${c}`)}`;
+  }
+}
+
+/** A unique index's column. */
+export const lookupColumn = (name: string): string => ident(`lk_${name}`);
+
+/** The statements that make version 1 of the schema (each `if not exists`). */
+function version1(names: Names): string[] {
+  const out: string[] = [];
+  for (const c of COLLECTIONS) {
+    const lookups = LOOKUPS_OF.get(c) ?? [];
+    const cols = ['id text primary key', 'doc json not null', ...lookups.map((l) => `${lookupColumn(l.name)} text`)];
+    out.push(`create table if not exists ${names.records(c)} (${cols.join(', ')})`);
+    for (const l of lookups)
+      out.push(
+        `create unique index if not exists ${ident(`wcm_c_${c}_${l.name}`)} on ${names.records(c)} (${lookupColumn(l.name)})`,
+      );
+    if (!INDEXES_BY_COLLECTION.has(c)) continue;
+    out.push(
+      `create table if not exists ${names.entries(c)} (ix text not null, part text not null, key text collate "C" not null, id text not null, primary key (ix, part, key, id))`,
+    );
+    out.push(`create index if not exists ${ident(`wcm_e_${c}_id`)} on ${names.entries(c)} (id)`);
+  }
+  return out;
+}
+
+/** Errors of two processes making the same objects at once: the loser tries again, and finds them made. */
+const RACES = new Set(['23505', '42P07', '42710', '40001', '40P01']);
+
+/**
+ * Brings `names.schema` up to ENGINE_VERSION: one transaction, recorded in wcm_engine_migrations.
+ * Two processes starting at once both succeed (the one that loses a race tries again).
+ */
+export async function migrate(sql: Sql, names: Names, prepare: boolean): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await sql.begin(async (tx) => {
+        await tx.unsafe(`create schema if not exists ${ident(names.schema)}`, [], { prepare });
+        await tx.unsafe(
+          `create table if not exists ${names.migrations} (version int primary key, applied_at timestamptz not null default now())`,
+          [],
+          { prepare },
+        );
+        const rows = await tx.unsafe(`select coalesce(max(version), 0) as v from ${names.migrations}`, [], {
+          prepare,
+        });
+        const have = Number(rows[0].v);
+        if (have > ENGINE_VERSION)
+          throw new Error(
+            `The schema ${names.schema} was made by a newer wcm (its store version ${have}; this one knows ${ENGINE_VERSION}): upgrade wcm.`,
+          );
+        if (have === ENGINE_VERSION) return;
+        for (const stmt of version1(names)) await tx.unsafe(stmt, [], { prepare });
+        await tx.unsafe(`insert into ${names.migrations} (version) values ($1)`, [ENGINE_VERSION], { prepare });
+      });
+      return;
+    } catch (err) {
+      if (attempt < 5 && RACES.has((err as { code?: string }).code ?? '')) {
+        await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+        continue;
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,393 @@
+/*
+ * The store interface's conformance suite (src/store/engine/interface.ts): the same cases on every
+ * engine, the JSON file and PostgreSQL (each test gets its own data file, or its own schema of one
+ * database on the run's PostgreSQL).
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, type SortKey, type StoreEngine, type WriteTx } from '../../src/store/engine/interface.js';
+import { threadFilterPartition } from '../../src/store/indexes.js';
+import { JsonEngine } from '../../src/store/json/engine.js';
+import { PostgresEngine } from '../../src/store/postgres/engine.js';
+import type { ThreadRecord, TokenRecord } from '../../src/store/records.js';
+import { freshDatabase, type TestDatabase } from '../support/postgres.js';
+import { tempDir } from '../support/server.js';
+import { listing, STORE_TEST_WS } from '../support/store.js';
+
+/** One engine's way to make a fresh store, and to open it again (after a restart, or from another process). */
+interface Maker {
+  name: string;
+  fresh(): Promise<{ engine: StoreEngine; again(): Promise<StoreEngine> }>;
+}
+
+const opened: StoreEngine[] = [];
+const cleanups: Array<() => void> = [];
+const track = <E extends StoreEngine>(e: E): E => (opened.push(e), e);
+afterEach(async () => {
+  for (const e of opened.splice(0)) await e.close().catch(() => undefined);
+  for (const c of cleanups.splice(0)) c();
+});
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const json: Maker = {
+  name: 'json',
+  async fresh() {
+    const dir = tempDir();
+    cleanups.push(() => dir.cleanup());
+    const file = path.join(dir.dir, 'store.json');
+    const engine = track(await JsonEngine.open(file));
+    return {
+      engine,
+      // A restart: the data file is closed (compacted) and read again.
+      again: async () => {
+        await engine.close();
+        return track(await JsonEngine.open(file));
+      },
+    };
+  },
+};
+
+const postgres: Maker = {
+  name: 'postgres',
+  async fresh() {
+    const url = `${db.url}?schema=t_${randomBytes(6).toString('hex')}`;
+    const engine = track(await PostgresEngine.open(url, { max: 4 }));
+    // Another process on the same schema.
+    return { engine, again: async () => track(await PostgresEngine.open(url, { max: 4 })) };
+  },
+};
+
+const token = (n: number, sha = `${n}`.padStart(64, 'a')): TokenRecord => ({
+  id: `tok_${n}`,
+  token_sha256: sha,
+  user_id: 'u1',
+  name: `token ${n}`,
+  abilities: [],
+  expires_at: null,
+  revoked_at: null,
+});
+
+const thread = (n: number, over: Partial<ThreadRecord> = {}): ThreadRecord => ({
+  id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+  workspace_id: STORE_TEST_WS,
+  subject: `T${n}`,
+  status: 'open',
+  unread: n % 2 === 0,
+  starred: false,
+  contact: { id: `c${n}`, name: null, email: null, phone: null },
+  channels: ['email'],
+  message_count: 1,
+  last_message_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+  last_message_body: 'hello',
+  ...over,
+});
+
+const putAll = (engine: StoreEngine, n: number) =>
+  engine.write(async (tx) => {
+    for (let i = 1; i <= n; i++) await tx.put('listings', listing(i));
+  });
+
+describe.each([json, postgres])('the store interface on $name', (maker) => {
+  it('get and put: a record written is read back, the same shape, and a missing one is undefined', async () => {
+    const { engine } = await maker.fresh();
+    const rec = listing(1);
+    const out = await engine.write((tx) => tx.put('listings', rec));
+    expect(out).toEqual(rec);
+    expect(await engine.read((tx) => tx.get('listings', rec.id))).toEqual(rec);
+    expect(Object.keys((await engine.read((tx) => tx.get('listings', rec.id)))!)).toEqual(Object.keys(rec));
+    expect(await engine.read((tx) => tx.get('listings', 'nope'))).toBeUndefined();
+    expect(Object.isFrozen(await engine.read((tx) => tx.get('listings', rec.id)))).toBe(true);
+  });
+
+  it('put replaces the whole record, and delete removes it (twice is no error)', async () => {
+    const { engine } = await maker.fresh();
+    await engine.write((tx) => tx.put('listings', listing(1)));
+    await engine.write((tx) => tx.put('listings', { ...listing(1), title: 'renamed' }));
+    expect((await engine.read((tx) => tx.get('listings', listing(1).id)))!.title).toBe('renamed');
+    await engine.write((tx) => tx.delete('listings', listing(1).id));
+    await engine.write((tx) => tx.delete('listings', listing(1).id));
+    expect(await engine.read((tx) => tx.get('listings', listing(1).id))).toBeUndefined();
+    expect(await engine.read((tx) => tx.count('listings'))).toBe(0);
+  });
+
+  it('reads inside a write see its own writes: get, find, page and count', async () => {
+    const { engine } = await maker.fresh();
+    await putAll(engine, 3);
+    const seen = await engine.write(async (tx) => {
+      await tx.put('listings', listing(4));
+      await tx.delete('listings', listing(1).id);
+      await tx.put('tokens', token(1));
+      return {
+        got: await tx.get('listings', listing(4).id),
+        gone: await tx.get('listings', listing(1).id),
+        found: await tx.find('tokens', 'tokensBySha256', token(1).token_sha256),
+        page: (await tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 10 })).items.map(
+          (l) => l.title,
+        ),
+        count: await tx.count('listings'),
+        inPartition: await tx.count('listings', 'listingsByWorkspace', STORE_TEST_WS),
+      };
+    });
+    expect(seen.got?.title).toBe('L4');
+    expect(seen.gone).toBeUndefined();
+    expect(seen.found?.id).toBe('tok_1');
+    expect(seen.page).toEqual(['L4', 'L3', 'L2']);
+    expect(seen.count).toBe(3);
+    expect(seen.inPartition).toBe(3);
+  });
+
+  it('a write whose fn throws keeps nothing it wrote, and the error is what the write rejects with', async () => {
+    const { engine, again } = await maker.fresh();
+    await putAll(engine, 2);
+    const boom = new Error('boom');
+    await expect(
+      engine.write(async (tx) => {
+        await tx.put('listings', listing(3));
+        await tx.put('listings', { ...listing(1), title: 'changed' });
+        await tx.delete('listings', listing(2).id);
+        await tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 1 });
+        await tx.put('listings', listing(4));
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    const check = async (e: StoreEngine) => {
+      const page = await e.read((tx) =>
+        tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 10 }),
+      );
+      expect(page.items.map((l) => l.title)).toEqual(['L2', 'L1']);
+      expect(await e.read((tx) => tx.count('listings'))).toBe(2);
+    };
+    await check(engine);
+    await check(await again());
+  });
+
+  it('find reads a record by a unique index, and follows its key when the record changes', async () => {
+    const { engine } = await maker.fresh();
+    await engine.write((tx) => tx.put('tokens', token(1)));
+    const sha = token(1).token_sha256;
+    expect((await engine.read((tx) => tx.find('tokens', 'tokensBySha256', sha)))?.id).toBe('tok_1');
+    await engine.write((tx) => tx.put('tokens', token(1, 'f'.repeat(64))));
+    expect(await engine.read((tx) => tx.find('tokens', 'tokensBySha256', sha))).toBeUndefined();
+    expect((await engine.read((tx) => tx.find('tokens', 'tokensBySha256', 'f'.repeat(64))))?.id).toBe('tok_1');
+    // The old key is free again.
+    await engine.write((tx) => tx.put('tokens', token(2, sha)));
+    expect((await engine.read((tx) => tx.find('tokens', 'tokensBySha256', sha)))?.id).toBe('tok_2');
+  });
+
+  it('create of an id that exists, or a put taking another record unique key, is a ConflictError that keeps nothing', async () => {
+    const { engine } = await maker.fresh();
+    await engine.write(async (tx) => {
+      await tx.create('listings', listing(1));
+      await tx.put('tokens', token(1));
+    });
+    const created = engine.write(async (tx) => {
+      await tx.put('listings', listing(2));
+      await tx.create('listings', { ...listing(1), title: 'again' });
+    });
+    await expect(created).rejects.toBeInstanceOf(ConflictError);
+    await expect(created).rejects.toMatchObject({ collection: 'listings', id: listing(1).id, index: undefined });
+    const taken = engine.write((tx) => tx.put('tokens', token(2, token(1).token_sha256)));
+    await expect(taken).rejects.toMatchObject({ collection: 'tokens', id: 'tok_2', index: 'tokensBySha256' });
+    // A conflict ends the transaction, even if fn catches it.
+    const caught = engine.write(async (tx) => {
+      await tx.create('listings', listing(1)).catch(() => undefined);
+      await tx.put('listings', listing(3));
+    });
+    await expect(caught).rejects.toBeInstanceOf(ConflictError);
+    expect(await engine.read((tx) => tx.count('listings'))).toBe(1);
+    expect((await engine.read((tx) => tx.get('listings', listing(1).id)))!.title).toBe('L1');
+    expect(await engine.read((tx) => tx.get('tokens', 'tok_2'))).toBeUndefined();
+  });
+
+  it('page walks an index in its order with keyset cursors, and says when more follow', async () => {
+    const { engine } = await maker.fresh();
+    await putAll(engine, 7);
+    await engine.write((tx) => tx.put('listings', { ...listing(8), workspace_id: 'other' }));
+    const titles: string[] = [];
+    let after: SortKey | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await engine.read((tx) =>
+        tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 3, after }),
+      );
+      titles.push(...page.items.map((l) => l.title));
+      expect(page.more).toBe(titles.length < 7);
+      if (!page.more) break;
+      expect(page.last).toEqual([page.items[2].created_at, page.items[2].id]);
+      after = page.last;
+    }
+    expect(titles).toEqual(['L7', 'L6', 'L5', 'L4', 'L3', 'L2', 'L1']);
+    // A record inserted before the cursor is not seen by the next page; one after it is.
+    const first = await engine.read((tx) =>
+      tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 2 }),
+    );
+    await engine.write((tx) => tx.put('listings', listing(9)));
+    const next = await engine.read((tx) =>
+      tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 2, after: first.last }),
+    );
+    expect(next.items.map((l) => l.title)).toEqual(['L5', 'L4']);
+    // An empty partition.
+    expect(
+      await engine.read((tx) => tx.page('listings', 'listingsByWorkspace', { partition: 'none', limit: 5 })),
+    ).toEqual({ items: [], last: null, more: false });
+  });
+
+  it('page filters as it scans, over a partitioned index of a lazy collection, and returns whole records', async () => {
+    const { engine } = await maker.fresh();
+    await engine.write(async (tx) => {
+      for (let i = 1; i <= 9; i++) await tx.put('threads', thread(i, { starred: i % 3 === 0 }));
+    });
+    const inbox = threadFilterPartition(STORE_TEST_WS, 'inbox', undefined);
+    const one = await engine.read((tx) =>
+      tx.page('threads', 'threadsByFilter', { partition: inbox, limit: 2, filter: (t) => t.unread }),
+    );
+    expect(one.items.map((t) => t.subject)).toEqual(['T8', 'T6']);
+    expect(one.more).toBe(true);
+    const two = await engine.read((tx) =>
+      tx.page('threads', 'threadsByFilter', { partition: inbox, limit: 2, filter: (t) => t.unread, after: one.last }),
+    );
+    expect(two.items.map((t) => t.subject)).toEqual(['T4', 'T2']);
+    expect(two.more).toBe(false);
+    expect(two.items[0]).toEqual(thread(4));
+    const starred = threadFilterPartition(STORE_TEST_WS, 'starred', 'email');
+    expect(await engine.read((tx) => tx.count('threads', 'threadsByFilter', starred))).toBe(3);
+    // Closing a thread moves it out of the inbox partitions.
+    await engine.write((tx) => tx.put('threads', thread(8, { status: 'closed' })));
+    expect(await engine.read((tx) => tx.count('threads', 'threadsByFilter', inbox))).toBe(8);
+  });
+
+  it('page keeps to a key range (from, to) in the index order', async () => {
+    const { engine } = await maker.fresh();
+    const at = (n: number) => new Date(Date.UTC(2026, 1, 1, n)).toISOString();
+    await engine.write(async (tx) => {
+      for (let i = 0; i < 6; i++)
+        await tx.put('bookings', {
+          id: `00000000-0000-4000-a000-${String(i).padStart(12, '0')}`,
+          workspace_id: STORE_TEST_WS,
+          starts_at: at(i),
+        } as never);
+    });
+    const page = await engine.read((tx) =>
+      tx.page('bookings', 'bookingsByWorkspace', { partition: STORE_TEST_WS, limit: 10, from: [at(2)], to: [at(5)] }),
+    );
+    expect(page.items.map((b) => b.starts_at)).toEqual([at(2), at(3), at(4)]);
+  });
+
+  it('concurrent read-then-write transactions lose no update', async () => {
+    const { engine } = await maker.fresh();
+    await engine.write((tx) => tx.put('settings', { id: 'counter', value: 0 }));
+    const bump = (tx: WriteTx) =>
+      tx.get('settings', 'counter').then((s) => tx.put('settings', { id: 'counter', value: (s!.value as number) + 1 }));
+    await Promise.all(Array.from({ length: 12 }, () => engine.write(bump)));
+    expect((await engine.read((tx) => tx.get('settings', 'counter')))!.value).toBe(12);
+  });
+
+  it('a transaction that loses a deadlock runs again, and both end as if each ran once', async () => {
+    const { engine } = await maker.fresh();
+    await engine.write(async (tx) => {
+      await tx.put('settings', { id: 'a', value: 0 });
+      await tx.put('settings', { id: 'b', value: 0 });
+    });
+    let runs = 0;
+    // Each locks one record, waits for the other to lock its own, then reads the other's: a cycle
+    // on PostgreSQL (one is chosen to fail with 40P01 and runs again); one after the other on JSON.
+    let arrived = 0;
+    let both!: () => void;
+    const met = new Promise<void>((r) => (both = r));
+    const cross = (first: string, second: string) =>
+      engine.write(async (tx) => {
+        runs++;
+        const a = await tx.get('settings', first);
+        await tx.put('settings', { id: first, value: (a!.value as number) + 1 });
+        if (++arrived === 2) both();
+        await Promise.race([met, new Promise((r) => setTimeout(r, 300))]);
+        const b = await tx.get('settings', second);
+        await tx.put('settings', { id: second, value: (b!.value as number) + 10 });
+        return 'done';
+      });
+    expect(await Promise.all([cross('a', 'b'), cross('b', 'a')])).toEqual(['done', 'done']);
+    const [a, b] = await engine.read(async (tx) => [await tx.get('settings', 'a'), await tx.get('settings', 'b')]);
+    expect([a!.value, b!.value]).toEqual([11, 11]);
+    expect(runs).toBe(engine.kind === 'postgres' ? 3 : 2);
+  });
+
+  it('now() is the engine clock plus the emulator offset setting', async () => {
+    const { engine } = await maker.fresh();
+    const before = Date.now();
+    const now = await engine.read((tx) => tx.now());
+    expect(now).toBeGreaterThanOrEqual(before - 1000);
+    expect(now).toBeLessThanOrEqual(Date.now() + 1000);
+    await engine.write((tx) => tx.put('settings', { id: 'emulator.clock_offset_ms', value: 3_600_000 }));
+    const moved = await engine.write((tx) => tx.now());
+    expect(moved - Date.now()).toBeGreaterThan(3_600_000 - 1000);
+    expect(moved - Date.now()).toBeLessThan(3_600_000 + 1000);
+  });
+
+  it('the collections that lived outside the store are collections: buckets, sessions, named snapshots', async () => {
+    const { engine, again } = await maker.fresh();
+    await engine.write(async (tx) => {
+      await tx.put('rate_limit_buckets', { id: 'route|client', tokens: 59.5, at: 1000 });
+      await tx.put('sessions', {
+        id: 's1',
+        user_id: 'u1',
+        expires_at: 2000,
+        path: '/dashboard',
+        token_id: null,
+        cookie_at: 1000,
+      });
+      await tx.put('named_snapshots', { id: 'before', created_at: '2026-01-01T00:00:00.000Z', records: 3 });
+    });
+    const e = await again();
+    expect((await e.read((tx) => tx.get('rate_limit_buckets', 'route|client')))?.tokens).toBe(59.5);
+    expect((await e.read((tx) => tx.get('sessions', 's1')))?.path).toBe('/dashboard');
+    expect((await e.read((tx) => tx.get('named_snapshots', 'before')))?.records).toBe(3);
+  });
+
+  it('what a write acknowledged is there after a restart (JSON) or from another process (PostgreSQL)', async () => {
+    const { engine, again } = await maker.fresh();
+    await putAll(engine, 5);
+    await engine.write(async (tx) => {
+      await tx.delete('listings', listing(2).id);
+      await tx.put('tokens', token(1));
+      await tx.put('threads', thread(1));
+    });
+    const e = await again();
+    expect(await e.read((tx) => tx.count('listings'))).toBe(4);
+    const page = await e.read((tx) =>
+      tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 9 }),
+    );
+    expect(page.items.map((l) => l.title)).toEqual(['L5', 'L4', 'L3', 'L1']);
+    expect((await e.read((tx) => tx.find('tokens', 'tokensBySha256', token(1).token_sha256)))?.id).toBe('tok_1');
+    expect(await e.read((tx) => tx.get('threads', thread(1).id))).toEqual(thread(1));
+    // And the store reopened takes writes, its unique indexes intact.
+    await expect(e.write((tx) => tx.create('listings', listing(1)))).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('a read transaction cannot write, and sees no write of a transaction still running', async () => {
+    const { engine } = await maker.fresh();
+    await expect(engine.read((tx) => (tx as WriteTx).put('listings', listing(1)))).rejects.toThrow();
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    let wrote!: () => void;
+    const written = new Promise<void>((r) => (wrote = r));
+    const w = engine.write(async (tx) => {
+      await tx.put('listings', listing(1));
+      wrote();
+      await hold;
+    });
+    await written;
+    const read = engine.read((tx) => tx.get('listings', listing(1).id));
+    const seen = await Promise.race([read, new Promise((r) => setTimeout(() => r('waiting'), 100))]);
+    expect(seen === undefined || seen === 'waiting').toBe(true);
+    release();
+    await w;
+    expect(await engine.read((tx) => tx.get('listings', listing(1).id))).toEqual(listing(1));
+  });
+});
