@@ -73,9 +73,47 @@ const authenticated =
     return next(x);
   };
 
+/**
+ * U+0000 (NUL) in any text an operation is given: PostgreSQL's text cannot hold it (its query fails),
+ * so it is refused with 400 before validation, on both stores alike (docs/security.md). The field is
+ * named as validation names it (`items.0.title`; a key holding NUL is named by its parent).
+ */
+const nulRefused = (field: string) =>
+  new ProblemError('bad_request', {
+    detail: `\`${field || '(body)'}\` contains the character U+0000 (NUL), which no text value may hold.`,
+    errors: { [field || '(body)']: ['Must not contain U+0000 (NUL).'] },
+  });
+
+function refuseNulIn(values: Record<string, unknown>): void {
+  for (const k in values) {
+    const v = values[k];
+    if (k.includes('\0') || (typeof v === 'string' && v.includes('\0'))) throw nulRefused(k);
+  }
+}
+
+/** The path of the first string or key in a parsed JSON body that holds NUL, or null (no recursion). */
+function nulInBody(body: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[body, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return path;
+    } else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes('\0')) return path;
+        stack.push([x, path ? `${path}.${k}` : k]);
+      }
+    }
+  }
+  return null;
+}
+/** A NUL in a JSON body is always written `\u0000`: a body without those six bytes needs no walk. */
+const NUL_ESCAPE = Buffer.from('\\u0000');
+
 /** Path parameters: a malformed id names nothing, so it is that resource's 404; then workspace membership. */
 function pathParams(core: OperationCore, x: Exchange): unknown {
   const { op, auth } = x;
+  refuseNulIn(x.pathParams);
   // Ids in any case name the same record (RFC 4122): lower case before any lookup.
   const raw = normalizeUuids(op.params, x.pathParams) as Record<string, string>;
   const result = op.params.safeParse(raw);
@@ -91,6 +129,7 @@ function pathParams(core: OperationCore, x: Exchange): unknown {
 /** Query (every parameter once, known names only) and body, by the operation's schemas. */
 function queryAndBody(op: AnyOperation, x: Exchange): { query: unknown; body: unknown } {
   const { query: rawQuery, repeated } = parseQuery(x.search);
+  refuseNulIn(rawQuery);
   const q = op.query.safeParse(rawQuery);
   if (!q.success || repeated) {
     throw validationFailed(
@@ -101,7 +140,10 @@ function queryAndBody(op: AnyOperation, x: Exchange): { query: unknown; body: un
   let body: unknown = undefined;
   if (op.body) {
     const { info } = x;
-    const b = op.body.safeParse(readJsonBody(info.rawBody, header(info.headers, 'content-type'), op.bodyOptional));
+    const raw = readJsonBody(info.rawBody, header(info.headers, 'content-type'), op.bodyOptional);
+    const nul = info.rawBody.includes(NUL_ESCAPE) ? nulInBody(raw) : null;
+    if (nul !== null) throw nulRefused(nul);
+    const b = op.body.safeParse(raw);
     if (!b.success) throw validationFailed(fieldErrors(b.error.issues));
     body = normalizeUuids(op.body, b.data);
   }

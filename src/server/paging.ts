@@ -77,7 +77,9 @@ export function decodeCursor(scope: string, cursor: string): SortKey {
   }
   if (!Array.isArray(v) || v.length !== 2 || !Array.isArray(v[0]) || typeof v[1] !== 'string') throw bad();
   const key = v[0] as SortKey;
-  if (!key.every((k) => k === null || typeof k === 'string' || typeof k === 'number')) throw bad();
+  // NUL is never in a key this server made, and PostgreSQL's text cannot hold it (its query would fail).
+  if (!key.every((k) => k === null || (typeof k === 'string' && !k.includes('\0')) || typeof k === 'number'))
+    throw bad();
   if (check(scope, key) !== v[1]) throw bad();
   return key;
 }
