@@ -3,7 +3,7 @@
 // (what a user would pick instead) and with the floor (bare node:http), in the same run, on the
 // same generated data. Prints a markdown table and writes it to test/bench/last-results.md.
 //
-//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,cli-memory,pg-write,pg-read,pg-1m,pg-two] [--duration S] [--runs N] [--import-threads N]
+//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pull,cli-memory,pg-write,pg-read,pg-1m,pg-two] [--duration S] [--runs N] [--import-threads N]
 //                           [--out FILE] [--dir DATA_DIR]
 // --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
 // comparable with the full run).
@@ -65,7 +65,7 @@ const cfg = {
   only: new Set(
     opt(
       'only',
-      'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,cli-memory,pg-write,pg-read,pg-1m,pg-two',
+      'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pull,cli-memory,pg-write,pg-read,pg-1m,pg-two',
     ).split(','),
   ),
   // `wcm local import` of a fixture this big (SANDBOX.md, Bulk loading: 1,000,000 threads).
@@ -958,6 +958,56 @@ const pg = pgSections({
     return file;
   },
 });
+/**
+ * `wcm pull` of one workspace of 10,000 threads (and demo.json's Acme Coffee around them) from a
+ * local server, against a bare fetch loop making the same GETs at the same concurrency
+ * (test/bench/pull-loop.mjs), one after the other in the same run: wall time; the CLI's peak RSS.
+ */
+async function benchPull() {
+  const count = 10_000;
+  const concurrency = 4;
+  const demo = path.join(ROOT, 'fixtures/demo.json');
+  const dataFile = await prepareStore([demo, threadsFixture(count)], 'pull');
+  const figure = `\`wcm pull\` of a workspace of ${fmt.n(count)} threads (+ the demo's Acme Coffee; every view, getThread for each, --concurrency ${concurrency}): wall time; CLI peak RSS`;
+  const target = '≤ 1.5× the fetch loop; peak RSS < 200 MB';
+  const wcm = await startWcm(dataFile);
+  const ws = '775050e9-98e8-4600-8d0f-afce4b67e137';
+  const token = 'wcm_pat_demoOwnerAllAbilities0123456789abcdefghi';
+  const out = path.join(work, 'pull-out.json');
+  const demoThreads = JSON.parse(readFileSync(demo, 'utf8')).threads.filter((t) => t.workspace_id === ws).length;
+  try {
+    const env = { ...cliEnv, WCM_BASE_URL: wcm.url, WCM_TOKEN: token, WCM_WORKSPACE: ws };
+    const cli = await wallTime(NODE, [WCM, 'pull', '--output', out, '--concurrency', String(concurrency)], {
+      runs: cfg.slowRuns,
+      env,
+      measureRss: true,
+      check: () => {
+        const n = JSON.parse(readFileSync(out, 'utf8')).threads.length;
+        if (n !== count + demoThreads) throw new Error(`wcm pull wrote ${n} threads, expected ${count + demoThreads}`);
+      },
+    });
+    log(`wcm pull: ${fmt.ms(cli.medianMs)} ms, peak ${fmt.mb(cli.peakMB)}`);
+    const loop = await wallTime(
+      NODE,
+      [path.join(ROOT, 'test/bench/pull-loop.mjs'), wcm.url, token, ws, String(concurrency), out],
+      { runs: cfg.slowRuns, measureRss: true },
+    );
+    log(`pull loop: ${fmt.ms(loop.medianMs)} ms, peak ${fmt.mb(loop.peakMB)}`);
+    const ratio = cli.medianMs / loop.medianMs;
+    row(
+      figure,
+      `${wallText(cli)}; ${fmt.mb(cli.peakMB)}`,
+      `fetch loop: ${wallText(loop)}; ${fmt.mb(loop.peakMB)}`,
+      `${fmt.x(ratio)}${cpuRatio(cli, loop)}`,
+      target,
+      ratio <= 1.5 && cli.peakMB < 200,
+    );
+  } finally {
+    rmSync(out, { force: true });
+    await stopWcm(wcm);
+  }
+}
+
 const sections = {
   startup: benchStartup,
   read: benchRead,
@@ -969,6 +1019,7 @@ const sections = {
   import: benchImport,
   write: benchWrite,
   cli: benchCli,
+  pull: benchPull,
   'cli-memory': () => benchCliMemory({ row, log, fmt, cliEnv, NODE, WCM, work }),
   ...pg.sections,
 };
