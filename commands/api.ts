@@ -146,6 +146,19 @@ export default defineCommand<ApiOptions>({
       stdin: stdinFields ? await readStdinText(f.io, '-F') : undefined,
     });
     let rawBody = opts.input === undefined ? undefined : await readInput(f, opts.input);
+    // A JSON body (the default Content-Type) that does not parse is refused here, before any request:
+    // the server could only answer 400, and a POST might have been half-understood by another one.
+    if (rawBody !== undefined && /json/i.test(headers['content-type'] ?? 'application/json')) {
+      try {
+        JSON.parse(rawBody);
+      } catch (err) {
+        const from = opts.input === '-' ? 'standard input' : path.resolve(f.cwd, opts.input!);
+        throw new UsageError(
+          `\`--input\`: ${from} is not valid JSON (${(err as Error).message}); nothing was sent.`,
+          'Fix the body, or send another kind of body as is with -H "Content-Type: …".',
+        );
+      }
+    }
     const fieldsInQuery = method === 'GET' || method === 'HEAD' || rawBody !== undefined;
     const query: Record<string, string> = {};
     if (fieldsInQuery) {

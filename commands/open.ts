@@ -1,6 +1,7 @@
 import { openInBrowser, dashboardBase } from '../src/cli/browser.js';
 import { defineCommand } from '../src/cli/command.js';
-import { UsageError } from '../src/cli/errors.js';
+import { CliError, EXIT, UsageError, apiErrorOf } from '../src/cli/errors.js';
+import type { Factory } from '../src/cli/factory.js';
 
 /** Sections of a workspace's dashboard, as `wcm open` accepts them. */
 export const DASHBOARD_SECTIONS: Record<string, string> = {
@@ -35,6 +36,41 @@ export function dashboardAddress(baseUrl: string, workspace: string, what: strin
   );
 }
 
+/**
+ * Whether the workspace has a record with this id that the API can show: a listing, thread, form,
+ * page, knowledge list or article (orders have no read operation, so an id none of these has is
+ * not found). The lookups run together; a 404 from each is "not here", anything else is reported.
+ */
+async function findRecord(f: Factory, workspace: string, id: string): Promise<boolean> {
+  const client = await f.client();
+  const found = (p: Promise<unknown>) =>
+    p.then(
+      () => true,
+      (err: unknown) => {
+        if (apiErrorOf(err)?.status === 404) return false;
+        throw err;
+      },
+    );
+  const articles = (async () => {
+    for await (const page of client.pages('listKnowledgeLists', { params: { workspace }, query: { limit: 100 } })) {
+      if (page.data.some((l) => l.id === id)) return true;
+      const hits = await Promise.all(
+        page.data.map((l) => found(client.call('getArticle', { params: { workspace, list: l.id, article: id } }))),
+      );
+      if (hits.includes(true)) return true;
+    }
+    return false;
+  })();
+  const hits = await Promise.all([
+    found(client.call('getListing', { params: { workspace, list: id } })),
+    found(client.call('getThread', { params: { workspace, thread: id } })),
+    found(client.call('getForm', { params: { workspace, form: id } })),
+    found(client.call('getPage', { params: { workspace, page: id } })),
+    articles,
+  ]);
+  return hits.includes(true);
+}
+
 export default defineCommand({
   path: ['open'],
   summary: "Open a record's page (or a section) of the dashboard in your browser",
@@ -57,7 +93,18 @@ export default defineCommand({
     const [what] = opts.args;
     const t = await f.target();
     const workspace = await f.workspace();
-    await openInBrowser(dashboardAddress(t.baseUrl, workspace, what), t.baseUrl, f.io, f.env);
+    const address = dashboardAddress(t.baseUrl, workspace, what);
+    // A record id is looked up first, so an id of nothing is exit 5 and opens nothing. Without a
+    // token there is nothing to ask with: the dashboard's own sign-in and 404 page then decide.
+    if (what !== undefined && address.includes('/open/') && t.token) {
+      if (!(await findRecord(f, workspace, what.toLowerCase())))
+        throw new CliError(
+          `Nothing in workspace ${workspace} has the id ${what.toLowerCase()}: no listing, thread, form, page, knowledge list or article.`,
+          EXIT.notFound,
+          'Check the id (`wcm threads ls`, `wcm lists ls`, `wcm forms ls`, …). An order has no API read: open `wcm open orders`.',
+        );
+    }
+    await openInBrowser(address, t.baseUrl, f.io, f.env);
     return 0;
   },
 });

@@ -55,10 +55,10 @@ describe('wcm api (run seam)', () => {
 
   it('--input FILE: the file is the body, sent as is, and the fields go to the query', async () => {
     h = await seamHarness(ok);
-    writeFileSync(path.join(h.cwd, 'body.json'), '{"title": "raw",');
+    writeFileSync(path.join(h.cwd, 'body.json'), '{"title":   "raw"}');
     await h.run(api, { args: ['/workspaces/{workspace}/lists'], input: 'body.json', rawField: ['dry=1'] });
     expect(h.request()).toEqual({ method: 'POST', path: `/workspaces/${SEAM_WS}/lists`, query: { dry: '1' } });
-    expect(h.stub.requests[0].body).toBe('{"title": "raw",');
+    expect(h.stub.requests[0].body).toBe('{"title":   "raw"}');
   });
 
   it('a POST under /public: no token, and an Idempotency-Key, generated or the one -H gives', async () => {
@@ -133,10 +133,10 @@ describe('wcm api (run seam)', () => {
   });
 
   it('--input - reads standard input as the body', async () => {
-    h = await seamHarness(ok, { io: fakeIO({ stdin: 'raw text body' }) });
+    h = await seamHarness(ok, { io: fakeIO({ stdin: '["raw", "body"]' }) });
     await h.run(api, { args: ['/workspaces/{workspace}/lists'], input: '-' });
     expect(h.request().method).toBe('POST');
-    expect(h.stub.requests[0].body).toBe('raw text body');
+    expect(h.stub.requests[0].body).toBe('["raw", "body"]');
   });
 });
 

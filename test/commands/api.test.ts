@@ -75,12 +75,14 @@ describe('wcm api', () => {
   });
 
   it('--input - reads the body from standard input, sent as is (the server judges it)', async () => {
+    // Valid JSON the contract refuses: the server's 422 (a body that is not JSON is exit 2, unsent:
+    // test/e2e/exit-codes.test.ts).
     const r = await h.run(['api', '-X', 'POST', '/workspaces/{workspace}/lists', '--input', '-'], {
       env,
-      io: fakeIO({ stdin: '{not json' }),
+      io: fakeIO({ stdin: '{"title": 7}' }),
     });
-    expect(r.code).toBe(1);
-    expect(JSON.parse(r.stderr)).toMatchObject({ status: 400, code: 'invalid_json' });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stderr)).toMatchObject({ status: 422 });
   });
 
   it.each([
