@@ -19,6 +19,10 @@ const DANGEROUS_SCHEMES = new Set([
   'ws:',
   'wss:',
   'ftp:',
+  'filesystem:',
+  'view-source:',
+  'mhtml:',
+  'jar:',
 ]);
 
 /**
@@ -41,8 +45,14 @@ export function redirectUriProblem(value: string): string | null {
     return isLoopbackHostname(u.hostname)
       ? null
       : 'uses plain http to a host that is not a loopback address: use https (or http://127.0.0.1, [::1] or localhost)';
-  if (DANGEROUS_SCHEMES.has(u.protocol))
+  // Any scheme naming a script (`x-javascript:`, `livescript:`, `jscript:`…): some browser, or a
+  // handler registered for it, may run what follows.
+  if (DANGEROUS_SCHEMES.has(u.protocol) || u.protocol.includes('script'))
     return `uses the \`${u.protocol}\` scheme, which is never a redirect target: use https, loopback http, or your app's own scheme (com.example.app:/callback)`;
+  // A native app's callback has a path (RFC 8252 §7.1: `com.example.app:/callback`, `cursor://host/…`);
+  // an opaque one (`wcm:alert(1)`) is code or data, not a place to come back to.
+  if (!value.slice(u.protocol.length).startsWith('/'))
+    return `has no path after \`${u.protocol}\`: a private-use scheme's redirect URI is \`${u.protocol}/path\` or \`${u.protocol}//host/path\` (RFC 8252 §7.1)`;
   return null;
 }
 

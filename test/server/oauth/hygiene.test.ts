@@ -59,6 +59,16 @@ describe('/oauth/register', () => {
     'about:blank',
     'blob:https://a.example/x',
     'http://example.com/cb',
+    // Issue 47: private-use look-alikes of script schemes, and opaque private-use URIs.
+    'x-javascript:alert(1)',
+    'X-JavaScript://host/alert(1)',
+    'livescript:alert(1)',
+    'jscript:/x',
+    'ecmascript://x/y',
+    'wcm:alert(1)',
+    'com.example.app:cb',
+    'view-source:https://a.example/',
+    'filesystem:https://a.example/temporary/x',
   ])('%s is refused (400 invalid_redirect_uri), nothing registered', async (uri) => {
     const before = server.store.count('oauth_apps');
     const res = await register({ redirect_uris: [uri] });
@@ -67,7 +77,7 @@ describe('/oauth/register', () => {
     expect(server.store.count('oauth_apps')).toBe(before);
   });
 
-  it.each(['com.example.app:/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback'])(
+  it.each(['com.example.app:/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback', 'vscode://vscode.github/cb'])(
     'the private-use scheme %s registers (RFC 8252 §7.1)',
     async (uri) => {
       const res = await register({ client_name: 'Desktop host', redirect_uris: [uri] });
