@@ -102,6 +102,14 @@ export default defineCommand<ServeOptions>({
       throw err;
     }
     const dataFile = path.resolve(f.cwd, opts.data ?? '.wcm/store.json');
+    // A seed file that does not exist is said before anything is opened or created (no data file,
+    // no journal, no embedded database).
+    if (opts.seed?.length) {
+      const { checkFixturesExist, FixtureNotFoundError } = await import('../src/store/seed.js');
+      await checkFixturesExist(opts.seed.map((s) => path.resolve(f.cwd, s))).catch((err: unknown) => {
+        throw err instanceof FixtureNotFoundError ? new CliError(err.message, 1) : err;
+      });
+    }
     const { storeUrlOf } = await import('../src/cli/local.js');
     let storeUrl = storeUrlOf(f, opts);
     let embedded: { url: string; shareUrl: string; port: number; stop(): Promise<void> } | undefined;

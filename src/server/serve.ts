@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ABILITIES } from '../contract/enums.js';
 import { hashToken, tokenId } from '../store/fixture.js';
-import { seedStore } from '../store/seed.js';
+import { checkFixturesExist, seedStore } from '../store/seed.js';
 import { Store, type StoreOptions } from '../store/store.js';
 import { App, type Middleware, type RequestMiddleware, type Routes } from './app.js';
 import { systemClock, type Clock, type ExtraServices } from './context.js';
@@ -135,6 +135,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const clock = new MovableClock(options.clock ?? systemClock);
   // Flags are checked before anything is opened: a bad one is a message, not a half-started server.
   const publicUrl = checkTrustOptions(options);
+  // A missing seed file is said before the store is opened: nothing is created for a typo.
+  if (options.seeds?.length) await checkFixturesExist(options.seeds.map((f) => path.resolve(f)));
   const store = options.storeUrl
     ? await Store.openShared(options.storeUrl)
     : await Store.open(options.dataFile, options.storeOptions);

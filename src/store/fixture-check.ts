@@ -16,10 +16,16 @@ export interface Problem {
 const KEPT_PROBLEMS = 20;
 
 export class FixtureError extends Error {
+  /**
+   * Set by FixtureCollector when the schema found problems: what the records that passed it name
+   * (ids, references), so the checks across records still run and one pass reports every problem.
+   */
+  partial?: CheckedFixture;
+
   constructor(
     readonly source: string,
     readonly problems: Problem[],
-    total = problems.length,
+    readonly total = problems.length,
   ) {
     super(
       `${source} is not a valid store fixture; nothing was imported:\n` +
@@ -56,6 +62,28 @@ export interface RecordSink {
   idProblems(c: string): readonly Problem[];
   /** The records of `c` whose `field` names a record of `target` that `has` not, in file order. */
   refProblems(c: string, field: string, target: string, has: (id: string) => boolean): Problem[];
+}
+
+/** The members of a record that the checks across records read (checkFixture): ids and references. */
+const CROSS_MEMBERS = [
+  'id',
+  'token',
+  'token_sha256',
+  'user_id',
+  'members',
+  'workspace_id',
+  'workspace_ids',
+  'list_id',
+  'offer_id',
+  'agent_id',
+  'grant_id',
+  'client_id',
+];
+function skeleton(rec: unknown): Record<string, unknown> {
+  const r = rec as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of CROSS_MEMBERS) if (r[k] !== undefined) out[k] = r[k];
+  return out;
 }
 
 /** A record's references checked across records: its collection, the field, the collection it names. */
@@ -123,8 +151,12 @@ export class FixtureCollector implements FixtureSink {
     const list = this.data[name];
     if (!isMember(name) || name === 'version' || !Array.isArray(list)) return;
     const rec = (name === 'threads' && plainThread(value)) || this.check(elementSchema(name), value, [name, index]);
-    // After a problem records are only checked, not kept: nothing past the schema check runs then.
-    if (this.total) return;
+    // After a problem records are checked and only what the checks across records read is kept
+    // (ids and references, not messages or bodies): nothing is imported then, but every problem is reported.
+    if (this.total) {
+      if (rec) list.push(skeleton(rec));
+      return;
+    }
     const to = this.threads;
     if (to && 'takes' in to) {
       if (to.takes(name)) to.record(name, rec, index);
@@ -151,13 +183,17 @@ export class FixtureCollector implements FixtureSink {
     if (!this.total) {
       list.push(raw.thread);
       lines.addJson(raw.thread.id, buf, raw.messages[0], raw.messages[1]);
-    }
+    } else list.push(skeleton(raw.thread));
     return true;
   }
 
   done(): CheckedFixture {
     if (!Object.hasOwn(this.data, 'version')) this.check(SHAPE.version, undefined, ['version']);
-    if (this.total) throw new FixtureError(this.source, this.problems, this.total);
+    if (this.total) {
+      const err = new FixtureError(this.source, this.problems, this.total);
+      err.partial = this.data as CheckedFixture;
+      throw err;
+    }
     return this.data as CheckedFixture;
   }
 

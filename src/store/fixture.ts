@@ -60,7 +60,26 @@ export function parseFixture(input: unknown, source: string, existing?: RecordLo
       value.forEach((v, i) => collector.element(name, i, v));
     }
   }
-  return checkFixture(collector.done(), source, existing);
+  return checkFixture(doneWithCrossProblems(collector, existing), source, existing);
+}
+
+/**
+ * The collector's fixture; when its schema found problems, the checks across records run too on
+ * what passed (FixtureError.partial), and the error reports both: one pass, every problem.
+ */
+export function doneWithCrossProblems(
+  collector: FixtureCollector,
+  existing?: RecordLookup,
+  streamed?: RecordSink,
+): CheckedFixture {
+  try {
+    return collector.done();
+  } catch (err) {
+    if (!(err instanceof FixtureError) || !err.partial) throw err;
+    const more = crossRecordProblems(err.partial, existing, streamed);
+    if (!more.length) throw err;
+    throw new FixtureError(err.source, [...err.problems, ...more].slice(0, 20), err.total + more.length);
+  }
 }
 
 /**
@@ -73,6 +92,17 @@ export function checkFixture(
   existing?: RecordLookup,
   streamed?: RecordSink,
 ): Records {
+  const problems = crossRecordProblems(f, existing, streamed);
+  if (problems.length) throw new FixtureError(source, problems);
+  return fixtureRecords(f, streamed);
+}
+
+/** Duplicate ids, ids the store holds already, and dangling references, in file order. */
+function crossRecordProblems(
+  f: CheckedFixture,
+  existing?: RecordLookup,
+  streamed?: RecordSink,
+): Array<{ path: string; message: string }> {
   const problems: Array<{ path: string; message: string }> = [];
   // Per collection, each id's last position. Paths are spelled only for problems (100,000 threads).
   const ids = new Map<string, Map<string, number>>();
@@ -122,8 +152,11 @@ export function checkFixture(
       for (const p of streamed.refProblems(c, field, target, (id) => has(target as CollectionName, id)))
         problems.push(p);
   }
-  if (problems.length) throw new FixtureError(source, problems);
+  return problems;
+}
 
+/** A fixture's records as the store keeps them, once every check passed. */
+function fixtureRecords(f: CheckedFixture, streamed?: RecordSink): Records {
   const tokens: TokenRecord[] = (f.tokens ?? []).map((t) => {
     const sha = t.token ? hashToken(t.token) : t.token_sha256!;
     const rec: TokenRecord = {

@@ -29,7 +29,8 @@ export const Listing = z.strictObject({
   id: Uuid,
   workspace_id: Uuid,
   title: CreateListingBody.shape.title,
-  template_slug: z.string().min(1),
+  // The API's own check: a template of the catalog (GET /v1/setup/listing-templates).
+  template_slug: CreateListingBody.shape.template_slug,
   items: CreateListingBody.shape.items,
   button_id: Uuid.nullable().default(null),
   created_at: tsOut,

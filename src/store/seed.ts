@@ -3,6 +3,7 @@ import { FixtureCollector, type CheckedFixture, type RecordSink } from './fixtur
 import { readFixtureStream, FixtureSyntaxError } from './fixture-stream.js';
 import {
   checkFixture,
+  doneWithCrossProblems,
   FixtureError,
   lookupWith,
   parseFixture,
@@ -20,9 +21,42 @@ import { RECORD_TABLE_COLLECTIONS } from './pg/records.js';
 import { TableImport } from './pg/table-import.js';
 import { THREAD_COLLECTIONS } from './pg/threads.js';
 
+/**
+ * Fixture files that do not exist, said before anything is opened or written (`wcm serve --seed`,
+ * `wcm local import`): no data file, journal or store is created for a typo.
+ */
+export class FixtureNotFoundError extends FixtureError {
+  constructor(readonly missing: string[]) {
+    super(missing[0], [{ path: '$', message: 'not found' }]);
+    this.message =
+      missing.length === 1
+        ? `Fixture not found: ${missing[0]}; nothing was imported, and no file was written.`
+        : `Fixtures not found: ${missing.join(', ')}; nothing was imported, and no file was written.`;
+  }
+}
+
+/** Throws FixtureNotFoundError naming every file of `files` that does not exist. */
+export async function checkFixturesExist(files: string[]): Promise<void> {
+  const missing: string[] = [];
+  for (const f of files) {
+    const found = await stat(f).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => err.code !== 'ENOENT' && err.code !== 'ENOTDIR',
+    );
+    if (!found) missing.push(f);
+  }
+  if (missing.length) throw new FixtureNotFoundError(missing);
+}
+
 const unreadable = (file: string, err: unknown) =>
   new FixtureError(file, [
-    { path: '$', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` },
+    {
+      path: '$',
+      message:
+        (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'not found'
+          : `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    },
   ]);
 const notJson = (file: string, err: unknown) =>
   new FixtureError(file, [{ path: '$', message: `is not valid JSON (${(err as Error).message})` }]);
@@ -48,7 +82,7 @@ export async function readFixtureFile(
     if (err instanceof FixtureError || (sink && err === sink.failure)) throw err;
     throw unreadable(file, err);
   }
-  const f = collector.done();
+  const f = doneWithCrossProblems(collector, existing, sink);
   checked?.(f);
   return { ...checkFixture(f, file, existing, sink), messages: lines };
 }

@@ -35,6 +35,45 @@ describe('wcm local import / export', () => {
     expect(`${out.stdout}\n`).toBe(one); // execa strips the final newline
   });
 
+  it('a fixture that does not exist: "not found" with the path, exit 1, and no data file or journal is created (issue 48)', async () => {
+    const r = await run(['local', 'import', 'missing.json', 'also-missing.json', '--data', 'x.json']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      `Fixtures not found: ${path.join(dir, 'missing.json')}, ${path.join(dir, 'also-missing.json')}; nothing was imported, and no file was written.`,
+    );
+    expect(r.stderr).not.toContain('ENOENT');
+    expect(existsSync(path.join(dir, 'x.json'))).toBe(false);
+    expect(existsSync(path.join(dir, 'x.json.journal'))).toBe(false);
+    // The same for `wcm serve --seed`, which neither creates .wcm/ nor listens.
+    const s = await wcm(['serve', '--port', '0', '--seed', 'nosuch.json'], { cwd: dir, env: env() });
+    expect(s.exitCode).toBe(1);
+    expect(s.stderr).toContain(`Fixture not found: ${path.join(dir, 'nosuch.json')}`);
+    expect(s.stdout).not.toContain('listening');
+    expect(existsSync(path.join(dir, '.wcm'))).toBe(false);
+  });
+
+  it('a fixture with several mistakes reports every one in one pass, with the checks the API makes (issue 48)', async () => {
+    const bad = path.join(dir, 'bad.json');
+    const doc = JSON.parse(readFileSync(DEMO, 'utf8'));
+    doc.listings[0].template_slug = 'nosuch';
+    doc.listings[1].colour = 'red';
+    doc.bookings[2].id = doc.bookings[0].id;
+    doc.threads[3].workspace_id = '00000000-0000-4000-8000-000000000000';
+    writeFileSync(bad, JSON.stringify(doc));
+    const r = await run(['local', 'import', bad, '--data', 'x.json']);
+    expect(r.exitCode).toBe(1);
+    for (const line of [
+      '$.listings[0].template_slug: Unknown template `nosuch`',
+      '$.listings[1].colour: unknown member',
+      `$.bookings[2].id: duplicate id \`${doc.bookings[0].id}\``,
+      '$.threads[3].workspace_id: refers to workspaces `00000000-0000-4000-8000-000000000000`, which does not exist',
+    ])
+      expect(r.stderr).toContain(line);
+    expect(r.stderr).toContain('nothing was imported');
+    const e = await run(['local', 'export', '-', '--data', 'x.json']);
+    expect(JSON.parse(e.stdout)).toEqual({ version: 1 });
+  });
+
   it.each([
     [
       'a dangling reference',

@@ -226,7 +226,7 @@ describe('bad fixtures are rejected with the JSON path, and nothing is imported'
 
   it.each([
     ['not JSON', '{"version": 1,', /\$: is not valid JSON/],
-    ['missing', null, /\$: cannot be read \(ENOENT\)/],
+    ['missing', null, /\$: not found/],
   ])('a file that is %s names the file', async (_n, text, re) => {
     const file = text === null ? path.join(dir, 'nope.json') : write('broken.json', text);
     const s = await fresh('target');

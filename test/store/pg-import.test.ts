@@ -135,7 +135,7 @@ describe('an import into PostgreSQL, in COPY batches', () => {
     const schema = fixture('schema.json', [...THREADS.slice(0, N - 1), { ...thread(N - 1), status: 'lost' }]);
     const schemaErr = (await importShared(db.pg, [schema], { batchRows: BATCH }).catch((e) => e)) as FixtureError;
     expect(schemaErr.problems.map((p) => p.path)).toEqual([`$.threads[${N - 1}].status`]);
-    expect(schemaErr.message).toBe(await jsonMessage([schema]));
+    expect(schemaErr.message).toBe(await jsonMessage([schema], [db.baseFile]));
     expect(await db.other.threads.size()).toBe(N);
   });
 
