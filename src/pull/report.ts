@@ -23,7 +23,7 @@ export async function progress(io: IO) {
       if (now - last < 100) return;
       last = now;
       const secs = (now - startedAt) / 1000;
-      const rate = secs > 0.5 ? ` ${s.dim(`${Math.round(count / secs).toLocaleString('en-US')}/s`)}` : '';
+      const rate = secs > 0.2 ? ` ${s.dim(`${Math.round(count / secs).toLocaleString('en-US')}/s`)}` : '';
       io.stderr.write(`\r\x1b[2Kpulling ${plural(collection)}: ${count.toLocaleString('en-US')}${rate}`);
     },
     clear() {

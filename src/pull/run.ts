@@ -449,7 +449,12 @@ export class Puller {
         throw err;
       }
     };
-    const got = await mapPool(items, this.o.concurrency, one);
+    let done = 0;
+    const got = await mapPool(items, this.o.concurrency, async (item) => {
+      const g = await one(item);
+      this.o.onProgress?.(c, (this.state.counts[c] ?? 0) + ++done);
+      return g;
+    });
     const out: Array<{ item: Item; full: Item | null }> = [];
     got.forEach((g, i) => {
       if (g === 'gone') this.goneCount[c] = (this.goneCount[c] ?? 0) + 1;

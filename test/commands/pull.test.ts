@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInProcess } from '../support/cli.js';
+import { fakeIO, runInProcess } from '../support/cli.js';
 import { proxy } from '../support/pull.js';
 import { DEMO, demo, onPort, tempDir } from '../support/server.js';
 
@@ -235,6 +235,92 @@ describe('wcm pull: abilities, limits and bad input', () => {
       expect(records(file)).toEqual(records(reference));
     } finally {
       await p.close();
+      dir.cleanup();
+    }
+  }, 30_000);
+
+  it('--since keeps threads with a message from then on and bookings starting then; --max-threads caps the threads', async () => {
+    const dir = tempDir('wcm-pull-');
+    try {
+      const d = JSON.parse(readFileSync(DEMO, 'utf8'));
+      const since = '2026-11-10T00:00:00.000Z';
+      const last = (t: any) =>
+        t.messages
+          .map((m: any) => new Date(m.created_at).toISOString())
+          .sort()
+          .pop() ?? '';
+      const threads = d.threads.filter((t: any) => t.workspace_id === demo.ws1 && last(t) >= since);
+      const bookings = d.bookings.filter(
+        (b: any) => b.workspace_id === demo.ws1 && new Date(b.starts_at).toISOString() >= since,
+      );
+      expect(threads.length).toBeGreaterThan(0);
+      expect(threads.length).toBeLessThan(40);
+      const file = path.join(dir.dir, 'since.json');
+      const r = await pull(source.url, demo.owner, ['--output', file, '--since', '2026-11-10'], dir.dir);
+      expect(r.code, r.stderr).toBe(0);
+      const f = JSON.parse(readFileSync(file, 'utf8'));
+      expect(f.threads.map((t: any) => t.id).sort()).toEqual(threads.map((t: any) => t.id).sort());
+      expect(f.bookings.map((b: any) => b.id).sort()).toEqual(bookings.map((b: any) => b.id).sort());
+      expect(f.voice_interactions).toHaveLength(16);
+
+      const capped = path.join(dir.dir, 'capped.json');
+      const c = await pull(
+        source.url,
+        demo.owner,
+        ['--output', capped, '--max-threads', '7', '--only', 'threads', '--json'],
+        dir.dir,
+      );
+      expect(c.code, c.stderr).toBe(0);
+      const ids = JSON.parse(readFileSync(capped, 'utf8')).threads.map((t: any) => t.id);
+      expect(ids).toHaveLength(7);
+      // The newest of the inbox first: what listThreads answers first.
+      const inbox = (await (
+        await fetch(`${source.url}/workspaces/${demo.ws1}/threads?limit=7`, {
+          headers: { authorization: `Bearer ${demo.owner}` },
+        })
+      ).json()) as any;
+      expect(ids).toEqual(inbox.data.map((t: any) => t.id));
+      expect(JSON.parse(c.stdout).notes.join(' ')).toContain('--max-threads');
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('wcm local import takes the pulled fixture', async () => {
+    const dir = tempDir('wcm-pull-');
+    try {
+      const r = await runInProcess(['local', 'import', '--data', path.join(dir.dir, 'store.json'), reference], {
+        env: { WCM_CONFIG_DIR: path.join(dir.dir, 'cfg') },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('40 threads');
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('on a terminal, stderr shows the collection, its count and its rate', async () => {
+    const dir = tempDir('wcm-pull-');
+    const slow = await proxy(source.url, { delayMs: 15 });
+    try {
+      const io = fakeIO({ tty: true });
+      const r = await runInProcess(
+        ['pull', '--output', path.join(dir.dir, 'tty.json'), '--only', 'threads', '--concurrency', '1'],
+        {
+          io,
+          env: {
+            WCM_BASE_URL: slow.url,
+            WCM_TOKEN: demo.owner,
+            WCM_WORKSPACE: demo.ws1,
+            WCM_CONFIG_DIR: path.join(dir.dir, 'cfg'),
+          },
+        },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/pulling threads: \d+ \S*\d+\/s/);
+      expect(r.stdout).toMatch(/threads\s+40\s+copied/);
+    } finally {
+      await slow.close();
       dir.cleanup();
     }
   }, 30_000);
