@@ -1,7 +1,7 @@
 import type { CommandDef } from './command.js';
 import type { Candidate, CandidateSources } from './completion.js';
 import type { Factory } from './factory.js';
-import { ID_PICKERS, leadsFurther, type IdPicker } from './pickers.js';
+import { checkIds, ID_PICKERS, leadsFurther, type IdPicker } from './pickers.js';
 
 /** A completion that takes longer than this offers nothing: the shell must never hang on a TAB. */
 export const COMPLETION_TIMEOUT_MS = 1500;
@@ -17,12 +17,27 @@ async function bounded(work: () => Promise<Candidate[]>, ms = COMPLETION_TIMEOUT
   }
 }
 
-/** Candidates from the target the command would use (its profile, base URL and workspace). */
+/**
+ * Candidates from the target the command would use (its profile, base URL and workspace). What a
+ * server sent goes to the shell, which may run it: only values that fit the argument's grammar
+ * (a UUID, a version number, a slug) are offered, and descriptions lose their control characters.
+ */
 export function factorySources(f: Factory): CandidateSources {
   return {
-    ids: (def, index, earlier) => bounded(() => ids(f, def, index, earlier)),
-    named: (kind) => bounded(() => NAMED[kind](f)),
+    ids: (def, index, earlier) => bounded(() => ids(f, def, index, earlier)).then(clean),
+    named: (kind) => bounded(() => NAMED[kind](f)).then(clean),
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A word no shell reads as anything but itself (no spaces, quotes, `$`, backquotes, `;`, `|`, `&`, `<`, `>`, globs). */
+const PLAIN_WORD = /^[A-Za-z0-9._:@%+=,/-]{1,200}$/;
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+
+function clean(candidates: Candidate[]): Candidate[] {
+  return candidates
+    .filter((c) => PLAIN_WORD.test(c.value))
+    .map((c) => (c.description === undefined ? c : { ...c, description: c.description.replace(CONTROL, '') }));
 }
 
 /** The ids an argument's picker lists, labelled with their names (zsh and fish show them). */
@@ -41,14 +56,20 @@ async function ids(f: Factory, def: CommandDef, index: number, earlier: string[]
   const items = picker.itemsOf ? picker.itemsOf(data) : (data as unknown as unknown[]);
   const fits = (x: unknown) =>
     (!picker.choosable || picker.choosable(x)) && (!picker.hasItems || !leadsFurther(def, index) || picker.hasItems(x));
-  return items.filter(fits).map((x) => ({ value: picker.value(x), description: picker.label(x) }));
+  // The id grammar the command itself checks (checkIds): a UUID, or a version number.
+  const valid = (value: string) => {
+    try {
+      checkIds({ args: [spec] }, [value]);
+      return spec.pick !== 'articleVersion' || /^[1-9][0-9]{0,8}$/.test(value) || UUID.test(value);
+    } catch {
+      return false;
+    }
+  };
+  return items
+    .filter(fits)
+    .map((x) => ({ value: String(picker.value(x)), description: String(picker.label(x) ?? '') }))
+    .filter((c) => valid(c.value));
 }
-
-const snapshots = async (f: Factory): Promise<Candidate[]> => {
-  const { controlRequest } = await import('./control.js');
-  const list = await controlRequest<Array<{ name: string; saved_at: string }>>(f, 'GET', '/snapshots');
-  return list.map((s) => ({ value: s.name, description: `snapshot saved ${s.saved_at}` }));
-};
 
 const NAMED: Record<Parameters<CandidateSources['named']>[0], (f: Factory) => Promise<Candidate[]>> = {
   async profile(f) {
@@ -56,19 +77,21 @@ const NAMED: Record<Parameters<CandidateSources['named']>[0], (f: Factory) => Pr
   },
   async template(f) {
     const res = await (await f.client()).call('listListingTemplates', { query: { limit: 100 } });
-    return res.body.data.map((t) => ({ value: t.slug, description: t.name }));
+    return res.body.data
+      .filter((t) => /^[a-z0-9][a-z0-9_-]{0,63}$/.test(String(t.slug)))
+      .map((t) => ({ value: t.slug, description: t.name }));
   },
   async workspace(f) {
     const me = (await (await f.client()).call('getMe', {})).body.data;
-    return me.workspaces.map((w) => ({ value: w.id, description: w.name }));
+    return me.workspaces.filter((w) => UUID.test(String(w.id))).map((w) => ({ value: w.id, description: w.name }));
   },
-  snapshot: snapshots,
-  async state(f) {
-    const base = [
+  // Snapshot names are listed only by the control plane, which takes the admin token: a TAB never
+  // sends it (the profile may point anywhere), so snapshot names are not completed.
+  snapshot: async () => [],
+  async state() {
+    return [
       { value: 'seed', description: 'what --seed loaded at first start' },
       { value: 'empty', description: 'nothing: users and tokens too' },
     ];
-    // The fixed states even when the server is down: the snapshots get a little less time.
-    return [...base, ...(await bounded(() => snapshots(f), COMPLETION_TIMEOUT_MS - 300))];
   },
 };

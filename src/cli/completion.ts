@@ -161,8 +161,10 @@ export async function complete(
 
 /** The answer as the scripts read it: `value<TAB>description` lines, then `:files` or `:done`. */
 export function formatCompletion(c: Completion): string {
+  // A value or description never carries a control character (ESC, OSC…) to the shell's screen.
+  const plain = (t: string) => t.replace(/[\x00-\x1f\x7f-\x9f]/g, (ch) => (/\s/.test(ch) ? ' ' : ''));
   const line = (x: Candidate) =>
-    x.description ? `${x.value}\t${x.description.replace(/\s+/g, ' ').slice(0, 90)}` : x.value;
+    x.description ? `${plain(x.value)}\t${plain(x.description).replace(/\s+/g, ' ').slice(0, 90)}` : plain(x.value);
   return [...c.candidates.map(line), c.files ? ':files' : ':done'].join('\n') + '\n';
 }
 
@@ -188,10 +190,12 @@ export function bashScript(): string {
     mapfile -t COMPREPLY < <(compgen -f -- "$cur")
     return
   fi
-  # Ids only, as gh does in bash: bash cannot show a description beside a candidate.
+  # Ids only, as gh does in bash: bash cannot show a description beside a candidate. Each is
+  # quoted (printf %q): bash inserts a candidate as it is, so an unquoted $( ) would run.
   while IFS= read -r line; do
     [[ "$line" == :* ]] && continue
-    COMPREPLY+=("\${line%%$'\\t'*}")
+    printf -v line '%q' "\${line%%$'\\t'*}"
+    COMPREPLY+=("$line")
   done <<< "$out"
 }
 complete -F _wcm wcm

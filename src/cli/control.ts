@@ -2,9 +2,11 @@ import { CliError, EXIT } from './errors.js';
 import type { Factory } from './factory.js';
 
 /**
- * A request to the running server's control plane (`/_emulator/…`; docs/server.md: Controlling a running server) with the admin
- * token: WCM_ADMIN_TOKEN, else the one `wcm serve` saved in the chosen profile or `local` — sent only to the
- * origin that profile points at (like every saved token).
+ * The admin token for the running server's control plane (`/_emulator/…`; docs/server.md: Controlling a
+ * running server): the one `wcm serve` saved in the chosen profile or `local`, sent only to the
+ * origin that profile points at (like every saved token), else WCM_ADMIN_TOKEN, sent only to a
+ * loopback server or to the origin named by WCM_ADMIN_ORIGIN: a profile pointing at another host
+ * never receives it.
  */
 async function adminAuth(f: Factory): Promise<{ origin: string; token: string }> {
   const t = await f.target();
@@ -14,7 +16,17 @@ async function adminAuth(f: Factory): Promise<{ origin: string; token: string }>
   const saved = [t.profile, 'local']
     .map((n) => (n ? profiles.get(n) : undefined))
     .find((p) => p?.admin_token && new URL(p.base_url).origin === origin);
-  const token = f.env.WCM_ADMIN_TOKEN || saved?.admin_token;
+  const fromEnv = f.env.WCM_ADMIN_TOKEN;
+  if (fromEnv && !saved) {
+    if (!adminOriginAllowed(origin, f.env.WCM_ADMIN_ORIGIN))
+      throw new CliError(
+        `WCM_ADMIN_TOKEN is sent only to a server on this machine (loopback) or to the origin in WCM_ADMIN_ORIGIN; ${origin} is neither, so it was not sent.`,
+        EXIT.auth,
+        `If the token belongs to ${origin}, set WCM_ADMIN_ORIGIN=${origin}.`,
+      );
+    return { origin, token: fromEnv };
+  }
+  const token = fromEnv && adminOriginAllowed(origin, f.env.WCM_ADMIN_ORIGIN) ? fromEnv : saved?.admin_token;
   if (!token)
     throw new CliError(
       `No admin token for ${origin}.`,
@@ -22,6 +34,20 @@ async function adminAuth(f: Factory): Promise<{ origin: string; token: string }>
       '`wcm serve` saves it in profile `local` (and prints it once, when it generates it on a terminal); for another server set WCM_ADMIN_TOKEN.',
     );
   return { origin, token };
+}
+
+/** Where WCM_ADMIN_TOKEN may go: a loopback origin (127.0.0.0/8, ::1, localhost), or exactly WCM_ADMIN_ORIGIN's. */
+export function adminOriginAllowed(origin: string, explicit: string | undefined): boolean {
+  const u = new URL(origin);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)) return true;
+  if (!explicit) return false;
+  try {
+    return new URL(explicit).origin === u.origin;
+  } catch {
+    return false;
+  }
 }
 
 export async function controlRequest<T = unknown>(
