@@ -1,5 +1,5 @@
 /*
- * Directories that hold data or secrets are 0700 (TRUST.md §5). wcm creates them so; one that
+ * Directories that hold data or secrets are 0700 (docs/security.md#control-plane-logs-and-files). wcm creates them so; one that
  * already exists is tightened only when it is wcm's own, by name: the default config directory,
  * the default data directory `.wcm`, and a data file's `FILE.snapshots`. A directory the user named
  * (WCM_CONFIG_DIR, the project directory of `--data ./store.json`, /tmp) keeps its mode: taking

@@ -84,7 +84,7 @@ async function localSecret(f: Factory): Promise<string> {
   );
 }
 
-/** CLI.md: a missing required input is asked for on a terminal, and a usage error otherwise. */
+/** docs/cli.md#output-errors-and-exit-codes: a missing required input is asked for on a terminal, and a usage error otherwise. */
 async function askOutcome(f: Factory): Promise<Outcome> {
   if (!f.io.canPrompt()) throw new UsageError('Missing `--outcome`.', `Use one of: ${OUTCOMES.join(', ')}.`);
   return (await f.io.prompter()).select({

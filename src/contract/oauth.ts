@@ -26,7 +26,7 @@ const DANGEROUS_SCHEMES = new Set([
 ]);
 
 /**
- * A redirect URI an application may use (TRUST.md §4): https anywhere, plain http on a loopback
+ * A redirect URI an application may use (docs/security.md#oauth): https anywhere, plain http on a loopback
  * address (RFC 8252 §7.3), or a native app's private-use scheme (RFC 8252 §7.1: `com.example.app:/cb`,
  * `cursor://…`); never a scheme a browser runs or reads locally, never a fragment or credentials.
  */

@@ -40,7 +40,7 @@ export interface Route {
   extension?: boolean;
   /**
    * Only with a personal access token (or a dashboard session): an OAuth token gets 403
-   * `personal_token_required`, and the operation is not an MCP tool (TRUST.md §3).
+   * `personal_token_required`, and the operation is not an MCP tool (docs/security.md#oauth).
    */
   personal?: boolean;
   /** The operation this one is a compatibility alias of. */

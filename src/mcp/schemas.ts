@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The JSON schemas of the MCP tools, from the same zod schemas the server validates with, in as
- * few bytes as mean the same to a client (MCP.md, "Context budget"). tools.ts builds the tools
+ * few bytes as mean the same to a client (docs/mcp.md, context budget). tools.ts builds the tools
  * from them.
  */
 
@@ -13,7 +13,7 @@ const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 type Node = Record<string, unknown>;
 
 /**
- * An input schema in fewer bytes, meaning the same to a client (MCP.md, context budget: agents pay
+ * An input schema in fewer bytes, meaning the same to a client (docs/mcp.md, context budget: agents pay
  * for every tool's schemas on every turn): no regex beside a `format` (the server still validates
  * with it), `T | null` as a type list rather than an `anyOf`, no `type` beside an `enum` or
  * `const` that already fixes it.
@@ -39,7 +39,7 @@ const isEmpty = (v: unknown, same: Node = {}): boolean =>
  * An output schema as the shape of the data: its members and their types, nested records and
  * lists as `object` and `array`. No value constraints, words or `required`: the server made the
  * data and checked it already, a newer server may send more members or enum values, and the
- * whole schema would be most of tools/list (MCP.md, context budget).
+ * whole schema would be most of tools/list (docs/mcp.md, context budget).
  */
 function outputShape(node: Node, depth = 0): Node {
   const type = node.type ?? enumType(node.enum);

@@ -146,7 +146,7 @@ export interface ToolResult {
 
 /**
  * A failed call: the problem in words, then the problem+json itself. No structuredContent: SDK
- * clients validate it against the tool's outputSchema, which describes success only (MCP.md).
+ * clients validate it against the tool's outputSchema, which describes success only (docs/mcp.md).
  */
 export function errorResult(problem: Record<string, unknown>): ToolResult {
   return {

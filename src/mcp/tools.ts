@@ -54,7 +54,7 @@ export type Dispatch = (req: ToolRequest) => Promise<ToolAnswer>;
 /**
  * Operations that are tools: not the webhook, which only the payment processor calls (signed), not
  * a compatibility alias, which would list the same tool twice, and not the management of OAuth
- * grants and applications, which is for personal tokens only (TRUST.md §3).
+ * grants and applications, which is for personal tokens only (docs/security.md#oauth).
  */
 export const toolOperations = (): AnyOperation[] =>
   operationList.filter((o) => o.access !== 'signature' && !o.aliasOf && !o.personal);
@@ -94,7 +94,7 @@ function outputSchema(op: AnyOperation): Record<string, unknown> {
     ? { data: { type: 'array', items: data }, next_cursor: NULLABLE_STRING }
     : { data };
   if (op.access === 'public' && op.idempotent) properties.idempotency_key = { type: 'string' };
-  // Success only: a failed call is an isError result without structuredContent (MCP.md).
+  // Success only: a failed call is an isError result without structuredContent (docs/mcp.md).
   return { type: 'object', properties };
 }
 

@@ -46,7 +46,7 @@ export type Routes = (router: AppRouter) => void;
 
 export interface AppOptions {
   store: Store;
-  /** The server's origin and trusted hosts and origins (TRUST.md §1); `wcm serve` sets it once listening. */
+  /** The server's origin and trusted hosts and origins (docs/security.md#host-origin-and-cors); `wcm serve` sets it once listening. */
   trust?: Trust;
   clock?: Clock;
   handlers?: Record<string, Handler>;

@@ -87,7 +87,7 @@ export function authenticate(
   // Tokens this server issued belong to an authorization: revoking it (or its application) ends them all.
   const rec = tokenRecordOf(store, stored);
   if (!rec) throw invalidToken('revoked');
-  // The stored record says what a token is, whatever its text looks like (TRUST.md §3).
+  // The stored record says what a token is, whatever its text looks like (docs/security.md#oauth).
   if (isOAuthToken(rec) && rec.audience !== audience) throw invalidToken('issued for another audience');
   const user = store.get('users', rec.user_id);
   if (!user) throw invalidToken('not recognised');

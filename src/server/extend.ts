@@ -14,7 +14,7 @@ export { choosePaymentProvider } from './payments/area.js';
 
 /** Rate limits run before idempotency, so a flood never reaches the idempotency records. */
 const limits: Register = async (s) => {
-  // On PostgreSQL the buckets are shared by every process on the database (SANDBOX.md).
+  // On PostgreSQL the buckets are shared by every process on the database (docs/sandbox.md).
   const limiter = new RateLimiter(
     s.options.rateLimit ?? DEFAULT_RATE_LIMIT,
     s.clock,

@@ -1,5 +1,5 @@
 /*
- * The store as a fixture (FIXTURES.md): tokens as `token_sha256`, grants with their current refresh
+ * The store as a fixture (docs/fixtures.md): tokens as `token_sha256`, grants with their current refresh
  * token, threads with their messages. An export imports back to the same state.
  */
 import { FIXTURE_COLLECTIONS } from './fixture-schema.js';

@@ -1,5 +1,5 @@
 /*
- * The store fixture format's schemas (FIXTURES.md; docs/server.md: Store fixtures): one per record kind
+ * The store fixture format's schemas (docs/fixtures.md): one per record kind
  * that is not a simple record (those are in schemas.ts, with their limits from the contract).
  */
 import { z } from 'zod';

@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET } from './json-bytes.js';
 
 /*
- * A fixture file read as a stream (FIXTURES.md: one JSON object whose members are, but for
+ * A fixture file read as a stream (docs/fixtures.md: one JSON object whose members are, but for
  * `version`, arrays of records). The top level is scanned by hand, and each array element's bytes
  * go to JSON.parse on their own: no string ever holds the file's text (a fixture of a million
  * threads is longer than V8's longest string), and memory holds the records, not their text.

@@ -1,5 +1,5 @@
 /*
- * OAuth access tokens as stored since a refresh had to stay small (TRUST.md §4), and the refresh
+ * OAuth access tokens as stored since a refresh had to stay small (docs/security.md#oauth), and the refresh
  * state they carry. The `tokens` collection holds both shapes: TokenRecord (personal tokens, and
  * OAuth tokens stored with copies of their grant) and GrantTokenRecord.
  */

@@ -287,7 +287,7 @@ export interface Tx {
 }
 
 /**
- * An access token of a grant, as stored since refreshes had to stay small (TRUST.md §4): it names
+ * An access token of a grant, as stored since refreshes had to stay small (docs/security.md#oauth): it names
  * its grant instead of copying it; its user, audience, workspaces and (unless narrowed by `scope`)
  * abilities are the grant's, read when it authenticates. Tokens stored before keep their copies
  * (TokenRecord with `grant_id`); both shapes are read. The absent members are typed so that code

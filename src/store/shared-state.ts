@@ -1,5 +1,5 @@
 /**
- * The backends of state every `wcm serve` process on one database must share (SANDBOX.md): the
+ * The backends of state every `wcm serve` process on one database must share (docs/sandbox.md): the
  * server's rate-limit buckets, page sessions and idempotency keys in flight. Their types live here, below the server, so the
  * PostgreSQL backends (pg/shared-tables.ts) implement them without importing the server.
  */

@@ -151,7 +151,7 @@ function workspaceFor(r, workspaces) {
 
 const T0 = Date.parse('2024-01-01T00:00:00.000Z');
 
-/** A thread's summary as listThreads shows it (DECISIONS.md), computed from its messages. */
+/** A thread's summary as listThreads shows it (docs/api-behaviour.md, threads), computed from its messages. */
 export function threadSummary(t) {
   const last = t.messages[t.messages.length - 1];
   const channels = [];

@@ -1,4 +1,4 @@
-// The PostgreSQL rows of `npm run bench` (SANDBOX.md, Dependencies and tests): wcm serve on a
+// The PostgreSQL rows of `npm run bench` (docs/sandbox.md; targets in test/bench/README.md): wcm serve on a
 // durable embedded cluster (fsync and synchronous_commit on, the server's defaults) against the
 // JSON store and against a bare node:http server querying the same database, in the same run.
 // run.mjs passes what they share with its other rows (`ctx`); each row gets a database of its own.
@@ -96,7 +96,7 @@ export function pgSections(ctx) {
       p50Text(pair.a),
       `JSON store, alternating with it: ${p50Text(pair.b)}`,
       `${fmt.pct(ratio)} of the JSON store (median of ${pair.ratios.length} rounds, ${fmt.pct(Math.min(...pair.ratios))}–${fmt.pct(Math.max(...pair.ratios))})`,
-      '≥ 25% of the JSON store (SANDBOX.md)',
+      '≥ 25% of the JSON store',
       ratio >= 0.25,
     );
   }
@@ -150,7 +150,7 @@ export function pgSections(ctx) {
       `${p50Text(vsBare.a)}<br>(against JSON: ${p50Text(vsJson.a)})`,
       `bare \`node:http\` + one query per request (newest journal row by primary key, then the same ${fmt.n(Buffer.byteLength(body))} B): ${p50Text(vsBare.b)}<br>JSON store: ${p50Text(vsJson.b)}`,
       `${fmt.pct(rBare)} of the bare server (rounds ${fmt.pct(Math.min(...vsBare.ratios))}–${fmt.pct(Math.max(...vsBare.ratios))})<br>${fmt.pct(rJson)} of the JSON store`,
-      '≥ 50% of the bare server (SANDBOX.md)',
+      '≥ 50% of the bare server',
       rBare >= 0.5,
     );
   }
@@ -195,7 +195,7 @@ export function pgSections(ctx) {
         `median ${fmt.ms(m)} ms, p99 ${fmt.ms(p99)} ms (${times.length} requests); ${(startMs / 1000).toFixed(1)} s; ${fmt.mb(rss)}<br>(\`wcm local import --store\` of the fixture: ${(imported.ms / 1000).toFixed(0)} s, peak RSS ${fmt.mb(imported.peakMB)})`,
         '—',
         '—',
-        'median < 20 ms (SANDBOX.md)',
+        'median < 20 ms',
         m < 20,
       );
     } finally {

@@ -68,7 +68,7 @@ const cfg = {
       'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pull,cli-memory,pg-write,pg-read,pg-1m,pg-two',
     ).split(','),
   ),
-  // `wcm local import` of a fixture this big (SANDBOX.md, Bulk loading: 1,000,000 threads).
+  // `wcm local import` of a fixture this big (docs/server.md, bulk loads: 1,000,000 threads).
   importThreads: Number(opt('import-threads', quick ? 20_000 : 1_000_000)),
 };
 
@@ -507,7 +507,7 @@ async function benchMcp() {
   const q = data.threads.query;
   const dataFile = threadsStore ?? (threadsStore = await prepareStore(data.threads.fixture, 'threads'));
   const figure = `MCP \`tools/call listThreads\` over HTTP (\`view=${q.view}&channel=${q.channel}\`, ${q.limit} rows, ${fmt.n(data.threads.count)} threads) against a direct GET of the same page: req/s, p99`;
-  const target = "the MCP path's own cost: ≤ 1.25× the floor's ratio (MCP.md)";
+  const target = "the MCP path's own cost: ≤ 1.25× the floor's ratio";
   const wcm = await startWcm(dataFile);
   try {
     const url = `${wcm.url.replace(/\/v1$/, '')}/mcp`;
@@ -580,7 +580,7 @@ async function benchMcp() {
       rmSync(mcpBodyFile, { force: true });
     }
     const timeRatio = pair.b.rps / pair.a.rps;
-    // Stated against the floor (MCP.md): a server doing no work at all pays the floor's ratio for
+    // Stated against the floor (docs/mcp.md): a server doing no work at all pays the floor's ratio for
     // the answer's size; what the MCP path adds on top of that is its own cost.
     const floorRatio = floorPair.b.rps / floorPair.a.rps;
     const ownCost = timeRatio / floorRatio;
@@ -598,7 +598,7 @@ async function benchMcp() {
   }
 }
 
-/** MCP.md, context budget: what `tools/list` costs an agent on every turn. */
+/** docs/mcp.md, context budget: what `tools/list` costs an agent on every turn. */
 const TOOLS_LIST_BUDGET = { total: 24_000, model: 12_000 };
 
 /**
@@ -647,7 +647,7 @@ async function benchToolsList() {
 }
 
 /**
- * The control plane's reset (EMULATOR.md §2) while serving, on a copy of the 100,000-thread data
+ * The control plane's reset (docs/server.md#controlling-a-running-server-reset-snapshots-faults-clock-request-log) while serving, on a copy of the 100,000-thread data
  * file: to empty, and back from a snapshot of it (against a cold start of the same file), and to
  * a small snapshot (what a suite does between tests).
  */
@@ -706,7 +706,7 @@ async function benchReset() {
       `${(fromSnapshot / 1000).toFixed(2)} s`,
       cold,
       fmt.x(fromSnapshot / coldMs),
-      '≤ 1.5× the cold start (SANDBOX.md)',
+      '≤ 1.5× the cold start',
       fromSnapshot <= 1.5 * coldMs,
     );
     row(
@@ -754,7 +754,7 @@ function threadsFixture(count) {
   return file;
 }
 
-/** `wcm local import` of a large fixture into an empty data file (SANDBOX.md, Bulk loading): wall time, peak RSS. */
+/** `wcm local import` of a large fixture into an empty data file (docs/server.md, bulk loads): wall time, peak RSS. */
 async function benchImport() {
   const count = cfg.importThreads;
   log(`import: writing a ${fmt.n(count)}-thread fixture (once; kept in ${cfg.dir})`);

@@ -64,7 +64,7 @@ describe('where a token is kept', () => {
     expect(profiles.get('default')).toEqual({ base_url: 'https://prod.example/v1' });
   });
 
-  // TRUST.md §5: an edited config file cannot point a profile at another origin's keychain entry.
+  // docs/security.md#control-plane-logs-and-files: an edited config file cannot point a profile at another origin's keychain entry.
   it("a keychain reference naming another origin is not read: the profile's token is withheld as belonging there", async () => {
     const { keychain } = fakeKeyring();
     await saveProfileToken(profiles, 'prod', { base_url: 'https://prod.example/v1' }, TOKEN, keychain);

@@ -63,7 +63,7 @@ describe('public commands against a real server', () => {
     expect(again.stderr).toMatch(/replayed/);
   });
 
-  it('a server refusal maps to the exit codes of CLI.md: 422 → 3, 404 → 5', async () => {
+  it('a server refusal maps to the exit codes of docs/cli.md: 422 → 3, 404 → 5', async () => {
     const low = await run(['commerce', 'pay', demo.offerContributionUsd, '--amount', '999']);
     expect(low.code).toBe(3);
     expect(low.stderr).toMatch(/amount_minor/);

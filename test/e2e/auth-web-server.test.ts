@@ -1,4 +1,4 @@
-// `wcm auth login --web` against the real OAuth server of `wcm serve` (OAUTH.md, "The CLI"): the
+// `wcm auth login --web` against the real OAuth server of `wcm serve` (docs/oauth.md): the
 // real binary with BROWSER=none prints the authorize URL; the test plays the browser through the
 // server's own sign-in and consent forms and lands on the CLI's loopback listener. Async spawns
 // only: the server runs in this process.
@@ -87,7 +87,7 @@ it('logs in through the consent page, uses the granted workspace, refreshes by i
   expect(second.oauth.refresh_token).not.toBe(first.oauth.refresh_token);
   expect((await fetch(`${origin}/v1/me`, { headers: { authorization: `Bearer ${second.token}` } })).status).toBe(200);
 
-  // Grants are managed with a personal token (TRUST.md §3): the OAuth token is refused, Ada's personal token sees the grant.
+  // Grants are managed with a personal token (docs/security.md#oauth): the OAuth token is refused, Ada's personal token sees the grant.
   const refused = await wcm(['oauth', 'grants', 'ls', '--json'], { env });
   expect(refused.exitCode).not.toBe(0);
   expect(refused.stderr).toContain('personal access token');

@@ -6,7 +6,7 @@ import { generateThreads } from '../support/generate-threads.mjs';
 import { BULK_RECORDS } from '../../src/store/store.js';
 import { DEMO, tempDir } from '../support/server.js';
 
-// SANDBOX.md, Bulk loading: `serve --seed`, `local reset --to <snapshot>` and `local import` of a
+// docs/server.md, bulk loads: `serve --seed`, `local reset --to <snapshot>` and `local import` of a
 // large fixture write the store's snapshot, not one giant journal line. Observable from outside:
 // the journal stays near-empty while the server runs, and the data survives a restart and
 // round-trips through export byte for byte.

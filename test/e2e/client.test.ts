@@ -106,7 +106,7 @@ describe('wcm against a real `wcm serve`', () => {
   });
 });
 
-describe('exit codes (CLI.md), each provoked for real', () => {
+describe('exit codes (docs/cli.md#output-errors-and-exit-codes), each provoked for real', () => {
   let stubs: Stub[] = [];
   afterAll(async () => {
     for (const s of stubs) await s.close();

@@ -13,7 +13,7 @@ it('serve saves the admin token (not printed when piped); wcm local reset works 
   let server = await spawnServe(['--data', data, '--seed', DEMO], { env });
   try {
     await new Promise((r) => setTimeout(r, 300));
-    // Piped, the generated admin token is not printed, only saved in the profile (TRUST.md §5).
+    // Piped, the generated admin token is not printed, only saved in the profile (docs/security.md#control-plane-logs-and-files).
     const line = server.lines.find((l) => l.startsWith('control plane'))!;
     expect(line).toContain('saved in profile `local`');
     const profile = JSON.parse(readFileSync(path.join(dir.dir, 'config.json'), 'utf8')).profiles.local;

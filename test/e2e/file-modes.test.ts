@@ -1,4 +1,4 @@
-// Files that hold data or secrets (TRUST.md §5): created 0600 in 0700 directories — data file,
+// Files that hold data or secrets (docs/security.md#control-plane-logs-and-files): created 0600 in 0700 directories — data file,
 // journal, snapshots, exports, `wcm seed --output`; config writes never follow a symbolic link.
 import {
   chmodSync,

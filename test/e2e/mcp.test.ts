@@ -1,4 +1,4 @@
-// MCP (MCP.md) with the SDK's own Client: against the real `wcm mcp` process over stdio, and
+// MCP (docs/mcp.md) with the SDK's own Client: against the real `wcm mcp` process over stdio, and
 // against the real server's /mcp over Streamable HTTP, including an agent's whole OAuth path;
 // and with an outside client, @modelcontextprotocol/inspector 1.0.3 in CLI mode.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -78,7 +78,7 @@ async function http(token: string): Promise<Client> {
 const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name).sort();
 type Structured = { data: any; next_cursor: string | null };
 type Problem = { code: string; status: number; errors?: Record<string, string[]> };
-/** A failed call's problem+json: its second text; it has no structuredContent (MCP.md). */
+/** A failed call's problem+json: its second text; it has no structuredContent (docs/mcp.md). */
 function problemOf(r: Awaited<ReturnType<Client['callTool']>>): Problem {
   expect(r.isError).toBe(true);
   expect(r.structuredContent).toBeUndefined();
@@ -96,7 +96,7 @@ describe.each([
     expect(byName.has('receivePaymentNotification')).toBe(false);
     for (const n of ['listThreads', 'createListing', 'getListing', 'createPaymentIntent'])
       expect(byName.has(n), n).toBe(true);
-    // Grant and application management is for personal tokens and the dashboard only (TRUST.md §3).
+    // Grant and application management is for personal tokens and the dashboard only (docs/security.md#oauth).
     for (const n of ['listOAuthGrants', 'revokeOAuthGrant', 'listOAuthApps', 'createOAuthApp', 'deleteOAuthApp'])
       expect(byName.has(n), n).toBe(false);
     const refused = await c

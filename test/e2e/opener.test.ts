@@ -1,4 +1,4 @@
-// The CLI's opener (TRUST.md §6, issue 37 item 7) through the real binary on a pseudo-terminal:
+// The CLI's opener (docs/security.md#the-cli, issue 37 item 7) through the real binary on a pseudo-terminal:
 // `$BROWSER` first, by argument vector (no shell), and only for http(s) addresses on the origin of
 // the server the profile targets. $BROWSER is a small script that records its argv.
 import { execa } from 'execa';

@@ -1,4 +1,4 @@
-// The package as a user gets it (EMULATOR.md §3): `npm pack`, installed globally into a temp prefix (issue 37 item
+// The package as a user gets it (docs/server.md#in-a-test-runner-import--startserver--from-wcm): `npm pack`, installed globally into a temp prefix (issue 37 item
 // 15: no build step on the user's side; dist ships in the tarball, `prepack` builds it, `prepare` is not needed), from
 // the npm cache where it can (the registry only for what the cache lacks); then an empty project that depends on it
 // (`npm link wcm`: the same installed files, not a second extraction of its ~150 dependencies, 8-16 s of CPU) runs

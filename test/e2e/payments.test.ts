@@ -127,7 +127,7 @@ describe('wcm commerce pay → wcm payments simulate → wcm local orders (the r
 });
 
 describe('wcm serve and the signing secret', () => {
-  // Piped, the generated secret is not printed but saved in profile `local` (TRUST.md §5).
+  // Piped, the generated secret is not printed but saved in profile `local` (docs/security.md#control-plane-logs-and-files).
   it(
     'without WCM_WEBHOOK_SECRET, serve generates one, saves it in the profile, and keeps it across restarts',
     { timeout: 60_000 },

@@ -1,4 +1,4 @@
-// `wcm local export|import|token --store URL` on a real PostgreSQL database (SANDBOX.md): the
+// `wcm local export|import|token --store URL` on a real PostgreSQL database (docs/sandbox.md): the
 // round trip JSON → PostgreSQL → JSON is lossless, and an import lands for servers already running.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

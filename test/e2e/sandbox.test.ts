@@ -1,4 +1,4 @@
-// Two real `wcm serve --store postgres://…` processes on one database (SANDBOX.md, issue 36): what
+// Two real `wcm serve --store postgres://…` processes on one database (docs/sandbox.md, issue 36): what
 // one acknowledges the other serves, and what must hold across processes does.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,7 +6,7 @@ import { generateThreads } from '../support/generate-threads.mjs';
 import { DEMO, demo, tempDir } from '../support/server.js';
 
 // `wcm serve --seed` of a big fixture listens once the seed is in memory and writes its snapshot
-// after (SANDBOX.md: Bulk loading): a SIGKILL while that snapshot is written leaves the store as it
+// after (docs/server.md, bulk loads): a SIGKILL while that snapshot is written leaves the store as it
 // was before the seed, never part of it; once `seed saved` is printed the whole seed, and every
 // write acknowledged after it, survives a SIGKILL.
 

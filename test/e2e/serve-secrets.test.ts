@@ -1,4 +1,4 @@
-// Secrets `wcm serve` announces (TRUST.md §5), through the real binary: one from the environment
+// Secrets `wcm serve` announces (docs/security.md#control-plane-logs-and-files), through the real binary: one from the environment
 // (WCM_ADMIN_TOKEN, WCM_WEBHOOK_SECRET) is never printed; a generated one is printed once, on a
 // terminal, and written to the profile; piped, it is only written to the profile.
 import { execa } from 'execa';

@@ -68,8 +68,8 @@ describe('wcm serve', () => {
     expect(body.workspaces[0].role).toBe('owner');
 
     const config = JSON.parse(readFileSync(path.join(dir, 'config', 'config.json'), 'utf8'));
-    // Beside its token, profile `local` keeps the control plane's admin token (EMULATOR.md §2) and
-    // the generated signing secret, which piped output does not print (TRUST.md §5).
+    // Beside its token, profile `local` keeps the control plane's admin token (docs/server.md#controlling-a-running-server-reset-snapshots-faults-clock-request-log) and
+    // the generated signing secret, which piped output does not print (docs/security.md#control-plane-logs-and-files).
     expect(config.profiles.local).toEqual({
       base_url: url,
       token,

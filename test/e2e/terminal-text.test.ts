@@ -1,4 +1,4 @@
-// Text from a server reaches the terminal without its control characters (TRUST.md §6): a
+// Text from a server reaches the terminal without its control characters (docs/security.md#the-cli): a
 // listing title, a thread's body or a problem's detail cannot retitle, clear or rewrite the
 // terminal; --json keeps the data as it is (JSON-escaped). Through the real binary.
 import { execa } from 'execa';

@@ -1,4 +1,4 @@
-// TRUST.md §1 in a real browser (Debian's chromium via puppeteer-core) against the real server:
+// docs/security.md#host-origin-and-cors in a real browser (Debian's chromium via puppeteer-core) against the real server:
 // a DNS-rebinding page (attacker.example resolved to 127.0.0.1 by the browser) is refused at its
 // first request, a page with an opaque origin cannot write, and a page on a loopback origin (the
 // MCP Inspector's case) can call /mcp cross-origin.

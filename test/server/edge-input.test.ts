@@ -1,4 +1,4 @@
-// Bad input at every edge (TRUST.md §7, issue 33 finding 16): no 500, and an MCP tool's id
+// Bad input at every edge (docs/security.md, issue 33 finding 16): no 500, and an MCP tool's id
 // argument can never make its path name another operation's route.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

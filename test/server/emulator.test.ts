@@ -1,4 +1,4 @@
-// The control plane (EMULATOR.md §2) over a real socket: admin token, request log, reset and
+// The control plane (docs/server.md#controlling-a-running-server-reset-snapshots-faults-clock-request-log) over a real socket: admin token, request log, reset and
 // snapshots, the movable clock, injected faults; and the `wcm local …` / `wcm logs` commands.
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -248,7 +248,7 @@ describe('the clock', () => {
     expect((await control('GET', '/clock')).json.data.offset_seconds).toBe(0);
   });
 
-  // TRUST.md §5: an offset of 1e300 used to be taken, and every write then failed with a 500.
+  // docs/security.md#control-plane-logs-and-files: an offset of 1e300 used to be taken, and every write then failed with a 500.
   it.each([
     [{ offset_seconds: 1e300 }, 'offset_seconds'],
     [{ offset_seconds: -1e300 }, 'offset_seconds'],

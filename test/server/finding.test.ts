@@ -5,7 +5,7 @@ import { expectProblem } from '../support/problem.js';
 import { recordsOf } from '../support/store.js';
 import { demo, inProcess, TestClock, type InProcess } from '../support/server.js';
 
-// The list extensions of EMULATOR.md §1, one row each: the same rules (paging, order, isolation,
+// The list extensions of docs/cli.md#finding-ids-ls-commands-and-id-pickers, one row each: the same rules (paging, order, isolation,
 // abilities, cursors) checked against every one. Records are written straight into the store,
 // as a fixture import would: the API cannot create forms, pages, lists, offers or agents.
 
@@ -169,7 +169,7 @@ async function everyPage(
 }
 
 describe.each(rows)('$operationId', (row) => {
-  it("lists the demo workspace's records with exactly the item members of EMULATOR.md, and no other workspace's", async () => {
+  it("lists the demo workspace's records with exactly the item members of src/contract/finding.ts, and no other workspace's", async () => {
     const res = await get(url(row, demo.ws1));
     expect(res.status).toBe(200);
     const mine = await inWorkspace(row, demo.ws1);

@@ -138,7 +138,7 @@ describe('Idempotency-Key on public POSTs', () => {
     expect([...s.store.values('idempotency_keys')].map((r) => r.created_at)).toEqual([s.clock.now().toISOString()]);
   });
 
-  // TRUST.md §5: the key's scope is the caller, the operation and the canonical path.
+  // docs/security.md#control-plane-logs-and-files: the key's scope is the caller, the operation and the canonical path.
   it.each([
     ['an upper-cased offer id', payUrl(demo.offerFixedUsd.toUpperCase())],
     ['a trailing slash', `${payUrl(demo.offerFixedUsd)}/`],

@@ -33,7 +33,7 @@ const restore = (
 const stored = async (id: string) => (await s.store.records.get('articles', id))!;
 
 describe('listArticles', () => {
-  it('lists the articles of the list, newest article first, with the DECISIONS.md item shape', async () => {
+  it('lists the articles of the list, newest article first, with the item shape of src/contract/knowledge.ts', async () => {
     const res = await s.request({ url: listUrl(), token: demo.contentReader });
     expect(res.status).toBe(200);
     expect(res.json.meta.next_cursor).toBeNull();

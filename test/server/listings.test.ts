@@ -23,7 +23,7 @@ const allListings = async () => {
 const item = (title = 'Q', description?: string) => (description === undefined ? { title } : { title, description });
 
 describe('createListing', () => {
-  it('creates an unattached listing with 201 and the record shape of DECISIONS.md', async () => {
+  it('creates an unattached listing with 201 and the record shape of src/contract/listings.ts', async () => {
     const res = await create({ title: 'FAQ', template_slug: 'faq', items: [{ title: 'Q', description: 'A' }] });
     expect(res.status).toBe(201);
     expect(Object.keys(res.json.data).sort()).toEqual([

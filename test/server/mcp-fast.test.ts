@@ -95,7 +95,7 @@ describe('/mcp fast tools/call', () => {
     // An id with / ? # names no page (404 quoting the id whole), not another route.
     const page = JSON.parse(text(await call('getPage', { page: 'a/b?c#d %' })));
     expect(page.result.isError).toBe(true);
-    // A failed call carries the problem+json as its second text (no structuredContent: MCP.md).
+    // A failed call carries the problem+json as its second text (no structuredContent: docs/mcp.md).
     expect(page.result.structuredContent).toBeUndefined();
     expect(JSON.parse(page.result.content[1].text)).toMatchObject({
       status: 404,

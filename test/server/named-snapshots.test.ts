@@ -1,5 +1,5 @@
-// Named snapshots (EMULATOR.md §2) in the store's own snapshot format: a reset to one swaps the
-// file in and reads it as a cold start does (SANDBOX.md: Bulk loading). Over a real socket, on a
+// Named snapshots (docs/server.md#controlling-a-running-server-reset-snapshots-faults-clock-request-log) in the store's own snapshot format: a reset to one swaps the
+// file in and reads it as a cold start does (docs/server.md, bulk loads). Over a real socket, on a
 // store holding more than BULK_RECORDS threads, so the threads' sections are lazy ones.
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,6 @@
-// The OAuth server end to end over a real socket (OAUTH.md): discovery, the sign-in and consent
+// The OAuth server end to end over a real socket (docs/oauth.md): discovery, the sign-in and consent
 // forms driven with a cookie jar, the token endpoint, refresh rotation and reuse detection,
-// revocation, dynamic registration, and a row for every refusal of OAUTH.md's last section.
+// revocation, dynamic registration, and a row for every refusal docs/oauth.md lists under "Refusals".
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { exportDocument, hashToken, tokenId } from '../../src/store/fixture.js';
 import { authorizeUrl, FormBrowser, pkce, tokenRequest } from '../support/oauth.js';
@@ -407,7 +407,7 @@ describe('the authorization code flow with PKCE', () => {
   });
 });
 
-describe('refusals (OAUTH.md, "Bad input"): the standard error of the place, nothing issued, nothing changed', () => {
+describe('refusals (docs/oauth.md, refusals): the standard error of the place, nothing issued, nothing changed', () => {
   const { challenge } = pkce();
   const good = {
     response_type: 'code',

@@ -1,4 +1,4 @@
-// The request log's limits (TRUST.md §5) over a real socket: at most 16 live streams, a stream
+// The request log's limits (docs/security.md#control-plane-logs-and-files) over a real socket: at most 16 live streams, a stream
 // that is not read is closed at 1 MB buffered, replay bounded to 500, a dashboard session sees its
 // own workspaces only and no bodies, and `--log-bodies` masks secrets and long digit runs.
 import net from 'node:net';

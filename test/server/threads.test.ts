@@ -45,7 +45,7 @@ describe('listThreads: views and channels', () => {
     expect(res.json.meta.next_cursor).toBeNull();
   });
 
-  it('shapes items exactly as DECISIONS.md lists them', async () => {
+  it('shapes items exactly as src/contract/engagement.ts lists them', async () => {
     const res = await get(`${threads}?view=unread`);
     const t1 = res.json.data[1];
     expect(t1).toEqual({

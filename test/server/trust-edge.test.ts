@@ -1,4 +1,4 @@
-// The server's edge (TRUST.md §1) over a real socket: the configured origin (never the Host header)
+// The server's edge (docs/security.md#host-origin-and-cors) over a real socket: the configured origin (never the Host header)
 // behind every URL the server builds, the Host allow-list, the Origin rule, and CORS.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -13,7 +13,7 @@ import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } fr
 
 // Store.bulk({ background }), what `wcm serve --seed` uses: it resolves once the load is in memory,
 // handing out the promise of its snapshot, which is still being written; every write waits until that is durable, and
-// a snapshot that cannot be written keeps the state but refuses writes (SANDBOX.md: Bulk loading).
+// a snapshot that cannot be written keeps the state but refuses writes (docs/server.md, bulk loads).
 
 const stores = useTempStores();
 const titles = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `L${from + i}`);

@@ -11,7 +11,7 @@ import { DEMO } from '../support/server.js';
 import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
 
 // Bulk loads (seed, import, reset) are written as the store's snapshot, never as one giant journal
-// line (SANDBOX.md: Bulk loading).
+// line (docs/server.md, bulk loads).
 
 const stores = useTempStores();
 const titles = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `L${from + i}`);

@@ -1,4 +1,4 @@
-// The store kept in PostgreSQL (SANDBOX.md): several Store instances on one real database, as
+// The store kept in PostgreSQL (docs/sandbox.md): several Store instances on one real database, as
 // several `wcm serve --store` processes would be. Each test gets a fresh database on the run's
 // PostgreSQL (test/support/postgres.ts).
 import postgres from 'postgres';

@@ -1,4 +1,4 @@
-// Threads on PostgreSQL live in their own table and are read with keyset queries (SANDBOX.md:
+// Threads on PostgreSQL live in their own table and are read with keyset queries (docs/sandbox.md:
 // "more data than fits comfortably in one process's memory"). The same threads in a JSON store and
 // a PostgreSQL store must list, count and search alike, page by page; and no process on the
 // database holds them in memory.

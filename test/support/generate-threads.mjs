@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates N conversation threads as a store fixture (FIXTURES.md §1), deterministically: the same
+// Generates N conversation threads as a store fixture (docs/fixtures.md), deterministically: the same
 // N, workspace and seed always give the same file, so benchmarks and tests can name what they expect.
 //
 //   node test/support/generate-threads.mjs 100000 /tmp/threads-100k.json [--workspace UUID] [--seed N]

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 
-/** The members every problem+json body has (DECISIONS.md, Errors). */
+/** The members every problem+json body has (docs/api-behaviour.md, errors). */
 export const PROBLEM_MEMBERS = [
   'code',
   'detail',

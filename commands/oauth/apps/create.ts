@@ -27,7 +27,7 @@ export default defineCommand<Options>({
     'wcm oauth apps create --name "Nightly sync" --redirect-uri https://sync.example/cb --confidential --json',
   ],
   async run(opts, f) {
-    // CLI.md: what is missing is asked for on a terminal, and a usage error otherwise.
+    // docs/cli.md#output-errors-and-exit-codes: what is missing is asked for on a terminal, and a usage error otherwise.
     const ask = async (flag: string, message: string) => {
       if (!f.io.canPrompt())
         throw new UsageError(`Missing \`${flag}\`${flag === '--redirect-uri' ? ' (at least one)' : ''}.`, EXAMPLE);

@@ -4,7 +4,7 @@ import type { SignedIn } from '../web/signin.js';
 import { DASHBOARD, type Section, type View } from './chrome.js';
 
 /**
- * The ability each section reads, as the API's operations for the same data ask (TRUST.md §2):
+ * The ability each section reads, as the API's operations for the same data ask (docs/security.md#signing-in-on-pages):
  * a session signed in with a personal token sees only what that token could read. Orders and
  * analytics events have no read operation yet; they hold what customers and visitors did, so
  * they go with engagements. Sections absent here (overview, the workspace list) need none.

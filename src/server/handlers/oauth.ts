@@ -29,7 +29,7 @@ const grantView = (store: Store, g: OAuthGrantRecord) => ({
   revoked_at: g.revoked_at,
 });
 
-/** Another member's application (or one of unknown origin) is deleted by an owner only (TRUST.md §3). */
+/** Another member's application (or one of unknown origin) is deleted by an owner only (docs/security.md#oauth). */
 function requireOwnerUnlessCreator(store: Store, userId: string, app: OAuthAppRecord): void {
   if (app.created_by === userId) return;
   const role = store.get('workspaces', app.workspace_id!)?.members.find((m) => m.user_id === userId)?.role;

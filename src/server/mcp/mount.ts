@@ -16,7 +16,7 @@ export const MCP_PATH = '/mcp';
 const MAX_JSON_DEPTH = 64;
 /**
  * The abilities the tools need, for `scope="…"` on a 401 (MCP authorization, 2025-11-25): a client
- * asks for these rather than guessing. Grant management is no tool (TRUST.md §3), so it adds none.
+ * asks for these rather than guessing. Grant management is no tool (docs/security.md#oauth), so it adds none.
  */
 const MCP_SCOPE = ABILITIES.filter((a) =>
   Object.values(routes).some((r: Route) => r.ability === a && !r.personal && r.access !== 'signature'),

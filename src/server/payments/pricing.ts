@@ -3,7 +3,7 @@ import { ProblemError, validationFailed } from '../problems.js';
 
 /** Smallest USD total we charge (Stripe's card minimum with room for the fee). */
 export const USD_MINIMUM_MINOR = 1000;
-/** Largest order total, the seed's `amount_minor` bound applied to the whole order. */
+/** Largest order total, the contract's `amount_minor` bound applied to the whole order. */
 export const MAXIMUM_TOTAL_MINOR = 10_000_000;
 /** The platform's fee per order, in the order's currency's minor units. */
 export const APPLICATION_FEE_MINOR = 100;

@@ -1,5 +1,5 @@
 /**
- * The server's own origin and whom it trusts (TRUST.md §1): computed once when `wcm serve` starts,
+ * The server's own origin and whom it trusts (docs/security.md#host-origin-and-cors): computed once when `wcm serve` starts,
  * then read by every part that builds a URL (OAuth, MCP, dashboard, WWW-Authenticate, cookies).
  * Nothing derived from "the origin" is ever built from a request's Host header.
  */

@@ -1,5 +1,5 @@
 /**
- * CORS (TRUST.md §1): only where a browser-based OAuth or MCP client needs it, only for allowed
+ * CORS (docs/security.md#host-origin-and-cors): only where a browser-based OAuth or MCP client needs it, only for allowed
  * origins, and never with credentials (no Access-Control-Allow-Credentials, so no cookies).
  */
 import type { AppResponse } from '../response.js';

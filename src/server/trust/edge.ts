@@ -1,5 +1,5 @@
 /**
- * The front of request handling (TRUST.md §1) as the first two middleware of every request, before
+ * The front of request handling (docs/security.md#host-origin-and-cors) as the first two middleware of every request, before
  * routing: the Host allow-list (421 before anything else), then the Origin rule with CORS
  * (preflights answered here, CORS headers added to the answer on its way out).
  */

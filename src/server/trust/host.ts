@@ -1,5 +1,5 @@
 /**
- * The Host allow-list (TRUST.md §1): what defeats DNS rebinding. A rebinding page can make the
+ * The Host allow-list (docs/security.md#host-origin-and-cors): what defeats DNS rebinding. A rebinding page can make the
  * browser connect to 127.0.0.1, but its requests still carry the attacker's name as Host.
  */
 import { isIP } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * The Origin rule for browsers (TRUST.md §1): a web page may not change state here, nor reach the
+ * The Origin rule for browsers (docs/security.md#host-origin-and-cors): a web page may not change state here, nor reach the
  * server's own surfaces (MCP, OAuth, control plane, dashboard), unless its origin is trusted.
  * Requests without an Origin header (CLI, SDKs, curl) are not browsers' and pass.
  */

@@ -9,7 +9,7 @@ import { isLoopbackHost } from './signin.js';
  * serves the scripts later areas add to `assets`.
  */
 export const register: Register = async (s) => {
-  // CSRF tokens are HMACs with a key kept in the store (TRUST.md §2).
+  // CSRF tokens are HMACs with a key kept in the store (docs/security.md#signing-in-on-pages).
   // On PostgreSQL sessions are kept in the database: a sign-in on one process holds on every other.
   s.services.sessions = new Sessions(s.clock, {
     key: await sessionKey(s.store),

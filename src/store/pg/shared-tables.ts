@@ -1,5 +1,5 @@
 /**
- * State that must hold across every `wcm serve` process on one database (SANDBOX.md): rate-limit
+ * State that must hold across every `wcm serve` process on one database (docs/sandbox.md): rate-limit
  * buckets, dashboard sessions and idempotency keys in flight. Each table has its backend here;
  * SHARED_TABLES and CLAIM_TABLES create the tables.
  * Only types come from `postgres`: the caller hands in its connection, so nothing here loads it.

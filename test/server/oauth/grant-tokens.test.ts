@@ -1,6 +1,6 @@
 // Access tokens name their grant instead of copying it, and a refresh's token response is one small
-// record that also holds the refresh token issued with it (TRUST.md §4, issue 33 finding 6). What a
-// token may do is still read from stored records (TRUST.md §3); the shape stored before keeps
+// record that also holds the refresh token issued with it (docs/security.md#oauth, issue 33 finding 6). What a
+// token may do is still read from stored records (docs/security.md#oauth); the shape stored before keeps
 // working; restarts, compaction and exports keep the current refresh token. The real server on a
 // loopback port, its store in a temp dir, the grant flow's own functions.
 import path from 'node:path';

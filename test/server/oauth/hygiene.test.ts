@@ -1,4 +1,4 @@
-// OAuth hygiene (TRUST.md §4, issue 33 finding 7) and what strict clients need (issue 35 §3), over a
+// OAuth hygiene (docs/security.md#oauth, issue 33 finding 7) and what strict clients need (issue 35 §3), over a
 // real socket: registration limits and redirect schemes, rate limits, revocation that authenticates
 // confidential clients, no Basic challenge for public clients, errors shown as a page to a
 // self-registered client before sign-in, the unverified name on consent, /api/v1's own metadata
@@ -247,7 +247,7 @@ describe('protected-resource metadata for strict clients', () => {
     expect(challenge).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
     const scope = /scope="([^"]+)"/.exec(challenge)![1].split(' ');
     expect(scope).toEqual(expect.arrayContaining(['content:read', 'content:write', 'engagements:read']));
-    // Only what some tool needs: the OAuth-app tools that needed workspaces:write are gone (TRUST.md §3).
+    // Only what some tool needs: the OAuth-app tools that needed workspaces:write are gone (docs/security.md#oauth).
     expect(scope).not.toContain('workspaces:write');
   });
 });

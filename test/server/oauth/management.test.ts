@@ -1,4 +1,4 @@
-// Who may manage OAuth grants and applications (TRUST.md §3, issue 33 findings 4 and 5): a personal
+// Who may manage OAuth grants and applications (docs/security.md#oauth, issue 33 findings 4 and 5): a personal
 // token, never an OAuth token, whatever the token's text looks like; another member's application
 // is deleted by an owner only. The real App and store in a temp dir.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

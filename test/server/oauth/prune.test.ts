@@ -1,4 +1,4 @@
-// Compaction forgets spent OAuth records (TRUST.md §4, issue 33 finding 6): expired access tokens,
+// Compaction forgets spent OAuth records (docs/security.md#oauth, issue 33 finding 6): expired access tokens,
 // expired codes, families revoked more than 7 days ago, self-registered clients unused for 30 days.
 // What is still usable stays. The real server (wcm serve's mounts and pruner) and its store.
 import { promises as fs } from 'node:fs';

@@ -1,4 +1,4 @@
-// Refresh rotation keeps one generation counter per grant (TRUST.md §4, issue 33 finding 6): the
+// Refresh rotation keeps one generation counter per grant (docs/security.md#oauth, issue 33 finding 6): the
 // store grows by the same bytes per refresh however many came before, and a replayed earlier generation still
 // revokes the whole family. Real store in a temp dir, the grant flow's own functions.
 import { promises as fs } from 'node:fs';
@@ -65,7 +65,7 @@ const journalBytes = async () => {
 };
 
 describe('refresh rotation with a generation counter', () => {
-  it('1,000 refreshes of one grant add 370 KB to the journal, the same bytes each (1.28 KB before): 10,000 add 3.7 MB (< 5 MB, TRUST.md §4); the grant is never rewritten', async () => {
+  it('1,000 refreshes of one grant add 370 KB to the journal, the same bytes each (1.28 KB before): 10,000 add 3.7 MB (< 5 MB, docs/security.md#oauth); the grant is never rewritten', async () => {
     const { client, first } = await newGrant();
     const grantId = env.store.get('tokens', tokenId(hashToken(first.access_token)))!.grant_id!;
     const grantBefore = env.store.get('oauth_grants', grantId);
@@ -82,7 +82,7 @@ describe('refresh rotation with a generation counter', () => {
       `journal growth: ${sizes.join(', ')} bytes after 250/500/750/1,000 refreshes (${perRefresh.toFixed(0)} B each)`,
     );
     // One record per refresh (the token response), about 370 B: 10,000 refreshes (the sequence number
-    // and offset on each line a digit longer) stay under 10,000 × 400 B = 4 MB, within TRUST.md's 5 MB.
+    // and offset on each line a digit longer) stay under 10,000 × 400 B = 4 MB, within the 5 MB docs/security.md#oauth allows.
     expect(perRefresh).toBeLessThan(400);
     expect(perRefresh * 10_000).toBeLessThan(5_000_000);
     // Linear, not quadratic: each quarter adds the same bytes as the first (within 2%).

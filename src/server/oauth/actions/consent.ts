@@ -17,7 +17,7 @@ import type { OAuthContext } from '../options.js';
 import { back } from '../responses.js';
 import { consentPage, type ConsentView } from '../views/consent.js';
 
-/** The workspaces the session may grant: its user's, narrowed to its sign-in token's (TRUST.md §2), by name. */
+/** The workspaces the session may grant: its user's, narrowed to its sign-in token's (docs/security.md#signing-in-on-pages), by name. */
 function grantableWorkspaces(store: Store, signed: SignedIn): WorkspaceRecord[] {
   return [...store.values('workspaces')]
     .filter((w) => w.members.some((m) => m.user_id === signed.user.id) && reaches(signed, w.id))

@@ -7,7 +7,7 @@ import type { OAuthContext } from '../options.js';
 import { jsonResponse } from '../responses.js';
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
-/** Client metadata is a few hundred bytes; 16 KB leaves room for ten long redirect URIs (TRUST.md §4). */
+/** Client metadata is a few hundred bytes; 16 KB leaves room for ten long redirect URIs (docs/security.md#oauth). */
 const MAX_BODY = 16 * 1024;
 const RESPONSE_TYPES = ['code'];
 

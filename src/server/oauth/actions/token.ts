@@ -13,7 +13,7 @@ import { jsonResponse, oauthError } from '../responses.js';
 export async function token(ctx: OAuthContext, info: RequestInfo, app: App): Promise<AppResponse> {
   const { store, clock } = ctx;
   try {
-    // Per client address, like public actions (TRUST.md §4): guessing codes or secrets is slow.
+    // Per client address, like public actions (docs/security.md#oauth): guessing codes or secrets is slow.
     await ctx.rateLimiter?.before({ operationId: 'oauthToken' } as AnyOperation, info);
   } catch (err) {
     return app.fail(err, info);

@@ -19,7 +19,7 @@ export interface IssuedTokens {
 /**
  * Stores a new access token of `grant` (narrowed to `abilities`) and returns it. The record names
  * its grant and copies nothing of it: a refresh writes it, with the refresh token issued beside it,
- * and TRUST.md §4 wants a refresh small.
+ * and docs/security.md#oauth wants a refresh small.
  */
 export function putAccessToken(
   tx: Tx,

@@ -6,7 +6,7 @@ import { REFRESH_SECONDS } from '../time.js';
 const DAY_MS = 24 * 3600 * 1000;
 /** A revoked family is kept a week (the user sees it in their grants), then removed. */
 export const REVOKED_KEEP_MS = 7 * DAY_MS;
-/** A self-registered client nobody used for 30 days is removed (TRUST.md §4). */
+/** A self-registered client nobody used for 30 days is removed (docs/security.md#oauth). */
 export const UNUSED_CLIENT_MS = 30 * DAY_MS;
 
 const before = (at: string | null | undefined, t: number) => !!at && Date.parse(at) < t;
@@ -16,7 +16,7 @@ const currentResponse = (store: StoreView, grantId: string) =>
   store.index('refreshesByGrant').entries(grantId)[0]?.rec.id;
 
 /**
- * What compaction may forget of OAuth (TRUST.md §4): expired access tokens, expired codes (used or
+ * What compaction may forget of OAuth (docs/security.md#oauth): expired access tokens, expired codes (used or
  * not: a code is refused after 60 s either way), families revoked more than a week ago, and
  * self-registered clients unused for 30 days. An expired access token whose record holds a live
  * grant's current refresh token stays. A grant's last use is its last refresh (the refresh token's
