@@ -8,19 +8,53 @@ import { header, type RequestInfo } from '../request.js';
 import type { AppResponse } from '../response.js';
 import type { Trust } from './config.js';
 import { corsHeaders, corsMethods, preflight } from './cors.js';
-import { hostAllowed, hostNotAllowed } from './host.js';
+import { hostAllowed, hostNotAllowed, targetHostRefused } from './host.js';
 import { originAllowed, originNotAllowed, originRuleApplies } from './origin.js';
 
 /** How a refusal becomes an answer (App.fail), so the steps outside see an answer, not a throw. */
 type Fail = (err: unknown, info: RequestInfo) => AppResponse;
 
-/** Refuses a Host that is not allowed. `trust` is read per request: `wcm serve` sets it once listening. */
+/**
+ * Refuses a Host that is not allowed. `trust` is read per request: `wcm serve` sets it once listening.
+ * An absolute-form target (`GET http://name/v1/me`) names its own host, which replaces `Host`
+ * (RFC 9112 §3.2.2): it is the one judged, and a `Host` that says otherwise is refused too.
+ */
 export function hostCheck(trust: () => Trust, fail: Fail): RequestMiddleware {
   return (x, next) => {
-    const host = header(x.info.headers, 'host');
+    let host = header(x.info.headers, 'host');
+    const target = x.req.url;
+    if (!target.startsWith('/') && target !== '*') {
+      const authority = targetAuthority(target, host);
+      if (authority === null) return Promise.resolve(fail(targetHostRefused(host), x.info));
+      if (authority !== undefined) host = authority;
+    }
     if (!hostAllowed(trust(), host)) return Promise.resolve(fail(hostNotAllowed(host!), x.info));
     return next(x);
   };
+}
+
+/**
+ * The host of an absolute-form target; null when it has none or `Host` names another; undefined when
+ * the target does not parse (it names no route, and is answered so after the `Host` check).
+ */
+function targetAuthority(target: string, host: string | undefined): string | null | undefined {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return undefined;
+  }
+  if (!url.host) return null;
+  if (host !== undefined) {
+    let named: string;
+    try {
+      named = new URL(`${url.protocol}//${host}`).host;
+    } catch {
+      return null;
+    }
+    if (named !== url.host) return null;
+  }
+  return url.host;
 }
 
 /**

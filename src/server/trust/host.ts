@@ -72,3 +72,13 @@ export function hostNotAllowed(host: string): ProblemError {
       : 'The Host header is not a valid host name.',
   });
 }
+
+/** An absolute-form target without a host, or whose host is not the one `Host` names (RFC 9112 §3.2.2). */
+export function targetHostRefused(host: string | undefined): ProblemError {
+  return new ProblemError('host_not_allowed', {
+    detail:
+      host === undefined
+        ? 'The request target names no host.'
+        : `The request target names another host than the \`Host\` header (\`${hostnameOf(host) ?? 'not a host'}\`); send the path alone (origin-form), or the same host in both.`,
+  });
+}
