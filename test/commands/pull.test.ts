@@ -325,6 +325,32 @@ describe('wcm pull: abilities, limits and bad input', () => {
     }
   }, 30_000);
 
+  it("waits out the server's own injected faults (429 with Retry-After, 500) and copies the same", async () => {
+    const dir = tempDir('wcm-pull-');
+    const faulty = await onPort();
+    const control = (body: unknown) =>
+      fetch(`${new URL(faulty.url).origin}/_emulator/faults`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${faulty.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    try {
+      const set = await control([
+        { operation: 'getThread', status: 429, probability: 0.15 },
+        { operation: 'listVoiceInteractions', status: 500, probability: 0.3 },
+        { operation: 'listBookings', status: 503, probability: 0.3 },
+      ]);
+      expect(set.status).toBe(200);
+      const file = path.join(dir.dir, 'faults.json');
+      const r = await pull(faulty.url, demo.owner, ['--output', file], dir.dir);
+      expect(r.code, r.stderr).toBe(0);
+      expect(records(file)).toEqual(records(reference));
+    } finally {
+      await faulty.close();
+      dir.cleanup();
+    }
+  }, 60_000);
+
   it('an invalid token: exit 4, nothing written', async () => {
     const dir = tempDir('wcm-pull-');
     try {
