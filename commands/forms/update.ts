@@ -2,7 +2,7 @@ import { defineCommand } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { printJson } from '../../src/cli/output.js';
 import { oneStdinReader, readBodyFile, readJsonFile } from '../../src/cli/body-file.js';
-import { applySet } from '../../src/cli/set-flag.js';
+import { applySet, withSetHints } from '../../src/cli/set-flag.js';
 import { printForm } from '../../src/cli/records.js';
 
 interface UpdateOptions {
@@ -77,7 +77,9 @@ export default defineCommand<UpdateOptions>({
       );
     }
     const client = await f.client();
-    const res = await client.call('updateForm', { params: { workspace, form }, body });
+    const res = await client.call('updateForm', { params: { workspace, form }, body }).catch((err: unknown) => {
+      throw withSetHints(err, opts.set ?? []);
+    });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else await printForm(f, res.body.data);
     return 0;

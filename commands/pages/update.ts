@@ -4,7 +4,7 @@ import type { Factory } from '../../src/cli/factory.js';
 import type { Prompter } from '../../src/cli/io.js';
 import { errStyle, printJson } from '../../src/cli/output.js';
 import { oneStdinReader, readBodyFile } from '../../src/cli/body-file.js';
-import { applySet } from '../../src/cli/set-flag.js';
+import { applySet, withSetHints } from '../../src/cli/set-flag.js';
 import { printPage } from '../../src/cli/records.js';
 import type { Page } from '../../src/contract/types.js';
 import { SCHEMA_TYPES } from '../../src/contract/enums.js';
@@ -146,7 +146,9 @@ export default defineCommand<UpdateOptions>({
       }
     }
     const client = await f.client();
-    const res = await client.call('updatePage', { params: { workspace, page: pageId }, body });
+    const res = await client.call('updatePage', { params: { workspace, page: pageId }, body }).catch((err: unknown) => {
+      throw withSetHints(err, opts.set ?? []);
+    });
     if (f.globals.json) printJson(f.io.stdout, res.body.data);
     else await printPage(f, res.body.data);
     return 0;

@@ -26,9 +26,31 @@ export const FAULT_FLAGS = [
   { flags: '--drop', description: 'drop the connection instead of answering' },
 ];
 
-/** One rule from the flags; the server checks the ranges (and names the member when one is wrong). */
-export function faultRule(opts: FaultFlags): FaultRule {
+const FAULT_STATUSES = [429, 500, 502, 503];
+
+/**
+ * One rule from the flags, checked here so a mistake names its flag (`--operation`), not the
+ * server's place in the rule list (`0.operation`). The server checks again.
+ */
+export async function faultRule(opts: FaultFlags): Promise<FaultRule> {
   if (!opts.operation) throw new UsageError('Missing `--operation` (an operationId, or `*`).');
+  if (opts.operation !== '*') {
+    const { routes, routeOf } = await import('../contract/table.js');
+    if (!routeOf(opts.operation)) {
+      const near = Object.keys(routes).filter((id) =>
+        id.toLowerCase().includes(opts.operation!.toLowerCase().slice(0, 6)),
+      );
+      throw new UsageError(
+        `\`--operation ${opts.operation}\` is not an operationId.`,
+        near.length
+          ? `Did you mean ${near
+              .slice(0, 5)
+              .map((id) => `\`${id}\``)
+              .join(', ')}? (\`*\` is every operation; \`wcm openapi\` lists them.)`
+          : 'Pass an operationId such as `listThreads`, or `*` for every operation (`wcm openapi` lists them).',
+      );
+    }
+  }
   const num = (flag: string, v: string | undefined) => {
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -36,13 +58,30 @@ export function faultRule(opts: FaultFlags): FaultRule {
       throw new UsageError(`\`${flag}\` must be a number; received \`${v}\`.`);
     return n;
   };
-  return {
+  const rule = {
     operation: opts.operation,
     probability: num('--probability', opts.probability) ?? 1,
     status: num('--status', opts.status),
     latency_ms: num('--latency', opts.latency),
     reset: opts.drop || undefined,
   };
+  if (rule.status !== undefined && !FAULT_STATUSES.includes(rule.status))
+    throw new UsageError(`\`--status\` must be one of ${FAULT_STATUSES.join(', ')}; received \`${opts.status}\`.`);
+  if (!(rule.probability >= 0 && rule.probability <= 1))
+    throw new UsageError(`\`--probability\` must be from 0 to 1; received \`${opts.probability}\`.`);
+  if (
+    rule.latency_ms !== undefined &&
+    !(Number.isInteger(rule.latency_ms) && rule.latency_ms >= 0 && rule.latency_ms <= 60_000)
+  )
+    throw new UsageError(
+      `\`--latency\` must be a whole number of milliseconds from 0 to 60000; received \`${opts.latency}\`.`,
+    );
+  if (rule.status === undefined && rule.latency_ms === undefined && !rule.reset)
+    throw new UsageError(
+      'A fault needs `--status`, `--latency` or `--drop`.',
+      'Example: --operation listThreads --status 503',
+    );
+  return rule;
 }
 
 /** The rules as `wcm local faults ls` shows them. */

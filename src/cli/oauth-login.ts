@@ -80,14 +80,19 @@ export async function tokenRequest(endpoint: string, form: Record<string, string
   });
   const body = (await res.json().catch(() => ({}))) as OAuthTokens & { error?: string; error_description?: string };
   if (res.status !== 200 || !body.access_token) {
-    throw new CliError(
-      `The token endpoint refused: ${body.error ?? res.status}${body.error_description ? ` (${body.error_description})` : ''}.`,
+    const err = new CliError(
+      `The token endpoint refused: ${refusal(body.error ?? String(res.status), body.error_description)}.`,
       EXIT.auth,
       'Run `wcm auth login --web` again.',
     );
+    throw Object.assign(err, { refusal: refusal(body.error ?? String(res.status), body.error_description) });
   }
   return body;
 }
+
+/** `invalid_grant: The refresh token was revoked` (the error code, then its description without a final stop). */
+const refusal = (error: string, description?: string) =>
+  description ? `${error}: ${description.replace(/\.$/, '')}` : error;
 
 /** The whole browser round trip; resolves with the tokens and the authorization server used. */
 export async function webLogin(o: {
@@ -168,8 +173,13 @@ export async function refreshProfileToken(
       resource: p.base_url,
     });
   } catch (err) {
+    // One level of wording, no brackets inside brackets: `… could not be renewed: the token endpoint
+    // refused it (invalid_grant: The refresh token was revoked).`
+    const refused = (err as { refusal?: string }).refusal;
     throw new CliError(
-      `Profile ${name}'s OAuth session could not be renewed (${(err as Error).message.replace(/^The token endpoint refused: /, '').replace(/\.$/, '')}).`,
+      refused
+        ? `Profile ${name}'s OAuth session could not be renewed: the token endpoint refused it (${refused}).`
+        : `Profile ${name}'s OAuth session could not be renewed: ${(err as Error).message.replace(/\.$/, '')}.`,
       EXIT.auth,
       again,
     );

@@ -44,3 +44,31 @@ export function applySet(body: Record<string, unknown>, assignment: string, from
   }
   at[parts[parts.length - 1]] = parseSetValue(assignment.slice(eq + 1), from);
 }
+
+/** A shell-ready way to send `raw` as a JSON string: `'display_name="2026"'`. */
+const quotedSet = (key: string, raw: string) => `'${key}=${JSON.stringify(raw).replace(/'/g, "'\\''")}'`;
+
+/**
+ * A 422 on a member that `--set` typed as a number, boolean or null (`--set display_name=2026`)
+ * gets a resolution saying how to send it as text instead: quoted, as JSON. Anything else is
+ * returned as it came.
+ */
+export function withSetHints(err: unknown, assignments: readonly string[]): unknown {
+  const api = err as { status?: number; problem?: { errors?: Record<string, string[]>; resolution?: string } };
+  if (api?.status !== 422 || !api.problem?.errors) return err;
+  const hints: string[] = [];
+  for (const a of assignments) {
+    const eq = a.indexOf('=');
+    if (eq <= 0) continue;
+    const key = a.slice(0, eq);
+    const raw = a.slice(eq + 1);
+    if (!Object.hasOwn(api.problem.errors, key) || raw.startsWith('@')) continue;
+    const typed = parseTypedValue(raw, { cwd: process.cwd(), flag: '--set' });
+    if (typed === null || typeof typed === 'number' || typeof typed === 'boolean')
+      hints.push(
+        `\`--set ${a}\` sent ${typed === null ? 'null' : `the ${typeof typed} ${raw}`}; to send the text "${raw}", quote it as JSON: --set ${quotedSet(key, raw)}.`,
+      );
+  }
+  if (hints.length) api.problem.resolution = [...hints, api.problem.resolution].filter(Boolean).join(' ');
+  return err;
+}

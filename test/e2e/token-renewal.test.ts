@@ -78,5 +78,10 @@ it('a 401 invalid_token from the server renews the token once and sends the requ
   const refused = await wcm(['lists', 'ls'], { env });
   expect(refused.exitCode).toBe(4);
   expect(refused.stderr).toContain('wcm auth login --web');
+  // One level of brackets: the endpoint's error code and its description, as one parenthesis.
+  const said = /Error: (.*)/.exec(refused.stderr)![1];
+  expect(said).toMatch(
+    /^Profile default's OAuth session could not be renewed: the token endpoint refused it \(invalid_grant: [^()]+\)\.$/,
+  );
   expect(token.stdout.trim()).toBe(second.token);
 });

@@ -14,7 +14,7 @@ export default defineCommand<FaultFlags>({
     'wcm local faults add --operation "*" --latency 300',
   ],
   async run(opts, f) {
-    const rule = faultRule(opts);
+    const rule = await faultRule(opts);
     const current = await controlRequest<FaultRule[]>(f, 'GET', '/faults');
     const rules = await controlRequest<FaultRule[]>(f, 'PUT', '/faults', [...current, rule]);
     if (f.globals.json) printJson(f.io.stdout, rules);

@@ -14,7 +14,7 @@ export default defineCommand<FaultFlags>({
     'wcm local faults set --operation "*" --latency 800',
   ],
   async run(opts, f) {
-    const rules = await controlRequest(f, 'PUT', '/faults', [faultRule(opts)]);
+    const rules = await controlRequest(f, 'PUT', '/faults', [await faultRule(opts)]);
     if (f.globals.json) printJson(f.io.stdout, rules);
     else f.io.stderr.write(`Fault set for ${opts.operation}; \`wcm local faults clear\` removes it.\n`);
     return 0;

@@ -111,8 +111,12 @@ export async function injectFault(rules: readonly FaultRule[], operationId: stri
         : rule.status === 502
           ? 'payment_provider_error'
           : 'internal_error';
+  // The title and resolution say what this is: a failure injected on purpose, not a real one (the
+  // 503 kind's own resolution speaks of a server shutting down).
   throw new ProblemError(code as never, {
+    title: 'Injected fault',
     detail: `Injected by the emulator's fault rules for \`${rule.operation}\` (\`wcm local faults clear\` removes them).`,
+    resolution: `A fault rule of this local server answered ${rule.status}${rule.probability < 1 ? ` (probability ${rule.probability})` : ''}; nothing failed for real. \`wcm local faults ls\` shows the rules, \`wcm local faults clear\` removes them.`,
     headers: rule.status === 429 || rule.status === 503 ? { 'Retry-After': '1' } : {},
   });
 }
