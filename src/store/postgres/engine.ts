@@ -19,6 +19,7 @@ import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '.
 import type { CollectionName, RecordTypes } from '../records.js';
 import type { IndexDef, SortKey } from '../sorted-index.js';
 import { encodeKey } from '../pg/sort-keys.js';
+import { isUnavailable, StoreUnavailableError } from '../pg/errors.js';
 import {
   CLOCK_OFFSET_SETTING,
   ConflictError,
@@ -93,7 +94,7 @@ export class PostgresEngine implements StoreEngine {
       await migrate(sql, names, prepare);
     } catch (err) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
-      throw err;
+      throw unavailable(err);
     }
     return new PostgresEngine(sql, names, prepare, options);
   }
@@ -139,7 +140,7 @@ export class PostgresEngine implements StoreEngine {
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
           continue;
         }
-        throw err;
+        throw unavailable(err);
       }
     }
   }
@@ -232,6 +233,12 @@ export class PostgresEngine implements StoreEngine {
   close(): Promise<void> {
     return this.sql.end({ timeout: 5 });
   }
+}
+
+/** A connection failure as StoreUnavailableError (the server answers 503 with Retry-After); anything else as it is. */
+function unavailable(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError || !isUnavailable(err)) return err;
+  return new StoreUnavailableError((err as { code: string }).code);
 }
 
 interface Row {

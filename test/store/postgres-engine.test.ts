@@ -1,0 +1,124 @@
+/*
+ * What the PostgreSQL engine (src/store/postgres) promises beyond the interface's conformance
+ * suite: processes that hold nothing, started together; a paused writer that blocks only its own
+ * rows for a bounded time; an unreachable database as StoreUnavailableError; and PgBouncer in
+ * transaction mode in front of it.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, type StoreEngine } from '../../src/store/engine/interface.js';
+import { StoreUnavailableError } from '../../src/store/pg/errors.js';
+import { PostgresEngine } from '../../src/store/postgres/engine.js';
+import { startBouncer, type Bouncer } from '../support/pgbouncer.js';
+import { freshDatabase, type TestDatabase } from '../support/postgres.js';
+import { listing, STORE_TEST_WS } from '../support/store.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+const opened: StoreEngine[] = [];
+afterEach(async () => {
+  for (const e of opened.splice(0)) await e.close().catch(() => undefined);
+});
+const schemaUrl = (base = db.url, extra = '') => `${base}?schema=t_${randomBytes(6).toString('hex')}${extra}`;
+const open = async (url: string, options?: Parameters<typeof PostgresEngine.open>[1]) => {
+  const e = await PostgresEngine.open(url, options);
+  opened.push(e);
+  return e;
+};
+
+describe('the PostgreSQL engine', () => {
+  it('two processes starting at once on an empty schema both serve, and a seed created by both is there once', async () => {
+    const url = schemaUrl();
+    const [a, b] = await Promise.all([open(url), open(url)]);
+    const seed = (e: StoreEngine) =>
+      e.write(async (tx) => {
+        for (let i = 1; i <= 5; i++) await tx.create('listings', listing(i));
+        return 'seeded';
+      });
+    const results = await Promise.allSettled([seed(a), seed(b)]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(lost.reason).toBeInstanceOf(ConflictError);
+    for (const e of [a, b]) expect(await e.read((tx) => tx.count('listings'))).toBe(5);
+  });
+
+  it('a writer paused while it holds a row blocks no other row, and that row only until its idle timeout', async () => {
+    const url = schemaUrl();
+    const paused = await open(url, { idleInTransactionMs: 400 });
+    const other = await open(url);
+    await other.write(async (tx) => {
+      await tx.put('listings', listing(1));
+      await tx.put('listings', listing(2));
+    });
+    let holding!: () => void;
+    const held = new Promise<void>((r) => (holding = r));
+    const stuck = paused.write(async (tx) => {
+      await tx.get('listings', listing(1).id);
+      holding();
+      // A process stopped mid-transaction: it never comes back to commit.
+      await new Promise((r) => setTimeout(r, 3000));
+      await tx.put('listings', { ...listing(1), title: 'late' });
+    });
+    stuck.catch(() => undefined);
+    await held;
+    let t = Date.now();
+    await other.write((tx) => tx.put('listings', { ...listing(2), title: 'free' }));
+    expect(Date.now() - t).toBeLessThan(300);
+    t = Date.now();
+    await other.write(async (tx) => {
+      const l = await tx.get('listings', listing(1).id);
+      await tx.put('listings', { ...l!, title: 'after the timeout' });
+    });
+    expect(Date.now() - t).toBeLessThan(2500);
+    await expect(stuck).rejects.toThrow();
+    expect((await other.read((tx) => tx.get('listings', listing(1).id)))!.title).toBe('after the timeout');
+  });
+
+  it('a database it cannot reach is a StoreUnavailableError', async () => {
+    const u = new URL(db.url);
+    u.port = '1';
+    await expect(PostgresEngine.open(u.href)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
+
+describe('the PostgreSQL engine behind PgBouncer in transaction mode', () => {
+  let bouncer: Bouncer;
+  beforeAll(async () => {
+    bouncer = await startBouncer(3);
+  });
+  afterAll(async () => {
+    await bouncer?.stop();
+  });
+
+  it('what A writes B reads, each schema keeps its own records, and concurrent read-then-writes lose nothing', async () => {
+    const through = bouncer.url(db.name);
+    const url = schemaUrl(through, '&prepare=false');
+    const [a, b] = [await open(url, { max: 4 }), await open(url, { max: 4 })];
+    const elsewhere = await open(schemaUrl(through, '&prepare=false'), { max: 2 });
+    for (let i = 1; i <= 20; i++) {
+      await a.write((tx) => tx.put('listings', listing(i)));
+      expect((await b.read((tx) => tx.get('listings', listing(i).id)))?.title).toBe(`L${i}`);
+    }
+    expect(await elsewhere.read((tx) => tx.count('listings'))).toBe(0);
+    const page = await b.read((tx) =>
+      tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 3 }),
+    );
+    expect(page.items.map((l) => l.title)).toEqual(['L20', 'L19', 'L18']);
+    // Read-then-write from both processes at once, through the pooler's few server connections.
+    await a.write((tx) => tx.put('settings', { id: 'n', value: 0 }));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 ? a : b).write(async (tx) => {
+          const n = await tx.get('settings', 'n');
+          await tx.put('settings', { id: 'n', value: (n!.value as number) + 1 });
+        }),
+      ),
+    );
+    expect((await a.read((tx) => tx.get('settings', 'n')))!.value).toBe(10);
+  });
+});
