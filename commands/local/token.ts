@@ -1,6 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { CliError } from '../../src/cli/errors.js';
-import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
+import { dataFileOf, dataOption, isLoopbackUrl, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
 /** Where a saved token points until `wcm serve` re-points the profile at the port it really took. */
 const DEFAULT_LOCAL_URL = 'http://127.0.0.1:4010/v1';
@@ -11,7 +11,8 @@ export default defineCommand<{ data?: string; store?: string; save?: boolean }>(
   description:
     "Adds an all-abilities token for the owner of the store's first workspace and prints it on stdout.\n" +
     'It is saved in profile `local` (or `--profile NAME`); the next `wcm serve` on the file points that\n' +
-    'profile at itself. Not while a server runs on the file: stop it first. With --store, on the\n' +
+    'profile at itself. A profile that points at another host is refused: the token belongs to the local\n' +
+    'server. Not while a server runs on the file: stop it first. With --store, on the\n' +
     'PostgreSQL store, while its servers run.',
   examples: [
     'wcm local token',
@@ -25,6 +26,15 @@ export default defineCommand<{ data?: string; store?: string; save?: boolean }>(
   ],
   async run(opts, f) {
     const url = storeUrlOf(f, opts);
+    const name = f.globals.profile || 'local';
+    // The token is for the local server: a profile aimed at another host would send it there.
+    const aimed = opts.save === false ? undefined : (await f.profiles()).get(name)?.base_url;
+    if (aimed && !isLoopbackUrl(aimed))
+      throw new CliError(
+        `Profile \`${name}\` points at ${new URL(aimed).origin}, not at a server on this machine; a token of the local store is not saved there.`,
+        1,
+        'Pass `--profile NAME` with a new name (it will point at the local server), or `--no-save` to only print the token.',
+      );
     const file = url ? 'the store' : dataFileOf(f, opts.data);
     if (!url) await checkFile(file);
     const store = await f.store({ data: opts.data, url });
@@ -42,7 +52,6 @@ export default defineCommand<{ data?: string; store?: string; save?: boolean }>(
       );
     f.io.stdout.write(`${issued.token}\n`);
     if (opts.save === false) return 0;
-    const name = f.globals.profile || 'local';
     const profiles = await f.profiles();
     const credentials = await import('../../src/cli/credentials.js');
     const before = profiles.get(name);
@@ -56,8 +65,9 @@ export default defineCommand<{ data?: string; store?: string; save?: boolean }>(
       await credentials.openKeychain(f.env),
     );
     await (await import('../../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
+    const origin = new URL(profiles.get(name)?.base_url ?? DEFAULT_LOCAL_URL).origin;
     f.io.stderr.write(
-      `saved as profile \`${name}\` (workspace ${issued.workspaceId}): \`wcm serve${opts.data ? ` --data ${opts.data}` : ''}\` points it at the server, then \`wcm lists ls\` works\n`,
+      `saved as profile \`${name}\` for ${origin} (workspace ${issued.workspaceId}): \`wcm serve${opts.data ? ` --data ${opts.data}` : ''}\` points it at the server, then \`wcm lists ls\` works\n`,
     );
     return 0;
   },

@@ -1,5 +1,6 @@
 import { CliError, EXIT } from './errors.js';
 import type { Factory } from './factory.js';
+import { isLoopbackUrl } from './local.js';
 
 /**
  * The admin token for the running server's control plane (`/_emulator/…`; docs/server.md: Controlling a
@@ -38,13 +39,10 @@ async function adminAuth(f: Factory): Promise<{ origin: string; token: string }>
 
 /** Where WCM_ADMIN_TOKEN may go: a loopback origin (127.0.0.0/8, ::1, localhost), or exactly WCM_ADMIN_ORIGIN's. */
 export function adminOriginAllowed(origin: string, explicit: string | undefined): boolean {
-  const u = new URL(origin);
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
-  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)) return true;
+  if (isLoopbackUrl(origin)) return true;
   if (!explicit) return false;
   try {
-    return new URL(explicit).origin === u.origin;
+    return new URL(explicit).origin === new URL(origin).origin;
   } catch {
     return false;
   }

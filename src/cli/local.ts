@@ -7,6 +7,19 @@ export function dataFileOf(f: { cwd: string }, data: string | undefined): string
   return path.resolve(f.cwd, data ?? '.wcm/store.json');
 }
 
+/** Whether `url` (an origin or a base URL) is on this machine: 127.0.0.0/8, ::1 or `localhost`. */
+export function isLoopbackUrl(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 export const dataOption = {
   flags: '--data <file>',
   description: 'data file (default .wcm/store.json, as for wcm serve)',
