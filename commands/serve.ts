@@ -17,6 +17,7 @@ type ServeOptions = {
   publicUrl?: string;
   allowedHost?: string[];
   allowedOrigin?: string[];
+  showSecrets?: boolean;
 };
 
 export default defineCommand<ServeOptions>({
@@ -61,6 +62,11 @@ export default defineCommand<ServeOptions>({
       flags: '--seed <fixture>',
       description: 'store fixture to load into an empty store (repeatable)',
       repeatable: true,
+    },
+    {
+      flags: '--show-secrets',
+      description:
+        'print a generated owner token, admin token and signing secret even when stdout is not a terminal (a log keeps them)',
     },
     {
       flags: '--log-bodies',
@@ -188,7 +194,12 @@ export default defineCommand<ServeOptions>({
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
-    const profileLines = await saveServeProfile(f, server, storeUrl ? undefined : dataFile);
+    const profileLines = await saveServeProfile(
+      f,
+      server,
+      storeUrl ? undefined : dataFile,
+      f.io.isStdoutTTY || !!opts.showSecrets,
+    );
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
     if (server.origin !== new URL(server.url).origin) out.write(`public URL: ${server.origin}\n`);
@@ -220,7 +231,12 @@ type Started = Awaited<ReturnType<typeof import('../src/server/serve.js').startL
  * the first line is printed, so a script that waits for `wcm listening on` finds it. Returns the
  * lines to print.
  */
-async function saveServeProfile(f: Factory, server: Started, dataFile: string | undefined): Promise<string[]> {
+async function saveServeProfile(
+  f: Factory,
+  server: Started,
+  dataFile: string | undefined,
+  showSecrets: boolean,
+): Promise<string[]> {
   const lines: string[] = [];
   const profiles = await f.profiles();
   const credentials = await import('../src/cli/credentials.js');
@@ -254,10 +270,19 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string | 
     if (currentBefore && currentBefore !== name && !profiles.current()) await profiles.use(currentBefore);
     await (await import('../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
     if (server.bootstrap) {
+      const use = profiles.current() === name ? '' : `--profile ${name} `;
+      // One rule for every secret this start generates (the admin token and signing secret below
+      // too): printed on a terminal, or with --show-secrets; never into a pipe or a log otherwise.
       lines.push(
-        `created an owner, workspace ${fresh.workspaceId} and an all-abilities token (shown once):`,
-        `  ${fresh.token}`,
-        `saved as profile \`${name}\` in ${profiles.path}: in another terminal, try \`wcm ${profiles.current() === name ? '' : `--profile ${name} `}lists ls\``,
+        ...(showSecrets
+          ? [
+              `created an owner, workspace ${fresh.workspaceId} and an all-abilities token (shown once):`,
+              `  ${fresh.token}`,
+            ]
+          : [
+              `created an owner, workspace ${fresh.workspaceId} and an all-abilities token, not printed (stdout is not a terminal; \`wcm ${use}auth token\` prints it, or start with --show-secrets)`,
+            ]),
+        `saved as profile \`${name}\` in ${profiles.path}: in another terminal, try \`wcm ${use}lists ls\``,
       );
     } else
       lines.push(
@@ -273,23 +298,32 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string | 
         await credentials.saveProfileToken(profiles, name, { ...rest, base_url: server.url }, token, keychain);
         lines.push(`profile \`${name}\` now points at ${server.url}`);
       }
-    } else if (
-      !Object.values(profiles.list()).some((p) => {
-        const t = tokenOf(p);
-        return !!t && storeHoldsToken(server.store, t);
-      })
-    ) {
-      // A store whose first-run token was never shown (or is lost): say how to get in.
-      if (!dataFile)
-        lines.push(
-          'no saved profile holds a token for this store: `wcm local token --store URL` prints a fresh owner token',
+    } else {
+      // Another profile holds a token this store holds (the server moved to another port, or runs
+      // under `--profile NAME`): this profile gets that token, for this server's address. The store
+      // holding it is what makes sending it here safe.
+      const all = profiles.list();
+      const donor = Object.keys(all)
+        .sort()
+        .find((n) => {
+          const t = n === name ? undefined : tokenOf(all[n]);
+          return !!t && storeHoldsToken(server.store, t);
+        });
+      if (donor) {
+        const d = all[donor];
+        const ws = d.workspace && server.store.get('workspaces', d.workspace) ? d.workspace : undefined;
+        await credentials.saveProfileToken(
+          profiles,
+          name,
+          { base_url: server.url, ...(ws ? { workspace: ws } : {}) },
+          tokenOf(d)!,
+          keychain ?? (await credentials.openKeychain(f.env)),
         );
-      else {
-        const data = shellQuote(dataFile);
         lines.push(
-          `no saved profile holds a token for this store: \`wcm local token --data ${data}\` prints a fresh owner token`,
-          `  (stop this server first), or remove ${data} to start over with a new owner`,
+          `profile \`${name}\` now holds this server's token (the one profile \`${donor}\` holds), for ${server.url}`,
         );
+      } else {
+        lines.push(...noWayIn(dataFile));
       }
     }
   }
@@ -321,7 +355,7 @@ async function saveServeProfile(f: Factory, server: Started, dataFile: string | 
     lines.push(
       `profile \`${oursName}\` holds this server's token: \`wcm ${oursName === profiles.current() ? '' : `--profile ${oursName} `}threads ls\``,
     );
-  return [...lines, ...secretLines(f, server, oursName, profiles.path)];
+  return [...lines, ...secretLines(server, oursName, profiles.path, showSecrets)];
 }
 
 /**
@@ -370,10 +404,11 @@ async function answersFor(baseUrl: string, token: string): Promise<boolean> {
 
 /**
  * How the admin token and the signing secret are announced (TRUST §5): one from the environment
- * is never printed; a generated one is printed this once, and only on a terminal (a log file or a
- * CI transcript keeps what is printed); otherwise the line says where it is kept.
+ * is never printed; a generated one is printed this once, and only on a terminal or with
+ * --show-secrets (a log file or a CI transcript keeps what is printed), the same rule as the owner
+ * token's; otherwise the line says where it is kept.
  */
-function secretLines(f: Factory, server: Started, profile: string | undefined, configPath: string): string[] {
+function secretLines(server: Started, profile: string | undefined, configPath: string, showSecrets: boolean): string[] {
   const { secretSources: sources, adminToken: admin, webhookSecret: webhook } = server.app.services;
   if (!sources) return [];
   const show = (what: string, value: string | undefined, source: SecretSource, envName: string) => {
@@ -381,8 +416,7 @@ function secretLines(f: Factory, server: Started, profile: string | undefined, c
     const where = profile
       ? `saved in profile \`${profile}\` (${configPath})`
       : `in no profile: set ${envName} to choose it`;
-    if (source === 'generated' && f.io.isStdoutTTY && value)
-      return `${what} ${value} (generated now, shown once; ${where})`;
+    if (source === 'generated' && showSecrets && value) return `${what} ${value} (generated now, shown once; ${where})`;
     return `${what} ${source === 'generated' ? 'generated now' : 'kept in the store'}, not printed; ${where}`;
   };
   return [
@@ -393,6 +427,17 @@ function secretLines(f: Factory, server: Started, profile: string | undefined, c
       sources.webhook,
       'WCM_WEBHOOK_SECRET',
     ),
+  ];
+}
+
+/** What to say when no saved profile holds a token of this store: how to get in. */
+function noWayIn(dataFile: string | undefined): string[] {
+  if (!dataFile)
+    return ['no saved profile holds a token for this store: `wcm local token --store URL` prints a fresh owner token'];
+  const data = shellQuote(dataFile);
+  return [
+    `no saved profile holds a token for this store: \`wcm local token --data ${data}\` prints a fresh owner token`,
+    `  (stop this server first), or remove ${data} to start over with a new owner`,
   ];
 }
 

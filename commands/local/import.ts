@@ -26,12 +26,12 @@ export default defineCommand<{ data?: string; store?: string; replace?: boolean 
     { flags: '--replace', description: 'replace everything in the data file with the fixtures' },
   ],
   async run(opts, f) {
+    const url = storeUrlOf(f, opts);
     // Every fixture is found before any store is opened: a typo creates no data file or journal.
     const { checkFixturesExist, FixtureNotFoundError } = await import('../../src/store/seed.js');
     await checkFixturesExist(opts.args.map((a) => path.resolve(f.cwd, a))).catch((err: unknown) => {
       throw err instanceof FixtureNotFoundError ? new CliError(err.message, 1) : err;
     });
-    const url = storeUrlOf(f, opts);
     if (url) return importShared(f, url, opts.args, !!opts.replace);
     const file = dataFileOf(f, opts.data);
     const { readLock, StoreLockedError } = await import('../../src/store/lock.js');

@@ -52,9 +52,28 @@ export default defineCommand<{ to?: string; yes?: boolean }>({
         ],
         ['took', `${r.duration_ms} ms`],
       ]);
+    await warnIfTokenGone(f);
     return 0;
   },
 });
+
+/**
+ * A reset replaces the tokens too: when the profile in use held a token the new state does not
+ * hold (`--to empty` always), say so, so the next command's exit 4 is no surprise.
+ */
+async function warnIfTokenGone(f: Factory): Promise<void> {
+  const t = await f.target();
+  if (!t.profile || !t.token || t.withheld || (t.storage !== 'file' && t.storage !== 'keychain')) return;
+  const status = await (await f.client()).call('getMe').then(
+    () => 200,
+    (err: unknown) => (err as { status?: number }).status,
+  );
+  if (status !== 401) return;
+  f.io.stderr.write(
+    `warning: profile ${t.profile}'s token is not in the state the server was reset to, so commands with that profile now exit 4 (not logged in). ` +
+      'Reset to a state that holds it, or stop the server and run `wcm local token` for a new owner token.\n',
+  );
+}
 
 /** On a terminal, the state to reset to, chosen from the seed, the snapshots and (last) empty. */
 async function askState(f: Factory): Promise<string> {

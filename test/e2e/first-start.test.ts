@@ -56,7 +56,7 @@ it('on a busy port the store stays empty, so the retry creates the owner, prints
   expect(store.isEmpty()).toBe(true);
   await store.close();
 
-  const s = await serve(['--data', data], config);
+  const s = await serve(['--data', data, '--show-secrets'], config);
   await until(() => s.lines.some((l) => /^\s+wcm_pat_/.test(l)), 'the token line');
   const token = s.lines.find((l) => /^\s+wcm_pat_/.test(l))!.trim();
   expect((await me(s.url, token)).status).toBe(200);

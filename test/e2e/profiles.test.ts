@@ -167,7 +167,7 @@ it("a workspace follows the host: WCM_TOKEN and WCM_BASE_URL for server B never 
   await until(() => a.lines.some((l) => l.includes('control plane')), 'a started');
   expect(config().profiles.local).toMatchObject({ base_url: a.url, workspace: demo.ws1 });
   // B: a first start on an empty store, one owner with exactly one workspace.
-  const b = await serve(['--data', path.join(dir, 'b.json')]);
+  const b = await serve(['--data', path.join(dir, 'b.json'), '--show-secrets']);
   await until(() => b.lines.some((l) => l.includes('control plane')), 'b started');
   const bToken = b.lines.find((l) => /^\s+wcm_pat_/.test(l))!.trim();
   const bWorkspace = /workspace (\S+) and an all-abilities token/.exec(b.lines.join('\n'))![1];
@@ -209,4 +209,72 @@ it('auth logout, then a command with that profile: exit 4, not logged in (issue 
   const ls = await wcm(['--profile', 'ada', 'lists', 'ls'], { env });
   expect(ls.exitCode).toBe(4);
   expect(ls.stderr).toContain('Not logged in');
+});
+
+it('serve --profile NAME on a store another profile holds a token of: NAME gets it, and the admin token is never "in no profile" (issue 48)', async () => {
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  const data = path.join(dir, 'a.json');
+  const a = await serve(['--data', data, '--seed', DEMO]);
+  await until(() => a.lines.some((l) => l.includes('control plane')), 'a started');
+  a.proc.kill('SIGTERM');
+  await a.proc;
+  // Again on the same store, under another profile and on another port.
+  const b = await serve(['--profile', 'other', '--data', data]);
+  await until(() => b.lines.some((l) => l.includes('control plane')), 'b started');
+  const text = b.lines.join('\n');
+  expect(text).not.toContain('in no profile');
+  expect(text).toContain(
+    `profile \`other\` now holds this server's token (the one profile \`local\` holds), for ${b.url}`,
+  );
+  expect(text).toMatch(/admin token kept in the store, not printed; saved in profile `other`/);
+  expect(config().profiles.other).toMatchObject({ base_url: b.url, token: demo.owner, workspace: demo.ws1 });
+  const clock = await wcm(['--profile', 'other', 'local', 'clock', '--json'], { env });
+  expect(clock.exitCode, clock.stderr).toBe(0);
+});
+
+it('profile set-workspace sets the default workspace without a login; profile rm removes a profile (issue 48)', async () => {
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  const a = await serve(['--data', path.join(dir, 'a.json'), '--seed', DEMO]);
+  await until(() => a.lines.some((l) => l.includes('control plane')), 'a started');
+  const login = await wcm(['auth', 'login', '--with-token', '--profile', 'ada', '--base-url', a.url], {
+    env,
+    input: demo.owner,
+  });
+  expect(login.exitCode, login.stderr).toBe(0);
+  expect(config().profiles.ada.workspace).toBeUndefined();
+  // A workspace the token does not reach is refused, nothing saved.
+  const wrong = await wcm(['--profile', 'ada', 'profile', 'set-workspace', '00000000-0000-4000-8000-000000000000'], {
+    env,
+  });
+  expect(wrong.exitCode).toBe(2);
+  expect(wrong.stderr).toContain('is not a workspace profile ada');
+  expect(config().profiles.ada.workspace).toBeUndefined();
+  const set = await wcm(['--profile', 'ada', 'profile', 'set-workspace', demo.ws2], { env });
+  expect(set.exitCode, set.stderr).toBe(0);
+  expect(config().profiles.ada.workspace).toBe(demo.ws2);
+  expect(config().profiles.ada.token).toBe(demo.owner);
+  const ls = await wcm(['--profile', 'ada', 'forms', 'ls', '--json'], { env });
+  expect(ls.exitCode, ls.stderr).toBe(0);
+
+  const rm = await wcm(['profile', 'rm', 'ada'], { env });
+  expect(rm.exitCode, rm.stderr).toBe(0);
+  expect(rm.stderr).toContain(`Removed profile ada (${a.url}).`);
+  expect(config().profiles.ada).toBeUndefined();
+  const again = await wcm(['profile', 'rm', 'ada'], { env });
+  expect(again.exitCode).toBe(2);
+});
+
+it("a reset that removes the active profile's token warns (issue 48)", async () => {
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  const a = await serve(['--data', path.join(dir, 'a.json'), '--seed', DEMO]);
+  await until(() => a.lines.some((l) => l.includes('control plane')), 'a started');
+  const seed = await wcm(['local', 'reset', '--to', 'seed'], { env });
+  expect(seed.exitCode, seed.stderr).toBe(0);
+  expect(seed.stderr).not.toContain('warning');
+  const empty = await wcm(['local', 'reset', '--to', 'empty', '--yes'], { env });
+  expect(empty.exitCode, empty.stderr).toBe(0);
+  expect(empty.stderr).toContain(
+    "warning: profile local's token is not in the state the server was reset to, so commands with that profile now exit 4",
+  );
+  expect((await wcm(['lists', 'ls'], { env })).exitCode).toBe(4);
 });

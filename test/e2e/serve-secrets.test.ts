@@ -96,3 +96,29 @@ it('on a terminal, a generated secret is printed once: the next start shows it n
   expect(second).not.toContain(saved.admin_token);
   expect(second).not.toContain(saved.webhook_secret);
 }, 60_000);
+
+it('piped, a first start prints neither the owner token nor the admin token; --show-secrets prints both (issue 48: one rule)', async () => {
+  const plain = await spawnServe(['--data', path.join(tmp.dir, 'a.json')], {
+    env: { WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg'), WCM_KEYCHAIN: 'off', WCM_ADMIN_TOKEN: undefined },
+  });
+  plain.proc.kill('SIGTERM');
+  await plain.proc;
+  const quiet = plain.lines.join('\n');
+  const saved = profile();
+  expect(saved.token).toMatch(/^wcm_pat_/);
+  expect(saved.admin_token).toMatch(/^wcm_admin_/);
+  expect(quiet).not.toContain(saved.token);
+  expect(quiet).not.toContain(saved.admin_token);
+  expect(quiet).toContain('an all-abilities token, not printed (stdout is not a terminal; `wcm auth token` prints it');
+  expect(quiet).toMatch(/admin token generated now, not printed; saved in profile `local`/);
+
+  const shown = await spawnServe(['--data', path.join(tmp.dir, 'b.json'), '--show-secrets'], {
+    env: { WCM_CONFIG_DIR: path.join(tmp.dir, 'cfg2'), WCM_KEYCHAIN: 'off', WCM_ADMIN_TOKEN: undefined },
+  });
+  shown.proc.kill('SIGTERM');
+  await shown.proc;
+  const loud = shown.lines.join('\n');
+  const saved2 = JSON.parse(readFileSync(path.join(tmp.dir, 'cfg2', 'config.json'), 'utf8')).profiles.local;
+  expect(loud).toContain(`  ${saved2.token}`);
+  expect(loud).toContain(`admin token ${saved2.admin_token} (generated now, shown once`);
+}, 60_000);

@@ -37,7 +37,7 @@ const get = (url: string, token?: string) => fetch(url, { headers: token ? { aut
 
 describe('wcm serve', () => {
   it('first run on an empty store: exact first line, --port 0, default data file, bootstrap token saved as profile `local`', async () => {
-    const { url, lines, proc } = await serve([]);
+    const { url, lines, proc } = await serve(['--show-secrets']);
     // A script that waits for the first line can use the profile at once: it is saved before.
     const atFirstLine = JSON.parse(readFileSync(path.join(dir, 'config', 'config.json'), 'utf8'));
     expect(atFirstLine.profiles.local.base_url).toBe(url);
