@@ -19,7 +19,7 @@ import { startLocalServer } from './server/serve.js';
 export type { LoggedRequest } from './server/emulator/log.js';
 
 export interface StartServerOptions {
-  /** Store fixtures to load into an empty store (docs/server.md: Store fixtures). */
+  /** Store fixtures to load into an empty store (docs/fixtures.md). */
   seed?: string[];
   /** Default 0: a free port. */
   port?: number;

@@ -14,7 +14,7 @@ export default defineCommand<{ data?: string; store?: string; replace?: boolean 
   args: [
     {
       name: 'fixture',
-      description: 'store fixture files (docs/server.md: Store fixtures)',
+      description: 'store fixture files (docs/fixtures.md)',
       required: true,
       variadic: true,
       complete: 'file',

@@ -165,7 +165,7 @@ const OAuthGrant = z
     refresh_generation: Math.max(g.refresh_generation, used_refresh_sha256?.length ?? 0),
   }));
 
-/** The store fixture format (docs/server.md: Store fixtures), plus `orders` and `analytics_events` that exports carry. */
+/** The store fixture format (docs/fixtures.md), plus `orders` and `analytics_events` that exports carry. */
 export const FixtureSchema = z.strictObject({
   version: z.literal(1),
   users: z.array(User).optional(),

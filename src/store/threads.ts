@@ -79,7 +79,7 @@ export function packThread(t: FullThread, lines: MessageLines): ThreadRecord {
   return thread;
 }
 
-/** The fixture's member order (docs/server.md: Store fixtures), so an export imports back byte for byte. */
+/** The fixture's member order (docs/fixtures.md), so an export imports back byte for byte. */
 export function joinThread(t: ThreadRecord, m: ThreadMessagesRecord | undefined): FullThread {
   return {
     id: t.id,
