@@ -194,7 +194,10 @@ export function tabs(
   return html`<nav class="tabs" aria-label="Filter">${values.map(([v, label]) => html`<a href="${href(v)}"${v === current ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 }
 
-/** A short date for dense lists: the time today, else day and month (and year when not this year). */
+/**
+ * A short date for dense lists: the time today, else day and month (and year when not this year)
+ * with the time after it (`1 Nov, 09:00`), so an older message still says when in the day it came.
+ */
 export function shortWhen(iso: string | null, now: Date): Html {
   if (!iso) return html`<span class="muted">&mdash;</span>`;
   const d = new Date(iso);
@@ -205,7 +208,7 @@ export function shortWhen(iso: string | null, now: Date): Html {
     d.getUTCDate() === now.getUTCDate();
   const text = sameDay
     ? `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`
-    : `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${d.getUTCFullYear() === now.getUTCFullYear() ? '' : ` ${d.getUTCFullYear()}`}`;
+    : `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${d.getUTCFullYear() === now.getUTCFullYear() ? '' : ` ${d.getUTCFullYear()}`}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
   return html`<time datetime="${iso}">${text}</time>`;
 }
 

@@ -18,15 +18,15 @@ export const DASHBOARD_JS = `(() => {
   const dayMonthYear = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
   const now = new Date();
   const sameDay = (a, b) => a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
-  // Times: a full one (it ends in UTC) in full, a short one (a list's) as a list shows it; a time
-  // shown in its own zone (a booking's) stays as it is.
+  // Times: a full one (it ends in UTC) in full, a short one (a list's) as a list shows it (the
+  // time today, else the day and the time); a time shown in its own zone (a booking's) stays as it is.
   for (const el of doc.querySelectorAll('time[datetime]')) {
     if (el.classList.contains('zoned')) continue;
     const t = new Date(el.getAttribute('datetime'));
     if (Number.isNaN(t.getTime())) continue;
     const isFull = / UTC$/.test(el.textContent);
     el.title = utc(t);
-    el.textContent = isFull ? full.format(t) : sameDay(t, now) ? clock.format(t) : (t.getFullYear() === now.getFullYear() ? dayMonth : dayMonthYear).format(t);
+    el.textContent = isFull ? full.format(t) : sameDay(t, now) ? clock.format(t) : (t.getFullYear() === now.getFullYear() ? dayMonth : dayMonthYear).format(t) + ', ' + clock.format(t);
   }
 
   // Copy buttons for ids.

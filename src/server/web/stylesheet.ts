@@ -206,6 +206,18 @@ button.copy { margin-left: .5rem; padding: .05rem .5rem; font-size: .78rem; font
   #request-log td:nth-child(4) { grid-row: 2; grid-column: 2 / -1; }
   #request-log td:nth-child(6) { grid-row: 3; grid-column: 1 / 3; }
   #request-log td:nth-child(7) { grid-row: 3; grid-column: 3 / -1; overflow-wrap: anywhere; }
+  /* Voice interactions as stacked rows, as the inbox: when and status; who, kind and length; the transcript. */
+  table.voice thead { display: none; }
+  table.voice, table.voice tbody { display: block; }
+  table.voice tr { display: grid; grid-template-columns: minmax(0, 1fr) auto auto; gap: .15rem .6rem; align-items: baseline; padding: .65rem .85rem; border-bottom: 1px solid var(--line); }
+  table.voice tbody tr:last-child { border-bottom: 0; }
+  table.voice td { display: block; padding: 0; border: 0; white-space: normal; overflow-wrap: anywhere; }
+  table.voice td:nth-child(1) { grid-row: 1; grid-column: 1 / 3; }
+  table.voice td:nth-child(4) { grid-row: 1; grid-column: 3; text-align: right; }
+  table.voice td:nth-child(3) { grid-row: 2; grid-column: 1; }
+  table.voice td:nth-child(2) { grid-row: 2; grid-column: 2; color: var(--muted); }
+  table.voice td:nth-child(5) { grid-row: 2; grid-column: 3; width: auto; color: var(--muted); }
+  table.voice td:nth-child(6) { grid-row: 3; grid-column: 1 / -1; }
   table.inbox td small { display: inline; margin-left: .4rem; }
   table.inbox td:nth-child(2) small { display: block; margin-left: 0; }
 }

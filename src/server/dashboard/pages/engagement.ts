@@ -239,7 +239,7 @@ export async function voiceView(r: WorkspaceRequest): Promise<View> {
     rows,
     crumbs: [[r.workspace.name, wsHref(w)]],
     body: html`<div class="toolbar">${tabs(base, 'kind', [[undefined, 'All'], ...VOICE_KINDS.map((k): [string, string] => [k, k === 'call' ? 'Calls' : 'Voice messages'])], kind, {})}</div>
-${table(['Started', 'Kind', 'From', 'Status', ['Duration', 'num'], 'Transcript'], rows, 'No voice interactions.')}
+${table(['Started', 'Kind', 'From', 'Status', ['Duration', 'num'], 'Transcript'], rows, 'No voice interactions.', 'voice')}
 ${pager(base, { kind }, page.next_cursor, rows.count, !!cursor)}`,
   };
 }
