@@ -24,7 +24,7 @@ export interface RequestInfo {
   method: string;
   /** Full path as received, e.g. `/api/v1/workspaces/…/lists`. */
   path: string;
-  /** `http://host:port/v1` or `/api/v1`: the base address the caller used. */
+  /** The server's own origin (never the Host header) and the base path the caller used: `…/v1` or `…/api/v1`. */
   baseUrl: string;
   origin: string;
   headers: Record<string, string | string[] | undefined>;

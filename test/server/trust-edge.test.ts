@@ -80,6 +80,16 @@ describe('Host allow-list (421 host_not_allowed before routing)', () => {
     }
   });
 
+  it("dashboard_url names the server's own origin, whatever allowed Host the caller used (docs/api-behaviour.md)", async () => {
+    for (const host of [`localhost:${server.port}`, `[::1]:${server.port}`, 'sandbox.test', 'api.corp.test:443']) {
+      const list = await send(server.port, 'GET', `/api/v1/workspaces/${demo.ws1}/lists?limit=1`, { host, ...bearer });
+      expect(list.status).toBe(200);
+      expect(list.json.data[0].dashboard_url).toMatch(
+        new RegExp(`^${server.origin.replace(/[.[\]]/g, '\\$&')}/dashboard/workspaces/${demo.ws1}/lists/`),
+      );
+    }
+  });
+
   it('names the flag that fixes it', async () => {
     const res = await send(server.port, 'GET', '/healthz', { host: 'wcm.internal:4010' });
     expect(res.status).toBe(421);

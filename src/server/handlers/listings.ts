@@ -5,7 +5,7 @@ import { implement, timestamp } from '../context.js';
 import { pageRecords } from '../paging.js';
 import { notFound } from '../problems.js';
 
-/** Where the listing is managed in the dashboard of the instance the caller used. */
+/** Where the listing is managed in this server's dashboard: its own origin, never the request's Host. */
 export function dashboardUrl(origin: string, rec: ListingRecord): string {
   return `${origin}/dashboard/workspaces/${rec.workspace_id}/lists/${rec.id}`;
 }
