@@ -67,7 +67,37 @@ export async function discover(baseUrl: string): Promise<AuthServer> {
       `The authorization server's metadata names issuer \`${as.issuer}\`, not ${issuer}.`,
       EXIT.failure,
     );
+  // The tokens go to these endpoints: they must be on the issuer's origin, which is the base URL's.
+  for (const [what, url] of [
+    ['issuer', as.issuer],
+    ['token endpoint', as.token_endpoint],
+    ['revocation endpoint', as.revocation_endpoint],
+  ] as const)
+    if (url !== undefined && originOf(url) !== origin)
+      throw new CliError(
+        `The authorization server's ${what} ${url} is not on ${origin}, the origin of the base URL; wcm sends tokens only there.`,
+        EXIT.failure,
+      );
   return as;
+}
+
+/** `url`'s origin, or undefined for a string that is not an http(s) URL. */
+function originOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a profile's saved token or revocation endpoint is on its base URL's origin (and so the
+ * issuer's, checked at login). Checked each time one is used: an endpoint edited in the config
+ * afterwards must not receive the tokens.
+ */
+export function endpointOnOrigin(endpoint: string, baseUrl: string): boolean {
+  return originOf(endpoint) !== undefined && originOf(endpoint) === originOf(baseUrl);
 }
 
 /** A form POST to the token or revocation endpoint; OAuth errors (RFC 6749 JSON) become exit 4. */
@@ -164,6 +194,12 @@ export async function refreshProfileToken(
       EXIT.auth,
       again,
     );
+  if (!endpointOnOrigin(o.token_endpoint, p.base_url))
+    throw new CliError(
+      `Profile ${name}'s OAuth token endpoint ${o.token_endpoint} is not on ${new URL(p.base_url).origin}, the origin of its base URL; the refresh token was not sent.`,
+      EXIT.auth,
+      again,
+    );
   let tokens: OAuthTokens;
   try {
     tokens = await tokenRequest(o.token_endpoint, {
@@ -208,7 +244,8 @@ export async function revokeProfileTokens(
   env: NodeJS.ProcessEnv,
 ): Promise<boolean> {
   const o = p.oauth;
-  if (!o?.revocation_endpoint) return false;
+  // An endpoint off the profile's origin (edited since login) is never sent the tokens.
+  if (!o?.revocation_endpoint || !endpointOnOrigin(o.revocation_endpoint, p.base_url)) return false;
   const { openKeychain } = await import('./credentials.js');
   const refresh =
     o.refresh_token ??
