@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defineCommand } from '../src/cli/command.js';
-import { EXIT } from '../src/cli/errors.js';
+import { EXIT, UsageError } from '../src/cli/errors.js';
 import { errStyle, printJson } from '../src/cli/output.js';
 
 interface SeedOptions {
@@ -62,6 +62,14 @@ before anything is sent. stdout: one row per step (step, operation, status, resu
       }),
     );
     const target = await f.target();
+    // A token saved for another origin stops the run before anything (exit 4), as for every command.
+    if (target.withheld) throw (await import('../src/cli/target.js')).withheldTokenError(target);
+    // No workspace from a flag, the environment or a profile of this origin: the token's only one
+    // (GET /v1/me), as other commands choose it; never with --dry-run, which sends nothing.
+    if (!target.workspace && target.token && !opts.dryRun)
+      await f.workspace().catch((err: unknown) => {
+        if (!(err instanceof UsageError)) throw err;
+      });
     const plan = buildPlan(files, { env: f.env, workspace: target.workspace });
     const output = opts.output ? path.resolve(f.cwd, opts.output) : undefined;
     const s = await errStyle(f.io);

@@ -115,7 +115,8 @@ describe('a profile token is sent only to its own origin', () => {
   });
 
   it('WCM_TOKEN goes where the user points it', async () => {
-    const r = await run(['lists', 'ls', '--base-url', elsewhere()], { WCM_TOKEN: OTHER });
+    // The profile's workspace belongs to its own origin too (issue 48): named here.
+    const r = await run(['lists', 'ls', '--workspace', WS, '--base-url', elsewhere()], { WCM_TOKEN: OTHER });
     expect(r.exitCode).toBe(0);
     expect(stranger.seen.map((s) => s.authorization)).toEqual([`Bearer ${OTHER}`]);
   });
