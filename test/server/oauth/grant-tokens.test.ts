@@ -14,6 +14,7 @@ import { exportDocument, hashToken, importRecords, parseFixture, tokenId } from 
 import { Store } from '../../../src/store/store.js';
 import { pkce, tokenRequest } from '../../support/oauth.js';
 import { demo, onPort, tempDir, TestClock } from '../../support/server.js';
+import { REUSE_WINDOW_MS } from '../../../src/server/oauth/models/grant.js';
 
 const START = new Date('2026-11-22T12:00:00.000Z');
 const clock = new TestClock(START);
@@ -206,6 +207,7 @@ describe('the current refresh token survives', () => {
         });
         const three = await refreshTokens(reopened, clock, client, { refresh_token: two.refresh_token, origin });
         expect(three.refresh_token).toMatch(/_3_/);
+        clock.advance(REUSE_WINDOW_MS); // past the reuse window of the rotation
         await expect(
           refreshTokens(reopened, clock, client, { refresh_token: two.refresh_token, origin }),
         ).rejects.toMatchObject({ description: expect.stringContaining('already used') });

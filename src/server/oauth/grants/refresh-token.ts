@@ -7,7 +7,7 @@ import { parseScope } from '../checks/scope.js';
 import { OAuthError } from '../errors.js';
 import { issued, putAccessToken, type IssuedTokens } from '../models/access-token.js';
 import type { Client } from '../models/client.js';
-import { grantOfRefresh, newRefreshToken, revokeGrantIn } from '../models/grant.js';
+import { grantOfRefresh, inReuseWindow, newRefreshToken, revokeGrantIn } from '../models/grant.js';
 import { isPast } from '../time.js';
 
 export interface RefreshParams {
@@ -27,7 +27,11 @@ function narrowed(grant: OAuthGrantRecord, scope: string | undefined): Ability[]
   return asked;
 }
 
-/** `grant_type=refresh_token`: rotation, and reuse detection that revokes the family. */
+/**
+ * `grant_type=refresh_token`: rotation, and reuse detection that revokes the family. A retry of the
+ * token just rotated, by the same client within REUSE_WINDOW_MS of the rotation, is not a theft: it
+ * gets a fresh pair of the family, its refresh token of the current generation (docs/oauth.md).
+ */
 export async function refreshTokens(
   store: Store,
   clock: Clock,
@@ -41,7 +45,7 @@ export async function refreshTokens(
   if (grant.client_id !== client.id)
     throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
   if (grant.revoked_at) throw new OAuthError('invalid_grant', 'The refresh token has been revoked.');
-  if (!found.current) {
+  if (!found.current && !inReuseWindow(store, clock, found)) {
     await store.transact((tx) => revokeGrantIn(tx, store, grant, clock));
     throw new OAuthError(
       'invalid_grant',
@@ -55,15 +59,20 @@ export async function refreshTokens(
     throw new OAuthError('invalid_target', 'The `resource` differs from the one this authorization was granted for.');
   }
   const abilities = narrowed(grant, p.scope);
-  const generation = state.generation + 1;
-  const refresh = newRefreshToken(store, grant.id, generation);
   let access = '';
+  let refresh = '';
   await store.transact((tx) => {
-    // Checked again where it is written: of two refreshes of one token at once (two processes on
-    // one database), only the first to write rotates it; the other finds it used.
-    if (!grantOfRefresh(store, p.refresh_token!)?.current)
-      throw new OAuthError('invalid_grant', 'The refresh token was already used.');
-    access = putAccessToken(tx, clock, grant, abilities, { generation, refresh_sha256: refresh.sha });
+    // Decided again where it is written: of two refreshes of one token at once (in one process, or
+    // two on one database), the first to write rotates it; the other finds it just rotated, which is
+    // the reuse window's retry, answered at the current generation.
+    const now = grantOfRefresh(store, p.refresh_token!);
+    let generation: number;
+    if (now?.current && !now.grant.revoked_at) generation = now.state.generation + 1;
+    else if (now && inReuseWindow(store, clock, now)) generation = now.state.generation;
+    else throw new OAuthError('invalid_grant', 'The refresh token was already used.');
+    const next = newRefreshToken(store, grant.id, generation);
+    access = putAccessToken(tx, clock, now.grant, abilities, { generation, refresh_sha256: next.sha });
+    refresh = next.token;
   });
-  return issued(access, refresh.token, abilities);
+  return issued(access, refresh, abilities);
 }

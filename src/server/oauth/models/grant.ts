@@ -1,6 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { hashToken } from '../../../store/fixture.js';
-import { refreshStateOf, type RefreshState } from '../../../store/oauth-tokens.js';
+import {
+  ACCESS_SECONDS,
+  isGrantToken,
+  refreshStateOf,
+  type GrantTokenRecord,
+  type RefreshState,
+} from '../../../store/oauth-tokens.js';
 import type { OAuthGrantRecord } from '../../../store/records.js';
 import type { Store, Tx } from '../../../store/store.js';
 import type { Clock } from '../../clock.js';
@@ -60,7 +66,47 @@ function genuine(store: Pick<Store, 'get'>, m: RegExpExecArray): boolean {
   return want.length === got.length && timingSafeEqual(want, got);
 }
 
-export type RefreshLookup = { grant: OAuthGrantRecord; state: RefreshState; current: boolean } | undefined;
+/**
+ * A retry of the refresh token just rotated, by the same client, within this many milliseconds of the
+ * rotation, is answered instead of revoking the family (docs/oauth.md: reuse window): a client that
+ * sends several requests at once after its access token expired refreshes with each of them.
+ */
+export const REUSE_WINDOW_MS = 5_000;
+
+/**
+ * The grant's token responses at `generation` (its rotation, and the retries answered in its reuse
+ * window), newest first. They top the grant's partition, so this reads only them.
+ */
+function atGeneration(store: Pick<Store, 'index'>, grant: OAuthGrantRecord, generation: number): GrantTokenRecord[] {
+  const out: GrantTokenRecord[] = [];
+  for (const { rec } of store.index('refreshesByGrant').entries(grant.id)) {
+    if (!isGrantToken(rec) || rec.generation !== generation) break;
+    out.push(rec);
+  }
+  return out;
+}
+
+/**
+ * Whether a token of the generation before the current one is a retry in the reuse window: the
+ * current generation was issued by a refresh less than REUSE_WINDOW_MS ago, by the clock.
+ */
+export function inReuseWindow(store: Pick<Store, 'index'>, clock: Clock, found: NonNullable<RefreshLookup>): boolean {
+  if (found.current || !found.previous || found.grant.revoked_at) return false;
+  const rotations = atGeneration(store, found.grant, found.state.generation);
+  if (!rotations.length) return false;
+  const rotatedAt = Math.min(...rotations.map((r) => Date.parse(r.expires_at))) - ACCESS_SECONDS * 1000;
+  return clock.now().getTime() - rotatedAt < REUSE_WINDOW_MS;
+}
+
+export type RefreshLookup =
+  | {
+      grant: OAuthGrantRecord;
+      state: RefreshState;
+      current: boolean;
+      /** An earlier generation that is the one just before the current (a retry, maybe in the reuse window). */
+      previous?: boolean;
+    }
+  | undefined;
 
 /**
  * The grant a refresh token belongs to, and whether it is the current one. An earlier generation
@@ -81,8 +127,18 @@ export function grantOfRefresh(store: Store, token: string): RefreshLookup {
   if (!grant) return undefined;
   const state = refreshStateOf(store, grant);
   const generation = Number(m[2]);
-  if (generation < state.generation) return genuine(store, m) ? { grant, state, current: false } : undefined;
+  if (generation < state.generation)
+    return genuine(store, m)
+      ? { grant, state, current: false, previous: generation === state.generation - 1 }
+      : undefined;
   if (generation === state.generation && state.sha256 === sha) return { grant, state, current: true };
+  // A refresh token answered to a retry in the reuse window is as current as the rotation's own.
+  if (
+    generation === state.generation &&
+    !grant.revoked_at &&
+    atGeneration(store, grant, generation).some((r) => r.refresh_sha256 === sha)
+  )
+    return { grant, state, current: true };
   // A revoked grant forgets its hash: its current token still names it, so it is refused as revoked.
   if (generation === state.generation && grant.revoked_at) return { grant, state, current: true };
   return undefined;
