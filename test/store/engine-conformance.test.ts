@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, type SortKey, type StoreEngine, type WriteTx } from '../../src/store/engine/interface.js';
 import { threadFilterPartition } from '../../src/store/indexes.js';
 import { JsonEngine } from '../../src/store/json/engine.js';
+import { BULK_RECORDS } from '../../src/store/options.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
 import type { ThreadRecord, TokenRecord } from '../../src/store/records.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres.js';
@@ -368,6 +369,53 @@ describe.each([json, postgres])('the store interface on $name', (maker) => {
     expect(await e.read((tx) => tx.get('threads', thread(1).id))).toEqual(thread(1));
     // And the store reopened takes writes, its unique indexes intact.
     await expect(e.write((tx) => tx.create('listings', listing(1)))).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it.each([
+    ['a small load', 3],
+    ['a load past BULK_RECORDS', BULK_RECORDS + 5],
+  ])('%s replaces the records of its collections, keeps the others, and is what the indexes hold', async (_, n) => {
+    const { engine, again } = await maker.fresh();
+    await putAll(engine, 3);
+    await engine.write(async (tx) => {
+      await tx.put('tokens', token(1));
+      await tx.put('settings', { id: 'kept', value: 1 });
+    });
+    const odd = 'tab\there, line\nthere, back\\slash, "quoted", ü, 😀';
+    const loaded = Array.from({ length: n }, (_, i) => listing(100 + i));
+    loaded[0] = { ...loaded[0], title: odd };
+    await engine.load(
+      ['listings', 'tokens'],
+      [...loaded.map((l) => ['listings', l] as const), ['tokens', token(2)] as const],
+    );
+    const check = async (e: StoreEngine) => {
+      expect(await e.read((tx) => tx.count('listings'))).toBe(n);
+      expect(await e.read((tx) => tx.count('listings', 'listingsByWorkspace', STORE_TEST_WS))).toBe(n);
+      expect(await e.read((tx) => tx.get('listings', listing(1).id))).toBeUndefined();
+      const first = await e.read((tx) =>
+        tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 2 }),
+      );
+      expect(first.items.map((l) => l.id)).toEqual([loaded[n - 1].id, loaded[n - 2].id]);
+      expect((await e.read((tx) => tx.get('listings', loaded[0].id)))!.title).toBe(odd);
+      expect(await e.read((tx) => tx.find('tokens', 'tokensBySha256', token(1).token_sha256))).toBeUndefined();
+      expect((await e.read((tx) => tx.find('tokens', 'tokensBySha256', token(2).token_sha256)))?.id).toBe('tok_2');
+      expect((await e.read((tx) => tx.get('settings', 'kept')))?.value).toBe(1);
+    };
+    await check(engine);
+    await check(await again());
+  });
+
+  it('a load with an id or a unique key twice, or a record outside its collections, changes nothing', async () => {
+    const { engine } = await maker.fresh();
+    await putAll(engine, 2);
+    await expect(
+      engine.load(['listings'], [['listings', listing(5)] as const, ['listings', listing(5)] as const]),
+    ).rejects.toMatchObject({ collection: 'listings', id: listing(5).id });
+    await expect(
+      engine.load(['tokens'], [['tokens', token(1)] as const, ['tokens', token(2, token(1).token_sha256)] as const]),
+    ).rejects.toMatchObject({ index: 'tokensBySha256' });
+    await expect(engine.load(['tokens'], [['listings', listing(9)] as const])).rejects.toThrow('cannot write listings');
+    expect(await engine.read((tx) => tx.count('listings'))).toBe(2);
   });
 
   it('a read transaction cannot write, and sees no write of a transaction still running', async () => {

@@ -17,7 +17,14 @@
  * - A ConflictError (a create of an id that exists, a unique key taken) ends the transaction: every
  *   later call on `tx` throws it again, and the write rejects with it, even if `fn` caught it.
  */
-import type { IndexedRecord, IndexName, INDEXES, LOOKUPS, LookupName } from '../indexes.js';
+import {
+  LOOKUPS_OF,
+  type IndexedRecord,
+  type IndexName,
+  type INDEXES,
+  type LOOKUPS,
+  type LookupName,
+} from '../indexes.js';
 import type { CollectionName, RecordTypes } from '../records.js';
 import type { SortKey } from '../sorted-index.js';
 
@@ -99,7 +106,48 @@ export interface StoreEngine {
    * if `fn` throws, nothing it wrote is kept. It may run `fn` again on a conflict (see above).
    */
   write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /**
+   * Replaces every record of `collections` with `records` (a seed, an import, a reset), at once
+   * for every reader: the JSON engine writes a big load as its snapshot (one transaction when
+   * small), PostgreSQL empties the tables and COPYs the records in, in one transaction (readers
+   * see the old records until it commits). A record outside `collections`, or two records sharing
+   * an id or a unique key, is refused before anything changes (ConflictError for the latter).
+   */
+  load(collections: readonly CollectionName[], records: Iterable<Loaded>): Promise<void>;
   close(): Promise<void>;
+}
+
+/** One record of a load, with its collection. */
+export type Loaded = { [C in CollectionName]: readonly [C, RecordTypes[C]] }[CollectionName];
+
+/**
+ * Checks a load's records before an engine writes any: each in one of `collections`, no id or
+ * unique key twice. Returns them by collection.
+ */
+export function checkLoad(
+  collections: readonly CollectionName[],
+  records: Iterable<Loaded>,
+): Map<CollectionName, Array<{ id: string }>> {
+  const out = new Map<CollectionName, Array<{ id: string }>>(collections.map((c) => [c, []]));
+  const ids = new Map<CollectionName, Set<string>>(collections.map((c) => [c, new Set()]));
+  const keys = new Map<string, Set<string>>();
+  for (const [c, rec] of records) {
+    const list = out.get(c);
+    if (!list) throw new Error(`A load of ${collections.join(', ')} cannot write ${c}.`);
+    const seen = ids.get(c)!;
+    if (seen.has(rec.id)) throw new ConflictError(c, rec.id);
+    seen.add(rec.id);
+    for (const def of LOOKUPS_OF.get(c) ?? []) {
+      const key = def.key(rec as never);
+      if (key === null) continue;
+      let taken = keys.get(def.name);
+      if (!taken) keys.set(def.name, (taken = new Set()));
+      if (taken.has(key)) throw new ConflictError(c, rec.id, def.name);
+      taken.add(key);
+    }
+    list.push(rec);
+  }
+  return out;
 }
 
 /** The setting holding the emulator's clock offset in ms (`PUT /_emulator/clock`), added to the engine's clock. */

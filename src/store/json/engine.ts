@@ -16,9 +16,11 @@ import { scanEntries, type SortedIndex } from '../sorted-index.js';
 import type { Op, State } from '../state.js';
 import { Store, type StoreOptions } from '../store.js';
 import {
+  checkLoad,
   CLOCK_OFFSET_SETTING,
   ConflictError,
   offsetOf,
+  type Loaded,
   type Page,
   type PageQuery,
   type ReadTx,
@@ -65,6 +67,27 @@ export class JsonEngine implements StoreEngine {
     }
     await durable;
     return result;
+  }
+
+  async load(collections: readonly CollectionName[], records: Iterable<Loaded>): Promise<void> {
+    const byCollection = checkLoad(collections, records);
+    let n = 0;
+    for (const [c, list] of byCollection) n += list.length + this.store.count(c);
+    while (this.writing) await this.writing;
+    let done!: () => void;
+    this.writing = new Promise<void>((r) => (done = r));
+    try {
+      const refusal = this.store.writeRefusal();
+      if (refusal) throw refusal;
+      // Store.loadMany: above BULK_RECORDS written as the snapshot, else one journal line.
+      await this.store.loadMany(n, (tx) => {
+        for (const c of collections) tx.clear(c);
+        for (const [c, list] of byCollection) for (const rec of list) tx.put(c, rec as never);
+      });
+    } finally {
+      this.writing = null;
+      done();
+    }
   }
 
   /** Runs `fn` over the state, and hands its writes to the journal (or undoes them if it threw). */
