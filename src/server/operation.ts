@@ -1,26 +1,19 @@
 /**
- * A `/v1` operation after routing: its chain (the core's answering, the areas' middleware, auth)
- * and its last step, which validates path, query and body with the operation's schemas, calls the
- * handler and wraps what it returns in the envelope.
+ * A `/v1` operation after routing, the HTTP adapter of `invoke` (invoke.ts): its chain (the core's
+ * answering, the areas' middleware, auth) and its last step, which invokes the operation with the
+ * request's parts and the token's holder, and renders the result as the envelope.
  */
-import { fieldErrors } from '../contract/issues.js';
-import type { AnyOperation } from '../contract/operations.js';
-import { normalizeUuids } from '../contract/uuid.js';
-import type { Store } from '../store/store.js';
-import { authenticate, requireAbility, requireMembership } from './auth.js';
+import { authenticate } from './auth.js';
 import { compose, type Exchange, type Middleware, type Next } from './chain.js';
-import { Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services } from './context.js';
+import type { RequestInfo } from './context.js';
+import { invoke, type InvokeCore, type OperationResult } from './invoke.js';
 import { JsonItem } from './paging.js';
-import { notFound, ProblemError, validationFailed } from './problems.js';
-import { header, parseQuery, readJsonBody } from './request.js';
+import { ProblemError } from './problems.js';
+import { header } from './request.js';
 import { jsonResponse, splicedPage, type AppResponse } from './response.js';
 
 /** What an operation's chain needs of the App. */
-export interface OperationCore {
-  readonly store: Store;
-  readonly clock: Clock;
-  readonly services: Services;
-  readonly handlers: Record<string, Handler>;
+export interface OperationCore extends InvokeCore {
   fail(err: unknown, info: RequestInfo): AppResponse;
 }
 
@@ -69,123 +62,31 @@ const authenticated =
       const resource = info.path.startsWith('/api/v1') ? '/api/v1' : '';
       throw withResourceMetadata(err, `${info.origin}/.well-known/oauth-protected-resource${resource}`);
     }
-    requireAbility(x.auth, op);
     return next(x);
   };
 
-/**
- * U+0000 (NUL) in any text an operation is given: PostgreSQL's text cannot hold it (its query fails),
- * so it is refused with 400 before validation, on both stores alike (docs/security.md). The field is
- * named as validation names it (`items.0.title`; a key holding NUL is named by its parent).
- */
-const nulRefused = (field: string) =>
-  new ProblemError('bad_request', {
-    detail: `\`${field || '(body)'}\` contains the character U+0000 (NUL), which no text value may hold.`,
-    errors: { [field || '(body)']: ['Must not contain U+0000 (NUL).'] },
-  });
-
-function refuseNulIn(values: Record<string, unknown>): void {
-  for (const k in values) {
-    const v = values[k];
-    if (k.includes('\0') || (typeof v === 'string' && v.includes('\0'))) throw nulRefused(k);
-  }
-}
-
-/** The path of the first string or key in a parsed JSON body that holds NUL, or null (no recursion). */
-function nulInBody(body: unknown): string | null {
-  const stack: Array<[unknown, string]> = [[body, '']];
-  while (stack.length) {
-    const [v, path] = stack.pop()!;
-    if (typeof v === 'string') {
-      if (v.includes('\0')) return path;
-    } else if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        if (k.includes('\0')) return path;
-        stack.push([x, path ? `${path}.${k}` : k]);
-      }
-    }
-  }
-  return null;
-}
-/** A NUL in a JSON body is always written `\u0000`: a body without those six bytes needs no walk. */
-const NUL_ESCAPE = Buffer.from('\\u0000');
-
-/** Path parameters: a malformed id names nothing, so it is that resource's 404; then workspace membership. */
-function pathParams(core: OperationCore, x: Exchange): unknown {
-  const { op, auth } = x;
-  refuseNulIn(x.pathParams);
-  // Ids in any case name the same record (RFC 4122): lower case before any lookup.
-  const raw = normalizeUuids(op.params, x.pathParams) as Record<string, string>;
-  const result = op.params.safeParse(raw);
-  const bad = result.success ? null : String(result.error.issues[0]?.path[0] ?? '');
-  if (auth && 'workspace' in raw) {
-    if (bad === 'workspace') throw notFound('workspace_not_found', raw.workspace);
-    requireMembership(core.store, auth, raw.workspace);
-  }
-  if (bad !== null) throw notFound((op.notFound?.[bad] ?? 'not_found') as `${string}_not_found`, raw[bad] ?? '');
-  return result.data;
-}
-
-/** Query (every parameter once, known names only) and body, by the operation's schemas. */
-function queryAndBody(op: AnyOperation, x: Exchange): { query: unknown; body: unknown } {
-  const { query: rawQuery, repeated } = parseQuery(x.search);
-  refuseNulIn(rawQuery);
-  const q = op.query.safeParse(rawQuery);
-  if (!q.success || repeated) {
-    throw validationFailed(
-      { ...repeated, ...(q.success ? {} : fieldErrors(q.error.issues)) },
-      'Invalid query parameters.',
-    );
-  }
-  let body: unknown = undefined;
-  if (op.body) {
-    const { info } = x;
-    const raw = readJsonBody(info.rawBody, header(info.headers, 'content-type'), op.bodyOptional);
-    const nul = info.rawBody.includes(NUL_ESCAPE) ? nulInBody(raw) : null;
-    if (nul !== null) throw nulRefused(nul);
-    const b = op.body.safeParse(raw);
-    if (!b.success) throw validationFailed(fieldErrors(b.error.issues));
-    body = normalizeUuids(op.body, b.data);
-  }
-  return { query: q.data, body };
-}
-
+/** The HTTP adapter's last step: the request's parts as the operation's input, its result as the envelope. */
 async function runOperation(core: OperationCore, x: Exchange): Promise<AppResponse> {
   const { op, info } = x;
-  const params = pathParams(core, x);
-  const { query, body } = queryAndBody(op, x);
-  const handler = core.handlers[op.operationId];
-  if (!handler) {
-    throw new ProblemError('not_implemented', {
-      detail: `\`${op.operationId}\` is in the contract but this server does not implement it yet.`,
-    });
-  }
-  const ctx: HandlerContext = {
-    params,
-    query,
-    body,
-    auth: x.auth,
-    store: core.store,
-    clock: core.clock,
-    request: info,
-    services: core.services,
-    idempotency: x.idempotency,
+  const input = {
+    params: x.pathParams,
+    query: x.search,
+    body: op.body ? { bytes: info.rawBody, contentType: header(info.headers, 'content-type') } : undefined,
   };
-  const result = await handler(ctx as never);
-  if (result instanceof Reply) {
-    return jsonResponse(
-      result.status ?? op.status,
-      { data: result.data, meta: { request_id: info.id } },
-      info.id,
-      result.headers,
-    );
-  }
-  if (op.list) {
-    const page = result as { items: unknown[]; next_cursor: string | null };
-    const meta = { request_id: info.id, next_cursor: page.next_cursor };
-    if (page.items.length && page.items.every((i) => i instanceof JsonItem))
-      return splicedPage(op.status, info.id, page.items as JsonItem[], meta);
-    return jsonResponse(op.status, { data: page.items, meta }, info.id, {});
-  }
-  return jsonResponse(op.status, { data: result, meta: { request_id: info.id } }, info.id, {});
+  return envelope(await invoke(core, op, input, x.auth, { request: info, idempotency: x.idempotency }), info.id);
 }
+
+/** A result as HTTP answers it: `{data, meta}`, a list page spliced from cached items, or an empty 204. */
+export function envelope(result: OperationResult, requestId: string): AppResponse {
+  const { status, page, headers } = result;
+  if (status === 204) return { status, headers: { ...emptyHeaders(requestId), ...headers }, body: '' };
+  if (page) {
+    const meta = { request_id: requestId, next_cursor: page.next_cursor };
+    if (page.items.length && page.items.every((i) => i instanceof JsonItem))
+      return splicedPage(status, requestId, page.items as JsonItem[], meta);
+    return jsonResponse(status, { data: page.items, meta }, requestId, headers);
+  }
+  return jsonResponse(status, { data: result.data, meta: { request_id: requestId } }, requestId, headers);
+}
+
+const emptyHeaders = (requestId: string) => ({ 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff' });

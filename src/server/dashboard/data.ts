@@ -1,33 +1,28 @@
-import { fieldErrors } from '../../contract/issues.js';
 import { operations, type AnyOperation } from '../../contract/operations.js';
 import type { RecordIndex, RecordOfIndex, RecordSlice } from '../../store/record-repository.js';
 import type { CollectionName, RecordTypes } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
-import type { Clock, HandlerContext, RequestInfo, Services } from '../context.js';
-import { handlers } from '../handlers/index.js';
+import type { RequestInfo } from '../context.js';
+import { invoke, type InvokeCore, type SessionPrincipal } from '../invoke.js';
 import { JsonItem, pageRecords, type Page } from '../paging.js';
-import { validationFailed } from '../problems.js';
 import type { Html } from '../web/html.js';
 
 /** Rows per page, as the issue asks (the API's default is 25; 50 is within its 1–100). */
 export const PAGE_SIZE = 50;
 
-/** What the dashboard's data access needs: the server's own store, clock and services. */
-export interface DataEnv {
-  store: Store;
-  clock: Clock;
-  services: Services;
+/** What the dashboard's data access needs: the server's own store, clock, services and handlers, and the session. */
+export interface DataEnv extends InvokeCore {
   info: RequestInfo;
+  signed: SessionPrincipal['session'];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Row = Record<string, any>;
 
 /**
- * Runs a v1 operation's own handler in-process, with the query validated by the operation's own
- * schema: the dashboard reads exactly what the API would answer, through the same indexes and
- * paging (cursors are the API's). The caller has already checked the user's membership of the
- * workspace; handlers that take a record id check it belongs to that workspace (404 otherwise).
+ * Runs a v1 operation in-process through `invoke`, as the signed-in session: the dashboard reads
+ * exactly what the API would answer, with the same checks (ability, membership, ids in any case),
+ * indexes and paging (cursors are the API's).
  */
 export async function callOperation(
   env: DataEnv,
@@ -39,19 +34,8 @@ export async function callOperation(
   const given: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') given[k] = v;
   if (op.list) given.limit = String(PAGE_SIZE);
-  const q = op.query.safeParse(given);
-  if (!q.success) throw validationFailed(fieldErrors(q.error.issues), 'Invalid filters in the address.');
-  const ctx: HandlerContext = {
-    params,
-    query: q.data,
-    body: undefined,
-    auth: null,
-    store: env.store,
-    clock: env.clock,
-    request: env.info,
-    services: env.services,
-  };
-  return handlers[operationId](ctx as never);
+  const result = await invoke(env, op, { params, query: given }, { session: env.signed }, { request: env.info });
+  return result.page ?? result.data;
 }
 
 /** Table rows as UTF-8 bytes, spliced into the page where `table` put ROWS_MARKER (see chrome.ts). */

@@ -159,6 +159,7 @@ function inWorkspace(
       store: d.store,
       clock: x.app.clock,
       services: x.app.services,
+      handlers: x.app.handlers,
       info,
       req,
       signed,
