@@ -118,6 +118,8 @@ export function toRequest(
   let path = pathParts[0];
   for (let i = 1; i < pathParts.length; i += 2) path += encodeURIComponent(params[pathParts[i]]) + pathParts[i + 1];
   return {
+    operationId: op.operationId,
+    params,
     method: op.method,
     path,
     query,

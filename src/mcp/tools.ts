@@ -34,6 +34,9 @@ export interface ToolDef {
 
 /** Everything a tool call becomes: one request, as `/v1` would receive it. */
 export interface ToolRequest {
+  operationId: string;
+  /** The path parameters, checked and lower-cased (ids). */
+  params: Record<string, string>;
   method: string;
   /** Relative to the base (`/workspaces/…`), parameters filled and encoded. */
   path: string;

@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../store/pg/errors.js';
 import { buildOpenApi } from '../contract/openapi.js';
-import { operationList } from '../contract/operations.js';
+import { operationList, type AnyOperation } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
 import {
   systemClock,
@@ -18,6 +18,7 @@ import {
   type Call,
   type Exchange,
   type Middleware,
+  type Next,
   type RequestMiddleware,
   type RouteHandler,
 } from './chain.js';
@@ -73,6 +74,8 @@ export class App {
   readonly services: Services;
   readonly handlers: Record<string, Handler>;
   private readonly chain: (x: Call) => Promise<AppResponse>;
+  /** Every operation's chain: the areas' middleware, auth, then `invoke` (operation.ts). */
+  private readonly run: Next;
   /** The same chain ending in a 404: a target that is no path still meets the Host and Origin checks. */
   private readonly badTarget: (x: Call) => Promise<AppResponse>;
   private openapiText: string | null = null;
@@ -91,7 +94,8 @@ export class App {
     this.router
       .on(['GET', 'HEAD'], '/healthz', (x) => jsonResponse(200, { status: 'ok' }, x.info.id))
       .on(ANY, '/healthz', notAllowed(['GET']));
-    const v1 = this.operations(options.use ?? []);
+    this.run = operationChain(this, options.use ?? []);
+    const v1 = this.operations();
     for (const base of BASE_PATHS) this.router.route(base, v1);
     for (const add of options.routes ?? []) add(this.router);
     // The observers first, so they see refusals too (answered, never thrown); then the Host check,
@@ -182,14 +186,21 @@ export class App {
     }
   }
 
+  /**
+   * One operation through its chain (the areas' middleware, auth, `invoke`), with no request chain
+   * or router: for a caller already inside a request, `/mcp`'s tool calls. Never throws.
+   */
+  operate(op: AnyOperation, info: RequestInfo, params: Record<string, string>, search: string): Promise<AppResponse> {
+    return this.run({ op, info, pathParams: params, search, auth: null, headers: {} });
+  }
+
   /** The operations of the contract table, one route each, and the OpenAPI document: under each base path. */
-  private operations(use: readonly Middleware[]): AppRouter {
-    const run = operationChain(this, use);
+  private operations(): AppRouter {
     const r: AppRouter = new Router({ headAsGet: true, trailingSlash: true });
     for (const op of operationList) {
       r.on(op.method, op.path, (x) => {
         x.operationId = op.operationId;
-        return run({ op, info: x.info, pathParams: x.params, search: x.search, auth: null, headers: {} });
+        return this.operate(op, x.info, x.params, x.search);
       });
     }
     return r

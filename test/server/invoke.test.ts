@@ -6,7 +6,7 @@ import { Reply } from '../../src/server/context.js';
 import { handlers } from '../../src/server/handlers/index.js';
 import { invoke } from '../../src/server/invoke.js';
 import { dashboardEnv, type DashboardEnv } from '../support/dashboard.js';
-import { demo, inProcess, sendJson, type InProcess } from '../support/server.js';
+import { demo, inProcess, onPort, sendJson, type InProcess } from '../support/server.js';
 
 const info = (app: App) => ({
   id: 'req_test',
@@ -101,5 +101,35 @@ describe('the dashboard reads through invoke', () => {
     const res = await env.page(`/dashboard/workspaces/${demo.ws1}/forms/${demo.formCatering.toUpperCase()}`, ada);
     expect(res.status).toBe(200);
     expect(res.body).toContain('Number of guests');
+  });
+});
+
+describe('/mcp runs a tool through the operation, not a second request', () => {
+  let server: Awaited<ReturnType<typeof onPort>>;
+  beforeAll(async () => {
+    server = await onPort();
+  });
+  afterAll(() => server.close());
+
+  it('one tool call is one entry in the request log, naming the operation it ran', async () => {
+    const res = await fetch(`${new URL(server.url).origin}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${demo.owner}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getMe', arguments: {} } }),
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.structuredContent.data.user.id).toBe('usr_ada');
+    const log = await fetch(`${new URL(server.url).origin}/_emulator/requests`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    }).then((r) => r.json());
+    const entries = (log.data as Array<{ method: string; path: string; operation: string | null }>).map(
+      (e) => `${e.method} ${e.path} ${e.operation}`,
+    );
+    expect(entries).toEqual(['POST /mcp getMe']);
   });
 });

@@ -1,14 +1,16 @@
 import { ABILITIES, type Ability } from '../../contract/enums.js';
+import { operations, type AnyOperation } from '../../contract/operations.js';
 import { routes, type Route } from '../../contract/table.js';
 import type { Store } from '../../store/store.js';
 import type { RawAnswer } from '../../mcp/server.js';
 import type { ToolRequest } from '../../mcp/tools.js';
-import { withResourceMetadata, type App, type AppResponse, type Routes } from '../app.js';
+import { withResourceMetadata, type App, type AppResponse, type Call, type Routes } from '../app.js';
 import { ANY } from '../router.js';
 import { header, nestedDeeperThan, type RequestInfo } from '../request.js';
 import { partsResponse } from '../response.js';
 import { authenticate, MCP_AUDIENCE, reachableWorkspaces, type AuthContext } from '../auth.js';
 import type { Clock } from '../context.js';
+import { requestIdFor } from '../ids.js';
 import { ProblemError } from '../problems.js';
 
 export const MCP_PATH = '/mcp';
@@ -54,19 +56,20 @@ const loadSdk = () =>
 /**
  * `/mcp` (docs/mcp.md): Streamable HTTP, stateless (each POST is answered on its own, as JSON). An OAuth
  * resource: OAuth tokens of audience `wcm-mcp` and personal tokens are accepted; anything else is
- * 401 naming the resource metadata. Tool calls go through `app.handle` in-process, as `/v1`
- * requests with the caller's token, so every check of the API applies.
+ * 401 naming the resource metadata. Tool calls run in-process through each operation's chain
+ * (`app.operate`) with the caller's token, so every check of the API applies.
  */
 export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
   const { store, clock } = options;
   return (r) =>
     r
-      .on(ANY, MCP_PATH, ({ info, app }) => answer(info, app))
+      .on(ANY, MCP_PATH, (x) => answer(x))
       .mount(MCP_PATH, () => {
         throw new ProblemError('route_not_found', { detail: `The MCP endpoint is ${MCP_PATH}.` });
       });
 
-  async function answer(info: RequestInfo, app: App): Promise<AppResponse> {
+  async function answer(x: Call): Promise<AppResponse> {
+    const { info, app } = x;
     const metadata = `${info.origin}/.well-known/oauth-protected-resource/mcp`;
     let auth;
     try {
@@ -92,18 +95,21 @@ export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
         body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message }, id: null }),
       };
     }
-    return callTools(info, app, auth);
+    return callTools(x, auth);
   }
 
   /** The caller's tools: a plain tool call on the fast path, anything else through the SDK. */
-  async function callTools(info: RequestInfo, app: App, auth: AuthContext): Promise<AppResponse> {
+  async function callTools(x: Call, auth: AuthContext): Promise<AppResponse> {
+    const { info, app } = x;
     const mcp = loaded ?? (await loadSdk());
     const reach = reachableWorkspaces(store, auth);
     const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
     const abilities = auth.token.abilities as Ability[];
     const filter = { abilities, defaultWorkspace };
     const tools = mcp.buildTools(filter);
-    const dispatchRaw = inProcessDispatch(app, info);
+    const operate = inProcessDispatch(app, info);
+    // The request log names the operation a tool call ran (the last, for a batch).
+    const dispatchRaw = (r: ToolRequest) => ((x.operationId = r.operationId), operate(r));
     const headers: Record<string, string> = {
       'X-Request-Id': info.id,
       'Cache-Control': 'no-store',
@@ -158,30 +164,39 @@ async function viaSdk(
 }
 
 /**
- * A tool's request sent through `app.handle` as a `/v1` request with the `/mcp` caller's token
- * (anonymous for public operations) and address, and the MCP audience: every check of the
- * API applies as it would over HTTP.
+ * A tool's request run in-process through the operation's own chain (`app.operate`: faults, rate
+ * limits, idempotency, auth, then `invoke`) with the `/mcp` caller's token (none for public
+ * operations), address and the MCP audience: every check of the API applies as over HTTP.
  */
 export function inProcessDispatch(
   app: App,
   info: Pick<RequestInfo, 'headers' | 'remoteAddress'>,
 ): (r: ToolRequest) => Promise<RawAnswer> {
   const authorization = header(info.headers, 'authorization');
+  const byId = operations as unknown as Record<string, AnyOperation>;
   return async (r) => {
     let qs = '';
     for (const k in r.query) qs += `${qs ? '&' : ''}${encodeURIComponent(k)}=${encodeURIComponent(r.query[k])}`;
-    // No Host: the origin is the server's own (app.trust), and nothing reads the caller's.
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (!r.anonymous && authorization) headers.authorization = authorization;
     if (r.idempotencyKey) headers['idempotency-key'] = r.idempotencyKey;
-    const res = await app.handle({
-      method: r.method,
-      url: `/v1${r.path}${qs ? `?${qs}` : ''}`,
-      headers,
-      remoteAddress: info.remoteAddress,
-      audience: MCP_AUDIENCE,
-      body: r.body === undefined ? undefined : JSON.stringify(r.body),
-    });
+    const { origin } = app.trust;
+    const res = await app.operate(
+      byId[r.operationId],
+      {
+        id: requestIdFor(undefined),
+        method: r.method,
+        path: `/v1${r.path}`,
+        origin,
+        baseUrl: `${origin}/v1`,
+        headers,
+        remoteAddress: info.remoteAddress,
+        rawBody: r.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(r.body)),
+        audience: MCP_AUDIENCE,
+      },
+      r.params,
+      qs ? `?${qs}` : '',
+    );
     // A plain function, not a getter: an object literal with an accessor gets a hidden class of its
     // own, which outlives the request and keeps the page it reaches alive past young collections.
     return { status: res.status, text: () => res.body, page: res.page };
