@@ -37,12 +37,17 @@ async function requestPath(raw: string, f: Factory, baseUrl: string): Promise<st
 }
 
 /** `-i`: the status line and headers as `curl -i` and `gh api -i` print them, then a blank line. */
-async function printHead(out: Factory['io']['stdout'], status: number, headers: Record<string, string>): Promise<void> {
+async function printHead(
+  out: Factory['io']['stdout'],
+  status: number,
+  headers: Record<string, string>,
+  tty = false,
+): Promise<void> {
   const { STATUS_CODES } = await import('node:http');
   const name = (h: string) => h.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
   let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + '\n';
   for (const [k, v] of Object.entries(headers)) head += `${name(k)}: ${v}\n`;
-  out.write(`${head}\n`);
+  out.write(`${tty ? (await import('../src/cli/output.js')).terminalText(head) : head}\n`);
 }
 
 /** Standard input or a file, as the raw body of `--input`. */
@@ -186,9 +191,13 @@ export default defineCommand<ApiOptions>({
           idempotencyKey,
           anonymous: isPublic,
         });
-        if (opts.include) await printHead(out, res.status, res.headers);
-        if (typeof res.body === 'string') out.write(res.body && !res.body.endsWith('\n') ? `${res.body}\n` : res.body);
-        else out.write(JSON.stringify(res.body, null, 2) + '\n');
+        if (opts.include) await printHead(out, res.status, res.headers, f.io.isStdoutTTY);
+        if (typeof res.body === 'string') {
+          // A body that is not JSON goes out as it came when piped; on a terminal its control
+          // characters (ESC, OSC…) are replaced, as for every server text shown there.
+          const text = f.io.isStdoutTTY ? (await import('../src/cli/output.js')).terminalText(res.body) : res.body;
+          out.write(text && !text.endsWith('\n') ? `${text}\n` : text);
+        } else out.write(JSON.stringify(res.body, null, 2) + '\n');
         return 0;
       }
       const { JsonArrayStream } = await import('../src/cli/output.js');
@@ -220,7 +229,7 @@ export default defineCommand<ApiOptions>({
     } catch (err) {
       const api = apiErrorOf(err);
       if (!api) throw err;
-      if (opts.include) await printHead(out, api.status, api.info.headers ?? {});
+      if (opts.include) await printHead(out, api.status, api.info.headers ?? {}, f.io.isStdoutTTY);
       // Raw command, raw error: the problem object as the server sent it.
       f.io.stderr.write(JSON.stringify({ status: api.status, ...api.problem }, null, 2) + '\n');
       return exitCodeOf(err);

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { UsageError, apiErrorOf } from '../../src/cli/errors.js';
 import { readTokenFromStdin, type Me } from '../../src/cli/auth.js';
-import { printJson, style } from '../../src/cli/output.js';
+import { printJson, style, terminalText } from '../../src/cli/output.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl, tokenOrigin } from '../../src/cli/target.js';
 
 interface LoginOptions {
@@ -135,7 +135,7 @@ export default defineCommand<LoginOptions>({
         throw new UsageError(
           `\`--workspace ${f.globals.workspace}\` is not a workspace this token can reach; nothing was saved.`,
           reachable.length
-            ? `It can reach: ${reachable.map((x) => `${x.id} (${x.name})`).join(', ')}.`
+            ? `It can reach: ${reachable.map((x) => `${x.id} (${terminalText(x.name)})`).join(', ')}.`
             : 'It can reach no workspace: ask an owner to add you.',
         );
       }
@@ -148,7 +148,11 @@ export default defineCommand<LoginOptions>({
       const p = await f.io.prompter();
       workspace = await p.select({
         message: 'Default workspace',
-        choices: reachable.map((x) => ({ name: `${x.name} (${x.id})`, value: x.id, description: `role ${x.role}` })),
+        choices: reachable.map((x) => ({
+          name: `${terminalText(x.name)} (${x.id})`,
+          value: x.id,
+          description: `role ${terminalText(x.role)}`,
+        })),
         default: keptWorkspace,
       });
     } else if (reachable.length > 1) {
@@ -188,14 +192,18 @@ export default defineCommand<LoginOptions>({
       const s = await style(f.io);
       const out = f.io.stdout;
       out.write(
-        `${s.green('✓')} Logged in to ${baseUrl} as ${me.user.name} <${me.user.email}>; saved as profile ${s.bold(name)} in ${profiles.path}\n`,
+        `${s.green('✓')} Logged in to ${baseUrl} as ${terminalText(me.user.name)} <${terminalText(me.user.email)}>; saved as profile ${s.bold(name)} in ${profiles.path}\n`,
       );
       out.write(
         `Token stored in ${storage === 'keychain' ? 'the OS keychain' : `${profiles.path} (mode 0600; no OS keychain here)`}; it is sent only to ${new URL(baseUrl).origin}.\n`,
       );
-      out.write(`Abilities: ${me.token.abilities.join(', ') || 'none'}\n`);
+      // Names and roles are the server's text: control characters never reach the terminal.
+      out.write(`Abilities: ${terminalText(me.token.abilities.join(', ')) || 'none'}\n`);
       out.write(`Workspaces this token can reach (${reachable.length}):\n`);
-      for (const x of reachable) out.write(`  ${x.id === workspace ? '*' : ' '} ${x.id}  ${x.name}  (${x.role})\n`);
+      for (const x of reachable)
+        out.write(
+          `  ${x.id === workspace ? '*' : ' '} ${terminalText(x.id)}  ${terminalText(x.name)}  (${terminalText(x.role)})\n`,
+        );
       if (workspace) out.write(`Default workspace: ${workspace}\n`);
       if (!isCurrent)
         out.write(
