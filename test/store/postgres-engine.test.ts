@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, type StoreEngine } from '../../src/store/engine/interface.js';
 import { StoreUnavailableError } from '../../src/store/pg/errors.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
+import { delayProxy } from '../support/delay-proxy.js';
 import { startBouncer, type Bouncer } from '../support/pgbouncer.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres.js';
 import { listing, STORE_TEST_WS } from '../support/store.js';
@@ -77,6 +78,42 @@ describe('the PostgreSQL engine', () => {
     expect(Date.now() - t).toBeLessThan(2500);
     await expect(stuck).rejects.toThrow();
     expect((await other.read((tx) => tx.get('listings', listing(1).id)))!.title).toBe('after the timeout');
+  });
+
+  it('with 1-10 ms added to the database and writes under way, B never misses what A acknowledged', async () => {
+    const server = new URL(db.url);
+    const proxy = await delayProxy({ host: server.hostname, port: Number(server.port || 5432) }, 1, 10);
+    try {
+      const through = new URL(db.url);
+      through.hostname = '127.0.0.1';
+      through.port = String(proxy.port);
+      const url = schemaUrl(through.href);
+      const [a, b] = [await open(url, { max: 4 }), await open(url, { max: 4 })];
+      // Load beside the checks: both processes keep writing other records.
+      let busy = true;
+      const noise = [a, b].map(async (e, n) => {
+        for (let i = 0; busy; i++) await e.write((tx) => tx.put('settings', { id: `noise-${n}-${i % 5}`, value: i }));
+      });
+      let stale = 0;
+      const rounds = 60;
+      await Promise.all(
+        Array.from({ length: 3 }, async (_, w) => {
+          for (let i = 0; i < rounds / 3; i++) {
+            const id = `seen-${w}-${i}`;
+            await a.write((tx) => tx.put('settings', { id, value: i }));
+            // Acknowledged by A: B's next read must see it.
+            if ((await b.read((tx) => tx.get('settings', id)))?.value !== i) stale++;
+          }
+        }),
+      );
+      busy = false;
+      await Promise.all(noise);
+      expect(stale).toBe(0);
+      expect(await b.read((tx) => tx.count('settings'))).toBeGreaterThanOrEqual(rounds);
+    } finally {
+      await Promise.all(opened.splice(0).map((e) => e.close().catch(() => undefined)));
+      await proxy.close();
+    }
   });
 
   it('a database it cannot reach is a StoreUnavailableError', async () => {
