@@ -9,6 +9,11 @@ import { fakeIO, runInProcess } from '../support/cli.js';
 import { proxy } from '../support/pull.js';
 import { DEMO, demo, onPort, tempDir } from '../support/server.js';
 
+/** The demo workspace's threads (fixtures/demo.json; counted, so a demo record added keeps this true). */
+const WS1_THREADS = (JSON.parse(readFileSync(DEMO, 'utf8')).threads as Array<{ workspace_id: string }>).filter(
+  (t) => t.workspace_id === demo.ws1,
+).length;
+
 type Server = Awaited<ReturnType<typeof onPort>>;
 
 const pull = (base: string, token: string, args: string[], dir: string, env: Record<string, string> = {}) =>
@@ -128,7 +133,7 @@ describe('wcm pull --scrub', () => {
     const d = JSON.parse(readFileSync(DEMO, 'utf8'));
     const byId = new Map<string, any>(d.threads.map((t: any) => [t.id, t]));
     const pulled = fixture.threads.filter((t: any) => byId.has(t.id));
-    expect(pulled).toHaveLength(40);
+    expect(pulled).toHaveLength(WS1_THREADS);
     for (const t of pulled) {
       const o = byId.get(t.id);
       expect(t.status).toBe(o.status);
@@ -254,7 +259,7 @@ describe('wcm pull: abilities, limits and bad input', () => {
         (b: any) => b.workspace_id === demo.ws1 && new Date(b.starts_at).toISOString() >= since,
       );
       expect(threads.length).toBeGreaterThan(0);
-      expect(threads.length).toBeLessThan(40);
+      expect(threads.length).toBeLessThan(WS1_THREADS);
       const file = path.join(dir.dir, 'since.json');
       const r = await pull(source.url, demo.owner, ['--output', file, '--since', '2026-11-10'], dir.dir);
       expect(r.code, r.stderr).toBe(0);
@@ -293,7 +298,7 @@ describe('wcm pull: abilities, limits and bad input', () => {
         env: { WCM_CONFIG_DIR: path.join(dir.dir, 'cfg') },
       });
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toContain('40 threads');
+      expect(r.stdout).toContain(`${WS1_THREADS} threads`);
     } finally {
       dir.cleanup();
     }
@@ -318,7 +323,7 @@ describe('wcm pull: abilities, limits and bad input', () => {
       );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/pulling threads: \d+ \S*\d+\/s/);
-      expect(r.stdout).toMatch(/threads\s+40\s+copied/);
+      expect(r.stdout).toMatch(new RegExp(`threads\\s+${WS1_THREADS}\\s+copied`));
     } finally {
       await slow.close();
       dir.cleanup();

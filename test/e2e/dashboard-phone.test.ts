@@ -7,8 +7,9 @@ import { DEMO, demo, tempDir } from '../support/server.js';
 
 /**
  * The dashboard of `wcm serve --seed fixtures/demo.json` in Debian's chromium (issue 48): a list's
- * time of an older day says the time too, in the viewer's zone; the voice page on a phone is
- * stacked rows that fit the screen, as the inbox is.
+ * time of an older day says the time too, in the viewer's zone; a demo contact has related
+ * records, so the "same contact" panel shows something; the voice page on a phone is stacked rows
+ * that fit the screen, as the inbox is.
  */
 warnNoBrowser("The dashboard's phone test");
 const ws = (rest = '') => `/dashboard/workspaces/${demo.ws1}${rest}`;
@@ -61,6 +62,27 @@ describe('the demo dashboard in chromium', () => {
       await page.goto(`${origin}${ws(`/threads/${demo.newestThread}`)}`);
       const times = await page.$$eval('.msg time', (els) => els.map((e) => e.textContent ?? ''));
       expect(times.at(-1)).toMatch(/Nov 20, 2026, 06:38\s?AM EST/);
+    }, 30_000);
+
+    it("the demo has a returning customer: Lucia Chen's thread page lists her other thread, booking and order", async () => {
+      await page.setViewport({ width: 1280, height: 900 });
+      // Lucia's first thread (the voucher); fixtures/demo.json gives her a second one, a class booking and the order.
+      await page.goto(`${origin}${ws('/threads/ce839999-314d-4d9d-aa88-fbb8592ce133')}`);
+      const related = await page.$eval('#related', (s) => ({
+        text: s.textContent ?? '',
+        links: [...s.querySelectorAll('a')].map((a) => a.getAttribute('href')!),
+        none: s.querySelectorAll('p.muted').length,
+      }));
+      expect(related.none).toBe(0); // no "None." under any heading
+      expect(related.text).toContain('Booking a class myself');
+      expect(related.text).toContain('Home barista class');
+      expect(related.text).toContain('Home barista class voucher');
+      expect(related.text).toContain('paid');
+      expect(related.links).toEqual([
+        ws('/threads/2f6b1c9e-7a43-4d58-9e21-5c8a0b3d4e71'),
+        ws('/bookings'),
+        ws('/open/9c8b7a6d-5e4f-4321-8a9b-0c1d2e3f4a5b'),
+      ]);
     }, 30_000);
 
     it('at 375 px the voice page is stacked rows: nothing wider than the screen, no row scrolled sideways', async () => {

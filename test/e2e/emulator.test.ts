@@ -6,6 +6,9 @@ import { expect, it } from 'vitest';
 import { spawnServe, wcm } from '../support/cli.js';
 import { DEMO, tempDir } from '../support/server.js';
 
+/** How many threads fixtures/demo.json seeds (counted, so a demo record added keeps the check true). */
+const DEMO_THREADS = (JSON.parse(readFileSync(DEMO, 'utf8')) as { threads: unknown[] }).threads.length;
+
 it('serve saves the admin token (not printed when piped); wcm local reset works from the profile; after kill -9 the reset state is the state', async () => {
   const dir = tempDir('wcm-emu-e2e-');
   const data = path.join(dir.dir, 'store.json');
@@ -37,7 +40,7 @@ it('serve saves the admin token (not printed when piped); wcm local reset works 
       env: { ...env, WCM_ADMIN_TOKEN: admin },
     });
     expect(back.exitCode, back.stderr).toBe(0);
-    expect(JSON.parse(back.stdout).records.threads).toBe(46);
+    expect(JSON.parse(back.stdout).records.threads).toBe(DEMO_THREADS);
   } finally {
     server.proc.kill('SIGKILL');
     await server.proc;

@@ -5,6 +5,14 @@ import { spawnServe, wcm } from '../support/cli.js';
 import { DEMO, demo, tempDir } from '../support/server.js';
 
 const SECRET = 'whsec_e2e_0123456789abcdefghijklmnopqrstu';
+/** The orders fixtures/demo.json holds, newest first (`wcm local orders` lists them after new ones). */
+const DEMO_ORDERS = (
+  (
+    JSON.parse(readFileSync(DEMO, 'utf8')) as {
+      orders?: Array<{ id: string; payment_state: string; created_at: string }>;
+    }
+  ).orders ?? []
+).sort((a, b) => b.created_at.localeCompare(a.created_at));
 
 describe('wcm commerce pay → wcm payments simulate → wcm local orders (the real binary and server)', () => {
   const t = tempDir('wcm-e2e-pay-');
@@ -50,8 +58,10 @@ describe('wcm commerce pay → wcm payments simulate → wcm local orders (the r
       expect(pay.stderr).toMatch(/^idempotency key: [0-9a-f-]{36} \(to replay: /m);
 
       const before = JSON.parse((await wcm(['local', 'orders', '--data', data, '--json'])).stdout);
+      // Newest first: the new order, then the demo's own (fixtures/demo.json has one, paid).
       expect(before.map((o: { id: string; payment_state: string }) => [o.id, o.payment_state])).toEqual([
         [created.order.id, 'pending'],
+        ...DEMO_ORDERS.map((o) => [o.id, o.payment_state]),
       ]);
 
       const sim = await cli([

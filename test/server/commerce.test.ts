@@ -55,7 +55,7 @@ describe('pricing: fixed offers charge unit price × quantity', () => {
       expect(res.json.data.payment_intent.amount).toBe(expected);
     } else {
       expect(res.json.code).toBe(expected);
-      expect(await s.store.records.size('orders')).toBe(0);
+      expect(await s.ordersMade()).toBe(0);
     }
   });
 
@@ -175,7 +175,7 @@ describe('offers that cannot be paid for', () => {
     const res = await pay(id, {});
     expect(res.status).toBe(404);
     expect(res.json.code).toBe('offer_not_found');
-    expect(await s.store.records.size('orders')).toBe(0);
+    expect(await s.ordersMade()).toBe(0);
   });
 
   it('an offer whose workspace has no connected account: 404 offer_not_found saying why', async () => {

@@ -1,9 +1,13 @@
 // The control plane (docs/server.md#controlling-a-running-server-reset-snapshots-faults-clock-request-log) over a real socket: admin token, request log, reset and
 // snapshots, the movable clock, injected faults; and the `wcm local …` / `wcm logs` commands.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeIO, runInProcess } from '../support/cli.js';
-import { demo, onPort, tempDir } from '../support/server.js';
+import { DEMO, demo, onPort, tempDir } from '../support/server.js';
+
+/** How many threads fixtures/demo.json seeds (counted, so a demo record added keeps the checks true). */
+const DEMO_THREADS = (JSON.parse(readFileSync(DEMO, 'utf8')) as { threads: unknown[] }).threads.length;
 
 let server: Awaited<ReturnType<typeof onPort>>;
 let origin: string;
@@ -294,7 +298,7 @@ describe('reset and snapshots', () => {
     expect(await server.store.threads.size()).toBe(0);
     expect((await api('/me')).status).toBe(401); // the tokens went too
     const seeded = await control('POST', '/reset', { to: 'seed' });
-    expect(seeded.json.data.records.threads).toBe(46);
+    expect(seeded.json.data.records.threads).toBe(DEMO_THREADS);
     expect((await api('/me')).status).toBe(200);
     // The admin token and the webhook secret (settings) survive every reset.
     expect((await control('GET', '/clock')).status).toBe(200);
@@ -333,7 +337,7 @@ describe('the commands', () => {
     const gone = await cli(['local', 'snapshot', 'restore', 'cli-snap']);
     expect(gone.code).toBe(5);
     const reset = await cli(['local', 'reset', '--to', 'seed', '--json']);
-    expect(JSON.parse(reset.stdout).records.threads).toBe(46);
+    expect(JSON.parse(reset.stdout).records.threads).toBe(DEMO_THREADS);
     const clock = await cli(['local', 'clock', 'set', '--offset', '3600', '--json']);
     expect(JSON.parse(clock.stdout).offset_seconds).toBe(3600);
     expect((await cli(['local', 'clock', 'clear'])).code).toBe(0);

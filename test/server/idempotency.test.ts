@@ -30,7 +30,7 @@ describe('Idempotency-Key on public POSTs', () => {
       expect(res.status).toBe(status);
       expect(res.json.code).toBe(code);
     }
-    expect(await s.store.records.size('orders')).toBe(0);
+    expect(await s.ordersMade()).toBe(0);
     expect(await s.store.records.size('analytics_events')).toBe(0);
   });
 
@@ -58,7 +58,7 @@ describe('Idempotency-Key on public POSTs', () => {
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     expect(again.body).toBe(first.body);
     expect(again.headers['X-Request-Id']).toBe(first.json.meta.request_id);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
     expect(await s.store.records.size('idempotency_keys')).toBe(1);
   });
 
@@ -71,7 +71,7 @@ describe('Idempotency-Key on public POSTs', () => {
     });
     expect(res.status).toBe(422);
     expect(res.json.code).toBe('idempotency_key_reused');
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
   });
 
   it('keys are scoped per operation and target: the same key on another offer or agent creates its own record', async () => {
@@ -82,7 +82,7 @@ describe('Idempotency-Key on public POSTs', () => {
     const d = await s.request({ url: openedUrl(demo.agent3), key, json: {} });
     expect([a.status, b.status, c.status, d.status]).toEqual([201, 201, 201, 201]);
     expect(a.json.data.order.id).not.toBe(b.json.data.order.id);
-    expect(await s.store.records.size('orders')).toBe(2);
+    expect(await s.ordersMade()).toBe(2);
     expect(await s.store.records.size('analytics_events')).toBe(2);
   });
 
@@ -105,7 +105,7 @@ describe('Idempotency-Key on public POSTs', () => {
     const fixed = await s.request({ url, key: 'fix-and-retry-01', json: { amount_minor: 1500 } });
     expect(fixed.status).toBe(201);
     expect(fixed.headers['Idempotent-Replayed']).toBeUndefined();
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
   });
 
   it('an unknown offer (404) is not recorded either', async () => {
@@ -129,7 +129,7 @@ describe('Idempotency-Key on public POSTs', () => {
     expect(fresh.status).toBe(201);
     expect(fresh.headers['Idempotent-Replayed']).toBeUndefined();
     expect(fresh.json.data.order.id).not.toBe(first.json.data.order.id);
-    expect(await s.store.records.size('orders')).toBe(2);
+    expect(await s.ordersMade()).toBe(2);
     // Another key's record, older than 24 h, is deleted from the store by the next request's prune.
     await s.request({ url: openedUrl(demo.agent1), key: 'old-record-0001', json: {} });
     expect(await s.store.records.size('idempotency_keys')).toBe(2);
@@ -150,7 +150,7 @@ describe('Idempotency-Key on public POSTs', () => {
     expect(again.status, again.body).toBe(201);
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     expect(again.json.data.order.id).toBe(first.json.data.order.id);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
   });
 
   it("another caller's key is not theirs to replay: another client address, or another token, runs for real", async () => {
@@ -184,7 +184,7 @@ describe('Idempotency-Key on public POSTs', () => {
       token: demo.owner,
     });
     expect(withToken.headers['Idempotent-Replayed']).toBeUndefined();
-    expect(await s.store.records.size('orders')).toBe(3);
+    expect(await s.ordersMade()).toBe(3);
   });
 
   it('the raw key is not stored, only its hash', async () => {
@@ -207,7 +207,7 @@ describe('replay after a restart', () => {
     expect(again.headers['Idempotent-Replayed']).toBe('true');
     expect(again.body).toBe(first.body);
     expect(evAgain.body).toBe(ev.body);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
     expect(await s.store.records.size('analytics_events')).toBe(1);
   });
 });
@@ -260,7 +260,7 @@ describe('concurrent requests with one key', () => {
     const statuses = res.map((r) => r.status).sort();
     expect(statuses.filter((x) => x === 201)).toHaveLength(1);
     expect(statuses.filter((x) => x === 409)).toHaveLength(49);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
     expect(provider.calls).toBe(1);
     // Afterwards every retry replays that one order.
     const retries = await Promise.all(
@@ -270,7 +270,7 @@ describe('concurrent requests with one key', () => {
     );
     const created = res.find((r) => r.status === 201)!;
     for (const r of retries) expect(r.body).toBe(created.body);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
   });
 
   it('50 concurrent requests with one key and the real (ungated) provider still create one order', async () => {
@@ -283,6 +283,6 @@ describe('concurrent requests with one key', () => {
     const created = res.filter((r) => r.status === 201 && r.headers['Idempotent-Replayed'] !== 'true');
     expect(created).toHaveLength(1);
     for (const r of res) expect([201, 409]).toContain(r.status);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
   });
 });

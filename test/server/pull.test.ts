@@ -9,7 +9,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../support/cli.js';
 import { compareWorkspace, NOT_COMPARED, proxy, READ_OPERATIONS } from '../support/pull.js';
-import { demo, onPort, tempDir } from '../support/server.js';
+import { DEMO, demo, onPort, tempDir } from '../support/server.js';
+
+/** The demo workspace's threads and bookings (fixtures/demo.json; counted, so a demo record added keeps these true). */
+const inWs1 = (kind: 'threads' | 'bookings') =>
+  (JSON.parse(readFileSync(DEMO, 'utf8'))[kind] as Array<{ workspace_id: string }>).filter(
+    (r) => r.workspace_id === demo.ws1,
+  ).length;
+const WS1_THREADS = inWs1('threads');
+const WS1_BOOKINGS = inWs1('bookings');
 
 type Server = Awaited<ReturnType<typeof onPort>>;
 
@@ -44,7 +52,7 @@ describe('wcm pull: round trip', () => {
     const s = JSON.parse(result.stdout);
     expect(s.workspace).toEqual({ id: demo.ws1, name: 'Acme Coffee' });
     for (const c of s.collections) expect(c.status, c.name).toBe('copied');
-    expect(s.collections.find((c: { name: string }) => c.name === 'threads').count).toBe(40);
+    expect(s.collections.find((c: { name: string }) => c.name === 'threads').count).toBe(WS1_THREADS);
     expect(s.next).toBe(`wcm serve --seed ${file} --data ${file.replace(/\.json$/, '')}.store.json`);
     expect(s.made.token).toMatch(/^wcm_pat_[A-Za-z0-9]{32,}$/);
   });
@@ -103,9 +111,9 @@ describe('wcm pull: a server with only the seed contract reads', () => {
       expect(status.threads.reason).toContain('getThread');
       expect(status.listings.status).toBe('partial');
       expect(status.knowledge_lists.status).toBe('partial');
-      expect(status.bookings).toMatchObject({ status: 'copied', count: 15 });
+      expect(status.bookings).toMatchObject({ status: 'copied', count: WS1_BOOKINGS });
       expect(status.voice_interactions).toMatchObject({ status: 'copied', count: 16 });
-      expect(status.threads.count).toBe(40);
+      expect(status.threads.count).toBe(WS1_THREADS);
       expect(s.workspace.name).toBe('Pulled workspace');
       expect(s.notes.join('\n')).toContain('/me');
       // The OpenAPI document was asked for once; then each extension was tried once, on first use.

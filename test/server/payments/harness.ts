@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { App, type AppResponse } from '../../../src/server/app.js';
 import type { Clock } from '../../../src/server/context.js';
@@ -26,10 +27,15 @@ export interface PublicApp {
     /** Sent as the bearer token (sendJson). */
     token?: string;
   }): Promise<AppResponse & { json: any }>;
+  /** The orders made since the demo was seeded (the demo has orders of its own: DEMO_ORDERS). */
+  ordersMade(): Promise<number>;
   /** Closes the store and opens the same file again with a new App: a server restart. */
   restart(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How many orders fixtures/demo.json holds: tests count the orders they make on top of it. */
+export const DEMO_ORDERS = ((JSON.parse(readFileSync(DEMO, 'utf8')) as { orders?: unknown[] }).orders ?? []).length;
 
 export interface PublicAppOptions {
   clock?: TestClock;
@@ -84,6 +90,9 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
         headers,
         remoteAddress: r.remoteAddress ?? '192.0.2.10',
       });
+    },
+    async ordersMade() {
+      return (await h.store.records.size('orders')) - DEMO_ORDERS;
     },
     async restart() {
       await store.close();

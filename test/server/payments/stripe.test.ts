@@ -93,7 +93,7 @@ describe("the stripe provider, against a local server speaking Stripe's wire for
     expect(stub.received).toHaveLength(2);
     expect(stub.received[1].headers['idempotency-key']).toBe(stub.received[0].headers['idempotency-key']);
     expect(stub.received[1].form).toEqual(stub.received[0].form);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
   });
 
   it('a Stripe card error (402) is a clear 502 payment_provider_error, with no order and no idempotency record', async () => {
@@ -107,7 +107,7 @@ describe("the stripe provider, against a local server speaking Stripe's wire for
     expect(res.json.detail).toContain('No order was created.');
     expect(res.json.resolution).toMatch(/same Idempotency-Key/);
     expect(stub.received).toHaveLength(1);
-    expect(await s.store.records.size('orders')).toBe(0);
+    expect(await s.ordersMade()).toBe(0);
     expect(await s.store.records.size('idempotency_keys')).toBe(0);
   });
 
@@ -117,7 +117,7 @@ describe("the stripe provider, against a local server speaking Stripe's wire for
     expect((await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0005', json: {} })).status).toBe(502);
     const ok = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0005', json: {} });
     expect(ok.status).toBe(201);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
   });
 
   it("rejected credentials are reported without echoing Stripe's text to the public caller", async () => {
@@ -129,7 +129,7 @@ describe("the stripe provider, against a local server speaking Stripe's wire for
     expect(res.status).toBe(502);
     expect(res.json.detail).toMatch(/credentials/);
     expect(res.json.detail).not.toContain('sk_test');
-    expect(await s.store.records.size('orders')).toBe(0);
+    expect(await s.ordersMade()).toBe(0);
   });
 
   it('an unreachable Stripe is a 502 that says so', async () => {
@@ -143,7 +143,7 @@ describe("the stripe provider, against a local server speaking Stripe's wire for
     const res = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0007', json: {} });
     expect(res.status).toBe(502);
     expect(res.json.detail).toMatch(/could not be reached/);
-    expect(await s.store.records.size('orders')).toBe(0);
+    expect(await s.ordersMade()).toBe(0);
   });
 
   it('--payments stripe without STRIPE_SECRET_KEY refuses to start, saying what to set', async () => {
@@ -190,12 +190,12 @@ describe("the stripe provider, against a local server speaking Stripe's wire for
       'POST /v1/payment_intents/pi_3StubIntent0000000000001/cancel',
     ]);
     expect(stub.received[1].form.cancellation_reason).toBe('abandoned');
-    expect(await s.store.records.size('orders')).toBe(0);
+    expect(await s.ordersMade()).toBe(0);
     expect(await s.store.records.size('idempotency_keys')).toBe(0);
     // Once the disk recovers, the same key creates the order.
     failAppends = false;
     const retry = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'stripe-key-0009', json: {} });
     expect(retry.status).toBe(201);
-    expect(await s.store.records.size('orders')).toBe(1);
+    expect(await s.ordersMade()).toBe(1);
   });
 });
