@@ -17,6 +17,7 @@ type ServeOptions = {
   publicUrl?: string;
   allowedHost?: string[];
   allowedOrigin?: string[];
+  trustProxy?: string[];
   showSecrets?: boolean;
 };
 
@@ -50,6 +51,12 @@ export default defineCommand<ServeOptions>({
     {
       flags: '--allowed-origin <origin>',
       description: 'let web pages from this origin call the server (repeatable), e.g. https://app.example.com',
+      repeatable: true,
+    },
+    {
+      flags: '--trust-proxy <address>',
+      description:
+        'take the client address from X-Forwarded-For when the peer is this proxy: an address or CIDR range (repeatable; env WCM_TRUST_PROXY, comma-separated); rate limits and idempotency scopes then count each client behind it',
       repeatable: true,
     },
     { flags: '--data <file>', description: 'data file (default .wcm/store.json in the working directory)' },
@@ -94,6 +101,13 @@ export default defineCommand<ServeOptions>({
       publicUrl: opts.publicUrl ?? (f.env.WCM_PUBLIC_URL || undefined),
       allowedHosts: opts.allowedHost,
       allowedOrigins: opts.allowedOrigin,
+      trustProxy:
+        opts.trustProxy ??
+        (f.env.WCM_TRUST_PROXY
+          ? f.env.WCM_TRUST_PROXY.split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : undefined),
     };
     const { checkTrustOptions, TrustOptionError } = await import('../src/server/trust/config.js');
     try {
@@ -101,9 +115,10 @@ export default defineCommand<ServeOptions>({
     } catch (err) {
       if (err instanceof TrustOptionError)
         throw new UsageError(
-          opts.publicUrl === undefined && trust.publicUrl !== undefined
+          (opts.publicUrl === undefined && trust.publicUrl !== undefined
             ? err.message.replace('`--public-url`', '`WCM_PUBLIC_URL`')
-            : err.message,
+            : err.message
+          ).replace('`--trust-proxy`', opts.trustProxy === undefined ? '`WCM_TRUST_PROXY`' : '`--trust-proxy`'),
         );
       throw err;
     }

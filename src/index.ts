@@ -39,6 +39,8 @@ export interface StartServerOptions {
   allowedHosts?: string[];
   /** Web origins trusted beside the server's own and loopback ones, as `--allowed-origin`. */
   allowedOrigins?: string[];
+  /** Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client, as `--trust-proxy`. */
+  trustProxy?: string[];
 }
 
 export interface RequestFilter {
@@ -87,6 +89,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Sta
       publicUrl: options.publicUrl,
       allowedHosts: options.allowedHosts,
       allowedOrigins: options.allowedOrigins,
+      trustProxy: options.trustProxy,
       extend: extendServer,
     });
   } catch (err) {

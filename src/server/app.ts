@@ -25,6 +25,7 @@ import {
 import { operationChain } from './operation.js';
 import { requestIdFor } from './ids.js';
 import { BASE_PATHS, basePathOf, plainTarget, type AppRequest } from './request.js';
+import { clientAddress } from './client-address.js';
 import { jsonResponse, problemResponse, baseHeaders, type AppResponse } from './response.js';
 import { DEFAULT_TRUST, type Trust } from './trust/config.js';
 import { hostCheck, originRule } from './trust/edge.js';
@@ -139,7 +140,12 @@ export class App {
       origin,
       baseUrl: `${origin}${base ?? '/v1'}`,
       headers: req.headers,
-      remoteAddress: req.remoteAddress ?? '127.0.0.1',
+      // The peer, or behind a `--trust-proxy` proxy the client it names (src/server/client-address.ts).
+      remoteAddress: clientAddress(
+        this.trust.proxies,
+        req.remoteAddress ?? '127.0.0.1',
+        req.headers['x-forwarded-for'],
+      ),
       rawBody: typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? Buffer.alloc(0)),
     };
     if (req.audience) info.audience = req.audience;

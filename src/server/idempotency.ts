@@ -1,3 +1,4 @@
+import { clientKey } from './client-address.js';
 import { createHash } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
 import type { IdempotencyRecord } from '../store/records.js';
@@ -179,10 +180,13 @@ export function canonicalTarget(path: string): string {
     .join('/');
 }
 
-/** Who sent the key (TRUST §5): its bearer token (hashed), else the client address. Two callers never share a key. */
+/**
+ * Who sent the key (TRUST §5): its bearer token (hashed), else the client address (IPv6 by its /64, as
+ * the rate limits). Two callers never share a key.
+ */
 function caller(req: RequestInfo): string {
   const auth = header(req.headers, 'authorization');
-  return auth ? `token:${sha256(auth.trim()).slice(0, 32)}` : `client:${req.remoteAddress}`;
+  return auth ? `token:${sha256(auth.trim()).slice(0, 32)}` : `client:${clientKey(req.remoteAddress)}`;
 }
 
 function what(op: AnyOperation): string {

@@ -1,5 +1,6 @@
 import type { AnyOperation } from '../contract/operations.js';
 import type { Middleware } from './chain.js';
+import { clientKey } from './client-address.js';
 import type { Clock } from './clock.js';
 import type { RequestInfo } from './request.js';
 import { ProblemError } from './problems.js';
@@ -17,7 +18,8 @@ const MAX_BUCKETS = 100_000;
 /**
  * A token bucket per client address and operation: `limit` tokens, refilled continuously at
  * `limit` per minute, so a burst of `limit` is allowed and the steady rate is `limit`/min.
- * The address is the TCP peer: `X-Forwarded-For` is not trusted, so a caller cannot pick one.
+ * The address is the TCP peer (IPv6 by its /64, which one host can rotate through), or the client a
+ * `--trust-proxy` proxy names: `X-Forwarded-For` is believed from no one else, so a caller cannot pick one.
  * Buckets live in the backend (memory by default: nothing about visitors reaches the store).
  */
 export class RateLimiter {
@@ -52,7 +54,7 @@ export class RateLimiter {
   }
 
   private spend(op: AnyOperation, req: RequestInfo): Spent | Promise<Spent> {
-    return this.backend.spend(req.remoteAddress, op.operationId, this.clock.now().getTime(), this.rate);
+    return this.backend.spend(clientKey(req.remoteAddress), op.operationId, this.clock.now().getTime(), this.rate);
   }
 
   /** The counters' headers of an allowed request; `rate_limited` for a refused one. */

@@ -150,6 +150,8 @@ describe('wcm serve', () => {
     [['--allowed-host', 'https://sandbox.example.com'], {}, '`--allowed-host`'],
     [['--allowed-origin', 'app.example.com'], {}, '`--allowed-origin`'],
     [[], { WCM_PUBLIC_URL: 'ftp://sandbox.example.com' }, '`WCM_PUBLIC_URL`'],
+    [['--trust-proxy', 'proxy.example'], {}, '`--trust-proxy`'],
+    [[], { WCM_TRUST_PROXY: '127.0.0.1,10.0.0.0/99' }, '`WCM_TRUST_PROXY`'],
   ])('%j %j is a usage error (exit 2) naming the flag, before the store is opened', async (args, env, flag) => {
     const r = await wcm(['serve', '--port', '0', '--data', path.join(dir, 'x.json'), ...args], {
       cwd: dir,
@@ -164,9 +166,35 @@ describe('wcm serve', () => {
   it('--help shows the trust flags', async () => {
     const r = await wcm(['serve', '--help'], { cwd: dir, env: { WCM_CONFIG_DIR: path.join(dir, 'config') } });
     expect(r.exitCode).toBe(0);
-    for (const flag of ['--public-url <url>', '--allowed-host <name>', '--allowed-origin <origin>'])
+    for (const flag of [
+      '--public-url <url>',
+      '--allowed-host <name>',
+      '--allowed-origin <origin>',
+      '--trust-proxy <address>',
+    ])
       expect(r.stdout).toContain(flag);
     expect(r.stdout).toContain('WCM_PUBLIC_URL');
+    expect(r.stdout).toContain('WCM_TRUST_PROXY');
+  });
+
+  it('WCM_TRUST_PROXY=127.0.0.1: the binary counts each X-Forwarded-For client on its own (--rate-limit 1)', async () => {
+    const { url } = await serve(['--data', path.join(dir, 'proxy.json'), '--seed', DEMO, '--rate-limit', '1'], {
+      env: { WCM_TRUST_PROXY: '127.0.0.1, ::1' },
+    });
+    let n = 0;
+    const opened = (client: string) =>
+      fetch(`${url}/public/agents/${demo.agent1}/analytics-events/opened`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'idempotency-key': `proxy-key-${++n}-0000`,
+          'x-forwarded-for': client,
+        },
+        body: '{}',
+      }).then((r) => r.status);
+    expect([await opened('203.0.113.1'), await opened('203.0.113.2'), await opened('203.0.113.1')]).toEqual([
+      201, 201, 429,
+    ]);
   });
 
   it('WCM_PUBLIC_URL: the binary prints the public URL, and its OAuth issuer and dashboard line use it whatever the Host', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkTrustOptions, makeTrust } from '../../src/server/trust/config.js';
 import { demo, openedUrl, payUrl, publicApp, type PublicApp } from './payments/harness.js';
 
 let s: PublicApp;
@@ -95,6 +96,52 @@ describe('rate limits on public routes (token bucket per client address and rout
         })
       ).status,
     ).toBe(429);
+  });
+
+  // Issue 47, item 12: a host rotates through its IPv6 /64 at will, and behind a proxy every visitor
+  // was one address.
+  const opened = (remoteAddress: string, headers: Record<string, string> = {}) =>
+    s.request({ url: openedUrl(demo.agent1), key: key(), json: {}, remoteAddress, headers }).then((r) => r.status);
+
+  it('IPv6 clients are bucketed by their /64, and an IPv4-mapped address is its IPv4 one', async () => {
+    s = await publicApp({ rateLimit: 2 });
+    expect(await opened('2001:db8:1:2::1')).toBe(201);
+    expect(await opened('2001:db8:1:2:ffff:ffff:ffff:fffe')).toBe(201);
+    // A third address of the same /64, however written: the bucket is spent.
+    expect(await opened('2001:0DB8:0001:0002:0:0:0:9')).toBe(429);
+    expect(await opened('2001:db8:1:2:a:b:1.2.3.4')).toBe(429);
+    // The next /64 is another client.
+    expect(await opened('2001:db8:1:3::1')).toBe(201);
+    // ::ffff:198.51.100.7 (a dual-stack socket's IPv4 peer) and 198.51.100.7 are one client.
+    expect(await opened('::ffff:198.51.100.7')).toBe(201);
+    expect(await opened('198.51.100.7')).toBe(201);
+    expect(await opened('::ffff:198.51.100.7')).toBe(429);
+  });
+
+  it('behind a trusted proxy (--trust-proxy), the client is the rightmost X-Forwarded-For hop that is not a proxy', async () => {
+    s = await publicApp({ rateLimit: 1 });
+    s.app.trust = makeTrust('http://localhost', { trustProxy: ['10.0.0.0/8', '2001:db8:ffff::1'] });
+    const xff = (v: string) => ({ 'x-forwarded-for': v });
+    // Two visitors behind one proxy: a bucket each.
+    expect(await opened('10.0.0.1', xff('203.0.113.5'))).toBe(201);
+    expect(await opened('10.0.0.1', xff('203.0.113.6'))).toBe(201);
+    expect(await opened('10.0.0.1', xff('203.0.113.5'))).toBe(429);
+    // A visitor prepending addresses of its own does not get a fresh bucket: the proxy appended the
+    // real one, and trusted hops (a second proxy in the chain) are skipped.
+    expect(await opened('10.0.0.1', xff('198.51.100.99, 203.0.113.5'))).toBe(429);
+    expect(await opened('::ffff:10.0.0.2', xff('198.51.100.99, 203.0.113.5, 10.9.9.9'))).toBe(429);
+    expect(await opened('2001:db8:ffff::1', xff('203.0.113.5'))).toBe(429);
+    // A peer that is not a trusted proxy is the client, whatever it forwards.
+    expect(await opened('192.0.2.50', xff('203.0.113.7'))).toBe(201);
+    expect(await opened('192.0.2.50', xff('203.0.113.8'))).toBe(429);
+  });
+
+  it('--trust-proxy takes addresses and CIDR ranges only', () => {
+    for (const bad of ['proxy.example', '10.0.0.0/33', '10.0.0.1/x', '::1/129', ''])
+      expect(() => checkTrustOptions({ trustProxy: [bad] }), bad).toThrow(/`--trust-proxy` must be an IP address/);
+    expect(
+      checkTrustOptions({ trustProxy: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8', '::ffff:10.1.2.3'] }),
+    ).toBeUndefined();
   });
 
   it('every public response carries the headers: errors and replays included', async () => {

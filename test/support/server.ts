@@ -203,6 +203,7 @@ export async function onPort(
     publicUrl: opts.publicUrl,
     allowedHosts: opts.allowedHosts,
     allowedOrigins: opts.allowedOrigins,
+    trustProxy: opts.trustProxy,
   });
   const stop = server.close.bind(server); // taken before Object.assign replaces `close`
   return Object.assign(server, {

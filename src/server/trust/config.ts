@@ -4,6 +4,7 @@
  * Nothing derived from "the origin" is ever built from a request's Host header.
  */
 import { isIP } from 'node:net';
+import { ProxyOptionError, trustedProxies, type TrustedProxies } from '../client-address.js';
 
 export interface Trust {
   /** `scheme://host[:port]` that clients use: `--public-url`, else the listening socket's. */
@@ -14,6 +15,8 @@ export interface Trust {
   readonly allowedHosts: readonly string[];
   /** `--allowed-origin` values, as serialized origins. */
   readonly allowedOrigins: ReadonlySet<string>;
+  /** `--trust-proxy`: peers whose `X-Forwarded-For` names the client (src/server/client-address.ts). */
+  readonly proxies: TrustedProxies;
 }
 
 /** A flag value that cannot be used; the message names the flag and how to fix it. */
@@ -23,14 +26,20 @@ export interface TrustOptions {
   publicUrl?: string;
   allowedHosts?: readonly string[];
   allowedOrigins?: readonly string[];
+  /** Proxy addresses or CIDR ranges whose `X-Forwarded-For` is believed, as `--trust-proxy`. */
+  trustProxy?: readonly string[];
 }
 
-export function makeTrust(origin: string, options: Pick<TrustOptions, 'allowedHosts' | 'allowedOrigins'> = {}): Trust {
+export function makeTrust(
+  origin: string,
+  options: Pick<TrustOptions, 'allowedHosts' | 'allowedOrigins' | 'trustProxy'> = {},
+): Trust {
   return {
     origin,
     originHost: new URL(origin).hostname.toLowerCase(),
     allowedHosts: (options.allowedHosts ?? []).map(parseAllowedHost),
     allowedOrigins: new Set((options.allowedOrigins ?? []).map(parseAllowedOrigin)),
+    proxies: trustedProxies(options.trustProxy),
   };
 }
 
@@ -41,6 +50,11 @@ export const DEFAULT_TRUST: Trust = makeTrust('http://localhost');
 export function checkTrustOptions(options: TrustOptions): string | undefined {
   options.allowedHosts?.forEach(parseAllowedHost);
   options.allowedOrigins?.forEach(parseAllowedOrigin);
+  try {
+    trustedProxies(options.trustProxy);
+  } catch (err) {
+    throw err instanceof ProxyOptionError ? new TrustOptionError(err.message) : err;
+  }
   return options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl);
 }
 
