@@ -138,6 +138,26 @@ console.log(JSON.stringify({ lists: lists.status, emptied, threads: seeded.threa
   expect(JSON.parse(r.stdout)).toEqual({ lists: 200, emptied: {}, threads: 46, logged: [201] });
 }, 180_000);
 
+it('the tarball holds every page its README and docs link to, and no source maps (issue 48)', () => {
+  // 338 .map files were packed, and none of docs/: the README's links led nowhere in the package.
+  expect(packed.filter((f) => f.endsWith('.map'))).toEqual([]);
+  expect(packed).toContain('docs/fixtures.md');
+  const installed = path.join(prefix, 'lib/node_modules/wcm');
+  const pages = packed.filter((f) => f.endsWith('.md'));
+  const broken: string[] = [];
+  for (const page of pages) {
+    const text = readFileSync(path.join(installed, page), 'utf8');
+    for (const m of text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+      const target = m[1]!;
+      if (/^[a-z]+:/i.test(target)) continue;
+      const file = path.posix.normalize(path.posix.join(path.posix.dirname(page), target));
+      if (!packed.includes(file) && !packed.some((f) => f.startsWith(`${file.replace(/\/$/, '')}/`)))
+        broken.push(`${page} → ${target}`);
+    }
+  }
+  expect(broken).toEqual([]);
+});
+
 it('npm pack, then npm i -g <tarball> into a temp prefix: `wcm --version` and `wcm --help` run', async () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   expect(pkg.private).toBeUndefined();
