@@ -11,7 +11,7 @@
  * conflicts, so `fn` runs exactly once.
  */
 import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
-import type { CollectionName, RecordTypes } from '../records.js';
+import { LAZY_COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
 import { scanEntries, type SortedIndex } from '../sorted-index.js';
 import type { Op, State } from '../state.js';
 import { Store, type StoreOptions } from '../store.js';
@@ -37,6 +37,7 @@ export class JsonEngine implements StoreEngine {
   readonly kind = 'json' as const;
   /** Settles when the write transaction running now (if any) has returned from `fn`. */
   private writing: Promise<void> | null = null;
+  private reader: { state: State; tx: ReadTx } | null = null;
 
   constructor(
     readonly store: Store,
@@ -50,7 +51,10 @@ export class JsonEngine implements StoreEngine {
 
   async read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
     while (this.writing) await this.writing;
-    return fn(this.readTx(this.store.state));
+    const state = this.store.state;
+    // A read keeps nothing of its own: one tx per state (a restore replaces the state).
+    if (this.reader?.state !== state) this.reader = { state, tx: this.readTx(state) };
+    return fn(this.reader.tx);
   }
 
   async write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
@@ -189,5 +193,6 @@ function pageOf(state: State, c: CollectionName, name: IndexName, q: PageQuery<{
   }
   const start = q.after ? index.seek(entries, q.after, true) : 0;
   const { recs, last, more } = scanEntries(entries, start, q.limit, q.filter);
-  return { items: recs.map((r) => state.get(c, r.id)), last, more };
+  // A lazy collection's index holds stubs: read each record (parsed on first read). Other indexes hold the records.
+  return { items: LAZY_COLLECTIONS.has(c) ? recs.map((r) => state.get(c, r.id)) : recs, last, more };
 }
