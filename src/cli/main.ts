@@ -167,7 +167,7 @@ export async function main(rawArgv: string[], deps: MainDeps = {}): Promise<numb
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      // Help wraps to the terminal's width, and to 80 columns anywhere else (pipes, docs/commands.md).
+      // Help wraps to the terminal's width, and to 80 columns anywhere else (pipes, docs/commands/).
       getOutHelpWidth: () => (io.isStdoutTTY ? io.columns : 80),
       getErrHelpWidth: () => (io.isStderrTTY ? io.columns : 80),
       // With --json a usage error is printed once, as JSON, below.
