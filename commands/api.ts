@@ -203,6 +203,9 @@ export default defineCommand<ApiOptions>({
       const { JsonArrayStream } = await import('../src/cli/output.js');
       let stream: InstanceType<typeof JsonArrayStream> | null = null;
       let cursor = query.cursor;
+      const { CursorTrail } = await import('../src/client/client.js');
+      const trail = new CursorTrail(p);
+      trail.add(cursor);
       for (;;) {
         const res = await client.request<{ data?: unknown; meta?: { next_cursor?: string | null } }>({
           method,
@@ -221,7 +224,9 @@ export default defineCommand<ApiOptions>({
         stream ??= new JsonArrayStream(out);
         await stream.push(body.data);
         const next = body.meta?.next_cursor ?? undefined;
-        if (!next || next === cursor) break;
+        if (!next) break;
+        // A cursor given before (A, B, A…) would page round in a circle for ever.
+        trail.add(next);
         cursor = next;
       }
       stream.end();

@@ -3,7 +3,7 @@ import { routeOf, type OperationId, type Route } from '../contract/table.js';
 import type { DataOf, ItemOf, ListOperationId } from '../contract/types.js';
 import { ApiError, ClientError, type ProblemJson } from './errors.js';
 import { missingExtension, problemOf, STATUS_TEXT, unreachable } from './failures.js';
-import { transportFor } from './transport.js';
+import { BodyTooLargeError, transportFor } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -28,6 +28,8 @@ export interface ClientOptions {
   renewToken?: () => Promise<string>;
   /** Also retry 500, 502 and 504 (with backoff) on idempotent requests: long runs such as `wcm pull`. */
   retryServerErrors?: boolean;
+  /** Largest response body accepted (default MAX_RESPONSE_BYTES, 64 MiB); a longer one fails the request. */
+  maxResponseBytes?: number;
 }
 
 export interface RequestOptions {
@@ -123,8 +125,24 @@ export class ApiClient {
           status,
           headers: resHeaders,
           text,
-        } = await send({ method, url, headers, body: payload, timeoutMs: timeout }));
+        } = await send({
+          method,
+          url,
+          headers,
+          body: payload,
+          timeoutMs: timeout,
+          maxBytes: this.options.maxResponseBytes,
+        }));
       } catch (err) {
+        // Never retried: the same server would send the same endless body again.
+        if (err instanceof BodyTooLargeError) {
+          debug?.(`< body cut off after ${err.maxBytes} bytes`);
+          throw new ClientError(
+            `The response from ${url.origin} was larger than ${err.maxBytes / 1024 / 1024} MiB; wcm stopped reading it.`,
+            'protocol',
+            'A server answering this request should send far less; check the base URL, or that the server is wcm.',
+          );
+        }
         const e = err as Error & { code?: string; cause?: { code?: string } };
         const msg = [e.code ?? e.cause?.code, e.message].filter(Boolean).join(' ') || String(err);
         debug?.(`< network error after ${Date.now() - started} ms: ${msg}`);
@@ -219,15 +237,15 @@ export class ApiClient {
     input: { params?: Record<string, string | undefined>; query?: RequestOptions['query'] } = {},
   ): AsyncGenerator<Envelope<T[]>> {
     let cursor = input.query?.cursor as string | undefined;
+    const seen = new CursorTrail(operationId);
+    seen.add(cursor);
     for (;;) {
       const res = await this.call<K, T[]>(operationId, { ...input, query: { ...input.query, cursor } });
       yield res.body;
-      const next = res.body.meta?.next_cursor ?? undefined;
-      // A server that hands back the cursor it was given would loop forever.
-      if (next && next === cursor)
-        throw new ClientError(`The server returned the same cursor twice for ${operationId}; stopping.`, 'protocol');
-      cursor = next;
+      cursor = res.body.meta?.next_cursor ?? undefined;
       if (!cursor) return;
+      // A server that hands back a cursor it gave before (A, B, A, …) would loop forever.
+      seen.add(cursor);
     }
   }
 }
@@ -243,4 +261,22 @@ function retryAfterMs(value: string | undefined): number | null {
   if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+/**
+ * The cursors a paging loop has followed: one given again means the server sends the pages
+ * around in a circle (A, B, A, B…), and following it would never end.
+ */
+export class CursorTrail {
+  private readonly cursors = new Set<string>();
+  constructor(private readonly what: string) {}
+  add(cursor: string | undefined): void {
+    if (cursor === undefined) return;
+    if (this.cursors.has(cursor))
+      throw new ClientError(
+        `The server gave a cursor for ${this.what} that it had given before (after ${this.cursors.size} pages); the pages go round in a circle, so wcm stopped.`,
+        'protocol',
+      );
+    this.cursors.add(cursor);
+  }
 }

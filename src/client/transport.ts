@@ -8,6 +8,19 @@ export interface TransportRequest {
   body?: string;
   /** Longest wait for the response headers, and for each piece of the body after them. */
   timeoutMs: number;
+  /** Largest response body read; past it the response is cut off and the request fails (BodyTooLargeError). */
+  maxBytes?: number;
+}
+
+/** The default bound on a response body: far above any page or document wcm reads (a page of 100 records is well under 1 MiB). */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** A response body past `maxBytes`: a server streaming without end would otherwise fill the memory. */
+export class BodyTooLargeError extends Error {
+  readonly code = 'WCM_BODY_TOO_LARGE';
+  constructor(readonly maxBytes: number) {
+    super(`the response body passed ${maxBytes} bytes`);
+  }
 }
 
 export interface TransportResponse {
@@ -102,9 +115,17 @@ async function nodeTransport(protocol: string): Promise<Transport> {
       };
       const r = mod.request(req.url, { method: req.method, headers, agent }, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
+        const max = req.maxBytes ?? MAX_RESPONSE_BYTES;
+        let bytes = 0;
         current = res;
         arm(req.timeoutMs, 'UND_ERR_BODY_TIMEOUT', 'Body Timeout Error');
         res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > max) {
+            chunks.length = 0;
+            res.destroy(new BodyTooLargeError(max));
+            return;
+          }
           chunks.push(chunk);
           arm(req.timeoutMs, 'UND_ERR_BODY_TIMEOUT', 'Body Timeout Error');
         });
@@ -152,6 +173,17 @@ async function undiciTransport(proxy: { httpProxy?: string; httpsProxy?: string 
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers))
       if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
-    return { status: res.statusCode, headers, text: await res.body.text() };
+    const max = req.maxBytes ?? MAX_RESPONSE_BYTES;
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > max) {
+        res.body.destroy();
+        throw new BodyTooLargeError(max);
+      }
+      chunks.push(chunk);
+    }
+    return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
   };
 }

@@ -5,7 +5,7 @@
  * at once: memory holds one page, not the workspace.
  */
 import { randomBytes } from 'node:crypto';
-import type { ApiClient } from '../client/client.js';
+import { CursorTrail, type ApiClient } from '../client/client.js';
 import { ApiError, ClientError } from '../client/errors.js';
 import { routeOf, routes, type OperationId } from '../contract/table.js';
 import { ABILITIES } from '../contract/enums.js';
@@ -393,6 +393,9 @@ export class Puller {
       this.setStatus(c, 'skipped', `this server does not have \`${op}\``);
       return false;
     }
+    // A server whose cursors go round (A, B, A…) is stopped with an error, not followed for ever.
+    const trail = new CursorTrail(op);
+    trail.add(this.state.cursor ?? undefined);
     for (;;) {
       let page: any;
       try {
@@ -417,6 +420,7 @@ export class Puller {
       const { records, stop } = await make(page.data ?? []);
       this.written(c, records);
       const next = page.meta?.next_cursor ?? null;
+      if (next && !stop) trail.add(next);
       this.state.cursor = stop ? null : next;
       this.save();
       if (stop || !next) return true;

@@ -227,7 +227,7 @@ describe('requests', () => {
           /* drain */
         }
       })(),
-    ).rejects.toThrow(/same cursor twice/);
+    ).rejects.toThrow(/a cursor for listListings that it had given before/);
   });
 });
 
