@@ -64,8 +64,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
   if (!(await checkOwned(dir, 'directory', owners, owner))) {
     await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
     await mkdir(dir, { mode: 0o700 });
-    if (owner) await chown(dir, owner.uid, owner.gid);
   }
+  // As root, a directory of root's own (checked above: no one else may enter it) is handed to the
+  // server's user, which must reach the files initdb and the server read there.
+  if (owner) await chown(dir, owner.uid, owner.gid);
   // Every file wcm keeps here is checked before any is used (pgpass: embedded-store.ts).
   for (const name of ['password', 'server.log', 'pgpass'])
     await checkOwned(path.join(dir, name), 'file', owners, owner);

@@ -18,7 +18,7 @@ const listing = (n: number, ws: string = eng.wsA): ListingRecord => ({
   id: `70000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
   workspace_id: ws,
   title: `Listing ${n} ü\t"q"`,
-  template_slug: 'basic',
+  template_slug: 'faq',
   items: [{ title: 'one', description: 'line\nbreak \\ back' }],
   button_id: null,
   created_at: new Date(Date.UTC(2026, 0, 1) + (n % 500) * 1000).toISOString(),
