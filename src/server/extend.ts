@@ -1,43 +1,67 @@
-import type { Setup, Register } from './area.js';
-import { register as dashboard } from './dashboard/area.js';
-import { register as emulator } from './emulator/area.js';
+import { defineArea, type Area, type ServiceName, type Setup } from './area.js';
+import { dashboardArea } from './dashboard/area.js';
+import { emulatorArea } from './emulator/area.js';
 import { IdempotencyGuard } from './idempotency.js';
-import { register as mcp } from './mcp/area.js';
-import { register as oauth } from './oauth/area.js';
-import { register as payments } from './payments/area.js';
+import { mcpArea } from './mcp/area.js';
+import { oauthArea } from './oauth/area.js';
+import { paymentsArea } from './payments/area.js';
 import { PgIdempotencyClaims, PgRateLimits } from '../store/pg/shared-tables.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
 import type { LocalServerOptions } from './serve.js';
-import { register as web } from './web/area.js';
+import { webArea } from './web/area.js';
 
 export { choosePaymentProvider } from './payments/area.js';
 
 /** Rate limits run before idempotency, so a flood never reaches the idempotency records. */
-const limits: Register = async (s) => {
-  // On PostgreSQL the buckets are shared by every process on the database (docs/sandbox.md).
-  const limiter = new RateLimiter(
-    s.options.rateLimit ?? DEFAULT_RATE_LIMIT,
-    s.clock,
-    s.store.shared ? new PgRateLimits(s.store.shared.sql) : undefined,
-  );
-  // On PostgreSQL a key in flight on one process is in flight on every process.
-  const idempotency = new IdempotencyGuard(
-    s.store,
-    s.clock,
-    undefined,
-    s.store.shared ? new PgIdempotencyClaims(s.store.shared.sql) : undefined,
-  );
-  await idempotency.pruneExpired();
-  s.services.rateLimiter = limiter;
-  s.services.idempotency = idempotency;
-  s.use.push(limiter.use, idempotency.use);
-};
+const limitsArea = defineArea({
+  name: 'limits',
+  needs: [],
+  provides: ['rateLimiter', 'idempotency'],
+  async register(s) {
+    // On PostgreSQL the buckets are shared by every process on the database (docs/sandbox.md).
+    const limiter = new RateLimiter(
+      s.options.rateLimit ?? DEFAULT_RATE_LIMIT,
+      s.clock,
+      s.store.shared ? new PgRateLimits(s.store.shared.sql) : undefined,
+    );
+    // On PostgreSQL a key in flight on one process is in flight on every process.
+    const idempotency = new IdempotencyGuard(
+      s.store,
+      s.clock,
+      undefined,
+      s.store.shared ? new PgIdempotencyClaims(s.store.shared.sql) : undefined,
+    );
+    await idempotency.pruneExpired();
+    s.services.rateLimiter = limiter;
+    s.services.idempotency = idempotency;
+    s.use.push(limiter.use, idempotency.use);
+  },
+});
 
 /**
- * The areas `wcm serve` adds to the core App, in order: each registers its services, middleware
- * and routes (area.ts), and may read the services of those before it.
+ * The areas `wcm serve` adds to the core App. Each registers once the areas providing what it needs
+ * have; otherwise in this order, which is also the order of their middleware: the emulator's
+ * injected faults come before rate limits and idempotency.
  */
-const AREAS: Register[] = [payments, emulator, limits, web, dashboard, oauth, mcp];
+const AREAS: Area[] = [paymentsArea, emulatorArea, limitsArea, webArea, dashboardArea, oauthArea, mcpArea];
+
+/** `areas` in an order where every area comes after those providing what it needs (stable otherwise). */
+export function orderAreas(areas: readonly Area[]): Area[] {
+  const out: Area[] = [];
+  const have = new Set<ServiceName>();
+  const left = [...areas];
+  while (left.length) {
+    const i = left.findIndex((a) => a.needs.every((n) => have.has(n)));
+    if (i === -1) {
+      const missing = left.map((a) => `${a.name} (${a.needs.filter((n) => !have.has(n)).join(', ')})`);
+      throw new Error(`No area provides what these need: ${missing.join('; ')}.`);
+    }
+    const [next] = left.splice(i, 1);
+    out.push(next);
+    next.provides.forEach((p) => have.add(p));
+  }
+  return out;
+}
 
 export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ store, clock, options }) => {
   const env = options.env ?? process.env;
@@ -53,11 +77,17 @@ export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ 
     assets: {},
     secrets: {},
   };
-  for (const register of AREAS) await register(s);
-  const { payments: provider, rateLimiter } = s.services;
+  // In this order every area finds what it needs: each checked to have added what it provides.
+  const ready = s as Setup<ServiceName>;
+  for (const area of orderAreas(AREAS)) {
+    await area.register(ready);
+    const absent = area.provides.filter((p) => s.services[p] === undefined);
+    if (absent.length) throw new Error(`The ${area.name} area did not provide ${absent.join(', ')}.`);
+  }
+  const { payments: provider, rateLimiter } = ready.services;
   // No secret goes into the notes: `wcm serve` prints a generated one once, on a terminal only.
   const notes = [
-    `public routes: ${rateLimiter!.limit} requests a minute per client and route; payments: ${provider!.name === 'stripe' ? `Stripe${env.WCM_STRIPE_API_BASE ? ` at ${env.WCM_STRIPE_API_BASE}` : ''}` : 'local (offline, no card network)'}`,
+    `public routes: ${rateLimiter.limit} requests a minute per client and route; payments: ${provider.name === 'stripe' ? `Stripe${env.WCM_STRIPE_API_BASE ? ` at ${env.WCM_STRIPE_API_BASE}` : ''}` : 'local (offline, no card network)'}`,
   ];
   const services = { ...s.services, secretSources: { admin: s.secrets.admin!, webhook: s.secrets.webhook! } };
   return { services, use: s.use, around: s.around, routes: s.routes, notes };

@@ -1,4 +1,4 @@
-import type { Register } from '../area.js';
+import { defineArea } from '../area.js';
 import type { Middleware, RequestMiddleware } from '../chain.js';
 import { MovableClock } from './clock.js';
 import { adminToken, injectFault, type FaultRule } from './control.js';
@@ -12,59 +12,64 @@ import { controlRoutes } from './routes.js';
  * injected answer replaces everything), the movable clock.
  * Needs the payments area's webhook secret.
  */
-export const register: Register = async (s) => {
-  const { store, clock, options } = s;
-  const admin = await adminToken(store, s.env);
-  const log = new RequestLog(!!options.logBodies);
-  const movable = clock instanceof MovableClock ? clock : undefined;
-  const faults: FaultRule[] = [];
-  s.routes.push(
-    controlRoutes({
-      store,
-      dataFile: options.dataFile,
-      clock: movable ?? new MovableClock(clock),
-      log,
-      admin: admin.token,
-      faults,
-      webhookSecret: s.services.webhookSecret!,
-      afterReset: () => s.services.rateLimiter?.reset(),
-    }),
-  );
-  const fault: Middleware = async (x, next) =>
-    faults.length ? ((await injectFault(faults, x.op.operationId)) ?? next(x)) : next(x);
-  s.use.push(fault);
-  const record: RequestMiddleware = async (x, next) => {
-    const startedAt = performance.now();
-    const res = await next(x);
-    const { info } = x;
-    // Reading the log (control plane, the dashboard's log page) is not logged: it would fill it.
-    if (
-      info.path.startsWith('/_emulator') ||
-      info.path.startsWith('/dashboard/requests') ||
-      info.path.startsWith('/assets/')
-    )
-      return res;
-    let problem: string | null = null;
-    if (res.status >= 400 && res.body) problem = /"code":"([^"]+)"/.exec(res.body)?.[1] ?? null;
-    log.record(
-      movable ? movable.nowMs() : clock.now().getTime(),
-      info.method,
-      info.path,
-      x.operationId,
-      res.status,
-      Math.round((performance.now() - startedAt) * 100) / 100,
-      info.id,
-      problem,
-      info.remoteAddress,
-      // Only the part the log keeps is decoded and read (docs/security.md: `--log-bodies` masking).
-      log.logBodies && info.rawBody.length
-        ? maskBody(info.rawBody.toString('utf8', 0, Math.min(info.rawBody.length, LOGGED_BODY_BYTES)))
-        : undefined,
+export const emulatorArea = defineArea({
+  name: 'emulator',
+  needs: ['webhookSecret'],
+  provides: ['requestLog', 'adminToken'],
+  async register(s) {
+    const { store, clock, options } = s;
+    const admin = await adminToken(store, s.env);
+    const log = new RequestLog(!!options.logBodies);
+    const movable = clock instanceof MovableClock ? clock : undefined;
+    const faults: FaultRule[] = [];
+    s.routes.push(
+      controlRoutes({
+        store,
+        dataFile: options.dataFile,
+        clock: movable ?? new MovableClock(clock),
+        log,
+        admin: admin.token,
+        faults,
+        webhookSecret: s.services.webhookSecret,
+        afterReset: () => s.services.rateLimiter?.reset(),
+      }),
     );
-    return res;
-  };
-  s.around.push(record);
-  s.services.requestLog = log;
-  s.services.adminToken = admin.token;
-  s.secrets.admin = admin.source;
-};
+    const fault: Middleware = async (x, next) =>
+      faults.length ? ((await injectFault(faults, x.op.operationId)) ?? next(x)) : next(x);
+    s.use.push(fault);
+    const record: RequestMiddleware = async (x, next) => {
+      const startedAt = performance.now();
+      const res = await next(x);
+      const { info } = x;
+      // Reading the log (control plane, the dashboard's log page) is not logged: it would fill it.
+      if (
+        info.path.startsWith('/_emulator') ||
+        info.path.startsWith('/dashboard/requests') ||
+        info.path.startsWith('/assets/')
+      )
+        return res;
+      let problem: string | null = null;
+      if (res.status >= 400 && res.body) problem = /"code":"([^"]+)"/.exec(res.body)?.[1] ?? null;
+      log.record(
+        movable ? movable.nowMs() : clock.now().getTime(),
+        info.method,
+        info.path,
+        x.operationId,
+        res.status,
+        Math.round((performance.now() - startedAt) * 100) / 100,
+        info.id,
+        problem,
+        info.remoteAddress,
+        // Only the part the log keeps is decoded and read (docs/security.md: `--log-bodies` masking).
+        log.logBodies && info.rawBody.length
+          ? maskBody(info.rawBody.toString('utf8', 0, Math.min(info.rawBody.length, LOGGED_BODY_BYTES)))
+          : undefined,
+      );
+      return res;
+    };
+    s.around.push(record);
+    s.services.requestLog = log;
+    s.services.adminToken = admin.token;
+    s.secrets.admin = admin.source;
+  },
+});

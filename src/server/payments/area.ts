@@ -1,4 +1,4 @@
-import type { Register } from '../area.js';
+import { defineArea } from '../area.js';
 import type { LocalServerOptions } from '../serve.js';
 import { LocalPaymentProvider } from './local.js';
 import type { PaymentProvider } from './provider.js';
@@ -21,9 +21,14 @@ export function choosePaymentProvider(
 }
 
 /** The payment processor and the secret payment notifications are signed with. */
-export const register: Register = async (s) => {
-  s.services.payments = choosePaymentProvider(s.options, s.env);
-  const signing = await webhookSecret(s.store, s.env);
-  s.services.webhookSecret = signing.secret;
-  s.secrets.webhook = signing.source;
-};
+export const paymentsArea = defineArea({
+  name: 'payments',
+  needs: [],
+  provides: ['payments', 'webhookSecret'],
+  async register(s) {
+    s.services.payments = choosePaymentProvider(s.options, s.env);
+    const signing = await webhookSecret(s.store, s.env);
+    s.services.webhookSecret = signing.secret;
+    s.secrets.webhook = signing.source;
+  },
+});

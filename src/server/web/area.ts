@@ -1,4 +1,4 @@
-import type { Register } from '../area.js';
+import { defineArea } from '../area.js';
 import { PgSessions } from '../../store/pg/shared-tables.js';
 import { assetRoutes } from './assets.js';
 import { sessionKey, Sessions } from './session.js';
@@ -8,15 +8,20 @@ import { isLoopbackHost } from './signin.js';
  * What the server's pages (OAuth consent, dashboard) share: one session store, and /assets, which
  * serves the scripts later areas add to `assets`.
  */
-export const register: Register = async (s) => {
-  // CSRF tokens are HMACs with a key kept in the store (docs/security.md#signing-in-on-pages).
-  // On PostgreSQL sessions are kept in the database: a sign-in on one process holds on every other.
-  s.services.sessions = new Sessions(s.clock, {
-    key: await sessionKey(s.store),
-    backend: s.store.shared ? new PgSessions(s.store.shared.sql) : undefined,
-  });
-  // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
-  s.services.loopback = isLoopbackHost(s.options.host ?? '127.0.0.1');
-  // Routes are added when the App is made, after every area has added its scripts.
-  s.routes.push((r) => assetRoutes(s.assets)(r));
-};
+export const webArea = defineArea({
+  name: 'web',
+  needs: [],
+  provides: ['sessions', 'loopback'],
+  async register(s) {
+    // CSRF tokens are HMACs with a key kept in the store (docs/security.md#signing-in-on-pages).
+    // On PostgreSQL sessions are kept in the database: a sign-in on one process holds on every other.
+    s.services.sessions = new Sessions(s.clock, {
+      key: await sessionKey(s.store),
+      backend: s.store.shared ? new PgSessions(s.store.shared.sql) : undefined,
+    });
+    // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
+    s.services.loopback = isLoopbackHost(s.options.host ?? '127.0.0.1');
+    // Routes are added when the App is made, after every area has added its scripts.
+    s.routes.push((r) => assetRoutes(s.assets)(r));
+  },
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { defineArea } from '../../src/server/area.js';
+import { dashboardArea } from '../../src/server/dashboard/area.js';
+import { emulatorArea } from '../../src/server/emulator/area.js';
+import { orderAreas } from '../../src/server/extend.js';
+import { mcpArea } from '../../src/server/mcp/area.js';
+import { oauthArea } from '../../src/server/oauth/area.js';
+import { paymentsArea } from '../../src/server/payments/area.js';
+import { webArea } from '../../src/server/web/area.js';
+
+const limits = defineArea({ name: 'limits', needs: [], provides: ['rateLimiter', 'idempotency'], register() {} });
+
+describe('areas declare what they need', () => {
+  it('an area registers after the areas providing what it needs, whatever the order of the list', () => {
+    const order = orderAreas([dashboardArea, oauthArea, mcpArea, emulatorArea, webArea, limits, paymentsArea]).map(
+      (a) => a.name,
+    );
+    const before = (a: string, b: string) =>
+      expect(order.indexOf(a), `${a} before ${b} in ${order}`).toBeLessThan(order.indexOf(b));
+    before('web', 'dashboard');
+    before('emulator', 'dashboard');
+    before('web', 'oauth');
+    before('limits', 'oauth');
+    before('payments', 'emulator');
+    expect(order).toHaveLength(7);
+  });
+
+  it('keeps the order of the list where needs allow it (middleware runs in that order)', () => {
+    const list = [paymentsArea, emulatorArea, limits, webArea, dashboardArea, oauthArea, mcpArea];
+    expect(orderAreas(list)).toEqual(list);
+  });
+
+  it('a need no area provides stops the start, naming the area and the service', () => {
+    expect(() => orderAreas([dashboardArea, webArea])).toThrow(
+      'No area provides what these need: dashboard (requestLog).',
+    );
+  });
+});
