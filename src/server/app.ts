@@ -13,15 +13,7 @@ import {
 import { handlers as defaultHandlers } from './handlers/index.js';
 import { ProblemError } from './problems.js';
 import { ANY, Router } from './router.js';
-import {
-  compose,
-  type Call,
-  type Exchange,
-  type Middleware,
-  type Next,
-  type RequestMiddleware,
-  type RouteHandler,
-} from './chain.js';
+import { compose, type Call, type Middleware, type OperationCall, type RouteHandler } from './chain.js';
 import { operationChain } from './operation.js';
 import { requestIdFor } from './ids.js';
 import { BASE_PATHS, basePathOf, plainTarget, type AppRequest } from './request.js';
@@ -30,7 +22,7 @@ import { jsonResponse, problemResponse, baseHeaders, type AppResponse } from './
 import { DEFAULT_TRUST, type Trust } from './trust/config.js';
 import { hostCheck, originRule } from './trust/edge.js';
 
-export type { AppRequest, AppResponse, Call, Exchange, Middleware, RequestMiddleware, RouteHandler };
+export type { AppRequest, AppResponse, Call, Middleware, OperationCall, RouteHandler };
 export { withResourceMetadata } from './operation.js';
 
 declare module './chain.js' {
@@ -62,7 +54,7 @@ export interface AppOptions {
    * Middleware around every request, outermost, so it sees every answer, the Host and Origin
    * refusals included: the error log, the request log (chain.ts).
    */
-  around?: RequestMiddleware[];
+  around?: Middleware<Call>[];
   /** The areas' routes outside `/v1` and `/api/v1`. */
   routes?: Routes[];
 }
@@ -76,7 +68,7 @@ export class App {
   readonly handlers: Record<string, Handler>;
   private readonly chain: (x: Call) => Promise<AppResponse>;
   /** Every operation's chain: the areas' middleware, auth, then `invoke` (operation.ts). */
-  private readonly run: Next;
+  private readonly run: (x: OperationCall) => Promise<AppResponse>;
   /** The same chain ending in a 404: a target that is no path still meets the Host and Origin checks. */
   private readonly badTarget: (x: Call) => Promise<AppResponse>;
   private openapiText: string | null = null;
@@ -149,7 +141,7 @@ export class App {
       rawBody: typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? Buffer.alloc(0)),
     };
     if (req.audience) info.audience = req.audience;
-    const x: Call = { req, info, app: this, search: url.search, params: {}, operationId: null };
+    const x: Call = { req, info, app: this, search: url.search, params: {}, op: null, auth: null, headers: {} };
     try {
       return await (bad ? this.badTarget(x) : this.chain(x));
     } catch (err) {
@@ -163,7 +155,7 @@ export class App {
    * up and should not pay a step per request). A store that cannot be reached is a 503 that still
    * goes out through the CORS step.
    */
-  private readonly synced: RequestMiddleware = (x, next) =>
+  private readonly synced: Middleware<Call> = (x, next) =>
     x.info.path === '/healthz' || !this.store.shared ? next(x) : this.syncThen(x, next);
 
   private async syncThen(x: Call, next: (x: Call) => Promise<AppResponse>): Promise<AppResponse> {
@@ -197,7 +189,8 @@ export class App {
    * or router: for a caller already inside a request, `/mcp`'s tool calls. Never throws.
    */
   operate(op: AnyOperation, info: RequestInfo, params: Record<string, string>, search: string): Promise<AppResponse> {
-    return this.run({ op, info, pathParams: params, search, auth: null, headers: {} });
+    const req = { method: info.method, url: `${info.path}${search}`, headers: info.headers, body: info.rawBody };
+    return this.run({ req, info, app: this, search, params, op, auth: null, headers: {} });
   }
 
   /** The operations of the contract table, one route each, and the OpenAPI document: under each base path. */
@@ -205,8 +198,8 @@ export class App {
     const r: AppRouter = new Router({ headAsGet: true, trailingSlash: true });
     for (const op of operationList) {
       r.on(op.method, op.path, (x) => {
-        x.operationId = op.operationId;
-        return this.operate(op, x.info, x.params, x.search);
+        x.op = op;
+        return this.run(x as OperationCall);
       });
     }
     return r

@@ -1,5 +1,5 @@
 import type { Store } from '../store/store.js';
-import type { Middleware, RequestMiddleware, Routes } from './app.js';
+import type { Call, Middleware, Routes } from './app.js';
 import type { Clock, SecretSource, Services } from './context.js';
 import type { LocalServerOptions } from './serve.js';
 import type { Asset } from './web/assets.js';
@@ -21,7 +21,7 @@ export interface Setup<N extends ServiceName = never> {
   /** Middleware around `/v1` operations, in registration order (chain.ts). */
   readonly use: Middleware[];
   /** Middleware around every request, outermost (before the Host and Origin checks): observers (chain.ts). */
-  readonly around: RequestMiddleware[];
+  readonly around: Middleware<Call>[];
   /** Routes outside `/v1`, added to the App's one router. */
   readonly routes: Routes[];
   /** Scripts served under /assets by name (the web area serves them). */

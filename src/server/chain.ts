@@ -1,12 +1,12 @@
 /**
  * The middleware chain (hono's `compose` is the model): each cross-cutting concern is one
- * function that runs code before and after `next`, or answers without calling it. A new concern
- * is one function and one entry in a list; the App knows no kinds of hooks. Two lists:
- * - around every request (`RequestMiddleware` over a `Call`): the areas' observers (the error log,
- *   the request log: they see every answer, refusals included), the Host check (the first step
- *   that may answer: 421 before anything), the Origin rule and CORS, then the router;
- * - around every `/v1` operation (`Middleware` over an `Exchange`), after routing: the core's
- *   answering, the areas' (faults, rate limits, idempotency), then auth and the handler.
+ * function `(x, next)` that runs code before and after `next`, or answers without calling it. One
+ * kind of middleware over one context, the `Call`, in two lists:
+ * - around every request: the areas' observers (the error log, the request log: they see every
+ *   answer, refusals included), the Host check (the first step that may answer: 421 before
+ *   anything), the Origin rule and CORS, then the router;
+ * - around every `/v1` operation, once routed (`x.op` is set: an `OperationCall`): the core's
+ *   answering, the areas' (faults, rate limits, idempotency), then auth and `invoke`.
  * An area may also put its own list in front of its routes (`guarded`: the dashboard's session).
  */
 import type { AnyOperation } from '../contract/operations.js';
@@ -16,14 +16,20 @@ import type { AppResponse } from './response.js';
 
 import type { Tx } from '../store/records.js';
 
-/** One operation's request as it passes through the chain: what middleware reads and adds. */
-export interface Exchange {
-  readonly op: AnyOperation;
+/**
+ * One request as it passes through the chain: what middleware reads and adds. The App adds `app`
+ * (app.ts), and an area may add what its middleware finds (`declare module`, as for `Services`).
+ */
+export interface Call {
+  readonly req: AppRequest;
   readonly info: RequestInfo;
-  /** The path parameters as matched, before validation. */
-  readonly pathParams: Record<string, string>;
+  /** The request target's query, `?…` or empty. */
   readonly search: string;
-  /** Set by the auth middleware for bearer and token operations. */
+  /** The matched route's path parameters, percent-decoded where they decode. */
+  params: Record<string, string>;
+  /** The `/v1` operation the request reached, once routed (the request log shows it). */
+  op: AnyOperation | null;
+  /** Set by the auth step for bearer and token operations. */
   auth: AuthContext | null;
   /**
    * Set by the idempotency middleware on public POSTs: records this request's success in the
@@ -35,33 +41,20 @@ export interface Exchange {
   readonly headers: Record<string, string>;
 }
 
-export type Next = (x: Exchange) => Promise<AppResponse>;
-export type Middleware = (x: Exchange, next: Next) => Promise<AppResponse>;
+/** A call once routed to a `/v1` operation. */
+export type OperationCall = Call & { readonly op: AnyOperation };
 
-/**
- * One request as it passes through the chain and reaches a route. The App adds `app` (app.ts),
- * and an area may add what its middleware finds (`declare module`, as for `Services`).
- */
-export interface Call {
-  readonly req: AppRequest;
-  readonly info: RequestInfo;
-  /** The request target's query, `?…` or empty. */
-  readonly search: string;
-  /** The matched route's path parameters, percent-decoded where they decode. */
-  params: Record<string, string>;
-  /** The `/v1` operation the request reached, once routed (the request log shows it). */
-  operationId: string | null;
-}
+/** The one kind of middleware: a step around what comes after it; operation steps by default. */
+export type Middleware<X = OperationCall> = (x: X, next: (x: X) => Promise<AppResponse>) => Promise<AppResponse>;
 
 export type RouteHandler = (x: Call) => Promise<AppResponse> | AppResponse;
-export type RequestMiddleware = (x: Call, next: (x: Call) => Promise<AppResponse>) => Promise<AppResponse>;
 
 /**
  * One function running `middleware` in order, then `last`. Each step's `next` is built once here,
  * not per request, so the chain allocates nothing per call.
  */
 export function compose<X>(
-  middleware: readonly ((x: X, next: (x: X) => Promise<AppResponse>) => Promise<AppResponse>)[],
+  middleware: readonly Middleware<X>[],
   last: (x: X) => Promise<AppResponse>,
 ): (x: X) => Promise<AppResponse> {
   let next = last;
@@ -74,6 +67,6 @@ export function compose<X>(
 }
 
 /** `handler` behind an area's own middleware, in order (composed once, at registration). */
-export function guarded(middleware: readonly RequestMiddleware[], handler: RouteHandler): RouteHandler {
+export function guarded(middleware: readonly Middleware<Call>[], handler: RouteHandler): RouteHandler {
   return middleware.length ? compose(middleware, async (x) => handler(x)) : handler;
 }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Operation } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
 import type { AuthContext } from './auth.js';
-import type { Exchange } from './chain.js';
+import type { Call } from './chain.js';
 import type { Page } from './paging.js';
 
 export { systemClock, timestamp, isoTime, type Clock } from './clock.js';
@@ -43,7 +43,7 @@ export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
   request: RequestInfo;
   services: Services;
   /** On public POSTs with an Idempotency-Key: record the success in the handler's own transaction (chain.ts). */
-  idempotency?: Exchange['idempotency'];
+  idempotency?: Call['idempotency'];
 }
 
 /** A result with a status or headers other than the operation's defaults. */

@@ -4,7 +4,7 @@ import type { AnyOperation } from '../contract/operations.js';
 import type { IdempotencyRecord } from '../store/records.js';
 import type { IdempotencyClaims } from '../store/shared-state.js';
 import type { Store } from '../store/store.js';
-import type { Exchange, Middleware } from './chain.js';
+import type { Middleware, OperationCall } from './chain.js';
 import type { AppResponse } from './response.js';
 import { BASE_PATHS, header } from './request.js';
 import { isoTime, type Clock } from './clock.js';
@@ -66,7 +66,7 @@ export class IdempotencyGuard {
   readonly use: Middleware = (x, next) =>
     x.op.access === 'public' && x.op.idempotent ? this.around(x, next) : next(x);
 
-  private async around(x: Exchange, next: (x: Exchange) => Promise<AppResponse>): Promise<AppResponse> {
+  private async around(x: OperationCall, next: (x: OperationCall) => Promise<AppResponse>): Promise<AppResponse> {
     const { op, info: req } = x;
     const key = header(req.headers, 'idempotency-key');
     if (key === undefined || key === '') {

@@ -11,7 +11,7 @@ import { normalizeUuids } from '../contract/uuid.js';
 import type { UserRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { requireAbility, requireMembership, type AuthContext } from './auth.js';
-import type { Exchange } from './chain.js';
+import type { Call } from './chain.js';
 import { Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services } from './context.js';
 import { notFound, ProblemError, validationFailed } from './problems.js';
 import { parseQuery, readJsonBody } from './request.js';
@@ -65,7 +65,7 @@ export interface OperationResult {
 /** What an adapter passes along besides input and principal: the request (ids, origin, headers) and idempotency. */
 export interface Via {
   request: RequestInfo;
-  idempotency?: Exchange['idempotency'];
+  idempotency?: Call['idempotency'];
 }
 
 const isSession = (p: Principal): p is SessionPrincipal => !!p && 'session' in p;

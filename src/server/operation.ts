@@ -4,7 +4,7 @@
  * request's parts and the token's holder, and renders the result as the envelope.
  */
 import { authenticate } from './auth.js';
-import { compose, type Exchange, type Middleware, type Next } from './chain.js';
+import { compose, type Middleware, type OperationCall } from './chain.js';
 import type { RequestInfo } from './context.js';
 import { invoke, type InvokeCore, type OperationResult } from './invoke.js';
 import { JsonItem } from './paging.js';
@@ -30,7 +30,10 @@ export function withResourceMetadata(err: unknown, metadataUrl: string, scope?: 
 }
 
 /** Every operation's chain: answering (outermost), the areas' `use`, auth (innermost), then the handler. */
-export function operationChain(core: OperationCore, use: readonly Middleware[]): Next {
+export function operationChain(
+  core: OperationCore,
+  use: readonly Middleware[],
+): (x: OperationCall) => Promise<AppResponse> {
   return compose([answering(core), ...use, authenticated(core)], (x) => runOperation(core, x));
 }
 
@@ -66,10 +69,10 @@ const authenticated =
   };
 
 /** The HTTP adapter's last step: the request's parts as the operation's input, its result as the envelope. */
-async function runOperation(core: OperationCore, x: Exchange): Promise<AppResponse> {
+async function runOperation(core: OperationCore, x: OperationCall): Promise<AppResponse> {
   const { op, info } = x;
   const input = {
-    params: x.pathParams,
+    params: x.params,
     query: x.search,
     body: op.body ? { bytes: info.rawBody, contentType: header(info.headers, 'content-type') } : undefined,
   };

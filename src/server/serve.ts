@@ -5,7 +5,7 @@ import { ABILITIES } from '../contract/enums.js';
 import { hashToken, tokenId } from '../store/fixture.js';
 import { checkFixturesExist, seedStore } from '../store/seed.js';
 import { Store, type StoreOptions } from '../store/store.js';
-import { App, type Middleware, type RequestMiddleware, type Routes } from './app.js';
+import { App, type Call, type Middleware, type Routes } from './app.js';
 import { systemClock, type Clock, type ExtraServices } from './context.js';
 import { MovableClock } from './emulator/clock.js';
 import { errorLog } from './error-log.js';
@@ -30,7 +30,7 @@ export interface LocalServerOptions extends TrustOptions {
   extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{
     services?: ExtraServices;
     use?: Middleware[];
-    around?: RequestMiddleware[];
+    around?: Middleware<Call>[];
     routes?: Routes[];
     notes?: string[];
   }>;

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App, type Call, type Middleware } from '../../src/server/app.js';
 import { defineArea } from '../../src/server/area.js';
 import { dashboardArea } from '../../src/server/dashboard/area.js';
 import { emulatorArea } from '../../src/server/emulator/area.js';
@@ -7,6 +8,7 @@ import { mcpArea } from '../../src/server/mcp/area.js';
 import { oauthArea } from '../../src/server/oauth/area.js';
 import { paymentsArea } from '../../src/server/payments/area.js';
 import { webArea } from '../../src/server/web/area.js';
+import { demo, inProcess, sendJson, type InProcess } from '../support/server.js';
 
 const limits = defineArea({ name: 'limits', needs: [], provides: ['rateLimiter', 'idempotency'], register() {} });
 
@@ -34,5 +36,31 @@ describe('areas declare what they need', () => {
     expect(() => orderAreas([dashboardArea, webArea])).toThrow(
       'No area provides what these need: dashboard (requestLog).',
     );
+  });
+});
+
+describe('one middleware type over one call', () => {
+  let t: InProcess;
+  beforeAll(async () => {
+    t = await inProcess();
+  });
+  afterAll(() => t.close());
+
+  it('a step around every request sees, on the way out, the operation and the caller the operation steps found', async () => {
+    const seen: string[] = [];
+    const observe: Middleware<Call> = async (x, next) => {
+      const res = await next(x);
+      seen.push(`${x.op?.operationId} ${x.auth?.user.id} ${res.status}`);
+      return res;
+    };
+    const tag: Middleware = async (x, next) => {
+      x.headers['X-Operation'] = x.op.operationId;
+      return next(x);
+    };
+    const app = new App({ store: t.store, around: [observe], use: [tag] });
+    const res = await sendJson(app, { url: `/v1/workspaces/${demo.ws1}/lists?limit=1`, token: demo.owner });
+    expect(res.status).toBe(200);
+    expect(res.headers['X-Operation']).toBe('listListings');
+    expect(seen).toEqual(['listListings usr_ada 200']);
   });
 });

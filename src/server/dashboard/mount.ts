@@ -1,5 +1,5 @@
 import type { Store } from '../../store/store.js';
-import type { AppResponse, Call, RequestMiddleware, RouteHandler, Routes } from '../app.js';
+import type { AppResponse, Call, Middleware, RouteHandler, Routes } from '../app.js';
 import { guarded } from '../chain.js';
 import type { Clock } from '../context.js';
 import { ProblemError } from '../problems.js';
@@ -116,7 +116,7 @@ const homeNav = (d: Dash, signed: SignedIn) => workspacesNav(d.store, signed, { 
 
 /** Every page but sign-in: a session, read-only methods, and one address per page. */
 const session =
-  (d: Dash): RequestMiddleware =>
+  (d: Dash): Middleware<Call> =>
   async (x, next) => {
     const { req, info } = x;
     const signed = await d.auth.requireSession(req, info);

@@ -1,5 +1,5 @@
 import { defineArea } from '../area.js';
-import type { Middleware, RequestMiddleware } from '../chain.js';
+import type { Call, Middleware } from '../chain.js';
 import { MovableClock } from './clock.js';
 import { adminToken, injectFault, type FaultRule } from './control.js';
 import { RequestLog } from './log.js';
@@ -37,7 +37,7 @@ export const emulatorArea = defineArea({
     const fault: Middleware = async (x, next) =>
       faults.length ? ((await injectFault(faults, x.op.operationId)) ?? next(x)) : next(x);
     s.use.push(fault);
-    const record: RequestMiddleware = async (x, next) => {
+    const record: Middleware<Call> = async (x, next) => {
       const startedAt = performance.now();
       const res = await next(x);
       const { info } = x;
@@ -54,7 +54,7 @@ export const emulatorArea = defineArea({
         movable ? movable.nowMs() : clock.now().getTime(),
         info.method,
         info.path,
-        x.operationId,
+        x.op?.operationId ?? null,
         res.status,
         Math.round((performance.now() - startedAt) * 100) / 100,
         info.id,

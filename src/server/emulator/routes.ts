@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AppResponse, Call, RequestMiddleware, RouteHandler, Routes } from '../app.js';
+import type { AppResponse, Call, Middleware, RouteHandler, Routes } from '../app.js';
 import { guarded } from '../chain.js';
 import { ProblemError, validationFailed } from '../problems.js';
 import { header } from '../request.js';
@@ -10,7 +10,7 @@ import { deleteSnapshot, listSnapshots, resetState, saveSnapshot } from './state
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** The control plane is for the admin token only: every path under it, known or not, asks for it first. */
-function adminOnly(admin: string): RequestMiddleware {
+function adminOnly(admin: string): Middleware<Call> {
   const adminDigest = digest(admin);
   return (x, next) => {
     const auth = header(x.info.headers, 'authorization');

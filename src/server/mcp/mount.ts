@@ -14,6 +14,7 @@ import { requestIdFor } from '../ids.js';
 import { ProblemError } from '../problems.js';
 
 export const MCP_PATH = '/mcp';
+const byId = operations as unknown as Record<string, AnyOperation>;
 /** Far beyond any tool's arguments (the JSON-RPC envelope adds 3 levels to a body's few). */
 const MAX_JSON_DEPTH = 64;
 /**
@@ -109,7 +110,7 @@ export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
     const tools = mcp.buildTools(filter);
     const operate = inProcessDispatch(app, info);
     // The request log names the operation a tool call ran (the last, for a batch).
-    const dispatchRaw = (r: ToolRequest) => ((x.operationId = r.operationId), operate(r));
+    const dispatchRaw = (r: ToolRequest) => ((x.op = byId[r.operationId]), operate(r));
     const headers: Record<string, string> = {
       'X-Request-Id': info.id,
       'Cache-Control': 'no-store',
@@ -173,7 +174,6 @@ export function inProcessDispatch(
   info: Pick<RequestInfo, 'headers' | 'remoteAddress'>,
 ): (r: ToolRequest) => Promise<RawAnswer> {
   const authorization = header(info.headers, 'authorization');
-  const byId = operations as unknown as Record<string, AnyOperation>;
   return async (r) => {
     let qs = '';
     for (const k in r.query) qs += `${qs ? '&' : ''}${encodeURIComponent(k)}=${encodeURIComponent(r.query[k])}`;

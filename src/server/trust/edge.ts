@@ -3,7 +3,7 @@
  * routing: the Host allow-list (421 before anything else), then the Origin rule with CORS
  * (preflights answered here, CORS headers added to the answer on its way out).
  */
-import type { Call, RequestMiddleware } from '../chain.js';
+import type { Call, Middleware } from '../chain.js';
 import { header, type RequestInfo } from '../request.js';
 import type { AppResponse } from '../response.js';
 import type { Trust } from './config.js';
@@ -19,7 +19,7 @@ type Fail = (err: unknown, info: RequestInfo) => AppResponse;
  * An absolute-form target (`GET http://name/v1/me`) names its own host, which replaces `Host`
  * (RFC 9112 §3.2.2): it is the one judged, and a `Host` that says otherwise is refused too.
  */
-export function hostCheck(trust: () => Trust, fail: Fail): RequestMiddleware {
+export function hostCheck(trust: () => Trust, fail: Fail): Middleware<Call> {
   return (x, next) => {
     let host = header(x.info.headers, 'host');
     const target = x.req.url;
@@ -61,7 +61,7 @@ function targetAuthority(target: string, host: string | undefined): string | nul
  * Browsers' requests (those with an Origin): refused from an untrusted origin where the rule
  * applies, preflights answered on CORS paths, and CORS headers on the answer for an allowed origin.
  */
-export function originRule(trust: () => Trust, fail: Fail): RequestMiddleware {
+export function originRule(trust: () => Trust, fail: Fail): Middleware<Call> {
   // Most requests (CLI, SDKs, curl) have no Origin: they pass without a step of their own.
   return (x, next) => (header(x.info.headers, 'origin') === undefined ? next(x) : browser(x, next));
 
