@@ -140,7 +140,6 @@ export class App {
       ),
       rawBody: typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? Buffer.alloc(0)),
     };
-    if (req.audience) info.audience = req.audience;
     const x: Call = { req, info, app: this, search: url.search, params: {}, op: null, auth: null, headers: {} };
     try {
       return await (bad ? this.badTarget(x) : this.chain(x));

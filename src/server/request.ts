@@ -11,11 +11,6 @@ export interface AppRequest {
   headers: Record<string, string | string[] | undefined>;
   body?: Buffer | string;
   remoteAddress?: string;
-  /**
-   * Set only by in-process callers, never from the wire: the audience an OAuth token must have
-   * (the /mcp mount dispatches its tool calls here with `wcm-mcp`). Default: the API's.
-   */
-  audience?: string;
 }
 
 /** What a handler may know about the request beyond its validated parts. */
@@ -30,7 +25,7 @@ export interface RequestInfo {
   headers: Record<string, string | string[] | undefined>;
   remoteAddress: string;
   rawBody: Buffer;
-  /** In-process dispatch from /mcp: the audience OAuth tokens must have (AppRequest.audience). */
+  /** Set by `/mcp` for its tool calls (`wcm-mcp`), never from the wire: the audience OAuth tokens must have. */
   audience?: string;
 }
 
