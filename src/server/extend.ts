@@ -13,7 +13,7 @@ import { webArea } from './web/area.js';
 export { choosePaymentProvider } from './payments/area.js';
 
 /** Rate limits run before idempotency, so a flood never reaches the idempotency records. */
-const limitsArea = defineArea({
+export const limitsArea = defineArea({
   name: 'limits',
   needs: [],
   provides: ['rateLimiter', 'idempotency'],
@@ -46,9 +46,11 @@ const limitsArea = defineArea({
 const AREAS: Area[] = [paymentsArea, emulatorArea, limitsArea, webArea, dashboardArea, oauthArea, mcpArea];
 
 /** `areas` in an order where every area comes after those providing what it needs (stable otherwise). */
-export function orderAreas(areas: readonly Area[]): Area[] {
-  const out: Area[] = [];
-  const have = new Set<ServiceName>();
+export function orderAreas<A extends { name: string; needs: readonly string[]; provides: readonly string[] }>(
+  areas: readonly A[],
+): A[] {
+  const out: A[] = [];
+  const have = new Set<string>();
   const left = [...areas];
   while (left.length) {
     const i = left.findIndex((a) => a.needs.every((n) => have.has(n)));

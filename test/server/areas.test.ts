@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App, type Call, type Middleware } from '../../src/server/app.js';
-import { defineArea } from '../../src/server/area.js';
 import { dashboardArea } from '../../src/server/dashboard/area.js';
 import { emulatorArea } from '../../src/server/emulator/area.js';
-import { orderAreas } from '../../src/server/extend.js';
+import { limitsArea as limits, orderAreas } from '../../src/server/extend.js';
 import { mcpArea } from '../../src/server/mcp/area.js';
 import { oauthArea } from '../../src/server/oauth/area.js';
 import { paymentsArea } from '../../src/server/payments/area.js';
 import { webArea } from '../../src/server/web/area.js';
 import { demo, inProcess, sendJson, type InProcess } from '../support/server.js';
-
-const limits = defineArea({ name: 'limits', needs: [], provides: ['rateLimiter', 'idempotency'], register() {} });
 
 describe('areas declare what they need', () => {
   it('an area registers after the areas providing what it needs, whatever the order of the list', () => {
