@@ -5,7 +5,7 @@
  * transaction mode in front of it.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConflictError, type StoreEngine } from '../../src/store/engine/interface.js';
 import { StoreUnavailableError } from '../../src/store/pg/errors.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
@@ -113,6 +113,20 @@ describe('the PostgreSQL engine', () => {
     } finally {
       await Promise.all(opened.splice(0).map((e) => e.close().catch(() => undefined)));
       await proxy.close();
+    }
+  });
+
+  it('now() is the database clock: a process whose clock is an hour ahead reads the same time as the others', async () => {
+    const url = schemaUrl();
+    const [a, skewed] = [await open(url), await open(url)];
+    const real = Date.now;
+    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => real() + 3_600_000);
+    try {
+      const [ta, tb] = await Promise.all([a.read((tx) => tx.now()), skewed.write((tx) => tx.now())]);
+      expect(Math.abs(ta - tb)).toBeLessThan(1000);
+      expect(Math.abs(tb - real())).toBeLessThan(1000);
+    } finally {
+      ahead.mockRestore();
     }
   });
 
