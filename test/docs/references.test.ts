@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SCANNED = ['README.md', 'docs', 'src', 'commands', 'test', 'bin', '.ci', 'scripts'];
+const SCANNED = ['README.md', 'docs', 'src', 'commands', 'test', 'bin', '.ci'];
 const TEXT = /\.(md|ts|mts|js|mjs|cjs|json|sh|txt|ya?ml)$|^[^.]+$/;
 
 /** The repository's files: tracked, or new and not ignored. */

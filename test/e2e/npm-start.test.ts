@@ -1,4 +1,4 @@
-// Issue 48, major 3: `npm start` builds only when the sources changed (scripts/build-if-stale.mjs),
+// Issue 48, major 3: `npm start` builds only when the sources changed (bin/build-if-stale.mjs),
 // so on a built checkout it starts the server without running tsc; a changed source rebuilds.
 import { execa } from 'execa';
 import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ afterEach(() => cleanup());
 
 it('on a built checkout, npm start serves without running tsc and leaves dist/ untouched', async () => {
   // A fresh build first (nothing to do when `npm test` has just built).
-  const fresh = await execa('node', ['scripts/build-if-stale.mjs'], { cwd: ROOT, reject: false, timeout: 120_000 });
+  const fresh = await execa('node', ['bin/build-if-stale.mjs'], { cwd: ROOT, reject: false, timeout: 120_000 });
   expect(fresh.exitCode, fresh.stderr).toBe(0);
   const stamp = path.join(ROOT, 'dist', '.sources.sha256');
   const main = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -48,24 +48,24 @@ it('on a built checkout, npm start serves without running tsc and leaves dist/ u
     await proc;
   }
   // npm echoes each command it runs: the check ran, tsc did not.
-  expect(out).toContain('node scripts/build-if-stale.mjs && node bin/wcm.js serve');
+  expect(out).toContain('node bin/build-if-stale.mjs && node bin/wcm.js serve');
   expect(`${out}${err}`).not.toMatch(/building|tsc -p/);
   expect([statSync(stamp).mtimeMs, statSync(main).mtimeMs]).toEqual(before);
 }, 150_000);
 
 it('in a checkout, npm start builds when nothing is built, not again when nothing changed, and again after a source changed', async () => {
   // A small project of the same layout, with the real script and the real TypeScript.
-  mkdirSync(path.join(dir, 'scripts'));
+  mkdirSync(path.join(dir, 'bin'));
   mkdirSync(path.join(dir, 'src', 'cli'), { recursive: true });
   mkdirSync(path.join(dir, 'commands'));
-  copyFileSync(path.join(ROOT, 'scripts', 'build-if-stale.mjs'), path.join(dir, 'scripts', 'build-if-stale.mjs'));
+  copyFileSync(path.join(ROOT, 'bin', 'build-if-stale.mjs'), path.join(dir, 'bin', 'build-if-stale.mjs'));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   writeFileSync(
     path.join(dir, 'package.json'),
     JSON.stringify({
       name: 'p',
       type: 'module',
-      scripts: { start: 'node scripts/build-if-stale.mjs && node dist/src/cli/main.js' },
+      scripts: { start: 'node bin/build-if-stale.mjs && node dist/src/cli/main.js' },
     }),
   );
   writeFileSync(

@@ -5,8 +5,8 @@
 // (src/, commands/) and tsconfig.json; their SHA-256, file by file, is kept in dist/.sources.sha256
 // after each build (`npm run build` records it too: `--record`). Content, not modification times,
 // so a `git checkout` that touches files without changing them does not rebuild.
-//   node scripts/build-if-stale.mjs           build if needed
-//   node scripts/build-if-stale.mjs --record  only record the sources of the build just made
+//   node bin/build-if-stale.mjs           build if needed
+//   node bin/build-if-stale.mjs --record  only record the sources of the build just made
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
