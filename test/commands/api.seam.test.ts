@@ -1,6 +1,6 @@
 // `wcm api` and `wcm openapi` through the run(options, factory) seam: the method, path, query, body and
 // headers each flag combination makes, and the combinations refused before any request. Against the
-// real server: api.test.ts.
+// real server: api.server.test.ts.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

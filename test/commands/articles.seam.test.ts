@@ -1,5 +1,5 @@
 // `wcm articles` through the run(options, factory) seam: arguments and flags become the request, bad
-// ones are refused before any request. The same commands against the real server: articles.test.ts.
+// ones are refused before any request. The same commands against the real server: articles.server.test.ts.
 import { afterEach, expect, it } from 'vitest';
 import articlesLs from '../../commands/articles/ls.js';
 import articlesRestore from '../../commands/articles/restore.js';

@@ -1,5 +1,5 @@
 // `wcm auth …` through the run(options, factory) seam: which token goes where, what is
-// saved, and what is refused before any request. Against the real server: auth.test.ts.
+// saved, and what is refused before any request. Against the real server: auth.server.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import authLogin from '../../commands/auth/login.js';
 import authLogout from '../../commands/auth/logout.js';

@@ -1,5 +1,5 @@
 // `wcm lists` through the run(options, factory) seam: flags become the request, bad ones are refused
-// before any request. The same commands against the real server: lists.test.ts and finding.test.ts.
+// before any request. The same commands against the real server: lists.server.test.ts and finding.server.test.ts.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

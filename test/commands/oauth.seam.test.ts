@@ -1,5 +1,5 @@
 // `wcm oauth apps …` and `wcm oauth grants …` through the run(options, factory) seam: flags become the
-// request, bad input and unconfirmed deletions send nothing. Against the real server: oauth.test.ts.
+// request, bad input and unconfirmed deletions send nothing. Against the real server: oauth.server.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import appsCreate from '../../commands/oauth/apps/create.js';
 import appsLs from '../../commands/oauth/apps/ls.js';

@@ -1,5 +1,5 @@
 // `wcm threads` through the run(options, factory) seam: flags become the request, bad ones are refused
-// before any request. The same commands against the real server: engagement.test.ts.
+// before any request. The same commands against the real server: engagement.server.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import threadsLs from '../../commands/threads/ls.js';
 import threadsShow from '../../commands/threads/show.js';

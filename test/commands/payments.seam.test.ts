@@ -1,5 +1,5 @@
 // `wcm payments simulate` through the run(options, factory) seam: the signed event it posts, where the
-// secret comes from, and what is refused before any request. Against the real server: public.test.ts.
+// secret comes from, and what is refused before any request. Against the real server: public.server.test.ts.
 import Stripe from 'stripe';
 import { afterEach, expect, it } from 'vitest';
 import paymentsSimulate from '../../commands/payments/simulate.js';

@@ -1,4 +1,4 @@
-// `wcm knowledge ls` through the run(options, factory) seam. Against the real server: finding.test.ts.
+// `wcm knowledge ls` through the run(options, factory) seam. Against the real server: finding.server.test.ts.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import knowledgeLs from '../../commands/knowledge/ls.js';
 import { UsageError } from '../../src/cli/errors.js';

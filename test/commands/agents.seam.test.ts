@@ -1,5 +1,5 @@
 // `wcm agents` through the run(options, factory) seam: flags become the request, bad ones are refused
-// before any request. Against the real server: finding.test.ts (ls) and public.test.ts.
+// before any request. Against the real server: finding.server.test.ts (ls) and public.server.test.ts.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import agentsLs from '../../commands/agents/ls.js';
 import agentsOpened from '../../commands/agents/opened.js';

@@ -1,5 +1,5 @@
 // `wcm voice` through the run(options, factory) seam. The same command against the real server:
-// engagement.test.ts.
+// engagement.server.test.ts.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import voiceLs from '../../commands/voice/ls.js';
 import { SEAM_WS, seamHarness, type SeamHarness } from './harness.js';

@@ -3,9 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeIO, runInProcess, wcm } from '../support/cli.js';
 import { demo, tempDir } from '../support/server.js';
-import open from '../../commands/open.js';
-import { UsageError } from '../../src/cli/errors.js';
-import { SEAM_WS, clientHarness, seamHarness, type ClientHarness } from './harness.js';
+import { clientHarness, type ClientHarness } from './harness.js';
 
 const BASE = 'http://127.0.0.1:4999/v1';
 const env = { WCM_BASE_URL: BASE, WCM_WORKSPACE: demo.ws1, WCM_CONFIG_DIR: '' };
@@ -123,35 +121,5 @@ describe('lists show --web', () => {
     });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${first.dashboard_url}\n`);
-  });
-});
-
-describe('wcm open through the run(options, factory) seam', () => {
-  it('asks the server nothing: the address is built from the target (origin + /dashboard) and the workspace', async () => {
-    const h = await seamHarness();
-    try {
-      expect(await h.run(open, { args: ['Voice'] })).toBe(0);
-      expect(await h.run(open, { args: [] }, { workspace: demo.ws1 })).toBe(0);
-      expect(h.io.out()).toBe(
-        `${h.stub.url}/dashboard/workspaces/${SEAM_WS}/voice\n${h.stub.url}/dashboard/workspaces/${demo.ws1}\n`,
-      );
-      expect(h.stub.requests).toHaveLength(0);
-    } finally {
-      await h.close();
-    }
-  });
-
-  it('a --base-url under a path prefix still opens the dashboard at the origin; a bad TARGET prints nothing', async () => {
-    const h = await seamHarness();
-    try {
-      await h.run(open, { args: ['listings'] }, { baseUrl: 'https://wcm.example/api/v1' });
-      expect(h.io.out()).toBe(`https://wcm.example/dashboard/workspaces/${SEAM_WS}/lists\n`);
-      const err = await h.run(open, { args: ['lists/1'] }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(UsageError);
-      expect((err as Error).message).toBe('`lists/1` is neither a record id (a UUID) nor a dashboard section.');
-      expect(h.io.out()).toBe(`https://wcm.example/dashboard/workspaces/${SEAM_WS}/lists\n`);
-    } finally {
-      await h.close();
-    }
   });
 });

@@ -1,5 +1,5 @@
 // `wcm profile ls / use` through the run(options, factory) seam: what they read from and write to the
-// config file; neither sends a request. Against the real server: auth.test.ts.
+// config file; neither sends a request. Against the real server: auth.server.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import profileLs from '../../commands/profile/ls.js';
 import profileUse from '../../commands/profile/use.js';

@@ -1,6 +1,6 @@
 // `wcm local …` through the run(options, factory) seam: the control-plane commands' requests (path, body,
 // admin token) and the flags refused before any request; the store commands' flag checks. Against a
-// real server: test/e2e (sandbox, snapshots, faults, clock) and public.test.ts (orders, events).
+// real server: test/e2e (sandbox, snapshots, faults, clock) and public.server.test.ts (orders, events).
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // `wcm bookings` through the run(options, factory) seam: flags become the request, bad ones are refused
-// before any request. The same command against the real server: engagement.test.ts.
+// before any request. The same command against the real server: engagement.server.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import bookingsLs from '../../commands/bookings/ls.js';
 import { UsageError } from '../../src/cli/errors.js';

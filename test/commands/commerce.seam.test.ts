@@ -1,5 +1,5 @@
 // `wcm commerce pay` through the run(options, factory) seam: flags become the public request's body and
-// Idempotency-Key, bad ones are refused before any request. Against the real server: public.test.ts.
+// Idempotency-Key, bad ones are refused before any request. Against the real server: public.server.test.ts.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import commercePay from '../../commands/commerce/pay.js';
 import { apiErrorOf } from '../../src/cli/errors.js';

@@ -1,5 +1,5 @@
 // `wcm forms` through the run(options, factory) seam: flags become the request, bad ones are refused
-// before any request. Against the real server: articles.test.ts (forms update) and finding.test.ts.
+// before any request. Against the real server: articles.server.test.ts (forms update) and finding.server.test.ts.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// `wcm offers ls` through the run(options, factory) seam. Against the real server: finding.test.ts.
+// `wcm offers ls` through the run(options, factory) seam. Against the real server: finding.server.test.ts.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import offersLs from '../../commands/offers/ls.js';
 import { SEAM_WS, seamHarness, type SeamHarness } from './harness.js';
