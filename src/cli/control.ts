@@ -74,7 +74,9 @@ export async function controlRequest<T = unknown>(
       'Is `wcm serve` running there?',
     );
   }
-  const text = await res.text();
+  const text = await (await import('../client/transport.js')).boundedText(res).catch((err: Error) => {
+    throw new CliError(`The answer from ${origin} was cut off: ${err.message}.`, EXIT.failure);
+  });
   let parsed: unknown = undefined;
   try {
     parsed = text ? JSON.parse(text) : undefined;

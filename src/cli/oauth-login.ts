@@ -45,7 +45,15 @@ async function getJson<T>(url: string, what: string): Promise<T> {
       EXIT.failure,
       'Log in with a personal token instead: `wcm auth login --with-token`.',
     );
-  return (await res.json()) as T;
+  return JSON.parse(await bounded(res, url)) as T;
+}
+
+/** The body as text, at most the client's 64 MiB: a server streaming without end is cut off. */
+async function bounded(res: Response, url: string): Promise<string> {
+  const { boundedText } = await import('../client/transport.js');
+  return boundedText(res).catch((err: Error) => {
+    throw new CliError(`The answer from ${url} was cut off: ${err.message}.`, EXIT.failure);
+  });
 }
 
 /** RFC 9728 then RFC 8414, from the base URL's origin; the issuer must be an origin we can trust. */
@@ -108,7 +116,13 @@ export async function tokenRequest(endpoint: string, form: Record<string, string
     body: new URLSearchParams(form),
     redirect: 'manual',
   });
-  const body = (await res.json().catch(() => ({}))) as OAuthTokens & { error?: string; error_description?: string };
+  const text = await bounded(res, endpoint);
+  let body: OAuthTokens & { error?: string; error_description?: string };
+  try {
+    body = JSON.parse(text) ?? {};
+  } catch {
+    body = {} as typeof body;
+  }
   if (res.status !== 200 || !body.access_token) {
     const err = new CliError(
       `The token endpoint refused: ${refusal(body.error ?? String(res.status), body.error_description)}.`,

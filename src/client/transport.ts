@@ -187,3 +187,26 @@ async function undiciTransport(proxy: { httpProxy?: string; httpsProxy?: string 
     return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString('utf8') };
   };
 }
+
+/**
+ * A fetch() response's body as text, read up to `max` bytes (the same bound as the client's): the
+ * control plane and OAuth discovery use fetch, and a server streaming without end must not fill
+ * the memory there either. Past it the body is cancelled and BodyTooLargeError thrown.
+ */
+export async function boundedText(res: Response, max = MAX_RESPONSE_BYTES): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLargeError(max);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

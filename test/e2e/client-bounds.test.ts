@@ -20,7 +20,11 @@ beforeAll(async () => {
   const chunk = Buffer.alloc(64 * 1024, 'a');
   server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
-    if (url.pathname.endsWith('/endless')) {
+    if (
+      url.pathname.endsWith('/endless') ||
+      url.pathname === '/.well-known/oauth-protected-resource' ||
+      url.pathname.startsWith('/_emulator/')
+    ) {
       // Sends as fast as the client reads, until it goes away.
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"data":"');
@@ -85,6 +89,25 @@ describe('a server that streams without end', () => {
     expect(streamed).toBeLessThan(80 * 1024 * 1024);
     expect(Date.now() - started).toBeLessThan(30_000);
   }, 60_000);
+});
+
+describe('the requests made with fetch: the control plane and OAuth discovery', () => {
+  it('local snapshot ls and auth login --web are cut off at 64 MiB too', async () => {
+    const snap = await wcm(['local', 'snapshot', 'ls'], {
+      env: { ...env(), WCM_ADMIN_TOKEN: 'wcm_admin_bounds000000000000000000000000' },
+      timeout: 60_000,
+    });
+    expect(snap.exitCode).toBe(1);
+    expect(snap.stderr).toContain(
+      `The answer from ${new URL(base).origin} was cut off: the response body passed 67108864 bytes.`,
+    );
+    const login = await wcm(['auth', 'login', '--web', '--base-url', base, '--timeout', '5'], {
+      env: { ...env(), BROWSER: 'none' },
+      timeout: 60_000,
+    });
+    expect(login.exitCode).toBe(1);
+    expect(login.stderr).toContain('/.well-known/oauth-protected-resource was cut off');
+  }, 120_000);
 });
 
 describe('cursors that go round in a circle', () => {
