@@ -1,30 +1,27 @@
 // WCM_ADMIN_TOKEN goes only to a loopback server or to the origin named by WCM_ADMIN_ORIGIN, as a saved
 // admin token goes only to its own origin (docs/security.md, "The CLI"): the built binary against
-// recording servers, one on loopback and one on this machine's non-loopback address.
+// recording servers, one on loopback by name and one under a name that is not (far.wcm.test, which the
+// spawned binary resolves to 127.0.0.1: test/support/far-host.mjs), so nothing leaves loopback.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { wcm } from '../support/cli.js';
+import { FAR_HOST_ENV, wcm } from '../support/cli.js';
 import { tempDir } from '../support/server.js';
 
 const ADMIN = 'wcm_admin_envTokenOnlyForLoopback0000000000';
 const ORDER = '0b1e4f8a-5c2d-4e6f-9a7b-3c8d2e1f0a9b';
-/** An address of this machine that is not loopback: a stand-in for another host. */
-const external = Object.values(networkInterfaces())
-  .flat()
-  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 
 type Recorder = { server: http.Server; origin: string; seen: Array<{ url: string; authorization?: string }> };
-async function recorder(host: string): Promise<Recorder> {
+/** A recording server on 127.0.0.1, named `name` in its origin (another host when it is far.wcm.test). */
+async function recorder(name: string): Promise<Recorder> {
   const seen: Recorder['seen'] = [];
   const server = http.createServer((req, res) => {
     seen.push({ url: req.url!, authorization: req.headers.authorization });
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ data: req.url!.includes('webhook-secret') ? { secret: 'whsec_x' } : { ok: true } }));
   });
-  await new Promise<void>((r) => server.listen(0, host, r));
-  return { server, seen, origin: `http://${host}:${(server.address() as AddressInfo).port}` };
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, seen, origin: `http://${name}:${(server.address() as AddressInfo).port}` };
 }
 
 let loop: Recorder;
@@ -33,7 +30,7 @@ let dir: ReturnType<typeof tempDir>;
 beforeAll(async () => {
   dir = tempDir('wcm-admin-origin-');
   loop = await recorder('127.0.0.1');
-  if (external) far = await recorder(external);
+  far = await recorder('far.wcm.test');
 });
 afterAll(async () => {
   for (const r of [loop, far]) if (r) await new Promise((done) => r.server.close(done));
@@ -47,12 +44,13 @@ const run = (origin: string, args: string[], extra: Record<string, string> = {})
       WCM_BASE_URL: `${origin}/v1`,
       WCM_TOKEN: 'wcm_pat_x',
       WCM_ADMIN_TOKEN: ADMIN,
+      ...FAR_HOST_ENV,
       ...extra,
     },
   });
 const sentAdmin = (r: Recorder) => r.seen.filter((s) => s.authorization === `Bearer ${ADMIN}`);
 
-describe.runIf(external)('WCM_ADMIN_TOKEN and the server it goes to', () => {
+describe('WCM_ADMIN_TOKEN and the server it goes to', () => {
   it('local snapshot restore against another host: refused, saying why and how, and nothing sent there', async () => {
     const r = await run(far.origin, ['local', 'snapshot', 'restore', 'before-tests']);
     expect(r.exitCode).toBe(4);

@@ -1,11 +1,20 @@
 import { execa, type ResultPromise } from 'execa';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PassThrough, Readable } from 'node:stream';
 import type { GlobalFlags } from '../../src/cli/factory.js';
 import type { IO, Prompter } from '../../src/cli/io.js';
 import { ROOT } from './server.js';
 
 export const BIN = path.join(ROOT, 'bin/wcm.js');
+
+/**
+ * The environment that makes a spawned `wcm` resolve names under `.wcm.test` to 127.0.0.1
+ * (test/support/far-host.mjs): a stand-in for another host that never leaves loopback.
+ */
+export const FAR_HOST_ENV = {
+  NODE_OPTIONS: `--import ${pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'far-host.mjs')).href}`,
+};
 
 /** Runs the built binary like a user would (no TTY), with a private config directory. */
 export function wcm(
