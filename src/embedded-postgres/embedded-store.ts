@@ -1,6 +1,6 @@
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { keptSecret, startEmbedded, type EmbeddedCluster } from './embedded.js';
+import { keptSecret, startEmbedded, TrustError, type EmbeddedCluster } from './embedded.js';
 
 /** The embedded store's cluster, as `wcm serve` uses and hands it out. */
 export interface EmbeddedStore extends Omit<EmbeddedCluster, 'url'> {
@@ -24,6 +24,7 @@ const ROLE = 'wcm';
 export async function startEmbeddedStore(dir: string): Promise<EmbeddedStore> {
   const parent = path.dirname(dir);
   await mkdir(parent, { recursive: true, mode: 0o700 });
+  await checkParent(parent);
   // As root the server runs as `postgres`, which must pass through wcm's directory (.wcm) to reach
   // its own: searchable, not listable (0711); the data file in it stays 0600.
   if (process.getuid?.() === 0 && ((await stat(parent)).mode & 0o001) === 0)
@@ -105,4 +106,26 @@ async function handOver(superuserUrl: string): Promise<void> {
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * The directory holding the cluster's (`.wcm`) must be ours (or root's) and writable by nobody
+ * else (unless sticky, as /tmp): whoever may write there can move `.wcm/postgres` away and put
+ * their own in its place.
+ */
+async function checkParent(parent: string): Promise<void> {
+  const st = await stat(parent);
+  const me = process.getuid?.();
+  const mode = (st.mode & 0o7777).toString(8).padStart(4, '0');
+  const why =
+    me !== undefined && st.uid !== me && st.uid !== 0
+      ? `it is owned by uid ${st.uid}, not by you (uid ${me})`
+      : (st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0
+        ? `others may write to it (mode ${mode})`
+        : undefined;
+  if (why)
+    throw new TrustError(
+      `Refusing to use ${parent}: ${why}, so someone else could replace the cluster's directory in it. ` +
+        `If you did not make it, remove it (\`rm -rf ${parent}\`) and start again; if it is yours: \`chmod go-w ${parent}\`.`,
+    );
 }

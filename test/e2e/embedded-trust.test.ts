@@ -95,6 +95,24 @@ describe.runIf(process.getuid?.() === 0)('the embedded cluster refuses a directo
     }
   });
 
+  it('a .wcm that others may write to, or that another user owns: refused before the cluster directory is made', async () => {
+    for (const [mode, uid, why] of [
+      [0o777, undefined, /others may write to it \(mode 0777\)/],
+      [0o755, NOBODY, new RegExp(`it is owned by uid ${NOBODY}, not by you`)],
+    ] as const) {
+      const cwd = project();
+      const wcmDir = path.join(cwd, '.wcm');
+      mkdirSync(wcmDir);
+      chmodSync(wcmDir, mode);
+      if (uid !== undefined) chownSync(wcmDir, uid, uid);
+      const r = await serveEmbedded(cwd);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`Refusing to use ${wcmDir}:`);
+      expect(r.stderr).toMatch(why);
+      expect(existsSync(path.join(wcmDir, 'postgres'))).toBe(false);
+    }
+  });
+
   it('a server.log planted as a link to another file: refused, never written through', async () => {
     const { cwd, dir } = planted(0o700);
     const victim = path.join(cwd, 'victim.txt');
