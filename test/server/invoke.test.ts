@@ -97,6 +97,13 @@ describe('the dashboard reads through invoke', () => {
   });
   afterAll(() => env.close());
 
+  it('a filter the operation refuses is a 400 page saying the address is at fault, naming the field', async () => {
+    const res = await env.page(`/dashboard/workspaces/${demo.ws1}/threads?view=sideways`, ada);
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('Invalid filters in the address.');
+    expect(res.body).toContain('<code>view</code>');
+  });
+
   it('finds a record by its id in upper case, as the API does', async () => {
     const res = await env.page(`/dashboard/workspaces/${demo.ws1}/forms/${demo.formCatering.toUpperCase()}`, ada);
     expect(res.status).toBe(200);

@@ -4,6 +4,7 @@ import type { CollectionName, RecordTypes } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
 import type { RequestInfo } from '../context.js';
 import { invoke, type InvokeCore, type SessionPrincipal } from '../invoke.js';
+import { ProblemError, validationFailed } from '../problems.js';
 import { JsonItem, pageRecords, type Page } from '../paging.js';
 import type { Html } from '../web/html.js';
 
@@ -34,8 +35,15 @@ export async function callOperation(
   const given: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') given[k] = v;
   if (op.list) given.limit = String(PAGE_SIZE);
-  const result = await invoke(env, op, { params, query: given }, { session: env.signed }, { request: env.info });
-  return result.page ?? result.data;
+  try {
+    const result = await invoke(env, op, { params, query: given }, { session: env.signed }, { request: env.info });
+    return result.page ?? result.data;
+  } catch (err) {
+    // The query is the address's filters: the page says so (the dashboard sends no body).
+    if (err instanceof ProblemError && err.code === 'validation_failed')
+      throw validationFailed(err.errors ?? {}, 'Invalid filters in the address.');
+    throw err;
+  }
 }
 
 /** Table rows as UTF-8 bytes, spliced into the page where `table` put ROWS_MARKER (see chrome.ts). */
