@@ -75,7 +75,7 @@ export function printSummary(
   out.write(`\nMade (not copied): owner ${summary.user.id} and an all-abilities token for it:\n  ${summary.token}\n`);
   if (next)
     out.write(
-      `\nServe it (\`wcm serve\` saves that token as profile \`local\`):\n  ${next}\n` +
+      `\nServe it (on port 4010; add \`--port N\` if that one is taken). \`wcm serve\` saves that token in profile \`local\`, or in \`local-PORT\` when \`local\` belongs to a server still running, and says which:\n  ${next}\n` +
         `or from another shell: WCM_TOKEN=${summary.token} WCM_WORKSPACE=${summary.workspace.id} wcm threads ls --base-url http://127.0.0.1:4010/v1\n`,
     );
 }
