@@ -186,6 +186,29 @@ export async function webLogin(o: {
   }
 }
 
+/** Profile `name`'s access token `token`, renewed first if it has expired or will within a minute. */
+export async function freshProfileToken(
+  profiles: ProfileStore,
+  name: string,
+  token: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<string | undefined> {
+  const o = profiles.get(name)?.oauth;
+  if (o?.expires_at && Date.parse(o.expires_at) - Date.now() < 60_000) return refreshProfileToken(profiles, name, env);
+  return token;
+}
+
+/** How to renew profile `name`'s access token when the server refuses it: only with a refresh token. */
+export function profileTokenRenewal(
+  profiles: ProfileStore,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): (() => Promise<string>) | undefined {
+  const o = profiles.get(name)?.oauth;
+  if (!o?.refresh_token && !o?.refresh_ref) return undefined;
+  return () => refreshProfileToken(profiles, name, env);
+}
+
 /**
  * Refreshes profile `name`'s OAuth access token (expired or about to be) and saves the rotated
  * refresh token; a refused refresh is exit 4 saying to log in again. Returns the new access token.

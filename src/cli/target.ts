@@ -1,3 +1,4 @@
+import type { ApiClient } from '../client/client.js';
 import type { ProfileStore } from './config.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 
@@ -18,7 +19,7 @@ export interface Target {
   sources: { baseUrl: string; token: string; workspace: string };
   /** Where the token is kept: `keychain`, `file` (the 0600 config file), `environment`, or `none`. */
   storage: 'keychain' | 'file' | 'environment' | 'none';
-  /** The keychain account to read the token from (the factory reads it, lazily). */
+  /** The keychain account to read the token from (`loadTarget` reads it, lazily). */
   tokenRef?: string;
   /**
    * Set when the profile holds a token saved for another origin than the resolved base URL: the
@@ -53,6 +54,97 @@ export function withheldTokenError(t: Target): CliError {
       ? `Use \`--profile ${w.loginProfile}\` (it holds a token for ${host}), run \`wcm auth login --base-url ${t.baseUrl} --profile NAME\`, or set WCM_TOKEN for this command.`
       : `Log in to it with \`wcm auth login --base-url ${t.baseUrl} --profile NAME\`, or set WCM_TOKEN for this command.`,
   );
+}
+
+/**
+ * The target of a command, ready to send: `resolveTarget`, then the token a keychain profile keeps
+ * in the OS keychain (that module loads only then), then, for a profile of `auth login --web`, its
+ * access token renewed once if it has expired or will within a minute (the OAuth code loads only then).
+ */
+export async function loadTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, profiles: ProfileStore): Promise<Target> {
+  const t = resolveTarget(flags, env, profiles);
+  if (t.tokenRef) t.token = (await (await import('./credentials.js')).openKeychain(env))?.get(t.tokenRef);
+  if (oauthProfile(t, profiles)) {
+    t.token = await (await import('./oauth-login.js')).freshProfileToken(profiles, t.profile!, t.token, env);
+  }
+  return t;
+}
+
+/** Whether the target's token is a saved profile's OAuth token (`auth login --web`). */
+export function oauthProfile(t: Target, profiles: ProfileStore): boolean {
+  return !!t.profile && (t.storage === 'file' || t.storage === 'keychain') && !!profiles.get(t.profile)?.oauth;
+}
+
+/**
+ * The token to send to `baseUrl`, or why none may be: a profile token bound to another origin
+ * (exit 4, even for a request that needs no token), a keychain that cannot be read, no token where
+ * one is required, or a token that cannot be sent in a header. `given` is a token the caller
+ * checks itself (`wcm auth login`), which replaces the target's.
+ */
+export function sendableToken(
+  t: Target | null,
+  baseUrl: string,
+  o: { given?: string; requireToken?: boolean },
+): string | undefined {
+  const token = o.given ?? t?.token;
+  if (t?.withheld && o.given === undefined) throw withheldTokenError(t);
+  if (t?.tokenRef && !t.token && o.given === undefined) {
+    throw new CliError(
+      `Profile ${t.profile}'s token is kept in the OS keychain, which cannot be read here.`,
+      EXIT.auth,
+      `Unlock the keychain, or log in again with \`wcm auth login --profile ${t.profile} --base-url ${t.baseUrl}\` (or set WCM_TOKEN).`,
+    );
+  }
+  if (o.requireToken !== false && !token) {
+    throw new CliError(
+      `Not logged in: no token for ${baseUrl}.`,
+      EXIT.auth,
+      'Run `wcm auth login` (or set WCM_TOKEN). For a local server, `wcm serve` saves profile `local` on first run.',
+    );
+  }
+  if (token && !/^[\x21-\x7e]+$/.test(token)) {
+    // Said without the token itself: it may be a real one pasted with a stray character.
+    throw new UsageError(
+      `The token${t ? ` (from ${t.sources.token})` : ''} has spaces, line breaks or non-ASCII characters, so it cannot be sent.`,
+      'Tokens look like wcm_pat_… : copy it again, or log in again with `wcm auth login`.',
+    );
+  }
+  return token;
+}
+
+/**
+ * The workspace to act on. None from a flag, the environment or a profile of this origin: the
+ * token's only workspace, as `auth login` and `wcm mcp` choose it (`client()` stops first when there
+ * is no token, exit 4, or the saved one belongs to another origin). Checked like every other id,
+ * before a request: a typo is not a 404 from the server.
+ */
+export async function targetWorkspace(t: Target, client: () => Promise<ApiClient>): Promise<string> {
+  if (!t.workspace) {
+    const reach = await (await client()).call('getMe').then(
+      (r) => r.body.data.workspaces,
+      (err) => {
+        // An instance without GET /v1/me: no way to tell, so the usage error below.
+        if ((err as { status?: number }).status === 404) return undefined;
+        throw err;
+      },
+    );
+    if (reach?.length === 1) {
+      t.workspace = reach[0].id;
+      t.sources.workspace = "the token's only workspace";
+      return t.workspace;
+    }
+    throw new UsageError(
+      'No workspace chosen.',
+      `${reach?.length ? `The token reaches ${reach.length} workspaces (${reach.map((w) => `${w.id} ${w.name}`).join(', ')}). ` : ''}Pass \`--workspace ID\`, set WCM_WORKSPACE, or save one in the profile with \`wcm profile set-workspace ID\`.`,
+    );
+  }
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t.workspace)) {
+    throw new UsageError(
+      `The workspace (from ${t.sources.workspace}) must be a workspace id (a UUID); received \`${t.workspace}\`.`,
+      '`wcm auth status` lists the workspaces your token reaches.',
+    );
+  }
+  return t.workspace;
 }
 
 /** Checks and normalises a base URL: http(s), path ending in /v1 (or /api/v1), no trailing slash. */
