@@ -1,6 +1,7 @@
 // MCP (docs/mcp.md) with the SDK's own Client: against the real `wcm mcp` process over stdio, and
 // against the real server's /mcp over Streamable HTTP, including an agent's whole OAuth path;
-// and with an outside client, @modelcontextprotocol/inspector 1.0.3 in CLI mode.
+// and with an outside client, @modelcontextprotocol/inspector 1.0.3 in CLI mode (fetched on first use,
+// test/support/inspector.mjs, and run on Node 22, its supported runtime; `wcm mcp` stays on Node 20).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,8 +10,10 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/cli.js';
+import { INSPECTOR_CLI, inspector as installInspector } from '../support/inspector.mjs';
+import { node22 } from '../support/node22.mjs';
 import { authorizeUrl, FormBrowser, pkce, tokenRequest } from '../support/oauth.js';
-import { demo, onPort, ROOT, tempDir } from '../support/server.js';
+import { demo, onPort, tempDir } from '../support/server.js';
 
 let server: Awaited<ReturnType<typeof onPort>>;
 let origin: string;
@@ -435,34 +438,33 @@ describe('/mcp as an OAuth resource', () => {
   });
 });
 
-it('an outside client: @modelcontextprotocol/inspector 1.0.3 --cli lists and calls the tools of wcm mcp', async () => {
-  const inspector = path.join(ROOT, 'node_modules/.bin/mcp-inspector');
-  const env = { WCM_CONFIG_DIR: cfg.dir, WCM_BASE_URL: server.url, WCM_TOKEN: demo.owner, WCM_WORKSPACE: demo.ws1 };
-  const list = await execa(inspector, ['--cli', process.execPath, BIN, 'mcp', '--method', 'tools/list'], {
-    reject: false,
-    env,
-    timeout: 60_000,
-  });
+it('an outside client: @modelcontextprotocol/inspector 1.0.3 --cli, on Node 22, lists and calls the tools of wcm mcp', async () => {
+  const [node, dir] = await Promise.all([node22(), installInspector()]);
+  const cli = path.join(dir, INSPECTOR_CLI);
+  // The Inspector's cli.js spawns `node` from PATH for its own parts: that is Node 22 too. wcm is
+  // given as `process.execPath BIN`, so `wcm mcp` runs on the project's Node.
+  const env = {
+    PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`,
+    WCM_CONFIG_DIR: cfg.dir,
+    WCM_BASE_URL: server.url,
+    WCM_TOKEN: demo.owner,
+    WCM_WORKSPACE: demo.ws1,
+  };
+  const inspect = (args: string[]) =>
+    execa(node, [cli, '--cli', process.execPath, BIN, 'mcp', ...args], { reject: false, env, timeout: 60_000 });
+  const list = await inspect(['--method', 'tools/list']);
   expect(list.exitCode, list.stderr).toBe(0);
   const tools = JSON.parse(list.stdout.slice(list.stdout.indexOf('{'))).tools.map((t: { name: string }) => t.name);
   expect(tools).toContain('listThreads');
-  const call = await execa(
-    inspector,
-    [
-      '--cli',
-      process.execPath,
-      BIN,
-      'mcp',
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'getThread',
-      '--tool-arg',
-      `thread=${demo.newestThread}`,
-    ],
-    { reject: false, env, timeout: 60_000 },
-  );
+  const call = await inspect([
+    '--method',
+    'tools/call',
+    '--tool-name',
+    'getThread',
+    '--tool-arg',
+    `thread=${demo.newestThread}`,
+  ]);
   expect(call.exitCode, call.stderr).toBe(0);
   const result = JSON.parse(call.stdout.slice(call.stdout.indexOf('{')));
   expect(result.structuredContent.data.subject).toBe('Large order for Friday');
-}, 120_000);
+}, 300_000);
