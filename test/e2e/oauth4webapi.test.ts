@@ -105,12 +105,29 @@ it('authorization code + PKCE through sign-in and consent, then a refresh: every
     insecure,
   );
   expect(again.status).toBe(200);
-  // The rotated-out refresh token is refused (and revokes the family), as oauth4webapi reports it.
-  await expect(
+  const refresh = async (token: string) =>
     oauth.processRefreshTokenResponse(
       as,
       client,
-      await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+      await oauth.refreshTokenGrantRequest(as, client, auth, token, insecure),
+    );
+  // The same client retrying the token just rotated, within the reuse window (docs/oauth.md), gets a
+  // fresh pair of the same authorization, which oauth4webapi validates like any other.
+  const retried = await refresh(tokens.refresh_token!);
+  expect(retried.access_token).not.toBe(refreshed.access_token);
+  // Once the family has rotated on, the first token is two rotations back: reuse, refused (and the
+  // family revoked), as oauth4webapi reports it.
+  const onward = await refresh(refreshed.refresh_token!);
+  await expect(refresh(tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  // The family's newest access token went with it: oauth4webapi reports the 401's challenge.
+  await expect(
+    oauth.protectedResourceRequest(
+      onward.access_token,
+      'GET',
+      new URL(`${origin}/v1/workspaces/${demo.ws1}/lists`),
+      undefined,
+      undefined,
+      insecure,
     ),
-  ).rejects.toMatchObject({ error: 'invalid_grant' });
+  ).rejects.toMatchObject({ name: 'WWWAuthenticateChallengeError', status: 401 });
 });

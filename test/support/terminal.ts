@@ -13,7 +13,10 @@ export function onTerminal(args: string[], env: Record<string, string | undefine
     timeout: 30_000,
   });
   let screen = '';
-  proc.stdout!.on('data', (d: Buffer) => (screen += d.toString()));
+  // One decoder for the whole stream: a character split across two reads (the `…` of a cut cell)
+  // is decoded whole, never as two U+FFFD.
+  proc.stdout!.setEncoding('utf8');
+  proc.stdout!.on('data', (d: string) => (screen += d));
   return {
     proc,
     screen: () => screen,
