@@ -90,7 +90,7 @@ describe('the demo dashboard in chromium', () => {
       await page.goto(`${origin}${ws('/voice')}`);
       const m = await page.evaluate(() => {
         const wrap = document.querySelector('.tablewrap')!;
-        const rows = [...document.querySelectorAll('table.voice tbody tr')];
+        const rows = [...document.querySelectorAll<HTMLTableRowElement>('table.voice tbody tr')];
         return {
           page: document.documentElement.scrollWidth,
           inner: window.innerWidth,
@@ -100,6 +100,16 @@ describe('the demo dashboard in chromium', () => {
           display: rows[0] ? getComputedStyle(rows[0]).display : '',
           head: getComputedStyle(document.querySelector('table.voice thead')!).display,
           widest: Math.max(...rows.map((r) => r.getBoundingClientRect().right)),
+          // Each caller's number (the From cell's first text) on one line: a cut number is misread.
+          cutNumbers: rows.filter((r) => {
+            const text = [...r.cells[2]!.childNodes].find(
+              (n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim(),
+            );
+            if (!text) return false;
+            const range = document.createRange();
+            range.selectNodeContents(text);
+            return new Set([...range.getClientRects()].map((b) => Math.round(b.top))).size > 1;
+          }).length,
         };
       });
       expect(m.rows).toBeGreaterThan(0);
@@ -108,6 +118,7 @@ describe('the demo dashboard in chromium', () => {
       expect(m.widest).toBeLessThanOrEqual(m.inner);
       expect(m.display).toBe('grid');
       expect(m.head).toBe('none');
+      expect(m.cutNumbers).toBe(0);
       // On a wide screen it is a table again.
       await page.setViewport({ width: 1280, height: 900 });
       expect(await page.$eval('table.voice thead', (t) => getComputedStyle(t).display)).toBe('table-header-group');

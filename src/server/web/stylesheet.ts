@@ -214,10 +214,11 @@ button.copy { margin-left: .5rem; padding: .05rem .5rem; font-size: .78rem; font
   table.voice td { display: block; padding: 0; border: 0; white-space: normal; overflow-wrap: anywhere; }
   table.voice td:nth-child(1) { grid-row: 1; grid-column: 1 / 3; }
   table.voice td:nth-child(4) { grid-row: 1; grid-column: 3; text-align: right; }
-  table.voice td:nth-child(3) { grid-row: 2; grid-column: 1; }
-  table.voice td:nth-child(2) { grid-row: 2; grid-column: 2; color: var(--muted); }
-  table.voice td:nth-child(5) { grid-row: 2; grid-column: 3; width: auto; color: var(--muted); }
-  table.voice td:nth-child(6) { grid-row: 3; grid-column: 1 / -1; }
+  /* Who on a line of its own, so a phone number is never cut (at 375 px it did: +447700900 | 113). */
+  table.voice td:nth-child(3) { grid-row: 2; grid-column: 1 / -1; overflow-wrap: normal; }
+  table.voice td:nth-child(2) { grid-row: 3; grid-column: 1 / 3; color: var(--muted); }
+  table.voice td:nth-child(5) { grid-row: 3; grid-column: 3; width: auto; color: var(--muted); }
+  table.voice td:nth-child(6) { grid-row: 4; grid-column: 1 / -1; }
   table.inbox td small { display: inline; margin-left: .4rem; }
   table.inbox td:nth-child(2) small { display: block; margin-left: 0; }
 }
