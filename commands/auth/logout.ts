@@ -1,6 +1,5 @@
-import { profileNameOf } from '../../src/cli/auth.js';
+import { noSuchProfile, profileNameOf } from '../../src/cli/auth.js';
 import { defineCommand } from '../../src/cli/command.js';
-import { UsageError } from '../../src/cli/errors.js';
 
 export default defineCommand({
   path: ['auth', 'logout'],
@@ -10,13 +9,7 @@ export default defineCommand({
     const profiles = await f.profiles();
     const name = profileNameOf(f, profiles.current());
     const p = profiles.get(name);
-    if (!p) {
-      const known = Object.keys(profiles.list()).sort();
-      throw new UsageError(
-        `Profile \`${name}\` does not exist.`,
-        known.length ? `Known profiles: ${known.join(', ')}.` : 'There are no profiles yet.',
-      );
-    }
+    if (!p) throw noSuchProfile(name, Object.keys(profiles.list()), 'There are no profiles yet.');
     if (!p.token && !p.token_ref) {
       f.io.stderr.write(`Profile ${name} holds no token already.\n`);
     } else {

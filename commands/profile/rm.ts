@@ -1,5 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { noSuchProfile } from '../../src/cli/auth.js';
 
 export default defineCommand({
   path: ['profile', 'rm'],
@@ -13,13 +13,7 @@ export default defineCommand({
     const profiles = await f.profiles();
     const name = opts.args[0];
     const p = profiles.get(name);
-    if (!p) {
-      const known = Object.keys(profiles.list()).sort();
-      throw new UsageError(
-        `Profile \`${name}\` does not exist.`,
-        known.length ? `Known profiles: ${known.join(', ')}.` : 'There are no profiles.',
-      );
-    }
+    if (!p) throw noSuchProfile(name, Object.keys(profiles.list()), 'There are no profiles.');
     const wasCurrent = profiles.current() === name;
     const { forgetProfileToken, openKeychain } = await import('../../src/cli/credentials.js');
     if (p.token_ref || p.oauth?.refresh_ref) await forgetProfileToken(profiles, name, await openKeychain(f.env));

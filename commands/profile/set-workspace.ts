@@ -1,6 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { apiErrorOf, CliError, EXIT, UsageError } from '../../src/cli/errors.js';
-import { profileNameOf } from '../../src/cli/auth.js';
+import { noSuchProfile, profileNameOf } from '../../src/cli/auth.js';
 
 export default defineCommand({
   path: ['profile', 'set-workspace'],
@@ -18,13 +18,7 @@ export default defineCommand({
     const profiles = await f.profiles();
     const name = profileNameOf(f, profiles.current());
     const p = profiles.get(name);
-    if (!p) {
-      const known = Object.keys(profiles.list()).sort();
-      throw new UsageError(
-        `Profile \`${name}\` does not exist.`,
-        known.length ? `Known profiles: ${known.join(', ')}.` : 'Create one with `wcm auth login --profile NAME`.',
-      );
-    }
+    if (!p) throw noSuchProfile(name, Object.keys(profiles.list()), 'Create one with `wcm auth login --profile NAME`.');
     const token =
       p.token ??
       (p.token_ref

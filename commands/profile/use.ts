@@ -1,5 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { noSuchProfile } from '../../src/cli/auth.js';
 
 export default defineCommand({
   path: ['profile', 'use'],
@@ -8,13 +8,8 @@ export default defineCommand({
   async run(opts, f) {
     const profiles = await f.profiles();
     const name = opts.args[0];
-    if (!profiles.get(name)) {
-      const known = Object.keys(profiles.list()).sort();
-      throw new UsageError(
-        `Profile \`${name}\` does not exist.`,
-        known.length ? `Known profiles: ${known.join(', ')}.` : 'Create one with `wcm auth login --profile NAME`.',
-      );
-    }
+    if (!profiles.get(name))
+      throw noSuchProfile(name, Object.keys(profiles.list()), 'Create one with `wcm auth login --profile NAME`.');
     await profiles.use(name);
     f.io.stderr.write(`Current profile: ${name}\n`);
     return 0;

@@ -36,6 +36,15 @@ export function profileNameOf(f: Factory, current: string | undefined): string {
   return f.globals.profile || f.env.WCM_PROFILE || current || 'default';
 }
 
+/** A usage error for a profile that is not saved: the known ones, or `none` when there are none. */
+export function noSuchProfile(name: string, known: readonly string[], none: string): UsageError {
+  const names = [...known].sort();
+  return new UsageError(
+    `Profile \`${name}\` does not exist.`,
+    names.length ? `Known profiles: ${names.join(', ')}.` : none,
+  );
+}
+
 /** A missing-token error, exit 4, naming where a token could have come from. */
 export function notLoggedIn(baseUrl: string, profile?: string): CliError {
   return new CliError(
