@@ -2,6 +2,8 @@ import { StoreUnavailableError } from '../store/pg/errors.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
 import type { Store } from '../store/store.js';
+import type { StoreEngine } from '../store/engine/interface.js';
+import { JsonEngine } from '../store/json/engine.js';
 import {
   systemClock,
   type Clock,
@@ -40,6 +42,8 @@ export type Routes = (router: AppRouter) => void;
 
 export interface AppOptions {
   store: Store;
+  /** The store behind its interface; by default the JSON engine over `store`. */
+  db?: StoreEngine;
   /** The server's origin and trusted hosts and origins (docs/security.md#host-origin-and-cors); `wcm serve` sets it once listening. */
   trust?: Trust;
   clock?: Clock;
@@ -63,6 +67,7 @@ export interface AppOptions {
 export class App {
   readonly router: AppRouter = new Router();
   readonly store: Store;
+  readonly db: StoreEngine;
   readonly clock: Clock;
   readonly services: Services;
   readonly handlers: Record<string, Handler>;
@@ -81,9 +86,10 @@ export class App {
   constructor(options: AppOptions) {
     this.store = options.store;
     this.clock = options.clock ?? systemClock;
+    this.db = options.db ?? new JsonEngine(options.store, { clock: () => this.clock.now().getTime() });
     this.handlers = options.handlers ?? defaultHandlers;
     this.trust = options.trust ?? DEFAULT_TRUST;
-    this.services = { ...(options.services ?? {}), store: this.store, clock: this.clock };
+    this.services = { ...(options.services ?? {}), store: this.store, db: this.db, clock: this.clock };
     this.router
       .on(['GET', 'HEAD'], '/healthz', (x) => jsonResponse(200, { status: 'ok' }, x.info.id))
       .on(ANY, '/healthz', notAllowed(['GET']));

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Operation } from '../contract/operations.js';
+import type { ReadTx, StoreEngine } from '../store/engine/interface.js';
 import type { Store } from '../store/store.js';
 import type { AuthContext } from './auth.js';
 import type { Call } from './chain.js';
@@ -7,7 +8,7 @@ import type { Page } from './paging.js';
 
 export { systemClock, timestamp, isoTime, type Clock } from './clock.js';
 export type { RequestInfo } from './request.js';
-import type { Clock } from './clock.js';
+import { isoTime, type Clock } from './clock.js';
 import type { RequestInfo } from './request.js';
 
 /**
@@ -17,6 +18,8 @@ import type { RequestInfo } from './request.js';
  */
 export interface Services {
   store: Store;
+  /** The store behind its interface (engine/interface.ts): every handler reads and writes through it. */
+  db: StoreEngine;
   clock: Clock;
   /** Whether the server listens on a loopback address only. */
   loopback?: boolean;
@@ -30,7 +33,7 @@ export interface Services {
 export type SecretSource = 'env' | 'stored' | 'generated';
 
 /** What an area adds to the store and clock. */
-export type ExtraServices = Omit<Services, 'store' | 'clock'>;
+export type ExtraServices = Omit<Services, 'store' | 'db' | 'clock'>;
 
 export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
   params: P;
@@ -39,12 +42,20 @@ export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
   /** Null for public and signature operations. */
   auth: AuthContext | null;
   store: Store;
+  /** The store behind its interface: one `db.read` or `db.write` per request (engine/interface.ts). */
+  db: StoreEngine;
   clock: Clock;
   request: RequestInfo;
   services: Services;
   /** On public POSTs with an Idempotency-Key: record the success in the handler's own transaction (chain.ts). */
   idempotency?: Call['idempotency'];
 }
+
+/**
+ * The store's time as the contract writes timestamps: `tx.now()`, the engine's clock plus the
+ * emulator's offset (the database's clock on PostgreSQL, so processes agree).
+ */
+export const txTimestamp = async (tx: ReadTx): Promise<string> => isoTime(new Date(await tx.now()));
 
 /** A result with a status or headers other than the operation's defaults. */
 export class Reply {

@@ -7,6 +7,7 @@ import { oauthArea } from './oauth/area.js';
 import { paymentsArea } from './payments/area.js';
 import { PgIdempotencyClaims, PgRateLimits } from '../store/pg/shared-tables.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
+import { JsonEngine } from '../store/json/engine.js';
 import type { LocalServerOptions } from './serve.js';
 import { webArea } from './web/area.js';
 
@@ -65,10 +66,11 @@ export function orderAreas<A extends { name: string; needs: readonly string[]; p
   return out;
 }
 
-export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ store, clock, options }) => {
+export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ store, db, clock, options }) => {
   const env = options.env ?? process.env;
   const s: Setup = {
     store,
+    db: db ?? new JsonEngine(store, { clock: () => clock.now().getTime() }),
     clock,
     options,
     env,

@@ -10,6 +10,7 @@ import type { AnyOperation } from '../contract/operations.js';
 import { normalizeUuids } from '../contract/uuid.js';
 import type { UserRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import type { StoreEngine } from '../store/engine/interface.js';
 import { requireAbility, requireMembership, type AuthContext } from './auth.js';
 import type { Call } from './chain.js';
 import { Reply, type Clock, type Handler, type HandlerContext, type RequestInfo, type Services } from './context.js';
@@ -19,6 +20,7 @@ import { parseQuery, readJsonBody } from './request.js';
 /** What invoking an operation needs of the App. */
 export interface InvokeCore {
   readonly store: Store;
+  readonly db: StoreEngine;
   readonly clock: Clock;
   readonly services: Services;
   readonly handlers: Record<string, Handler>;
@@ -103,6 +105,7 @@ export async function invoke(
     body,
     auth,
     store: core.store,
+    db: core.db,
     clock: core.clock,
     request: via.request,
     services: core.services,

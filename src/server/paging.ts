@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { scanEntries, type IndexEntry, type SortedIndex, type SortKey } from '../store/sorted-index.js';
 import type { RecordIndex, RecordOfIndex, RecordRepository } from '../store/record-repository.js';
 import { ProblemError } from './problems.js';
+import { INDEXES } from '../store/indexes.js';
+import type { ReadTx, StoreEngine } from '../store/engine/interface.js';
 
 /** One page of a list operation, as handlers return it. */
 export interface Page<T> {
@@ -109,12 +111,16 @@ export function pageEntries<T, R>(
   return { items: recs.map(opts.map), next_cursor: more && last ? encodeCursor(opts.scope, last) : null };
 }
 
+/** Where pageRecords reads: a transaction already open, the store (one read of its own), or (until every caller moves) the old repository. */
+export type PageSource = ReadTx | StoreEngine | RecordRepository;
+
 /**
- * Keyset paging through a store's records repository (record-repository.ts): the same cursors as
- * pageIndex, whichever store answers. `from`/`to` bound the sort key (bookings' time range).
+ * Keyset paging along one of the store's indexes (indexes.ts), inside `src` (a transaction) or in a
+ * read of its own (a StoreEngine): the same cursors as pageIndex, whichever engine answers.
+ * `from`/`to` bound the sort key (bookings' time range).
  */
 export async function pageRecords<N extends RecordIndex, R>(
-  records: RecordRepository,
+  src: PageSource,
   index: N,
   partition: string,
   opts: {
@@ -128,12 +134,15 @@ export async function pageRecords<N extends RecordIndex, R>(
   },
 ): Promise<Page<R>> {
   const after = opts.cursor ? decodeCursor(opts.scope, opts.cursor) : null;
-  const { items, last, more } = await records.page(index, partition, {
-    after,
-    limit: opts.limit,
-    filter: opts.filter,
-    from: opts.from,
-    to: opts.to,
-  });
+  const q = { after, limit: opts.limit, filter: opts.filter, from: opts.from, to: opts.to };
+  const c = INDEXES[index].collection;
+  const read = (tx: ReadTx) =>
+    tx.page(c, index as never, { partition, ...q } as never) as unknown as Promise<{
+      items: RecordOfIndex<N>[];
+      last: SortKey | null;
+      more: boolean;
+    }>;
+  const { items, last, more } =
+    'write' in src ? await src.read(read) : 'now' in src ? await read(src) : await src.page(index, partition, q);
   return { items: items.map(opts.map), next_cursor: more && last ? encodeCursor(opts.scope, last) : null };
 }

@@ -5,6 +5,9 @@ import { ABILITIES } from '../contract/enums.js';
 import { hashToken, tokenId } from '../store/fixture.js';
 import { checkFixturesExist, seedStore } from '../store/seed.js';
 import { Store, type StoreOptions } from '../store/store.js';
+import type { StoreEngine } from '../store/engine/interface.js';
+import { JsonEngine } from '../store/json/engine.js';
+import { PostgresEngine } from '../store/postgres/engine.js';
 import { App, type Call, type Middleware, type Routes } from './app.js';
 import { systemClock, type Clock, type ExtraServices } from './context.js';
 import { MovableClock } from './emulator/clock.js';
@@ -27,7 +30,7 @@ export interface LocalServerOptions extends TrustOptions {
   env?: NodeJS.ProcessEnv;
   storeOptions?: StoreOptions;
   /** Extra services, middleware (faults, rate limits, idempotency, the request log) and routes that areas provide. */
-  extend?: (ctx: { store: Store; clock: Clock; options: LocalServerOptions }) => Promise<{
+  extend?: (ctx: { store: Store; db?: StoreEngine; clock: Clock; options: LocalServerOptions }) => Promise<{
     services?: ExtraServices;
     use?: Middleware[];
     around?: Middleware<Call>[];
@@ -44,6 +47,8 @@ export interface LocalServer extends RunningServer {
   /** The origin clients use (`--public-url`, else the socket's): OAuth issuer, links, redirects. */
   origin: string;
   store: Store;
+  /** The store behind its interface. */
+  db: StoreEngine;
   /** What happened at start (seeded, bootstrapped token, …) for `wcm serve` to print. */
   notes: string[];
   /** Set when this start created the owner, workspace and token of an empty store. */
@@ -142,6 +147,19 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     : await Store.open(options.dataFile, options.storeOptions);
   // On PostgreSQL a moved clock is moved for every process (its offset is a shared setting).
   if (store.shared) clock.share(store);
+  let db: StoreEngine;
+  try {
+    db = options.storeUrl
+      ? await PostgresEngine.open(options.storeUrl)
+      : new JsonEngine(store, { clock: () => clock.now().getTime() });
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  const closeAll = async () => {
+    await store.close();
+    if (db.kind === 'postgres') await db.close();
+  };
   const notes: string[] = [];
   let bootstrap: LocalServer['bootstrap'];
   let seededToken: LocalServer['seededToken'];
@@ -149,9 +167,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   try {
     // Extensions first: their own writes (the webhook signing secret) then go ahead of a big seed.
     // (The compaction a big seed starts runs beside reads and writes alike.)
-    const extra = (await options.extend?.({ store, clock, options })) ?? {};
+    const extra = (await options.extend?.({ store, db, clock, options })) ?? {};
     const app = new App({
       store,
+      db,
       clock,
       services: extra.services,
       use: extra.use,
@@ -243,6 +262,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       origin: app.trust.origin,
       app,
       store,
+      db,
       notes,
       adminToken: typeof extra.services?.adminToken === 'string' ? extra.services.adminToken : undefined,
       bootstrap,
@@ -250,11 +270,11 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       seedDurable,
       close: async () => {
         await running.close();
-        await store.close();
+        await closeAll();
       },
     };
   } catch (err) {
-    await store.close().catch(() => undefined);
+    await closeAll().catch(() => undefined);
     throw err;
   }
 }

@@ -157,6 +157,7 @@ function inWorkspace(
       return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav(d, signed));
     const r: WorkspaceRequest = {
       store: d.store,
+      db: x.app.db,
       clock: x.app.clock,
       services: x.app.services,
       handlers: x.app.handlers,

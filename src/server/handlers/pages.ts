@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { operations } from '../../contract/operations.js';
 import type { Page, UpdatePageBody } from '../../contract/pages.js';
 import type { PageRecord } from '../../store/records.js';
-import { implement, timestamp } from '../context.js';
+import { implement, txTimestamp } from '../context.js';
 import { mergeMember } from '../merge-patch.js';
 import { pagesPartition } from '../../store/indexes.js';
 import { cachedJson, pageRecords } from '../paging.js';
@@ -43,29 +43,31 @@ const summarize = cachedJson((r: PageRecord) => ({
 
 export const pageHandlers = [
   // Each filter pages its own partition, and its cursors only fit that partition (the scope says which).
-  implement(operations.listPages, ({ params, query, store }) => {
+  implement(operations.listPages, ({ params, query, db }) => {
     const partition =
       query.published === undefined ? params.workspace : pagesPartition(params.workspace, query.published === 'true');
-    return pageRecords(store.records, 'pagesByWorkspace', partition, {
+    return pageRecords(db, 'pagesByWorkspace', partition, {
       scope: `pages:${partition}`,
       cursor: query.cursor,
       limit: query.limit,
       map: summarize,
     });
   }),
-  implement(operations.getPage, async ({ params, store }) =>
-    present(ownPage(await store.records.get('pages', params.page), params.workspace, params.page)),
+  implement(operations.getPage, async ({ params, db }) =>
+    present(ownPage(await db.read((tx) => tx.get('pages', params.page)), params.workspace, params.page)),
   ),
-  // Read, merge and write in one synchronous transaction: two concurrent patches both land.
-  implement(operations.updatePage, async ({ params, body, store, clock }) =>
+  // Read, merge and write in one transaction: two concurrent patches both land.
+  implement(operations.updatePage, async ({ params, body, db }) =>
     present(
-      await store.transact(
-        (tx) =>
-          tx.put(
-            'pages',
-            updated(ownPage(tx.get('pages', params.page), params.workspace, params.page), body, timestamp(clock)),
+      await db.write(async (tx) =>
+        tx.put(
+          'pages',
+          updated(
+            ownPage(await tx.get('pages', params.page), params.workspace, params.page),
+            body,
+            await txTimestamp(tx),
           ),
-        [['pages', params.page]],
+        ),
       ),
     ),
   ),
