@@ -19,7 +19,7 @@ function bookingItem(b: BookingRecord) {
 }
 
 export const bookingHandlers = [
-  implement(operations.listBookings, ({ params, query, store }) => {
+  implement(operations.listBookings, ({ params, query, db }) => {
     // The index is sorted by starts_at, so `from`/`to` bound the key: a range, not a scan.
     // Stored times are UTC ISO strings; the bounds are normalised the same way to compare as text.
     const from = query.from ? iso(query.from) : undefined;
@@ -30,7 +30,7 @@ export const bookingHandlers = [
       });
     }
     const { status } = query;
-    return pageRecords(store.records, 'bookingsByWorkspace', params.workspace, {
+    return pageRecords(db, 'bookingsByWorkspace', params.workspace, {
       scope: JSON.stringify(['bookings', params.workspace, status ?? null, from ?? null, to ?? null]),
       cursor: query.cursor,
       limit: query.limit,

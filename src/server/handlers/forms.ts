@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Form, UpdateFormBody } from '../../contract/forms.js';
 import { operations } from '../../contract/operations.js';
 import type { FormRecord } from '../../store/records.js';
-import { implement, timestamp } from '../context.js';
+import { implement, txTimestamp } from '../context.js';
 import { mergeMember } from '../merge-patch.js';
 import { cachedJson, pageRecords } from '../paging.js';
 import { notFound } from '../problems.js';
@@ -45,27 +45,29 @@ const summarize = cachedJson((r: FormRecord) => ({
 }));
 
 export const formHandlers = [
-  implement(operations.listForms, ({ params, query, store }) =>
-    pageRecords(store.records, 'formsByWorkspace', params.workspace, {
+  implement(operations.listForms, ({ params, query, db }) =>
+    pageRecords(db, 'formsByWorkspace', params.workspace, {
       scope: `forms:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,
       map: summarize,
     }),
   ),
-  implement(operations.getForm, async ({ params, store }) =>
-    present(ownForm(await store.records.get('forms', params.form), params.workspace, params.form)),
+  implement(operations.getForm, async ({ params, db }) =>
+    present(ownForm(await db.read((tx) => tx.get('forms', params.form)), params.workspace, params.form)),
   ),
-  // Read, merge and write in one synchronous transaction: two concurrent patches both land.
-  implement(operations.updateForm, async ({ params, body, store, clock }) =>
+  // Read, merge and write in one transaction (the read locks the form): two concurrent patches both land.
+  implement(operations.updateForm, async ({ params, body, db }) =>
     present(
-      await store.transact(
-        (tx) =>
-          tx.put(
-            'forms',
-            updated(ownForm(tx.get('forms', params.form), params.workspace, params.form), body, timestamp(clock)),
+      await db.write(async (tx) =>
+        tx.put(
+          'forms',
+          updated(
+            ownForm(await tx.get('forms', params.form), params.workspace, params.form),
+            body,
+            await txTimestamp(tx),
           ),
-        [['forms', params.form]],
+        ),
       ),
     ),
   ),

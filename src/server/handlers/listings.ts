@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
 import type { ListingRecord } from '../../store/records.js';
-import { implement, timestamp } from '../context.js';
+import { implement, txTimestamp } from '../context.js';
 import { pageRecords } from '../paging.js';
 import { notFound } from '../problems.js';
 
@@ -24,29 +24,31 @@ function presentListing(rec: ListingRecord, origin: string) {
 }
 
 export const listingHandlers = [
-  implement(operations.createListing, async ({ params, body, store, clock, request }) => {
-    const rec: ListingRecord = {
-      id: randomUUID(),
-      workspace_id: params.workspace,
-      title: body.title,
-      template_slug: body.template_slug,
-      items: body.items.map((i) =>
-        i.description === undefined ? { title: i.title } : { title: i.title, description: i.description },
-      ),
-      button_id: null,
-      created_at: timestamp(clock),
-    };
-    await store.transact((tx) => tx.put('listings', rec));
+  // A new id each run: a retried transaction creates its own record, never a second copy.
+  implement(operations.createListing, async ({ params, body, db, request }) => {
+    const rec = await db.write(async (tx) =>
+      tx.create('listings', {
+        id: randomUUID(),
+        workspace_id: params.workspace,
+        title: body.title,
+        template_slug: body.template_slug,
+        items: body.items.map((i) =>
+          i.description === undefined ? { title: i.title } : { title: i.title, description: i.description },
+        ),
+        button_id: null,
+        created_at: await txTimestamp(tx),
+      }),
+    );
     return presentListing(rec, request.origin);
   }),
   // Another workspace's listing is as unknown as a missing one.
-  implement(operations.getListing, async ({ params, store, request }) => {
-    const rec = await store.records.get('listings', params.list);
+  implement(operations.getListing, async ({ params, db, request }) => {
+    const rec = await db.read((tx) => tx.get('listings', params.list));
     if (!rec || rec.workspace_id !== params.workspace) throw notFound('listing_not_found', params.list);
     return presentListing(rec, request.origin);
   }),
-  implement(operations.listListings, ({ params, query, store, request }) =>
-    pageRecords(store.records, 'listingsByWorkspace', params.workspace, {
+  implement(operations.listListings, ({ params, query, db, request }) =>
+    pageRecords(db, 'listingsByWorkspace', params.workspace, {
       scope: `listings:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,

@@ -17,9 +17,9 @@ function voiceItem(v: VoiceInteractionRecord) {
 }
 
 export const voiceHandlers = [
-  implement(operations.listVoiceInteractions, ({ params, query, store }) => {
+  implement(operations.listVoiceInteractions, ({ params, query, db }) => {
     const { kind } = query;
-    return pageRecords(store.records, 'voiceByWorkspace', params.workspace, {
+    return pageRecords(db, 'voiceByWorkspace', params.workspace, {
       scope: JSON.stringify(['voice', params.workspace, kind ?? null]),
       cursor: query.cursor,
       limit: query.limit,
