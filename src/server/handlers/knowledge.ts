@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ArticleSummary, ArticleVersion } from '../../contract/knowledge.js';
 import { operations } from '../../contract/operations.js';
 import type { ArticleRecord, ArticleVersionRecord, KnowledgeListRecord } from '../../store/records.js';
-import { implement, timestamp, type Clock } from '../context.js';
+import { implement, txTimestamp } from '../context.js';
 import { pageRecords } from '../paging.js';
 import { notFound, ProblemError } from '../problems.js';
 
@@ -41,7 +41,7 @@ function findVersion(article: ArticleRecord, ref: string): ArticleVersionRecord 
 }
 
 /** The article with version `ref` copied as its new current version (which says it was restored from it). */
-function withRestored(article: ArticleRecord, ref: string, publish: boolean, clock: Clock) {
+function withRestored(article: ArticleRecord, ref: string, publish: boolean, now: string) {
   const source = findVersion(article, ref);
   const version: ArticleVersionRecord = {
     id: randomUUID(),
@@ -50,7 +50,7 @@ function withRestored(article: ArticleRecord, ref: string, publish: boolean, clo
     body: source.body,
     published: publish,
     restored_from: source.number,
-    created_at: timestamp(clock),
+    created_at: now,
   };
   return { next: { ...article, versions: [...article.versions, version] }, version };
 }
@@ -86,50 +86,50 @@ function presentVersion(v: ArticleVersionRecord): z.input<typeof ArticleVersion>
 }
 
 export const knowledgeHandlers = [
-  // article_count depends on the articles, not the list record alone: counted (an index partition's length), not cached.
-  implement(operations.listKnowledgeLists, async ({ params, query, store }) => {
-    const page = await pageRecords(store.records, 'knowledgeListsByWorkspace', params.workspace, {
-      scope: `knowledge-lists:${params.workspace}`,
-      cursor: query.cursor,
-      limit: query.limit,
-      map: (r) => r,
-    });
-    const counts = await Promise.all(page.items.map((r) => store.records.count('articlesByList', r.id)));
-    return {
-      items: page.items.map((r, i) => ({ id: r.id, name: r.name, article_count: counts[i] })),
-      next_cursor: page.next_cursor,
-    };
-  }),
-  implement(operations.listArticles, async ({ params, query, store }) => {
-    ownList(await store.records.get('knowledge_lists', params.list), params.workspace, params.list);
-    return pageRecords(store.records, 'articlesByList', params.list, {
-      scope: `articles:${params.list}`,
-      cursor: query.cursor,
-      limit: query.limit,
-      map: summarize,
-    });
-  }),
-  implement(operations.getArticle, async ({ params, store }) => {
-    const [list, article] = await Promise.all([
-      store.records.get('knowledge_lists', params.list),
-      store.records.get('articles', params.article),
-    ]);
+  // article_count depends on the articles, not the list record alone: counted (an index partition's
+  // length), not cached; in the same read as the page, so the counts are of the lists shown.
+  implement(operations.listKnowledgeLists, async ({ params, query, db }) =>
+    db.read(async (tx) => {
+      const page = await pageRecords(tx, 'knowledgeListsByWorkspace', params.workspace, {
+        scope: `knowledge-lists:${params.workspace}`,
+        cursor: query.cursor,
+        limit: query.limit,
+        map: (r) => r,
+      });
+      const counts = await Promise.all(page.items.map((r) => tx.count('articles', 'articlesByList', r.id)));
+      return {
+        items: page.items.map((r, i) => ({ id: r.id, name: r.name, article_count: counts[i] })),
+        next_cursor: page.next_cursor,
+      };
+    }),
+  ),
+  implement(operations.listArticles, async ({ params, query, db }) =>
+    db.read(async (tx) => {
+      ownList(await tx.get('knowledge_lists', params.list), params.workspace, params.list);
+      return pageRecords(tx, 'articlesByList', params.list, {
+        scope: `articles:${params.list}`,
+        cursor: query.cursor,
+        limit: query.limit,
+        map: summarize,
+      });
+    }),
+  ),
+  implement(operations.getArticle, async ({ params, db }) => {
+    const [list, article] = await db.read((tx) =>
+      Promise.all([tx.get('knowledge_lists', params.list), tx.get('articles', params.article)]),
+    );
     const a = ownArticle(list, article, params);
     return { ...summarize(a), list_id: a.list_id, versions: a.versions.map(presentVersion) };
   }),
-  // N is computed inside the synchronous transaction, so concurrent restores of one article get
-  // distinct, consecutive numbers; the restored version itself is never changed.
-  implement(operations.restoreArticleVersion, async ({ params, body, store, clock }) =>
-    store.transact(
-      (tx) => {
-        const article = ownArticle(tx.get('knowledge_lists', params.list), tx.get('articles', params.article), params);
-        const { next, version } = withRestored(article, params.version, body.publish, clock);
-        return { article: summarize(tx.put('articles', next)), version: presentVersion(version) };
-      },
-      [
-        ['knowledge_lists', params.list],
-        ['articles', params.article],
-      ],
-    ),
+  // N is computed in the transaction that writes it, the article read (and locked) first, so
+  // concurrent restores of one article get distinct, consecutive numbers; the restored version
+  // itself is never changed.
+  implement(operations.restoreArticleVersion, async ({ params, body, db }) =>
+    db.write(async (tx) => {
+      const list = await tx.get('knowledge_lists', params.list);
+      const article = ownArticle(list, await tx.get('articles', params.article), params);
+      const { next, version } = withRestored(article, params.version, body.publish, await txTimestamp(tx));
+      return { article: summarize(await tx.put('articles', next)), version: presentVersion(version) };
+    }),
   ),
 ];
