@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IndexName } from '../../src/store/indexes.js';
 import type { CollectionName, RecordTypes } from '../../src/store/records.js';
 import { expectProblem } from '../support/problem.js';
-import { recordsOf } from '../support/store.js';
 import { demo, inProcess, TestClock, type InProcess } from '../support/server.js';
 
 // The list extensions of docs/cli.md#finding-ids-ls-commands-and-id-pickers, one row each: the same rules (paging, order, isolation,
@@ -22,6 +22,8 @@ interface Row {
   operationId: string;
   path: string;
   collection: CollectionName;
+  /** The index its list pages, by workspace. */
+  index: IndexName;
   /** The i-th record of a run, so that records made in order i = 0, 1, … list in that order. */
   make(workspace: string, i: number): Rec;
   keys: string[];
@@ -39,6 +41,7 @@ const rows: Row[] = [
     operationId: 'listForms',
     path: 'forms',
     collection: 'forms',
+    index: 'formsByWorkspace',
     keys: ['field_count', 'id', 'name', 'updated_at'],
     make: (w, i) => ({
       id: randomUUID(),
@@ -57,6 +60,7 @@ const rows: Row[] = [
     operationId: 'listPages',
     path: 'pages',
     collection: 'pages',
+    index: 'pagesByWorkspace',
     keys: ['id', 'name', 'published', 'slug', 'updated_at'],
     make: (w, i) => ({
       id: randomUUID(),
@@ -83,18 +87,20 @@ const rows: Row[] = [
     operationId: 'listKnowledgeLists',
     path: 'knowledge-lists',
     collection: 'knowledge_lists',
+    index: 'knowledgeListsByWorkspace',
     keys: ['article_count', 'id', 'name'],
     make: (w, i) => ({ id: randomUUID(), workspace_id: w, name: name(i) }),
     item: async (r) => ({
       id: r.id,
       name: r.name,
-      article_count: (await recordsOf(s.store, 'articles')).filter((a) => a.list_id === r.id).length,
+      article_count: await articleCount(r.id),
     }),
   },
   {
     operationId: 'listOffers',
     path: 'offers',
     collection: 'offers',
+    index: 'offersByWorkspace',
     keys: ['active', 'currency', 'id', 'kind', 'title', 'unit_amount_minor'],
     make: (w, i) => ({
       id: randomUUID(),
@@ -118,24 +124,33 @@ const rows: Row[] = [
     operationId: 'listAgents',
     path: 'agents',
     collection: 'agents',
+    index: 'agentsByWorkspace',
     keys: ['id', 'name'],
     make: (w, i) => ({ id: randomUUID(), workspace_id: w, name: name(i) }),
     item: (r) => ({ id: r.id, name: r.name }),
   },
 ];
 
+/** How many articles a list holds, read through the store's interface (either engine). */
+const articleCount = (list: string) => s.app.db.read((tx) => tx.count('articles', 'articlesByList', list));
+
 const url = (row: Row, ws: string, q = '') => `/v1/workspaces/${ws}/${row.path}${q ? `?${q}` : ''}`;
 const get = (u: string, token: string = demo.owner) => s.request({ url: u, token });
-const inWorkspace = async (row: Row, ws: string) =>
-  (await recordsOf(s.store, row.collection)).filter((r) => (r as Rec).workspace_id === ws) as Rec[];
+/** The workspace's records of the row's collection: its index's partition, read through the store's interface. */
+const inWorkspace = (row: Row, ws: string) =>
+  s.app.db.read(
+    async (tx) =>
+      (await tx.page(row.collection, row.index as never, { partition: ws, limit: 100_000 })).items as unknown as Rec[],
+  );
 
 /** Empties the collection in `ws` and puts `n` records made by the row, in one transaction. */
 async function fill(row: Row, ws: string, n: number, from = 0): Promise<Rec[]> {
-  const old = from === 0 ? await inWorkspace(row, ws) : [];
   const made = Array.from({ length: n }, (_, i) => row.make(ws, from + i));
-  await s.store.transact((tx) => {
-    for (const r of old) tx.delete(row.collection, r.id);
-    for (const r of made) tx.put(row.collection, r as RecordTypes[typeof row.collection]);
+  await s.app.db.write(async (tx) => {
+    if (from === 0)
+      for (const r of (await tx.page(row.collection, row.index as never, { partition: ws, limit: 100_000 })).items)
+        await tx.delete(row.collection, r.id);
+    for (const r of made) await tx.put(row.collection, r as RecordTypes[typeof row.collection]);
   });
   return made;
 }
@@ -204,7 +219,9 @@ describe.each(rows)('$operationId', (row) => {
   it('ties on the sort key are broken by id: a page boundary inside a tie skips nothing', async () => {
     const tied = Array.from({ length: 12 }, () => row.make(demo.ws3, 7));
     await fill(row, demo.ws3, 0);
-    await s.store.transact((tx) => tied.forEach((r) => tx.put(row.collection, r as never)));
+    await s.app.db.write(async (tx) => {
+      for (const r of tied) await tx.put(row.collection, r as never);
+    });
     const { ids, sizes } = await everyPage(url(row, demo.ws3), 5);
     expect(sizes).toEqual([5, 5, 2]);
     expect(new Set(ids)).toEqual(new Set(tied.map((r) => r.id)));
@@ -315,9 +332,7 @@ describe('listKnowledgeLists', () => {
     const before = (await get(url(rows[2], demo.ws1))).json.data.find(
       (l: { id: string }) => l.id === demo.knowledgeList,
     );
-    expect(before.article_count).toBe(
-      (await recordsOf(s.store, 'articles')).filter((a) => a.list_id === demo.knowledgeList).length,
-    );
+    expect(before.article_count).toBe(await articleCount(demo.knowledgeList));
     expect(before.article_count).toBeGreaterThan(0);
     const restore = `/v1/workspaces/${demo.ws1}/knowledge-lists/${demo.knowledgeList}/articles/${demo.article3Versions}/versions/1/restore`;
     expect((await s.request({ method: 'POST', url: restore, token: demo.owner })).status).toBe(201);
@@ -350,7 +365,9 @@ describe('getListing', () => {
     ['an unknown id', demo.ws1, '00000000-0000-4000-8000-000000000000', 404, 'listing_not_found'],
     ['a malformed id', demo.ws1, 'nope', 404, 'listing_not_found'],
   ] as const)('%s: the status and code of its row', async (_n, ws, id, status, code) => {
-    const listing = (await s.store.records.page('listingsByWorkspace', demo.ws1, { limit: 1 })).items[0].id;
+    const listing = (
+      await s.app.db.read((tx) => tx.page('listings', 'listingsByWorkspace', { partition: demo.ws1, limit: 1 }))
+    ).items[0].id;
     const res = await one(ws, id === 'ws1-listing' ? listing : id);
     expectProblem(res, status, code);
   });
@@ -360,7 +377,9 @@ describe('getListing', () => {
     ['non-member', demo.ciWriter, 403, 'not_a_member'],
     ['no token', undefined, 401, 'unauthenticated'],
   ] as const)('%s: the status and code of its row', async (_n, token, status, code) => {
-    const listing = (await s.store.records.page('listingsByWorkspace', demo.ws1, { limit: 1 })).items[0].id;
+    const listing = (
+      await s.app.db.read((tx) => tx.page('listings', 'listingsByWorkspace', { partition: demo.ws1, limit: 1 }))
+    ).items[0].id;
     expectProblem(await s.request({ url: `/v1/workspaces/${demo.ws1}/lists/${listing}`, token }), status, code);
   });
 });

@@ -15,7 +15,7 @@ const FORM_WS3 = 'c571bc30-2f5b-4fb3-92b7-2b1ab7c4cbf5';
 const formUrl = (id: string = demo.formCatering, ws: string = demo.ws1) => `/v1/workspaces/${ws}/forms/${id}`;
 const patch = (json: unknown, token: string = demo.owner, url = formUrl()) =>
   s.request({ method: 'PATCH', url, token, json });
-const stored = async (id: string = demo.formCatering) => await s.store.records.get('forms', id);
+const stored = async (id: string = demo.formCatering) => await s.app.db.read((tx) => tx.get('forms', id));
 
 describe('getForm (extension)', () => {
   it('returns the whole form without its workspace id', async () => {

@@ -30,7 +30,7 @@ const restore = (
   token: string = demo.owner,
   url = restoreUrl(article, version),
 ) => s.request({ method: 'POST', url, token, json });
-const stored = async (id: string) => (await s.store.records.get('articles', id))!;
+const stored = async (id: string) => (await s.app.db.read((tx) => tx.get('articles', id)))!;
 
 describe('listArticles', () => {
   it('lists the articles of the list, newest article first, with the item shape of src/contract/knowledge.ts', async () => {

@@ -14,12 +14,19 @@ afterEach(async () => {
 
 const lists = `/v1/workspaces/${demo.ws1}/lists`;
 const create = (json: unknown, token: string = demo.owner) => s.request({ method: 'POST', url: lists, token, json });
-/** Every listing, read through store.records as on either store (PostgreSQL keeps them in a table). */
-const allListings = async () => {
-  const out = [];
-  for await (const l of s.store.records.stream('listings')) out.push(l);
-  return out;
-};
+/** Every listing of the demo's workspaces, read through the store's interface (either engine), newest first per workspace. */
+const allListings = () =>
+  s.app.db.read(async (tx) =>
+    (
+      await Promise.all(
+        [demo.ws1, demo.ws2, demo.ws3].map((w) =>
+          tx.page('listings', 'listingsByWorkspace', { partition: w, limit: 100_000 }),
+        ),
+      )
+    ).flatMap((p) => p.items),
+  );
+/** How many listings the store holds. */
+const listingCount = () => s.app.db.read((tx) => tx.count('listings'));
 const item = (title = 'Q', description?: string) => (description === undefined ? { title } : { title, description });
 
 describe('createListing', () => {
@@ -42,7 +49,7 @@ describe('createListing', () => {
       `http://localhost/dashboard/workspaces/${demo.ws1}/lists/${res.json.data.id}`,
     );
     expect(res.headers['X-Request-Id']).toBe(res.json.meta.request_id);
-    expect((await s.store.records.get('listings', res.json.data.id))?.workspace_id).toBe(demo.ws1);
+    expect((await s.app.db.read((tx) => tx.get('listings', res.json.data.id)))?.workspace_id).toBe(demo.ws1);
   });
 
   it('defaults items to []', async () => {
@@ -70,15 +77,15 @@ describe('createListing', () => {
     ['unknown template_slug', { ...ok, template_slug: 'recipes' }, 'template_slug'],
     ['items not an array', { ...ok, items: {} }, 'items'],
   ])('%s', async (_name, body, failing) => {
-    const before = await s.store.records.size('listings');
+    const before = await listingCount();
     const res = await create(body);
     if (failing === null) {
       expect(res.status).toBe(201);
-      expect(await s.store.records.size('listings')).toBe(before + 1);
+      expect(await listingCount()).toBe(before + 1);
     } else {
       const p = expectProblem(res, 422, 'validation_failed', lists);
       expect(Object.keys(p.errors)).toEqual([failing]);
-      expect(await s.store.records.size('listings')).toBe(before);
+      expect(await listingCount()).toBe(before);
     }
   });
 
@@ -138,7 +145,7 @@ describe('the auth matrix', () => {
       expect(back.json.data.map((l: { title: string }) => l.title)).not.toContain('Guarded');
     } else {
       expect(res.status).toBe(status);
-      expect(await s.store.records.size('listings')).toBe(before.length + 1);
+      expect(await listingCount()).toBe(before.length + 1);
     }
   });
 
@@ -181,9 +188,10 @@ describe('listListings paging', () => {
   };
 
   it('60 listings with limit 25: pages of 25, 25, 10, no duplicate, null cursor at the end, newest first', async () => {
-    for (const l of (await allListings()).filter((l) => l.workspace_id === ws)) {
-      await s.store.transact((tx) => tx.delete('listings', l.id));
-    }
+    const own = (await allListings()).filter((l) => l.workspace_id === ws);
+    await s.app.db.write(async (tx) => {
+      for (const l of own) await tx.delete('listings', l.id);
+    });
     const created: string[] = [];
     for (let i = 0; i < 60; i++) created.push(await add(`L${i}`));
     const sizes: number[] = [];

@@ -12,8 +12,8 @@ const shape = (r: ListingRecord) => ({ id: r.id, title: r.title, dashboard_url: 
 const cached = cachedJson(shape);
 const handlerWith = (map: (r: ListingRecord) => ReturnType<typeof shape>): Record<string, Handler> =>
   Object.fromEntries([
-    implement(operations.listListings, ({ params, query, store }) =>
-      pageRecords(store.records, 'listingsByWorkspace', params.workspace, {
+    implement(operations.listListings, ({ params, query, db }) =>
+      pageRecords(db, 'listingsByWorkspace', params.workspace, {
         scope: `l:${params.workspace}`,
         cursor: query.cursor,
         limit: query.limit,
@@ -39,8 +39,8 @@ const get = (app: App, url: string) =>
 
 describe('cached JSON page items', () => {
   it.each([1, 2, 100])('answer byte for byte what plain items answer (limit %i, every page)', async (limit) => {
-    const plain = new App({ store: s.store, handlers: handlerWith(shape) });
-    const fast = new App({ store: s.store, handlers: handlerWith(cached) });
+    const plain = new App({ store: s.store, db: s.app.db, handlers: handlerWith(shape) });
+    const fast = new App({ store: s.store, db: s.app.db, handlers: handlerWith(cached) });
     let url = `/v1/workspaces/${demo.ws1}/lists?limit=${limit}`;
     for (let pages = 0; pages < 50; pages++) {
       const [a, b] = [await get(plain, url), await get(fast, url)];
@@ -54,20 +54,24 @@ describe('cached JSON page items', () => {
   });
 
   it('never serves a stale item: a replaced record is serialized again', async () => {
-    const fast = new App({ store: s.store, handlers: handlerWith(cached) });
+    const fast = new App({ store: s.store, db: s.app.db, handlers: handlerWith(cached) });
     const url = `/v1/workspaces/${demo.ws1}/lists?limit=100`;
     const first = JSON.parse((await get(fast, url)).body).data as Array<{ id: string; title: string }>;
-    const target = (await s.store.records.get('listings', first[0].id))!;
-    await s.store.transact((tx) => tx.put('listings', { ...target, title: 'Renamed after caching' }));
+    await s.app.db.write(async (tx) => {
+      const target = (await tx.get('listings', first[0].id))!;
+      await tx.put('listings', { ...target, title: 'Renamed after caching' });
+    });
     const again = JSON.parse((await get(fast, url)).body).data as Array<{ id: string; title: string }>;
-    expect(again.find((i) => i.id === target.id)?.title).toBe('Renamed after caching');
+    expect(again.find((i) => i.id === first[0].id)?.title).toBe('Renamed after caching');
   });
 
   it('an empty page is the same envelope as before', async () => {
-    const fast = new App({ store: s.store, handlers: handlerWith(cached) });
-    const inWs2 = (await s.store.records.page('listingsByWorkspace', demo.ws2, { limit: 1000 })).items;
-    expect(inWs2.length).toBeGreaterThan(0);
-    await s.store.transact((tx) => inWs2.forEach((l) => tx.delete('listings', l.id)));
+    const fast = new App({ store: s.store, db: s.app.db, handlers: handlerWith(cached) });
+    await s.app.db.write(async (tx) => {
+      const inWs2 = (await tx.page('listings', 'listingsByWorkspace', { partition: demo.ws2, limit: 1000 })).items;
+      expect(inWs2.length).toBeGreaterThan(0);
+      for (const l of inWs2) await tx.delete('listings', l.id);
+    });
     const res = await get(fast, `/v1/workspaces/${demo.ws2}/lists`);
     expect(JSON.parse(res.body)).toEqual({ data: [], meta: { request_id: 'req_fixed', next_cursor: null } });
   });

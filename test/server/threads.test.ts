@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { eng, t, writeEngagementFixture } from '../support/engagement.js';
 import { inProcess, tempDir, type InProcess } from '../support/server.js';
-import { putThread, type FullThread } from '../../src/store/threads.js';
-import { allThreads, deleteThread, readFullThread } from '../support/threads.js';
+import type { FullThread } from '../../src/store/threads.js';
+import { dbFullThread, removeThread, workspaceThreads, writeThread } from '../support/threads.js';
 
 let s: InProcess;
 let fixtures: ReturnType<typeof tempDir>;
@@ -82,14 +82,14 @@ describe('listThreads: views and channels', () => {
 
   it('cuts a long last message to a one-line preview of 140 characters ending in …', async () => {
     const body = `Line one\n\n${'word '.repeat(60)}`;
-    const t7 = (await readFullThread(s.store, t(7)))!;
-    await s.store.transact((tx) => {
-      putThread(tx, {
+    const t7 = (await dbFullThread(s.app.db, t(7)))!;
+    await s.app.db.write((tx) =>
+      writeThread(tx, {
         ...t7,
         id: t(70),
         messages: [{ ...t7.messages[0], id: '40000000-0000-4000-8000-000000000070', body }],
-      });
-    });
+      }),
+    );
     try {
       const res = await get(`${threads}?channel=email`);
       const preview = res.json.data.find((x: { id: string }) => x.id === t(70)).last_message_preview as string;
@@ -97,28 +97,28 @@ describe('listThreads: views and channels', () => {
       expect(preview).toBe(`Line one ${'word '.repeat(26).trimEnd()}…`);
       expect(Array.from(preview).length).toBeLessThanOrEqual(140);
     } finally {
-      await s.store.transact((tx) => deleteThread(tx, t(70)));
+      await s.app.db.write((tx) => removeThread(tx, t(70)));
     }
   });
 
   it('moves a thread between views and channels when it is replaced (index partitions follow the record)', async () => {
-    const base = (await readFullThread(s.store, t(7)))!;
+    const base = (await dbFullThread(s.app.db, t(7)))!;
     const x = {
       ...base,
       id: t(71),
       messages: base.messages.map((msg) => ({ ...msg, id: '40000000-0000-4000-8000-000000000071' })),
     };
     // Two writes with no read between: the second must find the first in the index to remove it.
-    await s.store.transact((tx) => putThread(tx, x));
-    await s.store.transact((tx) =>
-      putThread(tx, { ...x, status: 'closed', starred: true, messages: [{ ...x.messages[0], channel: 'form' }] }),
+    await s.app.db.write((tx) => writeThread(tx, x));
+    await s.app.db.write((tx) =>
+      writeThread(tx, { ...x, status: 'closed', starred: true, messages: [{ ...x.messages[0], channel: 'form' }] }),
     );
     try {
       expect(ids(await get(`${threads}?channel=email`))).toEqual([t(7), t(1)]);
       expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(71), t(3)]);
       expect(ids(await get(`${threads}?view=starred&channel=form`))).toEqual([t(71), t(3)]);
     } finally {
-      await s.store.transact((tx) => deleteThread(tx, t(71)));
+      await s.app.db.write((tx) => removeThread(tx, t(71)));
     }
     expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(3)]);
   });
@@ -273,7 +273,7 @@ describe('paging while threads arrive', () => {
     });
     try {
       const url = `/v1/workspaces/${eng.wsA}/threads?limit=100`;
-      const start = new Set((await allThreads(p.store)).map((x) => x.id));
+      const start = new Set((await workspaceThreads(p.app.db, eng.wsA)).map((x) => x.id));
       expect(start.size).toBe(250);
       const seen: string[] = [];
       let cursor: string | null = null;
@@ -294,13 +294,13 @@ describe('paging while threads arrive', () => {
           messages: Array<{ created_at: string }>;
         }>;
         const times = ['2030-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', lastAt];
-        await p.store.transact((tx) => {
-          extra.forEach((x, i) => {
+        await p.app.db.write(async (tx) => {
+          for (const [i, x] of extra.entries()) {
             const messages = x.messages.map((msg) => ({ ...msg, created_at: times[i] }));
-            putThread(tx, { ...x, status: 'open', messages } as unknown as FullThread);
-            added++;
-          });
+            await writeThread(tx, { ...x, status: 'open', messages } as unknown as FullThread);
+          }
         });
+        added += extra.length;
       } while (cursor && pages < 10);
       expect(added).toBeGreaterThan(0);
       expect(new Set(seen).size).toBe(seen.length);
