@@ -14,7 +14,7 @@ import type { AuthContext } from './auth.js';
 import type { AppRequest, RequestInfo } from './request.js';
 import type { AppResponse } from './response.js';
 
-import type { Tx } from '../store/records.js';
+import type { WriteTx } from '../store/engine/interface.js';
 
 /**
  * One request as it passes through the chain: what middleware reads and adds. The App adds `app`
@@ -34,9 +34,11 @@ export interface Call {
   /**
    * Set by the idempotency middleware on public POSTs: records this request's success in the
    * same transaction as what it creates, so a crash can never leave one without the other (a
-   * retry would then create a second order). Handlers get it as `ctx.idempotency`.
+   * retry would then create a second order). A record another request with the same key made
+   * first is a ConflictError that ends the write; the middleware then answers with that record.
+   * Handlers get it as `ctx.idempotency`.
    */
-  idempotency?: { record(tx: Tx, status: number, data: unknown): void };
+  idempotency?: { record(tx: WriteTx, status: number, data: unknown): Promise<void> };
   /** Headers middleware adds to the response, whatever it is (rate-limit counters). */
   readonly headers: Record<string, string>;
 }

@@ -5,7 +5,6 @@ import { IdempotencyGuard } from './idempotency.js';
 import { mcpArea } from './mcp/area.js';
 import { oauthArea } from './oauth/area.js';
 import { paymentsArea } from './payments/area.js';
-import { PgIdempotencyClaims, PgRateLimits } from '../store/pg/shared-tables.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
 import { JsonEngine } from '../store/json/engine.js';
 import type { LocalServerOptions } from './serve.js';
@@ -19,19 +18,9 @@ export const limitsArea = defineArea({
   needs: [],
   provides: ['rateLimiter', 'idempotency'],
   async register(s) {
-    // On PostgreSQL the buckets are shared by every process on the database (docs/sandbox.md).
-    const limiter = new RateLimiter(
-      s.options.rateLimit ?? DEFAULT_RATE_LIMIT,
-      s.clock,
-      s.store.shared ? new PgRateLimits(s.store.shared.sql) : undefined,
-    );
-    // On PostgreSQL a key in flight on one process is in flight on every process.
-    const idempotency = new IdempotencyGuard(
-      s.store,
-      s.clock,
-      undefined,
-      s.store.shared ? new PgIdempotencyClaims(s.store.shared.sql) : undefined,
-    );
+    // Buckets and keys are records of the store: on PostgreSQL every process shares them.
+    const limiter = new RateLimiter(s.options.rateLimit ?? DEFAULT_RATE_LIMIT, s.db);
+    const idempotency = new IdempotencyGuard(s.db);
     await idempotency.pruneExpired();
     s.services.rateLimiter = limiter;
     s.services.idempotency = idempotency;

@@ -2,12 +2,11 @@ import { clientKey } from './client-address.js';
 import { createHash } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
 import type { IdempotencyRecord } from '../store/records.js';
-import type { IdempotencyClaims } from '../store/shared-state.js';
-import type { Store } from '../store/store.js';
+import { ConflictError, type StoreEngine, type WriteTx } from '../store/engine/interface.js';
 import type { Middleware, OperationCall } from './chain.js';
 import type { AppResponse } from './response.js';
 import { BASE_PATHS, header } from './request.js';
-import { isoTime, type Clock } from './clock.js';
+import { isoTime } from './clock.js';
 import type { RequestInfo } from './request.js';
 import { ProblemError } from './problems.js';
 
@@ -15,6 +14,8 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** 8–120 visible ASCII characters (no spaces, no control characters). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,120}$/;
 const PRUNE_EVERY_MS = 60_000;
+/** The most records one pruning deletes (the rest wait for the next minute). */
+const PRUNE_BATCH = 1000;
 
 const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
@@ -42,24 +43,23 @@ function canonicalJson(v: unknown): string {
 /**
  * Idempotency for public POSTs (Stripe's model). A key is scoped to the caller, the operation and
  * its canonical path target (the offer or agent), so one key cannot replay another route's or
- * another caller's answer. Only responses that
- * created something (2xx) are recorded: a request refused before or by the handler creates nothing,
- * so a corrected retry with the same key runs for real. Records persist in the store for 24 h and
- * are replayed byte for byte; the raw key is never stored, only its hash. A key whose request is
- * still running is in flight in this process's map; on PostgreSQL it is also claimed in the
- * database (`claims`), so a second process receiving it at the same moment does not run it again.
+ * another caller's answer. Only responses that created something (2xx) are recorded: a request
+ * refused before or by the handler creates nothing, so a corrected retry with the same key runs
+ * for real. Records persist in the store for 24 h and are replayed byte for byte; the raw key is
+ * never stored, only its hash.
+ *
+ * A handler that creates something records the key in the same write (`x.idempotency.record`),
+ * with a create: of two requests with one key arriving together (on one process or several),
+ * exactly one create succeeds; the other's write ends with nothing of it kept, and it answers
+ * with the winner's record, as a later retry would.
  */
 export class IdempotencyGuard {
-  /** Scoped key hash → body fingerprint, for requests still running in this process. */
-  private readonly inFlight = new Map<string, string>();
+  /** When the last pruning started, by the store's clock (epoch ms). */
   private lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
+    private readonly db: StoreEngine,
     private readonly ttlMs = IDEMPOTENCY_TTL_MS,
-    /** Shared by every process on the database (pg/shared-tables.ts); absent on the JSON store. */
-    private readonly claims?: IdempotencyClaims,
   ) {}
 
   /** The chain's step: replays, refuses or records public POSTs that carry an Idempotency-Key. */
@@ -79,89 +79,87 @@ export class IdempotencyGuard {
         detail: `\`Idempotency-Key\` must be 8 to 120 visible ASCII characters; received ${key.length} character${key.length === 1 ? '' : 's'}${/^[\x21-\x7e]*$/.test(key) ? '' : ' including spaces or non-ASCII'}.`,
       });
     }
-    const now = this.clock.now().getTime();
-    // Not awaited: the deletes apply in memory at once; their fsync need not delay this request.
-    void this.pruneExpired(now).catch(() => undefined);
     // The caller is part of the hashed id only: the stored scope names no address or token, so the
     // store keeps nothing that identifies a public visitor (the id hashes in the raw key, never stored).
     const scope = `${op.operationId} ${canonicalTarget(req.path)}`;
     const id = sha256(`${scope}\n${caller(req)}\n${key}`);
     const fingerprint = bodyFingerprint(req.rawBody);
 
-    const running = this.inFlight.get(id);
-    if (running !== undefined) throw inUse(op, running, fingerprint);
-    const done = this.stored(id, now);
-    if (done) return replay(op, done, fingerprint, req);
+    const seen = await this.db.read(async (tx) => ({ rec: await tx.get('idempotency_keys', id), now: await tx.now() }));
+    if (seen.now - this.lastPrune >= PRUNE_EVERY_MS || seen.now < this.lastPrune) {
+      this.lastPrune = seen.now;
+      // Not awaited: pruning need not delay this request.
+      void this.pruneExpired().catch(() => undefined);
+    }
+    const stale = seen.rec !== undefined && this.expired(seen.rec, seen.now);
+    if (seen.rec && !stale) return replay(op, seen.rec, fingerprint, req);
 
-    this.inFlight.set(id, fingerprint);
-    const record = (status: number, response: unknown): IdempotencyRecord => ({
-      id,
-      operation_id: op.operationId,
-      scope,
-      key: `sha256:${sha256(key)}`,
-      body_sha256: fingerprint,
-      status,
-      response,
-      created_at: isoTime(new Date(now)),
-    });
-    // Handlers that create something record the key in their own transaction (atomic with it).
+    const ttlMs = this.ttlMs;
+    const write = async (tx: WriteTx, status: number, response: unknown): Promise<void> => {
+      const now = await tx.now();
+      if (stale) {
+        // A record past its 24 h that pruning has not reached yet: this request replaces it.
+        const old = await tx.get('idempotency_keys', id);
+        if (old && Date.parse(old.created_at) + ttlMs <= now) await tx.delete('idempotency_keys', id);
+      }
+      await tx.create('idempotency_keys', {
+        id,
+        operation_id: op.operationId,
+        scope,
+        key: `sha256:${sha256(key)}`,
+        body_sha256: fingerprint,
+        status,
+        response,
+        created_at: isoTime(new Date(now)),
+      });
+    };
+    // Handlers that create something record the key in their own write (atomic with it). Set
+    // again by a write that runs again, and the handler fails when its write fails: so `recorded`
+    // says whether the record was written with the handler's work.
     let recorded = false;
     x.idempotency = {
-      record(tx, status, data) {
-        tx.put('idempotency_keys', record(status, { data, meta: { request_id: req.id } }));
+      async record(tx, status, data) {
         recorded = true;
+        await write(tx, status, { data, meta: { request_id: req.id } });
       },
     };
-    let release: (() => Promise<void>) | undefined;
     try {
-      if (this.claims) {
-        const claimed = await this.claims.claim(id, fingerprint);
-        if ('heldFor' in claimed) throw inUse(op, claimed.heldFor, fingerprint);
-        release = claimed.release;
-        const doneMeanwhile = await this.storedAfterSync(id, now);
-        if (doneMeanwhile) return replay(op, doneMeanwhile, fingerprint, req);
-      }
       const res = await next(x);
       if (res.status >= 200 && res.status < 300 && !recorded) {
-        await this.store.transact((tx) => tx.put('idempotency_keys', record(res.status, JSON.parse(res.body))));
+        const response: unknown = JSON.parse(res.body);
+        await this.db.write((tx) => write(tx, res.status, response));
       }
       return res;
-    } finally {
-      this.inFlight.delete(id);
-      // Left in place if the database is down: the claim expires by itself.
-      await release?.().catch(() => undefined);
+    } catch (err) {
+      if (!(err instanceof ConflictError && err.collection === 'idempotency_keys' && err.id === id)) throw err;
+      // Another request with this key created its record first: nothing of this one was kept,
+      // and it answers as a retry would.
+      const winner = await this.db.read((tx) => tx.get('idempotency_keys', id));
+      if (!winner) throw inUse(op);
+      return replay(op, winner, fingerprint, req);
     }
-  }
-
-  private stored(id: string, now: number): IdempotencyRecord | undefined {
-    const done = this.store.get('idempotency_keys', id);
-    return done && !this.expired(done, now) ? done : undefined;
-  }
-
-  /**
-   * The record as every process has committed it by now. Another process may have stored its
-   * answer and released the key after this request's sync: a sync already under way may have read
-   * the journal before that, so a second one, started after this claim, is what surely sees it.
-   */
-  private async storedAfterSync(id: string, now: number): Promise<IdempotencyRecord | undefined> {
-    await this.store.sync();
-    await this.store.sync();
-    return this.stored(id, now);
   }
 
   private expired(rec: IdempotencyRecord, now: number): boolean {
     return Date.parse(rec.created_at) + this.ttlMs <= now;
   }
 
-  /** Drops records past their 24 h, at most once a minute (and at start-up). */
-  async pruneExpired(now = this.clock.now().getTime()): Promise<number> {
-    if (now - this.lastPrune < PRUNE_EVERY_MS && now >= this.lastPrune) return 0;
-    this.lastPrune = now;
-    const stale = [...this.store.values('idempotency_keys')].filter(
-      (r) => this.expired(r, now) && !this.inFlight.has(r.id),
-    );
-    if (stale.length) await this.store.transact((tx) => stale.forEach((r) => tx.delete('idempotency_keys', r.id)));
-    return stale.length;
+  /**
+   * Drops records past their 24 h, oldest first, at most PRUNE_BATCH at a time, by the store's
+   * clock. Runs at start-up; requests start it at most once a minute.
+   */
+  async pruneExpired(): Promise<number> {
+    return this.db.write(async (tx) => {
+      const now = await tx.now();
+      // Expired: created at or before now - ttl, so every key before the next millisecond.
+      const stale = await tx.page('idempotency_keys', 'idempotencyByCreated', {
+        partition: '*',
+        limit: PRUNE_BATCH,
+        to: [isoTime(new Date(now - this.ttlMs + 1))],
+      });
+      for (const r of stale.items) await tx.delete('idempotency_keys', r.id);
+      return stale.items.length;
+    });
   }
 }
 
@@ -210,9 +208,8 @@ function replay(op: AnyOperation, done: IdempotencyRecord, fingerprint: string, 
   };
 }
 
-/** The key's request (body `running`) is still being processed: 409, or 422 for another body. */
-function inUse(op: AnyOperation, running: string, fingerprint: string): ProblemError {
-  if (running !== fingerprint) return reused(op);
+/** The key's record could not be read after another request's create won: try again shortly. */
+function inUse(_op: AnyOperation): ProblemError {
   return new ProblemError('idempotency_key_in_use', {
     detail: 'A request with this `Idempotency-Key` is still being processed.',
     headers: { 'Retry-After': '1' },

@@ -175,6 +175,30 @@ export const INDEXES = {
     key: (r) => [r.occurred_at, r.id],
     order: 'desc',
   } as IndexDef<'analytics_events'>,
+  // The orders of one payment intent (one, as a rule): a notification naming only its intent finds its order.
+  ordersByPaymentIntent: {
+    name: 'ordersByPaymentIntent',
+    collection: 'orders',
+    partition: (r) => r.payment_intent_id,
+    key: (r) => [r.created_at, r.id],
+    order: 'asc',
+  } as IndexDef<'orders'>,
+  // Oldest first, so the idempotency records past their 24 h are the front of one list (pruning).
+  idempotencyByCreated: {
+    name: 'idempotencyByCreated',
+    collection: 'idempotency_keys',
+    partition: () => '*',
+    key: (r) => [r.created_at, r.id],
+    order: 'asc',
+  } as IndexDef<'idempotency_keys'>,
+  // Least recently used first: a bucket untouched for a whole window is full, and can go.
+  bucketsByAt: {
+    name: 'bucketsByAt',
+    collection: 'rate_limit_buckets',
+    partition: () => '*',
+    key: (r) => [r.at, r.id],
+    order: 'asc',
+  } as IndexDef<'rate_limit_buckets'>,
 } as const;
 export type IndexName = keyof typeof INDEXES;
 /** What index `N`'s entries hold of each record. */

@@ -55,7 +55,7 @@ describe('recordAgentChatOpened', () => {
     const res = await s.request({ url: openedUrl(id), key: 'visit-key-0004', json: {} });
     expect(res.status).toBe(404);
     expect(res.json.code).toBe('agent_not_found');
-    expect(await s.store.records.size('analytics_events')).toBe(0);
+    expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(0);
   });
 
   it('deduplicated by agent and key: the same key twice is one event, on another agent another event', async () => {
@@ -63,10 +63,10 @@ describe('recordAgentChatOpened', () => {
     const b = await s.request({ url: openedUrl(demo.agent1), key: 'visit-key-0005', json: { button: BUTTON } });
     expect(b.headers['Idempotent-Replayed']).toBe('true');
     expect(b.json.data.id).toBe(a.json.data.id);
-    expect(await s.store.records.size('analytics_events')).toBe(1);
+    expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(1);
     const c = await s.request({ url: openedUrl(demo.agent3), key: 'visit-key-0005', json: { button: BUTTON } });
     expect(c.json.data.id).not.toBe(a.json.data.id);
-    expect(await s.store.records.size('analytics_events')).toBe(2);
+    expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(2);
   });
 
   it('nothing that identifies the visitor is stored or returned: the store file holds no address, user agent, cookie or referrer', async () => {

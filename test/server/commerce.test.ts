@@ -30,7 +30,7 @@ async function offer(
     active: true,
     ...extra,
   };
-  await s.store.transact((tx) => tx.put('offers', rec));
+  await s.db.write((tx) => tx.put('offers', rec));
   return rec.id;
 }
 
@@ -152,7 +152,7 @@ describe('every field limit of the body', () => {
     async (t) => {
       const res = await pay(demo.offerFixedUsd, { source_type: t, source_id: 'src-1' });
       expect(res.status).toBe(201);
-      expect(await s.store.records.get('orders', res.json.data.order.id)).toMatchObject({
+      expect(await s.db.read((tx) => tx.get('orders', res.json.data.order.id))).toMatchObject({
         source_type: t,
         source_id: 'src-1',
       });
@@ -179,8 +179,8 @@ describe('offers that cannot be paid for', () => {
   });
 
   it('an offer whose workspace has no connected account: 404 offer_not_found saying why', async () => {
-    await s.store.transact((tx) =>
-      tx.put('workspaces', { ...tx.get('workspaces', demo.ws1)!, stripe_account_id: null }),
+    await s.db.write(async (tx) =>
+      tx.put('workspaces', { ...(await tx.get('workspaces', demo.ws1))!, stripe_account_id: null }),
     );
     const res = await pay(demo.offerFixedUsd, {});
     expect(res.status).toBe(404);
@@ -229,7 +229,7 @@ describe('the created order and payment intent', () => {
       customer_name: 'Ada',
       customer_email: 'ada@example.com',
     });
-    expect(await s.store.records.get('orders', order.id)).toMatchObject({
+    expect(await s.db.read((tx) => tx.get('orders', order.id))).toMatchObject({
       payment_state: 'pending',
       payment_intent_id: pi.id,
       provider: 'local',

@@ -9,6 +9,11 @@ afterEach(async () => {
 });
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Every idempotency record, oldest first. */
+const keys = () =>
+  s.db.read(
+    async (tx) => (await tx.page('idempotency_keys', 'idempotencyByCreated', { partition: '*', limit: 1000 })).items,
+  );
 const body = { quantity: 2, customer_email: 'ada@example.com' };
 
 describe('Idempotency-Key on public POSTs', () => {
@@ -31,7 +36,7 @@ describe('Idempotency-Key on public POSTs', () => {
       expect(res.json.code).toBe(code);
     }
     expect(await s.ordersMade()).toBe(0);
-    expect(await s.store.records.size('analytics_events')).toBe(0);
+    expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(0);
   });
 
   it.each([
@@ -59,7 +64,7 @@ describe('Idempotency-Key on public POSTs', () => {
     expect(again.body).toBe(first.body);
     expect(again.headers['X-Request-Id']).toBe(first.json.meta.request_id);
     expect(await s.ordersMade()).toBe(1);
-    expect(await s.store.records.size('idempotency_keys')).toBe(1);
+    expect(await s.db.read((tx) => tx.count('idempotency_keys'))).toBe(1);
   });
 
   it('the same key with a different body is 422 idempotency_key_reused and creates nothing', async () => {
@@ -83,7 +88,7 @@ describe('Idempotency-Key on public POSTs', () => {
     expect([a.status, b.status, c.status, d.status]).toEqual([201, 201, 201, 201]);
     expect(a.json.data.order.id).not.toBe(b.json.data.order.id);
     expect(await s.ordersMade()).toBe(2);
-    expect(await s.store.records.size('analytics_events')).toBe(2);
+    expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(2);
   });
 
   it('/v1 and /api/v1 are the same target: the alias replays', async () => {
@@ -101,7 +106,7 @@ describe('Idempotency-Key on public POSTs', () => {
     const url = payUrl(demo.offerContributionUsd);
     const res = await s.request({ url, key: 'fix-and-retry-01', json: bad });
     expect(res.status).toBe(status);
-    expect(await s.store.records.size('idempotency_keys')).toBe(0);
+    expect(await s.db.read((tx) => tx.count('idempotency_keys'))).toBe(0);
     const fixed = await s.request({ url, key: 'fix-and-retry-01', json: { amount_minor: 1500 } });
     expect(fixed.status).toBe(201);
     expect(fixed.headers['Idempotent-Replayed']).toBeUndefined();
@@ -115,7 +120,7 @@ describe('Idempotency-Key on public POSTs', () => {
       json: {},
     });
     expect(res.status).toBe(404);
-    expect(await s.store.records.size('idempotency_keys')).toBe(0);
+    expect(await s.db.read((tx) => tx.count('idempotency_keys'))).toBe(0);
   });
 
   it('records expire after 24 h on the injected clock, and expired ones are pruned', async () => {
@@ -132,10 +137,10 @@ describe('Idempotency-Key on public POSTs', () => {
     expect(await s.ordersMade()).toBe(2);
     // Another key's record, older than 24 h, is deleted from the store by the next request's prune.
     await s.request({ url: openedUrl(demo.agent1), key: 'old-record-0001', json: {} });
-    expect(await s.store.records.size('idempotency_keys')).toBe(2);
+    expect(await s.db.read((tx) => tx.count('idempotency_keys'))).toBe(2);
     s.clock.advance(DAY + 60_000);
     await s.request({ url: openedUrl(demo.agent1), key: 'new-record-0001', json: {} });
-    expect([...s.store.values('idempotency_keys')].map((r) => r.created_at)).toEqual([s.clock.now().toISOString()]);
+    expect((await keys()).map((r) => r.created_at)).toEqual([s.clock.now().toISOString()]);
   });
 
   // docs/security.md#control-plane-logs-and-files: the key's scope is the caller, the operation and the canonical path.
@@ -189,7 +194,7 @@ describe('Idempotency-Key on public POSTs', () => {
 
   it('the raw key is not stored, only its hash', async () => {
     await s.request({ url: payUrl(demo.offerFixedUsd), key: 'secret-ish-key-42', json: {} });
-    const [rec] = [...s.store.values('idempotency_keys')];
+    const [rec] = await keys();
     expect(JSON.stringify(rec)).not.toContain('secret-ish-key-42');
     expect(rec.key).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
@@ -208,7 +213,7 @@ describe('replay after a restart', () => {
     expect(again.body).toBe(first.body);
     expect(evAgain.body).toBe(ev.body);
     expect(await s.ordersMade()).toBe(1);
-    expect(await s.store.records.size('analytics_events')).toBe(1);
+    expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(1);
   });
 });
 
@@ -216,39 +221,73 @@ describe('replay after a restart', () => {
 class GatedProvider implements PaymentProvider {
   readonly name = 'local' as const;
   calls = 0;
+  readonly created: string[] = [];
+  readonly canceled: string[] = [];
   private readonly inner = new LocalPaymentProvider();
   private release!: () => void;
   readonly gate = new Promise<void>((r) => (this.release = r));
   async createPaymentIntent(input: Parameters<PaymentProvider['createPaymentIntent']>[0]): Promise<ProviderIntent> {
     this.calls++;
     await this.gate;
-    return this.inner.createPaymentIntent(input);
+    const intent = await this.inner.createPaymentIntent(input);
+    this.created.push(intent.id);
+    return intent;
   }
   open() {
     this.release();
   }
-  async cancelPaymentIntent(): Promise<void> {}
+  async cancelPaymentIntent(id: string): Promise<void> {
+    this.canceled.push(id);
+  }
 }
 
+/**
+ * Requests with one key at the same moment all run; the first to record its answer wins and the
+ * others keep nothing (their orders are not stored, their intents are withdrawn) and answer with
+ * the winner's record, exactly as a retry after it would.
+ */
 describe('concurrent requests with one key', () => {
-  it('while the first is in flight, the same key is 409 idempotency_key_in_use; a different body is 422', async () => {
+  it('while the first is in flight, the same key replays its answer once it lands; a different body is 422', async () => {
     const provider = new GatedProvider();
     s = await publicApp({ services: { payments: provider } });
     const first = s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
     await new Promise((r) => setTimeout(r, 20));
-    const second = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
-    expect(second.status).toBe(409);
-    expect(second.json.code).toBe('idempotency_key_in_use');
-    const third = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: { quantity: 5 } });
-    expect(third.json.code).toBe('idempotency_key_reused');
+    const second = s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
+    const third = s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: { quantity: 5 } });
+    await new Promise((r) => setTimeout(r, 20));
     provider.open();
-    expect((await first).status).toBe(201);
-    const after = await s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
+    const res = await Promise.all([first, second, third]);
+    const fresh = res.filter((r) => r.status === 201 && r.headers['Idempotent-Replayed'] === undefined);
+    expect(fresh).toHaveLength(1);
+    const winner = fresh[0];
+    const sameBody = winner === res[2] ? [res[0], res[1]] : [res[0], res[1], res[2]].filter((r) => r !== winner);
+    for (const r of sameBody) {
+      if (winner === res[2] || r === res[2]) {
+        // Another body than the winner's: the key was used for a different request.
+        expect(r.status).toBe(422);
+        expect(r.json.code).toBe('idempotency_key_reused');
+      } else {
+        expect(r.status).toBe(201);
+        expect(r.headers['Idempotent-Replayed']).toBe('true');
+        expect(r.body).toBe(winner.body);
+      }
+    }
+    expect(await s.ordersMade()).toBe(1);
+    // Every intent but the winner's was withdrawn: only the recorded order can be paid.
+    const kept = winner.json.data.payment_intent.id;
+    expect(provider.created).toHaveLength(3);
+    expect(provider.canceled.sort()).toEqual(provider.created.filter((id) => id !== kept).sort());
+    const after = await s.request({
+      url: payUrl(demo.offerFixedUsd),
+      key: 'inflight-key-001',
+      json: winner === res[2] ? { quantity: 5 } : body,
+    });
     expect(after.headers['Idempotent-Replayed']).toBe('true');
-    expect(provider.calls).toBe(1);
+    expect(after.body).toBe(winner.body);
+    expect(await s.ordersMade()).toBe(1);
   });
 
-  it('50 concurrent requests with one key create exactly one order and one payment intent', async () => {
+  it('50 concurrent requests with one key create exactly one order, and all 50 answer with it', async () => {
     const provider = new GatedProvider();
     s = await publicApp({ services: { payments: provider } });
     const all = Array.from({ length: 50 }, () =>
@@ -257,19 +296,25 @@ describe('concurrent requests with one key', () => {
     await new Promise((r) => setTimeout(r, 20));
     provider.open();
     const res = await Promise.all(all);
-    const statuses = res.map((r) => r.status).sort();
-    expect(statuses.filter((x) => x === 201)).toHaveLength(1);
-    expect(statuses.filter((x) => x === 409)).toHaveLength(49);
+    const created = res.filter((r) => r.headers['Idempotent-Replayed'] === undefined);
+    expect(created).toHaveLength(1);
+    expect(created[0].status).toBe(201);
+    for (const r of res) {
+      expect(r.status).toBe(201);
+      expect(r.body).toBe(created[0].body);
+    }
     expect(await s.ordersMade()).toBe(1);
-    expect(provider.calls).toBe(1);
+    // One intent stays payable: the 49 others were withdrawn.
+    const kept = created[0].json.data.payment_intent.id;
+    expect(provider.canceled.sort()).toEqual(provider.created.filter((id) => id !== kept).sort());
+    expect(provider.canceled).toHaveLength(provider.calls - 1);
     // Afterwards every retry replays that one order.
     const retries = await Promise.all(
       Array.from({ length: 10 }, () =>
         s.request({ url: payUrl(demo.offerFixedUsd), key: 'burst-key-00001', json: body }),
       ),
     );
-    const created = res.find((r) => r.status === 201)!;
-    for (const r of retries) expect(r.body).toBe(created.body);
+    for (const r of retries) expect(r.body).toBe(created[0].body);
     expect(await s.ordersMade()).toBe(1);
   });
 
@@ -282,7 +327,10 @@ describe('concurrent requests with one key', () => {
     );
     const created = res.filter((r) => r.status === 201 && r.headers['Idempotent-Replayed'] !== 'true');
     expect(created).toHaveLength(1);
-    for (const r of res) expect([201, 409]).toContain(r.status);
+    for (const r of res) {
+      expect(r.status).toBe(201);
+      expect(r.body).toBe(created[0].body);
+    }
     expect(await s.ordersMade()).toBe(1);
   });
 });

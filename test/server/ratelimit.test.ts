@@ -28,7 +28,7 @@ describe('rate limits on public routes (token bucket per client address and rout
     expect(over.headers['RateLimit-Limit']).toBe('60');
     expect(over.headers['RateLimit-Remaining']).toBe('0');
     expect(over.headers['RateLimit-Reset']).toBe('60');
-    expect(await s.store.records.size('analytics_events')).toBe(60);
+    expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(60);
   });
 
   it('the bucket refills at the limit per minute on the injected clock', async () => {
@@ -175,23 +175,74 @@ describe('rate limits on public routes (token bucket per client address and rout
   });
 });
 
-describe('RateLimiter memory', () => {
-  it('idle (refilled) buckets are dropped once 10 000 clients are tracked, so a spray of addresses cannot grow memory without bound', async () => {
-    const { MemoryBuckets, RateLimiter } = await import('../../src/server/ratelimit.js');
+describe('buckets in the store', () => {
+  it('idle (refilled) buckets are pruned once a minute, so a spray of addresses cannot grow the store without bound; no bucket holds an address', async () => {
+    const path = await import('node:path');
+    const { RateLimiter } = await import('../../src/server/ratelimit.js');
     const { operations } = await import('../../src/contract/operations.js');
-    const { TestClock } = await import('../support/server.js');
+    const { TestClock, tempDir } = await import('../support/server.js');
+    const { JsonEngine } = await import('../../src/store/json/engine.js');
+    const { dir, cleanup } = tempDir();
     const clock = new TestClock();
-    const buckets = new MemoryBuckets();
-    const limiter = new RateLimiter(60, clock, buckets);
-    const op = operations.recordAgentChatOpened as never;
-    const req = (addr: string) => ({ remoteAddress: addr }) as never;
-    for (let i = 0; i < 10_000; i++) await limiter.before(op, req(`10.0.${i >> 8}.${i & 255}`));
-    expect(buckets.size).toBe(10_000);
-    // Within the minute nobody is full again: a busy client keeps its bucket (and its count).
-    await limiter.before(op, req('10.9.9.9'));
-    expect(buckets.size).toBe(10_001);
-    clock.advance(60_000);
-    await limiter.before(op, req('10.9.9.10'));
-    expect(buckets.size).toBe(1);
+    const db = await JsonEngine.open(path.join(dir, 'store.json'), { clock: () => clock.now().getTime() });
+    try {
+      const limiter = new RateLimiter(60, db);
+      const op = operations.recordAgentChatOpened as never;
+      const req = (addr: string) => ({ remoteAddress: addr }) as never;
+      const buckets = () => db.read(async (tx) => tx.count('rate_limit_buckets'));
+      for (let i = 0; i < 200; i++) await limiter.before(op, req(`10.0.${i >> 8}.${i & 255}`));
+      expect(await buckets()).toBe(200);
+      // Within the minute nobody is full again: a busy client keeps its bucket (and its count).
+      clock.advance(59_999);
+      await limiter.before(op, req('10.9.9.9'));
+      expect(await buckets()).toBe(201);
+      clock.advance(1);
+      await limiter.before(op, req('10.9.9.10'));
+      // The pruning this request started has run by the next read (writes run in order).
+      expect(await buckets()).toBe(2);
+      const ids = await db.read(
+        async (tx) => (await tx.page('rate_limit_buckets', 'bucketsByAt', { partition: '*', limit: 10 })).items,
+      );
+      expect(ids.map((b) => b.id.replace(/^recordAgentChatOpened\|[0-9a-f]{32}$/, 'hashed'))).toEqual([
+        'hashed',
+        'hashed',
+      ]);
+      for (const b of ids) expect(b.id).not.toContain('10.9.9');
+    } finally {
+      await db.close();
+      cleanup();
+    }
+  });
+});
+
+describe.runIf(process.env.WCM_TEST_STORE === 'postgres')('buckets on PostgreSQL', () => {
+  it('two processes on one database share each bucket, timed by the database clock', async () => {
+    const { RateLimiter } = await import('../../src/server/ratelimit.js');
+    const { operations } = await import('../../src/contract/operations.js');
+    const { PostgresEngine } = await import('../../src/store/postgres/engine.js');
+    const { freshSchema } = await import('../support/postgres.js');
+    const { url } = await freshSchema();
+    const [a, b] = [await PostgresEngine.open(url), await PostgresEngine.open(url)];
+    try {
+      const op = operations.recordAgentChatOpened as never;
+      const req = { remoteAddress: '192.0.2.44' } as never;
+      const [la, lb] = [new RateLimiter(3, a), new RateLimiter(3, b)];
+      const before = await a.read((tx) => tx.now());
+      expect((await la.before(op, req)).headers['RateLimit-Remaining']).toBe('2');
+      expect((await lb.before(op, req)).headers['RateLimit-Remaining']).toBe('1');
+      expect((await la.before(op, req)).headers['RateLimit-Remaining']).toBe('0');
+      // The other process's allowance is the same bucket: spent.
+      await expect(lb.before(op, req)).rejects.toMatchObject({ code: 'rate_limited' });
+      const after = await b.read((tx) => tx.now());
+      const [bucket] = await a.read(
+        async (tx) => (await tx.page('rate_limit_buckets', 'bucketsByAt', { partition: '*', limit: 10 })).items,
+      );
+      // Stamped by the database's clock, whatever this process's says.
+      expect(bucket.at).toBeGreaterThanOrEqual(before);
+      expect(bucket.at).toBeLessThanOrEqual(after);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

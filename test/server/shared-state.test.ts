@@ -3,19 +3,21 @@ import postgres from 'postgres';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../src/contract/operations.js';
 import { ProblemError } from '../../src/server/problems.js';
-import { MemoryBuckets, RateLimiter, type RateLimitBackend } from '../../src/server/ratelimit.js';
+import { RateLimiter } from '../../src/server/ratelimit.js';
 import { MemorySessions, SESSION_COOKIE, Sessions, type SessionBackend } from '../../src/server/web/session.js';
-import { migrate, PgRateLimits, PgSessions } from '../../src/store/pg/shared-tables.js';
-import { freshDatabase } from '../support/postgres.js';
-import { TestClock } from '../support/server.js';
+import { migrate, PgSessions } from '../../src/store/pg/shared-tables.js';
+import type { StoreEngine } from '../../src/store/engine/interface.js';
+import { JsonEngine } from '../../src/store/json/engine.js';
+import { PostgresEngine } from '../../src/store/postgres/engine.js';
+import { freshDatabase, freshSchema } from '../support/postgres.js';
+import { TestClock, tempDir } from '../support/server.js';
 
 /**
- * Rate limits and sessions must hold across every process on one store: two instances ("A" and
- * "B", as two `wcm serve` processes) over the same backend. In memory that is one object (one
- * process); on PostgreSQL, two connections to one database.
+ * Sessions must hold across every process on one store: two instances ("A" and "B", as two
+ * `wcm serve` processes) over the same backend. In memory that is one object (one process); on
+ * PostgreSQL, two connections to one database.
  */
 interface Shared {
-  limits: [RateLimitBackend, RateLimitBackend];
   sessions: [SessionBackend, SessionBackend];
   close(): Promise<void>;
 }
@@ -25,18 +27,16 @@ const KINDS: { name: string; open(): Promise<Shared> }[] = [
   {
     name: 'memory',
     async open() {
-      const b = new MemoryBuckets();
       const s = new MemorySessions();
-      return { limits: [b, b], sessions: [s, s], close: async () => {} };
+      return { sessions: [s, s], close: async () => {} };
     },
   },
   {
     name: 'PostgreSQL',
     async open() {
       const [a, b] = [postgres(dbUrl, { max: 4 }), postgres(dbUrl, { max: 4 })];
-      await a`truncate wcm_rate_limits, wcm_sessions`;
+      await a`truncate wcm_sessions`;
       return {
-        limits: [new PgRateLimits(a), new PgRateLimits(b)],
         sessions: [new PgSessions(a), new PgSessions(b)],
         close: async () => void (await Promise.all([a.end(), b.end()])),
       };
@@ -61,20 +61,48 @@ const attempt = (limiter: RateLimiter, route = 'recordAgentChatOpened', client =
     (err: ProblemError) => ({ status: err.status, headers: err.headers as Record<string, string> }),
   );
 
-describe.each(KINDS)('shared state: $name', (kind) => {
-  let shared: Shared;
+/**
+ * Rate limits hold across every process on one store: two limiters ("A" and "B", as two `wcm
+ * serve` processes) over the store's buckets. On the JSON file one engine (one process); on
+ * PostgreSQL two engines on one database, timed by the database's clock (so only tests that do
+ * not move the clock run there: its limits are low enough that real time refills nothing).
+ */
+const ENGINES: { name: string; movable: boolean; open(clock: TestClock): Promise<[StoreEngine, StoreEngine]> }[] = [
+  {
+    name: 'JSON file',
+    movable: true,
+    async open(clock) {
+      const { dir } = tempDir();
+      const db = await JsonEngine.open(`${dir}/store.json`, { clock: () => clock.now().getTime() });
+      return [db, db];
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    movable: false,
+    async open() {
+      const { url } = await freshSchema();
+      return [await PostgresEngine.open(url), await PostgresEngine.open(url)];
+    },
+  },
+];
+
+describe.each(ENGINES)('rate limits shared: $name', (kind) => {
+  let engines: [StoreEngine, StoreEngine];
   let clock: TestClock;
   beforeEach(async () => {
-    shared = await kind.open();
     clock = new TestClock();
+    engines = await kind.open(clock);
   });
-  afterEach(() => shared.close());
+  afterEach(async () => {
+    await engines[0].close();
+    if (engines[1] !== engines[0]) await engines[1].close();
+  });
+  const pair = (limit = 60) => engines.map((db) => new RateLimiter(limit, db)) as [RateLimiter, RateLimiter];
 
-  describe('rate limits', () => {
-    const pair = (limit = 60) =>
-      shared.limits.map((b) => new RateLimiter(limit, clock, b)) as [RateLimiter, RateLimiter];
-
-    it('61 requests in a minute across two instances: 60 pass, counting down together, the 61st is refused', async () => {
+  it.runIf(kind.movable)(
+    '61 requests in a minute across two instances: 60 pass, counting down together, the 61st is refused',
+    async () => {
       const [a, b] = pair();
       const remaining: number[] = [];
       for (let i = 0; i < 60; i++) {
@@ -89,18 +117,21 @@ describe.each(KINDS)('shared state: $name', (kind) => {
       expect(over.headers['Retry-After']).toBe('1');
       expect(over.headers['RateLimit-Remaining']).toBe('0');
       expect((await attempt(a)).status).toBe(429);
-    });
+    },
+  );
 
-    it('concurrent requests on both instances spend each token once', async () => {
-      const [a, b] = pair(20);
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(i % 2 ? b : a)));
-      expect(results.filter((r) => r.status === 200)).toHaveLength(20);
-      expect(results.filter((r) => r.status === 429)).toHaveLength(20);
-      const left = results.filter((r) => r.status === 200).map((r) => Number(r.headers['RateLimit-Remaining']));
-      expect(left.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    });
+  it('concurrent requests on both instances spend each token once', async () => {
+    const [a, b] = pair(20);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(i % 2 ? b : a)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(20);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(20);
+    const left = results.filter((r) => r.status === 200).map((r) => Number(r.headers['RateLimit-Remaining']));
+    expect(left.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
 
-    it('the bucket refills at the limit per minute on the injected clock, whichever instance asks', async () => {
+  it.runIf(kind.movable)(
+    'the bucket refills at the limit per minute on the injected clock, whichever instance asks',
+    async () => {
       const [a, b] = pair(60);
       for (let i = 0; i < 60; i++) await attempt(a);
       clock.advance(999);
@@ -113,19 +144,42 @@ describe.each(KINDS)('shared state: $name', (kind) => {
       const full = await attempt(a);
       expect(full.headers['RateLimit-Remaining']).toBe('59');
       expect(full.headers['RateLimit-Reset']).toBe('1');
-    });
+    },
+  );
 
-    it('counts each client address and each route apart; a reset on one instance fills every bucket', async () => {
-      const [a, b] = pair(2);
-      await attempt(a);
-      await attempt(a);
-      expect((await attempt(b)).status).toBe(429);
-      expect((await attempt(b, 'recordAgentChatOpened', '10.0.0.2')).status).toBe(200);
-      expect((await attempt(b, 'createPaymentSession')).status).toBe(200);
-      await a.reset();
-      expect((await attempt(b)).headers['RateLimit-Remaining']).toBe('1');
-    });
+  it('counts each client address and each route apart; a reset on one instance fills every bucket', async () => {
+    const [a, b] = pair(2);
+    await attempt(a);
+    await attempt(a);
+    expect((await attempt(b)).status).toBe(429);
+    expect((await attempt(b, 'recordAgentChatOpened', '10.0.0.2')).status).toBe(200);
+    expect((await attempt(b, 'createPaymentSession')).status).toBe(200);
+    await a.reset();
+    expect((await attempt(b)).headers['RateLimit-Remaining']).toBe('1');
   });
+
+  it('20 requests a minute across two instances: 20 pass, counting down together, the 21st is refused on both', async () => {
+    const [a, b] = pair(20);
+    const remaining: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await attempt(i % 2 ? b : a);
+      expect(r.status).toBe(200);
+      remaining.push(Number(r.headers['RateLimit-Remaining']));
+    }
+    expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => 19 - i));
+    expect((await attempt(b)).status).toBe(429);
+    expect((await attempt(a)).status).toBe(429);
+  });
+});
+
+describe.each(KINDS)('shared state: $name', (kind) => {
+  let shared: Shared;
+  let clock: TestClock;
+  beforeEach(async () => {
+    shared = await kind.open();
+    clock = new TestClock();
+  });
+  afterEach(() => shared.close());
 
   describe('sessions', () => {
     const key = Buffer.alloc(32, 7); // the server key every process reads from the store
@@ -195,19 +249,6 @@ describe('PostgreSQL tables', () => {
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(session.id);
     expect(Buffer.from(rows[0].id_sha256).toString('hex')).toBe(createHash('sha256').update(session.id).digest('hex'));
-    await sql.end();
-  });
-
-  it('drop rate-limit buckets idle for a minute (full again), once a minute', async () => {
-    const sql = postgres(dbUrl, { max: 1 });
-    await sql`truncate wcm_rate_limits`;
-    const clock = new TestClock();
-    const limiter = new RateLimiter(60, clock, new PgRateLimits(sql));
-    for (let i = 0; i < 50; i++) await attempt(limiter, 'recordAgentChatOpened', `10.1.0.${i}`);
-    expect((await sql`select count(*)::int as n from wcm_rate_limits`)[0].n).toBe(50);
-    clock.advance(60_001);
-    await attempt(limiter, 'recordAgentChatOpened', '10.2.0.1');
-    expect((await sql`select client from wcm_rate_limits`).map((r) => r.client)).toEqual(['10.2.0.1']);
     await sql.end();
   });
 });

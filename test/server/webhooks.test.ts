@@ -20,10 +20,7 @@ async function newOrder(): Promise<{ id: string; pi: string }> {
 }
 
 async function setState(orderId: string, state: OrderState) {
-  await s.store.transact(
-    (tx) => tx.put('orders', { ...tx.get('orders', orderId)!, payment_state: state }),
-    [['orders', orderId]],
-  );
+  await s.db.write(async (tx) => tx.put('orders', { ...(await tx.get('orders', orderId))!, payment_state: state }));
 }
 
 const TYPES = {
@@ -78,8 +75,8 @@ describe('the order state machine', () => {
     const res = await deliver(event(TYPES[outcome], o));
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({ received: true, event_id: `evt_test_${n}`, applied: true });
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe(to);
-    expect(await s.store.records.get('payment_events', `evt_test_${n}`)).toMatchObject({
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe(to);
+    expect(await s.db.read((tx) => tx.get('payment_events', `evt_test_${n}`))).toMatchObject({
       order_id: o.id,
       applied: true,
     });
@@ -104,7 +101,7 @@ describe('the order state machine', () => {
     const res = await deliver(event(TYPES[outcome], o));
     expect(res.status).toBe(200);
     expect(res.json.data.applied).toBe(false);
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe(from);
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe(from);
   });
 
   it('a late failure never un-pays an order', async () => {
@@ -112,7 +109,7 @@ describe('the order state machine', () => {
     await deliver(event(TYPES.succeeded, o));
     const late = await deliver(event(TYPES.failed, o));
     expect(late.json.data.applied).toBe(false);
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('paid');
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('paid');
   });
 
   it('each event id is applied once: a redelivery is 200, applied false', async () => {
@@ -123,15 +120,15 @@ describe('the order state machine', () => {
     const again = await deliver(evt);
     expect(again.status).toBe(200);
     expect(again.json.data).toEqual({ received: true, event_id: evt.id, applied: false });
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('pending');
   });
 
   it("finds the order by payment intent id when metadata has no order id (a refund's charge)", async () => {
     const o = await newOrder();
     await deliver(event(TYPES.succeeded, { pi: o.pi }));
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('paid');
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('paid');
     await deliver(event(TYPES.refunded, { pi: o.pi }));
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('refunded');
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('refunded');
   });
 
   it('a partial refund leaves the order paid', async () => {
@@ -139,7 +136,7 @@ describe('the order state machine', () => {
     await setState(o.id, 'paid');
     const res = await deliver(event(TYPES.refunded, o, { refunded: false, amount_refunded: 500 }));
     expect(res.json.data.applied).toBe(false);
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('paid');
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('paid');
   });
 
   it.each(['payment_intent.created', 'charge.succeeded', 'customer.created', 'payment_intent.processing'])(
@@ -149,8 +146,8 @@ describe('the order state machine', () => {
       const res = await deliver(event(type, o));
       expect(res.status).toBe(200);
       expect(res.json.data.applied).toBe(false);
-      expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
-      expect(await s.store.records.size('payment_events')).toBe(0);
+      expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('pending');
+      expect(await s.db.read((tx) => tx.count('payment_events'))).toBe(0);
     },
   );
 
@@ -169,8 +166,8 @@ describe('signature verification', () => {
     const res = await deliver(evt, { body: tampered });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('invalid_signature');
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
-    expect(await s.store.records.size('payment_events')).toBe(0);
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('pending');
+    expect(await s.db.read((tx) => tx.count('payment_events'))).toBe(0);
   });
 
   it('a wrong secret is 400 invalid_signature', async () => {
@@ -178,7 +175,7 @@ describe('signature verification', () => {
     const res = await deliver(event(TYPES.succeeded, o), { secret: 'whsec_someone_else_000000000000000' });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('invalid_signature');
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('pending');
   });
 
   it.each([
@@ -190,7 +187,7 @@ describe('signature verification', () => {
     const o = await newOrder();
     const res = await deliver(event(TYPES.succeeded, o), { at: s.clock.now().getTime() + offset });
     expect(res.status).toBe(status);
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe(status === 200 ? 'paid' : 'pending');
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe(status === 200 ? 'paid' : 'pending');
     if (status === 400) expect(res.json.detail).toMatch(/300 seconds/);
   });
 
@@ -215,7 +212,7 @@ describe('signature verification', () => {
       expect(res.json.code).toBe('invalid_signature');
       expect(res.json.detail).toMatch(/more than one timestamp/);
     }
-    expect((await s.store.records.get('orders', o.id))!.payment_state).toBe('pending');
+    expect((await s.db.read((tx) => tx.get('orders', o.id)))!.payment_state).toBe('pending');
   });
 
   it.each([
@@ -243,10 +240,10 @@ describe('signature verification', () => {
   it('the generated signing secret is kept in the store and survives a restart', async () => {
     const t = await publicApp({ env: {} });
     try {
-      const stored = t.store.get('settings', 'webhook_signing_secret')!.value as string;
+      const stored = (await t.db.read((tx) => tx.get('settings', 'webhook_signing_secret')))!.value as string;
       expect(stored).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
       await t.restart();
-      expect(t.store.get('settings', 'webhook_signing_secret')!.value).toBe(stored);
+      expect((await t.db.read((tx) => tx.get('settings', 'webhook_signing_secret')))!.value).toBe(stored);
       expect(t.app.services.webhookSecret).toBe(stored);
     } finally {
       await t.close();

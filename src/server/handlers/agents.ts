@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
 import type { AgentRecord, AnalyticsEventRecord } from '../../store/records.js';
-import { implement, timestamp } from '../context.js';
+import { implement, txTimestamp } from '../context.js';
 import { cachedJson, pageRecords } from '../paging.js';
 import { notFound } from '../problems.js';
 
 const summarize = cachedJson((r: AgentRecord) => ({ id: r.id, name: r.name }));
 
 export const agentHandlers = [
-  implement(operations.listAgents, ({ params, query, store }) =>
-    pageRecords(store.records, 'agentsByWorkspace', params.workspace, {
+  implement(operations.listAgents, ({ params, query, db }) =>
+    pageRecords(db, 'agentsByWorkspace', params.workspace, {
       scope: `agents:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,
@@ -18,24 +18,24 @@ export const agentHandlers = [
   ),
   // Privacy by construction: the event holds the agent, the optional button and app, and a time.
   // Nothing from the request (address, user agent, cookies, referrer) is read, stored or echoed.
-  implement(operations.recordAgentChatOpened, async ({ params, body, store, clock, idempotency }) => {
-    const agent = await store.records.get('agents', params.agent);
-    if (!agent) throw notFound('agent_not_found', params.agent);
-    const event: AnalyticsEventRecord = {
-      id: randomUUID(),
-      type: 'agent.chat_opened',
-      workspace_id: agent.workspace_id,
-      agent_id: agent.id,
-      button_id: body.button ?? null,
-      app_id: body.app ?? null,
-      occurred_at: timestamp(clock),
-    };
-    const { workspace_id: _w, ...out } = event;
+  implement(operations.recordAgentChatOpened, ({ params, body, db, idempotency }) =>
     // One event per key, even across a crash: the event and its idempotency record land together.
-    await store.transact((tx) => {
-      tx.put('analytics_events', event);
-      idempotency?.record(tx, operations.recordAgentChatOpened.status, out);
-    });
-    return out;
-  }),
+    db.write(async (tx) => {
+      const agent = await tx.get('agents', params.agent);
+      if (!agent) throw notFound('agent_not_found', params.agent);
+      const event: AnalyticsEventRecord = {
+        id: randomUUID(),
+        type: 'agent.chat_opened',
+        workspace_id: agent.workspace_id,
+        agent_id: agent.id,
+        button_id: body.button ?? null,
+        app_id: body.app ?? null,
+        occurred_at: await txTimestamp(tx),
+      };
+      const { workspace_id: _w, ...out } = event;
+      await tx.create('analytics_events', event);
+      await idempotency?.record(tx, operations.recordAgentChatOpened.status, out);
+      return out;
+    }),
+  ),
 ];

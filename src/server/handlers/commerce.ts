@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { operations } from '../../contract/operations.js';
 import type { OfferRecord, OrderRecord } from '../../store/records.js';
-import { implement, timestamp, type Services } from '../context.js';
+import { implement, txTimestamp, type Services } from '../context.js';
 import { LocalPaymentProvider } from '../payments/local.js';
 import { priceOrder } from '../payments/pricing.js';
 import { PaymentProviderError, type PaymentProvider } from '../payments/provider.js';
@@ -44,18 +44,20 @@ const summarizeOffer = cachedJson((r: OfferRecord) => ({
 
 export const commerceHandlers = [
   // Inactive offers too (the `active` column says so): an operator looks for them as well.
-  implement(operations.listOffers, ({ params, query, store }) =>
-    pageRecords(store.records, 'offersByWorkspace', params.workspace, {
+  implement(operations.listOffers, ({ params, query, db }) =>
+    pageRecords(db, 'offersByWorkspace', params.workspace, {
       scope: `offers:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,
       map: summarizeOffer,
     }),
   ),
-  implement(operations.createPaymentIntent, async ({ params, body, store, clock, services, idempotency }) => {
-    const offer = await store.records.get('offers', params.offer);
-    if (!offer || !offer.active) throw notFound('offer_not_found', params.offer);
-    const destination = store.get('workspaces', offer.workspace_id)?.stripe_account_id;
+  implement(operations.createPaymentIntent, async ({ params, body, db, services, idempotency }) => {
+    const { offer, destination } = await db.read(async (tx) => {
+      const offer = await tx.get('offers', params.offer);
+      if (!offer || !offer.active) throw notFound('offer_not_found', params.offer);
+      return { offer, destination: (await tx.get('workspaces', offer.workspace_id))?.stripe_account_id };
+    });
     if (!destination) {
       throw new ProblemError('offer_not_found', {
         detail: `Offer \`${offer.id}\` cannot take payments: its workspace has not connected a payment account.`,
@@ -82,51 +84,50 @@ export const commerceHandlers = [
       if (!(err instanceof PaymentProviderError)) throw err;
       throw new ProblemError('payment_provider_error', { detail: `${err.message} No order was created.` });
     }
-    const now = timestamp(clock);
-    const order: OrderRecord = {
-      id: orderId,
-      workspace_id: offer.workspace_id,
-      offer_id: offer.id,
-      payment_state: 'pending',
-      quantity: body.quantity,
-      amount_total: price.total,
-      currency: price.currency,
-      application_fee_amount: price.applicationFee,
-      payment_intent_id: intent.id,
-      provider: provider.name,
-      customer_name: body.customer_name ?? null,
-      customer_email: body.customer_email ?? null,
-      customer_message: body.customer_message ?? null,
-      marketing_consent: body.marketing_consent ?? false,
-      source_type: body.source_type ?? null,
-      source_id: body.source_id ?? null,
-      attribution: body.attribution ?? null,
-      created_at: now,
-      updated_at: now,
-    };
-    const data = {
-      order: orderView(order),
-      payment_intent: {
-        id: intent.id,
-        client_secret: intent.client_secret,
-        status: intent.status,
-        amount: intent.amount,
-        currency: intent.currency,
-        application_fee_amount: intent.application_fee_amount,
-      },
+    const paymentIntent = {
+      id: intent.id,
+      client_secret: intent.client_secret,
+      status: intent.status,
+      amount: intent.amount,
+      currency: intent.currency,
+      application_fee_amount: intent.application_fee_amount,
     };
     try {
       // The order and its idempotency record land together: after a crash, a retry with the same
-      // key either replays this answer or starts afresh; it can never make a second order.
-      await store.transact((tx) => {
-        tx.put('orders', order);
-        idempotency?.record(tx, operations.createPaymentIntent.status, data);
+      // key either replays this answer or starts afresh; it can never make a second order. If
+      // another request with the same key recorded first, this write keeps nothing (ConflictError).
+      return await db.write(async (tx) => {
+        const now = await txTimestamp(tx);
+        const order: OrderRecord = {
+          id: orderId,
+          workspace_id: offer.workspace_id,
+          offer_id: offer.id,
+          payment_state: 'pending',
+          quantity: body.quantity,
+          amount_total: price.total,
+          currency: price.currency,
+          application_fee_amount: price.applicationFee,
+          payment_intent_id: intent.id,
+          provider: provider.name,
+          customer_name: body.customer_name ?? null,
+          customer_email: body.customer_email ?? null,
+          customer_message: body.customer_message ?? null,
+          marketing_consent: body.marketing_consent ?? false,
+          source_type: body.source_type ?? null,
+          source_id: body.source_id ?? null,
+          attribution: body.attribution ?? null,
+          created_at: now,
+          updated_at: now,
+        };
+        const data = { order: orderView(order), payment_intent: paymentIntent };
+        await tx.create('orders', order);
+        await idempotency?.record(tx, operations.createPaymentIntent.status, data);
+        return data;
       });
     } catch (err) {
-      // The order could not be made durable: withdraw the intent so nobody can pay for nothing.
+      // The order was not stored: withdraw the intent so nobody can pay for nothing.
       await provider.cancelPaymentIntent(intent.id).catch(() => undefined);
       throw err;
     }
-    return data;
   }),
 ];

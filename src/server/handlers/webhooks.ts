@@ -1,12 +1,13 @@
 import { operations } from '../../contract/operations.js';
-import { implement, timestamp } from '../context.js';
-import { applyPaymentEvent, eventOrderId, paymentEventReads } from '../payments/notifications.js';
+import { ConflictError } from '../../store/engine/interface.js';
+import { implement } from '../context.js';
+import { applyPaymentEvent } from '../payments/notifications.js';
 import { verifyPaymentEvent } from '../payments/webhook.js';
 import { ProblemError } from '../problems.js';
 import { header } from '../request.js';
 
 export const webhookHandlers = [
-  implement(operations.receivePaymentNotification, async ({ request, store, clock, services }) => {
+  implement(operations.receivePaymentNotification, async ({ request, db, clock, services }) => {
     const secret = services.webhookSecret;
     if (!secret) {
       throw new ProblemError('invalid_signature', {
@@ -14,12 +15,14 @@ export const webhookHandlers = [
       });
     }
     const event = await verifyPaymentEvent(request.rawBody, header(request.headers, 'stripe-signature'), secret, clock);
-    const now = timestamp(clock);
-    const orderId = await eventOrderId(store.records, event.data.object);
-    const outcome = await store.transact(
-      (tx) => applyPaymentEvent(tx, event, now, orderId),
-      paymentEventReads(event, orderId),
-    );
+    let outcome;
+    try {
+      outcome = await db.write((tx) => applyPaymentEvent(tx, event));
+    } catch (err) {
+      // The same event delivered twice at once: the other delivery recorded it first.
+      if (!(err instanceof ConflictError && err.collection === 'payment_events' && err.id === event.id)) throw err;
+      outcome = { applied: false };
+    }
     return { received: true as const, event_id: event.id, applied: outcome.applied };
   }),
 ];

@@ -27,7 +27,7 @@ export const paymentsArea = defineArea({
   provides: ['payments', 'webhookSecret'],
   async register(s) {
     s.services.payments = choosePaymentProvider(s.options, s.env);
-    const signing = await webhookSecret(s.store, s.env);
+    const signing = await webhookSecret(s.db, s.env);
     s.services.webhookSecret = signing.secret;
     s.secrets.webhook = signing.source;
   },

@@ -1,6 +1,7 @@
 import type { OrderState } from '../../contract/enums.js';
-import type { RecordRepository, TxReads } from '../../store/record-repository.js';
-import type { Tx } from '../../store/store.js';
+import type { WriteTx } from '../../store/engine/interface.js';
+import type { OrderRecord } from '../../store/records.js';
+import { txTimestamp } from '../context.js';
 import type { PaymentEvent } from './webhook.js';
 
 /** The order payment state machine: what each state may become. */
@@ -30,40 +31,35 @@ export interface NotificationOutcome {
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
 /**
- * The id of the order an event's object is about, read before the transaction (which names it in
- * its reads): the order its metadata names, else the order of its payment intent.
+ * The order an event's object is about: the order its metadata names, else the order of its
+ * payment intent. Read inside the notification's write, so the order is locked until it ends.
  */
-export async function eventOrderId(
-  records: RecordRepository,
-  obj: Record<string, unknown>,
-): Promise<string | undefined> {
+async function eventOrder(tx: WriteTx, obj: Record<string, unknown>): Promise<OrderRecord | undefined> {
   const metadata = (obj.metadata ?? {}) as Record<string, unknown>;
   const byMeta = str(metadata.order_id);
-  if (byMeta && (await records.get('orders', byMeta))) return byMeta;
+  const named = byMeta ? await tx.get('orders', byMeta) : undefined;
+  if (named) return named;
   // A charge names its intent in `payment_intent`; an intent event's object is the intent.
   const pi = obj.object === 'charge' || str(obj.payment_intent) ? str(obj.payment_intent) : str(obj.id);
   if (!pi) return undefined;
-  const found = await records.page('ordersByCreated', '*', { limit: 1, filter: (o) => o.payment_intent_id === pi });
-  return found.items[0]?.id;
+  const found = await tx.page('orders', 'ordersByPaymentIntent', { partition: pi, limit: 1 });
+  return found.items[0] ? await tx.get('orders', found.items[0].id) : undefined;
 }
 
 /**
- * Applies one verified notification inside a transaction: synchronous, so two deliveries of the
- * same event cannot both apply. Every event of a known type is recorded by id (applied or not);
- * other types change nothing and are not kept.
+ * Applies one verified notification in one write, so two deliveries of the same event cannot
+ * both apply: every event of a known type is recorded by id with a create (applied or not); of
+ * two deliveries at once, the second's create fails and nothing of it is kept (ConflictError:
+ * the caller answers as for a duplicate). Other types change nothing and are not kept.
  */
-export function applyPaymentEvent(
-  tx: Tx,
-  event: PaymentEvent,
-  now: string,
-  orderId: string | undefined,
-): NotificationOutcome {
-  const seen = tx.get('payment_events', event.id);
+export async function applyPaymentEvent(tx: WriteTx, event: PaymentEvent): Promise<NotificationOutcome> {
+  const seen = await tx.get('payment_events', event.id);
   if (seen) return { applied: false, orderId: seen.order_id, reason: 'duplicate' };
   const target = EVENT_TARGET[event.type];
   if (!target) return { applied: false, orderId: null, reason: 'ignored_type' };
   const obj = event.data.object;
-  const order = orderId ? tx.get('orders', orderId) : undefined;
+  const order = await eventOrder(tx, obj);
+  const now = await txTimestamp(tx);
   let outcome: NotificationOutcome;
   if (!order) outcome = { applied: false, orderId: null, reason: 'unknown_order' };
   else if (target === 'refunded' && obj.refunded === false) {
@@ -72,10 +68,10 @@ export function applyPaymentEvent(
   } else if (!TRANSITIONS[order.payment_state].includes(target))
     outcome = { applied: false, orderId: order.id, reason: 'not_allowed' };
   else {
-    tx.put('orders', { ...order, payment_state: target, updated_at: now });
+    await tx.put('orders', { ...order, payment_state: target, updated_at: now });
     outcome = { applied: true, orderId: order.id };
   }
-  tx.put('payment_events', {
+  await tx.create('payment_events', {
     id: event.id,
     type: event.type,
     order_id: outcome.orderId,
@@ -84,12 +80,3 @@ export function applyPaymentEvent(
   });
   return outcome;
 }
-
-/** What applyPaymentEvent reads: the event's record (a duplicate?) and its order. */
-export const paymentEventReads = (event: PaymentEvent, orderId: string | undefined): TxReads =>
-  orderId
-    ? [
-        ['payment_events', event.id],
-        ['orders', orderId],
-      ]
-    : [['payment_events', event.id]];

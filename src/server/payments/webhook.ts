@@ -1,6 +1,5 @@
-import { keepSetting } from '../../store/settings.js';
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../../store/store.js';
+import { ConflictError, type StoreEngine } from '../../store/engine/interface.js';
 import type { Clock } from '../context.js';
 import { ProblemError } from '../problems.js';
 
@@ -20,14 +19,28 @@ export interface PaymentEvent {
  * the store's settings, so it survives restarts and a configured processor keeps working.
  */
 export async function webhookSecret(
-  store: Store,
+  db: StoreEngine,
   env: NodeJS.ProcessEnv,
 ): Promise<{ secret: string; source: 'env' | 'stored' | 'generated' }> {
   if (env.WCM_WEBHOOK_SECRET) return { secret: env.WCM_WEBHOOK_SECRET, source: 'env' };
-  const kept = store.get('settings', SETTING)?.value;
-  if (typeof kept === 'string' && kept) return { secret: kept, source: 'stored' };
-  const kept2 = await keepSetting(store, SETTING, () => `whsec_${randomBytes(32).toString('base64url')}`);
-  return { secret: kept2.value, source: kept2.made ? 'generated' : 'stored' };
+  const keep = () =>
+    db.write(async (tx) => {
+      const kept = (await tx.get('settings', SETTING))?.value;
+      if (typeof kept === 'string' && kept) return { secret: kept, source: 'stored' as const };
+      // A create: of two processes starting at once on one database, one keeps its secret and
+      // the other (ConflictError) reads it.
+      const made = await tx.create('settings', {
+        id: SETTING,
+        value: `whsec_${randomBytes(32).toString('base64url')}`,
+      });
+      return { secret: made.value as string, source: 'generated' as const };
+    });
+  try {
+    return await keep();
+  } catch (err) {
+    if (!(err instanceof ConflictError && err.collection === 'settings')) throw err;
+    return keep();
+  }
 }
 
 const invalid = (detail: string) => new ProblemError('invalid_signature', { detail });

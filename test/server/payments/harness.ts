@@ -7,6 +7,8 @@ import type { LocalServerOptions } from '../../../src/server/serve.js';
 import { seedStore } from '../../../src/store/seed.js';
 import type { FileLayer } from '../../../src/store/files.js';
 import { Store } from '../../../src/store/store.js';
+import type { StoreEngine } from '../../../src/store/engine/interface.js';
+import { JsonEngine } from '../../../src/store/json/engine.js';
 import { DEMO, TestClock, demo, sendJson, tempDir } from '../../support/server.js';
 
 export const SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';
@@ -14,6 +16,8 @@ export const SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';
 export interface PublicApp {
   app: App;
   store: Store;
+  /** The store behind its interface, as the App's handlers and middleware use it. */
+  readonly db: StoreEngine;
   clock: TestClock;
   dataFile: string;
   request(r: {
@@ -61,13 +65,17 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
   let store = await Store.open(dataFile, { files: opts.files });
   await seedStore(store, [DEMO]);
   const build = async () => {
+    // One engine for the areas' middleware and the handlers, as `wcm serve` has.
+    db = new JsonEngine(store, { clock: () => clock.now().getTime() });
     const extra = await extendServer({
       store,
+      db,
       clock: clock as Clock,
       options: { dataFile, rateLimit: opts.rateLimit ?? 1000, env, payments: opts.payments },
     });
-    return new App({ store, clock, services: { ...extra.services, ...opts.services }, use: extra.use });
+    return new App({ store, db, clock, services: { ...extra.services, ...opts.services }, use: extra.use });
   };
+  let db!: StoreEngine;
   let app: App;
   try {
     app = await build();
@@ -79,6 +87,9 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
   const h: PublicApp = {
     app,
     store,
+    get db() {
+      return db;
+    },
     clock,
     dataFile,
     request(r) {
@@ -92,7 +103,7 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
       });
     },
     async ordersMade() {
-      return (await h.store.records.size('orders')) - DEMO_ORDERS;
+      return (await h.db.read((tx) => tx.count('orders'))) - DEMO_ORDERS;
     },
     async restart() {
       await store.close();
