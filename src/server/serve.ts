@@ -145,13 +145,12 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const store = options.storeUrl
     ? await Store.openShared(options.storeUrl)
     : await Store.open(options.dataFile, options.storeOptions);
-  // On PostgreSQL a moved clock is moved for every process (its offset is a shared setting).
-  if (store.shared) clock.share(store);
   let db: StoreEngine;
   try {
     db = options.storeUrl
       ? await PostgresEngine.open(options.storeUrl)
-      : new JsonEngine(store, { clock: () => clock.now().getTime() });
+      : // The engine adds the clock's offset (a setting in the store) to the unmoved time.
+        new JsonEngine(store, { clock: () => clock.baseMs() });
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;

@@ -242,6 +242,8 @@ export interface NamedSnapshotRecord {
   created_at: string;
   /** How many records it holds. */
   records: number;
+  /** The size of its records' documents, in bytes (what `GET /_emulator/snapshots` lists). */
+  bytes?: number;
 }
 
 export interface RecordTypes {

@@ -8,7 +8,6 @@
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resetState, saveSnapshot } from '../../src/server/emulator/state.js';
 import { exportText, FixtureError } from '../../src/store/fixture.js';
 import { KEY_COLUMNS, keyRows, RECORD_COLUMNS, recordRow } from '../../src/store/pg/records.js';
 import { SWAP_MIN_ROWS } from '../../src/store/pg/table-swap.js';
@@ -345,59 +344,3 @@ describe('an import of records into PostgreSQL with replace', () => {
     expect(await db.other.records.size('articles')).toBe(0);
   });
 });
-
-describe('a reset to a named snapshot on PostgreSQL', () => {
-  it('loads the snapshot saved again between its read and its transaction whole, not the old bytes over the new tables; its records built aside and swapped in', async () => {
-    const indexes = () =>
-      db.raw`select tablename, indexname, indexdef from pg_indexes
-        where schemaname = current_schema() and tablename like 'wcm_record%' order by 1, 2`;
-    const before = await indexes();
-    const [{ oid }] = await db.raw`select 'wcm_records'::regclass::oid as oid`;
-    await db.other.sync();
-    await saveSnapshot(db.other, '', 'race');
-    // What the snapshot is saved as again, while the reset waits.
-    await db.other.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', WS)!, name: 'Saved again' }));
-    await putBooking(db.other, booking(60_000));
-    const size = await db.other.records.size('bookings');
-    const blocker = await db.conns.reserve();
-    try {
-      // A write of `pg` waits for a row the blocker holds: the reset, behind it, has read the bytes and waits.
-      await blocker`begin`;
-      const late = booking(61_000);
-      await blocker`insert into wcm_records ${blocker(recordRow('bookings', late), ...RECORD_COLUMNS)}`;
-      const writing = putBooking(db.pg, late);
-      await waitingOn('transactionid');
-      const resetting = resetState(db.pg, '', 'race').catch((e: unknown) => e);
-      await readSnapshot();
-      await saveSnapshot(db.other, '', 'race');
-      await blocker`rollback`;
-      await writing;
-      expect(await resetting).toMatchObject({ workspaces: 1, bookings: size });
-    } finally {
-      await blocker`rollback`.catch(() => undefined);
-      blocker.release();
-    }
-    await db.other.sync();
-    expect(db.other.get('workspaces', WS)?.name).toBe('Saved again');
-    expect(await db.other.records.get('bookings', booking(60_000).id)).toBeDefined();
-    expect(await db.other.records.get('bookings', booking(61_000).id)).toBeUndefined();
-    // The records' tables were built aside from the snapshot's copies and swapped in, as --replace does.
-    expect((await db.raw`select 'wcm_records'::regclass::oid as oid`)[0].oid).not.toBe(oid);
-    expect(await indexes()).toEqual(before);
-    expect((await db.raw`select pg_get_serial_sequence('wcm_records', 'pos') as seq`)[0].seq).toBe(
-      'public.wcm_records_pos_seq',
-    );
-    expect(await db.other.records.count('bookingsByWorkspace', WS)).toBe(size);
-  });
-});
-
-/** Until a connection of this database has read a named snapshot's bytes (as a reset does first); up to 10 s. */
-async function readSnapshot(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const [r] = await db.raw`select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and query like 'select data from wcm_named_snapshots%'`;
-    if (r.n) return;
-    await sleep(50);
-  }
-  throw new Error('no connection read a named snapshot');
-}

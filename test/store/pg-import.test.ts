@@ -6,7 +6,6 @@
 // a bad record in the last batch, after the earlier batches were copied aside, leaves the database
 // as it was, with the message the JSON store gives; and another process sees none of an import or all of it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resetState, saveSnapshot } from '../../src/server/emulator/state.js';
 import { FixtureError } from '../../src/store/fixture.js';
 import { SWAP_MIN_ROWS } from '../../src/store/pg/table-swap.js';
 import { THREAD_COLUMNS, threadRow } from '../../src/store/pg/threads.js';
@@ -445,56 +444,5 @@ describe('an import into PostgreSQL holds the write lock only after moving its t
     expect(await db.other.threads.size()).toBe(SWAP_MIN_ROWS - 1);
     expect(await readFullThread(db.other, few[0].id)).toEqual(few[0]);
     expect(await readFullThread(db.other, thread(0).id)).toBeUndefined();
-  });
-  it('resets to a named snapshot by building its threads table aside: another process writes meanwhile, then every process sees the snapshot whole', async () => {
-    const indexes = () =>
-      db.raw`select indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = 'wcm_threads' order by 1`;
-    const saved = Array.from({ length: N }, (_, i) => thread(90_000 + i));
-    await importShared(db.pg, [db.baseFile, fixture('to-save.json', saved)], { replace: true, batchRows: BATCH });
-    // On PostgreSQL the data file plays no part: the snapshot is rows in the database.
-    await saveSnapshot(db.pg, '', 'before-reset');
-    const later = Array.from({ length: 100 }, (_, i) => thread(95_000 + i));
-    await importShared(db.pg, [fixture('after-save.json', later)]);
-    const before = await indexes();
-    const [{ oid }] = await db.raw`select 'wcm_threads'::regclass::oid as oid`;
-    const ws = uuid(82, 'a');
-    const order: string[] = [];
-    const blocker = await db.conns.reserve();
-    try {
-      // Holding the snapshot's threads: the reset waits for them as it builds its table, without the write lock.
-      await blocker`begin`;
-      await blocker`lock table wcm_named_threads in access exclusive mode`;
-      const { seen, result } = await watch(async () => {
-        const resetting = resetState(db.pg, '', 'before-reset').finally(() => order.push('reset'));
-        await waitingOn('relation');
-        await within10s(
-          db.other
-            .transact((tx) =>
-              tx.put('workspaces', { id: ws, name: 'during the reset', stripe_account_id: null, members: [] }),
-            )
-            .finally(() => order.push('write')),
-          'the reset',
-        );
-        await blocker`rollback`;
-        return resetting;
-      });
-      expect(result).toEqual({ workspaces: 2, threads: N });
-      // Another process saw the threads before the reset or the snapshot's, never a mix.
-      expect([...seen].every((n) => n === N + 100 || n === N)).toBe(true);
-    } finally {
-      await blocker`rollback`.catch(() => undefined);
-      blocker.release();
-    }
-    expect(order).toEqual(['write', 'reset']);
-    await db.other.sync();
-    // The reset cleared the workspace written before it committed: it replaces everything but the settings.
-    expect(db.other.get('workspaces', ws)).toBeUndefined();
-    expect(await db.other.threads.size()).toBe(N);
-    expect(await db.other.threads.get(later[0].id)).toBeUndefined();
-    expect(await readFullThread(db.other, saved[N - 1].id)).toEqual(saved[N - 1]);
-    // Another table, built aside and swapped in, with the same indexes under the same names.
-    expect((await db.raw`select 'wcm_threads'::regclass::oid as oid`)[0].oid).not.toBe(oid);
-    expect(await indexes()).toEqual(before);
-    expect((await db.raw`select to_regclass('wcm_threads_next') as t`)[0].t).toBeNull();
   });
 });

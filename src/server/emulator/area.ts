@@ -17,16 +17,18 @@ export const emulatorArea = defineArea({
   needs: ['webhookSecret'],
   provides: ['requestLog', 'adminToken'],
   async register(s) {
-    const { store, clock, options } = s;
-    const admin = await adminToken(store, s.env);
+    const { db, clock, options } = s;
+    const admin = await adminToken(db, s.env);
     const log = new RequestLog(!!options.logBodies);
     const movable = clock instanceof MovableClock ? clock : undefined;
+    // The clock's offset is a setting of the store: read now, and whenever the control plane moves it.
+    const control = movable ?? new MovableClock(clock);
+    await control.attach(db);
     const faults: FaultRule[] = [];
     s.routes.push(
       controlRoutes({
-        store,
-        dataFile: options.dataFile,
-        clock: movable ?? new MovableClock(clock),
+        db,
+        clock: control,
         log,
         admin: admin.token,
         faults,

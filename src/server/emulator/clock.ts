@@ -1,33 +1,46 @@
-import type { Store } from '../../store/store.js';
+import { CLOCK_OFFSET_SETTING, offsetOf, type StoreEngine } from '../../store/engine/interface.js';
 import { systemClock, type Clock } from '../context.js';
 
-const CLOCK_SETTING = 'emulator.clock_offset_ms';
-
 /**
- * The server's one clock, movable from the control plane (`PUT /_emulator/clock`): every
- * time-dependent path (token expiry, OAuth codes, idempotency retention, sessions, timestamps)
- * reads this object, so moving it moves them all. It runs on from wherever it was moved to.
+ * The server's one clock, movable from the control plane (`PUT /_emulator/clock`). Its offset is
+ * kept in the store only, the setting CLOCK_OFFSET_SETTING, which every engine's `tx.now()` adds to
+ * its own clock: moving it moves every time a transaction reads (token expiry, OAuth codes,
+ * idempotency retention, sessions, timestamps), and on PostgreSQL for every process on the
+ * database. It runs on from wherever it was moved to.
+ *
+ * `now()` is synchronous (the request log's stamps, paths outside a transaction): it adds the
+ * offset as this process last read or wrote it (at start, and whenever it moves the clock or reads
+ * its state).
  */
 export class MovableClock implements Clock {
-  private ownOffsetMs = 0;
-  /** On PostgreSQL: the offset is a setting in the store, so moving the clock moves it for every process. */
-  private shared: Store | undefined;
+  private cachedOffsetMs = 0;
+  private db: StoreEngine | undefined;
   constructor(private readonly base: Clock) {}
 
-  /** Keeps the offset in `store` (read on every tick: a map lookup), for every process on it. */
-  share(store: Store): void {
-    this.shared = store;
+  /** Reads and writes the offset in `db`; reads it now. */
+  async attach(db: StoreEngine): Promise<void> {
+    this.db = db;
+    await this.read();
   }
 
-  private get offsetMs(): number {
-    if (!this.shared) return this.ownOffsetMs;
-    const v = this.shared.get('settings', CLOCK_SETTING)?.value;
-    return typeof v === 'number' ? v : 0;
+  private engine(): StoreEngine {
+    if (!this.db) throw new Error('The clock is not attached to a store.');
+    return this.db;
+  }
+
+  /** The store's time and the offset in it, as one transaction reads them (and the cached offset follows). */
+  async read(): Promise<{ nowMs: number; offsetMs: number }> {
+    const out = await this.engine().read(async (tx) => ({
+      nowMs: await tx.now(),
+      offsetMs: offsetOf((await tx.get('settings', CLOCK_OFFSET_SETTING))?.value),
+    }));
+    this.cachedOffsetMs = out.offsetMs;
+    return out;
   }
 
   private async write(ms: number): Promise<void> {
-    this.ownOffsetMs = ms;
-    if (this.shared) await this.shared.transact((tx) => tx.put('settings', { id: CLOCK_SETTING, value: ms }));
+    await this.engine().write((tx) => tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: ms }));
+    this.cachedOffsetMs = ms;
   }
 
   now(): Date {
@@ -36,23 +49,25 @@ export class MovableClock implements Clock {
 
   /** The time in ms, without a Date when the base clock is the system's (the request log's per-request stamp). */
   nowMs(): number {
-    return (this.base === systemClock ? Date.now() : this.base.now().getTime()) + this.offsetMs;
+    return (this.base === systemClock ? Date.now() : this.base.now().getTime()) + this.cachedOffsetMs;
+  }
+
+  /** The unmoved time in ms of this process (what the JSON engine's `tx.now()` adds the offset to). */
+  baseMs(): number {
+    return this.base.now().getTime();
   }
 
   setOffset(seconds: number): Promise<void> {
     return this.write(seconds * 1000);
   }
 
-  /** The unmoved time in ms: what an offset is measured from. */
-  baseMs(): number {
-    return this.base.now().getTime();
-  }
-
   reset(): Promise<void> {
     return this.write(0);
   }
 
-  get state(): { now: string; offset_seconds: number } {
-    return { now: this.now().toISOString(), offset_seconds: Math.round(this.offsetMs / 1000) };
+  /** What `GET /_emulator/clock` answers: the store's time now and the offset from real time. */
+  async state(): Promise<{ now: string; offset_seconds: number }> {
+    const { nowMs, offsetMs } = await this.read();
+    return { now: new Date(nowMs).toISOString(), offset_seconds: Math.round(offsetMs / 1000) };
   }
 }

@@ -1,7 +1,6 @@
-import { keepSetting } from '../../store/settings.js';
 import { randomBytes } from 'node:crypto';
 import { getOperation } from '../../contract/operations.js';
-import type { Store } from '../../store/store.js';
+import { ConflictError, type StoreEngine } from '../../store/engine/interface.js';
 import type { AppResponse } from '../app.js';
 import type { RequestInfo } from '../context.js';
 import { ProblemError, validationFailed } from '../problems.js';
@@ -11,20 +10,36 @@ import type { LogFilter, RequestLog } from './log.js';
 export const CONTROL = '/_emulator';
 const ADMIN_SETTING = 'emulator.admin_token';
 
-/** The admin token: WCM_ADMIN_TOKEN, else the one kept in the store, else a new one (kept). */
+/**
+ * The admin token: WCM_ADMIN_TOKEN, else the one kept in the store, else a new one (kept). Of
+ * processes starting together on one database, one creates it (tx.create) and the others read it.
+ */
 export async function adminToken(
-  store: Store,
+  db: StoreEngine,
   env: NodeJS.ProcessEnv,
 ): Promise<{ token: string; source: 'env' | 'stored' | 'generated' }> {
   if (env.WCM_ADMIN_TOKEN) return { token: env.WCM_ADMIN_TOKEN, source: 'env' };
-  const kept = store.get('settings', ADMIN_SETTING)?.value;
-  if (typeof kept === 'string' && kept) return { token: kept, source: 'stored' };
-  const kept2 = await keepSetting(
-    store,
-    ADMIN_SETTING,
-    () => `wcm_admin_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`,
-  );
-  return { token: kept2.value, source: kept2.made ? 'generated' : 'stored' };
+  const stored = async () => {
+    const kept = (await db.read((tx) => tx.get('settings', ADMIN_SETTING)))?.value;
+    return typeof kept === 'string' && kept ? kept : undefined;
+  };
+  const kept = await stored();
+  if (kept) return { token: kept, source: 'stored' };
+  const made = `wcm_admin_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
+  try {
+    return await db.write(async (tx) => {
+      const there = await tx.get('settings', ADMIN_SETTING);
+      if (typeof there?.value === 'string' && there.value) return { token: there.value, source: 'stored' as const };
+      // Absent: created (another process creating it first is a ConflictError); there but empty: replaced.
+      if (there === undefined) await tx.create('settings', { id: ADMIN_SETTING, value: made });
+      else await tx.put('settings', { id: ADMIN_SETTING, value: made });
+      return { token: made, source: 'generated' as const };
+    });
+  } catch (err) {
+    const winner = err instanceof ConflictError ? await stored() : undefined;
+    if (!winner) throw err;
+    return { token: winner, source: 'stored' };
+  }
 }
 
 /** A fault rule (docs/server.md: Controlling a running server). */
@@ -37,8 +52,7 @@ export interface FaultRule {
 }
 
 export interface ControlOptions {
-  store: Store;
-  dataFile: string;
+  db: StoreEngine;
   clock: MovableClock;
   log: RequestLog;
   admin: string;
@@ -128,12 +142,11 @@ export const MAX_CLOCK_OFFSET_SECONDS = 10 * 366 * 86_400;
  * The offset (seconds) a `PUT /_emulator/clock` body asks for, checked before it is used: finite,
  * within ±10 years of the real time and not before 1970. Anything else is a 422 and the clock stays.
  */
-export function clockOffset(body: unknown, clock: MovableClock): number {
+export function clockOffset(body: unknown, realMs: number): number {
   const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as {
     offset_seconds?: unknown;
     now?: unknown;
   };
-  const realMs = clock.baseMs();
   let seconds: number;
   let field: 'now' | 'offset_seconds';
   if (typeof b.now === 'string' && b.offset_seconds === undefined) {

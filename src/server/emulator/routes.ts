@@ -36,12 +36,11 @@ export function controlRoutes(o: ControlOptions): Routes {
   const admin = [adminOnly(o.admin)];
   const routes: Array<[string, string, RouteHandler]> = [
     ['POST', '/reset', (x) => reset(o, x)],
-    ['GET', '/snapshots', async (x) => json(x, 200, await listSnapshots(o.store, o.dataFile))],
+    ['GET', '/snapshots', async (x) => json(x, 200, await listSnapshots(o.db))],
     [
       'POST',
       '/snapshots',
-      async (x) =>
-        json(x, 201, await saveSnapshot(o.store, o.dataFile, (readJson(x.info) as { name?: unknown })?.name)),
+      async (x) => json(x, 201, await saveSnapshot(o.db, (readJson(x.info) as { name?: unknown })?.name)),
     ],
     ['DELETE', '/snapshots/{name}', (x) => dropSnapshot(o, x)],
     [
@@ -52,16 +51,19 @@ export function controlRoutes(o: ControlOptions): Routes {
     ['GET', '/faults', (x) => json(x, 200, o.faults)],
     ['DELETE', '/faults', (x) => ((o.faults.length = 0), json(x, 200, []))],
     ['GET', '/webhook-secret', (x) => webhookSecret(o, x)],
-    ['GET', '/clock', (x) => json(x, 200, o.clock.state)],
+    ['GET', '/clock', async (x) => json(x, 200, await o.clock.state())],
     [
       'PUT',
       '/clock',
       async (x) => {
-        await o.clock.setOffset(clockOffset(readJson(x.info), o.clock));
-        return json(x, 200, o.clock.state);
+        const body = readJson(x.info);
+        // The real time is the store's clock without the offset (the database's on PostgreSQL).
+        const { nowMs, offsetMs } = await o.clock.read();
+        await o.clock.setOffset(clockOffset(body, nowMs - offsetMs));
+        return json(x, 200, await o.clock.state());
       },
     ],
-    ['DELETE', '/clock', async (x) => (await o.clock.reset(), json(x, 200, o.clock.state))],
+    ['DELETE', '/clock', async (x) => (await o.clock.reset(), json(x, 200, await o.clock.state()))],
     [
       'GET',
       '/requests',
@@ -88,7 +90,7 @@ async function reset(o: ControlOptions, x: Call): Promise<AppResponse> {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw validationFailed({ to: ['Send {"to": "empty" | "seed" | "<snapshot>"}.'] });
   const started = performance.now();
-  const counts = await resetState(o.store, o.dataFile, body.to ?? 'empty');
+  const counts = await resetState(o.db, body.to ?? 'empty');
   await o.afterReset();
   return json(x, 200, {
     to: body.to ?? 'empty',
@@ -100,7 +102,7 @@ async function reset(o: ControlOptions, x: Call): Promise<AppResponse> {
 async function dropSnapshot(o: ControlOptions, x: Call): Promise<AppResponse> {
   // The segment as sent: the name is decoded once, here, where a bad escape is the client's 400.
   const name = snapshotName(x.info.path.slice(`${CONTROL}/snapshots/`.length));
-  await deleteSnapshot(o.store, o.dataFile, name);
+  await deleteSnapshot(o.db, name);
   return json(x, 200, { name, deleted: true });
 }
 

@@ -1,19 +1,12 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
 import {
-  FIXTURE_COLLECTIONS,
-  FixtureError,
-  parseFixture,
-  putRecords,
-  recordCount,
-  type Records,
-} from '../../store/fixture.js';
-import { privateDir } from '../../private-dir.js';
-import { replaceWithFixtures } from '../../store/seed.js';
-import { COLLECTIONS, type CollectionName } from '../../store/records.js';
-import { isSnapshotFile, SnapshotError } from '../../store/snapshot.js';
-import { pgShelf, SnapshotChangedError, type TablesBack } from '../../store/pg/named.js';
-import type { Store } from '../../store/store.js';
+  SnapshotUnreadableError,
+  type Loaded,
+  type SnapshotInfo,
+  type StoreEngine,
+} from '../../store/engine/interface.js';
+import { FIXTURE_COLLECTIONS, FixtureError, lookupWith, type RecordLookup, type Records } from '../../store/fixture.js';
+import { readFixtureFile } from '../../store/seed.js';
+import { splitThread } from '../../store/threads.js';
 import { ProblemError } from '../problems.js';
 
 /** Where `--seed` files of the first start are remembered (so `reset --to seed` can load them again). */
@@ -21,13 +14,12 @@ export const SEED_FILES_SETTING = 'emulator.seed_files';
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
- * Named snapshots live beside the data file: `store.json.snapshots/NAME.json`, in the store's own
- * snapshot format (snapshot.ts) with what a fixture export holds, so a reset swaps the file in and
- * reads it as a cold start does. Those saved before were fixture documents; they are still read.
+ * Named snapshots are the engine's (StoreEngine.snapshots): on the JSON file, files beside the
+ * data file (`store.json.snapshots/NAME.json`, in the store's own snapshot format); on PostgreSQL,
+ * copies of the tables in the database, for every process on it. A restore or a reset keeps the
+ * settings (the webhook secret, the admin token, the seed files, the clock) and replaces the rest
+ * at once; idempotency records go with the rest.
  */
-export const snapshotDir = (dataFile: string) => `${dataFile}.snapshots`;
-const snapshotFile = (dataFile: string, name: string) => path.join(snapshotDir(dataFile), `${name}.json`);
-
 function checkName(name: unknown): string {
   if (typeof name !== 'string' || !SNAPSHOT_NAME.test(name)) {
     throw new ProblemError('validation_failed', {
@@ -38,71 +30,26 @@ function checkName(name: unknown): string {
   return name;
 }
 
-/** Saves the whole state as a named snapshot (written aside, then renamed: never half a file). */
-export async function saveSnapshot(
-  store: Store,
-  dataFile: string,
-  name: unknown,
-): Promise<{ name: string; bytes: number }> {
+/** Saves the whole state as a named snapshot (a name saved before is replaced, whole). */
+export async function saveSnapshot(db: StoreEngine, name: unknown): Promise<{ name: string; bytes: number }> {
   const n = checkName(name);
-  const db = shelf(store);
-  if (db) return { name: n, bytes: await db.save(n, store.copy(SAVED_COLLECTIONS, KEPT[0])) };
-  await privateDir(snapshotDir(dataFile), true);
-  const file = snapshotFile(dataFile, n);
-  await store.writeCopy(file, SAVED_COLLECTIONS, KEPT[0]);
-  return { name: n, bytes: (await stat(file)).size };
+  const saved = await db.snapshots.save(n);
+  return { name: n, bytes: saved.bytes };
 }
 
-/** What a named snapshot holds: what a fixture export does (threads with their messages). */
-const SAVED_COLLECTIONS: ReadonlySet<CollectionName> = new Set([...FIXTURE_COLLECTIONS, 'thread_messages']);
-/** What a reset keeps: the settings (the webhook secret, the admin token, the seed files). */
-const KEPT: CollectionName[] = ['settings'];
-
-/** On PostgreSQL, named snapshots are kept in the database, for every process (src/store/pg/named.ts). */
-const shelf = (store: Store) => (store.shared ? pgShelf(store.shared.sql) : undefined);
-
-export async function listSnapshots(
-  store: Store,
-  dataFile: string,
-): Promise<Array<{ name: string; bytes: number; saved_at: string }>> {
-  const db = shelf(store);
-  if (db) return db.list();
-  let names: string[];
-  try {
-    names = (await readdir(snapshotDir(dataFile)))
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => f.slice(0, -5))
-      .filter((f) => SNAPSHOT_NAME.test(f));
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const name of names.sort()) {
-    const st = await stat(snapshotFile(dataFile, name));
-    out.push({ name, bytes: st.size, saved_at: st.mtime.toISOString() });
-  }
-  return out;
+export function listSnapshots(db: StoreEngine): Promise<SnapshotInfo[]> {
+  return db.snapshots.list();
 }
 
-export async function deleteSnapshot(store: Store, dataFile: string, name: unknown): Promise<void> {
+export async function deleteSnapshot(db: StoreEngine, name: unknown): Promise<void> {
   const n = checkName(name);
-  const db = shelf(store);
-  if (db) {
-    if (!(await db.remove(n))) throw new ProblemError('snapshot_not_found', { detail: `No snapshot named \`${n}\`.` });
-    return;
-  }
-  try {
-    await rm(snapshotFile(dataFile, n));
-  } catch {
+  if (!(await db.snapshots.delete(n)))
     throw new ProblemError('snapshot_not_found', { detail: `No snapshot named \`${n}\`.` });
-  }
 }
-
-const nothingThere = { get: () => undefined };
 
 /** The files `--seed` loaded at the first start, as the settings remember them. */
-function seedFiles(store: Store): string[] {
-  const files = store.get('settings', SEED_FILES_SETTING)?.value;
+async function seedFiles(db: StoreEngine): Promise<string[]> {
+  const files = (await db.read((tx) => tx.get('settings', SEED_FILES_SETTING)))?.value;
   if (!Array.isArray(files) || !files.length)
     throw new ProblemError('validation_failed', {
       detail: 'This store was not seeded with `--seed`, so there is no seed to reset to.',
@@ -111,10 +58,17 @@ function seedFiles(store: Store): string[] {
   return files as string[];
 }
 
-/** Loads the seed files again as `serve --seed` does (store/seed.ts); a file now invalid changes nothing. */
-async function resetToSeed(store: Store, files: string[]): Promise<Record<string, number>> {
+/** What a reset to the seed checks the files against: nothing but the files before each. */
+const NOTHING: RecordLookup = { get: () => undefined };
+
+/**
+ * Reads the seed files again as `serve --seed` does (streamed, each checked against the files
+ * before it), all before anything changes; a file now invalid is a 422 naming it, and nothing changes.
+ */
+async function readSeed(files: string[]): Promise<Records[]> {
+  const all: Records[] = [];
   try {
-    return await replaceWithFixtures(store, files);
+    for (const file of files) all.push(await readFixtureFile(file, lookupWith(NOTHING, all)));
   } catch (err) {
     if (!(err instanceof FixtureError)) throw err;
     throw new ProblemError('validation_failed', {
@@ -126,89 +80,65 @@ async function resetToSeed(store: Store, files: string[]): Promise<Record<string
       errors: { to: err.problems.map((p) => `${err.source}: ${p.path} ${p.message}`) },
     });
   }
+  return all;
 }
 
-/** What a reset loads: records (none, or the first start's seed files), or a snapshot's bytes. Read before anything changes. */
-async function target(
-  store: Store,
-  dataFile: string,
-  to: unknown,
-): Promise<Records[] | { seed: string[] } | { name: string; file?: string; saved: Buffer; tables?: TablesBack }> {
-  if (to === undefined || to === 'empty') return [];
-  if (to === 'seed') return { seed: seedFiles(store) };
-  const n = checkName(to);
-  const db = shelf(store);
-  const file = snapshotFile(dataFile, n);
-  const saved = db ? await db.read(n) : await readFile(file).catch(() => undefined);
-  if (!saved)
-    throw new ProblemError('snapshot_not_found', {
-      detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
-    });
-  // On a database there is no file to link: the bytes are loaded as they are.
-  if (isSnapshotFile(saved))
-    return { name: n, file: db ? undefined : file, saved, tables: db?.tablesBack(n, saved, store.tabled) };
-  try {
-    return [parseFixture(JSON.parse(saved.toString('utf8')), n, nothingThere)];
-  } catch (err) {
-    if (err instanceof FixtureError || err instanceof SyntaxError) throw cannotLoad(n, err);
-    throw err;
-  }
-}
-
-const cannotLoad = (name: string, err: Error) =>
-  new ProblemError('validation_failed', {
-    detail: `Snapshot \`${name}\` cannot be loaded: ${err.message.split('\n')[0]}`,
-  });
-
-/**
- * Replaces the whole state at once, so a `kill -9` at any moment leaves the old state or the new
- * one, never a mix: a named snapshot's file becomes the store's snapshot (Store.restore); other
- * large resets are written as the snapshot too (Store.bulk), small ones as one CRC-checked journal
- * frame. Settings (the webhook secret, the admin token, the seed files) stay; idempotency records
- * go with the rest.
- */
-export async function resetState(store: Store, dataFile: string, to: unknown): Promise<Record<string, number>> {
-  // On PostgreSQL a named snapshot saved again between its bytes' read and the reset's transaction
-  // is read again (pg/named.ts, tablesBack): the reset loads the newest whole.
-  for (let attempt = 1; ; attempt++)
-    try {
-      return await resetOnce(store, dataFile, to);
-    } catch (err) {
-      if (!(err instanceof SnapshotChangedError)) throw err;
-      if (attempt === RESET_ATTEMPTS)
-        throw new ProblemError('validation_failed', {
-          detail: `${err.message} It was saved again each of ${RESET_ATTEMPTS} times.`,
-          resolution: 'Reset again once the snapshot is no longer being saved.',
-        });
+/** Fixture records as the records a load writes (each thread as its record and its messages), and how many of each. */
+function loadedOf(sets: readonly Records[]): { records: Loaded[]; counts: Record<string, number> } {
+  const records: Loaded[] = [];
+  const counts: Record<string, number> = {};
+  for (const set of sets)
+    for (const c of FIXTURE_COLLECTIONS) {
+      if (c === 'threads')
+        for (const t of set.threads) {
+          if (!('messages' in t)) throw new Error(`Thread ${t.id} of a seed was read without its messages.`);
+          const { thread, messages } = splitThread(t);
+          records.push(['threads', thread], ['thread_messages', messages]);
+        }
+      else for (const rec of set[c]) records.push([c, rec] as Loaded);
+      if (set[c].length) counts[c] = (counts[c] ?? 0) + set[c].length;
     }
+  return { records, counts };
 }
 
-/** How many times a reset reads a named snapshot that keeps being saved again before it gives up. */
-const RESET_ATTEMPTS = 3;
-
-async function resetOnce(store: Store, dataFile: string, to: unknown): Promise<Record<string, number>> {
-  const loaded = await target(store, dataFile, to);
-  if ('seed' in loaded) return resetToSeed(store, loaded.seed);
-  if (!Array.isArray(loaded)) {
-    try {
-      await store.restore(loaded.saved, KEPT, loaded.file, loaded.tables);
-    } catch (err) {
-      if (err instanceof SnapshotError) throw cannotLoad(loaded.name, new Error(`it ${err.message}.`));
-      throw err;
-    }
+/** How many records of each fixture collection the store holds (those it holds any of). */
+function countsOf(db: StoreEngine): Promise<Record<string, number>> {
+  return db.read(async (tx) => {
     const counts: Record<string, number> = {};
     for (const c of FIXTURE_COLLECTIONS) {
-      const n = c === 'threads' ? await store.threads.size() : await store.records.size(c);
+      const n = await tx.count(c);
       if (n) counts[c] = n;
     }
     return counts;
-  }
-  let counts: Record<string, number> = {};
-  // (Collections kept in tables on PostgreSQL are emptied with one statement: they do not count.)
-  const deletes = COLLECTIONS.reduce((n, c) => (KEPT.includes(c) || store.tabled.has(c) ? n : n + store.count(c)), 0);
-  await store.loadMany(deletes + recordCount(loaded), (tx) => {
-    for (const c of COLLECTIONS) if (!KEPT.includes(c)) tx.clear(c);
-    counts = putRecords(tx, loaded);
   });
-  return counts;
+}
+
+/**
+ * Replaces the whole state at once (StoreEngine.snapshots): a reader sees the old state or the new
+ * one, never a mix, and on the JSON file a `kill -9` at any moment leaves one or the other. `to`
+ * is `empty`, `seed` (the first start's seed files, read again) or a snapshot's name.
+ */
+export async function resetState(db: StoreEngine, to: unknown): Promise<Record<string, number>> {
+  if (to === undefined || to === 'empty') {
+    await db.snapshots.reset([]);
+    return {};
+  }
+  if (to === 'seed') {
+    const { records, counts } = loadedOf(await readSeed(await seedFiles(db)));
+    await db.snapshots.reset(records);
+    return counts;
+  }
+  const n = checkName(to);
+  let restored: boolean;
+  try {
+    restored = await db.snapshots.restore(n);
+  } catch (err) {
+    if (err instanceof SnapshotUnreadableError) throw new ProblemError('validation_failed', { detail: err.message });
+    throw err;
+  }
+  if (!restored)
+    throw new ProblemError('snapshot_not_found', {
+      detail: `No snapshot named \`${n}\`; \`GET /_emulator/snapshots\` lists them.`,
+    });
+  return countsOf(db);
 }

@@ -25,7 +25,7 @@ import {
   type LOOKUPS,
   type LookupName,
 } from '../indexes.js';
-import type { CollectionName, RecordTypes } from '../records.js';
+import { COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
 import type { SortKey } from '../sorted-index.js';
 
 export type { CollectionName, RecordTypes, SortKey };
@@ -114,7 +114,84 @@ export interface StoreEngine {
    * an id or a unique key, is refused before anything changes (ConflictError for the latter).
    */
   load(collections: readonly CollectionName[], records: Iterable<Loaded>): Promise<void>;
+  /** Named snapshots of the whole state (the control plane's `/_emulator/snapshots` and reset). */
+  readonly snapshots: Snapshots;
   close(): Promise<void>;
+}
+
+/**
+ * Named snapshots: a copy of every collection but the kept ones (SNAPSHOT_KEPT), saved under a
+ * name and put back whole. A restore or a reset replaces every collection but the kept ones at
+ * once: a reader (in this process or another) sees the state before it or after it, never a mix.
+ * The JSON engine keeps each as a file beside the data file (`store.json.snapshots/NAME.json`);
+ * PostgreSQL as copies of the tables in the database, for every process on it.
+ */
+export interface Snapshots {
+  /** Saves the state now under `name` (a name saved before is replaced); what it holds. */
+  save(name: string): Promise<SnapshotInfo>;
+  /**
+   * Replaces every collection but the kept ones by the snapshot `name`'s records; false (and
+   * nothing changes) when there is no snapshot of that name. A snapshot that cannot be read is a
+   * SnapshotUnreadableError, and nothing changes.
+   */
+  restore(name: string): Promise<boolean>;
+  /** The snapshots, by name. */
+  list(): Promise<SnapshotInfo[]>;
+  /** Deletes the snapshot `name`; false when there was none. */
+  delete(name: string): Promise<boolean>;
+  /** Replaces every collection but the kept ones by `records` (none: an empty store; a seed's: the seed). */
+  reset(records: Iterable<Loaded>): Promise<void>;
+}
+
+export interface SnapshotInfo {
+  name: string;
+  /** Its size: the file's on the JSON engine, the records' documents' on PostgreSQL. */
+  bytes: number;
+  saved_at: string;
+}
+
+/**
+ * What a restore or a reset keeps: the settings (the admin token, the webhook secret, the seed
+ * files, the clock offset) and the list of named snapshots.
+ */
+export const SNAPSHOT_KEPT: readonly CollectionName[] = ['settings', 'named_snapshots'];
+/**
+ * What a snapshot holds: what a fixture export does (fixture-schema.ts, FIXTURE_COLLECTIONS), the
+ * threads with their messages. A restore empties the other replaced collections (idempotency
+ * records, OAuth codes, rate-limit buckets, sessions).
+ */
+export const SNAPSHOT_SAVED: ReadonlySet<CollectionName> = new Set<CollectionName>([
+  'users',
+  'workspaces',
+  'tokens',
+  'listings',
+  'forms',
+  'pages',
+  'knowledge_lists',
+  'articles',
+  'threads',
+  'thread_messages',
+  'bookings',
+  'voice_interactions',
+  'offers',
+  'agents',
+  'orders',
+  'analytics_events',
+  'oauth_apps',
+  'oauth_grants',
+]);
+/** The collections a restore or a reset replaces: all but SNAPSHOT_KEPT. */
+export const SNAPSHOT_REPLACED: readonly CollectionName[] = COLLECTIONS.filter((c) => !SNAPSHOT_KEPT.includes(c));
+
+/** A named snapshot that exists but cannot be loaded (damaged, or not a snapshot); `reason` says why. */
+export class SnapshotUnreadableError extends Error {
+  constructor(
+    readonly snapshot: string,
+    readonly reason: string,
+  ) {
+    super(`Snapshot \`${snapshot}\` cannot be loaded: ${reason}`);
+    this.name = 'SnapshotUnreadableError';
+  }
 }
 
 /** One record of a load, with its collection. */

@@ -10,8 +10,13 @@
  * `fn` is running waits for it, so nobody sees a transaction's writes before it ended. Nothing
  * conflicts, so `fn` runs exactly once.
  */
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { privateDir } from '../../private-dir.js';
+import { FixtureError, parseFixture, putRecords, recordCount } from '../fixture.js';
 import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
-import { LAZY_COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
+import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
+import { isSnapshotFile, SnapshotError } from '../snapshot.js';
 import { scanEntries, type SortedIndex } from '../sorted-index.js';
 import type { Op, State } from '../state.js';
 import { Store, type StoreOptions } from '../store.js';
@@ -24,8 +29,13 @@ import {
   type Page,
   type PageQuery,
   type ReadTx,
+  type SnapshotInfo,
+  type Snapshots,
   type StoreEngine,
   type WriteTx,
+  SNAPSHOT_REPLACED,
+  SNAPSHOT_SAVED,
+  SnapshotUnreadableError,
 } from '../engine/interface.js';
 
 export interface JsonEngineOptions {
@@ -176,8 +186,129 @@ export class JsonEngine implements StoreEngine {
     };
   }
 
+  readonly snapshots: Snapshots = new JsonSnapshots(this, (fn) => this.exclusive(fn));
+
+  /** Runs `fn` with no write transaction running beside it (a snapshot's save or restore). */
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.writing) await this.writing;
+    let done!: () => void;
+    this.writing = new Promise<void>((r) => (done = r));
+    try {
+      return await fn();
+    } finally {
+      this.writing = null;
+      done();
+    }
+  }
+
   close(): Promise<void> {
     return this.store.close();
+  }
+}
+
+/** A name as a file name: the control plane checks names (letters, digits, `.`, `_`, `-`); this refuses a path. */
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What a restore keeps of the state on the JSON file: the settings (named snapshots are files, not records). */
+const KEPT_HERE: readonly CollectionName[] = ['settings'];
+
+/**
+ * Named snapshots as files beside the data file: `store.json.snapshots/NAME.json`, in the store's
+ * own snapshot format (snapshot.ts) with room for the settings, written aside and renamed (never
+ * half a file). A restore makes the file the store's snapshot (Store.restore: read as a cold start
+ * reads it, linked when it can be). Those saved before as fixture documents are still read.
+ */
+class JsonSnapshots implements Snapshots {
+  constructor(
+    private readonly engine: JsonEngine,
+    private readonly exclusive: <T>(fn: () => Promise<T>) => Promise<T>,
+  ) {}
+
+  private get dir(): string {
+    return `${this.engine.store.file}.snapshots`;
+  }
+
+  private file(name: string): string {
+    if (!SAFE_NAME.test(name)) throw new Error(`\`${name}\` is not a snapshot name.`);
+    return path.join(this.dir, `${name}.json`);
+  }
+
+  async save(name: string): Promise<SnapshotInfo> {
+    const file = this.file(name);
+    await privateDir(this.dir, true);
+    // The copy's sections are taken as it starts (as a compaction takes them), with no write
+    // transaction half done; it is written beside later writes.
+    let writing!: Promise<void>;
+    await this.exclusive(async () => void (writing = this.engine.store.writeCopy(file, SNAPSHOT_SAVED, 'settings')));
+    await writing;
+    const st = await stat(file);
+    return { name, bytes: st.size, saved_at: st.mtime.toISOString() };
+  }
+
+  async restore(name: string): Promise<boolean> {
+    const file = this.file(name);
+    const saved = await readFile(file).catch(() => undefined);
+    if (!saved) return false;
+    const store = this.engine.store;
+    if (isSnapshotFile(saved)) {
+      await this.exclusive(async () => {
+        try {
+          await store.restore(saved, KEPT_HERE, file);
+        } catch (err) {
+          if (err instanceof SnapshotError) throw new SnapshotUnreadableError(name, `it ${err.message}.`);
+          throw err;
+        }
+      });
+      return true;
+    }
+    // A snapshot saved as a fixture document.
+    let records;
+    try {
+      records = parseFixture(JSON.parse(saved.toString('utf8')), name, { get: () => undefined });
+    } catch (err) {
+      if (err instanceof FixtureError || err instanceof SyntaxError)
+        throw new SnapshotUnreadableError(name, err.message.split('\n')[0]);
+      throw err;
+    }
+    await this.exclusive(async () => {
+      const refusal = store.writeRefusal();
+      if (refusal) throw refusal;
+      const cleared = COLLECTIONS.filter((c) => !KEPT_HERE.includes(c));
+      const deletes = cleared.reduce((n, c) => n + store.count(c), 0);
+      await store.loadMany(deletes + recordCount([records]), (tx) => {
+        for (const c of cleared) tx.clear(c);
+        putRecords(tx, [records]);
+      });
+    });
+    return true;
+  }
+
+  async list(): Promise<SnapshotInfo[]> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => f.slice(0, -5))
+        .filter((f) => SAFE_NAME.test(f));
+    } catch {
+      return [];
+    }
+    const out: SnapshotInfo[] = [];
+    for (const name of names.sort()) {
+      const st = await stat(this.file(name)).catch(() => undefined);
+      if (st) out.push({ name, bytes: st.size, saved_at: st.mtime.toISOString() });
+    }
+    return out;
+  }
+
+  async delete(name: string): Promise<boolean> {
+    return rm(this.file(name)).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  reset(records: Iterable<Loaded>): Promise<void> {
+    return this.engine.load(SNAPSHOT_REPLACED, records);
   }
 }
 

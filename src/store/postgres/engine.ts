@@ -18,7 +18,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sql, TransactionSql } from 'postgres';
 import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
-import type { CollectionName, RecordTypes } from '../records.js';
+import { COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
 import type { IndexDef, SortKey } from '../sorted-index.js';
 import { encodeKey } from '../pg/sort-keys.js';
 import { isUnavailable, StoreUnavailableError } from '../pg/errors.js';
@@ -31,9 +31,14 @@ import {
   type Page,
   type PageQuery,
   type ReadTx,
+  type SnapshotInfo,
+  type Snapshots,
   type StoreEngine,
   type WriteTx,
+  SNAPSHOT_REPLACED,
+  SNAPSHOT_SAVED,
 } from '../engine/interface.js';
+import type { NamedSnapshotRecord } from '../records.js';
 import { INDEXES_BY_COLLECTION, lookupColumn, migrate, Names } from './schema.js';
 
 export interface PostgresEngineOptions {
@@ -117,6 +122,7 @@ export class PostgresEngine implements StoreEngine {
     await this.run('isolation level read committed', async (q) => {
       // A load takes longer than a request: its statements get minutes, not seconds.
       await q.run(`select set_config('statement_timeout', '600s', true)`);
+      await lockTables(q, names, collections);
       for (const c of collections) {
         // DELETE, not TRUNCATE: TRUNCATE's exclusive lock would stop every reader until the commit.
         await q.run(`delete from ${names.records(c)}`);
@@ -267,9 +273,129 @@ export class PostgresEngine implements StoreEngine {
     };
   }
 
+  /**
+   * Named snapshots as copies of the tables in the database (schema.ts, snapshotTables), listed in
+   * the collection `named_snapshots`: every process on the database sees the same ones.
+   */
+  readonly snapshots: Snapshots = {
+    save: (name) => this.saveSnapshot(name),
+    restore: (name) => this.restoreSnapshot(name),
+    list: () => this.listSnapshots(),
+    delete: (name) => this.deleteSnapshot(name),
+    reset: (records) => this.load(SNAPSHOT_REPLACED, records),
+  };
+
+  /**
+   * One transaction in REPEATABLE READ, so every table is copied as of one moment. Its record is
+   * written first: a save of the same name running beside it waits for it, then runs again.
+   */
+  private saveSnapshot(name: string): Promise<SnapshotInfo> {
+    const names = this.names;
+    return this.run('isolation level repeatable read', async (q) => {
+      await q.run(`select set_config('statement_timeout', '600s', true)`);
+      const tx = this.tx(q, true);
+      const rec: NamedSnapshotRecord = {
+        id: name,
+        created_at: new Date(await tx.now()).toISOString(),
+        records: 0,
+        bytes: 0,
+      };
+      await tx.put('named_snapshots', rec);
+      let records = 0;
+      let bytes = 0;
+      for (const c of SNAPSHOT_SAVED) {
+        const cols = ['id', 'doc', ...(LOOKUPS_OF.get(c) ?? []).map((l) => lookupColumn(l.name))].join(', ');
+        await q.run(`delete from ${names.savedRecords(c)} where snap = $1`, [name]);
+        const rows = await q.run(
+          `with saved as (insert into ${names.savedRecords(c)} (snap, ${cols}) select $1::text, ${cols} from ${names.records(c)} returning octet_length(doc::text) as n)` +
+            ` select count(*)::int as records, coalesce(sum(n), 0)::float8 as bytes from saved`,
+          [name],
+        );
+        records += Number(rows[0].records);
+        bytes += Number(rows[0].bytes);
+        if (!INDEXES_BY_COLLECTION.has(c)) continue;
+        await q.run(`delete from ${names.savedEntries(c)} where snap = $1`, [name]);
+        await q.run(
+          `insert into ${names.savedEntries(c)} (snap, ix, part, key, id) select $1::text, ix, part, key, id from ${names.entries(c)}`,
+          [name],
+        );
+      }
+      const saved = await tx.put('named_snapshots', { ...rec, records, bytes });
+      return { name, bytes, saved_at: saved.created_at };
+    });
+  }
+
+  /**
+   * One transaction: the snapshot's record locked (a save or delete of it waits), the replaced
+   * tables locked against writes (EXCLUSIVE: readers go on, and see the old state until it
+   * commits), then each emptied and filled from the copy.
+   */
+  private restoreSnapshot(name: string): Promise<boolean> {
+    const names = this.names;
+    return this.run('isolation level read committed', async (q) => {
+      await q.run(`select set_config('statement_timeout', '600s', true)`);
+      if (!(await this.tx(q, true).get('named_snapshots', name))) return false;
+      await lockTables(q, names, SNAPSHOT_REPLACED);
+      for (const c of SNAPSHOT_REPLACED) {
+        await q.run(`delete from ${names.records(c)}`);
+        if (INDEXES_BY_COLLECTION.has(c)) await q.run(`delete from ${names.entries(c)}`);
+        if (!SNAPSHOT_SAVED.has(c)) continue;
+        const cols = ['id', 'doc', ...(LOOKUPS_OF.get(c) ?? []).map((l) => lookupColumn(l.name))].join(', ');
+        await q.run(
+          `insert into ${names.records(c)} (${cols}) select ${cols} from ${names.savedRecords(c)} where snap = $1`,
+          [name],
+        );
+        if (INDEXES_BY_COLLECTION.has(c))
+          await q.run(
+            `insert into ${names.entries(c)} (ix, part, key, id) select ix, part, key, id from ${names.savedEntries(c)} where snap = $1`,
+            [name],
+          );
+      }
+      return true;
+    });
+  }
+
+  private listSnapshots(): Promise<SnapshotInfo[]> {
+    return this.run('isolation level repeatable read read only', async (q) => {
+      const rows = await q.run(
+        `select doc::text as doc from ${this.names.records('named_snapshots')} order by id collate "C"`,
+      );
+      return rows.map((row) => {
+        const rec = parse(row.doc) as NamedSnapshotRecord;
+        return { name: rec.id, bytes: rec.bytes ?? 0, saved_at: rec.created_at };
+      });
+    });
+  }
+
+  private deleteSnapshot(name: string): Promise<boolean> {
+    const names = this.names;
+    return this.run('isolation level read committed', async (q) => {
+      const tx = this.tx(q, true);
+      if (!(await tx.get('named_snapshots', name))) return false;
+      for (const c of SNAPSHOT_SAVED) {
+        await q.run(`delete from ${names.savedRecords(c)} where snap = $1`, [name]);
+        if (INDEXES_BY_COLLECTION.has(c)) await q.run(`delete from ${names.savedEntries(c)} where snap = $1`, [name]);
+      }
+      await tx.delete('named_snapshots', name);
+      return true;
+    });
+  }
+
   close(): Promise<void> {
     return this.sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * Locks the tables of `collections` (records and index entries) against writes until the
+ * transaction ends: EXCLUSIVE lets plain reads on, stops writes and `for update` reads. One
+ * statement, in COLLECTIONS order, so two replacing transactions never wait on each other crosswise.
+ */
+async function lockTables(q: Query, names: Names, collections: readonly CollectionName[]): Promise<void> {
+  const tables = COLLECTIONS.filter((c) => collections.includes(c)).flatMap((c) =>
+    INDEXES_BY_COLLECTION.has(c) ? [names.records(c), names.entries(c)] : [names.records(c)],
+  );
+  if (tables.length) await q.run(`lock table ${tables.join(', ')} in exclusive mode`);
 }
 
 /** A connection failure as StoreUnavailableError (the server answers 503 with Retry-After); anything else as it is. */

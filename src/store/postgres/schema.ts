@@ -9,6 +9,7 @@ import type { Sql } from 'postgres';
 import { INDEXES, LOOKUPS_OF, type IndexName } from '../indexes.js';
 import { COLLECTIONS, type CollectionName } from '../records.js';
 import type { IndexDef } from '../sorted-index.js';
+import { SNAPSHOT_SAVED } from '../engine/interface.js';
 
 /** The engine's schema version; a database recording a newer one is refused. */
 export const ENGINE_VERSION = 1;
@@ -39,6 +40,13 @@ export class Names {
   entries(c: CollectionName): string {
     return `${ident(this.schema)}.${ident(`wcm_e_${c}`)}`;
   }
+  /** The named snapshots' copies of a collection's table and of its index entries (snapshotTables). */
+  savedRecords(c: CollectionName): string {
+    return `${ident(this.schema)}.${ident(`wcm_s_${c}`)}`;
+  }
+  savedEntries(c: CollectionName): string {
+    return `${ident(this.schema)}.${ident(`wcm_se_${c}`)}`;
+  }
 }
 
 /** A unique index's column. */
@@ -60,6 +68,28 @@ function version1(names: Names): string[] {
       `create table if not exists ${names.entries(c)} (ix text not null, part text not null, key text collate "C" not null, id text not null, primary key (ix, part, key, id))`,
     );
     out.push(`create index if not exists ${ident(`wcm_e_${c}_id`)} on ${names.entries(c)} (id)`);
+  }
+  out.push(...snapshotTables(names));
+  return out;
+}
+
+/**
+ * The named snapshots' tables: for each collection a snapshot holds (SNAPSHOT_SAVED), `wcm_s_<c>`
+ * (its records as the snapshot `snap` saved them, unique columns and all) and, for one with
+ * indexes, `wcm_se_<c>` (their index entries): a restore copies them back with `insert … select`,
+ * nothing computed again. The list of snapshots is the collection `named_snapshots`.
+ */
+function snapshotTables(names: Names): string[] {
+  const out: string[] = [];
+  for (const c of SNAPSHOT_SAVED) {
+    const lookups = LOOKUPS_OF.get(c) ?? [];
+    const cols = ['snap text not null', 'id text not null', 'doc json not null'];
+    for (const l of lookups) cols.push(`${lookupColumn(l.name)} text`);
+    out.push(`create table if not exists ${names.savedRecords(c)} (${cols.join(', ')}, primary key (snap, id))`);
+    if (!INDEXES_BY_COLLECTION.has(c)) continue;
+    out.push(
+      `create table if not exists ${names.savedEntries(c)} (snap text not null, ix text not null, part text not null, key text collate "C" not null, id text not null, primary key (snap, ix, part, key, id))`,
+    );
   }
   return out;
 }
