@@ -1,16 +1,18 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
+import type { Page, ReadTx, SortKey, StoreEngine } from '../store/engine/interface.js';
 import { tokenId } from '../store/fixture.js';
-import type { StoredToken } from '../store/oauth-tokens.js';
+import { isGrantToken, withGrant, type StoredToken } from '../store/oauth-tokens.js';
 import type { TokenRecord, UserRecord, WorkspaceRecord } from '../store/records.js';
-import type { Store } from '../store/store.js';
-import { tokenRecordOf } from './oauth/models/access-token.js';
+import { CLI_CLIENT_ID, CLI_CLIENT_NAME } from './oauth/models/client.js';
 import { ProblemError } from './problems.js';
 
 /** Who is calling, once the token checks out. */
 export interface AuthContext {
   token: TokenRecord;
   user: UserRecord;
+  /** The workspace the request names, as read with the token (absent: it names none, or another caller made this). */
+  workspace?: { id: string; record: WorkspaceRecord | undefined };
 }
 
 /** The audience OAuth access tokens must be bound to at /v1 … */
@@ -67,31 +69,56 @@ function storedDigest(rec: StoredToken): Buffer {
   return d;
 }
 
-/** Finds and checks the bearer token. Tokens are stored only as SHA-256 hashes. */
-export function authenticate(
-  store: Store,
+/**
+ * Finds and checks the bearer token, in one read of the store: the token, its grant (OAuth tokens
+ * this server issued), its user and, when the request names one, the workspace its membership is
+ * checked against (`requireMembership`). Tokens are stored only as SHA-256 hashes.
+ */
+export async function authenticate(
+  db: StoreEngine,
   header: string | undefined,
-  now: Date,
   audience: string = API_AUDIENCE,
-): AuthContext {
+  workspaceId?: string,
+): Promise<AuthContext> {
   if (!header) throw unauthenticated();
   const parsed = parseBearer(header);
   if (!parsed) throw invalidToken('malformed (expected `Authorization: Bearer <token>`)');
   const { digest } = parsed;
-  const stored = store.get('tokens', parsed.id);
-  // Compare the full digest in constant time: the map lookup used only a prefix.
-  if (!stored || !timingSafeEqual(storedDigest(stored), digest)) throw invalidToken('not recognised');
-  if (stored.revoked_at) throw invalidToken('revoked');
-  if (stored.expires_at && new Date(stored.expires_at).getTime() <= now.getTime())
-    throw invalidToken(`expired (at ${stored.expires_at})`);
-  // Tokens this server issued belong to an authorization: revoking it (or its application) ends them all.
-  const rec = tokenRecordOf(store, stored);
-  if (!rec) throw invalidToken('revoked');
-  // The stored record says what a token is, whatever its text looks like (docs/security.md#oauth).
-  if (isOAuthToken(rec) && rec.audience !== audience) throw invalidToken('issued for another audience');
-  const user = store.get('users', rec.user_id);
-  if (!user) throw invalidToken('not recognised');
-  return { token: rec, user };
+  return db.read(async (tx) => {
+    const stored = await tx.get('tokens', parsed.id);
+    // Compare the full digest in constant time: the id named only a prefix.
+    if (!stored || !timingSafeEqual(storedDigest(stored), digest)) throw invalidToken('not recognised');
+    if (stored.revoked_at) throw invalidToken('revoked');
+    if (stored.expires_at && new Date(stored.expires_at).getTime() <= (await tx.now()))
+      throw invalidToken(`expired (at ${stored.expires_at})`);
+    // Tokens this server issued belong to an authorization: revoking it (or its application) ends them all.
+    const rec = await liveTokenRecord(tx, stored);
+    if (!rec) throw invalidToken('revoked');
+    // The stored record says what a token is, whatever its text looks like (docs/security.md#oauth).
+    if (isOAuthToken(rec) && rec.audience !== audience) throw invalidToken('issued for another audience');
+    const user = await tx.get('users', rec.user_id);
+    if (!user) throw invalidToken('not recognised');
+    const auth: AuthContext = { token: rec, user };
+    if (workspaceId) auth.workspace = { id: workspaceId, record: await tx.get('workspaces', workspaceId) };
+    return auth;
+  });
+}
+
+/**
+ * A stored token as a full record, or undefined when it belongs to a grant that is revoked or gone
+ * (revoking a grant ends its tokens at once). Tokens that kept copies of their grant (stored before
+ * they named it) come back as they are.
+ */
+async function liveTokenRecord(tx: ReadTx, rec: StoredToken): Promise<TokenRecord | undefined> {
+  if (!rec.grant_id) return isGrantToken(rec) ? undefined : rec;
+  const grant = await tx.get('oauth_grants', rec.grant_id);
+  if (!grant || grant.revoked_at) return undefined;
+  if (!isGrantToken(rec)) return rec;
+  const name =
+    grant.client_id === CLI_CLIENT_ID
+      ? CLI_CLIENT_NAME
+      : ((await tx.get('oauth_apps', grant.client_id))?.name ?? grant.client_id);
+  return withGrant(rec, grant, name);
 }
 
 /** An OAuth token (bound to an audience and to granted workspaces), by its stored record. */
@@ -112,24 +139,49 @@ export function requireAbility(auth: AuthContext, op: AnyOperation): void {
   }
 }
 
-/** The workspaces a token reaches: its user's memberships, narrowed by OAuth grants. */
-export function reachableWorkspaces(
-  store: Store,
+/** How many of a user's workspaces one page of `workspacesByMember` reads. */
+const MEMBER_PAGE = 100;
+
+/**
+ * The workspaces a token reaches: its user's memberships (the index of workspaces by member, by
+ * name), narrowed by OAuth grants.
+ */
+export async function reachableWorkspaces(
+  tx: ReadTx,
   auth: AuthContext,
-): Array<{ workspace: WorkspaceRecord; role: string }> {
+): Promise<Array<{ workspace: WorkspaceRecord; role: string }>> {
   const out: Array<{ workspace: WorkspaceRecord; role: string }> = [];
-  for (const w of store.values('workspaces')) {
-    const m = w.members.find((x) => x.user_id === auth.user.id);
-    if (!m) continue;
-    if (auth.token.workspace_ids && !auth.token.workspace_ids.includes(w.id)) continue;
-    out.push({ workspace: w, role: m.role });
+  const granted = auth.token.workspace_ids;
+  let after: SortKey | null = null;
+  for (;;) {
+    const page: Page<WorkspaceRecord> = await tx.page('workspaces', 'workspacesByMember', {
+      partition: auth.user.id,
+      after,
+      limit: MEMBER_PAGE,
+      filter: (w) => !granted || granted.includes(w.id),
+    });
+    for (const w of page.items) {
+      const m = w.members.find((x) => x.user_id === auth.user.id);
+      if (m) out.push({ workspace: w, role: m.role });
+    }
+    if (!page.more) return out;
+    after = page.last;
   }
-  return out;
 }
 
-/** 403 `not_a_member` unless the token's user belongs to the workspace (and OAuth grants it). */
-export function requireMembership(store: Store, auth: AuthContext, workspaceId: string): WorkspaceRecord {
-  const w = store.get('workspaces', workspaceId);
+/**
+ * 403 `not_a_member` unless the token's user belongs to the workspace (and OAuth grants it). The
+ * workspace is the one `authenticate` read with the token when the request named it, else read now.
+ */
+export async function requireMembership(
+  db: StoreEngine,
+  auth: AuthContext,
+  workspaceId: string,
+): Promise<WorkspaceRecord> {
+  const w =
+    auth.workspace?.id === workspaceId
+      ? auth.workspace.record
+      : await db.read((tx) => tx.get('workspaces', workspaceId));
   const member = w?.members.some((m) => m.user_id === auth.user.id);
   const granted = !auth.token.workspace_ids || auth.token.workspace_ids.includes(workspaceId);
   if (!w || !member || !granted) {

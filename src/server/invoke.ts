@@ -90,7 +90,7 @@ export async function invoke(
     throw new ProblemError('insufficient_ability', {
       detail: `\`${op.operationId}\` needs the \`${op.ability}\` ability, which this session was not signed in with.`,
     });
-  const params = pathParams(core, op, input.params, principal);
+  const params = await pathParams(core, op, input.params, principal);
   const query = queryOf(op, input.query);
   const body = bodyOf(op, input.body);
   const handler = core.handlers[op.operationId];
@@ -158,7 +158,12 @@ function nulInBody(body: unknown): string | null {
 const NUL_ESCAPE = Buffer.from('\\u0000');
 
 /** Path parameters: a malformed id names nothing, so it is that resource's 404; then workspace membership. */
-function pathParams(core: InvokeCore, op: AnyOperation, given: Record<string, string>, principal: Principal): unknown {
+async function pathParams(
+  core: InvokeCore,
+  op: AnyOperation,
+  given: Record<string, string>,
+  principal: Principal,
+): Promise<unknown> {
   refuseNulIn(given);
   // Ids in any case name the same record (RFC 4122): lower case before any lookup.
   const raw = normalizeUuids(op.params, given) as Record<string, string>;
@@ -166,17 +171,17 @@ function pathParams(core: InvokeCore, op: AnyOperation, given: Record<string, st
   const bad = result.success ? null : String(result.error.issues[0]?.path[0] ?? '');
   if (principal && 'workspace' in raw) {
     if (bad === 'workspace') throw notFound('workspace_not_found', raw.workspace);
-    if (isSession(principal)) requireSessionMembership(core.store, principal, raw.workspace);
-    else requireMembership(core.store, principal, raw.workspace);
+    if (isSession(principal)) await requireSessionMembership(core.db, principal, raw.workspace);
+    else await requireMembership(core.db, principal, raw.workspace);
   }
   if (bad !== null) throw notFound((op.notFound?.[bad] ?? 'not_found') as `${string}_not_found`, raw[bad] ?? '');
   return result.data;
 }
 
 /** A session reaches a workspace its user belongs to, among those its sign-in token names. */
-function requireSessionMembership(store: Store, p: SessionPrincipal, workspaceId: string): void {
+async function requireSessionMembership(db: StoreEngine, p: SessionPrincipal, workspaceId: string): Promise<void> {
   const { user, workspaceIds } = p.session;
-  const w = store.get('workspaces', workspaceId);
+  const w = await db.read((tx) => tx.get('workspaces', workspaceId));
   if (!w?.members.some((m) => m.user_id === user.id) || (workspaceIds && !workspaceIds.includes(workspaceId)))
     throw new ProblemError('not_a_member', {
       detail: `This session's user is not a member of workspace \`${workspaceId}\`.`,

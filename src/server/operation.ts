@@ -3,6 +3,7 @@
  * answering, the areas' middleware, auth) and its last step, which invokes the operation with the
  * request's parts and the token's holder, and renders the result as the envelope.
  */
+import { UUID } from '../contract/uuid.js';
 import { authenticate } from './auth.js';
 import { compose, type Middleware, type OperationCall } from './chain.js';
 import type { RequestInfo } from './context.js';
@@ -59,7 +60,11 @@ const authenticated =
     const { op, info } = x;
     if (op.access !== 'bearer' && op.access !== 'token') return next(x);
     try {
-      x.auth = authenticate(core.store, header(info.headers, 'authorization'), core.clock.now(), info.audience);
+      // The workspace the path names is read with the token, for the membership check (a malformed
+      // id names none: validation answers it).
+      const named = x.params.workspace;
+      const workspace = named && UUID.test(named) ? named.toLowerCase() : undefined;
+      x.auth = await authenticate(core.db, header(info.headers, 'authorization'), info.audience, workspace);
     } catch (err) {
       // Each base path is its own resource to strict RFC 9728 clients: /api/v1 has its own document.
       const resource = info.path.startsWith('/api/v1') ? '/api/v1' : '';

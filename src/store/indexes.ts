@@ -168,6 +168,33 @@ export const INDEXES = {
     order: 'desc',
   } as IndexDef<'oauth_grants'>,
   refreshesByGrant,
+  // A workspace in the partition of each of its members: the workspaces a user belongs to, by
+  // name (case-folded), then id, without reading any other workspace.
+  workspacesByMember: {
+    name: 'workspacesByMember',
+    collection: 'workspaces',
+    partition: (r) => r.members[0]?.user_id ?? '',
+    partitions: (r) => [...new Set(r.members.map((m) => m.user_id))],
+    key: (r) => [r.name.toLowerCase(), r.id],
+    order: 'asc',
+  } as IndexDef<'workspaces'>,
+  // Every user, by name (case-folded), then id: the account chooser of a loopback server's sign-in.
+  usersByName: {
+    name: 'usersByName',
+    collection: 'users',
+    partition: () => '*',
+    key: (r) => [r.name.toLowerCase(), r.id],
+    order: 'asc',
+  } as IndexDef<'users'>,
+  // Sessions by when they end, soonest first: starting one drops the expired ones and, at the cap,
+  // the one idle longest, without reading the others.
+  sessionsByExpiry: {
+    name: 'sessionsByExpiry',
+    collection: 'sessions',
+    partition: () => '*',
+    key: (r) => [r.expires_at, r.id],
+    order: 'asc',
+  } as IndexDef<'sessions'>,
   eventsByOccurred: {
     name: 'eventsByOccurred',
     collection: 'analytics_events',

@@ -35,7 +35,7 @@ describe('invoke', () => {
   afterAll(() => t.close());
 
   it('returns the data, the status and a list page as data, with ids in any case', async () => {
-    const owner = authenticate(t.store, `Bearer ${demo.owner}`, new Date());
+    const owner = await authenticate(t.app.db, `Bearer ${demo.owner}`);
     const got = await invoke(
       t.app,
       operations.getListing,
@@ -60,11 +60,11 @@ describe('invoke', () => {
   });
 
   it('checks the principal: a token without the ability, a session outside the workspace', async () => {
-    const reader = authenticate(t.store, `Bearer ${demo.contentReader}`, new Date());
+    const reader = await authenticate(t.app.db, `Bearer ${demo.contentReader}`);
     await expect(
       invoke(t.app, operations.listThreads, { params: { workspace: demo.ws1 } }, reader, { request: info(t.app) }),
     ).rejects.toMatchObject({ status: 403, code: 'insufficient_ability' });
-    const ada = t.store.get('users', 'usr_ada')!;
+    const ada = (await t.app.db.read((tx) => tx.get('users', 'usr_ada')))!;
     const session = { session: { user: ada, abilities: ['content:read' as const], workspaceIds: [demo.ws2] } };
     await expect(
       invoke(t.app, operations.listListings, { params: { workspace: demo.ws1 } }, session, { request: info(t.app) }),
@@ -76,7 +76,7 @@ describe('invoke', () => {
 
   it('lets an operation answer 204: no data through invoke, an empty body over HTTP', async () => {
     const app = new App({ store: t.store, handlers: { ...handlers, getMe: () => new Reply({ ignored: true }, 204) } });
-    const owner = authenticate(t.store, `Bearer ${demo.owner}`, new Date());
+    const owner = await authenticate(t.app.db, `Bearer ${demo.owner}`);
     const result = await invoke(app, operations.getMe, { params: {} }, owner, { request: info(app) });
     expect(result).toEqual({ status: 204, data: undefined, headers: {} });
     const res = await sendJson(app, { url: '/v1/me', token: demo.owner });

@@ -1,56 +1,12 @@
-import { createHash } from 'node:crypto';
-import postgres from 'postgres';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../src/contract/operations.js';
 import { ProblemError } from '../../src/server/problems.js';
 import { RateLimiter } from '../../src/server/ratelimit.js';
-import { MemorySessions, SESSION_COOKIE, Sessions, type SessionBackend } from '../../src/server/web/session.js';
-import { migrate, PgSessions } from '../../src/store/pg/shared-tables.js';
 import type { StoreEngine } from '../../src/store/engine/interface.js';
 import { JsonEngine } from '../../src/store/json/engine.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
-import { freshDatabase, freshSchema } from '../support/postgres.js';
+import { freshSchema } from '../support/postgres.js';
 import { TestClock, tempDir } from '../support/server.js';
-
-/**
- * Sessions must hold across every process on one store: two instances ("A" and "B", as two
- * `wcm serve` processes) over the same backend. In memory that is one object (one process); on
- * PostgreSQL, two connections to one database.
- */
-interface Shared {
-  sessions: [SessionBackend, SessionBackend];
-  close(): Promise<void>;
-}
-
-let dbUrl = '';
-const KINDS: { name: string; open(): Promise<Shared> }[] = [
-  {
-    name: 'memory',
-    async open() {
-      const s = new MemorySessions();
-      return { sessions: [s, s], close: async () => {} };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const [a, b] = [postgres(dbUrl, { max: 4 }), postgres(dbUrl, { max: 4 })];
-      await a`truncate wcm_sessions`;
-      return {
-        sessions: [new PgSessions(a), new PgSessions(b)],
-        close: async () => void (await Promise.all([a.end(), b.end()])),
-      };
-    },
-  },
-];
-
-beforeAll(async () => {
-  dbUrl = (await freshDatabase()).url;
-  const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
-  await sql.begin((tx) => migrate(tx));
-  await migrate(sql); // idempotent: a second run changes nothing
-  await sql.end();
-});
 
 const op = (operationId: string) => ({ operationId, access: 'public' }) as AnyOperation;
 const from = (remoteAddress: string) => ({ remoteAddress }) as never;
@@ -169,86 +125,5 @@ describe.each(ENGINES)('rate limits shared: $name', (kind) => {
     expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => 19 - i));
     expect((await attempt(b)).status).toBe(429);
     expect((await attempt(a)).status).toBe(429);
-  });
-});
-
-describe.each(KINDS)('shared state: $name', (kind) => {
-  let shared: Shared;
-  let clock: TestClock;
-  beforeEach(async () => {
-    shared = await kind.open();
-    clock = new TestClock();
-  });
-  afterEach(() => shared.close());
-
-  describe('sessions', () => {
-    const key = Buffer.alloc(32, 7); // the server key every process reads from the store
-    const pair = (max?: number) => shared.sessions.map((backend) => new Sessions(clock, { key, max, backend }));
-    const origin = { origin: 'http://127.0.0.1:5000' };
-    const req = (id: string, path = '/dashboard') => ({ headers: { cookie: `${SESSION_COOKIE}=${id}` }, path });
-
-    it('a session started on one instance is read on the other, with the same CSRF token, under its path only', async () => {
-      const [a, b] = pair();
-      const { session } = await a.start('usr_ada', '/dashboard', origin, 'tok_1');
-      const read = await b.read(req(session.id, '/dashboard/workspaces'));
-      expect(read).toEqual(session);
-      expect(await b.read(req(session.id, '/oauth/authorize'))).toBeUndefined();
-      expect(await b.read(req(session.id, '/dashboardx'))).toBeUndefined();
-      expect(await b.read(req('nope'))).toBeUndefined();
-    });
-
-    it('ends after an idle hour by the clock; use on either instance keeps it alive', async () => {
-      const [a, b] = pair();
-      const { session } = await a.start('usr_ada', '/dashboard', origin);
-      for (const s of [b, a, b]) {
-        clock.advance(3540_000);
-        expect((await s.read(req(session.id)))?.userId).toBe('usr_ada');
-      }
-      clock.advance(3599_000);
-      expect(await a.read(req(session.id))).toBeDefined();
-      clock.advance(3600_000);
-      expect(await b.read(req(session.id))).toBeUndefined();
-      expect(await a.count()).toBe(0);
-    });
-
-    it('signing out on one instance ends it on the other; a renewed cookie is seen by both', async () => {
-      const [a, b] = pair();
-      const { session } = await a.start('usr_ada', '/dashboard', origin);
-      clock.advance(1800_000);
-      const seen = (await b.read(req(session.id)))!;
-      expect(await b.renewal(seen, origin)).toMatch(/^wcm_session=/);
-      // Renewed just now (on B): A does not renew it again.
-      expect(await a.renewal((await a.read(req(session.id)))!, origin)).toBeUndefined();
-      await a.end(seen, '/dashboard', origin);
-      expect(await b.read(req(session.id))).toBeUndefined();
-    });
-
-    it('keeps at most `max` sessions: a new one ends the one idle longest', async () => {
-      const [a, b] = pair(3);
-      const first = (await a.start('u', '/d', origin)).session;
-      const second = (await b.start('u', '/d', origin)).session;
-      await a.start('u', '/d', origin);
-      clock.advance(1000);
-      expect(await b.read(req(first.id, '/d'))).toBeDefined();
-      await b.start('u', '/d', origin);
-      expect(await a.count()).toBe(3);
-      expect(await a.read(req(second.id, '/d'))).toBeUndefined();
-      expect(await a.read(req(first.id, '/d'))).toBeDefined();
-    });
-  });
-});
-
-describe('PostgreSQL tables', () => {
-  it('hold a hash of the session id, never the id (the cookie) itself', async () => {
-    const sql = postgres(dbUrl, { max: 1 });
-    await sql`truncate wcm_sessions`;
-    const { session } = await new Sessions(new TestClock(), { backend: new PgSessions(sql) }).start('u', '/d', {
-      origin: 'http://x',
-    });
-    const rows = await sql`select * from wcm_sessions`;
-    expect(rows).toHaveLength(1);
-    expect(JSON.stringify(rows)).not.toContain(session.id);
-    expect(Buffer.from(rows[0].id_sha256).toString('hex')).toBe(createHash('sha256').update(session.id).digest('hex'));
-    await sql.end();
   });
 });

@@ -139,19 +139,23 @@ export interface DashboardEnv extends InProcess {
 /** The real App and store (demo plus the dashboard fixture) with the dashboard and assets mounted. */
 export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<DashboardEnv> {
   // Loaded here, not at the top: the browser tests use only the fixture and spawn the binary.
-  const [{ App }, { dashboardRoutes }, { assetRoutes }, { Sessions }, { seedStore }] = await Promise.all([
-    import('../../src/server/app.js'),
-    import('../../src/server/dashboard/mount.js'),
-    import('../../src/server/web/assets.js'),
-    import('../../src/server/web/session.js'),
-    import('../../src/store/seed.js'),
-  ]);
+  const [{ App }, { dashboardRoutes }, { assetRoutes }, { Sessions }, { seedStore }, { JsonEngine }] =
+    await Promise.all([
+      import('../../src/server/app.js'),
+      import('../../src/server/dashboard/mount.js'),
+      import('../../src/server/web/assets.js'),
+      import('../../src/server/web/session.js'),
+      import('../../src/store/seed.js'),
+      import('../../src/store/json/engine.js'),
+    ]);
   const base = await inProcess({ fixtures: [] });
   await seedStore(base.store, [DEMO, writeDashboardFixture(base.dir)]);
   const clock = new TestClock();
-  const sessions = new Sessions(clock);
+  const db = new JsonEngine(base.store, { clock: () => clock.now().getTime() });
+  const sessions = new Sessions(db);
   const app = new App({
     store: base.store,
+    db,
     clock,
     routes: [assetRoutes(), dashboardRoutes({ store: base.store, clock, sessions, loopback: opts.loopback ?? true })],
   });

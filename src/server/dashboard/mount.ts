@@ -242,9 +242,9 @@ function requestStream(d: Dash, log: RequestLog, x: Call): AppResponse {
  * are a member of: anything else is the same 404 as a record that does not exist.
  */
 export function dashboardRoutes(options: DashboardOptions): Routes {
-  const { store, clock, sessions, loopback } = options;
+  const { store, sessions, loopback } = options;
   const purpose = 'to open the wcm dashboard (read-only).';
-  const auth = signIn({ prefix: DASHBOARD, loopback, store, sessions, clock, purpose });
+  const auth = signIn({ prefix: DASHBOARD, loopback, sessions, purpose });
   const d: Dash = { store, auth, log: loopback ? options.requestLog : undefined };
   return (router) => {
     auth.routes(router);

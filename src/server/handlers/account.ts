@@ -8,8 +8,9 @@ import { compareKeys } from '../../store/sorted-index.js';
 const templateEntries = LISTING_TEMPLATES.map((t) => ({ key: [t.slug], rec: t }));
 
 export const accountHandlers = [
-  implement(operations.getMe, ({ auth, store }) => {
+  implement(operations.getMe, async ({ auth, db }) => {
     const { user, token } = auth!;
+    const reach = await db.read((tx) => reachableWorkspaces(tx, auth!));
     return {
       user: { id: user.id, name: user.name, email: user.email },
       token: {
@@ -18,7 +19,7 @@ export const accountHandlers = [
         abilities: token.abilities,
         expires_at: token.expires_at,
       },
-      workspaces: reachableWorkspaces(store, auth!).map(({ workspace, role }) => ({
+      workspaces: reach.map(({ workspace, role }) => ({
         id: workspace.id,
         name: workspace.name,
         role,

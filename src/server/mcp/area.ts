@@ -7,6 +7,6 @@ export const mcpArea = defineArea({
   needs: [],
   provides: [],
   register(s) {
-    s.routes.push(mcpRoutes({ store: s.store, clock: s.clock }));
+    s.routes.push(mcpRoutes());
   },
 });

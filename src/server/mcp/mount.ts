@@ -1,7 +1,6 @@
 import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { operations, type AnyOperation } from '../../contract/operations.js';
 import { routes, type Route } from '../../contract/table.js';
-import type { Store } from '../../store/store.js';
 import type { RawAnswer } from '../../mcp/server.js';
 import type { ToolRequest } from '../../mcp/tools.js';
 import { withResourceMetadata, type App, type AppResponse, type Call, type Routes } from '../app.js';
@@ -9,7 +8,6 @@ import { ANY } from '../router.js';
 import { header, nestedDeeperThan, type RequestInfo } from '../request.js';
 import { partsResponse } from '../response.js';
 import { authenticate, MCP_AUDIENCE, reachableWorkspaces, type AuthContext } from '../auth.js';
-import type { Clock } from '../context.js';
 import { requestIdFor } from '../ids.js';
 import { ProblemError } from '../problems.js';
 
@@ -60,8 +58,7 @@ const loadSdk = () =>
  * 401 naming the resource metadata. Tool calls run in-process through each operation's chain
  * (`app.operate`) with the caller's token, so every check of the API applies.
  */
-export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
-  const { store, clock } = options;
+export function mcpRoutes(): Routes {
   return (r) =>
     r
       .on(ANY, MCP_PATH, (x) => answer(x))
@@ -74,7 +71,7 @@ export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
     const metadata = `${info.origin}/.well-known/oauth-protected-resource/mcp`;
     let auth;
     try {
-      auth = authenticate(store, header(info.headers, 'authorization'), clock.now(), MCP_AUDIENCE);
+      auth = await authenticate(app.db, header(info.headers, 'authorization'), MCP_AUDIENCE);
     } catch (err) {
       return app.fail(withResourceMetadata(err, metadata, MCP_SCOPE), info);
     }
@@ -103,7 +100,7 @@ export function mcpRoutes(options: { store: Store; clock: Clock }): Routes {
   async function callTools(x: Call, auth: AuthContext): Promise<AppResponse> {
     const { info, app } = x;
     const mcp = loaded ?? (await loadSdk());
-    const reach = reachableWorkspaces(store, auth);
+    const reach = await app.db.read((tx) => reachableWorkspaces(tx, auth));
     const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
     const abilities = auth.token.abilities as Ability[];
     const filter = { abilities, defaultWorkspace };

@@ -19,9 +19,7 @@ export function oauthRoutes(options: OAuthOptions): Routes {
   const auth = signIn({
     prefix: OAUTH,
     loopback: options.loopback,
-    store: options.store,
     sessions: options.sessions,
-    clock: options.clock,
     purpose: 'to authorize an application to use your account.',
   });
   const ctx: OAuthContext = { ...options, auth };

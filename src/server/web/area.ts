@@ -1,5 +1,4 @@
 import { defineArea } from '../area.js';
-import { PgSessions } from '../../store/pg/shared-tables.js';
 import { assetRoutes } from './assets.js';
 import { sessionKey, Sessions } from './session.js';
 import { isLoopbackHost } from './signin.js';
@@ -14,11 +13,8 @@ export const webArea = defineArea({
   provides: ['sessions', 'loopback'],
   async register(s) {
     // CSRF tokens are HMACs with a key kept in the store (docs/security.md#signing-in-on-pages).
-    // On PostgreSQL sessions are kept in the database: a sign-in on one process holds on every other.
-    s.services.sessions = new Sessions(s.clock, {
-      key: await sessionKey(s.store),
-      backend: s.store.shared ? new PgSessions(s.store.shared.sql) : undefined,
-    });
+    // Sessions are records of the store: on a shared database, a sign-in on one process holds on every other.
+    s.services.sessions = new Sessions(s.db, { key: await sessionKey(s.db) });
     // `loopback`: only this machine can connect, so sign-in may offer an account chooser.
     s.services.loopback = isLoopbackHost(s.options.host ?? '127.0.0.1');
     // Routes are added when the App is made, after every area has added its scripts.

@@ -1,22 +1,32 @@
-import { keepSetting } from '../../store/settings.js';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ConflictError, type ReadTx, type StoreEngine } from '../../store/engine/interface.js';
+import type { SessionRecord } from '../../store/records.js';
 import type { Store } from '../../store/store.js';
-import type { Clock } from '../clock.js';
 import type { RequestInfo } from '../request.js';
-import type { SessionBackend, StoredSession } from '../../store/shared-state.js';
-
-export type { SessionBackend, StoredSession };
 
 export const SESSION_COOKIE = 'wcm_session';
-/** A session ends after this long without a request (idle), by the server's clock. */
+/** A session ends after this long without a request (idle), by the store's clock. */
 export const SESSION_SECONDS = 3600;
 /** At most this many live sessions; starting one more ends the one idle longest. */
 export const MAX_SESSIONS = 10_000;
 
 /** A signed-in browser: who, the CSRF token its forms carry, and when it ends. */
-export interface Session extends StoredSession {
+export interface Session {
+  /** The cookie's value: a random id (the store keeps its hash). */
+  id: string;
+  userId: string;
+  /** Epoch milliseconds, by the store's clock: one idle period after the last request. */
+  expiresAt: number;
+  /** The mount path its cookie was set for; the session is not valid elsewhere. */
+  path: string;
+  /** The personal access token signed in with (off loopback): the session is limited by it and ends with it. */
+  tokenId: string | null;
+  /** When its cookie was last (re)set, epoch milliseconds. */
+  cookieAt: number;
   /** HMAC of the id with the server's session key: bound to this session, never chosen by a client. */
   csrf: string;
+  /** The cookie is due to be set again (`Sessions.renewal`). */
+  renew: boolean;
 }
 
 /** 256 random bits, URL- and cookie-safe. */
@@ -58,22 +68,40 @@ export function cookieHeader(
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
 const KEY_SETTING = 'session_key';
+const keyOf = (value: unknown): Buffer | undefined =>
+  typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value) ? Buffer.from(value, 'base64url') : undefined;
 
-/** The server key kept in the store, if it has been made (at start, by `sessionKey`). */
-export function storedServerKey(store: Pick<Store, 'get'>): Buffer | undefined {
-  const kept = store.get('settings', KEY_SETTING)?.value;
-  return typeof kept === 'string' && /^[A-Za-z0-9_-]{43}$/.test(kept) ? Buffer.from(kept, 'base64url') : undefined;
+/**
+ * The server key kept in the store's settings, if it has been made (at start, by `sessionKey`):
+ * read in a transaction of the store's interface, or (the OAuth models not on it yet) of the store.
+ */
+export function storedServerKey(tx: Pick<ReadTx, 'get'>): Promise<Buffer | undefined>;
+export function storedServerKey(store: Pick<Store, 'get'>): Buffer | undefined;
+export function storedServerKey(
+  from: Pick<ReadTx, 'get'> | Pick<Store, 'get'>,
+): Buffer | undefined | Promise<Buffer | undefined> {
+  const kept = from.get('settings', KEY_SETTING);
+  return kept instanceof Promise ? kept.then((s) => keyOf(s?.value)) : keyOf(kept?.value);
 }
 
 /**
  * The key CSRF tokens are derived with: made on first start and kept in the store's settings, so
- * a restart (which signs everyone out anyway) does not change it and it never leaves the server.
+ * a restart does not change it and it never leaves the server. Of processes starting together on
+ * one database, one creates it; the others read the one it kept.
  */
-export async function sessionKey(store: Store): Promise<Buffer> {
-  const kept = storedServerKey(store);
+export async function sessionKey(db: StoreEngine): Promise<Buffer> {
+  const kept = await db.read((tx) => storedServerKey(tx));
   if (kept) return kept;
-  const { value } = await keepSetting(store, KEY_SETTING, randomToken);
-  return Buffer.from(value, 'base64url');
+  try {
+    const made = randomToken();
+    await db.write((tx) => tx.create('settings', { id: KEY_SETTING, value: made }));
+    return Buffer.from(made, 'base64url');
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
+    const won = await db.read((tx) => storedServerKey(tx));
+    if (!won) throw err;
+    return won;
+  }
 }
 
 export interface SessionsOptions {
@@ -82,39 +110,77 @@ export interface SessionsOptions {
   /** Idle lifetime in seconds. */
   seconds?: number;
   max?: number;
-  backend?: SessionBackend;
 }
 
+/** A session's last use is written at most this often: a request within it of the last write writes nothing. */
+export const TOUCH_MS = 60_000;
+/** Expired sessions a new one removes, at most (the rest go with later sign-ins). */
+const SWEEP = 100;
+
+/** The record id of a session: a hash of its cookie, so the store never holds a cookie's value. */
+const recordId = (cookie: string) => createHash('sha256').update(cookie).digest('base64url');
+
 /**
- * Browser sessions of the server's pages, kept by the backend. The cookie holds only a random
- * id, never a token. Time comes from the given clock (the emulator's clock may be moved by
- * tests), never from Date.now().
+ * Browser sessions of the server's pages, kept as `sessions` records in the store, so a session
+ * started by one process is valid on every process over the same database. The cookie holds only a
+ * random id, never a token; the record is keyed by the id's hash. Time is the store's
+ * (`tx.now()`: the emulator's clock may be moved by tests), never Date.now().
  */
 export class Sessions {
   private readonly key: Buffer;
   private readonly seconds: number;
   private readonly max: number;
-  readonly backend: SessionBackend;
   constructor(
-    private readonly clock: Clock,
+    /** The store the sessions are kept in; the sign-in pages read users and tokens from it too. */
+    readonly db: StoreEngine,
     options: SessionsOptions = {},
   ) {
     this.key = options.key ?? randomBytes(32);
     this.seconds = options.seconds ?? SESSION_SECONDS;
     this.max = options.max ?? MAX_SESSIONS;
-    this.backend = options.backend ?? new MemorySessions();
   }
 
   /**
    * The live session the request's cookie names, if it was started for a path the request is
-   * under. Reading it counts as use: its idle period starts again.
+   * under. Reading it counts as use: its idle period starts again (written at most once a
+   * minute), and once half the cookie's lifetime has passed the cookie is due for renewal.
    */
   async read(info: Pick<RequestInfo, 'headers' | 'path'>): Promise<Session | undefined> {
-    const id = readCookies(info.headers)[SESSION_COOKIE];
-    if (!id) return undefined;
-    const now = this.clock.now().getTime();
-    const s = await this.backend.touch(id, info.path, now, now + this.seconds * 1000);
-    return s && { ...s, csrf: this.derive('session', s.id) };
+    const cookie = readCookies(info.headers)[SESSION_COOKIE];
+    if (!cookie) return undefined;
+    const id = recordId(cookie);
+    const idle = this.seconds * 1000;
+    const seen = await this.db.read(async (tx) => {
+      const rec = await tx.get('sessions', id);
+      return rec && { rec, now: await tx.now() };
+    });
+    if (!seen) return undefined;
+    let { rec } = seen;
+    const { now } = seen;
+    if (rec.expires_at <= now) {
+      await this.db.write(async (tx) => {
+        const r = await tx.get('sessions', id);
+        if (r && r.expires_at <= (await tx.now())) await tx.delete('sessions', id);
+      });
+      return undefined;
+    }
+    if (!under(info.path, rec.path)) return undefined;
+    const renew = now - rec.cookie_at >= idle / 2;
+    if (renew || now + idle - rec.expires_at >= TOUCH_MS) {
+      const touched = await this.db.write(async (tx) => {
+        const r = await tx.get('sessions', id);
+        if (!r) return undefined;
+        const at = await tx.now();
+        if (r.expires_at <= at) return undefined;
+        const cookieAt = at - r.cookie_at >= idle / 2 ? at : r.cookie_at;
+        return tx.put('sessions', { ...r, expires_at: Math.max(r.expires_at, at + idle), cookie_at: cookieAt });
+      });
+      if (!touched) return undefined;
+      const renewed = touched.cookie_at !== rec.cookie_at;
+      rec = touched;
+      return this.session(cookie, rec, renewed);
+    }
+    return this.session(cookie, rec, false);
   }
 
   /** A new session for `userId`, valid under `path` (limited by `tokenId` when given), and the Set-Cookie header that carries it. */
@@ -124,29 +190,44 @@ export class Sessions {
     info: Pick<RequestInfo, 'origin'>,
     tokenId: string | null = null,
   ): Promise<{ cookie: string; session: Session }> {
-    const now = this.clock.now().getTime();
-    const id = randomToken();
-    const stored: StoredSession = { id, userId, expiresAt: now + this.seconds * 1000, path, tokenId, cookieAt: now };
-    await this.backend.add(stored, now, this.max);
-    const session = { ...stored, csrf: this.derive('session', id) };
-    return { cookie: cookieHeader(SESSION_COOKIE, id, path, info, this.seconds), session };
+    const cookie = randomToken();
+    const rec = await this.db.write(async (tx) => {
+      const now = await tx.now();
+      // Expired sessions go first; then, while `max` are kept, the ones idle longest.
+      const expired = await tx.page('sessions', 'sessionsByExpiry', { partition: '*', limit: SWEEP, to: [now + 1] });
+      for (const r of expired.items) await tx.delete('sessions', r.id);
+      const over = (await tx.count('sessions')) - this.max + 1;
+      if (over > 0) {
+        const oldest = await tx.page('sessions', 'sessionsByExpiry', { partition: '*', limit: over });
+        for (const r of oldest.items) await tx.delete('sessions', r.id);
+      }
+      return tx.create('sessions', {
+        id: recordId(cookie),
+        user_id: userId,
+        expires_at: now + this.seconds * 1000,
+        path,
+        token_id: tokenId,
+        cookie_at: now,
+      });
+    });
+    const session = this.session(cookie, rec, false);
+    return { cookie: cookieHeader(SESSION_COOKIE, cookie, path, info, this.seconds), session };
   }
 
   /**
-   * A Set-Cookie header renewing the session's cookie once half its lifetime has passed (so a
-   * session in use is not dropped by the browser an hour after sign-in); undefined otherwise.
+   * A Set-Cookie header renewing the session's cookie when `read` found it due (half its lifetime
+   * passed while in use, so a session in use is not dropped by the browser an hour after sign-in);
+   * undefined otherwise.
    */
   async renewal(session: Session, info: Pick<RequestInfo, 'origin'>): Promise<string | undefined> {
-    const now = this.clock.now().getTime();
-    if (now - session.cookieAt < (this.seconds * 1000) / 2) return undefined;
-    session.cookieAt = now;
-    await this.backend.renewed(session.id, now);
+    if (!session.renew) return undefined;
+    session.renew = false;
     return cookieHeader(SESSION_COOKIE, session.id, session.path, info, this.seconds);
   }
 
   /** Ends the session; the returned Set-Cookie header clears its cookie. */
   async end(session: Session | undefined, path: string, info: Pick<RequestInfo, 'origin'>): Promise<string> {
-    if (session) await this.backend.remove(session.id);
+    if (session) await this.db.write((tx) => tx.delete('sessions', recordId(session.id)));
     return cookieHeader(SESSION_COOKIE, '', path, info, 0);
   }
 
@@ -158,56 +239,26 @@ export class Sessions {
     return this.derive('sign-in', nonce);
   }
 
-  /** How many sessions are kept (for tests and notes). */
+  /** How many sessions are kept, expired ones not yet removed included (for tests and notes). */
   count(): Promise<number> {
-    return this.backend.count();
+    return this.db.read((tx) => tx.count('sessions'));
+  }
+
+  private session(cookie: string, rec: SessionRecord, renew: boolean): Session {
+    return {
+      id: cookie,
+      userId: rec.user_id,
+      expiresAt: rec.expires_at,
+      path: rec.path,
+      tokenId: rec.token_id,
+      cookieAt: rec.cookie_at,
+      csrf: this.derive('session', cookie),
+      renew,
+    };
   }
 
   private derive(purpose: string, value: string): string {
     return createHmac('sha256', this.key).update(`${purpose}\0${value}`).digest('base64url');
-  }
-}
-
-/**
- * Sessions in this process's memory. The map is kept in order of last use, so the sessions idle
- * longest (expired, or next to go at the cap) are always at its front.
- */
-export class MemorySessions implements SessionBackend {
-  private readonly byId = new Map<string, StoredSession>();
-
-  async touch(id: string, path: string, now: number, expiresAt: number): Promise<StoredSession | undefined> {
-    const s = this.byId.get(id);
-    if (!s) return undefined;
-    if (s.expiresAt <= now) {
-      this.byId.delete(id);
-      return undefined;
-    }
-    if (!under(path, s.path)) return undefined;
-    s.expiresAt = expiresAt;
-    this.byId.delete(id);
-    this.byId.set(id, s);
-    return { ...s };
-  }
-
-  async add(session: StoredSession, now: number, max: number): Promise<void> {
-    for (const [id, s] of this.byId) {
-      if (s.expiresAt > now && this.byId.size < max) break;
-      this.byId.delete(id);
-    }
-    this.byId.set(session.id, { ...session });
-  }
-
-  async renewed(id: string, at: number): Promise<void> {
-    const s = this.byId.get(id);
-    if (s) s.cookieAt = at;
-  }
-
-  async remove(id: string): Promise<void> {
-    this.byId.delete(id);
-  }
-
-  async count(): Promise<number> {
-    return this.byId.size;
   }
 }
 

@@ -1,24 +1,36 @@
-import type { Store } from '../../store/store.js';
+import type { Page, ReadTx, SortKey, StoreEngine } from '../../store/engine/interface.js';
+import type { UserRecord } from '../../store/records.js';
 import type { AppResponse } from '../app.js';
 import { Html, html, htmlResponse, layout, messagePage } from './html.js';
 
 /** The sign-in page: the account chooser on a loopback server, else the personal access token form. */
-export function signInPage(
-  o: { prefix: string; loopback: boolean; store: Store; purpose?: string },
+export async function signInPage(
+  o: { prefix: string; loopback: boolean; db: StoreEngine; purpose?: string },
   p: { status: number; action: string; csrf: string; alert?: Html | string; headers: Record<string, string> },
-): AppResponse {
+): Promise<AppResponse> {
   const hidden = html`<input type="hidden" name="csrf" value="${p.csrf}">`;
   const body = html`<section class="signin panel">
 <h1>Sign in</h1>
 ${o.purpose ? html`<p class="muted">${o.purpose}</p>` : ''}
 ${p.alert ? html`<div class="alert" role="alert">${p.alert}</div>` : ''}
-${o.loopback ? chooser(o.store, p.action, hidden) : tokenForm(p.action, hidden)}
+${o.loopback ? chooser(await o.db.read(everyUser), p.action, hidden) : tokenForm(p.action, hidden)}
 </section>`;
   return htmlResponse(p.status, layout({ title: 'Sign in', body, home: o.prefix }), { headers: p.headers });
 }
 
-function chooser(store: Store, action: string, hidden: Html): Html {
-  const users = [...store.values('users')].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+/** Every user of the store, by name (the index of users by name, a page at a time). */
+async function everyUser(tx: ReadTx): Promise<UserRecord[]> {
+  const out: UserRecord[] = [];
+  let after: SortKey | null = null;
+  for (;;) {
+    const page: Page<UserRecord> = await tx.page('users', 'usersByName', { partition: '*', after, limit: 500 });
+    out.push(...page.items);
+    if (!page.more) return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    after = page.last;
+  }
+}
+
+function chooser(users: UserRecord[], action: string, hidden: Html): Html {
   return html`<p class="muted">This server listens on a loopback address, so you may act as any user in its store. Choose an account.</p>
 <form method="post" action="${action}">${hidden}
 <ul class="accounts">${users.map(

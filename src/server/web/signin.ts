@@ -3,10 +3,10 @@ import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { hashToken, tokenId } from '../../store/fixture.js';
 import { isGrantToken, type StoredToken } from '../../store/oauth-tokens.js';
 import type { TokenRecord, UserRecord } from '../../store/records.js';
-import type { Store } from '../../store/store.js';
+import type { ReadTx, StoreEngine } from '../../store/engine/interface.js';
 import type { AppRequest, AppResponse, AppRouter } from '../app.js';
 import { ANY } from '../router.js';
-import type { Clock, RequestInfo } from '../context.js';
+import type { RequestInfo } from '../context.js';
 import { FormError, Html, html, messagePage, parseForm, redirect } from './html.js';
 import { formExpired, notAllowed, signInPage } from './signin-page.js';
 import {
@@ -29,9 +29,8 @@ export interface SignInOptions {
   prefix: string;
   /** The server listens on a loopback address: offer an account chooser instead of asking for a token. */
   loopback: boolean;
-  store: Store;
+  /** The server's sessions; users and tokens are read from the store they are kept in. */
   sessions: Sessions;
-  clock: Clock;
   /** What signing in leads to, shown under the heading ("to open the dashboard"). */
   purpose?: string;
 }
@@ -111,7 +110,7 @@ export function isLoopbackHost(host: string): boolean {
 
 const oauthRefused = html`OAuth tokens cannot be used to sign in here; use one of your personal access tokens (<code>wcm_pat_&hellip;</code>).`;
 /** The user a personal access token belongs to and its record, or why it is refused (checked as the API checks it). */
-function userOfToken(store: Store, clock: Clock, token: string): { user: UserRecord; rec: TokenRecord } | Html {
+async function userOfToken(db: StoreEngine, token: string): Promise<{ user: UserRecord; rec: TokenRecord } | Html> {
   if (!token) return html`Enter a personal access token.`;
   if (!token.startsWith('wcm_pat_')) {
     return token.startsWith('wcm_oat_') || token.startsWith('wcm_ort_')
@@ -119,15 +118,17 @@ function userOfToken(store: Store, clock: Clock, token: string): { user: UserRec
       : html`That is not a personal access token: they start with <code>wcm_pat_</code>.`;
   }
   const sha = hashToken(token);
-  const rec = store.get('tokens', tokenId(sha));
-  if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex')))
-    return html`That token is not recognised.`;
-  if (!isPersonal(rec)) return oauthRefused;
-  if (rec.revoked_at) return html`That token has been revoked.`;
-  if (rec.expires_at && new Date(rec.expires_at).getTime() <= clock.now().getTime())
-    return html`That token expired at ${rec.expires_at}.`;
-  const user = store.get('users', rec.user_id);
-  return user ? { user, rec } : html`That token is not recognised.`;
+  return db.read(async (tx) => {
+    const rec = await tx.get('tokens', tokenId(sha));
+    if (!rec || !timingSafeEqual(Buffer.from(rec.token_sha256, 'hex'), Buffer.from(sha, 'hex')))
+      return html`That token is not recognised.`;
+    if (!isPersonal(rec)) return oauthRefused;
+    if (rec.revoked_at) return html`That token has been revoked.`;
+    if (rec.expires_at && new Date(rec.expires_at).getTime() <= (await tx.now()))
+      return html`That token expired at ${rec.expires_at}.`;
+    const user = await tx.get('users', rec.user_id);
+    return user ? { user, rec } : html`That token is not recognised.`;
+  });
 }
 
 /** The hidden field for the visitor's pre-sign-in nonce cookie, or a new nonce with the cookie that sets it. */
@@ -146,26 +147,32 @@ function preSignInCsrf(
 }
 
 /** The session's limits, or null once the token it stands on is revoked, expired or gone. */
-function limits(store: Store, clock: Clock, session: Session): Pick<SignedIn, 'abilities' | 'workspaceIds'> | null {
+async function limits(tx: ReadTx, session: Session): Promise<Pick<SignedIn, 'abilities' | 'workspaceIds'> | null> {
   if (!session.tokenId) return { abilities: ABILITIES, workspaceIds: null };
-  const rec = store.get('tokens', session.tokenId);
-  if (!tokenLive(rec, session.userId, clock.now().getTime())) return null;
+  const rec = await tx.get('tokens', session.tokenId);
+  if (!tokenLive(rec, session.userId, await tx.now())) return null;
   return { abilities: rec.abilities, workspaceIds: rec.workspace_ids ?? null };
 }
 
 /** The signed-in user of a page under `o.prefix`, or the redirect to sign-in that comes back to it afterwards. */
 async function signedIn(o: SignInOptions, req: AppRequest, info: RequestInfo): Promise<SignedIn | AppResponse> {
-  const { prefix, store, sessions, clock } = o;
+  const { prefix, sessions } = o;
   const signInPath = `${prefix}/sign-in`;
   const session = await sessions.read(info);
-  const user = session ? store.get('users', session.userId) : undefined;
+  // The session's user and the token it stands on, in one read.
+  const found = session
+    ? await sessions.db.read(async (tx) => {
+        const user = await tx.get('users', session.userId);
+        return user && { user, limit: await limits(tx, session) };
+      })
+    : undefined;
   // Where sign-in comes back to: only a redirect needs it (a page signed in does not parse its URL).
   const back = () => {
     const url = info.method === 'GET' ? targetUrl(req) : null;
     return url ? safeReturnTo(url.pathname + url.search, prefix) : prefix;
   };
-  if (session && user) {
-    const limit = limits(store, clock, session);
+  if (session && found) {
+    const { user, limit } = found;
     if (limit) {
       return {
         session,
@@ -184,7 +191,8 @@ async function signedIn(o: SignInOptions, req: AppRequest, info: RequestInfo): P
 
 /** Sign-in and sign-out pages for one mount, and the session check its other pages call first. */
 export function signIn(options: SignInOptions): SignIn {
-  const { prefix, loopback, store, sessions, clock } = options;
+  const { prefix, loopback, sessions } = options;
+  const { db } = sessions;
   const signInPath = `${prefix}/sign-in`;
   const signOutPath = `${prefix}/sign-out`;
 
@@ -194,9 +202,9 @@ export function signIn(options: SignInOptions): SignIn {
     csrf: string,
     alert?: Html | string,
     headers: Record<string, string> = {},
-  ): AppResponse => {
+  ): Promise<AppResponse> => {
     const action = `${signInPath}?return_to=${encodeURIComponent(returnTo)}`;
-    return signInPage(options, { status, action, csrf, alert, headers });
+    return signInPage({ ...options, db }, { status, action, csrf, alert, headers });
   };
 
   const refused = () => formExpired(prefix);
@@ -213,10 +221,11 @@ export function signIn(options: SignInOptions): SignIn {
     if (!cookie || !CSRF_VALUE.test(cookie) || !sameSecret(sessions.signInCsrf(cookie), form.csrf)) return refused();
     let who: { user: UserRecord; rec?: TokenRecord } | Html;
     if (loopback) {
-      const user = form.user ? store.get('users', form.user) : undefined;
+      const id = form.user;
+      const user = id ? await db.read((tx) => tx.get('users', id)) : undefined;
       who = user ? { user } : html`Choose one of the accounts listed.`;
     } else {
-      who = userOfToken(store, clock, form.token ?? '');
+      who = await userOfToken(db, form.token ?? '');
     }
     if (who instanceof Html) return page(loopback ? 400 : 403, returnTo, form.csrf, who);
     const { cookie: set } = await sessions.start(who.user.id, prefix, info, who.rec?.id ?? null);

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App, type Routes } from '../../../src/server/app.js';
 import { hashToken, tokenId } from '../../../src/store/fixture.js';
@@ -6,6 +6,7 @@ import { html, htmlResponse, layout, messagePage, parseForm } from '../../../src
 import { checkCsrf, MAX_SESSIONS, SESSION_COOKIE, sessionKey, Sessions } from '../../../src/server/web/session.js';
 import { isLoopbackHost, safeReturnTo, signIn, SIGNIN_CSRF_COOKIE } from '../../../src/server/web/signin.js';
 import { ABILITIES } from '../../../src/contract/enums.js';
+import { JsonEngine } from '../../../src/store/json/engine.js';
 import { demo, inProcess, sendJson, TestClock, type InProcess } from '../../support/server.js';
 
 const PREFIX = '/web-test';
@@ -19,8 +20,9 @@ afterEach(async () => {
 async function setup(loopback: boolean) {
   env = await inProcess();
   const clock = new TestClock();
-  const sessions = new Sessions(clock);
-  const auth = signIn({ prefix: PREFIX, loopback, store: env.store, sessions, clock, purpose: 'to test <things>' });
+  const db = new JsonEngine(env.store, { clock: () => clock.now().getTime() });
+  const sessions = new Sessions(db);
+  const auth = signIn({ prefix: PREFIX, loopback, sessions, purpose: 'to test <things>' });
   const changes: string[] = [];
   const routes: Routes = (r) => {
     auth.routes(r);
@@ -44,7 +46,7 @@ async function setup(loopback: boolean) {
       );
     });
   };
-  const app = new App({ store: env.store, clock, routes: [routes] });
+  const app = new App({ store: env.store, db, clock, routes: [routes] });
   const send = (r: Parameters<typeof sendJson>[1]) => sendJson(app, r);
   const form = (url: string, fields: Record<string, string>, cookie = '') =>
     send({
@@ -67,7 +69,7 @@ async function setup(loopback: boolean) {
   };
   const sessionCookie = (res: { headers: Record<string, string> }) =>
     /^wcm_session=([^;]+)/.exec(res.headers['Set-Cookie'] ?? '')?.[1];
-  return { app, send, form, signInPage, sessions, clock, changes, sessionCookie, store: env.store };
+  return { app, send, form, signInPage, sessions, clock, changes, sessionCookie, db };
 }
 
 describe('safeReturnTo', () => {
@@ -114,9 +116,16 @@ describe('isLoopbackHost', () => {
 });
 
 describe('Sessions', () => {
+  /** Sessions over an empty store whose clock is `clock`. */
+  const over = async (clock: TestClock, options?: ConstructorParameters<typeof Sessions>[1]) => {
+    env = await inProcess({ fixtures: [] });
+    const db = new JsonEngine(env.store, { clock: () => clock.now().getTime() });
+    return { db, sessions: new Sessions(db, options) };
+  };
+
   it('sets an HttpOnly, SameSite=Lax cookie for the path, Secure only on https, holding a random id', async () => {
     const clock = new TestClock();
-    const sessions = new Sessions(clock);
+    const { sessions } = await over(clock);
     const { cookie, session } = await sessions.start('usr_ada', '/dashboard', { origin: 'http://127.0.0.1:5000' });
     expect(cookie).toBe(`wcm_session=${session.id}; Path=/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax`);
     expect(session.id).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -127,9 +136,26 @@ describe('Sessions', () => {
     );
   });
 
-  it('reads the session only under its path, and until it has been idle an hour (by the given clock)', async () => {
+  it('keeps a session as a record named by a hash of its cookie, never the cookie itself', async () => {
     const clock = new TestClock();
-    const sessions = new Sessions(clock);
+    const { db, sessions } = await over(clock);
+    const { session } = await sessions.start('usr_ada', '/dashboard', { origin: 'http://x' }, 'tok_1');
+    const id = createHash('sha256').update(session.id).digest('base64url');
+    const rec = await db.read((tx) => tx.get('sessions', id));
+    expect(rec).toEqual({
+      id,
+      user_id: 'usr_ada',
+      expires_at: clock.now().getTime() + 3600_000,
+      path: '/dashboard',
+      token_id: 'tok_1',
+      cookie_at: clock.now().getTime(),
+    });
+    expect(JSON.stringify(rec)).not.toContain(session.id);
+  });
+
+  it('reads the session only under its path, and until it has been idle an hour (by the store clock)', async () => {
+    const clock = new TestClock();
+    const { sessions } = await over(clock);
     const { session } = await sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
     const headers = { cookie: `other=1; ${SESSION_COOKIE}=${session.id}` };
     expect((await sessions.read({ headers, path: '/dashboard/workspaces' }))?.userId).toBe('usr_ada');
@@ -148,30 +174,69 @@ describe('Sessions', () => {
     expect(await sessions.count()).toBe(0);
   });
 
+  it('writes the last use of a session at most once a minute: a use within a minute of the last write writes nothing', async () => {
+    const clock = new TestClock();
+    const { db, sessions } = await over(clock);
+    const { session } = await sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
+    const req = { headers: { cookie: `${SESSION_COOKIE}=${session.id}` }, path: '/dashboard' };
+    const id = createHash('sha256').update(session.id).digest('base64url');
+    const expiry = async () => (await db.read((tx) => tx.get('sessions', id)))!.expires_at;
+    const started = clock.now().getTime();
+    clock.advance(59_000);
+    expect(await sessions.read(req)).toBeDefined();
+    expect(await expiry()).toBe(started + 3600_000);
+    clock.advance(1_000);
+    expect(await sessions.read(req)).toBeDefined();
+    expect(await expiry()).toBe(started + 60_000 + 3600_000);
+  });
+
   it('renews the cookie once half its hour has passed while the session is in use, not before', async () => {
     const clock = new TestClock();
-    const sessions = new Sessions(clock);
+    const { sessions } = await over(clock);
     const { session } = await sessions.start('usr_ada', '/dashboard', { origin: 'http://x' });
-    clock.advance(1799_000);
+    const req = { headers: { cookie: `${SESSION_COOKIE}=${session.id}` }, path: '/dashboard' };
     expect(await sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
+    clock.advance(1799_000);
+    expect(await sessions.renewal((await sessions.read(req))!, { origin: 'http://x' })).toBeUndefined();
     clock.advance(1_000);
-    expect(await sessions.renewal(session, { origin: 'http://x' })).toBe(
+    const due = (await sessions.read(req))!;
+    expect(await sessions.renewal(due, { origin: 'http://x' })).toBe(
       `wcm_session=${session.id}; Path=/dashboard; Max-Age=3600; HttpOnly; SameSite=Lax`,
     );
-    expect(await sessions.renewal(session, { origin: 'http://x' })).toBeUndefined();
+    expect(await sessions.renewal(due, { origin: 'http://x' })).toBeUndefined();
+    // Renewed just now: the next use does not renew it again.
+    expect(await sessions.renewal((await sessions.read(req))!, { origin: 'http://x' })).toBeUndefined();
   });
 
   it('keeps at most 10,000 sessions: the 10,001st ends the one idle longest', async () => {
     const clock = new TestClock();
-    const sessions = new Sessions(clock);
+    const { db, sessions } = await over(clock);
     expect(MAX_SESSIONS).toBe(10_000);
     const cookie = (id: string) => ({ headers: { cookie: `${SESSION_COOKIE}=${id}` }, path: '/d' });
     const first = (await sessions.start('u', '/d', { origin: 'http://x' })).session;
+    clock.advance(1);
     const second = (await sessions.start('u', '/d', { origin: 'http://x' })).session;
-    for (let i = 2; i < MAX_SESSIONS; i++) await sessions.start('u', '/d', { origin: 'http://x' });
+    // The other 9,998, started after these two (loaded at once: 9,998 sign-ins one by one are slow).
+    const kept = await db.read(async (tx) => {
+      const page = await tx.page('sessions', 'sessionsByExpiry', { partition: '*', limit: 2 });
+      return page.items;
+    });
+    const at = clock.now().getTime() + 1;
+    const others = Array.from({ length: MAX_SESSIONS - 2 }, (_, i) => ({
+      id: `other-${i}`,
+      user_id: 'u',
+      expires_at: at + 3600_000,
+      path: '/d',
+      token_id: null,
+      cookie_at: at,
+    }));
+    await db.load(
+      ['sessions'],
+      [...kept, ...others].map((r) => ['sessions', r] as const),
+    );
     expect(await sessions.count()).toBe(MAX_SESSIONS);
-    // The first is used again, so the second is now the one idle longest.
-    clock.advance(1_000);
+    // The first is used again, a minute on, so the second is now the one idle longest.
+    clock.advance(60_000);
     expect(await sessions.read(cookie(first.id))).toBeDefined();
     await sessions.start('u', '/d', { origin: 'http://x' });
     expect(await sessions.count()).toBe(MAX_SESSIONS);
@@ -179,15 +244,24 @@ describe('Sessions', () => {
     expect(await sessions.read(cookie(first.id))).toBeDefined();
   });
 
+  it('drops expired sessions when a new one starts', async () => {
+    const clock = new TestClock();
+    const { sessions } = await over(clock);
+    for (let i = 0; i < 3; i++) await sessions.start('u', '/d', { origin: 'http://x' });
+    clock.advance(3600_000);
+    await sessions.start('u', '/d', { origin: 'http://x' });
+    expect(await sessions.count()).toBe(1);
+  });
+
   it('derives CSRF tokens from the server key: the same key gives the same tokens, another key others', async () => {
     const clock = new TestClock();
-    env = await inProcess({ fixtures: [] });
-    const key = await sessionKey(env.store);
-    expect(env.store.get('settings', 'session_key')?.value).toBe(key.toString('base64url'));
-    expect((await sessionKey(env.store)).equals(key)).toBe(true);
-    const a = new Sessions(clock, { key });
-    const b = new Sessions(clock, { key: Buffer.from(key) });
-    const other = new Sessions(clock);
+    const { db } = await over(clock);
+    const key = await sessionKey(db);
+    expect((await db.read((tx) => tx.get('settings', 'session_key')))?.value).toBe(key.toString('base64url'));
+    expect((await sessionKey(db)).equals(key)).toBe(true);
+    const a = new Sessions(db, { key });
+    const b = new Sessions(db, { key: Buffer.from(key) });
+    const other = new Sessions(db);
     const nonce = 'n'.repeat(43);
     expect(a.signInCsrf(nonce)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(a.signInCsrf(nonce)).toBe(b.signInCsrf(nonce));
@@ -198,7 +272,7 @@ describe('Sessions', () => {
   });
 
   it('checkCsrf compares the whole token', async () => {
-    const sessions = new Sessions(new TestClock());
+    const { sessions } = await over(new TestClock());
     const { session } = await sessions.start('u', '/d', { origin: 'http://x' });
     expect(checkCsrf(session, session.csrf)).toBe(true);
     expect(checkCsrf(session, session.csrf.slice(0, -1))).toBe(false);
@@ -347,7 +421,7 @@ describe('sign-in with a personal access token (not loopback)', () => {
     const t = await setup(false);
     const narrow = 'wcm_pat_boNarrowToAcme0123456789abcdefghijklmn';
     const sha = hashToken(narrow);
-    await t.store.transact((tx) =>
+    await t.db.write((tx) =>
       tx.put('tokens', {
         id: tokenId(sha),
         token_sha256: sha,
@@ -375,20 +449,22 @@ describe('sign-in with a personal access token (not loopback)', () => {
     [
       'revoked',
       async (t: Awaited<ReturnType<typeof setup>>, id: string) => {
-        const rec = t.store.get('tokens', id)!;
-        await t.store.transact((tx) => tx.put('tokens', { ...rec, revoked_at: '2026-11-22T12:30:00Z' }));
+        await t.db.write(async (tx) => {
+          const rec = (await tx.get('tokens', id))!;
+          await tx.put('tokens', { ...rec, revoked_at: '2026-11-22T12:30:00Z' });
+        });
       },
     ],
     ['expires', async (t: Awaited<ReturnType<typeof setup>>) => t.clock.advance(21 * 60_000)],
     [
       'is deleted',
-      async (t: Awaited<ReturnType<typeof setup>>, id: string) => t.store.transact((tx) => tx.delete('tokens', id)),
+      async (t: Awaited<ReturnType<typeof setup>>, id: string) => t.db.write((tx) => tx.delete('tokens', id)),
     ],
   ])('the session ends when its token %s: back to sign-in, saying why, cookie cleared', async (_name, end) => {
     const t = await setup(false);
     const token = 'wcm_pat_boExpiresSoon0123456789abcdefghijklmnop';
     const sha = hashToken(token);
-    await t.store.transact((tx) =>
+    await t.db.write((tx) =>
       tx.put('tokens', {
         id: tokenId(sha),
         token_sha256: sha,
@@ -439,13 +515,13 @@ describe('sign-in with a personal access token (not loopback)', () => {
     ['empty', '', 'Enter a personal access token'],
   ])('refuses %s with 403, says why, and keeps nothing of it in the page', async (_name, token, why) => {
     const t = await setup(false);
-    await t.store.transact((tx) => {
+    await t.db.write(async (tx) => {
       for (const tk of [
         'wcm_oat_someOAuthAccessToken0123456789abcdefgh',
         'wcm_pat_boundToAnAudience0123456789abcdefghijk',
       ]) {
         const sha = hashToken(tk);
-        tx.put('tokens', {
+        await tx.put('tokens', {
           id: tokenId(sha),
           token_sha256: sha,
           user_id: 'usr_ada',

@@ -7,6 +7,8 @@ import { iso } from '../time.js';
 
 /** The built-in public client of `wcm auth login --web`: any loopback redirect, any port (RFC 8252 §7.3). */
 export const CLI_CLIENT_ID = 'wcm-cli';
+/** The name `wcm-cli` is shown with (consent, grants, tokens). */
+export const CLI_CLIENT_NAME = 'wcm (command line)';
 
 /** An application as the flow sees it: a stored one, or the built-in `wcm-cli`. */
 export interface Client {
@@ -25,7 +27,7 @@ export function findClient(store: Store, clientId: string | undefined): Client |
   if (clientId === CLI_CLIENT_ID)
     return {
       id: CLI_CLIENT_ID,
-      name: 'wcm (command line)',
+      name: CLI_CLIENT_NAME,
       type: 'public',
       redirect_uris: [],
       secretSha256: null,
