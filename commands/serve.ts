@@ -215,12 +215,13 @@ export default defineCommand<ServeOptions>({
       storeUrl ? undefined : dataFile,
       f.io.isStdoutTTY || !!opts.showSecrets,
     );
+    const { displayUrl } = await import('../src/store/open.js');
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
     if (server.origin !== new URL(server.url).origin) out.write(`public URL: ${server.origin}\n`);
     out.write(
       storeUrl
-        ? `store: ${server.store.file} (shared: other wcm serve --store processes on it see the same data; the request log and faults stay per process)\n`
+        ? `store: ${displayUrl(storeUrl)} (shared: other wcm serve --store processes on it see the same data; the request log and faults stay per process)\n`
         : `data: ${dataFile}\n`,
     );
     out.write(`dashboard: ${server.origin}/dashboard (read-only; \`wcm open\` opens it at a record)\n`);
@@ -229,7 +230,7 @@ export default defineCommand<ServeOptions>({
     // A big seed is answered from memory while its snapshot is written (writes wait for it): say
     // when it is on disk. A failure is logged by the server (stderr), and writes are refused.
     void server.seedDurable?.then(
-      () => out.write(`seed saved to ${storeUrl ? server.store.file : dataFile}\n`),
+      () => out.write(`seed saved to ${storeUrl ? displayUrl(storeUrl) : dataFile}\n`),
       () => undefined,
     );
 
@@ -307,7 +308,7 @@ async function saveServeProfile(
     // The token binds to the origin (issue 18): re-pointing the profile at this server's new port is
     // safe only because this server holds the token; it is saved again under the new origin.
     const token = tokenOf(before);
-    if (before && token && storeHoldsToken(server.store, token)) {
+    if (before && token && (await storeHoldsToken(server.db, token))) {
       if (before.base_url !== server.url) {
         const { token: _t, token_ref: _r, ...rest } = before;
         await credentials.saveProfileToken(profiles, name, { ...rest, base_url: server.url }, token, keychain);
@@ -318,15 +319,18 @@ async function saveServeProfile(
       // under `--profile NAME`): this profile gets that token, for this server's address. The store
       // holding it is what makes sending it here safe.
       const all = profiles.list();
-      const donor = Object.keys(all)
-        .sort()
-        .find((n) => {
-          const t = n === name ? undefined : tokenOf(all[n]);
-          return !!t && storeHoldsToken(server.store, t);
-        });
+      let donor: string | undefined;
+      for (const n of Object.keys(all).sort()) {
+        const t = n === name ? undefined : tokenOf(all[n]);
+        if (t && (await storeHoldsToken(server.db, t))) {
+          donor = n;
+          break;
+        }
+      }
       if (donor) {
         const d = all[donor];
-        const ws = d.workspace && server.store.get('workspaces', d.workspace) ? d.workspace : undefined;
+        const known = d.workspace && (await server.db.read((tx) => tx.get('workspaces', d.workspace!)));
+        const ws = known ? d.workspace : undefined;
         await credentials.saveProfileToken(
           profiles,
           name,
@@ -349,12 +353,13 @@ async function saveServeProfile(
   let oursName: string | undefined = saved && saved.base_url === server.url ? name : undefined;
   if (!oursName) {
     const all = profiles.list();
-    oursName = Object.keys(all)
-      .sort()
-      .find((n) => {
-        const t = all[n].base_url === server.url ? tokenOf(all[n]) : undefined;
-        return !!t && storeHoldsToken(server.store, t);
-      });
+    for (const n of Object.keys(all).sort()) {
+      const t = all[n].base_url === server.url ? tokenOf(all[n]) : undefined;
+      if (t && (await storeHoldsToken(server.db, t))) {
+        oursName = n;
+        break;
+      }
+    }
   }
   const ours = oursName ? profiles.get(oursName) : undefined;
   const services = server.app.services;

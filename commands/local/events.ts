@@ -1,5 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
-import { dataOption } from '../../src/cli/local.js';
+import { allOf, dataOption, openEngine } from '../../src/cli/local.js';
 import { printJson, printRows } from '../../src/cli/output.js';
 
 export default defineCommand<{ data?: string }>({
@@ -12,11 +12,8 @@ export default defineCommand<{ data?: string }>({
   examples: ['wcm local events', 'wcm local events --json'],
   options: [dataOption],
   async run(opts, f) {
-    const store = await f.store({ data: opts.data, readOnly: true });
-    const events = store
-      .index('eventsByOccurred')
-      .entries('*')
-      .map((e) => e.rec);
+    const db = await openEngine(f, { data: opts.data, readOnly: true });
+    const events = await allOf(db, 'analytics_events', 'eventsByOccurred').finally(() => db.close());
     if (f.globals.json) return printJson(f.io.stdout, events);
     if (!events.length && f.io.isStdoutTTY) f.io.stderr.write('no events yet: try `wcm agents opened AGENT`\n');
     await printRows(f.io, events, [

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../src/cli/command.js';
-import { dataOption } from '../../src/cli/local.js';
+import { allOf, dataOption, openEngine } from '../../src/cli/local.js';
 import { printJson, printRows } from '../../src/cli/output.js';
 
 export default defineCommand<{ data?: string }>({
@@ -32,11 +32,8 @@ export default defineCommand<{ data?: string }>({
   examples: ['wcm local orders', 'wcm local orders --json | jq \'.[] | select(.payment_state == "paid")\''],
   options: [dataOption],
   async run(opts, f) {
-    const store = await f.store({ data: opts.data, readOnly: true });
-    const orders = store
-      .index('ordersByCreated')
-      .entries('*')
-      .map((e) => e.rec);
+    const db = await openEngine(f, { data: opts.data, readOnly: true });
+    const orders = await allOf(db, 'orders', 'ordersByCreated').finally(() => db.close());
     if (f.globals.json) return printJson(f.io.stdout, orders);
     if (!orders.length && f.io.isStdoutTTY) f.io.stderr.write('no orders yet: try `wcm commerce pay OFFER`\n');
     await printRows(f.io, orders, [

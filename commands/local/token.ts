@@ -1,6 +1,6 @@
 import { defineCommand } from '../../src/cli/command.js';
 import { CliError } from '../../src/cli/errors.js';
-import { dataFileOf, dataOption, isLoopbackUrl, storeOption, storeUrlOf } from '../../src/cli/local.js';
+import { dataFileOf, dataOption, isLoopbackUrl, openEngine, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
 /** Where a saved token points until `wcm serve` re-points the profile at the port it really took. */
 const DEFAULT_LOCAL_URL = 'http://127.0.0.1:4010/v1';
@@ -37,12 +37,12 @@ export default defineCommand<{ data?: string; store?: string; save?: boolean }>(
       );
     const file = url ? 'the store' : dataFileOf(f, opts.data);
     if (!url) await checkFile(file);
-    const store = await f.store({ data: opts.data, url });
+    const db = await openEngine(f, { data: opts.data, url });
     let issued;
     try {
-      issued = await (await import('../../src/server/serve.js')).issueOwnerToken(store);
+      issued = await (await import('../../src/server/serve.js')).issueOwnerToken(db);
     } finally {
-      await store.close();
+      await db.close();
     }
     if (!issued)
       throw new CliError(

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Page, RecordTypes, SortKey, StoreEngine } from '../store/engine/interface.js';
 import type { Store } from '../store/store.js';
 import { CliError, UsageError } from './errors.js';
 
@@ -35,23 +36,61 @@ export async function openStore(
     import('../store/store.js'),
     import('../store/lock.js'),
   ]);
-  if (readOnly) {
-    const { promises: fs } = await import('node:fs');
-    const exists = (p: string) =>
-      fs.stat(p).then(
-        () => true,
-        () => false,
-      );
-    if (!(await exists(file)) && !(await exists(`${file}.journal`))) {
-      throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
-    }
-  }
+  if (readOnly) await mustExist(file);
   try {
     return readOnly ? await Store.openReadOnly(file) : await Store.open(file);
   } catch (err) {
     if (err instanceof StoreLockedError || err instanceof StoreCorruptError) throw new CliError(err.message);
     throw err;
   }
+}
+
+/**
+ * The store a `wcm local …` command works on, behind the store's interface: the PostgreSQL store
+ * at `url`, or the JSON data file `data` (default .wcm/store.json). `readOnly` (the data file)
+ * takes no lock, so it works while a server runs on the file, and the file must exist. A locked,
+ * corrupt or missing file, or a database that cannot be reached, is a CliError here.
+ */
+export async function openEngine(
+  f: { cwd: string },
+  { data, readOnly, url }: { data?: string; readOnly?: boolean; url?: string },
+): Promise<StoreEngine> {
+  if (url === 'embedded')
+    throw new UsageError(
+      '`--store embedded` is for `wcm serve`; give the other commands the postgres:// URL it printed.',
+    );
+  const { openStore: open } = await import('../store/open.js');
+  if (url) {
+    try {
+      return await open(url);
+    } catch (err) {
+      return (await import('./store-errors.js')).rethrowStoreError(err);
+    }
+  }
+  const file = dataFileOf(f, data);
+  const [{ StoreCorruptError }, { StoreLockedError }] = await Promise.all([
+    import('../store/store.js'),
+    import('../store/lock.js'),
+  ]);
+  if (readOnly) await mustExist(file);
+  try {
+    return await open(file, { readOnly });
+  } catch (err) {
+    if (err instanceof StoreLockedError || err instanceof StoreCorruptError) throw new CliError(err.message);
+    throw err;
+  }
+}
+
+/** A data file (or its journal) that is not there: a CliError saying how to make one. */
+async function mustExist(file: string): Promise<void> {
+  const { promises: fs } = await import('node:fs');
+  const exists = (p: string) =>
+    fs.stat(p).then(
+      () => true,
+      () => false,
+    );
+  if (!(await exists(file)) && !(await exists(`${file}.journal`)))
+    throw new CliError(`No data file at ${file}.`, 1, 'Pass `--data FILE`, or run `wcm serve` once to create one.');
 }
 
 /** Whether `url` (an origin or a base URL) is on this machine: 127.0.0.0/8, ::1 or `localhost`. */
@@ -183,4 +222,22 @@ export function pgpassLookup(text: string, want: string[]): string | undefined {
     if (want.every((w, i) => fields[i] === '*' || fields[i] === w)) return fields[4];
   }
   return undefined;
+}
+
+/** Every record of an index's `*` partition, in its order, a page at a time (one consistent read). */
+export async function allOf<C extends 'orders' | 'analytics_events'>(
+  db: StoreEngine,
+  c: C,
+  index: C extends 'orders' ? 'ordersByCreated' : 'eventsByOccurred',
+): Promise<Array<RecordTypes[C]>> {
+  return db.read(async (tx) => {
+    const out: Array<RecordTypes[C]> = [];
+    let after: SortKey | null = null;
+    for (;;) {
+      const page: Page<unknown> = await tx.page(c, index as never, { partition: '*', after, limit: 500 });
+      out.push(...(page.items as Array<RecordTypes[C]>));
+      if (!page.more) return out;
+      after = page.last;
+    }
+  });
 }

@@ -1,5 +1,5 @@
 import { CliError } from './errors.js';
-import { StoreUnavailableError } from '../store/pg/errors.js';
+import { StoreUnavailableError } from '../store/postgres/errors.js';
 import { SchemaTooNewError } from '../store/pg/migrations.js';
 
 /** A PostgreSQL store that cannot be opened, as the message a command prints; other errors pass. */

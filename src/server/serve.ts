@@ -1,13 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ABILITIES } from '../contract/enums.js';
 import { hashToken, tokenId } from '../store/fixture.js';
-import { checkFixturesExist, seedStore } from '../store/seed.js';
+import { checkFixturesExist, seedEngine } from '../store/seed.js';
 import { Store, type StoreOptions } from '../store/store.js';
-import type { StoreEngine } from '../store/engine/interface.js';
+import { isEmptyStore, type Loaded, type StoreEngine } from '../store/engine/interface.js';
 import { JsonEngine } from '../store/json/engine.js';
-import { PostgresEngine } from '../store/postgres/engine.js';
+import { openStore } from '../store/open.js';
+import type { Records } from '../store/fixture.js';
+import type { TokenRecord } from '../store/records.js';
 import { App, type Call, type Middleware, type Routes } from './app.js';
 import { systemClock, type Clock, type ExtraServices } from './context.js';
 import { MovableClock } from './emulator/clock.js';
@@ -68,10 +71,10 @@ export interface LocalServer extends RunningServer {
 /** A personal access token: `wcm_pat_` + 40 base62 characters. */
 export const newPersonalToken = (): string => newSecret('wcm_pat_');
 
-type Tx = Parameters<Parameters<Store['transact']>[0]>[0];
-function putOwnerToken(tx: Tx, userId: string, token: string, name: string): void {
+/** An all-abilities token record for `userId`. */
+function ownerToken(userId: string, token: string, name: string): TokenRecord {
   const sha = hashToken(token);
-  tx.put('tokens', {
+  return {
     id: tokenId(sha),
     token_sha256: sha,
     user_id: userId,
@@ -79,33 +82,42 @@ function putOwnerToken(tx: Tx, userId: string, token: string, name: string): voi
     abilities: [...ABILITIES],
     expires_at: null,
     revoked_at: null,
-  });
+  };
 }
 
 /**
- * A fresh all-abilities token for the owner of the store's first workspace (`wcm local token`):
- * the way back into a store whose bootstrap token was never shown or is lost.
+ * A fresh all-abilities token for the owner of the store's first workspace with one (`wcm local
+ * token`): the way back into a store whose bootstrap token was never shown or is lost.
  */
 export async function issueOwnerToken(
-  store: Store,
+  db: StoreEngine,
 ): Promise<{ token: string; workspaceId: string; userId: string } | undefined> {
-  const ws = store.valuesInOrder('workspaces').find((w) => w.members.some((m) => m.role === 'owner'));
-  if (!ws) return undefined;
-  const userId = ws.members.find((m) => m.role === 'owner')!.user_id;
   const token = newPersonalToken();
-  await store.transact((tx) =>
-    putOwnerToken(tx, userId, token, `local-token-${new Date().toISOString().slice(0, 19)}`),
-  );
-  return { token, workspaceId: ws.id, userId };
+  return db.write(async (tx) => {
+    const ws = (await tx.page('workspaces', 'workspacesWithOwner', { partition: '*', limit: 1 })).items[0];
+    if (!ws) return undefined;
+    const userId = ws.members.find((m) => m.role === 'owner')!.user_id;
+    const name = `local-token-${new Date(await tx.now()).toISOString().slice(0, 19)}`;
+    await tx.create('tokens', ownerToken(userId, token, name));
+    return { token, workspaceId: ws.id, userId };
+  });
 }
 
 /** Whether `token` is a live (unrevoked, unexpired) token of this store. */
-export function storeHoldsToken(store: Store, token: string, now = Date.now()): boolean {
-  const t = store.get('tokens', tokenId(hashToken(token)));
-  return !!t && !t.revoked_at && (!t.expires_at || Date.parse(t.expires_at) > now);
+export async function storeHoldsToken(db: StoreEngine, token: string, now?: number): Promise<boolean> {
+  return db.read(async (tx) => {
+    const t = await tx.get('tokens', tokenId(hashToken(token)));
+    const at = now ?? (await tx.now());
+    return !!t && !t.revoked_at && (!t.expires_at || Date.parse(t.expires_at) > at);
+  });
 }
 
-function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; workspaceId: string } | undefined {
+/** The first token of the seed files that can do everything, with a workspace its user owns. */
+function firstAllPowerfulToken(
+  docs: unknown[],
+  seeded: ReadonlyArray<Records>,
+): { token: string; workspaceId: string } | undefined {
+  const workspaces = seeded.flatMap((r) => r.workspaces);
   for (const doc of docs) {
     const tokens =
       (
@@ -122,13 +134,21 @@ function firstAllPowerfulToken(docs: unknown[], store: Store): { token: string; 
     for (const t of tokens) {
       if (!t.token || t.revoked_at || (t.expires_at && Date.parse(t.expires_at) < Date.now())) continue;
       if (!ABILITIES.every((a) => t.abilities.includes(a))) continue;
-      const ws = [...store.values('workspaces')].find((w) =>
-        w.members.some((m) => m.user_id === t.user_id && m.role === 'owner'),
-      );
+      const ws = workspaces.find((w) => w.members.some((m) => m.user_id === t.user_id && m.role === 'owner'));
       if (ws) return { token: t.token, workspaceId: ws.id };
     }
   }
   return undefined;
+}
+
+/**
+ * The old file store the App still takes beside `db` on PostgreSQL: empty, in a temporary
+ * directory, read by nothing (every handler reads `db`); it goes away when the last reader moves.
+ */
+async function unusedStore(): Promise<{ store: Store; remove(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'wcm-unused-'));
+  const store = await Store.open(path.join(dir, 'store.json'));
+  return { store, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /**
@@ -142,22 +162,29 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const publicUrl = checkTrustOptions(options);
   // A missing seed file is said before the store is opened: nothing is created for a typo.
   if (options.seeds?.length) await checkFixturesExist(options.seeds.map((f) => path.resolve(f)));
-  const store = options.storeUrl
-    ? await Store.openShared(options.storeUrl)
-    : await Store.open(options.dataFile, options.storeOptions);
-  let db: StoreEngine;
-  try {
-    db = options.storeUrl
-      ? await PostgresEngine.open(options.storeUrl)
-      : // The engine adds the clock's offset (a setting in the store) to the unmoved time.
-        new JsonEngine(store, { clock: () => clock.baseMs() });
-  } catch (err) {
-    await store.close().catch(() => undefined);
-    throw err;
+  // On PostgreSQL the records are the engine's tables; on a data file the engine wraps the file store.
+  const db = await openStore(options.storeUrl ?? options.dataFile, {
+    storeOptions: options.storeOptions,
+    // The engine adds the clock's offset (a setting in the store) to the unmoved time.
+    clock: () => clock.baseMs(),
+  });
+  let store: Store;
+  let removeUnused = async () => {};
+  if (db instanceof JsonEngine) store = db.store;
+  else {
+    try {
+      ({ store, remove: removeUnused } = await unusedStore());
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      throw err;
+    }
   }
   const closeAll = async () => {
-    await store.close();
-    if (db.kind === 'postgres') await db.close();
+    await db.close();
+    if (db.kind === 'postgres') {
+      await store.close();
+      await removeUnused();
+    }
   };
   const notes: string[] = [];
   let bootstrap: LocalServer['bootstrap'];
@@ -202,29 +229,36 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     // be served before the `listening` line anyway, and requests meanwhile find no tokens.
     try {
       if (options.seeds?.length) {
-        if (store.isEmpty()) {
-          // The files are streamed; their tokens (in clear) are kept for the one printed below.
-          const docs: unknown[] = [];
-          // Big ones in the background: reads are answered from memory while the snapshot is
-          // written, writes wait until it is durable. The files are remembered for `POST
-          // /_emulator/reset {"to": "seed"}` in the same load: never the one without the other.
-          const files = options.seeds.map((f) => path.resolve(f));
-          const counts = await seedStore(store, options.seeds, undefined, (f) => docs.push({ tokens: f.tokens }), {
-            also: (tx) => tx.put('settings', { id: SEED_FILES_SETTING, value: files }),
-            background: (durable) => (seedDurable = durable),
-          });
+        // The files are streamed; their tokens (in clear) are kept for the one printed below.
+        const docs: unknown[] = [];
+        // Big ones in the background on a data file: reads are answered from memory while the
+        // snapshot is written, writes wait until it is durable. The files are remembered for `POST
+        // /_emulator/reset {"to": "seed"}` in the same load: never the one without the other.
+        const files = options.seeds.map((f) => path.resolve(f));
+        const also: Loaded[] = [['settings', { id: SEED_FILES_SETTING, value: files }]];
+        // Loaded only if the store is still empty inside the load: of servers starting together
+        // on one empty database, one seeds and the others find the data there.
+        const seeded = !(await db.read(isEmptyStore))
+          ? undefined
+          : await seedEngine(db, options.seeds, {
+              checked: (f) => docs.push({ tokens: f.tokens }),
+              also,
+              background: (durable) => (seedDurable = durable),
+            });
+        if (seeded) {
           notes.push(
-            `seeded from ${options.seeds.join(', ')}: ${Object.entries(counts)
+            `seeded from ${options.seeds.join(', ')}: ${Object.entries(seeded.counts)
               .map(([k, v]) => `${v} ${k}`)
               .join(', ')}`,
           );
-          seededToken = firstAllPowerfulToken(docs, store);
+          seededToken = firstAllPowerfulToken(docs, seeded.records);
           seedDurable ??= Promise.resolve();
           seedDurable.catch((err: unknown) => options.log?.(`[error] ${(err as Error).message}`));
         } else {
+          seedDurable = undefined;
           notes.push(`the store already holds data, so --seed was not applied (use \`wcm local import\` to add to it)`);
         }
-      } else if (store.isEmpty()) {
+      } else if (await db.read(isEmptyStore)) {
         const token = newPersonalToken();
         const userId = `usr_${randomBytes(6).toString('hex')}`;
         const workspaceId = randomUUID();
@@ -235,19 +269,24 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
             return 'owner';
           }
         })();
-        // Checked again inside the transaction: of processes starting together on one database, one creates the owner.
-        const created = await store.transact((tx) => {
-          if (!store.isEmpty()) return false;
-          tx.put('users', { id: userId, name, email: `${name}@localhost` });
-          tx.put('workspaces', {
-            id: workspaceId,
-            name: 'Local workspace',
-            stripe_account_id: null,
-            members: [{ user_id: userId, role: 'owner' }],
-          });
-          putOwnerToken(tx, userId, token, 'local-owner');
-          return true;
-        });
+        // A load into an empty store only: of processes starting together on one database, one creates the owner.
+        const created = await db.load(
+          ['users', 'workspaces', 'tokens'],
+          [
+            ['users', { id: userId, name, email: `${name}@localhost` }],
+            [
+              'workspaces',
+              {
+                id: workspaceId,
+                name: 'Local workspace',
+                stripe_account_id: null,
+                members: [{ user_id: userId, role: 'owner' }],
+              },
+            ],
+            ['tokens', ownerToken(userId, token, 'local-owner')],
+          ],
+          { ifEmpty: true },
+        );
         if (created) bootstrap = { token, workspaceId, userId };
       }
     } catch (err) {

@@ -226,6 +226,14 @@ export const INDEXES = {
     key: (r) => [r.at, r.id],
     order: 'asc',
   } as IndexDef<'rate_limit_buckets'>,
+  // The workspaces that have an owner (`wcm local token` issues a token to the first one's owner).
+  workspacesWithOwner: {
+    name: 'workspacesWithOwner',
+    collection: 'workspaces',
+    partition: (r) => (r.members.some((m) => m.role === 'owner') ? '*' : ''),
+    key: (r) => [r.id],
+    order: 'asc',
+  } as IndexDef<'workspaces'>,
 } as const;
 export type IndexName = keyof typeof INDEXES;
 /** What index `N`'s entries hold of each record. */

@@ -16,6 +16,7 @@ import { FIXTURE_COLLECTIONS } from './fixture-schema.js';
 import { LazyLines } from './lazy-lines.js';
 import { COLLECTIONS, type CollectionName } from './records.js';
 import type { Store, Tx } from './store.js';
+import type { Loaded, StoreEngine } from './engine/interface.js';
 import { isDeadlock, unavailable } from './pg/errors.js';
 import { RECORD_TABLE_COLLECTIONS } from './pg/records.js';
 import { TableImport } from './pg/table-import.js';
@@ -321,4 +322,63 @@ function streamedCollections(store: Store): ReadonlySet<string> {
 /** `lookup`, plus the records earlier files streamed into their tables (references across files). */
 function withSinks(lookup: RecordLookup, sinks: RecordSink[]): RecordLookup {
   return { get: (c, id) => lookup.get(c, id) ?? (sinks.some((s) => s.takes(c) && s.has(c, id)) || undefined) };
+}
+
+/** The collections a seed or an import of fixtures writes: the fixtures' own, and the threads' messages. */
+export const SEED_COLLECTIONS: readonly CollectionName[] = [...FIXTURE_COLLECTIONS, 'thread_messages'];
+
+/**
+ * Reads and checks fixture files (streamed), each against `existing` plus the files before it:
+ * every file is read before anything is written.
+ */
+export async function readFixtures(
+  files: string[],
+  existing: RecordLookup = NOTHING,
+  checked?: (f: CheckedFixture) => void,
+): Promise<Records[]> {
+  const all: Records[] = [];
+  for (const file of files) all.push(await readFixtureFile(file, lookupWith(existing, all), checked));
+  return all;
+}
+
+/** Fixture records as a load takes them (a thread as its record and its messages), and how many of each collection. */
+export function loadedRecords(all: ReadonlyArray<Records>): { records: Loaded[]; counts: Record<string, number> } {
+  const records: Loaded[] = [];
+  const collect: Tx = {
+    get: () => undefined,
+    put: (c, rec) => (records.push([c, rec] as unknown as Loaded), rec),
+    delete: () => {
+      throw new Error('A load of fixtures deletes nothing.');
+    },
+    clear: () => {
+      throw new Error('A load of fixtures clears nothing.');
+    },
+  };
+  const counts = putRecords(collect, all);
+  return { records, counts };
+}
+
+/**
+ * Seeds an empty store from fixture files, through the store's interface (`db.load`): all or
+ * nothing, and only if the store is still empty when the load's transaction runs (of servers
+ * starting together on one empty database, one seeds). Resolves the records' counts, or undefined
+ * when the store held data already. `also` is written in the same load (the seed files' setting).
+ */
+export async function seedEngine(
+  db: StoreEngine,
+  files: string[],
+  opts: {
+    checked?: (f: CheckedFixture) => void;
+    also?: Loaded[];
+    background?: (durable: Promise<void>) => void;
+  } = {},
+): Promise<{ counts: Record<string, number>; records: Records[] } | undefined> {
+  const all = await readFixtures(files, NOTHING, opts.checked);
+  const { records, counts } = loadedRecords(all);
+  const loaded = await db.load(SEED_COLLECTIONS, records, {
+    ifEmpty: true,
+    also: opts.also,
+    background: opts.background,
+  });
+  return loaded ? { counts, records: all } : undefined;
 }

@@ -418,6 +418,48 @@ describe.each([json, postgres])('the store interface on $name', (maker) => {
     expect(await engine.read((tx) => tx.count('listings'))).toBe(2);
   });
 
+  it('a load with ifEmpty writes into an empty store only (settings alone leave it empty), with `also` kept beside it', async () => {
+    const { engine, again } = await maker.fresh();
+    await engine.write(async (tx) => void (await tx.put('settings', { id: 'kept', value: 1 })));
+    const loaded = await engine.load(
+      ['listings', 'tokens'],
+      [['listings', listing(1)] as const, ['tokens', token(1)] as const],
+      {
+        ifEmpty: true,
+        also: [['settings', { id: 'seed', value: ['a.json'] }] as const],
+      },
+    );
+    expect(loaded).toBe(true);
+    expect(await engine.read((tx) => tx.count('listings'))).toBe(1);
+    expect((await engine.read((tx) => tx.get('settings', 'kept')))?.value).toBe(1);
+    expect((await engine.read((tx) => tx.get('settings', 'seed')))?.value).toEqual(['a.json']);
+    // A token makes the store not empty: the next load with ifEmpty writes nothing, not even `also`.
+    const second = await engine.load(['listings'], [['listings', listing(2)] as const], {
+      ifEmpty: true,
+      also: [['settings', { id: 'seed', value: ['b.json'] }] as const],
+    });
+    expect(second).toBe(false);
+    const other = await again();
+    expect((await other.read((tx) => tx.get('listings', listing(1).id)))?.id).toBe(listing(1).id);
+    expect(await other.read((tx) => tx.get('listings', listing(2).id))).toBeUndefined();
+    expect((await other.read((tx) => tx.get('settings', 'seed')))?.value).toEqual(['a.json']);
+  });
+
+  it('loads with ifEmpty racing on one empty store (two processes on PostgreSQL): exactly one writes', async () => {
+    const { engine, again } = await maker.fresh();
+    const other = maker.name === 'postgres' ? await again() : engine;
+    const load = (e: StoreEngine, n: number) =>
+      e.load(['tokens', 'listings'], [['tokens', token(n)] as const, ['listings', listing(n)] as const], {
+        ifEmpty: true,
+      });
+    const results = await Promise.all([load(engine, 1), load(other, 2), load(engine, 3), load(other, 4)]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = [1, 2, 3, 4][results.indexOf(true)];
+    expect(await engine.read((tx) => tx.count('tokens'))).toBe(1);
+    expect((await engine.read((tx) => tx.get('tokens', `tok_${winner}`)))?.id).toBe(`tok_${winner}`);
+    expect(await other.read((tx) => tx.count('listings'))).toBe(1);
+  });
+
   it('a read transaction cannot write, and sees no write of a transaction still running', async () => {
     const { engine } = await maker.fresh();
     await expect(engine.read((tx) => (tx as WriteTx).put('listings', listing(1)))).rejects.toThrow();

@@ -113,7 +113,7 @@ export interface StoreEngine {
    * see the old records until it commits). A record outside `collections`, or two records sharing
    * an id or a unique key, is refused before anything changes (ConflictError for the latter).
    */
-  load(collections: readonly CollectionName[], records: Iterable<Loaded>): Promise<void>;
+  load(collections: readonly CollectionName[], records: Iterable<Loaded>, options?: LoadOptions): Promise<boolean>;
   /** Named snapshots of the whole state (the control plane's `/_emulator/snapshots` and reset). */
   readonly snapshots: Snapshots;
   close(): Promise<void>;
@@ -192,6 +192,33 @@ export class SnapshotUnreadableError extends Error {
     super(`Snapshot \`${snapshot}\` cannot be loaded: ${reason}`);
     this.name = 'SnapshotUnreadableError';
   }
+}
+
+/** How a load is applied (StoreEngine.load); it resolves whether it wrote anything. */
+export interface LoadOptions {
+  /**
+   * Only into an empty store (isEmptyStore: no users, workspaces or tokens): checked inside the
+   * load's own transaction, so of loads racing on an empty store (servers starting together with
+   * one seed) exactly one writes, and the others resolve false having written nothing.
+   */
+  ifEmpty?: boolean;
+  /** Records written beside the load (put) without emptying their collections: a setting kept with a seed. */
+  also?: Iterable<Loaded>;
+  /**
+   * The JSON engine: a big load (written as the snapshot) resolves once it is in memory, and this
+   * is handed the promise of the snapshot on disk (writes wait for it; it rejects if it could not be
+   * written, and writes are then refused). Elsewhere it is handed a settled promise once loaded.
+   */
+  background?: (durable: Promise<void>) => void;
+}
+
+/** The collections whose records make a store not empty: a start seeds or bootstraps a store without any. */
+export const NONEMPTY_COLLECTIONS = ['users', 'workspaces', 'tokens'] as const satisfies readonly CollectionName[];
+
+/** Whether the store `tx` reads holds no users, workspaces or tokens (settings alone leave it empty). */
+export async function isEmptyStore(tx: ReadTx): Promise<boolean> {
+  for (const c of NONEMPTY_COLLECTIONS) if ((await tx.count(c)) > 0) return false;
+  return true;
 }
 
 /** One record of a load, with its collection. */

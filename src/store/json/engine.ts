@@ -26,6 +26,7 @@ import {
   ConflictError,
   offsetOf,
   type Loaded,
+  type LoadOptions,
   type Page,
   type PageQuery,
   type ReadTx,
@@ -83,21 +84,34 @@ export class JsonEngine implements StoreEngine {
     return result;
   }
 
-  async load(collections: readonly CollectionName[], records: Iterable<Loaded>): Promise<void> {
+  async load(
+    collections: readonly CollectionName[],
+    records: Iterable<Loaded>,
+    options: LoadOptions = {},
+  ): Promise<boolean> {
     const byCollection = checkLoad(collections, records);
-    let n = 0;
-    for (const [c, list] of byCollection) n += list.length + this.store.count(c);
+    const also = [...(options.also ?? [])];
     while (this.writing) await this.writing;
     let done!: () => void;
     this.writing = new Promise<void>((r) => (done = r));
     try {
       const refusal = this.store.writeRefusal();
       if (refusal) throw refusal;
+      // One process holds the data file, and loads run one at a time here: the check cannot race.
+      if (options.ifEmpty && !this.store.isEmpty()) return false;
+      let n = also.length;
+      for (const [c, list] of byCollection) n += list.length + this.store.count(c);
       // Store.loadMany: above BULK_RECORDS written as the snapshot, else one journal line.
-      await this.store.loadMany(n, (tx) => {
-        for (const c of collections) tx.clear(c);
-        for (const [c, list] of byCollection) for (const rec of list) tx.put(c, rec as never);
-      });
+      await this.store.loadMany(
+        n,
+        (tx) => {
+          for (const c of collections) tx.clear(c);
+          for (const [c, list] of byCollection) for (const rec of list) tx.put(c, rec as never);
+          for (const [c, rec] of also) tx.put(c, rec as never);
+        },
+        { background: options.background },
+      );
+      return true;
     } finally {
       this.writing = null;
       done();
@@ -307,8 +321,8 @@ class JsonSnapshots implements Snapshots {
     );
   }
 
-  reset(records: Iterable<Loaded>): Promise<void> {
-    return this.engine.load(SNAPSHOT_REPLACED, records);
+  async reset(records: Iterable<Loaded>): Promise<void> {
+    await this.engine.load(SNAPSHOT_REPLACED, records);
   }
 }
 

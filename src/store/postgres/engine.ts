@@ -21,13 +21,15 @@ import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '.
 import { COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
 import type { IndexDef, SortKey } from '../sorted-index.js';
 import { encodeKey } from '../pg/sort-keys.js';
-import { isUnavailable, StoreUnavailableError } from '../pg/errors.js';
+import { isUnavailable, StoreUnavailableError } from './errors.js';
 import {
   checkLoad,
   CLOCK_OFFSET_SETTING,
   ConflictError,
+  isEmptyStore,
   offsetOf,
   type Loaded,
+  type LoadOptions,
   type Page,
   type PageQuery,
   type ReadTx,
@@ -116,12 +118,24 @@ export class PostgresEngine implements StoreEngine {
     return this.run('isolation level read committed', (q) => fn(this.tx(q, true)));
   }
 
-  async load(collections: readonly CollectionName[], records: Iterable<Loaded>): Promise<void> {
+  async load(
+    collections: readonly CollectionName[],
+    records: Iterable<Loaded>,
+    options: LoadOptions = {},
+  ): Promise<boolean> {
     const byCollection = checkLoad(collections, records);
+    const also = [...(options.also ?? [])];
     const names = this.names;
-    await this.run('isolation level read committed', async (q) => {
+    return this.run('isolation level read committed', async (q) => {
       // A load takes longer than a request: its statements get minutes, not seconds.
       await q.run(`select set_config('statement_timeout', '600s', true)`);
+      if (options.ifEmpty) {
+        // Loads into an empty store take turns on this schema's lock (held until commit); each
+        // counts after the one before committed (read committed: each statement sees the commits
+        // before it), so of two servers seeding one empty schema, the second finds it seeded.
+        await q.run(`select pg_advisory_xact_lock(hashtextextended($1, 0))`, [`wcm-load-if-empty:${names.schema}`]);
+        if (!(await isEmptyStore(this.tx(q, false)))) return false;
+      }
       await lockTables(q, names, collections);
       for (const c of collections) {
         // DELETE, not TRUNCATE: TRUNCATE's exclusive lock would stop every reader until the commit.
@@ -147,6 +161,9 @@ export class PostgresEngine implements StoreEngine {
           }
         await copyIn(q.t, `copy ${names.entries(c)} (ix, part, key, id) from stdin`, rows);
       }
+      const tx = this.tx(q, true);
+      for (const [c, rec] of also) await tx.put(c, rec as never);
+      return true;
     });
   }
 
@@ -282,7 +299,7 @@ export class PostgresEngine implements StoreEngine {
     restore: (name) => this.restoreSnapshot(name),
     list: () => this.listSnapshots(),
     delete: (name) => this.deleteSnapshot(name),
-    reset: (records) => this.load(SNAPSHOT_REPLACED, records),
+    reset: async (records) => void (await this.load(SNAPSHOT_REPLACED, records)),
   };
 
   /**
