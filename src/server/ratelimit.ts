@@ -49,8 +49,8 @@ export class RateLimiter {
   }
 
   /** Every client starts with a full bucket again (after an emulator reset). */
-  reset(): Promise<void> {
-    return this.db.load(['rate_limit_buckets'], []);
+  async reset(): Promise<void> {
+    await this.db.load(['rate_limit_buckets'], []);
   }
 
   /** The chain's step: public operations spend a token; their answers carry the counters. */
