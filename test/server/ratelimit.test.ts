@@ -10,28 +10,38 @@ afterEach(async () => {
 let n = 0;
 const key = () => `rate-test-key-${String(++n).padStart(6, '0')}`;
 
-describe('rate limits on public routes (token bucket per client address and route)', () => {
-  it('60 a minute by default: RateLimit-Remaining counts down 59…0, the 61st is 429 with Retry-After', async () => {
-    s = await publicApp({ rateLimit: 60 });
-    const remaining: number[] = [];
-    for (let i = 0; i < 60; i++) {
-      const res = await s.request({ url: openedUrl(demo.agent1), key: key(), json: {} });
-      expect(res.status).toBe(201);
-      expect(res.headers['RateLimit-Limit']).toBe('60');
-      remaining.push(Number(res.headers['RateLimit-Remaining']));
-    }
-    expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
-    const over = await s.request({ url: openedUrl(demo.agent1), key: key(), json: {} });
-    expect(over.status).toBe(429);
-    expect(over.json.code).toBe('rate_limited');
-    expect(over.headers['Retry-After']).toBe('1');
-    expect(over.headers['RateLimit-Limit']).toBe('60');
-    expect(over.headers['RateLimit-Remaining']).toBe('0');
-    expect(over.headers['RateLimit-Reset']).toBe('60');
-    expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(60);
-  });
+/**
+ * On PostgreSQL the store's time is the database's, which runs on while a test sends 60 requests
+ * (refilling a 60-a-minute bucket): the tests that count to the millisecond run on the JSON file,
+ * whose clock is the test's; the low limits below (3, 2, 1 a minute) hold on both.
+ */
+const exactClock = process.env.WCM_TEST_STORE !== 'postgres';
 
-  it('the bucket refills at the limit per minute on the injected clock', async () => {
+describe('rate limits on public routes (token bucket per client address and route)', () => {
+  it.runIf(exactClock)(
+    '60 a minute by default: RateLimit-Remaining counts down 59…0, the 61st is 429 with Retry-After',
+    async () => {
+      s = await publicApp({ rateLimit: 60 });
+      const remaining: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const res = await s.request({ url: openedUrl(demo.agent1), key: key(), json: {} });
+        expect(res.status).toBe(201);
+        expect(res.headers['RateLimit-Limit']).toBe('60');
+        remaining.push(Number(res.headers['RateLimit-Remaining']));
+      }
+      expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
+      const over = await s.request({ url: openedUrl(demo.agent1), key: key(), json: {} });
+      expect(over.status).toBe(429);
+      expect(over.json.code).toBe('rate_limited');
+      expect(over.headers['Retry-After']).toBe('1');
+      expect(over.headers['RateLimit-Limit']).toBe('60');
+      expect(over.headers['RateLimit-Remaining']).toBe('0');
+      expect(over.headers['RateLimit-Reset']).toBe('60');
+      expect(await s.db.read((tx) => tx.count('analytics_events'))).toBe(60);
+    },
+  );
+
+  it.runIf(exactClock)('the bucket refills at the limit per minute on the injected clock', async () => {
     s = await publicApp({ rateLimit: 60 });
     for (let i = 0; i < 60; i++) await s.request({ url: openedUrl(demo.agent1), key: key(), json: {} });
     s.clock.advance(999);

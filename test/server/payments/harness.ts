@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { App, type AppResponse } from '../../../src/server/app.js';
 import type { Clock } from '../../../src/server/context.js';
@@ -9,6 +9,10 @@ import type { FileLayer } from '../../../src/store/files.js';
 import { Store } from '../../../src/store/store.js';
 import type { StoreEngine } from '../../../src/store/engine/interface.js';
 import { JsonEngine } from '../../../src/store/json/engine.js';
+import { CLOCK_OFFSET_SETTING, type Loaded } from '../../../src/store/engine/interface.js';
+import { parseStoreUrl, PostgresEngine } from '../../../src/store/postgres/engine.js';
+import { COLLECTIONS } from '../../../src/store/records.js';
+import { freshSchema } from '../../support/postgres.js';
 import { DEMO, TestClock, demo, sendJson, tempDir } from '../../support/server.js';
 
 export const SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';
@@ -33,9 +37,19 @@ export interface PublicApp {
   }): Promise<AppResponse & { json: any }>;
   /** The orders made since the demo was seeded (the demo has orders of its own: DEMO_ORDERS). */
   ordersMade(): Promise<number>;
+  /**
+   * Everything the store keeps, as text: the data file and its journal (read after a restart, so
+   * nothing is only in memory), or every row of the PostgreSQL schema.
+   */
+  storedText(): Promise<string>;
   /** Closes the store and opens the same file again with a new App: a server restart. */
   restart(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Every record of a seeded file store, for a load into another engine. */
+function* loadedFrom(store: Store): Iterable<Loaded> {
+  for (const c of COLLECTIONS) for (const rec of store.values(c)) yield [c, rec] as unknown as Loaded;
 }
 
 /** How many orders fixtures/demo.json holds: tests count the orders they make on top of it. */
@@ -64,9 +78,17 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
   const env = opts.env ?? { WCM_WEBHOOK_SECRET: SECRET };
   let store = await Store.open(dataFile, { files: opts.files });
   await seedStore(store, [DEMO]);
+  // The postgres project: the records in a schema of their own (the demo loaded from the seeded
+  // file), unless the test is about the file's own layer (`files`).
+  const pgUrl = process.env.WCM_TEST_STORE === 'postgres' && !opts.files ? (await freshSchema()).url : undefined;
+  if (pgUrl) {
+    const pg = await PostgresEngine.open(pgUrl);
+    await pg.load(COLLECTIONS, loadedFrom(store));
+    await pg.close();
+  }
   const build = async () => {
     // One engine for the areas' middleware and the handlers, as `wcm serve` has.
-    db = new JsonEngine(store, { clock: () => clock.now().getTime() });
+    db = pgUrl ? await PostgresEngine.open(pgUrl) : new JsonEngine(store, { clock: () => clock.now().getTime() });
     const extra = await extendServer({
       store,
       db,
@@ -76,11 +98,27 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
     return new App({ store, db, clock, services: { ...extra.services, ...opts.services }, use: extra.use });
   };
   let db!: StoreEngine;
+  /**
+   * On PostgreSQL the store's time is the database's clock plus the emulator's offset: before each
+   * request the offset is set so that the store's time is the test clock's (to a few ms).
+   */
+  let synced: number | null = null;
+  const syncClock = async () => {
+    if (db.kind !== 'postgres' || synced === clock.now().getTime()) return;
+    synced = clock.now().getTime();
+    const target = synced;
+    await db.write(async (tx) => {
+      const kept = (await tx.get('settings', CLOCK_OFFSET_SETTING))?.value;
+      const base = (await tx.now()) - (typeof kept === 'number' ? kept : 0);
+      await tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: target - base });
+    });
+  };
   let app: App;
   try {
     app = await build();
   } catch (err) {
     await store.close();
+    if (db?.kind === 'postgres') await db.close();
     cleanup();
     throw err;
   }
@@ -92,7 +130,8 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
     },
     clock,
     dataFile,
-    request(r) {
+    async request(r) {
+      await syncClock();
       const headers: Record<string, string> = { ...r.headers };
       if (r.key !== null && r.key !== undefined) headers['idempotency-key'] = r.key;
       return sendJson(h.app, {
@@ -105,14 +144,39 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
     async ordersMade() {
       return (await h.db.read((tx) => tx.count('orders'))) - DEMO_ORDERS;
     },
+    async storedText() {
+      if (pgUrl) {
+        const { default: postgres } = await import('postgres');
+        const { base, schema } = parseStoreUrl(pgUrl);
+        const sql = postgres(base, { max: 1, onnotice: () => undefined });
+        try {
+          const tables = await sql`select table_name from information_schema.tables where table_schema = ${schema}`;
+          const out: string[] = [];
+          for (const { table_name } of tables)
+            for (const row of await sql`select * from ${sql(schema)}.${sql(table_name as string)}`)
+              out.push(JSON.stringify(row));
+          return out.join('\n');
+        } finally {
+          await sql.end();
+        }
+      }
+      await h.restart();
+      return [dataFile, `${dataFile}.journal`]
+        .filter(existsSync)
+        .map((f) => readFileSync(f, 'utf8'))
+        .join('\n');
+    },
     async restart() {
       await store.close();
+      if (db.kind === 'postgres') await db.close();
+      synced = null;
       store = await Store.open(dataFile, { files: opts.files });
       h.store = store;
       h.app = await build();
     },
     async close() {
       await store.close();
+      if (db.kind === 'postgres') await db.close();
       cleanup();
     },
   };
