@@ -5,8 +5,12 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SNAPSHOT_KEPT } from '../../src/store/engine/interface.js';
 import { exportDocument } from '../../src/store/fixture-export.js';
-import { BULK_RECORDS, Store } from '../../src/store/store.js';
+import { parseStoreUrl, PostgresEngine } from '../../src/store/postgres/engine.js';
+import { Names } from '../../src/store/postgres/schema.js';
+import { COLLECTIONS } from '../../src/store/records.js';
+import { BULK_RECORDS } from '../../src/store/store.js';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { DEMO, demo, onPort, tempDir } from '../support/server.js';
 
@@ -30,12 +34,34 @@ beforeAll(async () => {
   fixtures = tempDir('wcm-reset-seed-');
   for (const [name, value] of parts) write(name, value);
   server = await onPort({ fixtures: parts.map(([name]) => file(name)) });
-  seeded = JSON.stringify(await exportDocument(server.store));
+  seeded = await stateNow();
 }, 120_000);
 afterAll(async () => {
   await server?.close();
   fixtures?.cleanup();
 });
+
+/**
+ * The whole state but what a reset keeps, as text: on the JSON file its export; on PostgreSQL
+ * every record of every table, read from the database (what any process on it reads).
+ */
+async function stateNow(): Promise<string> {
+  if (!server.storeUrl) return JSON.stringify(await exportDocument(server.store));
+  const { default: postgres } = await import('postgres');
+  const { base, schema } = parseStoreUrl(server.storeUrl);
+  const names = new Names(schema);
+  const sql = postgres(base, { max: 1, onnotice: () => undefined });
+  try {
+    const out: Record<string, string[]> = {};
+    for (const c of COLLECTIONS.filter((c) => !SNAPSHOT_KEPT.includes(c)))
+      out[c] = (await sql.unsafe(`select doc::text as doc from ${names.records(c)} order by id collate "C"`)).map(
+        (r) => r.doc as string,
+      );
+    return JSON.stringify(out);
+  } finally {
+    await sql.end();
+  }
+}
 
 const control = async (body: unknown) => {
   const res = await fetch(`${new URL(server.url).origin}/_emulator/reset`, {
@@ -57,7 +83,7 @@ const addListing = async (title: string) =>
 describe('reset --to seed', () => {
   it('loads every seed file again, threads naming a workspace of another file: the state is the seeded one', async () => {
     expect(await addListing('After the seed')).toBe(201);
-    expect(JSON.stringify(await exportDocument(server.store))).not.toBe(seeded);
+    expect(await stateNow()).not.toBe(seeded);
     const reset = await control({ to: 'seed' });
     expect(reset.status, reset.json.detail).toBe(200);
     expect(reset.json.data.records).toMatchObject({
@@ -65,7 +91,7 @@ describe('reset --to seed', () => {
       listings: 8,
       threads: doc.threads.length + GENERATED,
     });
-    expect(JSON.stringify(await exportDocument(server.store))).toBe(seeded);
+    expect(await stateNow()).toBe(seeded);
     const me = await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${demo.owner}` } });
     expect(me.status).toBe(200);
   });
@@ -73,14 +99,17 @@ describe('reset --to seed', () => {
   it.runIf(process.env.WCM_TEST_STORE === 'postgres')(
     'another process on the database sees the reset whole on its next request',
     async () => {
-      const other = await Store.openShared(server.storeUrl!);
+      const other = await PostgresEngine.open(server.storeUrl!, { max: 2 });
       try {
         expect(await addListing('Seen by the other process')).toBe(201);
-        await other.sync();
-        expect(await other.records.size('listings')).toBe(9);
+        expect(await other.read((tx) => tx.count('listings'))).toBe(9);
         expect((await control({ to: 'seed' })).status).toBe(200);
-        await other.sync();
-        expect(JSON.stringify(await exportDocument(other))).toBe(seeded);
+        // Its next read sees the seed whole: the listing gone, every thread back.
+        expect(await other.read(async (tx) => [await tx.count('listings'), await tx.count('threads')])).toEqual([
+          8,
+          doc.threads.length + GENERATED,
+        ]);
+        expect(await stateNow()).toBe(seeded);
       } finally {
         await other.close();
       }
@@ -101,7 +130,7 @@ describe('reset --to seed', () => {
     ['gone', () => rmSync(file('threads-b.json')), /not found/],
   ])('a seed file %s since the start is a 422 naming it, and nothing changes', async (_, change, problem) => {
     expect(await addListing('Kept through a failed reset')).toBe(201);
-    const before = JSON.stringify(await exportDocument(server.store));
+    const before = await stateNow();
     change();
     try {
       const reset = await control({ to: 'seed' });
@@ -109,11 +138,11 @@ describe('reset --to seed', () => {
       expect(reset.json.detail).toContain(file('threads-b.json'));
       expect(reset.json.detail).toMatch(problem);
       expect(reset.json.errors.to.join('\n')).toMatch(problem);
-      expect(JSON.stringify(await exportDocument(server.store))).toBe(before);
+      expect(await stateNow()).toBe(before);
     } finally {
       write('threads-b.json', parts[2][1]);
     }
     expect((await control({ to: 'seed' })).status).toBe(200);
-    expect(JSON.stringify(await exportDocument(server.store))).toBe(seeded);
+    expect(await stateNow()).toBe(seeded);
   });
 });
