@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App, type Routes } from '../../../src/server/app.js';
 import { hashToken, tokenId } from '../../../src/store/fixture.js';
@@ -7,7 +8,7 @@ import { checkCsrf, MAX_SESSIONS, SESSION_COOKIE, sessionKey, Sessions } from '.
 import { isLoopbackHost, safeReturnTo, signIn, SIGNIN_CSRF_COOKIE } from '../../../src/server/web/signin.js';
 import { ABILITIES } from '../../../src/contract/enums.js';
 import { JsonEngine } from '../../../src/store/json/engine.js';
-import { demo, inProcess, sendJson, TestClock, type InProcess } from '../../support/server.js';
+import { demo, inProcess, sendJson, tempDir, TestClock, type InProcess } from '../../support/server.js';
 
 const PREFIX = '/web-test';
 let env: InProcess | undefined;
@@ -116,10 +117,20 @@ describe('isLoopbackHost', () => {
 });
 
 describe('Sessions', () => {
-  /** Sessions over an empty store whose clock is `clock`. */
+  /**
+   * Sessions over an empty JSON file whose clock is `clock` (on PostgreSQL, sessions across two
+   * engines: sessions-shared.test.ts).
+   */
+  let made: { db: JsonEngine; cleanup(): void } | undefined;
+  afterEach(async () => {
+    await made?.db.close();
+    made?.cleanup();
+    made = undefined;
+  });
   const over = async (clock: TestClock, options?: ConstructorParameters<typeof Sessions>[1]) => {
-    env = await inProcess({ fixtures: [] });
-    const db = new JsonEngine(env.store, { clock: () => clock.now().getTime() });
+    const dir = tempDir();
+    const db = await JsonEngine.open(path.join(dir.dir, 'store.json'), { clock: () => clock.now().getTime() });
+    made = { db, cleanup: dir.cleanup };
     return { db, sessions: new Sessions(db, options) };
   };
 
@@ -567,15 +578,23 @@ describe('the extend step', () => {
     ['0.0.0.0', false],
   ])('--host %s: loopback %s, one Sessions and the /assets mount', async (host, loopback) => {
     const { extendServer } = await import('../../../src/server/extend.js');
-    env = await inProcess({ fixtures: [] });
-    const ext = await extendServer({
-      store: env.store,
-      clock: new TestClock(),
-      options: { dataFile: 'x', host, payments: 'local', env: {} },
-    });
-    expect(ext.services?.loopback).toBe(loopback);
-    expect(ext.services?.sessions).toBeInstanceOf(Sessions);
-    const app = new App({ store: env.store, routes: ext.routes });
-    expect((await sendJson(app, { url: '/assets/wcm.css' })).status).toBe(200);
+    // An empty JSON file on either project: the step's areas, not the store, are under test.
+    const dir = tempDir();
+    const db = await JsonEngine.open(path.join(dir.dir, 'store.json'));
+    try {
+      const ext = await extendServer({
+        store: db.store,
+        db,
+        clock: new TestClock(),
+        options: { dataFile: 'x', host, payments: 'local', env: {} },
+      });
+      expect(ext.services?.loopback).toBe(loopback);
+      expect(ext.services?.sessions).toBeInstanceOf(Sessions);
+      const app = new App({ store: db.store, db, routes: ext.routes });
+      expect((await sendJson(app, { url: '/assets/wcm.css' })).status).toBe(200);
+    } finally {
+      await db.close();
+      dir.cleanup();
+    }
   });
 });
