@@ -195,6 +195,50 @@ export const INDEXES = {
     key: (r) => [r.expires_at, r.id],
     order: 'asc',
   } as IndexDef<'sessions'>,
+  // OAuth housekeeping (server/oauth/models/prune.ts) and lookups that must not scan a collection.
+  // Codes by expiry: the expired ones are the prefix before now.
+  oauthCodesByExpiry: {
+    name: 'oauthCodesByExpiry',
+    collection: 'oauth_codes',
+    partition: () => '*',
+    key: (r) => [r.expires_at, r.id],
+    order: 'asc',
+  } as IndexDef<'oauth_codes'>,
+  // OAuth access tokens (those naming a grant) by expiry; personal tokens are in no partition.
+  tokensByExpiry: {
+    name: 'tokensByExpiry',
+    collection: 'tokens',
+    partition: () => '*',
+    partitions: (r) => (r.grant_id ? ['*'] : []),
+    key: (r) => [r.expires_at ?? null, r.id],
+    order: 'asc',
+  } as IndexDef<'tokens'>,
+  // Every token of a grant, whatever its shape: removing a grant removes them.
+  tokensByGrant: {
+    name: 'tokensByGrant',
+    collection: 'tokens',
+    partition: (r) => r.grant_id ?? '',
+    partitions: (r) => (r.grant_id ? [r.grant_id] : []),
+    key: (r) => [r.id],
+    order: 'asc',
+  } as IndexDef<'tokens'>,
+  // Every grant of an application, revoked or not.
+  oauthGrantsByClient: {
+    name: 'oauthGrantsByClient',
+    collection: 'oauth_grants',
+    partition: (r) => r.client_id,
+    key: (r) => [r.created_at, r.id],
+    order: 'desc',
+  } as IndexDef<'oauth_grants'>,
+  // Revoked grants by when: those revoked before a time are the prefix.
+  oauthGrantsByRevoked: {
+    name: 'oauthGrantsByRevoked',
+    collection: 'oauth_grants',
+    partition: () => '*',
+    partitions: (r) => (r.revoked_at ? ['*'] : []),
+    key: (r) => [r.revoked_at, r.id],
+    order: 'asc',
+  } as IndexDef<'oauth_grants'>,
   eventsByOccurred: {
     name: 'eventsByOccurred',
     collection: 'analytics_events',
@@ -295,6 +339,12 @@ export const LOOKUPS = {
     collection: 'oauth_codes',
     key: (r) => r.code_sha256,
   } as LookupDef<'oauth_codes'>,
+  // A grant's refresh token as of the code exchange (tokens of the older format are found by it).
+  oauthGrantsByRefreshSha256: {
+    name: 'oauthGrantsByRefreshSha256',
+    collection: 'oauth_grants',
+    key: (r) => r.refresh_sha256,
+  } as LookupDef<'oauth_grants'>,
 } as const;
 export type LookupName = keyof typeof LOOKUPS;
 

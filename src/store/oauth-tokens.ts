@@ -43,8 +43,15 @@ interface RefreshIndex {
 }
 
 export function refreshStateOf(store: RefreshIndex, grant: OAuthGrantRecord): RefreshState {
-  const top = grant.revoked_at ? undefined : store.index('refreshesByGrant').entries(grant.id)[0]?.rec;
-  if (top && isGrantToken(top) && top.generation !== undefined && top.refresh_sha256) {
+  return refreshStateFrom(
+    grant,
+    grant.revoked_at ? undefined : store.index('refreshesByGrant').entries(grant.id)[0]?.rec,
+  );
+}
+
+/** The state of the grant's refresh token, given its newest token response (`refreshesByGrant`'s first), if any. */
+export function refreshStateFrom(grant: OAuthGrantRecord, top: StoredToken | undefined): RefreshState {
+  if (!grant.revoked_at && top && isGrantToken(top) && top.generation !== undefined && top.refresh_sha256) {
     const expires = Date.parse(top.expires_at) + (REFRESH_SECONDS - ACCESS_SECONDS) * 1000;
     return { generation: top.generation, sha256: top.refresh_sha256, expires_at: new Date(expires).toISOString() };
   }
