@@ -4,9 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { systemClock } from '../../src/server/context.js';
 import { startEmbedded, type EmbeddedCluster } from '../../src/embedded-postgres/embedded.js';
-import { Store } from '../../src/store/store.js';
+import { PostgresEngine } from '../../src/store/postgres/engine.js';
 import { spawnServe } from '../support/cli.js';
 import { demoCode } from '../support/oauth.js';
 import { freshDatabase } from '../support/postgres.js';
@@ -133,12 +132,12 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
 
   it('an authorization code is redeemed once across both processes', async () => {
     const [a, b] = await Promise.all([serve(url), serve(url)]);
-    const store = await Store.openShared(url);
+    const db = await PostgresEngine.open(url);
     let issued: Awaited<ReturnType<typeof demoCode>>;
     try {
-      issued = await demoCode(store, systemClock);
+      issued = await demoCode(db);
     } finally {
-      await store.close();
+      await db.close();
     }
     const { code, verifier } = issued;
     const redeem = (s: Served) =>

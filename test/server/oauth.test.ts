@@ -327,7 +327,10 @@ describe('the authorization code flow with PKCE', () => {
     expect((await api(`/workspaces/${demo.ws1}/lists`, t.json.access_token)).status).toBe(200);
     const threads = await api(`/workspaces/${demo.ws1}/threads`, t.json.access_token);
     expect([threads.status, threads.json.code]).toEqual([403, 'insufficient_ability']);
-    const grant = [...server.store.values('oauth_grants')].find(
+    const grants = await server.db.read((tx) =>
+      tx.page('oauth_grants', 'oauthGrantsByUser', { partition: 'usr_ada', limit: 1000 }),
+    );
+    const grant = grants.items.find(
       (g) => g.abilities.join(' ') === 'content:read' && g.created_at === clock.now().toISOString(),
     );
     expect(grant?.abilities).toEqual(['content:read']);
@@ -377,8 +380,8 @@ describe('the authorization code flow with PKCE', () => {
       `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource", error="invalid_token"`,
     );
     // The stored token names its grant, which holds the audience (the token's text says nothing of it).
-    const stored = server.store.get('tokens', tokenId(hashToken(t.json.access_token)))!;
-    expect(server.store.get('oauth_grants', stored.grant_id!)?.audience).toBe('wcm-mcp');
+    const stored = (await server.db.read((tx) => tx.get('tokens', tokenId(hashToken(t.json.access_token)))))!;
+    expect((await server.db.read((tx) => tx.get('oauth_grants', stored.grant_id!)))?.audience).toBe('wcm-mcp');
   });
 
   it('a confidential client authenticates with client_secret_basic; without its secret it is invalid_client (401)', async () => {

@@ -146,15 +146,14 @@ export async function tokenRequest(
  * redirect http://127.0.0.1/callback), stored as the consent page would store it, with its verifier.
  */
 export async function demoCode(
-  store: import('../../src/store/store.js').Store,
-  clock: import('../../src/server/context.js').Clock,
+  db: import('../../src/store/engine/interface.js').StoreEngine,
 ): Promise<{ code: string; verifier: string; clientId: string }> {
   const [{ issueCode }, { demo }] = await Promise.all([
     import('../../src/server/oauth/models/code.js'),
     import('./server.js'),
   ]);
   const { verifier, challenge } = pkce();
-  const code = await issueCode(store, clock, {
+  const code = await issueCode(db, {
     client_id: demo.oauthAppAcme,
     redirect_uri: 'http://127.0.0.1/callback',
     user_id: 'usr_ada',

@@ -1,10 +1,11 @@
 import { operations } from '../../contract/operations.js';
+import type { Page, ReadTx, WriteTx } from '../../store/engine/interface.js';
 import type { OAuthAppRecord, OAuthGrantRecord } from '../../store/records.js';
-import type { Store } from '../../store/store.js';
+import type { SortKey } from '../../store/sorted-index.js';
 import { implement } from '../context.js';
-import { newApp } from '../oauth/models/client.js';
+import { clientName, newApp } from '../oauth/models/client.js';
 import { revokeGrantIn } from '../oauth/models/grant.js';
-import { pageIndex } from '../paging.js';
+import { pageRecords } from '../paging.js';
 import { notFound, ProblemError } from '../problems.js';
 
 /** An application as the API shows it: never its secret's hash. */
@@ -17,11 +18,11 @@ export const appView = (a: OAuthAppRecord) => ({
   created_at: a.created_at,
 });
 
-const grantView = (store: Store, g: OAuthGrantRecord) => ({
+/** A grant as the API shows it, with its application's name read in `tx`. */
+const grantView = async (tx: ReadTx, g: OAuthGrantRecord) => ({
   id: g.id,
   client_id: g.client_id,
-  app_name:
-    g.client_id === 'wcm-cli' ? 'wcm (command line)' : (store.get('oauth_apps', g.client_id)?.name ?? g.client_id),
+  app_name: clientName(await tx.get('oauth_apps', g.client_id), g.client_id),
   abilities: g.abilities,
   workspace_ids: g.workspace_ids,
   audience: g.audience,
@@ -30,9 +31,9 @@ const grantView = (store: Store, g: OAuthGrantRecord) => ({
 });
 
 /** Another member's application (or one of unknown origin) is deleted by an owner only (docs/security.md#oauth). */
-function requireOwnerUnlessCreator(store: Store, userId: string, app: OAuthAppRecord): void {
+async function requireOwnerUnlessCreator(tx: ReadTx, userId: string, app: OAuthAppRecord): Promise<void> {
   if (app.created_by === userId) return;
-  const role = store.get('workspaces', app.workspace_id!)?.members.find((m) => m.user_id === userId)?.role;
+  const role = (await tx.get('workspaces', app.workspace_id!))?.members.find((m) => m.user_id === userId)?.role;
   if (role !== 'owner') {
     throw new ProblemError('owner_required', {
       detail: `Application \`${app.id}\` was registered by another member: deleting it needs the \`owner\` role in the workspace (yours is \`${role}\`).`,
@@ -40,52 +41,78 @@ function requireOwnerUnlessCreator(store: Store, userId: string, app: OAuthAppRe
   }
 }
 
-export const oauthHandlers = [
-  implement(operations.createOAuthApp, async ({ auth, params, body, store, clock }) => {
-    const { record, secret } = newApp(clock, {
-      name: body.name,
-      redirect_uris: body.redirect_uris,
-      type: body.type,
-      workspace_id: params.workspace,
-      created_by: auth!.user.id,
+/** The application's grants are read this many at a time (index `oauthGrantsByClient`). */
+const GRANT_PAGE = 200;
+
+/** Revokes every live grant of an application, in the write `tx`, at `nowMs`. */
+async function revokeGrantsOf(tx: WriteTx, clientId: string, nowMs: number): Promise<void> {
+  let after: SortKey | null = null;
+  for (;;) {
+    const page: Page<OAuthGrantRecord> = await tx.page('oauth_grants', 'oauthGrantsByClient', {
+      partition: clientId,
+      limit: GRANT_PAGE,
+      after,
     });
-    await store.transact((tx) => tx.put('oauth_apps', record));
+    for (const g of page.items) if (!g.revoked_at) await revokeGrantIn(tx, g, nowMs);
+    if (!page.more || !page.last) return;
+    after = page.last;
+  }
+}
+
+export const oauthHandlers = [
+  implement(operations.createOAuthApp, async ({ auth, params, body, db }) => {
+    const { record, secret } = await db.write(async (tx) => {
+      const made = newApp(await tx.now(), {
+        name: body.name,
+        redirect_uris: body.redirect_uris,
+        type: body.type,
+        workspace_id: params.workspace,
+        created_by: auth!.user.id,
+      });
+      await tx.create('oauth_apps', made.record);
+      return made;
+    });
     return { ...appView(record), ...(secret ? { client_secret: secret } : {}) };
   }),
-  implement(operations.listOAuthApps, ({ params, query, store }) =>
-    pageIndex(store.index('oauthAppsByWorkspace'), params.workspace, {
+  implement(operations.listOAuthApps, ({ params, query, db }) =>
+    pageRecords(db, 'oauthAppsByWorkspace', params.workspace, {
       scope: `oauth-apps:${params.workspace}`,
       cursor: query.cursor,
       limit: query.limit,
       map: appView,
     }),
   ),
-  implement(operations.deleteOAuthApp, async ({ auth, params, store, clock }) => {
-    const app = store.get('oauth_apps', params.app);
-    if (!app || app.workspace_id !== params.workspace) throw notFound('oauth_app_not_found', params.app);
-    requireOwnerUnlessCreator(store, auth!.user.id, app);
-    // Every authorization given to the app ends with it, and with them every token it was issued.
-    const grants = [...store.values('oauth_grants')].filter((g) => g.client_id === app.id && !g.revoked_at);
-    await store.transact((tx) => {
-      for (const g of grants) revokeGrantIn(tx, store, g, clock);
-      tx.delete('oauth_apps', app.id);
-    });
-    return appView(app);
-  }),
-  implement(operations.listOAuthGrants, ({ auth, query, store }) =>
-    pageIndex(store.index('oauthGrantsByUser'), auth!.user.id, {
-      scope: `oauth-grants:${auth!.user.id}`,
-      cursor: query.cursor,
-      limit: query.limit,
-      map: (g) => grantView(store, g),
+  implement(operations.deleteOAuthApp, async ({ auth, params, db }) =>
+    db.write(async (tx) => {
+      const app = await tx.get('oauth_apps', params.app);
+      if (!app || app.workspace_id !== params.workspace) throw notFound('oauth_app_not_found', params.app);
+      await requireOwnerUnlessCreator(tx, auth!.user.id, app);
+      // Every authorization given to the app ends with it, and with them every token it was issued.
+      await revokeGrantsOf(tx, app.id, await tx.now());
+      await tx.delete('oauth_apps', app.id);
+      return appView(app);
     }),
   ),
-  implement(operations.revokeOAuthGrant, async ({ auth, params, store, clock }) => {
-    const grant = store.get('oauth_grants', params.grant);
-    // Another user's grant is as unknown as a missing one: no probing for grant ids.
-    if (!grant || grant.user_id !== auth!.user.id || grant.revoked_at)
-      throw notFound('oauth_grant_not_found', params.grant);
-    await store.transact((tx) => revokeGrantIn(tx, store, grant, clock));
-    return grantView(store, store.get('oauth_grants', grant.id)!);
-  }),
+  implement(operations.listOAuthGrants, ({ auth, query, db }) =>
+    db.read(async (tx) => {
+      const page = await pageRecords(tx, 'oauthGrantsByUser', auth!.user.id, {
+        scope: `oauth-grants:${auth!.user.id}`,
+        cursor: query.cursor,
+        limit: query.limit,
+        map: (g) => g,
+      });
+      const items = [];
+      for (const g of page.items) items.push(await grantView(tx, g));
+      return { items, next_cursor: page.next_cursor };
+    }),
+  ),
+  implement(operations.revokeOAuthGrant, async ({ auth, params, db }) =>
+    db.write(async (tx) => {
+      const grant = await tx.get('oauth_grants', params.grant);
+      // Another user's grant is as unknown as a missing one: no probing for grant ids.
+      if (!grant || grant.user_id !== auth!.user.id || grant.revoked_at)
+        throw notFound('oauth_grant_not_found', params.grant);
+      return grantView(tx, await revokeGrantIn(tx, grant, await tx.now()));
+    }),
+  ),
 ];

@@ -1,6 +1,6 @@
 import { defineArea } from '../area.js';
 import { oauthRoutes, wellKnownRoutes } from './mount.js';
-import { pruneOAuth } from './models/prune.js';
+import { OAuthPruner } from './models/prune.js';
 import { CONSENT_JS } from './views/consent.js';
 
 /** The OAuth authorization server and its metadata; needs the web area's sessions and the rate limiter. */
@@ -9,17 +9,17 @@ export const oauthArea = defineArea({
   needs: ['sessions', 'loopback', 'rateLimiter'],
   provides: [],
   register(s) {
-    const { store, clock, services } = s;
-    // Compaction forgets spent OAuth records (expired tokens and codes, old revoked families, idle clients).
-    store.addPruner((tx, st) => pruneOAuth(tx, st, clock.now()));
+    const { db, services } = s;
     s.assets['consent.js'] = { type: 'text/javascript; charset=utf-8', body: CONSENT_JS };
     s.routes.push(
       oauthRoutes({
-        store,
-        clock,
+        db,
         sessions: services.sessions,
         loopback: services.loopback,
         rateLimiter: services.rateLimiter,
+        // Spent OAuth records (expired tokens and codes, old revoked families, idle clients) are
+        // forgotten a batch at a time, after token and registration requests.
+        pruner: new OAuthPruner(db),
       }),
       wellKnownRoutes(),
     );

@@ -9,9 +9,11 @@ import { exchangeCode } from '../../../src/server/oauth/grants/authorization-cod
 import { refreshTokens } from '../../../src/server/oauth/grants/refresh-token.js';
 import { findClient, type Client } from '../../../src/server/oauth/models/client.js';
 import { issueCode } from '../../../src/server/oauth/models/code.js';
-import type { Clock } from '../../../src/server/context.js';
 import { exportDocument, hashToken, importRecords, parseFixture, tokenId } from '../../../src/store/fixture.js';
+import type { StoreEngine } from '../../../src/store/engine/interface.js';
+import { JsonEngine } from '../../../src/store/json/engine.js';
 import { Store } from '../../../src/store/store.js';
+import { pruneOAuth } from '../../../src/server/oauth/models/prune.js';
 import { pkce, tokenRequest } from '../../support/oauth.js';
 import { demo, onPort, tempDir, TestClock } from '../../support/server.js';
 import { REUSE_WINDOW_MS } from '../../../src/server/oauth/models/grant.js';
@@ -42,16 +44,11 @@ beforeEach(() => {
 });
 
 /** A code of `client` for Ada, exchanged: the grant's first tokens. */
-async function newGrant(
-  store: Store,
-  at: Clock,
-  clientId: string = demo.oauthAppAcme,
-  workspaces: string[] = [demo.ws1],
-) {
-  const client = findClient(store, clientId)!;
+async function newGrant(db: StoreEngine, clientId: string = demo.oauthAppAcme, workspaces: string[] = [demo.ws1]) {
+  const client = (await db.read((tx) => findClient(tx, clientId)))!;
   const { verifier, challenge } = pkce();
   const redirect = client.redirect_uris[0];
-  const code = await issueCode(store, at, {
+  const code = await issueCode(db, {
     client_id: client.id,
     redirect_uri: redirect,
     user_id: 'usr_ada',
@@ -61,7 +58,7 @@ async function newGrant(
     audience: 'wcm-api-v1',
     code_challenge: challenge,
   });
-  const first = await exchangeCode(store, at, client, {
+  const first = await exchangeCode(db, client, {
     code,
     redirect_uri: redirect,
     code_verifier: verifier,
@@ -71,14 +68,15 @@ async function newGrant(
 }
 
 /** Refreshes `times` times; the last answer. */
-async function refreshed(store: Store, at: Clock, client: Client, token: string, times: number) {
-  let t = await refreshTokens(store, at, client, { refresh_token: token, origin });
-  for (let i = 1; i < times; i++)
-    t = await refreshTokens(store, at, client, { refresh_token: t.refresh_token, origin });
+async function refreshed(db: StoreEngine, client: Client, token: string, times: number) {
+  let t = await refreshTokens(db, client, { refresh_token: token, origin });
+  for (let i = 1; i < times; i++) t = await refreshTokens(db, client, { refresh_token: t.refresh_token, origin });
   return t;
 }
 
-const stored = (store: Store, token: string) => store.get('tokens', tokenId(hashToken(token)));
+const stored = (db: StoreEngine, token: string) => db.read((tx) => tx.get('tokens', tokenId(hashToken(token))));
+/** The JSON engine over a store of the test's own, on the test's clock. */
+const engineOf = (store: Store) => new JsonEngine(store, { clock: () => clock.now().getTime() });
 const me = async (token: string) => {
   const res = await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${token}` } });
   const json = (await res.json()) as Record<string, any>;
@@ -87,19 +85,19 @@ const me = async (token: string) => {
 
 describe('tokens that name their grant', () => {
   it('a refresh stores one record naming the grant; /v1 reads user, abilities, workspaces and audience from the grant', async () => {
-    const { client, first } = await newGrant(server.store, clock);
-    const narrowed = await refreshTokens(server.store, clock, client, {
+    const { client, first } = await newGrant(server.db);
+    const narrowed = await refreshTokens(server.db, client, {
       refresh_token: first.refresh_token,
       scope: 'content:read',
       origin,
     });
-    const rec = stored(server.store, narrowed.access_token)!;
+    const rec = (await stored(server.db, narrowed.access_token))!;
     expect(Object.keys(rec).sort()).toEqual(
       ['abilities', 'expires_at', 'generation', 'grant_id', 'id', 'refresh_sha256', 'token_sha256'].sort(),
     );
     expect(rec.abilities).toEqual(['content:read']);
     // The first token copies nothing either: all the grant's abilities, so none of its own.
-    expect(stored(server.store, first.access_token)).not.toHaveProperty('abilities');
+    expect(await stored(server.db, first.access_token)).not.toHaveProperty('abilities');
     const full = await me(first.access_token);
     expect(full.status).toBe(200);
     expect(full.data.user.id).toBe('usr_ada');
@@ -116,14 +114,14 @@ describe('tokens that name their grant', () => {
   });
 
   it('revoking a grant ends at once every token of it: refreshed ones that name it, and ones stored with copies of it before', async () => {
-    const { client, first } = await newGrant(server.store, clock, demo.oauthAppAcme, [demo.ws1, demo.ws2]);
-    const later = await refreshed(server.store, clock, client, first.refresh_token, 2);
-    expect(stored(server.store, later.access_token)).not.toHaveProperty('user_id');
-    const grant = stored(server.store, later.access_token)!.grant_id!;
+    const { client, first } = await newGrant(server.db, demo.oauthAppAcme, [demo.ws1, demo.ws2]);
+    const later = await refreshed(server.db, client, first.refresh_token, 2);
+    expect(await stored(server.db, later.access_token)).not.toHaveProperty('user_id');
+    const grant = (await stored(server.db, later.access_token))!.grant_id!;
     // A token as it was stored before tokens named their grant: with copies of it.
     const copied = 'wcm_oat_adaAcmeCopiedShape0123456789abcdefghij';
     const sha = hashToken(copied);
-    await server.store.transact((tx) =>
+    await server.db.write((tx) =>
       tx.put('tokens', {
         id: tokenId(sha),
         token_sha256: sha,
@@ -159,34 +157,38 @@ describe('tokens that name their grant', () => {
   });
 
   it('a confidential client revokes its own access token (RFC 7009): the token names only its grant, whose client it is', async () => {
-    const { first } = await newGrant(server.store, clock, demo.oauthAppBlueFern, [demo.ws2]);
-    expect(stored(server.store, first.access_token)).not.toHaveProperty('client_id');
+    const { first } = await newGrant(server.db, demo.oauthAppBlueFern, [demo.ws2]);
+    expect(await stored(server.db, first.access_token)).not.toHaveProperty('client_id');
     const own = await tokenRequest(
       origin,
       { token: first.access_token },
       { path: '/oauth/revoke', basic: [demo.oauthAppBlueFern, demo.oauthAppBlueFernSecret] },
     );
     expect(own.status).toBe(200);
-    expect(stored(server.store, first.access_token)!.revoked_at).not.toBeNull();
+    expect((await stored(server.db, first.access_token))!.revoked_at).not.toBeNull();
     expect((await me(first.access_token)).status).toBe(401);
   });
 });
 
 describe('the current refresh token survives', () => {
-  it('compaction: expired access tokens go, but not the token response that holds the current refresh token', async () => {
-    const { client, first } = await newGrant(server.store, clock);
-    const one = await refreshed(server.store, clock, client, first.refresh_token, 1);
-    const three = await refreshed(server.store, clock, client, one.refresh_token, 2);
+  it('pruning: expired access tokens go, but not the token response that holds the current refresh token', async () => {
+    const { client, first } = await newGrant(server.db);
+    const one = await refreshed(server.db, client, first.refresh_token, 1);
+    const three = await refreshed(server.db, client, one.refresh_token, 2);
     clock.current = new Date(START.getTime() + 2 * 3600 * 1000);
-    await server.store.compact();
-    expect([first, one].map((t) => stored(server.store, t.access_token))).toEqual([undefined, undefined]);
-    expect(stored(server.store, three.access_token)).toMatchObject({ generation: 3 });
+    await pruneOAuth(server.db);
+    expect(await Promise.all([first, one].map((t) => stored(server.db, t.access_token)))).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(await stored(server.db, three.access_token)).toMatchObject({ generation: 3 });
     expect((await me(three.access_token)).status).toBe(401);
-    const four = await refreshTokens(server.store, clock, client, { refresh_token: three.refresh_token, origin });
+    const four = await refreshTokens(server.db, client, { refresh_token: three.refresh_token, origin });
     expect((await me(four.access_token)).status).toBe(200);
-    await expect(
-      refreshTokens(server.store, clock, client, { refresh_token: one.refresh_token, origin }),
-    ).rejects.toMatchObject({ error: 'invalid_grant', description: expect.stringContaining('already used') });
+    await expect(refreshTokens(server.db, client, { refresh_token: one.refresh_token, origin })).rejects.toMatchObject({
+      error: 'invalid_grant',
+      description: expect.stringContaining('already used'),
+    });
   });
 
   it('a restart: the store reopened finds the current refresh token, and an earlier one is a replay', async () => {
@@ -195,22 +197,23 @@ describe('the current refresh token survives', () => {
     const copy = await Store.open(file);
     try {
       await importRecords(copy, parseFixture(await exportDocument(server.store), 'server'));
-      const { client, first } = await newGrant(copy, clock);
-      const two = await refreshed(copy, clock, client, first.refresh_token, 2);
+      const { client, first } = await newGrant(engineOf(copy));
+      const two = await refreshed(engineOf(copy), client, first.refresh_token, 2);
       await copy.close();
       const reopened = await Store.open(file);
+      const db = engineOf(reopened);
       try {
         // The grant is as the exchange wrote it; the state came back with the token responses' index.
-        expect(stored(reopened, two.access_token)).toMatchObject({ generation: 2 });
-        expect(reopened.get('oauth_grants', stored(reopened, two.access_token)!.grant_id!)).toMatchObject({
+        expect(await stored(db, two.access_token)).toMatchObject({ generation: 2 });
+        expect(reopened.get('oauth_grants', (await stored(db, two.access_token))!.grant_id!)).toMatchObject({
           refresh_generation: 0,
         });
-        const three = await refreshTokens(reopened, clock, client, { refresh_token: two.refresh_token, origin });
+        const three = await refreshTokens(db, client, { refresh_token: two.refresh_token, origin });
         expect(three.refresh_token).toMatch(/_3_/);
         clock.advance(REUSE_WINDOW_MS); // past the reuse window of the rotation
-        await expect(
-          refreshTokens(reopened, clock, client, { refresh_token: two.refresh_token, origin }),
-        ).rejects.toMatchObject({ description: expect.stringContaining('already used') });
+        await expect(refreshTokens(db, client, { refresh_token: two.refresh_token, origin })).rejects.toMatchObject({
+          description: expect.stringContaining('already used'),
+        });
       } finally {
         await reopened.close();
       }
@@ -221,12 +224,12 @@ describe('the current refresh token survives', () => {
   });
 
   it('an export (as emulator snapshots save) carries the current refresh token, and imports into a working store', async () => {
-    const { client, first } = await newGrant(server.store, clock);
-    const two = await refreshed(server.store, clock, client, first.refresh_token, 2);
+    const { client, first } = await newGrant(server.db);
+    const two = await refreshed(server.db, client, first.refresh_token, 2);
     const fixture = (await exportDocument(server.store)) as { oauth_grants: Array<Record<string, unknown>> };
-    const grant = stored(server.store, two.access_token)!.grant_id!;
+    const grant = (await stored(server.db, two.access_token))!.grant_id!;
     // In the store the grant still says generation 0 (a refresh does not rewrite it); the export says 2.
-    expect(server.store.get('oauth_grants', grant)!.refresh_generation).toBe(0);
+    expect((await server.db.read((tx) => tx.get('oauth_grants', grant)))!.refresh_generation).toBe(0);
     expect(fixture.oauth_grants.find((g) => g.id === grant)).toMatchObject({
       refresh_generation: 2,
       refresh_sha256: hashToken(two.refresh_token),
@@ -236,11 +239,12 @@ describe('the current refresh token survives', () => {
     try {
       await importRecords(copy, parseFixture(fixture, 'export'));
       expect(JSON.stringify(await exportDocument(copy))).toBe(JSON.stringify(fixture));
-      const three = await refreshTokens(copy, clock, client, { refresh_token: two.refresh_token, origin });
+      const db = engineOf(copy);
+      const three = await refreshTokens(db, client, { refresh_token: two.refresh_token, origin });
       expect(three.refresh_token).toMatch(/_3_/);
-      await expect(
-        refreshTokens(copy, clock, client, { refresh_token: first.refresh_token, origin }),
-      ).rejects.toMatchObject({ description: expect.stringContaining('already used') });
+      await expect(refreshTokens(db, client, { refresh_token: first.refresh_token, origin })).rejects.toMatchObject({
+        description: expect.stringContaining('already used'),
+      });
     } finally {
       await copy.close();
       cleanup();

@@ -70,11 +70,11 @@ describe('/oauth/register', () => {
     'view-source:https://a.example/',
     'filesystem:https://a.example/temporary/x',
   ])('%s is refused (400 invalid_redirect_uri), nothing registered', async (uri) => {
-    const before = server.store.count('oauth_apps');
+    const before = await server.db.read((tx) => tx.count('oauth_apps'));
     const res = await register({ redirect_uris: [uri] });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toBe('invalid_redirect_uri');
-    expect(server.store.count('oauth_apps')).toBe(before);
+    expect(await server.db.read((tx) => tx.count('oauth_apps'))).toBe(before);
   });
 
   it.each(['com.example.app:/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback', 'vscode://vscode.github/cb'])(
@@ -165,7 +165,7 @@ describe('the token and revocation endpoints', () => {
   it("revoking a confidential client's token needs its authentication (401 invalid_client); another client's call leaves it alone", async () => {
     const text = 'wcm_oat_blueFernSyncAccess0123456789abcdefghij';
     const sha = hashToken(text);
-    await server.store.transact((tx) =>
+    await server.db.write((tx) =>
       tx.put('tokens', {
         id: tokenId(sha),
         token_sha256: sha,
@@ -184,14 +184,14 @@ describe('the token and revocation endpoints', () => {
     expect([anonymous.status, anonymous.json?.error]).toEqual([401, 'invalid_client']);
     const other = await tokenRequest(origin, { token: text, client_id: demo.oauthAppAcme }, { path: '/oauth/revoke' });
     expect(other.status).toBe(200);
-    expect(server.store.get('tokens', tokenId(sha))!.revoked_at).toBeNull();
+    expect((await server.db.read((tx) => tx.get('tokens', tokenId(sha))))!.revoked_at).toBeNull();
     const own = await tokenRequest(
       origin,
       { token: text },
       { path: '/oauth/revoke', basic: [demo.oauthAppBlueFern, demo.oauthAppBlueFernSecret] },
     );
     expect(own.status).toBe(200);
-    expect(server.store.get('tokens', tokenId(sha))!.revoked_at).not.toBeNull();
+    expect((await server.db.read((tx) => tx.get('tokens', tokenId(sha))))!.revoked_at).not.toBeNull();
   });
 });
 

@@ -1,9 +1,12 @@
-// Compaction forgets spent OAuth records (docs/security.md#oauth, issue 33 finding 6): expired access tokens,
+// Pruning forgets spent OAuth records (docs/security.md#oauth, issue 33 finding 6): expired access tokens,
 // expired codes, families revoked more than 7 days ago, self-registered clients unused for 30 days.
-// What is still usable stays. The real server (wcm serve's mounts and pruner) and its store.
+// What is still usable stays. Each prune reads a bounded batch along indexes by time. The real server
+// (wcm serve's mounts) and its store.
 import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { pruneOAuth } from '../../../src/server/oauth/models/prune.js';
 import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import type { CollectionName } from '../../../src/store/records.js';
 import { demo, onPort, TestClock } from '../../support/server.js';
 
 const clock = new TestClock(new Date('2026-11-22T12:00:00.000Z'));
@@ -70,53 +73,57 @@ const app = (id: string, created: string) => ({
   created_at: created,
 });
 
-it('compaction removes what nobody can use any more and keeps the rest, in memory and in the snapshot', async () => {
-  const s = server.store;
+it('a prune removes what nobody can use any more and keeps the rest, in the store and in its snapshot', async () => {
+  const db = server.db;
   const live = tok('wcm_oat_liveAccessToken0123456789abcdefghijklmn', 'grant_pruneLiveGrant00001', iso(1));
   const expired = tok('wcm_oat_expiredAccessToken0123456789abcdefghij', 'grant_pruneLiveGrant00001', iso(-1));
   const ofOldFamily = tok('wcm_oat_oldFamilyAccessToken0123456789abcdefgh', 'grant_pruneOldRevoked0001', iso(1));
-  await s.transact((tx) => {
-    tx.put('oauth_grants', grant('grant_pruneLiveGrant00001', demo.oauthAppAcme, null, iso(20)));
-    tx.put('oauth_grants', grant('grant_pruneOldRevoked0001', demo.oauthAppAcme, iso(-8), iso(20)));
-    tx.put('oauth_grants', grant('grant_pruneNewRevoked0001', demo.oauthAppAcme, iso(-6), iso(20)));
+  await db.write(async (tx) => {
+    await tx.put('oauth_grants', grant('grant_pruneLiveGrant00001', demo.oauthAppAcme, null, iso(20)));
+    await tx.put('oauth_grants', grant('grant_pruneOldRevoked0001', demo.oauthAppAcme, iso(-8), iso(20)));
+    await tx.put('oauth_grants', grant('grant_pruneNewRevoked0001', demo.oauthAppAcme, iso(-6), iso(20)));
     // A self-registered client whose only grant was last refreshed 31 days ago, and one used 29 days ago.
-    tx.put('oauth_apps', app('wcm_app_pruneIdleClient000000000000001', iso(-90)));
-    tx.put(
+    await tx.put('oauth_apps', app('wcm_app_pruneIdleClient000000000000001', iso(-90)));
+    await tx.put(
       'oauth_grants',
       grant('grant_pruneIdleClient00001', 'wcm_app_pruneIdleClient000000000000001', null, iso(30 - 31)),
     );
-    tx.put('oauth_apps', app('wcm_app_pruneBusyClient000000000000001', iso(-90)));
-    tx.put(
+    await tx.put('oauth_apps', app('wcm_app_pruneBusyClient000000000000001', iso(-90)));
+    await tx.put(
       'oauth_grants',
       grant('grant_pruneBusyClient00001', 'wcm_app_pruneBusyClient000000000000001', null, iso(30 - 29)),
     );
-    for (const t of [live, expired, ofOldFamily]) tx.put('tokens', t);
-    tx.put('oauth_codes', code('code_pruneExpired00000001', iso(-0.001)));
-    tx.put('oauth_codes', code('code_pruneLive0000000001', iso(0.0005)));
+    for (const t of [live, expired, ofOldFamily]) await tx.put('tokens', t);
+    await tx.put('oauth_codes', code('code_pruneExpired00000001', iso(-0.001)));
+    await tx.put('oauth_codes', code('code_pruneLive0000000001', iso(0.0005)));
   });
-  await s.compact();
-  const gone = [
-    s.get('tokens', expired.id),
-    s.get('tokens', ofOldFamily.id),
-    s.get('oauth_grants', 'grant_pruneOldRevoked0001'),
-    s.get('oauth_codes', 'code_pruneExpired00000001'),
-    s.get('oauth_apps', 'wcm_app_pruneIdleClient000000000000001'),
-  ];
+  expect(await pruneOAuth(db)).toMatchObject({ more: false });
+  const get = (c: CollectionName, id: string) => db.read((tx) => tx.get(c, id));
+  const gone = await Promise.all([
+    get('tokens', expired.id),
+    get('tokens', ofOldFamily.id),
+    get('oauth_grants', 'grant_pruneOldRevoked0001'),
+    get('oauth_codes', 'code_pruneExpired00000001'),
+    get('oauth_apps', 'wcm_app_pruneIdleClient000000000000001'),
+  ]);
   expect(gone).toEqual([undefined, undefined, undefined, undefined, undefined]);
-  for (const kept of [
-    s.get('tokens', live.id),
-    s.get('oauth_grants', 'grant_pruneNewRevoked0001'),
-    s.get('oauth_codes', 'code_pruneLive0000000001'),
-    s.get('oauth_apps', 'wcm_app_pruneBusyClient000000000000001'),
-    s.get('oauth_apps', demo.oauthAppAcme),
-  ]) {
+  for (const kept of await Promise.all([
+    get('tokens', live.id),
+    get('oauth_grants', 'grant_pruneNewRevoked0001'),
+    get('oauth_codes', 'code_pruneLive0000000001'),
+    get('oauth_apps', 'wcm_app_pruneBusyClient000000000000001'),
+    get('oauth_apps', demo.oauthAppAcme),
+  ])) {
     expect(kept).toBeDefined();
   }
-  const snapshot = await fs.readFile(s.file, 'utf8');
+  // A second prune finds nothing more to remove.
+  expect(await pruneOAuth(db)).toMatchObject({ removed: 0, more: false });
+  await server.store.compact();
+  const snapshot = await fs.readFile(server.store.file, 'utf8');
   expect(snapshot).toContain(live.id);
   expect(snapshot).not.toContain(expired.id);
   expect(snapshot).not.toContain('grant_pruneOldRevoked0001');
-  // The live token still authenticates after the compaction.
+  // The live token still authenticates after the prune.
   expect(
     (
       await fetch(`${server.url}/me`, {
@@ -124,4 +131,18 @@ it('compaction removes what nobody can use any more and keeps the rest, in memor
       })
     ).status,
   ).toBe(200);
+});
+
+it('a prune reads a bounded batch: expired codes beyond it are left for the next', async () => {
+  const db = server.db;
+  await db.write(async (tx) => {
+    for (let i = 0; i < 7; i++)
+      await tx.put('oauth_codes', code(`code_pruneBatch${String(i).padStart(9, '0')}`, iso(-1)));
+  });
+  const first = await pruneOAuth(db, undefined, 5);
+  expect(first).toMatchObject({ removed: 5, more: true });
+  const second = await pruneOAuth(db, first.cursor, 5);
+  expect(second).toMatchObject({ removed: 2, more: false });
+  const left = await db.read((tx) => tx.page('oauth_codes', 'oauthCodesByExpiry', { partition: '*', limit: 100 }));
+  expect(left.items.filter((c) => c.id.startsWith('code_pruneBatch'))).toEqual([]);
 });

@@ -28,9 +28,9 @@ afterEach(async () => {
 
 /** A fresh grant of the demo app for Ada (all seven abilities, two workspaces): its first tokens. */
 async function newGrant() {
-  const client = findClient(env.store, demo.oauthAppAcme)!;
+  const client = (await env.app.db.read((tx) => findClient(tx, demo.oauthAppAcme)))!;
   const { verifier, challenge } = pkce();
-  const code = await issueCode(env.store, clock, {
+  const code = await issueCode(env.app.db, {
     client_id: client.id,
     redirect_uri: 'http://127.0.0.1/callback',
     user_id: 'usr_ada',
@@ -48,7 +48,7 @@ async function newGrant() {
     audience: 'wcm-api-v1',
     code_challenge: challenge,
   });
-  const first = await exchangeCode(env.store, clock, client, {
+  const first = await exchangeCode(env.app.db, client, {
     code,
     redirect_uri: 'http://127.0.0.1/callback',
     code_verifier: verifier,
@@ -73,8 +73,7 @@ describe('refresh rotation with a generation counter', () => {
     const sizes: number[] = [];
     const before = await journalBytes();
     for (let i = 1; i <= 1000; i++) {
-      refresh = (await refreshTokens(env.store, clock, client, { refresh_token: refresh, origin: ORIGIN }))
-        .refresh_token;
+      refresh = (await refreshTokens(env.app.db, client, { refresh_token: refresh, origin: ORIGIN })).refresh_token;
       if (i % 250 === 0) sizes.push((await journalBytes()) - before);
     }
     const perRefresh = sizes[3] / 1000;
@@ -97,22 +96,22 @@ describe('refresh rotation with a generation counter', () => {
 
   it('a replayed earlier generation revokes the family: the current refresh and access tokens stop working', async () => {
     const { client, first } = await newGrant();
-    const second = await refreshTokens(env.store, clock, client, {
+    const second = await refreshTokens(env.app.db, client, {
       refresh_token: first.refresh_token,
       origin: ORIGIN,
     });
-    const third = await refreshTokens(env.store, clock, client, {
+    const third = await refreshTokens(env.app.db, client, {
       refresh_token: second.refresh_token,
       origin: ORIGIN,
     });
     // Generation 0, two rotations back: a replay.
-    const replay = refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
+    const replay = refreshTokens(env.app.db, client, { refresh_token: first.refresh_token, origin: ORIGIN });
     await expect(replay).rejects.toMatchObject({
       error: 'invalid_grant',
       description: expect.stringContaining('already used'),
     });
     await expect(
-      refreshTokens(env.store, clock, client, { refresh_token: third.refresh_token, origin: ORIGIN }),
+      refreshTokens(env.app.db, client, { refresh_token: third.refresh_token, origin: ORIGIN }),
     ).rejects.toBeInstanceOf(OAuthError);
     await expect(authenticate(env.app.db, `Bearer ${third.access_token}`)).rejects.toThrow(/revoked/);
   });
@@ -124,37 +123,38 @@ describe('refresh rotation with a generation counter', () => {
       `wcm_ort_${grantPart}_${gen}_${'A'.repeat(40)}`,
       `wcm_ort_${grantPart}_7_${'A'.repeat(40)}`,
     ]) {
-      await expect(
-        refreshTokens(env.store, clock, client, { refresh_token: forged, origin: ORIGIN }),
-      ).rejects.toMatchObject({ error: 'invalid_grant', description: 'The refresh token is not recognised.' });
+      await expect(refreshTokens(env.app.db, client, { refresh_token: forged, origin: ORIGIN })).rejects.toMatchObject({
+        error: 'invalid_grant',
+        description: 'The refresh token is not recognised.',
+      });
     }
-    const next = await refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN });
+    const next = await refreshTokens(env.app.db, client, { refresh_token: first.refresh_token, origin: ORIGIN });
     expect(next.refresh_token).toMatch(new RegExp(`^wcm_ort_${grantPart}_1_[A-Za-z0-9]{40}$`));
   });
 
   it('a forged token of an earlier generation (someone who knows only the grant id) is unknown and revokes nothing', async () => {
     await sessionKey(env.app.db); // made at start by `wcm serve`; the MAC of every refresh token uses it
     const { client, first } = await newGrant();
-    const second = await refreshTokens(env.store, clock, client, {
+    const second = await refreshTokens(env.app.db, client, {
       refresh_token: first.refresh_token,
       origin: ORIGIN,
     });
     const [, grantPart] = /^wcm_ort_([A-Za-z0-9]+)_(\d+)_/.exec(second.refresh_token)!;
     await expect(
-      refreshTokens(env.store, clock, client, {
+      refreshTokens(env.app.db, client, {
         refresh_token: `wcm_ort_${grantPart}_0_${'A'.repeat(40)}`,
         origin: ORIGIN,
       }),
     ).rejects.toMatchObject({ error: 'invalid_grant', description: 'The refresh token is not recognised.' });
     // The family lives: the current refresh token still works, and so does its access token.
     await expect(authenticate(env.app.db, `Bearer ${second.access_token}`)).resolves.toBeDefined();
-    const third = await refreshTokens(env.store, clock, client, {
+    const third = await refreshTokens(env.app.db, client, {
       refresh_token: second.refresh_token,
       origin: ORIGIN,
     });
     // The genuine earlier token is still recognised as a replay.
     await expect(
-      refreshTokens(env.store, clock, client, { refresh_token: first.refresh_token, origin: ORIGIN }),
+      refreshTokens(env.app.db, client, { refresh_token: first.refresh_token, origin: ORIGIN }),
     ).rejects.toMatchObject({ error: 'invalid_grant', description: expect.stringContaining('already used') });
     await expect(authenticate(env.app.db, `Bearer ${third.access_token}`)).rejects.toThrow(/revoked/);
   });

@@ -24,7 +24,7 @@ beforeEach(() => {
 });
 
 async function tokens() {
-  const c = await demoCode(server.store, clock);
+  const c = await demoCode(server.db);
   const res = await tokenRequest(origin, {
     grant_type: 'authorization_code',
     code: c.code,

@@ -24,16 +24,11 @@ export async function authorize(ctx: OAuthContext, req: AppRequest, info: Reques
   const q = queryParams(req);
   if ('page' in q) return q.page;
   const p = q.params;
-  const c = checkAuthorizationRequest(
-    ctx.store,
-    p,
-    info.origin,
-    info.origin,
-    (await ctx.sessions.read(info)) !== undefined,
-  );
+  const signedIn = (await ctx.sessions.read(info)) !== undefined;
+  const c = await ctx.db.read((tx) => checkAuthorizationRequest(tx, p, info.origin, info.origin, signedIn));
   if ('page' in c) return c.page;
   if ('redirect' in c) return c.redirect;
   const signed = await ctx.auth.requireSession(req, info);
   if (!('user' in signed)) return signed;
-  return showConsent(ctx, { request: c.ok, signed, info, hidden: p });
+  return ctx.db.read((tx) => showConsent(tx, { request: c.ok, signed, info, hidden: p }));
 }

@@ -88,13 +88,17 @@ export async function register(ctx: OAuthContext, info: RequestInfo, app: App): 
   if (problem) return jsonResponse(400, { error: problem[0], error_description: problem[1] }, limitHeaders);
   const rawName = typeof meta.client_name === 'string' ? meta.client_name.trim() : '';
   const name = (rawName || 'Unnamed MCP client').slice(0, 120);
-  const { record } = newApp(ctx.clock, {
-    name,
-    redirect_uris: meta.redirect_uris as string[],
-    type: 'public',
-    workspace_id: null,
+  // One write: the client's record, made with the store's time.
+  const record = await ctx.db.write(async (tx) => {
+    const { record: rec } = newApp(await tx.now(), {
+      name,
+      redirect_uris: meta.redirect_uris as string[],
+      type: 'public',
+      workspace_id: null,
+    });
+    return tx.create('oauth_apps', rec);
   });
-  await ctx.store.transact((tx) => tx.put('oauth_apps', record));
+  ctx.pruner?.poke();
   return jsonResponse(
     201,
     {

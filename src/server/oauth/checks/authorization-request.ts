@@ -1,5 +1,5 @@
 import { ABILITIES, type Ability } from '../../../contract/enums.js';
-import type { Store } from '../../../store/store.js';
+import type { ReadTx } from '../../../store/engine/interface.js';
 import type { AppResponse } from '../../app.js';
 import { findClient, type Client } from '../models/client.js';
 import { back } from '../responses.js';
@@ -40,14 +40,14 @@ export type AuthorizeParams = Record<string, string | undefined>;
  * except that a self-registered client's redirect URI is not trusted with an error before the user
  * has signed in (RFC 9700 §4.11.2: an open redirector otherwise), so that is a page too.
  */
-export function checkAuthorizationRequest(
-  store: Store,
+export async function checkAuthorizationRequest(
+  tx: ReadTx,
   p: AuthorizeParams,
   issuer: string,
   origin: string,
   signedIn: boolean,
-): Checked {
-  const client = findClient(store, p.client_id);
+): Promise<Checked> {
+  const client = await findClient(tx, p.client_id);
   if (!client)
     return { page: errorPage('Unknown application', `No application has the client id \`${p.client_id ?? ''}\`.`) };
   if (!redirectAllowed(client, p.redirect_uri)) {

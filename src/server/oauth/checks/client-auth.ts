@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashToken } from '../../../store/fixture.js';
-import type { Store } from '../../../store/store.js';
+import type { ReadTx } from '../../../store/engine/interface.js';
 import type { RequestInfo } from '../../context.js';
 import { OAuthError } from '../errors.js';
 import { findClient, type Client } from '../models/client.js';
@@ -32,7 +32,7 @@ function basicCredentials(info: RequestInfo): { id: string; secret: string } | u
 }
 
 /** The client of a token or revocation request: HTTP Basic, or `client_id` (+ `client_secret`) in the form. */
-export function authenticateClient(store: Store, info: RequestInfo, form: Record<string, string>): Client {
+export async function authenticateClient(tx: ReadTx, info: RequestInfo, form: Record<string, string>): Promise<Client> {
   let id = form.client_id;
   let secret = form.client_secret;
   if (triedBasic(info) && secret !== undefined)
@@ -47,7 +47,7 @@ export function authenticateClient(store: Store, info: RequestInfo, form: Record
     ({ id, secret } = basic);
   }
   if (!id) throw new OAuthError('invalid_request', 'The `client_id` parameter is missing.');
-  const client = findClient(store, id);
+  const client = await findClient(tx, id);
   if (!client) throw new OAuthError('invalid_client', `No application has the client id \`${id}\`.`);
   if (client.type === 'confidential' && !secretMatches(client, secret))
     throw new OAuthError('invalid_client', 'The client secret is missing or wrong.');

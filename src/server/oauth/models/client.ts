@@ -1,7 +1,6 @@
 import { hashToken } from '../../../store/fixture.js';
+import type { ReadTx } from '../../../store/engine/interface.js';
 import type { OAuthAppRecord } from '../../../store/records.js';
-import type { Store } from '../../../store/store.js';
-import type { Clock } from '../../clock.js';
 import { newSecret } from '../../ids.js';
 import { iso } from '../time.js';
 
@@ -22,20 +21,26 @@ export interface Client {
   dynamic: boolean;
 }
 
-export function findClient(store: Store, clientId: string | undefined): Client | undefined {
+const CLI_CLIENT: Client = Object.freeze({
+  id: CLI_CLIENT_ID,
+  name: CLI_CLIENT_NAME,
+  type: 'public',
+  redirect_uris: [],
+  secretSha256: null,
+  builtIn: true,
+  dynamic: false,
+});
+
+/** The client with this id, read in `tx`: the built-in `wcm-cli`, or a stored application. */
+export async function findClient(tx: ReadTx, clientId: string | undefined): Promise<Client | undefined> {
   if (!clientId) return undefined;
-  if (clientId === CLI_CLIENT_ID)
-    return {
-      id: CLI_CLIENT_ID,
-      name: CLI_CLIENT_NAME,
-      type: 'public',
-      redirect_uris: [],
-      secretSha256: null,
-      builtIn: true,
-      dynamic: false,
-    };
-  const app = store.get('oauth_apps', clientId);
-  if (!app) return undefined;
+  if (clientId === CLI_CLIENT_ID) return CLI_CLIENT;
+  const app = await tx.get('oauth_apps', clientId);
+  return app && clientOf(app);
+}
+
+/** A stored application as the flow sees it. */
+export function clientOf(app: OAuthAppRecord): Client {
   return {
     id: app.id,
     name: app.name,
@@ -47,9 +52,16 @@ export function findClient(store: Store, clientId: string | undefined): Client |
   };
 }
 
-/** A new registered application's record and, for a confidential one, its secret (shown once). */
+/** The name an application is shown by: the built-in client's, a stored one's, else its id. */
+export const clientName = (app: OAuthAppRecord | undefined, clientId: string): string =>
+  clientId === CLI_CLIENT_ID ? CLI_CLIENT_NAME : (app?.name ?? clientId);
+
+/**
+ * A new registered application's record and, for a confidential one, its secret (shown once).
+ * `nowMs` is the store's clock (`tx.now()`) of the write that creates it.
+ */
 export function newApp(
-  clock: Clock,
+  nowMs: number,
   a: {
     name: string;
     redirect_uris: string[];
@@ -67,7 +79,7 @@ export function newApp(
     client_secret_sha256: secret ? hashToken(secret) : null,
     workspace_id: a.workspace_id,
     ...(a.created_by ? { created_by: a.created_by } : {}),
-    created_at: iso(clock),
+    created_at: iso(nowMs),
   };
   return { record, secret };
 }

@@ -1,37 +1,35 @@
+import type { ReadTx, StoreEngine, WriteTx } from '../../../store/engine/interface.js';
 import { hashToken } from '../../../store/fixture.js';
 import type { OAuthCodeRecord } from '../../../store/records.js';
-import type { Store } from '../../../store/store.js';
-import type { Clock } from '../../clock.js';
 import { newSecret } from '../../ids.js';
 import { CODE_SECONDS, iso } from '../time.js';
 
 /** A code's record id, from the code's hash (so a lookup needs no scan). */
 export const codeId = (sha: string) => `code_${sha.slice(0, 24)}`;
 
-/** What the user approved on the consent page, turned into a single-use code. */
-export async function issueCode(
-  store: Store,
-  clock: Clock,
-  c: Omit<OAuthCodeRecord, 'id' | 'code_sha256' | 'expires_at' | 'used_at' | 'grant_id'>,
-): Promise<string> {
+type CodeRequest = Omit<OAuthCodeRecord, 'id' | 'code_sha256' | 'expires_at' | 'used_at' | 'grant_id'>;
+
+/** What the user approved on the consent page, turned into a single-use code; it expires by the store's clock. */
+export async function issueCodeIn(tx: WriteTx, c: CodeRequest): Promise<string> {
   const code = newSecret('wcm_code_');
   const sha = hashToken(code);
-  await store.transact((tx) =>
-    tx.put('oauth_codes', {
-      ...c,
-      id: codeId(sha),
-      code_sha256: sha,
-      expires_at: iso(clock, CODE_SECONDS),
-      used_at: null,
-      grant_id: null,
-    }),
-  );
+  await tx.create('oauth_codes', {
+    ...c,
+    id: codeId(sha),
+    code_sha256: sha,
+    expires_at: iso(await tx.now(), CODE_SECONDS),
+    used_at: null,
+    grant_id: null,
+  });
   return code;
 }
 
-/** The stored code a presented one hashes to, if any. */
-export function findCode(store: Store, code: string): OAuthCodeRecord | undefined {
+/** `issueCodeIn` as a write of its own. */
+export const issueCode = (db: StoreEngine, c: CodeRequest): Promise<string> => db.write((tx) => issueCodeIn(tx, c));
+
+/** The stored code a presented one hashes to, if any (inside a write, its row is then locked). */
+export async function findCode(tx: ReadTx, code: string): Promise<OAuthCodeRecord | undefined> {
   const sha = hashToken(code);
-  const rec = store.get('oauth_codes', codeId(sha));
+  const rec = await tx.get('oauth_codes', codeId(sha));
   return rec && rec.code_sha256 === sha ? rec : undefined;
 }

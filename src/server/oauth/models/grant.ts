@@ -1,15 +1,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ReadTx, StoreEngine, WriteTx } from '../../../store/engine/interface.js';
 import { hashToken } from '../../../store/fixture.js';
 import {
   ACCESS_SECONDS,
   isGrantToken,
-  refreshStateOf,
+  refreshStateFrom,
   type GrantTokenRecord,
   type RefreshState,
 } from '../../../store/oauth-tokens.js';
 import type { OAuthGrantRecord } from '../../../store/records.js';
-import type { Store, Tx } from '../../../store/store.js';
-import type { Clock } from '../../clock.js';
 import { newSecret } from '../../ids.js';
 import { storedServerKey } from '../../web/session.js';
 import { iso } from '../time.js';
@@ -26,40 +25,78 @@ const REFRESH = /^wcm_ort_([A-Za-z0-9]{16,})_(\d{1,15})_([A-Za-z0-9]{20})([A-Za-
 const macOf = (key: Buffer, grantPart: string, generation: number, nonce: string) =>
   createHmac('sha256', key).update(`${grantPart}.${generation}.${nonce}`).digest('hex').slice(0, 20);
 
+/** The server key of each store, once read: made once (at the first start) and never changed. */
+const serverKeys = new WeakMap<StoreEngine, Buffer>();
+
+/**
+ * The server key kept in the store's settings (web/session.ts), if it has been made: refresh
+ * tokens' MACs use it.
+ * Read outside the request's write and kept once found, so that no write holds the setting's row.
+ */
+export async function serverKey(db: StoreEngine): Promise<Buffer | undefined> {
+  const known = serverKeys.get(db);
+  if (known) return known;
+  const key = await db.read((tx) => storedServerKey(tx));
+  if (key) serverKeys.set(db, key);
+  return key;
+}
+
+/**
+ * The grant's token responses, newest generation first (index `refreshesByGrant`): at most `limit`,
+ * and with `generation`, only those of that generation.
+ */
+async function responses(
+  tx: ReadTx,
+  grant: OAuthGrantRecord,
+  limit: number,
+  generation?: number,
+): Promise<GrantTokenRecord[]> {
+  const range = generation === undefined ? {} : { from: [generation], to: [generation - 1] };
+  const { items } = await tx.page('tokens', 'refreshesByGrant', { partition: grant.id, limit, ...range });
+  return items.filter(isGrantToken);
+}
+
+/**
+ * The state of the grant's refresh token, read in `tx`: from its newest token response when it has
+ * refreshed, else (never refreshed, revoked, or stored before) the grant's own members.
+ */
+export async function refreshStateIn(tx: ReadTx, grant: OAuthGrantRecord): Promise<RefreshState> {
+  if (grant.revoked_at) return refreshStateFrom(grant, undefined);
+  return refreshStateFrom(grant, (await responses(tx, grant, 1))[0]);
+}
+
 /**
  * Revokes a grant (and so every token descended from it: the API checks the grant of each OAuth
- * token). The grant keeps its last generation, so its last refresh token is refused as revoked,
- * and forgets the hash.
+ * token) at `nowMs`, the write's `tx.now()`. The grant keeps its last generation, so its last
+ * refresh token is refused as revoked, and forgets the hash.
  */
-export function revokeGrantIn(tx: Tx, store: Pick<Store, 'index'>, grant: OAuthGrantRecord, clock: Clock): void {
-  if (grant.revoked_at) return;
-  const { generation, expires_at } = refreshStateOf(store, grant);
-  tx.put('oauth_grants', {
+export async function revokeGrantIn(tx: WriteTx, grant: OAuthGrantRecord, nowMs: number): Promise<OAuthGrantRecord> {
+  if (grant.revoked_at) return grant;
+  const { generation, expires_at } = await refreshStateIn(tx, grant);
+  return tx.put('oauth_grants', {
     ...grant,
-    revoked_at: iso(clock),
+    revoked_at: iso(nowMs),
     refresh_sha256: null,
     refresh_generation: generation,
     refresh_expires_at: expires_at,
   });
 }
 
-/** A new refresh token of `grantId` at `generation`, and the hash the grant keeps of it. */
+/** A new refresh token of `grantId` at `generation` (its MAC under the server `key`), and the hash the grant keeps of it. */
 export function newRefreshToken(
-  store: Pick<Store, 'get'>,
+  key: Buffer | undefined,
   grantId: string,
   generation: number,
 ): { token: string; sha: string } {
   const grantPart = grantId.slice(GRANT_PREFIX.length);
   const nonce = newSecret('').slice(0, 20);
-  const key = storedServerKey(store);
   const tail = key ? macOf(key, grantPart, generation, nonce) : newSecret('').slice(0, 20);
   const token = `wcm_ort_${grantPart}_${generation}_${nonce}${tail}`;
   return { token, sha: hashToken(token) };
 }
 
 /** Whether an earlier generation's token was really issued (its MAC holds); without a server key, assumed. */
-function genuine(store: Pick<Store, 'get'>, m: RegExpExecArray): boolean {
-  const key = storedServerKey(store);
+function genuine(key: Buffer | undefined, m: RegExpExecArray): boolean {
   if (!key) return true;
   const want = Buffer.from(macOf(key, m[1], Number(m[2]), m[3]));
   const got = Buffer.from(m[4]);
@@ -72,30 +109,19 @@ function genuine(store: Pick<Store, 'get'>, m: RegExpExecArray): boolean {
  * sends several requests at once after its access token expired refreshes with each of them.
  */
 export const REUSE_WINDOW_MS = 5_000;
-
-/**
- * The grant's token responses at `generation` (its rotation, and the retries answered in its reuse
- * window), newest first. They top the grant's partition, so this reads only them.
- */
-function atGeneration(store: Pick<Store, 'index'>, grant: OAuthGrantRecord, generation: number): GrantTokenRecord[] {
-  const out: GrantTokenRecord[] = [];
-  for (const { rec } of store.index('refreshesByGrant').entries(grant.id)) {
-    if (!isGrantToken(rec) || rec.generation !== generation) break;
-    out.push(rec);
-  }
-  return out;
-}
+/** The token responses of one generation read at most (a rotation and its retries in the reuse window). */
+const GENERATION_READ = 200;
 
 /**
  * Whether a token of the generation before the current one is a retry in the reuse window: the
- * current generation was issued by a refresh less than REUSE_WINDOW_MS ago, by the clock.
+ * current generation was issued by a refresh less than REUSE_WINDOW_MS before `nowMs` (`tx.now()`).
  */
-export function inReuseWindow(store: Pick<Store, 'index'>, clock: Clock, found: NonNullable<RefreshLookup>): boolean {
+export async function inReuseWindow(tx: ReadTx, nowMs: number, found: NonNullable<RefreshLookup>): Promise<boolean> {
   if (found.current || !found.previous || found.grant.revoked_at) return false;
-  const rotations = atGeneration(store, found.grant, found.state.generation);
+  const rotations = await responses(tx, found.grant, GENERATION_READ, found.state.generation);
   if (!rotations.length) return false;
   const rotatedAt = Math.min(...rotations.map((r) => Date.parse(r.expires_at))) - ACCESS_SECONDS * 1000;
-  return clock.now().getTime() - rotatedAt < REUSE_WINDOW_MS;
+  return nowMs - rotatedAt < REUSE_WINDOW_MS;
 }
 
 export type RefreshLookup =
@@ -109,26 +135,27 @@ export type RefreshLookup =
   | undefined;
 
 /**
- * The grant a refresh token belongs to, and whether it is the current one. An earlier generation
- * is a replay; a token of the current generation with another hash, or a later one, is unknown.
- * Tokens issued before refresh tokens named their grant are found by their hash.
+ * The grant a refresh token belongs to, read in `tx` (inside a write its row is then locked, so
+ * two refreshes of one grant take turns), and whether it is the current one. An earlier
+ * generation is a replay; a token of the current generation with another hash, or a later one, is
+ * unknown. Tokens issued before refresh tokens named their grant are found by their hash.
+ * `key` is the server key (`serverKey`).
  */
-export function grantOfRefresh(store: Store, token: string): RefreshLookup {
+export async function grantOfRefresh(tx: ReadTx, key: Buffer | undefined, token: string): Promise<RefreshLookup> {
   const sha = hashToken(token);
   const m = REFRESH.exec(token);
   if (!m) {
-    for (const grant of store.values('oauth_grants')) {
-      const state = refreshStateOf(store, grant);
-      if (state.sha256 === sha) return { grant, state, current: true };
-    }
-    return undefined;
+    const grant = await tx.find('oauth_grants', 'oauthGrantsByRefreshSha256', sha);
+    if (!grant) return undefined;
+    const state = await refreshStateIn(tx, grant);
+    return state.sha256 === sha ? { grant, state, current: true } : undefined;
   }
-  const grant = store.get('oauth_grants', GRANT_PREFIX + m[1]);
+  const grant = await tx.get('oauth_grants', GRANT_PREFIX + m[1]);
   if (!grant) return undefined;
-  const state = refreshStateOf(store, grant);
+  const state = await refreshStateIn(tx, grant);
   const generation = Number(m[2]);
   if (generation < state.generation)
-    return genuine(store, m)
+    return genuine(key, m)
       ? { grant, state, current: false, previous: generation === state.generation - 1 }
       : undefined;
   if (generation === state.generation && state.sha256 === sha) return { grant, state, current: true };
@@ -136,10 +163,15 @@ export function grantOfRefresh(store: Store, token: string): RefreshLookup {
   if (
     generation === state.generation &&
     !grant.revoked_at &&
-    atGeneration(store, grant, generation).some((r) => r.refresh_sha256 === sha)
+    (await responses(tx, grant, GENERATION_READ, generation)).some((r) => r.refresh_sha256 === sha)
   )
     return { grant, state, current: true };
   // A revoked grant forgets its hash: its current token still names it, so it is refused as revoked.
   if (generation === state.generation && grant.revoked_at) return { grant, state, current: true };
   return undefined;
+}
+
+/** The grant's newest token response (the one holding its current refresh token), if it refreshed. */
+export async function topResponseIn(tx: ReadTx, grant: OAuthGrantRecord): Promise<GrantTokenRecord | undefined> {
+  return (await responses(tx, grant, 1))[0];
 }
