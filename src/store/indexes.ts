@@ -61,6 +61,19 @@ function partitionNames(workspace: string): string[] {
 export const threadFilterPartition = (workspace: string, view: string, channel: string | undefined) =>
   `${workspace}|${view}|${channel ?? '*'}`;
 
+/** What the threads-by-contact index holds of a thread. */
+export type ThreadContactKeys = Pick<ThreadRecord, 'id' | 'workspace_id' | 'contact' | 'last_message_at'>;
+const THREAD_CONTACT_FIELDS = ['workspace_id', 'contact', 'last_message_at'] as const satisfies ReadonlyArray<
+  keyof ThreadContactKeys
+>;
+
+/** The `threadsByContact` partitions of a contact in a workspace: by its id, and by its e-mail address (any case) when it has one. */
+export function threadContactPartitions(workspace: string, contact: { id: string; email: string | null }): string[] {
+  const out = [`${workspace}|id|${contact.id}`];
+  if (contact.email) out.push(`${workspace}|email|${contact.email.toLowerCase()}`);
+  return out;
+}
+
 /** The `pagesByWorkspace` partition of a workspace's published (or unpublished) pages. */
 export const pagesPartition = (workspace: string, published: boolean) =>
   `${workspace}|${published ? 'published' : 'unpublished'}`;
@@ -278,6 +291,41 @@ export const INDEXES = {
     key: (r) => [r.id],
     order: 'asc',
   } as IndexDef<'workspaces'>,
+  // The dashboard's reads. One workspace's orders and analytics events, newest first (the indexes above span workspaces).
+  ordersByWorkspace: {
+    name: 'ordersByWorkspace',
+    collection: 'orders',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.created_at, r.id],
+    order: 'desc',
+  } as IndexDef<'orders'>,
+  eventsByWorkspace: {
+    name: 'eventsByWorkspace',
+    collection: 'analytics_events',
+    partition: (r) => r.workspace_id,
+    key: (r) => [r.occurred_at, r.id],
+    order: 'desc',
+  } as IndexDef<'analytics_events'>,
+  // Every grant that names a workspace, revoked ones too (the dashboard shows their state).
+  oauthGrantsByWorkspace: {
+    name: 'oauthGrantsByWorkspace',
+    collection: 'oauth_grants',
+    partition: () => '',
+    partitions: (r) => r.workspace_ids,
+    key: (r) => [r.created_at, r.id],
+    order: 'desc',
+  } as IndexDef<'oauth_grants'>,
+  // A workspace's threads by their contact: `workspace|id|CONTACT_ID` and, with an e-mail address,
+  // `workspace|email|ADDRESS` (lower case); newest activity first, as the inbox.
+  threadsByContact: {
+    name: 'threadsByContact',
+    collection: 'threads',
+    fields: THREAD_CONTACT_FIELDS,
+    partition: () => '',
+    partitions: (r) => threadContactPartitions(r.workspace_id, r.contact),
+    key: (r) => [r.last_message_at, r.id],
+    order: 'desc',
+  } as IndexDef<'threads', ThreadContactKeys>,
 } as const;
 export type IndexName = keyof typeof INDEXES;
 /** What index `N`'s entries hold of each record. */

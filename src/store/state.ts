@@ -75,7 +75,12 @@ export class State {
       const m = this.data.get(c)!;
       const stubs = stubLists.get(c);
       let recs: Iterable<{ id: string }> = m.values() as Iterable<{ id: string }>;
-      if (stubs) {
+      const fields = this.indexSet.stubFields.get(c) ?? [];
+      if (stubs?.length && fields.some((f) => !(f in stubs[0]))) {
+        // Stubs written before an index of the collection read another member: the records are
+        // read once instead (the next snapshot writes the fuller stubs).
+        recs = [...m.keys()].map((id) => this.get(c, id) as { id: string });
+      } else if (stubs) {
         const t = touched.get(c);
         recs = !t?.size
           ? stubs

@@ -58,6 +58,8 @@ function record(i: number): Record<string, unknown> {
     published: i % 3 === 0,
     versions: i % 11 === 0 ? [] : [{ created_at: at(5) }],
     revoked_at: i % 17 === 0 ? TIMES[0] : null,
+    members: [{ user_id: WS[i % 2], role: 'member' }],
+    workspace_ids: i % 5 === 0 ? [] : [WS[i % 2]],
   };
 }
 

@@ -56,9 +56,10 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     const lines = readFileSync(file, 'utf8').split('\n');
     expect(JSON.parse(lines[0])).toMatchObject({ format: 'wcm-store', version: 2 });
     const header = JSON.parse(lines.find((l) => l.startsWith('{"collection":"threads"'))!);
-    // Stubs carry only what the index reads, newest last message first (both workspaces together).
+    // Stubs carry only what the indexes read, newest last message first (both workspaces together).
     expect(Object.keys(header.stubs[0]).sort()).toEqual([
       'channels',
+      'contact',
       'id',
       'last_message_at',
       'starred',

@@ -29,7 +29,7 @@ export const RECORD_TABLE_COLLECTIONS: ReadonlySet<CollectionName> = new Set<Col
 export const INDEXES_OF: ReadonlyMap<CollectionName, ReadonlyArray<IndexDef & { name: RecordIndex }>> = (() => {
   const m = new Map<CollectionName, Array<IndexDef & { name: RecordIndex }>>();
   for (const def of Object.values(INDEXES) as Array<IndexDef & { name: RecordIndex }>) {
-    if ((def.name as string) === 'threadsByFilter') continue;
+    if (def.collection === 'threads') continue;
     m.set(def.collection, [...(m.get(def.collection) ?? []), def]);
   }
   return m;
