@@ -157,7 +157,7 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
     store: base.store,
     db,
     clock,
-    routes: [assetRoutes(), dashboardRoutes({ store: base.store, clock, sessions, loopback: opts.loopback ?? true })],
+    routes: [assetRoutes(), dashboardRoutes({ sessions, loopback: opts.loopback ?? true })],
   });
   const page = (url: string, cookie?: string, method = 'GET') =>
     app.handle({ method, url, headers: { host: 'localhost', ...(cookie ? { cookie } : {}) } });

@@ -9,11 +9,9 @@ export const dashboardArea = defineArea({
   provides: [],
   register(s) {
     s.assets['requests.js'] = { type: 'text/javascript; charset=utf-8', body: REQUESTS_JS };
-    const { store, clock, services } = s;
+    const { services } = s;
     s.routes.push(
       dashboardRoutes({
-        store,
-        clock,
         sessions: services.sessions,
         loopback: services.loopback,
         requestLog: services.requestLog,

@@ -1,7 +1,7 @@
 import { operations, type AnyOperation } from '../../contract/operations.js';
-import type { RecordIndex, RecordOfIndex, RecordSlice } from '../../store/record-repository.js';
+import type { IndexOf, Page as StorePage, ReadTx, SortKey } from '../../store/engine/interface.js';
+import { INDEXES, type IndexName } from '../../store/indexes.js';
 import type { CollectionName, RecordTypes } from '../../store/records.js';
-import type { Store } from '../../store/store.js';
 import type { RequestInfo } from '../context.js';
 import { invoke, type InvokeCore, type SessionPrincipal } from '../invoke.js';
 import { ProblemError, validationFailed } from '../problems.js';
@@ -101,52 +101,56 @@ export const rowBytes = (rows: Html[]): RowBytes => ({
 
 /** The records with these ids, each read once, by id (a missing one is absent): what a page's rows name. */
 export async function recordsById<C extends CollectionName>(
-  store: Store,
+  tx: ReadTx,
   c: C,
   ids: Iterable<string>,
 ): Promise<Map<string, RecordTypes[C]>> {
   const unique = [...new Set(ids)];
-  const recs = await Promise.all(unique.map((id) => store.records.get(c, id)));
+  const recs = await Promise.all(unique.map((id) => tx.get(c, id)));
   const out = new Map<string, RecordTypes[C]>();
   recs.forEach((rec, i) => rec && out.set(unique[i], rec));
   return out;
 }
 
-/** The indexes kept across workspaces (orders, analytics events: no per-workspace index, no list operation yet). */
-type AcrossIndex = 'ordersByCreated' | 'eventsByOccurred';
+/** The per-workspace indexes of records without a list operation yet (orders, analytics events). */
+type WorkspaceIndex = 'ordersByWorkspace' | 'eventsByWorkspace';
 
-/** A workspace's records from an index kept across workspaces, newest first; the scan stops once the page is full, as the API's lists do. */
-export function pageAcrossIndex<N extends AcrossIndex>(
-  store: Store,
+/** A page of a workspace's records from its index, newest first, with the dashboard's own cursors. */
+export function pageWorkspaceIndex<N extends WorkspaceIndex>(
+  tx: ReadTx,
   index: N,
   workspaceId: string,
   cursor?: string,
-): Promise<Page<RecordOfIndex<N>>> {
-  return pageRecords(store.records, index, '*', {
+): Promise<Page<RecordTypes[(typeof INDEXES)[N]['collection']]>> {
+  return pageRecords(tx, index, workspaceId, {
     scope: JSON.stringify(['dashboard', index, workspaceId]),
     cursor,
     limit: PAGE_SIZE,
-    filter: (r) => r.workspace_id === workspaceId,
     map: (r) => r,
   });
 }
 
-/** How many records an index holds in one partition (no scan: the partition's length in memory). */
-export function indexCount(store: Store, index: RecordIndex, partition: string): Promise<number> {
-  return store.records.count(index, partition);
+/** How many records an index holds in one partition (the partition's length in memory, a count on PostgreSQL). */
+export function indexCount(tx: ReadTx, index: IndexName, partition: string): Promise<number> {
+  return tx.count(INDEXES[index].collection, index as never, partition);
 }
 
-/** Records read per step when counting a workspace's share of an index kept across workspaces. */
-const COUNT_STEP = 1000;
+/** Records read per step when reading a whole partition. */
+const STEP = 100;
 
-/** How many of a workspace's records an index kept across workspaces holds (a scan: orders and events have no per-workspace index). */
-export async function countAcrossIndex(store: Store, index: AcrossIndex, workspaceId: string): Promise<number> {
-  const filter = (r: { workspace_id: string }) => r.workspace_id === workspaceId;
-  let n = 0;
-  let slice: RecordSlice<unknown> | undefined;
-  do {
-    slice = await store.records.page(index, '*', { after: slice?.last, limit: COUNT_STEP, filter });
-    n += slice.items.length;
-  } while (slice.more);
-  return n;
+/** Every record of one partition of an index, in its order (for partitions that stay small: a user's workspaces, a workspace's OAuth apps). */
+export async function wholePartition<C extends CollectionName, N extends IndexOf<C>>(
+  tx: ReadTx,
+  c: C,
+  index: N,
+  partition: string,
+): Promise<Array<RecordTypes[C]>> {
+  const out: Array<RecordTypes[C]> = [];
+  let after: SortKey | null = null;
+  for (;;) {
+    const page: StorePage<RecordTypes[C]> = await tx.page(c, index, { partition, after, limit: STEP });
+    out.push(...page.items);
+    if (!page.more) return out;
+    after = page.last;
+  }
 }

@@ -1,7 +1,6 @@
-import type { Store } from '../../store/store.js';
+import type { StoreEngine } from '../../store/engine/interface.js';
 import type { AppResponse, Call, Middleware, RouteHandler, Routes } from '../app.js';
 import { guarded } from '../chain.js';
-import type { Clock } from '../context.js';
 import { ProblemError } from '../problems.js';
 import { Router } from '../router.js';
 import { html, redirect } from '../web/html.js';
@@ -26,7 +25,15 @@ import { requestFilter, requestsView, requestView, REQUESTS_PATH, REQUESTS_STREA
 import { streamsBusy, type LogScope, type RequestLog } from '../emulator/log.js';
 import { recordPage } from './pages/open.js';
 import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
-import { memberships, overviewView, workspaceNav, workspacesNav, workspacesView } from './pages/workspaces.js';
+import {
+  membershipOf,
+  memberships,
+  overviewView,
+  workspaceNav,
+  workspacesNav,
+  workspacesView,
+  type Membership,
+} from './pages/workspaces.js';
 import type { WorkspaceRequest } from './request.js';
 import { notFoundView, readOnlyView, respond } from './respond.js';
 
@@ -38,8 +45,6 @@ declare module '../chain.js' {
 }
 
 export interface DashboardOptions {
-  store: Store;
-  clock: Clock;
   /** The server's one session store, shared with the OAuth pages. */
   sessions: Sessions;
   /** `wcm serve --host` is a loopback address: sign-in offers the account chooser. */
@@ -101,18 +106,20 @@ function wellFormed(path: string): boolean {
 }
 
 /** What of the request log a signed-in user sees: requests to the workspaces the session reaches (TRUST §5). */
-const logScope = (store: Store, signed: SignedIn): LogScope => ({
-  workspaces: new Set(memberships(store, signed).map((m) => m.record.id.toLowerCase())),
+const logScope = (reached: readonly Membership[]): LogScope => ({
+  workspaces: new Set(reached.map((m) => m.record.id.toLowerCase())),
 });
 
 /** What the dashboard's steps share: the store, its sign-in, and the request log (loopback only). */
 interface Dash {
-  store: Store;
   auth: SignIn;
   log?: RequestLog;
 }
 
-const homeNav = (d: Dash, signed: SignedIn) => workspacesNav(d.store, signed, { requestLog: !!d.log });
+/** The session's workspaces, in a read of their own. */
+const mine = (db: StoreEngine, signed: SignedIn) => db.read((tx) => memberships(tx, signed));
+
+const homeNav = (d: Dash, reached: readonly Membership[]) => workspacesNav(reached, { requestLog: !!d.log });
 
 /** Every page but sign-in: a session, read-only methods, and one address per page. */
 const session =
@@ -133,11 +140,16 @@ const session =
     return next(x);
   };
 
-/** A page outside the workspaces, with the home side bar. */
-const homePage = (d: Dash, view: (x: Call, signed: SignedIn) => View | Promise<View>, status = 200): RouteHandler =>
-  guarded([session(d)], async (x) =>
-    respond(status, await view(x, x.signed!), x.signed!, x.info, homeNav(d, x.signed!)),
-  );
+/** A page outside the workspaces, with the home side bar (the session's workspaces, read once). */
+const homePage = (
+  d: Dash,
+  view: (x: Call, signed: SignedIn, reached: readonly Membership[]) => View | Promise<View>,
+  status = 200,
+): RouteHandler =>
+  guarded([session(d)], async (x) => {
+    const reached = await mine(x.app.db, x.signed!);
+    return respond(status, await view(x, x.signed!, reached), x.signed!, x.info, homeNav(d, reached));
+  });
 
 const noPage = (d: Dash) => homePage(d, () => notFoundView('There is no dashboard page at this address.'), 404);
 
@@ -151,12 +163,20 @@ function inWorkspace(
     const { req, info } = x;
     const signed = x.signed!;
     if (!wellFormed(info.path)) return missing(x);
+    // The workspace, the session's membership and the side bar's counts, in one read.
+    type Found = { membership: Membership; nav: NavEntry[] } | { membership?: undefined; reached: Membership[] };
+    const found = await x.app.db.read(async (tx): Promise<Found> => {
+      const membership = membershipOf(await tx.get('workspaces', x.params.workspace), signed);
+      if (!membership) return { reached: await memberships(tx, signed) };
+      const nav = await workspaceNav(tx, membership.record.id, signed, { requestLog: !!d.log });
+      return { membership, nav };
+    });
     // Not a member, or no such workspace: one answer, as the API gives one answer for both.
-    const membership = memberships(d.store, signed).find((m) => m.record.id === x.params.workspace);
-    if (!membership)
-      return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav(d, signed));
+    if (!found.membership)
+      return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav(d, found.reached));
+    const { membership, nav } = found;
     const r: WorkspaceRequest = {
-      store: d.store,
+      store: x.app.store,
       db: x.app.db,
       clock: x.app.clock,
       services: x.app.services,
@@ -169,7 +189,7 @@ function inWorkspace(
       query: targetUrl(req)?.searchParams ?? new URLSearchParams(),
       now: x.app.clock.now(),
     };
-    return render(x, r, await workspaceNav(d.store, membership.record.id, signed, { requestLog: !!d.log }));
+    return render(x, r, nav);
   });
 }
 
@@ -192,7 +212,7 @@ const workspacePage = (d: Dash, section: Section, view: WorkspacePage) =>
 const openRecord = (d: Dash) =>
   inWorkspace(d, async (x, r, nav) => {
     const { signed, workspace } = r;
-    const target = await recordPage(d.store, workspace.id, x.params.record);
+    const target = await x.app.db.read((tx) => recordPage(tx, workspace.id, x.params.record));
     const section = target && sectionOf(target.slice(wsHref(workspace.id).length).split('#')[0]);
     if (section && !canRead(signed, section))
       return respond(403, missingAbilityView(signed, section, workspace), signed, x.info, nav, r);
@@ -202,7 +222,7 @@ const openRecord = (d: Dash) =>
   });
 
 /** `/dashboard/requests/{id}`: one logged request, if the session may see it. */
-function requestPage(d: Dash, log: RequestLog, x: Call): AppResponse {
+async function requestPage(d: Dash, log: RequestLog, x: Call): Promise<AppResponse> {
   const signed = x.signed!;
   let id = '';
   try {
@@ -210,19 +230,20 @@ function requestPage(d: Dash, log: RequestLog, x: Call): AppResponse {
   } catch {
     /* a broken escape: no such request */
   }
-  const view = requestView(log, id, logScope(d.store, signed));
-  if (view) return respond(200, view, signed, x.info, homeNav(d, signed));
+  const reached = await mine(x.app.db, signed);
+  const view = requestView(log, id, logScope(reached));
+  if (view) return respond(200, view, signed, x.info, homeNav(d, reached));
   const missing = notFoundView('The request log has no request with this id (it keeps the last 10,000).');
-  return respond(404, missing, signed, x.info, homeNav(d, signed));
+  return respond(404, missing, signed, x.info, homeNav(d, reached));
 }
 
 /** `/dashboard/requests/stream`: the log as Server-Sent Events, scoped to the session's workspaces. */
-function requestStream(d: Dash, log: RequestLog, x: Call): AppResponse {
+async function requestStream(d: Dash, log: RequestLog, x: Call): Promise<AppResponse> {
   const q = targetUrl(x.req)?.searchParams ?? new URLSearchParams();
   const since = Number(q.get('since') ?? '0');
   const { filter } = requestFilter(q);
   if (log.full) throw streamsBusy();
-  const scope = logScope(d.store, x.signed!);
+  const scope = logScope(await mine(x.app.db, x.signed!));
   return {
     status: 200,
     headers: {
@@ -242,20 +263,19 @@ function requestStream(d: Dash, log: RequestLog, x: Call): AppResponse {
  * are a member of: anything else is the same 404 as a record that does not exist.
  */
 export function dashboardRoutes(options: DashboardOptions): Routes {
-  const { store, sessions, loopback } = options;
+  const { sessions, loopback } = options;
   const purpose = 'to open the wcm dashboard (read-only).';
   const auth = signIn({ prefix: DASHBOARD, loopback, sessions, purpose });
-  const d: Dash = { store, auth, log: loopback ? options.requestLog : undefined };
+  const d: Dash = { auth, log: loopback ? options.requestLog : undefined };
   return (router) => {
     auth.routes(router);
     const page = (path: string, handler: RouteHandler) => router.on(['GET', 'HEAD'], path, handler);
     const { log } = d;
     if (log) {
-      const scope = (signed: SignedIn) => logScope(store, signed);
       const query = (x: Call) => targetUrl(x.req)?.searchParams ?? new URLSearchParams();
       page(
         REQUESTS_PATH,
-        homePage(d, (x, signed) => requestsView(log, query(x), scope(signed))),
+        homePage(d, (x, _, reached) => requestsView(log, query(x), logScope(reached))),
       );
       page(
         REQUESTS_STREAM,
@@ -266,7 +286,7 @@ export function dashboardRoutes(options: DashboardOptions): Routes {
         guarded([session(d)], (x) => requestPage(d, log, x)),
       );
     }
-    const home = homePage(d, (_, signed) => workspacesView(store, signed));
+    const home = homePage(d, (x, signed, reached) => workspacesView(x.app.db, signed, reached));
     for (const path of [DASHBOARD, `${DASHBOARD}/`, `${DASHBOARD}/workspaces`]) page(path, home);
     for (const [path, section, view] of WORKSPACE_PAGES) page(`${WORKSPACE}${path}`, workspacePage(d, section, view));
     page(`${WORKSPACE}/open/{record}`, openRecord(d));

@@ -1,13 +1,14 @@
 import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { operations, type AnyOperation } from '../../contract/operations.js';
 import { routes, type Route } from '../../contract/table.js';
+import type { StoreEngine } from '../../store/engine/interface.js';
 import type { RawAnswer } from '../../mcp/server.js';
 import type { ToolRequest } from '../../mcp/tools.js';
 import { withResourceMetadata, type App, type AppResponse, type Call, type Routes } from '../app.js';
 import { ANY } from '../router.js';
 import { header, nestedDeeperThan, type RequestInfo } from '../request.js';
 import { partsResponse } from '../response.js';
-import { authenticate, MCP_AUDIENCE, reachableWorkspaces, type AuthContext } from '../auth.js';
+import { authenticate, MCP_AUDIENCE, type AuthContext } from '../auth.js';
 import { requestIdFor } from '../ids.js';
 import { ProblemError } from '../problems.js';
 
@@ -100,8 +101,7 @@ export function mcpRoutes(): Routes {
   async function callTools(x: Call, auth: AuthContext): Promise<AppResponse> {
     const { info, app } = x;
     const mcp = loaded ?? (await loadSdk());
-    const reach = await app.db.read((tx) => reachableWorkspaces(tx, auth));
-    const defaultWorkspace = reach.length === 1 ? reach[0].workspace.id : undefined;
+    const defaultWorkspace = await onlyWorkspace(app.db, auth);
     const abilities = auth.token.abilities as Ability[];
     const filter = { abilities, defaultWorkspace };
     const tools = mcp.buildTools(filter);
@@ -136,6 +136,22 @@ export function mcpRoutes(): Routes {
     // Everything else (initialize, tools/list, resources, batches, protocol errors): the SDK.
     return viaSdk(mcp, mcp.createMcpServer(filter, mcp.parsedDispatch(dispatchRaw), tools), info, headers);
   }
+}
+
+/**
+ * The caller's workspace when it reaches exactly one (its user's memberships, narrowed by an OAuth
+ * grant's workspaces): the tools' default. Reads at most two of the user's workspaces.
+ */
+async function onlyWorkspace(db: StoreEngine, auth: AuthContext): Promise<string | undefined> {
+  const granted = auth.token.workspace_ids;
+  const page = await db.read((tx) =>
+    tx.page('workspaces', 'workspacesByMember', {
+      partition: auth.user.id,
+      limit: 1,
+      filter: (w) => !granted || granted.includes(w.id),
+    }),
+  );
+  return page.items.length === 1 && !page.more ? page.items[0].id : undefined;
 }
 
 /** One JSON-RPC message answered by the SDK's server over a stateless transport, closed after. */

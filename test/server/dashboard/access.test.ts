@@ -26,7 +26,7 @@ let boAcme: string;
 beforeAll(async () => {
   env = await dashboardEnv({ loopback: false });
   const sha = hashToken(BO_ACME_ONLY);
-  await env.store.transact((tx) =>
+  await env.app.db.write((tx) =>
     tx.put('tokens', {
       id: tokenId(sha),
       token_sha256: sha,
@@ -130,7 +130,7 @@ describe('the session ends with its token', () => {
   it('a revoked token signs its session out at the next page', async () => {
     const token = 'wcm_pat_boRevokedWhileSignedIn0123456789abcdef';
     const sha = hashToken(token);
-    await env.store.transact((tx) =>
+    await env.app.db.write((tx) =>
       tx.put('tokens', {
         id: tokenId(sha),
         token_sha256: sha,
@@ -143,8 +143,10 @@ describe('the session ends with its token', () => {
     );
     const cookie = await env.signInWith(token);
     expect((await env.page(ws(demo.ws1, '/lists'), cookie)).status).toBe(200);
-    const rec = env.store.get('tokens', tokenId(sha))!;
-    await env.store.transact((tx) => tx.put('tokens', { ...rec, revoked_at: '2026-11-22T12:00:00Z' }));
+    await env.app.db.write(async (tx) => {
+      const rec = (await tx.get('tokens', tokenId(sha)))!;
+      await tx.put('tokens', { ...rec, revoked_at: '2026-11-22T12:00:00Z' });
+    });
     const res = await env.page(ws(demo.ws1, '/lists'), cookie);
     expect(res.status).toBe(303);
     expect(res.headers.Location).toMatch(/^\/dashboard\/sign-in\?return_to=.*&ended=token$/);

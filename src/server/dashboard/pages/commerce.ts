@@ -1,6 +1,6 @@
 import { html } from '../../web/html.js';
 import { badge, pager, table, when, wsHref, type View } from '../chrome.js';
-import { pageAcrossIndex, recordsById } from '../data.js';
+import { pageWorkspaceIndex, recordsById } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
 
 const moneyFormats = new Map<string, Intl.NumberFormat | null>();
@@ -31,12 +31,15 @@ const STATE_TONES: Record<string, 'ok' | 'warn' | 'bad' | 'info'> = {
 export async function ordersView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
-  const page = await pageAcrossIndex(r.store, 'ordersByCreated', w, cursor);
-  const offers = await recordsById(
-    r.store,
-    'offers',
-    page.items.map((o) => o.offer_id),
-  );
+  const { page, offers } = await r.db.read(async (tx) => {
+    const page = await pageWorkspaceIndex(tx, 'ordersByWorkspace', w, cursor);
+    const offers = await recordsById(
+      tx,
+      'offers',
+      page.items.map((o) => o.offer_id),
+    );
+    return { page, offers };
+  });
   const rows = page.items.map((o) => {
     const offer = offers.get(o.offer_id);
     return html`<tr id="order-${o.id}"><td class="nowrap">${when(o.created_at)}<span class="sub mono" data-copy="${o.id}" data-copy-label="order id">${o.id}</span></td><td>${o.customer_name ?? html`<span class="muted">&mdash;</span>`}${o.customer_email ? html`<span class="sub">${o.customer_email}</span>` : ''}</td><td>${offer?.title ?? o.offer_id}${o.customer_message ? html`<span class="sub">&ldquo;${o.customer_message}&rdquo;</span>` : ''}</td><td class="num">${o.quantity}</td><td class="num">${money(o.amount_total, o.currency)}<span class="sub">fee ${money(o.application_fee_amount, o.currency)}</span></td><td>${badge(o.payment_state, STATE_TONES[o.payment_state] ?? '')}<span class="sub">${o.provider} · <span class="mono">${o.payment_intent_id}</span></span></td></tr>`;
@@ -54,12 +57,15 @@ export async function ordersView(r: WorkspaceRequest): Promise<View> {
 export async function eventsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
-  const page = await pageAcrossIndex(r.store, 'eventsByOccurred', w, cursor);
-  const agents = await recordsById(
-    r.store,
-    'agents',
-    page.items.map((e) => e.agent_id),
-  );
+  const { page, agents } = await r.db.read(async (tx) => {
+    const page = await pageWorkspaceIndex(tx, 'eventsByWorkspace', w, cursor);
+    const agents = await recordsById(
+      tx,
+      'agents',
+      page.items.map((e) => e.agent_id),
+    );
+    return { page, agents };
+  });
   const rows = page.items.map(
     (e) =>
       html`<tr><td class="nowrap">${when(e.occurred_at)}</td><td><code>${e.type}</code></td><td>${agents.get(e.agent_id)?.name ?? e.agent_id}</td><td>${e.button_id ? html`<code>${e.button_id}</code>` : html`<span class="muted">&mdash;</span>`}</td><td>${e.app_id ? html`<code>${e.app_id}</code>` : html`<span class="muted">&mdash;</span>`}</td></tr>`,

@@ -14,7 +14,7 @@ export async function listingsView(r: WorkspaceRequest): Promise<View> {
   const w = r.workspace.id;
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listListings', { workspace: w }, { cursor });
-  const recs = await recordsById(r.store, 'listings', page.ids());
+  const recs = await r.db.read((tx) => recordsById(tx, 'listings', page.ids()));
   const rows = page.rows(w, (item) => {
     const rec = recs.get(item.id);
     return html`<tr><td><a href="${wsHref(w, `lists/${seg(item.id)}`)}">${item.title}</a><span class="sub mono">${item.id}</span></td><td>${rec?.template_slug ?? ''}</td><td class="num">${rec?.items.length ?? ''}</td><td class="nowrap">${when(rec?.created_at)}</td></tr>`;
@@ -184,7 +184,8 @@ export async function knowledgeListsView(r: WorkspaceRequest): Promise<View> {
 }
 
 /** The list a page's operation found in this workspace (it answered 404 otherwise). */
-const knowledgeList = async (r: WorkspaceRequest, id: string) => (await r.store.records.get('knowledge_lists', id))!;
+const knowledgeList = async (r: WorkspaceRequest, id: string) =>
+  (await r.db.read((tx) => tx.get('knowledge_lists', id)))!;
 
 const articleState = (a: Row): Html =>
   a.status === 'published' ? badge(`published v${a.published_version}`, 'ok') : badge('draft', 'warn');

@@ -16,6 +16,10 @@ import {
 } from '../chrome.js';
 import { callOperation, listPage, recordsById, type Row } from '../data.js';
 import { param, type WorkspaceRequest } from '../request.js';
+import type { ReadTx } from '../../../store/engine/interface.js';
+import { threadContactPartitions, threadFilterPartition } from '../../../store/indexes.js';
+import type { ThreadRecord } from '../../../store/records.js';
+import { compareKeys } from '../../../store/sorted-index.js';
 
 const CHANNEL_LABELS: Record<Channel, string> = {
   web_chat: 'Web chat',
@@ -40,7 +44,9 @@ export async function threadsView(r: WorkspaceRequest): Promise<View> {
   const cursor = param(r.query, 'cursor');
   const page = await listPage(r, 'listThreads', { workspace: w }, { view, channel, q, cursor });
   const base = wsHref(w, 'threads');
-  const counts = await Promise.all(THREAD_VIEWS.map((v) => r.store.threads.count(w, v, channel as Channel)));
+  const counts = await r.db.read((tx) =>
+    Promise.all(THREAD_VIEWS.map((v) => tx.count('threads', 'threadsByFilter', threadFilterPartition(w, v, channel)))),
+  );
   const views = THREAD_VIEWS.map((v, i): [string, string] => [v, `${VIEW_LABELS[v]} ${grouped(counts[i])}`]);
   const filters = html`<form class="filters" method="get" action="${base}" role="search">
 <input type="hidden" name="view" value="${view}">
@@ -113,32 +119,61 @@ const RELATED_MAX = 10;
 const NONE = { items: [], last: null, more: false } as const;
 
 /**
+ * A workspace's threads of this contact but `except`: same contact id, or same e-mail address
+ * (any case), newest activity first, then by id; at most RELATED_MAX.
+ */
+async function threadsOfContact(
+  tx: ReadTx,
+  w: string,
+  contact: { id: string; email: string | null },
+  except: string,
+): Promise<ThreadRecord[]> {
+  const pages = await Promise.all(
+    threadContactPartitions(w, contact).map((partition) =>
+      tx.page('threads', 'threadsByContact', { partition, limit: RELATED_MAX, filter: (x) => x.id !== except }),
+    ),
+  );
+  const byId = new Map<string, ThreadRecord>();
+  for (const p of pages) for (const x of p.items) byId.set(x.id, x);
+  const key = (x: ThreadRecord) => [x.last_message_at, x.id];
+  return [...byId.values()].sort((a, b) => compareKeys(key(b), key(a))).slice(0, RELATED_MAX);
+}
+
+/**
  * The contact's other threads, bookings and orders in this workspace: same contact id, or the
- * same e-mail address (bookings and orders know a contact by e-mail only). Threads and orders are
- * scanned (no index by contact), newest first, at most RELATED_MAX of each.
+ * same e-mail address (bookings and orders know a contact by e-mail only), newest first, at most
+ * RELATED_MAX of each. Threads come from their by-contact index; bookings and orders are the
+ * workspace's, read in order until enough match.
  */
 async function sameContact(r: WorkspaceRequest, t: Row): Promise<Html> {
   const w = r.workspace.id;
   const email = (t.contact.email as string | null)?.toLowerCase();
   const sameEmail = (e: string | null | undefined) => !!email && e?.toLowerCase() === email;
-  const { records } = r.store;
-  const [threads, bookings, orders] = await Promise.all([
-    r.store.threads.ofContact(w, t.contact, t.id, RELATED_MAX),
-    email
-      ? records.page('bookingsByWorkspace', w, { limit: RELATED_MAX, filter: (b) => sameEmail(b.contact.email) })
-      : NONE,
-    email
-      ? records.page('ordersByCreated', '*', {
-          limit: RELATED_MAX,
-          filter: (o) => o.workspace_id === w && sameEmail(o.customer_email),
-        })
-      : NONE,
-  ]);
-  const offers = await recordsById(
-    r.store,
-    'offers',
-    orders.items.map((o) => o.offer_id),
-  );
+  const { threads, bookings, orders, offers } = await r.db.read(async (tx) => {
+    const [threads, bookings, orders] = await Promise.all([
+      threadsOfContact(tx, w, t.contact, t.id),
+      email
+        ? tx.page('bookings', 'bookingsByWorkspace', {
+            partition: w,
+            limit: RELATED_MAX,
+            filter: (b) => sameEmail(b.contact.email),
+          })
+        : NONE,
+      email
+        ? tx.page('orders', 'ordersByWorkspace', {
+            partition: w,
+            limit: RELATED_MAX,
+            filter: (o) => sameEmail(o.customer_email),
+          })
+        : NONE,
+    ]);
+    const offers = await recordsById(
+      tx,
+      'offers',
+      orders.items.map((o) => o.offer_id),
+    );
+    return { threads, bookings, orders, offers };
+  });
   const list = (items: Html[]) => (items.length ? html`<ul>${items}</ul>` : html`<p class="muted small">None.</p>`);
   return html`<section class="panel related" id="related" aria-labelledby="related-head"><h2 id="related-head" class="visually-hidden">Same contact</h2>
 <h3>Other threads</h3>${list(threads.map((x) => html`<li><a href="${wsHref(w, `threads/${seg(x.id)}`)}">${x.subject ?? '(no subject)'}</a><span class="sub">${x.status} · ${when(x.last_message_at)}</span></li>`))}

@@ -1,41 +1,57 @@
 import type { ThreadView } from '../../../contract/enums.js';
-import type { RecordIndex } from '../../../store/record-repository.js';
+import type { ReadTx, StoreEngine } from '../../../store/engine/interface.js';
+import { threadFilterPartition, type IndexName } from '../../../store/indexes.js';
 import type { WorkspaceRecord } from '../../../store/records.js';
-import type { Store } from '../../../store/store.js';
 import { html, type Html } from '../../web/html.js';
 import { reaches, type SignedIn } from '../../web/signin.js';
 import { canRead } from '../access.js';
 import { DASHBOARD, grouped, idCode, table, wsHref, type NavEntry, type Section, type View } from '../chrome.js';
-import { countAcrossIndex, indexCount } from '../data.js';
+import { indexCount, recordsById, wholePartition } from '../data.js';
 import type { WorkspaceRequest } from '../request.js';
 
-/** The workspaces a session reaches: its user's memberships, narrowed to its sign-in token's workspaces. */
-export function memberships(
-  store: Store,
+/** One of the workspaces a session reaches, with the user's role in it. */
+export interface Membership {
+  record: WorkspaceRecord;
+  role: string;
+}
+
+/** The role of the session's user in workspace `w`, if the session reaches it. */
+export function membershipOf(
+  w: WorkspaceRecord | undefined,
   signed: Pick<SignedIn, 'user' | 'workspaceIds'>,
-): Array<{ record: WorkspaceRecord; role: string }> {
-  const out: Array<{ record: WorkspaceRecord; role: string }> = [];
-  for (const w of store.values('workspaces')) {
-    const m = w.members.find((x) => x.user_id === signed.user.id);
-    if (m && reaches(signed, w.id)) out.push({ record: w, role: m.role });
+): Membership | undefined {
+  const m = w?.members.find((x) => x.user_id === signed.user.id);
+  return w && m && reaches(signed, w.id) ? { record: w, role: m.role } : undefined;
+}
+
+/**
+ * The workspaces a session reaches, by name: its user's memberships (the workspaces-by-member
+ * index, not every workspace), narrowed to its sign-in token's workspaces.
+ */
+export async function memberships(tx: ReadTx, signed: Pick<SignedIn, 'user' | 'workspaceIds'>): Promise<Membership[]> {
+  const out: Membership[] = [];
+  for (const w of await wholePartition(tx, 'workspaces', 'workspacesByMember', signed.user.id)) {
+    const m = membershipOf(w, signed);
+    if (m) out.push(m);
   }
   return out.sort((a, b) => a.record.name.localeCompare(b.record.name) || a.record.id.localeCompare(b.record.id));
 }
 
-/** Open threads: the inbox's length (an index partition's length in memory, a count on PostgreSQL). */
-const openThreads = (store: Store, w: string) => store.threads.count(w, 'inbox');
+/** A workspace's threads in one view (an index partition's length in memory, a count on PostgreSQL). */
+const threadCount = (tx: ReadTx, w: string, view: ThreadView) =>
+  tx.count('threads', 'threadsByFilter', threadFilterPartition(w, view, undefined));
 
 /** The side bar of a workspace's pages: the sections the session may read. Counts come from index partitions or small collections only. */
 export async function workspaceNav(
-  store: Store,
+  tx: ReadTx,
   w: string,
   signed: Pick<SignedIn, 'abilities'>,
   extra: { requestLog: boolean },
 ): Promise<NavEntry[]> {
-  const count = (index: RecordIndex) => () => indexCount(store, index, w);
+  const count = (index: IndexName) => () => indexCount(tx, index, w);
   const nav: Array<NavEntry & { counting?: () => Promise<number> }> = [
     { section: 'overview', label: 'Overview', href: wsHref(w) },
-    { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), counting: () => openThreads(store, w) },
+    { section: 'threads', label: 'Inbox', href: wsHref(w, 'threads'), counting: () => threadCount(tx, w, 'inbox') },
     { section: 'lists', label: 'Listings', href: wsHref(w, 'lists'), counting: count('listingsByWorkspace') },
     { section: 'forms', label: 'Forms', href: wsHref(w, 'forms'), counting: count('formsByWorkspace') },
     { section: 'pages', label: 'Pages', href: wsHref(w, 'pages'), counting: count('pagesByWorkspace') },
@@ -58,32 +74,29 @@ export async function workspaceNav(
   return shown;
 }
 
-/** The side bar outside a workspace: the user's workspaces, to pick one. */
-export function workspacesNav(
-  store: Store,
-  signed: Pick<SignedIn, 'user' | 'workspaceIds'>,
-  extra: { requestLog: boolean },
-): NavEntry[] {
+/** The side bar outside a workspace: the user's workspaces (`memberships`), to pick one. */
+export function workspacesNav(mine: readonly Membership[], extra: { requestLog: boolean }): NavEntry[] {
   const nav: NavEntry[] = [{ section: 'workspaces', label: 'All workspaces', href: DASHBOARD }];
-  for (const { record } of memberships(store, signed))
-    nav.push({ section: 'overview', label: record.name, href: wsHref(record.id) });
+  for (const { record } of mine) nav.push({ section: 'overview', label: record.name, href: wsHref(record.id) });
   if (extra.requestLog) nav.push({ section: 'requests', label: 'Request log', href: `${DASHBOARD}/requests` });
   return nav;
 }
 
 /** `/dashboard`: the workspaces the session reaches; counts only of what its abilities read. */
 export async function workspacesView(
-  store: Store,
+  db: StoreEngine,
   signed: Pick<SignedIn, 'user' | 'workspaceIds' | 'abilities'>,
+  mine: readonly Membership[],
 ): Promise<View> {
   const { user } = signed;
-  const mine = memberships(store, signed);
   const threads = canRead(signed, 'threads');
   const lists = canRead(signed, 'lists');
-  const open = threads ? await Promise.all(mine.map(({ record: w }) => openThreads(store, w.id))) : [];
-  const listings = lists
-    ? await Promise.all(mine.map(({ record: w }) => indexCount(store, 'listingsByWorkspace', w.id)))
-    : [];
+  const [open, listings] = await db.read((tx) =>
+    Promise.all([
+      threads ? Promise.all(mine.map(({ record: w }) => threadCount(tx, w.id, 'inbox'))) : [],
+      lists ? Promise.all(mine.map(({ record: w }) => indexCount(tx, 'listingsByWorkspace', w.id))) : [],
+    ]),
+  );
   const rows = mine.map(
     ({ record: w, role }, i) =>
       html`<tr><td><a href="${wsHref(w.id)}">${w.name}</a><span class="sub mono">${w.id}</span></td><td>${role}</td><td class="num">${w.members.length}</td>${threads ? html`<td class="num">${grouped(open[i])}</td>` : ''}${lists ? html`<td class="num">${grouped(listings[i])}</td>` : ''}</tr>`,
@@ -101,31 +114,42 @@ export async function workspacesView(
 
 /** `/dashboard/workspaces/{w}`: counts of everything, each a link to its page. */
 export async function overviewView(r: WorkspaceRequest): Promise<View> {
-  const { store, workspace: w } = r;
+  const { workspace: w } = r;
   const id = w.id;
-  const threads = (view: ThreadView) => store.threads.count(id, view);
   // Each card counts what its section shows: only sections the session may read (counted lazily).
-  const cards: Array<[string, () => number | Promise<number>, string, Section]> = [
-    ['Open threads', () => threads('inbox'), 'threads', 'threads'],
-    ['Unread', () => threads('unread'), 'threads?view=unread', 'threads'],
-    ['Starred', () => threads('starred'), 'threads?view=starred', 'threads'],
-    ['Closed threads', () => threads('closed'), 'threads?view=closed', 'threads'],
-    ['Listings', () => indexCount(store, 'listingsByWorkspace', id), 'lists', 'lists'],
-    ['Forms', () => indexCount(store, 'formsByWorkspace', id), 'forms', 'forms'],
-    ['Pages', () => indexCount(store, 'pagesByWorkspace', id), 'pages', 'pages'],
-    ['Knowledge lists', () => indexCount(store, 'knowledgeListsByWorkspace', id), 'knowledge', 'knowledge'],
-    ['Bookings', () => indexCount(store, 'bookingsByWorkspace', id), 'bookings', 'bookings'],
-    ['Voice interactions', () => indexCount(store, 'voiceByWorkspace', id), 'voice', 'voice'],
-    ['Orders', () => countAcrossIndex(store, 'ordersByCreated', id), 'orders', 'orders'],
-    ['Analytics events', () => countAcrossIndex(store, 'eventsByOccurred', id), 'events', 'events'],
+  const cards: Array<[string, (tx: ReadTx) => Promise<number>, string, Section]> = [
+    ['Open threads', (tx) => threadCount(tx, id, 'inbox'), 'threads', 'threads'],
+    ['Unread', (tx) => threadCount(tx, id, 'unread'), 'threads?view=unread', 'threads'],
+    ['Starred', (tx) => threadCount(tx, id, 'starred'), 'threads?view=starred', 'threads'],
+    ['Closed threads', (tx) => threadCount(tx, id, 'closed'), 'threads?view=closed', 'threads'],
+    ['Listings', (tx) => indexCount(tx, 'listingsByWorkspace', id), 'lists', 'lists'],
+    ['Forms', (tx) => indexCount(tx, 'formsByWorkspace', id), 'forms', 'forms'],
+    ['Pages', (tx) => indexCount(tx, 'pagesByWorkspace', id), 'pages', 'pages'],
+    ['Knowledge lists', (tx) => indexCount(tx, 'knowledgeListsByWorkspace', id), 'knowledge', 'knowledge'],
+    ['Bookings', (tx) => indexCount(tx, 'bookingsByWorkspace', id), 'bookings', 'bookings'],
+    ['Voice interactions', (tx) => indexCount(tx, 'voiceByWorkspace', id), 'voice', 'voice'],
+    ['Orders', (tx) => indexCount(tx, 'ordersByWorkspace', id), 'orders', 'orders'],
+    ['Analytics events', (tx) => indexCount(tx, 'eventsByWorkspace', id), 'events', 'events'],
   ];
   const shown = cards.filter((c) => canRead(r.signed, c[3]));
-  const counts = await Promise.all(shown.map((c) => c[1]()));
   // The member list is workspace data: what `workspaces:read` reads in the API.
+  const showMembers = r.signed.abilities.includes('workspaces:read');
+  const [counts, users] = await r.db.read((tx) =>
+    Promise.all([
+      Promise.all(shown.map((c) => c[1](tx))),
+      showMembers
+        ? recordsById(
+            tx,
+            'users',
+            w.members.map((m) => m.user_id),
+          )
+        : new Map(),
+    ]),
+  );
   let members: Html | string = '';
-  if (r.signed.abilities.includes('workspaces:read')) {
+  if (showMembers) {
     const rows = w.members.map((m) => {
-      const u = store.get('users', m.user_id);
+      const u = users.get(m.user_id);
       return html`<tr><td>${u?.name ?? m.user_id}</td><td>${u?.email ?? ''}</td><td>${m.role}</td></tr>`;
     });
     members = html`<h2>Members</h2>
