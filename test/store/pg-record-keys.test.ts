@@ -60,6 +60,8 @@ function record(i: number): Record<string, unknown> {
     revoked_at: i % 17 === 0 ? TIMES[0] : null,
     members: [{ user_id: WS[i % 2], role: 'member' }],
     workspace_ids: i % 5 === 0 ? [] : [WS[i % 2]],
+    payment_intent_id: WS[i % 2],
+    at: (i * 37) % 1000,
   };
 }
 
