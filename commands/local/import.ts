@@ -1,9 +1,7 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
-import type { Factory } from '../../src/cli/factory.js';
 import { CliError } from '../../src/cli/errors.js';
-import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
+import { dataFileOf, dataOption, openEngine, storeOption, storeUrlOf } from '../../src/cli/local.js';
 
 export default defineCommand<{ data?: string; store?: string; replace?: boolean }>({
   path: ['local', 'import'],
@@ -32,60 +30,39 @@ export default defineCommand<{ data?: string; store?: string; replace?: boolean 
     await checkFixturesExist(opts.args.map((a) => path.resolve(f.cwd, a))).catch((err: unknown) => {
       throw err instanceof FixtureNotFoundError ? new CliError(err.message, 1) : err;
     });
-    if (url) return importShared(f, url, opts.args, !!opts.replace);
-    const file = dataFileOf(f, opts.data);
-    const { readLock, StoreLockedError } = await import('../../src/store/lock.js');
-    const holder = await readLock(file);
-    if (holder)
-      throw new CliError(
-        `A wcm server (pid ${holder.pid}) is running on ${file}; stop it before importing.`,
-        1,
-        'Or seed a running server through the API with `wcm seed`.',
-      );
-    const { Store } = await import('../../src/store/store.js');
-    const { seedStore } = await import('../../src/store/seed.js');
-    const { FixtureError } = await import('../../src/store/fixture.js');
-    const fixtures = opts.args.map((a) => path.resolve(f.cwd, a));
-    if (opts.replace) {
-      // Validate into a fresh store beside the real one, then swap: the old data stays until the new is whole.
-      const tmp = `${file}.import-${process.pid}`;
-      await fs.rm(tmp, { force: true });
-      await fs.rm(`${tmp}.journal`, { force: true });
-      let counts: Record<string, number>;
-      const fresh = await Store.open(tmp);
-      try {
-        counts = await seedStore(fresh, fixtures);
-      } catch (err) {
-        await fresh.close();
-        await Promise.all([fs.rm(tmp, { force: true }), fs.rm(`${tmp}.journal`, { force: true })]);
-        if (err instanceof FixtureError) throw new CliError(err.message, 1);
-        throw err;
-      }
-      await fresh.close();
-      const lock = await (await import('../../src/store/lock.js')).acquireLock(file).catch((err) => {
-        if (err instanceof StoreLockedError) throw new CliError(err.message);
-        throw err;
-      });
-      try {
-        await fs.rename(tmp, file);
-        await fs.rm(`${file}.journal`, { force: true });
-        await fs.rm(`${tmp}.journal`, { force: true });
-      } finally {
-        await lock();
-      }
-      f.io.stdout.write(`replaced ${file} with ${summary(counts)}\n`);
-      return 0;
+    const files = opts.args.map((a) => path.resolve(f.cwd, a));
+    const file = url ? undefined : dataFileOf(f, opts.data);
+    if (file) {
+      const { readLock } = await import('../../src/store/lock.js');
+      const holder = await readLock(file);
+      if (holder)
+        throw new CliError(
+          `A wcm server (pid ${holder.pid}) is running on ${file}; stop it before importing.`,
+          1,
+          'Or seed a running server through the API with `wcm seed`.',
+        );
     }
-    const store = await f.store({ data: opts.data });
+    const { importFixtures } = await import('../../src/store/seed.js');
+    const { FixtureError } = await import('../../src/store/fixture.js');
+    const { displayUrl } = await import('../../src/store/open.js');
+    // In one transaction (a load with --replace, or into an empty store): nothing is written if a
+    // fixture is bad, and every process on a PostgreSQL store keeps reading the old data until it commits.
+    const db = await openEngine(f, { data: opts.data, url });
+    let counts: Record<string, number>;
     try {
-      const counts = await seedStore(store, fixtures);
-      f.io.stdout.write(`imported into ${file}: ${summary(counts)}\n`);
+      counts = await importFixtures(db, files, { replace: !!opts.replace });
     } catch (err) {
       if (err instanceof FixtureError) throw new CliError(err.message, 1);
       throw err;
     } finally {
-      await store.close();
+      await db.close();
     }
+    if (url)
+      f.io.stdout.write(
+        `${opts.replace ? 'replaced the data of' : 'imported into'} ${displayUrl(url)}: ${summary(counts)}\n`,
+      );
+    else if (opts.replace) f.io.stdout.write(`replaced ${file} with ${summary(counts)}\n`);
+    else f.io.stdout.write(`imported into ${file}: ${summary(counts)}\n`);
     return 0;
   },
 });
@@ -93,31 +70,4 @@ export default defineCommand<{ data?: string; store?: string; replace?: boolean 
 function summary(counts: Record<string, number>): string {
   const parts = Object.entries(counts).map(([k, v]) => `${v} ${k}`);
   return parts.length ? parts.join(', ') : 'nothing (the fixtures are empty)';
-}
-
-/**
- * Into a PostgreSQL store, in one transaction (src/store/seed.ts, importShared): the fixtures are
- * checked against what the database holds (ids already there are refused) as their threads are
- * written, or, with --replace, swapped in for everything but the settings; nothing is written if
- * one is bad, and every process on the database sees all of it at once.
- */
-async function importShared(f: Factory, url: string, args: string[], replace: boolean): Promise<number> {
-  const seed = await import('../../src/store/seed.js');
-  const { FixtureError } = await import('../../src/store/fixture.js');
-  const files = args.map((a) => path.resolve(f.cwd, a));
-  const target = await f.store({ url });
-  let counts: Record<string, number>;
-  try {
-    counts = await seed.importShared(target, files, { replace });
-  } catch (err) {
-    await target.close();
-    if (err instanceof FixtureError) throw new CliError(err.message, 1);
-    throw err;
-  }
-  try {
-    f.io.stdout.write(`${replace ? 'replaced the data of' : 'imported into'} ${target.file}: ${summary(counts)}\n`);
-    return 0;
-  } finally {
-    await target.close();
-  }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { defineCommand } from '../../src/cli/command.js';
 import { CliError, UsageError } from '../../src/cli/errors.js';
 import type { Factory } from '../../src/cli/factory.js';
-import { dataFileOf } from '../../src/cli/local.js';
+import { dataFileOf, openEngine } from '../../src/cli/local.js';
 import { printFields, printJson } from '../../src/cli/output.js';
 
 const OUTCOMES = ['succeeded', 'failed', 'canceled', 'refunded'] as const;
@@ -43,9 +43,9 @@ async function fromDataFile(f: Factory, data: string | undefined, known: Known):
     ))
   )
     return known;
-  let store;
+  let db;
   try {
-    store = await f.store({ data, readOnly: true });
+    db = await openEngine(f, { data, readOnly: true });
   } catch {
     if (data)
       throw new CliError(
@@ -55,9 +55,16 @@ async function fromDataFile(f: Factory, data: string | undefined, known: Known):
       );
     return known;
   }
-  const order = known.orderId
-    ? store.get('orders', known.orderId)
-    : [...store.values('orders')].find((o) => o.payment_intent_id === known.paymentIntent);
+  const { orderId, paymentIntent } = known;
+  const order = await db
+    .read(async (tx) =>
+      orderId
+        ? tx.get('orders', orderId)
+        : paymentIntent
+          ? (await tx.page('orders', 'ordersByPaymentIntent', { partition: paymentIntent, limit: 1 })).items[0]
+          : undefined,
+    )
+    .finally(() => db.close());
   if (!order) return known;
   return {
     orderId: order.id,

@@ -16,7 +16,7 @@ import { FIXTURE_COLLECTIONS } from './fixture-schema.js';
 import { LazyLines } from './lazy-lines.js';
 import { COLLECTIONS, type CollectionName } from './records.js';
 import type { Store, Tx } from './store.js';
-import type { Loaded, StoreEngine } from './engine/interface.js';
+import { ConflictError, isEmptyStore, SNAPSHOT_REPLACED, type Loaded, type StoreEngine } from './engine/interface.js';
 import { isDeadlock, unavailable } from './pg/errors.js';
 import { RECORD_TABLE_COLLECTIONS } from './pg/records.js';
 import { TableImport } from './pg/table-import.js';
@@ -381,4 +381,98 @@ export async function seedEngine(
     background: opts.background,
   });
   return loaded ? { counts, records: all } : undefined;
+}
+
+/** A fixture file read and checked against its schema (streamed), not yet across records. */
+async function readChecked(file: string): Promise<CheckedFixture> {
+  const collector = new FixtureCollector(file);
+  try {
+    await readFixtureStream(file, collector);
+  } catch (err) {
+    if (err instanceof FixtureSyntaxError) throw notJson(file, err);
+    if (err instanceof FixtureError) throw err;
+    throw unreadable(file, err);
+  }
+  return doneWithCrossProblems(collector);
+}
+
+/**
+ * Imports fixture files through the store's interface, all or nothing. Into an empty store, one
+ * load (the JSON engine writes a big one as its snapshot). Otherwise one write transaction: the
+ * records the files name (ids they add, records they refer to) are read in it (locked on
+ * PostgreSQL, so nobody deletes one meanwhile), the files checked against them with the messages
+ * a seed gives, and every record created (an id another process took meanwhile is refused the
+ * same way). `replace`: everything but the settings and the named snapshots is replaced by the
+ * fixtures, in one load. Resolves how many records of each collection.
+ */
+export async function importFixtures(
+  db: StoreEngine,
+  files: string[],
+  opts: { replace?: boolean } = {},
+): Promise<Record<string, number>> {
+  if (opts.replace || (await db.read(isEmptyStore))) {
+    const { records, counts } = loadedRecords(await readFixtures(files));
+    if (opts.replace) {
+      await db.load(SNAPSHOT_REPLACED, records);
+      return counts;
+    }
+    if (await db.load(SEED_COLLECTIONS, records, { ifEmpty: true })) return counts;
+  }
+  const checked: CheckedFixture[] = [];
+  for (const file of files) checked.push(await readChecked(file));
+  // Which records of the store the checks look at: asked once with nothing there.
+  const asked = new Map<CollectionName, Set<string>>();
+  const recorder: RecordLookup = {
+    get: (c, id) => {
+      let ids = asked.get(c);
+      if (!ids) asked.set(c, (ids = new Set()));
+      ids.add(id);
+      return undefined;
+    },
+  };
+  const dry: Records[] = [];
+  checked.forEach((f, i) => {
+    try {
+      dry.push(checkFixture(f, files[i], lookupWith(recorder, dry)));
+    } catch {
+      // Checked again below against what the store holds.
+    }
+  });
+  // The records of the last run of the write, to name a record a conflict is about.
+  let last: Records[] = [];
+  const write = db.write(async (tx) => {
+    const held = new Map<CollectionName, Map<string, unknown>>();
+    for (const [c, ids] of asked) {
+      const m = new Map<string, unknown>();
+      for (const id of ids) {
+        const rec = await tx.get(c, id);
+        if (rec !== undefined) m.set(id, rec);
+      }
+      held.set(c, m);
+    }
+    const existing: RecordLookup = { get: (c, id) => held.get(c)?.get(id) };
+    const all: Records[] = [];
+    checked.forEach((f, i) => all.push(checkFixture(f, files[i], lookupWith(existing, all))));
+    last = all;
+    const { records, counts } = loadedRecords(all);
+    for (const [c, rec] of records) await tx.create(c, rec as never);
+    return counts;
+  });
+  return write.catch((err: unknown) => {
+    throw err instanceof ConflictError ? takenError(files, last, err) : err;
+  });
+}
+
+/** A record the import creates that another process created meanwhile: the message an id the store holds gets. */
+function takenError(files: string[], all: Records[], err: ConflictError): Error {
+  const c = err.collection === 'thread_messages' ? 'threads' : err.collection;
+  for (const [i, records] of all.entries()) {
+    const list = (records as unknown as Record<string, Array<{ id: string }> | undefined>)[c] ?? [];
+    const n = list.findIndex((r) => r.id === err.id);
+    if (n >= 0)
+      return new FixtureError(files[i], [
+        { path: `$.${c}[${n}]${c === 'tokens' ? '' : '.id'}`, message: `id \`${err.id}\` already exists in the store` },
+      ]);
+  }
+  return err;
 }
