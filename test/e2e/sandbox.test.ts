@@ -80,7 +80,7 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
     expect(await again.text()).toBe(await first.text());
   });
 
-  it('the same key sent to A and B at once runs once: one 201, the other 409 idempotency_key_in_use, then replays', async () => {
+  it('the same key sent to A and B at once makes one order: both answer with it (the loser replays the record of the winner), then retries replay it', async () => {
     // Stripe answers once the other request was answered (at most after 1.5 s), so the first request
     // is still running when the second arrives.
     let answered = () => {};
@@ -99,19 +99,28 @@ describe('two wcm serve processes on one PostgreSQL database', () => {
         body: JSON.stringify({ quantity: 1 }),
       }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() }));
     const answers = await Promise.all([pay(a), pay(b)].map((p) => p.finally(answered)));
-    expect(answers.map((x) => x.status).sort()).toEqual([201, 409]);
-    expect(stub.received.filter((r) => r.path === '/v1/payment_intents')).toHaveLength(1);
-    const refused = answers.find((x) => x.status === 409)!;
-    expect(JSON.parse(refused.body)).toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
-    expect(refused.retryAfter).toBe('1');
+    // Both ran (each asked Stripe for an intent); the one whose record landed first won, and the
+    // other kept nothing, withdrew its intent and answered with the winner's record.
+    expect(answers.map((x) => x.status)).toEqual([201, 201]);
+    expect(answers[1].body).toBe(answers[0].body);
+    const created = answers[0];
+    // Each intent asked for its own order (Stripe's idempotency key derives from the order id);
+    // the kept order's is one of them, and every other was withdrawn.
+    const kept = JSON.parse(created.body).data.order.id;
+    const intents = stub.received.filter((r) => r.path === '/v1/payment_intents');
+    expect(intents.length).toBeGreaterThanOrEqual(1);
+    expect(intents.length).toBeLessThanOrEqual(2);
+    expect(intents.map((r) => r.form['metadata[order_id]'])).toContain(kept);
+    expect(new Set(intents.map((r) => r.headers['idempotency-key'])).size).toBe(intents.length);
+    expect(stub.received.filter((r) => r.path.endsWith('/cancel'))).toHaveLength(intents.length - 1);
     // Retried on either process, the key now replays the one answer.
-    const created = answers.find((x) => x.status === 201)!;
+    const seen = stub.received.length;
     for (const s of [a, b]) {
       const again = await pay(s);
       expect(again.status).toBe(201);
       expect(again.body).toBe(created.body);
     }
-    expect(stub.received).toHaveLength(1);
+    expect(stub.received).toHaveLength(seen);
   });
 
   it('the public rate limit is counted across both processes', async () => {
