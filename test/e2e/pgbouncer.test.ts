@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServe, wcm } from '../support/cli.js';
 import { authorizeUrl, FormBrowser, pkce, tokenRequest } from '../support/oauth.js';
+import { PostgresEngine } from '../../src/store/postgres/engine.js';
 import { startBouncer, type Bouncer } from '../support/pgbouncer.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres.js';
 import { DEMO, demo } from '../support/server.js';
@@ -42,13 +43,13 @@ async function seeded(): Promise<string> {
 }
 
 const auth = { Authorization: `Bearer ${demo.owner}`, 'Content-Type': 'application/json' };
-async function createList(s: Served, title: string, headers: Record<string, string> = {}) {
+async function createList(s: Served, title: string) {
   const res = await fetch(`${s.url}/workspaces/${demo.ws1}/lists`, {
     method: 'POST',
-    headers: { ...auth, ...headers },
+    headers: auth,
     body: JSON.stringify({ title, template_slug: 'faq', items: [{ title: 'Q', description: 'A' }] }),
   });
-  return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.text() };
+  return { status: res.status, body: await res.text() };
 }
 async function listTitles(s: Served): Promise<string[]> {
   const res = await fetch(`${s.url}/workspaces/${demo.ws1}/lists?limit=100`, { headers: auth });
@@ -105,15 +106,29 @@ describe('two wcm serve processes through PgBouncer (pool_mode = transaction)', 
   it('an idempotent POST sent to A and replayed on B with the same key makes one record and the same answer', async () => {
     const url = await seeded();
     const [a, b] = await Promise.all([serve(url), serve(url)]);
-    const key = { 'Idempotency-Key': 'pgbouncer-replay-0001' };
-    const first = await createList(a, 'made once', key);
+    const events = async () => {
+      const engine = await PostgresEngine.open(url, { max: 1 });
+      try {
+        return await engine.read((tx) => tx.count('analytics_events'));
+      } finally {
+        await engine.close();
+      }
+    };
+    const before = await events();
+    const open = async (s: Served) => {
+      const res = await fetch(`${s.url}/public/agents/${demo.agent1}/analytics-events/opened`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'pgbouncer-replay-0001' },
+        body: JSON.stringify({}),
+      });
+      return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.text() };
+    };
+    const first = await open(a);
     expect(first.status).toBe(201);
     expect(first.replayed).toBeNull();
-    const again = await createList(b, 'made once', key);
-    expect(again.status).toBe(201);
-    expect(again.replayed).toBe('true');
-    expect(again.body).toBe(first.body);
-    for (const s of [a, b]) expect((await listTitles(s)).filter((t) => t === 'made once')).toHaveLength(1);
+    const again = await open(b);
+    expect(again).toEqual({ status: 201, replayed: 'true', body: first.body });
+    expect(await events()).toBe(before + 1);
   });
 
   it('an authorization code issued on A is redeemed once: of A and B at once one gets tokens, the other and a later try invalid_grant', async () => {
