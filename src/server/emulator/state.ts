@@ -1,12 +1,6 @@
-import {
-  SnapshotUnreadableError,
-  type Loaded,
-  type SnapshotInfo,
-  type StoreEngine,
-} from '../../store/engine/interface.js';
-import { FIXTURE_COLLECTIONS, FixtureError, lookupWith, type RecordLookup, type Records } from '../../store/fixture.js';
-import { readFixtureFile } from '../../store/seed.js';
-import { splitThread } from '../../store/threads.js';
+import { SnapshotUnreadableError, type SnapshotInfo, type StoreEngine } from '../../store/engine/interface.js';
+import { FIXTURE_COLLECTIONS, FixtureError, type Records } from '../../store/fixture.js';
+import { loadedRecords, readFixtures } from '../../store/seed.js';
 import { ProblemError } from '../problems.js';
 
 /** Where `--seed` files of the first start are remembered (so `reset --to seed` can load them again). */
@@ -58,17 +52,13 @@ async function seedFiles(db: StoreEngine): Promise<string[]> {
   return files as string[];
 }
 
-/** What a reset to the seed checks the files against: nothing but the files before each. */
-const NOTHING: RecordLookup = { get: () => undefined };
-
 /**
  * Reads the seed files again as `serve --seed` does (streamed, each checked against the files
  * before it), all before anything changes; a file now invalid is a 422 naming it, and nothing changes.
  */
 async function readSeed(files: string[]): Promise<Records[]> {
-  const all: Records[] = [];
   try {
-    for (const file of files) all.push(await readFixtureFile(file, lookupWith(NOTHING, all)));
+    return await readFixtures(files);
   } catch (err) {
     if (!(err instanceof FixtureError)) throw err;
     throw new ProblemError('validation_failed', {
@@ -80,25 +70,6 @@ async function readSeed(files: string[]): Promise<Records[]> {
       errors: { to: err.problems.map((p) => `${err.source}: ${p.path} ${p.message}`) },
     });
   }
-  return all;
-}
-
-/** Fixture records as the records a load writes (each thread as its record and its messages), and how many of each. */
-function loadedOf(sets: readonly Records[]): { records: Loaded[]; counts: Record<string, number> } {
-  const records: Loaded[] = [];
-  const counts: Record<string, number> = {};
-  for (const set of sets)
-    for (const c of FIXTURE_COLLECTIONS) {
-      if (c === 'threads')
-        for (const t of set.threads) {
-          if (!('messages' in t)) throw new Error(`Thread ${t.id} of a seed was read without its messages.`);
-          const { thread, messages } = splitThread(t);
-          records.push(['threads', thread], ['thread_messages', messages]);
-        }
-      else for (const rec of set[c]) records.push([c, rec] as Loaded);
-      if (set[c].length) counts[c] = (counts[c] ?? 0) + set[c].length;
-    }
-  return { records, counts };
 }
 
 /** How many records of each fixture collection the store holds (those it holds any of). */
@@ -124,7 +95,7 @@ export async function resetState(db: StoreEngine, to: unknown): Promise<Record<s
     return {};
   }
   if (to === 'seed') {
-    const { records, counts } = loadedOf(await readSeed(await seedFiles(db)));
+    const { records, counts } = loadedRecords(await readSeed(await seedFiles(db)));
     await db.snapshots.reset(records);
     return counts;
   }
