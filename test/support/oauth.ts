@@ -165,3 +165,36 @@ export async function demoCode(
   });
   return { code, verifier, clientId: demo.oauthAppAcme };
 }
+
+type Engine = import('../../src/store/engine/interface.js').StoreEngine;
+
+/**
+ * Moves the test's clock by `ms`, and the store's with it: the JSON engine's time is the test's
+ * clock, but PostgreSQL's is the database's, which the offset setting (the emulator's clock) moves.
+ */
+export async function moveClock(db: Engine, clock: { advance(ms: number): void }, ms: number): Promise<void> {
+  clock.advance(ms);
+  if (db.kind !== 'postgres') return;
+  const { CLOCK_OFFSET_SETTING, offsetOf } = await import('../../src/store/engine/interface.js');
+  await db.write(async (tx) => {
+    const was = offsetOf((await tx.get('settings', CLOCK_OFFSET_SETTING))?.value);
+    await tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: was + ms });
+  });
+}
+
+/** Sets the test's clock to `to`, and takes back whatever `moveClock` moved the store's. */
+export async function resetClock(db: Engine, clock: { current: Date }, to: Date): Promise<void> {
+  clock.current = to;
+  if (db.kind !== 'postgres') return;
+  const { CLOCK_OFFSET_SETTING } = await import('../../src/store/engine/interface.js');
+  await db.write((tx) => tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: 0 }));
+}
+
+/** The store's time now (`tx.now()`), epoch ms: on the JSON engine, the test's clock. */
+export const storeNow = (db: Engine): Promise<number> => db.read((tx) => tx.now());
+
+/**
+ * On PostgreSQL the database's clock runs on between two requests (milliseconds): a test that goes
+ * to just inside a limit keeps this much of it in hand there; on the JSON engine it is exact.
+ */
+export const clockSlack = (db: Engine): number => (db.kind === 'postgres' ? 1_000 : 1);

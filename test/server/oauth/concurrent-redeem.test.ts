@@ -12,21 +12,21 @@ import type { StoreEngine } from '../../../src/store/engine/interface.js';
 import { PostgresEngine } from '../../../src/store/postgres/engine.js';
 import { demoCode, pkce } from '../../support/oauth.js';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.js';
-import { demo, inProcess, TestClock, type InProcess } from '../../support/server.js';
+import { demo, onPort, TestClock } from '../../support/server.js';
 
 const clock = new TestClock(new Date('2026-11-22T12:00:00.000Z'));
 const ORIGIN = 'http://127.0.0.1:4010';
-let env: InProcess;
+let server: Awaited<ReturnType<typeof onPort>>;
 beforeEach(async () => {
-  env = await inProcess({ clock });
+  server = await onPort({ clock });
 });
 afterEach(async () => {
-  await env.close();
+  await server.close();
 });
 
 async function code() {
-  const client = (await env.app.db.read((tx) => findClient(tx, demo.oauthAppAcme)))!;
-  const c = await demoCode(env.app.db);
+  const client = (await server.db.read((tx) => findClient(tx, demo.oauthAppAcme)))!;
+  const c = await demoCode(server.db);
   const params = { code: c.code, redirect_uri: 'http://127.0.0.1/callback', code_verifier: c.verifier, origin: ORIGIN };
   return { client, params };
 }
@@ -38,17 +38,17 @@ describe('used twice at once, honoured once', () => {
   it('an authorization code', async () => {
     const { client, params } = await code();
     const both = await Promise.allSettled([
-      exchangeCode(env.app.db, client, params),
-      exchangeCode(env.app.db, client, params),
+      exchangeCode(server.db, client, params),
+      exchangeCode(server.db, client, params),
     ]);
     expect(both.map(outcome).sort()).toEqual(['invalid_grant', 'ok']);
   });
 
   it('a refresh token: rotated once, and the other answered as a retry in the reuse window', async () => {
     const { client, params } = await code();
-    const first = await exchangeCode(env.app.db, client, params);
+    const first = await exchangeCode(server.db, client, params);
     const p = { refresh_token: first.refresh_token, origin: ORIGIN };
-    const both = await Promise.allSettled([refreshTokens(env.app.db, client, p), refreshTokens(env.app.db, client, p)]);
+    const both = await Promise.allSettled([refreshTokens(server.db, client, p), refreshTokens(server.db, client, p)]);
     expect(both.map(outcome)).toEqual(['ok', 'ok']);
     // One rotation: both refresh tokens are of generation 1, not 1 and 2.
     const issued = both.map((r) => (r as PromiseFulfilledResult<{ refresh_token: string }>).value.refresh_token);

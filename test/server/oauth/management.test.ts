@@ -1,18 +1,36 @@
 // Who may manage OAuth grants and applications (docs/security.md#oauth, issue 33 findings 4 and 5): a personal
 // token, never an OAuth token, whatever the token's text looks like; another member's application
-// is deleted by an owner only. The real App and store in a temp dir.
+// is deleted by an owner only. The real server (on the run's store) and its App, called without a socket.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTools } from '../../../src/mcp/tools.js';
 import { hashToken, tokenId } from '../../../src/store/fixture.js';
-import { demo, inProcess, type InProcess } from '../../support/server.js';
+import { demo, onPort, sendJson } from '../../support/server.js';
 
-let s: InProcess;
+let server: Awaited<ReturnType<typeof onPort>>;
+const s = {
+  request: (r: Parameters<typeof sendJson>[1]) => sendJson(server.app, r),
+};
 beforeEach(async () => {
-  s = await inProcess();
+  server = await onPort();
 });
 afterEach(async () => {
-  await s.close();
+  await server.close();
 });
+
+/** Every OAuth application of the demo's workspaces and self-registered ones, and every grant of them. */
+const oauthRecords = () =>
+  server.db.read(async (tx) => {
+    const out: unknown[] = [];
+    const clients = ['wcm-cli'];
+    for (const partition of [demo.ws1, demo.ws2, demo.ws3, '']) {
+      const apps = await tx.page('oauth_apps', 'oauthAppsByWorkspace', { partition, limit: 1000 });
+      out.push(...apps.items);
+      clients.push(...apps.items.map((a) => a.id));
+    }
+    for (const partition of clients)
+      out.push(...(await tx.page('oauth_grants', 'oauthGrantsByClient', { partition, limit: 1000 })).items);
+    return JSON.stringify(out);
+  });
 
 const MANAGEMENT = [
   ['GET', '/v1/me/oauth-grants'],
@@ -26,7 +44,7 @@ const NEW_APP = { name: 'Sync', redirect_uris: ['https://sync.example/cb'], type
 /** Stores a token record by hand: `text` is what the caller sends, the record says what it is. */
 async function putToken(text: string, extra: Record<string, unknown>) {
   const sha = hashToken(text);
-  await s.store.transact((tx) =>
+  await server.db.write((tx) =>
     tx.put('tokens', {
       id: tokenId(sha),
       token_sha256: sha,
@@ -42,7 +60,8 @@ async function putToken(text: string, extra: Record<string, unknown>) {
 
 describe('grant and application management by an OAuth token', () => {
   it.each(MANAGEMENT)('%s %s: 403 personal_token_required, and nothing changes', async (method, url) => {
-    const before = JSON.stringify([...s.store.values('oauth_grants'), ...s.store.values('oauth_apps')]);
+    const before = await oauthRecords();
+    expect(before).toContain(demo.grantAda);
     const res = await s.request({
       method,
       url,
@@ -52,7 +71,7 @@ describe('grant and application management by an OAuth token', () => {
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({ code: 'personal_token_required', status: 403 });
     expect(res.json.detail).toContain('personal access token');
-    expect(JSON.stringify([...s.store.values('oauth_grants'), ...s.store.values('oauth_apps')])).toBe(before);
+    expect(await oauthRecords()).toBe(before);
   });
 
   it('a personal token of the same user still lists and revokes its grants', async () => {
@@ -94,7 +113,7 @@ describe('deleting an application', () => {
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({ code: 'owner_required' });
     expect(res.json.detail).toContain('`member`');
-    expect(s.store.get('oauth_apps', demo.oauthAppBlueFern)).toBeDefined();
+    expect(await server.db.read((tx) => tx.get('oauth_apps', demo.oauthAppBlueFern))).toBeDefined();
   });
 
   it('her own application in the same workspace she may delete; in a workspace she owns, any', async () => {

@@ -2,10 +2,11 @@
 // at once after its access token expired: one was answered, two were taken for theft and the whole
 // family revoked. Now a retry of the token just rotated, by the same client within 5 s of the
 // rotation, gets a fresh pair of the family; after the window, or two rotations back, it is reuse
-// and still revokes everything. The real server over HTTP, on both stores; the clock is the test's.
+// and still revokes everything. The real server over HTTP, on both stores; the clock is the test's
+// (on PostgreSQL the database's, moved by its offset).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REUSE_WINDOW_MS } from '../../../src/server/oauth/models/grant.js';
-import { demoCode, tokenRequest } from '../../support/oauth.js';
+import { clockSlack, demoCode, moveClock, resetClock, tokenRequest } from '../../support/oauth.js';
 import { demo, onPort, TestClock } from '../../support/server.js';
 
 const START = new Date('2026-11-22T12:00:00.000Z');
@@ -19,8 +20,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-beforeEach(() => {
-  clock.current = START;
+beforeEach(async () => {
+  await resetClock(server.db, clock, START);
 });
 
 async function tokens() {
@@ -58,7 +59,7 @@ describe('refresh-token reuse window', () => {
     }
     // Whichever answer the client kept, its refresh token rotates later, and the others' access tokens
     // still work until then.
-    clock.advance(60_000);
+    await moveClock(server.db, clock, 60_000);
     const later = await refresh(pairs[2].refresh_token);
     expect(later.status).toBe(200);
     expect(later.json.refresh_token).toMatch(/_2_/);
@@ -70,12 +71,13 @@ describe('refresh-token reuse window', () => {
     const first = await tokens();
     const rotated = await refresh(first.refresh_token);
     expect(rotated.status).toBe(200);
-    clock.advance(REUSE_WINDOW_MS - 1);
+    const slack = clockSlack(server.db);
+    await moveClock(server.db, clock, REUSE_WINDOW_MS - slack);
     const retry = await refresh(first.refresh_token);
     expect(retry.status).toBe(200);
     expect(await me(rotated.json.access_token)).toBe(200);
     // Past the window from the rotation (a retry answered in it does not extend it): theft.
-    clock.advance(1);
+    await moveClock(server.db, clock, slack);
     const stolen = await refresh(first.refresh_token);
     expect([stolen.status, stolen.json.error]).toEqual([400, 'invalid_grant']);
     expect(stolen.json.error_description).toMatch(/already used; every token of this authorization is now revoked/);
