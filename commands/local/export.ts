@@ -2,7 +2,8 @@ import path from 'node:path';
 import { defineCommand } from '../../src/cli/command.js';
 import { CliError } from '../../src/cli/errors.js';
 import type { Writer } from '../../src/cli/io.js';
-import { dataFileOf, dataOption, storeOption, storeUrlOf } from '../../src/cli/local.js';
+import { dataFileOf, dataOption, openEngine, storeOption, storeUrlOf } from '../../src/cli/local.js';
+import type { Scannable } from '../../src/store/fixture-export.js';
 
 export default defineCommand<{ data?: string; store?: string }>({
   path: ['local', 'export'],
@@ -14,26 +15,32 @@ export default defineCommand<{ data?: string; store?: string }>({
   options: [dataOption, storeOption],
   async run(opts, f) {
     const url = storeUrlOf(f, opts);
-    const store = await f.store({ data: opts.data, readOnly: true, url });
-    const file = url ? store.file : dataFileOf(f, opts.data);
-    const { exportText } = await import('../../src/store/fixture.js');
+    const db = await openEngine(f, { data: opts.data, readOnly: true, url });
+    const [{ exportText, exportScanned }, { JsonEngine }, { displayUrl }] = await Promise.all([
+      import('../../src/store/fixture-export.js'),
+      import('../../src/store/json/engine.js'),
+      import('../../src/store/open.js'),
+    ]);
+    const file = url ? displayUrl(url) : dataFileOf(f, opts.data);
+    // The data file's records from memory; PostgreSQL's read collection by collection.
+    const text = () => (db instanceof JsonEngine ? exportText(db.store) : exportScanned(db as unknown as Scannable));
     const target = opts.args[0];
     // Written as it is made (never one string: a million threads are past V8's longest); a file
     // appears whole or not at all.
     try {
       if (target === '-') {
-        for await (const piece of exportText(store)) await writeOut(f.io.stdout, piece);
+        for await (const piece of text()) await writeOut(f.io.stdout, piece);
       } else {
         const out = path.resolve(f.cwd, target);
         const { nodeFileLayer } = await import('../../src/store/files.js');
-        await nodeFileLayer.writeAtomic(out, bytes(exportText(store))).catch((err: NodeJS.ErrnoException) => {
+        await nodeFileLayer.writeAtomic(out, bytes(text())).catch((err: NodeJS.ErrnoException) => {
           throw cannotWrite(out, err);
         });
         f.io.stderr.write(`exported ${file} to ${out}\n`);
       }
     } finally {
       // A PostgreSQL store holds connections open until closed.
-      if (url) await store.close();
+      await db.close();
     }
     return 0;
   },

@@ -3,8 +3,8 @@
  * token, threads with their messages. An export imports back to the same state.
  */
 import { FIXTURE_COLLECTIONS } from './fixture-schema.js';
-import { isGrantToken, refreshStateOf, withGrant, type StoredToken } from './oauth-tokens.js';
-import type { CollectionName, OAuthGrantRecord, TokenRecord } from './records.js';
+import { isGrantToken, refreshesByGrant, refreshStateOf, withGrant, type StoredToken } from './oauth-tokens.js';
+import type { CollectionName, OAuthGrantRecord, RecordTypes, TokenRecord } from './records.js';
 import type { Store } from './store.js';
 import { joinThread, type FullThread } from './threads.js';
 
@@ -83,4 +83,56 @@ function exportedToken(store: Store, t: StoredToken): Array<Omit<TokenRecord, 'i
 function exportedGrant(store: Store, g: OAuthGrantRecord): OAuthGrantRecord {
   const r = refreshStateOf(store, g);
   return { ...g, refresh_sha256: r.sha256, refresh_expires_at: r.expires_at, refresh_generation: r.generation };
+}
+
+/** What exportScanned reads: every record of a collection in the JSON engine's order (PostgresEngine.scan). */
+export interface Scannable {
+  scan<C extends CollectionName>(c: C): Promise<Array<RecordTypes[C]>>;
+}
+
+/**
+ * The export's text in pieces from a store that lists its records (the PostgreSQL engine): the
+ * same text exportText gives for the same records, each collection read whole in turn.
+ */
+export async function* exportScanned(db: Scannable): AsyncGenerator<string> {
+  const grants = new Map((await db.scan('oauth_grants')).map((g) => [g.id, g]));
+  const apps = new Map((await db.scan('oauth_apps')).map((a) => [a.id, a]));
+  // The newest token response of each grant (refreshesByGrant's first): its current refresh token.
+  const newest = new Map<string, StoredToken>();
+  const tokens = await db.scan('tokens');
+  for (const t of tokens)
+    for (const p of refreshesByGrant.partitions!(t as never)) {
+      const top = newest.get(p);
+      if (
+        !top ||
+        ((t as { generation?: number }).generation ?? -1) > ((top as { generation?: number }).generation ?? -1)
+      )
+        newest.set(p, t);
+    }
+  const view = {
+    get: (c: CollectionName, id: string) => (c === 'oauth_grants' ? grants.get(id) : apps.get(id)),
+    index: () => ({ entries: (grant: string) => (newest.has(grant) ? [{ rec: newest.get(grant)! }] : []) }),
+  } as unknown as Store;
+  let piece = '{\n  "version": 1';
+  for (const c of FIXTURE_COLLECTIONS) {
+    let recs: unknown[];
+    if (c === 'threads') {
+      const messages = new Map((await db.scan('thread_messages')).map((m) => [m.id, m]));
+      recs = (await db.scan('threads')).map((t) => joinThread(t, messages.get(t.id)));
+    } else recs = c === 'tokens' ? tokens : c === 'oauth_grants' ? [...grants.values()] : await db.scan(c);
+    if (!recs.length) continue;
+    let first = true;
+    piece += `,\n  ${JSON.stringify(c)}: [`;
+    for (const rec of recs)
+      for (const out of exported(view, c, rec)) {
+        piece += `${first ? '' : ','}\n    ${JSON.stringify(out, null, 2).replace(/\n/g, '\n    ')}`;
+        first = false;
+        if (piece.length >= PIECE) {
+          yield piece;
+          piece = '';
+        }
+      }
+    piece += first ? ']' : '\n  ]';
+  }
+  yield `${piece}\n}\n`;
 }

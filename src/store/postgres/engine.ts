@@ -19,7 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Sql, TransactionSql } from 'postgres';
 import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
 import { COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
-import type { IndexDef, SortKey } from '../sorted-index.js';
+import { SortedIndex, type IndexDef, type SortKey } from '../sorted-index.js';
 import { encodeKey } from '../pg/sort-keys.js';
 import { isUnavailable, StoreUnavailableError } from './errors.js';
 import {
@@ -165,6 +165,20 @@ export class PostgresEngine implements StoreEngine {
       for (const [c, rec] of also) await tx.put(c, rec as never);
       return true;
     });
+  }
+
+  /**
+   * Every record of `c`, in the order the JSON engine lists them (an export): by the key of the
+   * collection's first index, else as they were written. One consistent read; not for requests.
+   */
+  async scan<C extends CollectionName>(c: C): Promise<Array<RecordTypes[C]>> {
+    const first = INDEXES_BY_COLLECTION.get(c)?.[0];
+    const rows = await this.run('isolation level repeatable read read only', (q) =>
+      q.run(`select doc::text as doc from ${this.names.records(c)} order by ctid`),
+    );
+    const recs = rows.map((r) => parse(r.doc) as RecordTypes[C]);
+    // Sorted as the JSON engine's first index sorts (stable: ties stay in the order written).
+    return first ? (new SortedIndex(first).order(recs) as Array<RecordTypes[C]>) : recs;
   }
 
   private async run<T>(mode: string, fn: (q: Query) => Promise<T>): Promise<T> {
