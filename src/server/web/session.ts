@@ -146,17 +146,30 @@ export class Sessions {
    * minute), and once half the cookie's lifetime has passed the cookie is due for renewal.
    */
   async read(info: Pick<RequestInfo, 'headers' | 'path'>): Promise<Session | undefined> {
+    return (await this.readWith(info, async () => undefined))?.session;
+  }
+
+  /**
+   * `read`, and what `load` reads of the store for the session in the same read (its user, the
+   * token it stands on).
+   */
+  async readWith<T>(
+    info: Pick<RequestInfo, 'headers' | 'path'>,
+    load: (tx: ReadTx, rec: SessionRecord) => Promise<T>,
+  ): Promise<{ session: Session; loaded: T } | undefined> {
     const cookie = readCookies(info.headers)[SESSION_COOKIE];
     if (!cookie) return undefined;
     const id = recordId(cookie);
     const idle = this.seconds * 1000;
     const seen = await this.db.read(async (tx) => {
       const rec = await tx.get('sessions', id);
-      return rec && { rec, now: await tx.now() };
+      if (!rec) return undefined;
+      const now = await tx.now();
+      const live = rec.expires_at > now && under(info.path, rec.path);
+      return { rec, now, loaded: live ? await load(tx, rec) : undefined };
     });
     if (!seen) return undefined;
-    let { rec } = seen;
-    const { now } = seen;
+    const { rec, now } = seen;
     if (rec.expires_at <= now) {
       await this.db.write(async (tx) => {
         const r = await tx.get('sessions', id);
@@ -165,22 +178,19 @@ export class Sessions {
       return undefined;
     }
     if (!under(info.path, rec.path)) return undefined;
-    const renew = now - rec.cookie_at >= idle / 2;
-    if (renew || now + idle - rec.expires_at >= TOUCH_MS) {
-      const touched = await this.db.write(async (tx) => {
-        const r = await tx.get('sessions', id);
-        if (!r) return undefined;
-        const at = await tx.now();
-        if (r.expires_at <= at) return undefined;
-        const cookieAt = at - r.cookie_at >= idle / 2 ? at : r.cookie_at;
-        return tx.put('sessions', { ...r, expires_at: Math.max(r.expires_at, at + idle), cookie_at: cookieAt });
-      });
-      if (!touched) return undefined;
-      const renewed = touched.cookie_at !== rec.cookie_at;
-      rec = touched;
-      return this.session(cookie, rec, renewed);
-    }
-    return this.session(cookie, rec, false);
+    const loaded = seen.loaded as T;
+    if (now - rec.cookie_at < idle / 2 && now + idle - rec.expires_at < TOUCH_MS)
+      return { session: this.session(cookie, rec, false), loaded };
+    const touched = await this.db.write(async (tx) => {
+      const r = await tx.get('sessions', id);
+      if (!r) return undefined;
+      const at = await tx.now();
+      if (r.expires_at <= at) return undefined;
+      const cookieAt = at - r.cookie_at >= idle / 2 ? at : r.cookie_at;
+      return tx.put('sessions', { ...r, expires_at: Math.max(r.expires_at, at + idle), cookie_at: cookieAt });
+    });
+    if (!touched) return undefined;
+    return { session: this.session(cookie, touched, touched.cookie_at !== rec.cookie_at), loaded };
   }
 
   /** A new session for `userId`, valid under `path` (limited by `tokenId` when given), and the Set-Cookie header that carries it. */

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { ABILITIES, type Ability } from '../../contract/enums.js';
 import { hashToken, tokenId } from '../../store/fixture.js';
 import { isGrantToken, type StoredToken } from '../../store/oauth-tokens.js';
-import type { TokenRecord, UserRecord } from '../../store/records.js';
+import type { SessionRecord, TokenRecord, UserRecord } from '../../store/records.js';
 import type { ReadTx, StoreEngine } from '../../store/engine/interface.js';
 import type { AppRequest, AppResponse, AppRouter } from '../app.js';
 import { ANY } from '../router.js';
@@ -147,10 +147,13 @@ function preSignInCsrf(
 }
 
 /** The session's limits, or null once the token it stands on is revoked, expired or gone. */
-async function limits(tx: ReadTx, session: Session): Promise<Pick<SignedIn, 'abilities' | 'workspaceIds'> | null> {
-  if (!session.tokenId) return { abilities: ABILITIES, workspaceIds: null };
-  const rec = await tx.get('tokens', session.tokenId);
-  if (!tokenLive(rec, session.userId, await tx.now())) return null;
+async function limits(
+  tx: ReadTx,
+  session: SessionRecord,
+): Promise<Pick<SignedIn, 'abilities' | 'workspaceIds'> | null> {
+  if (!session.token_id) return { abilities: ABILITIES, workspaceIds: null };
+  const rec = await tx.get('tokens', session.token_id);
+  if (!tokenLive(rec, session.user_id, await tx.now())) return null;
   return { abilities: rec.abilities, workspaceIds: rec.workspace_ids ?? null };
 }
 
@@ -158,14 +161,13 @@ async function limits(tx: ReadTx, session: Session): Promise<Pick<SignedIn, 'abi
 async function signedIn(o: SignInOptions, req: AppRequest, info: RequestInfo): Promise<SignedIn | AppResponse> {
   const { prefix, sessions } = o;
   const signInPath = `${prefix}/sign-in`;
-  const session = await sessions.read(info);
-  // The session's user and the token it stands on, in one read.
-  const found = session
-    ? await sessions.db.read(async (tx) => {
-        const user = await tx.get('users', session.userId);
-        return user && { user, limit: await limits(tx, session) };
-      })
-    : undefined;
+  // The session, its user and the token it stands on, in one read.
+  const read = await sessions.readWith(info, async (tx, rec) => {
+    const user = await tx.get('users', rec.user_id);
+    return user && { user, limit: await limits(tx, rec) };
+  });
+  const session = read?.session;
+  const found = read?.loaded;
   // Where sign-in comes back to: only a redirect needs it (a page signed in does not parse its URL).
   const back = () => {
     const url = info.method === 'GET' ? targetUrl(req) : null;
