@@ -3,6 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
 import { seedStore } from '../../src/store/seed.js';
+import { threadContactPartitions } from '../../src/store/indexes.js';
+import { JsonEngine } from '../../src/store/json/engine.js';
+import type { ThreadRecord } from '../../src/store/records.js';
 import { readSnapshot } from '../../src/store/snapshot.js';
 import { encodeSnapshot } from '../../src/store/snapshot-writer.js';
 import { Store, StoreCorruptError } from '../../src/store/store.js';
@@ -76,6 +79,26 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     // The end marker counts the collection sections, and ends the file.
     expect(lines.at(-2)).toBe(`{"end":${lines.filter((l) => l.startsWith('{"collection":')).length}}`);
     expect(lines.at(-1)).toBe('');
+  });
+
+  it('a data file whose thread stubs lack a member an index reads (the contact) builds the indexes from the records', async () => {
+    const file = await seeded();
+    const one = readSnapshotFile(file).collections.threads.find((x) => x.id === t(1)) as ThreadRecord;
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.startsWith('{"collection":"threads"'));
+    const header = JSON.parse(lines[at]);
+    header.stubs = header.stubs.map(({ contact: _, ...stub }: { contact: unknown }) => stub);
+    lines[at] = JSON.stringify(header);
+    writeFileSync(file, lines.join('\n'));
+    const s = await stores.open(file);
+    const [byId, byEmail] = threadContactPartitions(one.workspace_id, one.contact);
+    const ids = (partition: string) =>
+      new JsonEngine(s).read(async (tx) =>
+        (await tx.page('threads', 'threadsByContact', { partition, limit: 10 })).items.map((x) => x.id),
+      );
+    expect(await ids(byId)).toContain(t(1));
+    expect(await ids(byEmail)).toContain(t(1));
+    expect(await list(s)).toEqual([t(5), t(2), t(7), t(1), t(6)]);
   });
 
   it('moves a thread that was never read when it is written after a restart, and keeps it through a crash and a compaction', async () => {
