@@ -74,7 +74,8 @@ export class State {
     for (const [c, list] of this.indexSet.byCollection) {
       const m = this.data.get(c)!;
       const stubs = stubLists.get(c);
-      let recs: Iterable<{ id: string }> = m.values() as Iterable<{ id: string }>;
+      // An array, not the map's iterator: every index of the collection reads it.
+      let recs: Iterable<{ id: string }> = [...m.values()] as Array<{ id: string }>;
       const fields = this.indexSet.stubFields.get(c) ?? [];
       if (stubs?.length && fields.some((f) => !(f in stubs[0]))) {
         // Stubs written before an index of the collection read another member: the records are

@@ -445,6 +445,15 @@ describe.each([json, postgres])('the store interface on $name', (maker) => {
     expect((await other.read((tx) => tx.get('settings', 'seed')))?.value).toEqual(['a.json']);
   });
 
+  it('every index of a collection with several holds its records after a restart (JSON) or from another process', async () => {
+    const { engine, again } = await maker.fresh();
+    const ws = { id: 'ws-a', name: 'A', stripe_account_id: null, members: [{ user_id: 'u1', role: 'owner' as const }] };
+    await engine.write(async (tx) => void (await tx.put('workspaces', ws)));
+    const other = await again();
+    expect(await other.read((tx) => tx.count('workspaces', 'workspacesByMember', 'u1'))).toBe(1);
+    expect(await other.read((tx) => tx.count('workspaces', 'workspacesWithOwner', '*'))).toBe(1);
+  });
+
   it('loads with ifEmpty racing on one empty store (two processes on PostgreSQL): exactly one writes', async () => {
     const { engine, again } = await maker.fresh();
     const other = maker.name === 'postgres' ? await again() : engine;

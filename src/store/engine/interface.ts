@@ -207,7 +207,7 @@ export interface LoadOptions {
   /**
    * The JSON engine: a big load (written as the snapshot) resolves once it is in memory, and this
    * is handed the promise of the snapshot on disk (writes wait for it; it rejects if it could not be
-   * written, and writes are then refused). Elsewhere it is handed a settled promise once loaded.
+   * written, and writes are then refused). PostgreSQL never calls it: its load resolves once committed.
    */
   background?: (durable: Promise<void>) => void;
 }
