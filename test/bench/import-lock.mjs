@@ -6,8 +6,9 @@
 //
 // --replace: demo.json and the threads are imported first, then again with `--replace` (as a reset
 // to the seed does).
-// --reset: demo.json and the threads are imported and saved as a named snapshot, then a second store
-// (its own connections, in this process) resets to it as POST /_emulator/reset {"to": name} does.
+// --reset: demo.json and the threads are loaded into the PostgreSQL engine's tables and saved as a
+// named snapshot, then a second engine (its own connections, in this process) resets to it as POST
+// /_emulator/reset {"to": name} does, while the first writes.
 // --bookings: the file holds N bookings (demo.json's first, new ids and times) instead of threads.
 // The import's child runs under /usr/bin/time: its peak RSS is printed.
 //
@@ -58,6 +59,8 @@ function wcm(...args) {
 const { startEmbedded } = await import(path.join(root, 'dist/src/embedded-postgres/embedded.js'));
 const { Store } = await import(path.join(root, 'dist/src/store/store.js'));
 const { resetState, saveSnapshot } = await import(path.join(root, 'dist/src/server/emulator/state.js'));
+const { PostgresEngine } = await import(path.join(root, 'dist/src/store/postgres/engine.js'));
+const { seedEngine } = await import(path.join(root, 'dist/src/store/seed.js'));
 const cluster = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120_000 });
 try {
   const fixture = path.join(work, 'threads.json');
@@ -67,21 +70,28 @@ try {
     JSON.stringify(bookings ? manyBookings(demo) : generateThreads({ count: n, workspaceId: DEMO_WS1 })),
   );
   // With --replace or --reset, the threads are there already: 100,000 are swapped for 100,000.
-  await wcm('local', 'import', demo, ...(replace || reset ? [fixture] : []), '--store', cluster.url);
-  const store = await Store.openShared(cluster.url);
-  const resetter = reset ? await Store.openShared(cluster.url) : null;
-  // On PostgreSQL the data file plays no part in a named snapshot: it is rows in the database.
-  if (resetter) await saveSnapshot(resetter, '', 'bench');
+  if (!reset) await wcm('local', 'import', demo, ...(replace ? [fixture] : []), '--store', cluster.url);
+  const store = reset ? await PostgresEngine.open(cluster.url) : await Store.openShared(cluster.url);
+  const resetter = reset ? await PostgresEngine.open(cluster.url) : null;
+  // A named snapshot on PostgreSQL is copies of the tables in the database.
+  if (resetter) {
+    await seedEngine(resetter, [demo, fixture]);
+    await saveSnapshot(resetter, 'bench');
+  }
   const waits = [];
   let done = false;
   const t0 = performance.now();
   const args = replace ? [demo, fixture, '--store', cluster.url, '--replace'] : [fixture, '--store', cluster.url];
-  const importing = (
-    resetter ? resetState(resetter, '', 'bench') : wcm('measured', 'local', 'import', ...args)
-  ).finally(() => (done = true));
+  const importing = (resetter ? resetState(resetter, 'bench') : wcm('measured', 'local', 'import', ...args)).finally(
+    () => (done = true),
+  );
   for (let i = 0; !done; i++) {
     const t = performance.now();
-    await store.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', DEMO_WS1), name: `Acme ${i}` }));
+    if (reset)
+      await store.write(async (tx) =>
+        tx.put('workspaces', { ...(await tx.get('workspaces', DEMO_WS1)), name: `Acme ${i}` }),
+      );
+    else await store.transact((tx) => tx.put('workspaces', { ...tx.get('workspaces', DEMO_WS1), name: `Acme ${i}` }));
     waits.push(performance.now() - t);
     await new Promise((r) => setTimeout(r, 50));
   }
