@@ -1,10 +1,14 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { App, type Routes } from '../../../src/server/app.js';
+import { htmlResponse } from '../../../src/server/web/html.js';
 import { SESSION_COOKIE, sessionKey, Sessions } from '../../../src/server/web/session.js';
+import { signIn } from '../../../src/server/web/signin.js';
+import { hashToken, tokenId } from '../../../src/store/fixture.js';
 import { CLOCK_OFFSET_SETTING, type StoreEngine } from '../../../src/store/engine/interface.js';
 import { JsonEngine } from '../../../src/store/json/engine.js';
 import { PostgresEngine } from '../../../src/store/postgres/engine.js';
 import { Store } from '../../../src/store/store.js';
-import { freshDatabase } from '../../support/postgres.js';
+import { freshDatabase, freshSchema } from '../../support/postgres.js';
 import { TestClock, tempDir } from '../../support/server.js';
 
 /**
@@ -127,5 +131,98 @@ describe.each(KINDS)('sessions on two instances: $name', (kind) => {
     const [x, y] = await Promise.all(shared.engines.map((db) => sessionKey(db)));
     expect(x.equals(y)).toBe(true);
     expect((await sessionKey(shared.engines[1])).equals(x)).toBe(true);
+  });
+});
+
+describe('two servers on one PostgreSQL database', () => {
+  it('a session signed in on one App is accepted by the other, and signing out on it ends it on the first', async () => {
+    const { url } = await freshSchema();
+    const engines = [await PostgresEngine.open(url, { max: 2 }), await PostgresEngine.open(url, { max: 2 })];
+    const dir = tempDir();
+    // Each App needs a file store of its own besides; nothing here reads or writes it.
+    const files = await Promise.all(['a', 'b'].map((n) => Store.open(`${dir.dir}/${n}.json`)));
+    try {
+      const token = 'wcm_pat_adaOnTwoServers0123456789abcdefghijklmn';
+      const sha = hashToken(token);
+      await engines[0].load(
+        ['users', 'tokens'],
+        [
+          ['users', { id: 'usr_ada', name: 'Ada Lindqvist', email: 'ada@example.com' }],
+          [
+            'tokens',
+            {
+              id: tokenId(sha),
+              token_sha256: sha,
+              user_id: 'usr_ada',
+              name: 'pat',
+              abilities: ['content:read'],
+              expires_at: null,
+              revoked_at: null,
+            },
+          ],
+        ],
+      );
+      const apps = await Promise.all(
+        engines.map(async (db, i) => {
+          // As each `wcm serve` does at start: the server key is made once and read by the other.
+          const sessions = new Sessions(db, { key: await sessionKey(db) });
+          const auth = signIn({ prefix: '/p', loopback: false, sessions });
+          const routes: Routes = (r) => {
+            auth.routes(r);
+            r.mount('/p', async ({ req, info }) => {
+              const signed = await auth.requireSession(req, info);
+              if (!('user' in signed)) return signed;
+              return htmlResponse(200, `hello ${signed.user.name}; csrf ${signed.signOut.csrf}`);
+            });
+          };
+          return new App({ store: files[i], db, routes: [routes] });
+        }),
+      );
+      const send = (app: App, r: { method?: string; url: string; body?: string; cookie?: string }) =>
+        app.handle({
+          method: r.method ?? 'GET',
+          url: r.url,
+          headers: {
+            host: new URL(app.trust.origin).host,
+            ...(r.cookie ? { cookie: r.cookie } : {}),
+            ...(r.body ? { 'content-type': 'application/x-www-form-urlencoded', origin: app.trust.origin } : {}),
+          },
+          body: r.body ?? '',
+        });
+      const [a, b] = apps;
+      const form = await send(a, { url: '/p/sign-in?return_to=%2Fp%2Fhome' });
+      const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1];
+      const pre = form.headers['Set-Cookie'].split(';')[0];
+      const signed = await send(a, {
+        method: 'POST',
+        url: '/p/sign-in?return_to=%2Fp%2Fhome',
+        cookie: pre,
+        body: new URLSearchParams({ csrf, token }).toString(),
+      });
+      expect(signed.status).toBe(303);
+      const cookie = signed.headers['Set-Cookie'].split(';')[0];
+      expect(cookie).toMatch(/^wcm_session=/);
+      const onA = await send(a, { url: '/p/home', cookie });
+      const onB = await send(b, { url: '/p/home', cookie });
+      expect(onB.status).toBe(200);
+      expect(onB.body).toContain('hello Ada Lindqvist');
+      // The same CSRF token on both: the key is one, kept in the store.
+      expect(onB.body).toBe(onA.body);
+      const pageCsrf = /csrf (\S+)/.exec(onB.body)![1];
+      const out = await send(b, {
+        method: 'POST',
+        url: '/p/sign-out',
+        cookie,
+        body: new URLSearchParams({ csrf: pageCsrf }).toString(),
+      });
+      expect(out.status).toBe(303);
+      const after = await send(a, { url: '/p/home', cookie });
+      expect(after.status).toBe(303);
+      expect(after.headers.Location).toMatch(/^\/p\/sign-in\?return_to=/);
+    } finally {
+      await Promise.all(engines.map((e) => e.close()));
+      await Promise.all(files.map((f) => f.close()));
+      dir.cleanup();
+    }
   });
 });
