@@ -4,7 +4,7 @@
 // (wcm serve's mounts) and its store.
 import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { pruneOAuth } from '../../../src/server/oauth/models/prune.js';
+import { OAuthPruner, pruneOAuth } from '../../../src/server/oauth/models/prune.js';
 import { hashToken, tokenId } from '../../../src/store/fixture.js';
 import type { CollectionName } from '../../../src/store/records.js';
 import { demo, onPort, TestClock } from '../../support/server.js';
@@ -145,4 +145,19 @@ it('a prune reads a bounded batch: expired codes beyond it are left for the next
   expect(second).toMatchObject({ removed: 2, more: false });
   const left = await db.read((tx) => tx.page('oauth_codes', 'oauthCodesByExpiry', { partition: '*', limit: 100 }));
   expect(left.items.filter((c) => c.id.startsWith('code_pruneBatch'))).toEqual([]);
+});
+
+it('the server prunes after requests once a prune is due, in the background', async () => {
+  const db = server.db;
+  await db.write((tx) => tx.put('oauth_codes', code('code_prunePoked00000001', iso(-1))));
+  const pruner = new OAuthPruner(db, 0);
+  pruner.poke();
+  for (let i = 0; i < 100 && (await db.read((tx) => tx.get('oauth_codes', 'code_prunePoked00000001'))); i++)
+    await new Promise((r) => setTimeout(r, 20));
+  expect(await db.read((tx) => tx.get('oauth_codes', 'code_prunePoked00000001'))).toBeUndefined();
+  // Not due yet: a pruner made now waits its interval before the first prune.
+  await db.write((tx) => tx.put('oauth_codes', code('code_pruneNotDue00000001', iso(-1))));
+  new OAuthPruner(db).poke();
+  await new Promise((r) => setTimeout(r, 100));
+  expect(await db.read((tx) => tx.get('oauth_codes', 'code_pruneNotDue00000001'))).toBeDefined();
 });
