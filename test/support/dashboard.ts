@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppResponse } from '../../src/server/app.js';
 import type { Sessions } from '../../src/server/web/session.js';
-import type { Loaded, StoreEngine } from '../../src/store/engine/interface.js';
+import { testEngine } from './engine.js';
 import { DEMO, demo, inProcess, sendJson, TestClock, type InProcess } from './server.js';
 
 /** What a hostile visitor typed: each must show as text and run nothing. */
@@ -140,45 +140,19 @@ export interface DashboardEnv extends InProcess {
 /** The real App and store (demo plus the dashboard fixture) with the dashboard and assets mounted. */
 export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<DashboardEnv> {
   // Loaded here, not at the top: the browser tests use only the fixture and spawn the binary.
-  const [
-    { App },
-    { dashboardRoutes },
-    { assetRoutes },
-    { Sessions },
-    { seedStore },
-    { JsonEngine },
-    { PostgresEngine },
-    { Store },
-    { COLLECTIONS },
-    { freshSchema },
-  ] = await Promise.all([
+  const [{ App }, { dashboardRoutes }, { assetRoutes }, { Sessions }, { seedStore }] = await Promise.all([
     import('../../src/server/app.js'),
     import('../../src/server/dashboard/mount.js'),
     import('../../src/server/web/assets.js'),
     import('../../src/server/web/session.js'),
     import('../../src/store/seed.js'),
-    import('../../src/store/json/engine.js'),
-    import('../../src/store/postgres/engine.js'),
-    import('../../src/store/store.js'),
-    import('../../src/store/records.js'),
-    import('./postgres.js'),
   ]);
   const base = await inProcess({ fixtures: [] });
   const fixtures = [DEMO, writeDashboardFixture(base.dir)];
   await seedStore(base.store, fixtures);
   const clock = new TestClock();
-  let db: StoreEngine;
-  if (process.env.WCM_TEST_STORE === 'postgres') {
-    // The postgres project: the pages read a PostgreSQL engine on a schema of its own, loaded with
-    // the same records (seeded into a file store first, then loaded).
-    const seeded = await Store.open(path.join(base.dir, 'seed.json'));
-    await seedStore(seeded, fixtures);
-    const records: Loaded[] = [];
-    for (const c of COLLECTIONS) for (const rec of seeded.values(c)) records.push([c, rec] as unknown as Loaded);
-    await seeded.close();
-    db = await PostgresEngine.open((await freshSchema()).url);
-    await db.load(COLLECTIONS, records);
-  } else db = new JsonEngine(base.store, { clock: () => clock.now().getTime() });
+  // On the postgres project the pages read a PostgreSQL engine loaded with the same records.
+  const db = await testEngine(base.store, base.dir, fixtures, () => clock.now().getTime());
   const sessions = new Sessions(db);
   const app = new App({
     store: base.store,
