@@ -259,10 +259,11 @@ describe('concurrent requests with one key', () => {
     const provider = new GatedProvider();
     s = await publicApp({ services: { payments: provider } });
     const first = s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(provider.calls).toBe(1));
     const second = s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: body });
     const third = s.request({ url: payUrl(demo.offerFixedUsd), key: 'inflight-key-001', json: { quantity: 5 } });
-    await new Promise((r) => setTimeout(r, 20));
+    // All three are running (each waits for its payment intent) before any can answer.
+    await vi.waitFor(() => expect(provider.calls).toBe(3));
     provider.open();
     const res = await Promise.all([first, second, third]);
     const fresh = res.filter((r) => r.status === 201 && r.headers['Idempotent-Replayed'] === undefined);
