@@ -31,6 +31,12 @@ const restore = (
   url = restoreUrl(article, version),
 ) => s.request({ method: 'POST', url, token, json });
 const stored = async (id: string) => (await s.app.db.read((tx) => tx.get('articles', id)))!;
+/**
+ * The record is the one read before: the same object on the JSON engine (nothing rewrote it), the
+ * same content on PostgreSQL (every read parses a new one).
+ */
+const expectUnchanged = (after: unknown, before: unknown) =>
+  s.app.db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
 
 describe('listArticles', () => {
   it('lists the articles of the list, newest article first, with the item shape of src/contract/knowledge.ts', async () => {
@@ -345,7 +351,7 @@ describe('restoreArticleVersion', () => {
     const res = await restore(demo.article3Versions, 1, json);
     expect(res.status).toBe(422);
     expect(res.json.errors).toHaveProperty([path]);
-    expect(await stored(demo.article3Versions)).toBe(before);
+    expectUnchanged(await stored(demo.article3Versions), before);
   });
 
   it.each([
@@ -362,7 +368,7 @@ describe('restoreArticleVersion', () => {
     );
     expect(res.status).toBe(403);
     expect(res.json.code).toBe(code);
-    expect(await stored(demo.article3Versions)).toBe(before);
+    expectUnchanged(await stored(demo.article3Versions), before);
     const read = await s.request({ url: articleUrl(demo.article3Versions), token: demo.owner });
     expect(read.json.data).toMatchObject({ current_version: 3, published_version: 2 });
     expect(read.json.data.versions).toHaveLength(3);
