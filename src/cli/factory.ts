@@ -1,8 +1,8 @@
 import type { ApiClient } from '../client/client.js';
-import type { Store } from '../store/store.js';
+import type { StoreEngine } from '../store/engine/interface.js';
 import type { ProfileStore } from './config.js';
 import type { IO } from './io.js';
-import { openStore } from './local.js';
+import { openEngine } from './local.js';
 import { loadTarget, targetWorkspace, type Target } from './target.js';
 
 /** Flags every command accepts. */
@@ -38,8 +38,8 @@ export interface Factory {
   client(opts?: { requireToken?: boolean; baseUrl?: string; token?: string }): Promise<ApiClient>;
   /** The workspace to act on, or a usage error saying how to set one. */
   workspace(): Promise<string>;
-  /** The JSON data file (`data`) or the PostgreSQL store at `url`, opened (local.ts `openStore`). */
-  store(opts: { data?: string; readOnly?: boolean; url?: string }): Promise<Store>;
+  /** The JSON data file (`data`) or the PostgreSQL store at `url`, opened behind the store's interface (local.ts `openEngine`). */
+  store(opts: { data?: string; readOnly?: boolean; url?: string }): Promise<StoreEngine>;
 }
 
 export { packageVersion } from '../version.js';
@@ -47,7 +47,7 @@ import { packageVersion } from '../version.js';
 
 /**
  * The factory itself only loads and caches: each getter hands over to the module that owns the
- * policy (`loadTarget` and `targetWorkspace` in target.ts, `clientFor` in api-client.ts, `openStore`
+ * policy (`loadTarget` and `targetWorkspace` in target.ts, `clientFor` in api-client.ts, `openEngine`
  * in local.ts).
  */
 export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFlags, cwd = process.cwd()): Factory {
@@ -69,7 +69,7 @@ export function createFactory(io: IO, env: NodeJS.ProcessEnv, globals: GlobalFla
       const t = opts.baseUrl ? null : await f.target();
       return (await made).clientFor(f, t, opts, announced);
     },
-    store: (opts) => openStore(f, opts),
+    store: (opts) => openEngine(f, opts),
     workspace: async () => targetWorkspace(await f.target(), () => f.client()),
   };
   return f;

@@ -1,48 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Page, RecordTypes, SortKey, StoreEngine } from '../store/engine/interface.js';
-import type { Store } from '../store/store.js';
 import { CliError, UsageError } from './errors.js';
 
 /** The data file a `wcm local …` command works on (same default as `wcm serve`). */
 export function dataFileOf(f: { cwd: string }, data: string | undefined): string {
   return path.resolve(f.cwd, data ?? '.wcm/store.json');
-}
-
-/**
- * The store a `wcm local …` command works on: the PostgreSQL store at `url` (shared, so `readOnly`
- * changes nothing), or the JSON data file `data` (default .wcm/store.json, as for `wcm serve`).
- * `readOnly` takes no lock, so it works while a server runs on the file, and the file must exist.
- * A locked, corrupt or missing file is a CliError here, for every command alike.
- */
-export async function openStore(
-  f: { cwd: string },
-  { data, readOnly, url }: { data?: string; readOnly?: boolean; url?: string },
-): Promise<Store> {
-  if (url === 'embedded')
-    throw new UsageError(
-      '`--store embedded` is for `wcm serve`; give the other commands the postgres:// URL it printed.',
-    );
-  if (url) {
-    const { Store } = await import('../store/store.js');
-    try {
-      return await Store.openShared(url);
-    } catch (err) {
-      return (await import('./store-errors.js')).rethrowStoreError(err);
-    }
-  }
-  const file = dataFileOf(f, data);
-  const [{ Store, StoreCorruptError }, { StoreLockedError }] = await Promise.all([
-    import('../store/store.js'),
-    import('../store/lock.js'),
-  ]);
-  if (readOnly) await mustExist(file);
-  try {
-    return readOnly ? await Store.openReadOnly(file) : await Store.open(file);
-  } catch (err) {
-    if (err instanceof StoreLockedError || err instanceof StoreCorruptError) throw new CliError(err.message);
-    throw err;
-  }
 }
 
 /**
