@@ -8,20 +8,44 @@ import { checkCsrf, MAX_SESSIONS, SESSION_COOKIE, sessionKey, Sessions } from '.
 import { isLoopbackHost, safeReturnTo, signIn, SIGNIN_CSRF_COOKIE } from '../../../src/server/web/signin.js';
 import { ABILITIES } from '../../../src/contract/enums.js';
 import { JsonEngine } from '../../../src/store/json/engine.js';
-import { demo, inProcess, sendJson, tempDir, TestClock, type InProcess } from '../../support/server.js';
+import { CLOCK_OFFSET_SETTING, type StoreEngine } from '../../../src/store/engine/interface.js';
+import { PostgresEngine } from '../../../src/store/postgres/engine.js';
+import { seedEngine } from '../../../src/store/seed.js';
+import type { Store } from '../../../src/store/store.js';
+import { moveClock } from '../../support/oauth.js';
+import { freshSchema } from '../../support/postgres.js';
+import { DEMO, demo, inProcess, sendJson, tempDir, TestClock, type InProcess } from '../../support/server.js';
 
 const PREFIX = '/web-test';
 let env: InProcess | undefined;
+/** PostgreSQL engines a test opened, closed after it. */
+const engines: StoreEngine[] = [];
 afterEach(async () => {
+  await Promise.all(engines.splice(0).map((db) => db.close()));
   await env?.close();
   env = undefined;
 });
+
+/**
+ * The store the sign-in reads: the JSON engine over the demo store, timed by `clock`; on the
+ * postgres project, a PostgreSQL engine on a schema of its own seeded with the demo, its clock (the
+ * database's) put at the test's by the offset setting.
+ */
+async function demoEngine(store: Store, clock: TestClock): Promise<StoreEngine> {
+  if (process.env.WCM_TEST_STORE !== 'postgres') return new JsonEngine(store, { clock: () => clock.now().getTime() });
+  const db = await PostgresEngine.open((await freshSchema()).url, { max: 2 });
+  engines.push(db);
+  await seedEngine(db, [DEMO]);
+  const off = clock.now().getTime() - (await db.read((tx) => tx.now()));
+  await db.write((tx) => tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: off }));
+  return db;
+}
 
 /** A mount like the dashboard's: sign-in, one page that needs a session, one form that changes something. */
 async function setup(loopback: boolean) {
   env = await inProcess();
   const clock = new TestClock();
-  const db = new JsonEngine(env.store, { clock: () => clock.now().getTime() });
+  const db = await demoEngine(env.store, clock);
   const sessions = new Sessions(db);
   const auth = signIn({ prefix: PREFIX, loopback, sessions, purpose: 'to test <things>' });
   const changes: string[] = [];
@@ -70,7 +94,9 @@ async function setup(loopback: boolean) {
   };
   const sessionCookie = (res: { headers: Record<string, string> }) =>
     /^wcm_session=([^;]+)/.exec(res.headers['Set-Cookie'] ?? '')?.[1];
-  return { app, send, form, signInPage, sessions, clock, changes, sessionCookie, db };
+  /** Moves the test's clock, and the store's with it. */
+  const advance = (ms: number) => moveClock(db, clock, ms);
+  return { app, send, form, signInPage, sessions, clock, advance, changes, sessionCookie, db };
 }
 
 describe('safeReturnTo', () => {
@@ -406,7 +432,7 @@ describe('sign-in with the account chooser (loopback)', () => {
     const t = await setup(true);
     const page = await t.signInPage();
     const cookie = `wcm_session=${t.sessionCookie(await t.form(page.action, { csrf: page.csrf, user: 'usr_ada' }, page.cookie))}`;
-    t.clock.advance(3600_000);
+    await t.advance(3600_000);
     expect((await t.send({ url: `${PREFIX}/secret`, headers: { cookie } })).status).toBe(303);
   });
 });
@@ -466,7 +492,7 @@ describe('sign-in with a personal access token (not loopback)', () => {
         });
       },
     ],
-    ['expires', async (t: Awaited<ReturnType<typeof setup>>) => t.clock.advance(21 * 60_000)],
+    ['expires', async (t: Awaited<ReturnType<typeof setup>>) => t.advance(21 * 60_000)],
     [
       'is deleted',
       async (t: Awaited<ReturnType<typeof setup>>, id: string) => t.db.write((tx) => tx.delete('tokens', id)),
@@ -491,7 +517,7 @@ describe('sign-in with a personal access token (not loopback)', () => {
     const cookie = `wcm_session=${sid}`;
     // Used every 50 minutes, so idleness is not what ends it.
     for (let i = 0; i < 2; i++) {
-      t.clock.advance(50 * 60_000);
+      await t.advance(50 * 60_000);
       expect((await t.send({ url: `${PREFIX}/secret`, headers: { cookie } })).status).toBe(200);
     }
     await end(t, tokenId(sha));
