@@ -49,7 +49,7 @@ const stores: Array<[string, () => Promise<[StoreEngine, StoreEngine]>]> = [
   ],
 ];
 
-describe.each(stores)('on %s', (_, both) => {
+describe.each(stores)('on %s', (name, both) => {
   it('two starts at once keep one admin token: one generates it, the other reads it; a restart reads it', async () => {
     const [a, b] = await both();
     const made = await Promise.all([adminToken(a, {}), adminToken(b, {})]);
@@ -79,4 +79,21 @@ describe.each(stores)('on %s', (_, both) => {
     expect(Math.abs((await b.read((tx) => tx.now())) - Date.now())).toBeLessThan(5000);
     expect((await other.state()).offset_seconds).toBe(0);
   });
+
+  it.runIf(name === 'postgres')(
+    "on PostgreSQL another process's synchronous clock follows a move within about a second, with no state read",
+    async () => {
+      const [a, b] = await both();
+      const mover = new MovableClock(systemClock);
+      await mover.attach(a);
+      const other = new MovableClock(systemClock);
+      await other.attach(b);
+      await mover.setOffset(3600);
+      const until = Date.now() + 5000;
+      while (Math.abs(other.nowMs() - Date.now() - 3_600_000) > 1000 && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(Math.abs(other.nowMs() - Date.now() - 3_600_000)).toBeLessThan(1000);
+      await mover.reset();
+    },
+  );
 });

@@ -10,11 +10,17 @@ import { systemClock, type Clock } from '../context.js';
  *
  * `now()` is synchronous (the request log's stamps, paths outside a transaction): it adds the
  * offset as this process last read or wrote it (at start, and whenever it moves the clock or reads
- * its state).
+ * its state). On PostgreSQL, where another process may move it, a `now()` more than a second
+ * after the last read also reads it again, in the background: the next ones add the new offset.
  */
 export class MovableClock implements Clock {
   private cachedOffsetMs = 0;
   private db: StoreEngine | undefined;
+  /** When the offset was last read (performance.now()), and whether a read of it is under way. */
+  private readAt = 0;
+  private refreshing = false;
+  /** Moves by this process: a read begun before one must not put back the offset it replaced. */
+  private moves = 0;
   constructor(private readonly base: Clock) {}
 
   /** Reads and writes the offset in `db`; reads it now. */
@@ -30,17 +36,32 @@ export class MovableClock implements Clock {
 
   /** The store's time and the offset in it, as one transaction reads them (and the cached offset follows). */
   async read(): Promise<{ nowMs: number; offsetMs: number }> {
+    const moves = this.moves;
     const out = await this.engine().read(async (tx) => ({
       nowMs: await tx.now(),
       offsetMs: offsetOf((await tx.get('settings', CLOCK_OFFSET_SETTING))?.value),
     }));
-    this.cachedOffsetMs = out.offsetMs;
+    if (moves === this.moves) {
+      this.cachedOffsetMs = out.offsetMs;
+      this.readAt = performance.now();
+    }
     return out;
+  }
+
+  /** Reads the offset again in the background when another process may have moved it (see above). */
+  private refresh(): void {
+    if (this.db?.kind !== 'postgres' || this.refreshing || performance.now() - this.readAt < 1000) return;
+    this.refreshing = true;
+    this.read()
+      .catch(() => (this.readAt = performance.now()))
+      .finally(() => (this.refreshing = false));
   }
 
   private async write(ms: number): Promise<void> {
     await this.engine().write((tx) => tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: ms }));
+    this.moves++;
     this.cachedOffsetMs = ms;
+    this.readAt = performance.now();
   }
 
   now(): Date {
@@ -49,6 +70,7 @@ export class MovableClock implements Clock {
 
   /** The time in ms, without a Date when the base clock is the system's (the request log's per-request stamp). */
   nowMs(): number {
+    this.refresh();
     return (this.base === systemClock ? Date.now() : this.base.now().getTime()) + this.cachedOffsetMs;
   }
 
