@@ -27,6 +27,7 @@ import {
   CLOCK_OFFSET_SETTING,
   ConflictError,
   isEmptyStore,
+  NONEMPTY_COLLECTIONS,
   offsetOf,
   type Loaded,
   type LoadOptions,
@@ -130,10 +131,11 @@ export class PostgresEngine implements StoreEngine {
       // A load takes longer than a request: its statements get minutes, not seconds.
       await q.run(`select set_config('statement_timeout', '600s', true)`);
       if (options.ifEmpty) {
-        // Loads into an empty store take turns on this schema's lock (held until commit); each
-        // counts after the one before committed (read committed: each statement sees the commits
-        // before it), so of two servers seeding one empty schema, the second finds it seeded.
-        await q.run(`select pg_advisory_xact_lock(hashtextextended($1, 0))`, [`wcm-load-if-empty:${names.schema}`]);
+        // Loads into an empty store take turns on the tables' locks (EXCLUSIVE conflicts with itself
+        // and with writes, not with reads; held until commit), the tables the emptiness check reads
+        // included; each counts after the one before committed (read committed: each statement sees
+        // the commits before it), so of two servers seeding one empty schema, the second finds it seeded.
+        await lockTables(q, names, [...new Set<CollectionName>([...collections, ...NONEMPTY_COLLECTIONS])]);
         if (!(await isEmptyStore(this.tx(q, false)))) return false;
       }
       await lockTables(q, names, collections);
