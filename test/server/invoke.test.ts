@@ -6,6 +6,7 @@ import { Reply } from '../../src/server/context.js';
 import { handlers } from '../../src/server/handlers/index.js';
 import { invoke } from '../../src/server/invoke.js';
 import { dashboardEnv, type DashboardEnv } from '../support/dashboard.js';
+import { demoEngine } from '../support/engines.js';
 import { demo, inProcess, onPort, sendJson, type InProcess } from '../support/server.js';
 
 const info = (app: App) => ({
@@ -30,7 +31,17 @@ describe('every operation of the contract table', () => {
 describe('invoke', () => {
   let t: InProcess;
   beforeAll(async () => {
-    t = await inProcess();
+    const base = await inProcess();
+    const db = await demoEngine(base.store);
+    const app = new App({ store: base.store, db });
+    t = {
+      ...base,
+      app,
+      async close() {
+        if (db.kind === 'postgres') await db.close();
+        await base.close();
+      },
+    };
   });
   afterAll(() => t.close());
 
@@ -75,7 +86,11 @@ describe('invoke', () => {
   });
 
   it('lets an operation answer 204: no data through invoke, an empty body over HTTP', async () => {
-    const app = new App({ store: t.store, handlers: { ...handlers, getMe: () => new Reply({ ignored: true }, 204) } });
+    const app = new App({
+      store: t.store,
+      db: t.app.db,
+      handlers: { ...handlers, getMe: () => new Reply({ ignored: true }, 204) },
+    });
     const owner = await authenticate(t.app.db, `Bearer ${demo.owner}`);
     const result = await invoke(app, operations.getMe, { params: {} }, owner, { request: info(app) });
     expect(result).toEqual({ status: 204, data: undefined, headers: {} });

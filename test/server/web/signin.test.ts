@@ -8,13 +8,10 @@ import { checkCsrf, MAX_SESSIONS, SESSION_COOKIE, sessionKey, Sessions } from '.
 import { isLoopbackHost, safeReturnTo, signIn, SIGNIN_CSRF_COOKIE } from '../../../src/server/web/signin.js';
 import { ABILITIES } from '../../../src/contract/enums.js';
 import { JsonEngine } from '../../../src/store/json/engine.js';
-import { CLOCK_OFFSET_SETTING, type StoreEngine } from '../../../src/store/engine/interface.js';
-import { PostgresEngine } from '../../../src/store/postgres/engine.js';
-import { seedEngine } from '../../../src/store/seed.js';
-import type { Store } from '../../../src/store/store.js';
+import type { StoreEngine } from '../../../src/store/engine/interface.js';
+import { demoEngine } from '../../support/engines.js';
 import { moveClock } from '../../support/oauth.js';
-import { freshSchema } from '../../support/postgres.js';
-import { DEMO, demo, inProcess, sendJson, tempDir, TestClock, type InProcess } from '../../support/server.js';
+import { demo, inProcess, sendJson, tempDir, TestClock, type InProcess } from '../../support/server.js';
 
 const PREFIX = '/web-test';
 let env: InProcess | undefined;
@@ -26,26 +23,12 @@ afterEach(async () => {
   env = undefined;
 });
 
-/**
- * The store the sign-in reads: the JSON engine over the demo store, timed by `clock`; on the
- * postgres project, a PostgreSQL engine on a schema of its own seeded with the demo, its clock (the
- * database's) put at the test's by the offset setting.
- */
-async function demoEngine(store: Store, clock: TestClock): Promise<StoreEngine> {
-  if (process.env.WCM_TEST_STORE !== 'postgres') return new JsonEngine(store, { clock: () => clock.now().getTime() });
-  const db = await PostgresEngine.open((await freshSchema()).url, { max: 2 });
-  engines.push(db);
-  await seedEngine(db, [DEMO]);
-  const off = clock.now().getTime() - (await db.read((tx) => tx.now()));
-  await db.write((tx) => tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: off }));
-  return db;
-}
-
 /** A mount like the dashboard's: sign-in, one page that needs a session, one form that changes something. */
 async function setup(loopback: boolean) {
   env = await inProcess();
   const clock = new TestClock();
   const db = await demoEngine(env.store, clock);
+  if (db.kind === 'postgres') engines.push(db);
   const sessions = new Sessions(db);
   const auth = signIn({ prefix: PREFIX, loopback, sessions, purpose: 'to test <things>' });
   const changes: string[] = [];
