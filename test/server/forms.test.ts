@@ -22,6 +22,22 @@ const stored = async (id: string = demo.formCatering) => await s.app.db.read((tx
  */
 const expectUnchanged = (after: unknown, before: unknown) =>
   s.app.db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
+/** The store's time (tx.now(): the test clock on the JSON engine, the database's clock on PostgreSQL). */
+const storeNow = () => s.app.db.read((tx) => tx.now());
+/**
+ * Runs `fn` and checks that `at(result)` is a timestamp of the store's time during it: exactly the
+ * test clock's time on the JSON engine (the clock stands still), within the request on PostgreSQL.
+ */
+async function stampedDuring<T>(fn: () => Promise<T>, at: (r: T) => string): Promise<T> {
+  const from = await storeNow();
+  const out = await fn();
+  const to = await storeNow();
+  const stamp = at(out);
+  expect(stamp).toBe(new Date(Date.parse(stamp)).toISOString());
+  expect(Date.parse(stamp)).toBeGreaterThanOrEqual(from);
+  expect(Date.parse(stamp)).toBeLessThanOrEqual(to);
+  return out;
+}
 
 describe('getForm (extension)', () => {
   it('returns the whole form without its workspace id', async () => {
@@ -55,7 +71,10 @@ describe('getForm (extension)', () => {
 describe('updateForm', () => {
   it('replaces the members sent, keeps the others, and answers the whole updated form', async () => {
     const before = (await stored())!;
-    const res = await patch({ name: 'Catering quote' });
+    const res = await stampedDuring(
+      () => patch({ name: 'Catering quote' }),
+      (r) => r.json.data.updated_at,
+    );
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual({
       id: demo.formCatering,
@@ -65,7 +84,7 @@ describe('updateForm', () => {
       design: before.design,
       integrations: before.integrations,
       embed: before.embed,
-      updated_at: '2026-11-22T12:00:00.000Z',
+      updated_at: res.json.data.updated_at,
     });
     expect((await stored())!.name).toBe('Catering quote');
   });

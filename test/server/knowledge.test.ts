@@ -37,6 +37,22 @@ const stored = async (id: string) => (await s.app.db.read((tx) => tx.get('articl
  */
 const expectUnchanged = (after: unknown, before: unknown) =>
   s.app.db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
+/** The store's time (tx.now(): the test clock on the JSON engine, the database's clock on PostgreSQL). */
+const storeNow = () => s.app.db.read((tx) => tx.now());
+/**
+ * Runs `fn` and checks that `at(result)` is a timestamp of the store's time during it: exactly the
+ * test clock's time on the JSON engine (the clock stands still), within the request on PostgreSQL.
+ */
+async function stampedDuring<T>(fn: () => Promise<T>, at: (r: T) => string): Promise<T> {
+  const from = await storeNow();
+  const out = await fn();
+  const to = await storeNow();
+  const stamp = at(out);
+  expect(stamp).toBe(new Date(Date.parse(stamp)).toISOString());
+  expect(Date.parse(stamp)).toBeGreaterThanOrEqual(from);
+  expect(Date.parse(stamp)).toBeLessThanOrEqual(to);
+  return out;
+}
 
 describe('listArticles', () => {
   it('lists the articles of the list, newest article first, with the item shape of src/contract/knowledge.ts', async () => {
@@ -112,7 +128,10 @@ describe('listArticles', () => {
 
   it("a restore updates its article's item: title, status, versions, updated_at", async () => {
     clock.current = new Date('2026-11-22T12:00:00.000Z');
-    await restore(demo.articleNeverPublished, 1, { publish: true });
+    const restored = await stampedDuring(
+      () => restore(demo.articleNeverPublished, 1, { publish: true }),
+      (r) => r.json.data.version.created_at,
+    );
     const res = await s.request({ url: listUrl(), token: demo.owner });
     expect(res.json.data[0]).toEqual({
       id: demo.articleNeverPublished,
@@ -120,7 +139,7 @@ describe('listArticles', () => {
       status: 'published',
       current_version: 2,
       published_version: 2,
-      updated_at: '2026-11-22T12:00:00.000Z',
+      updated_at: restored.json.data.version.created_at,
     });
   });
 
@@ -190,8 +209,12 @@ describe('getArticle (extension)', () => {
 describe('restoreArticleVersion', () => {
   it('creates version N+1 with the restored title and body, current, not published by default (201)', async () => {
     const before = await stored(demo.article3Versions);
-    const res = await restore(demo.article3Versions, 1, {});
+    const res = await stampedDuring(
+      () => restore(demo.article3Versions, 1, {}),
+      (r) => r.json.data.version.created_at,
+    );
     expect(res.status).toBe(201);
+    const at = res.json.data.version.created_at;
     const v1 = before.versions[0];
     expect(res.json.data.version).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -200,7 +223,7 @@ describe('restoreArticleVersion', () => {
       body: v1.body,
       restored_from: 1,
       published: false,
-      created_at: '2026-11-22T12:00:00.000Z',
+      created_at: at,
     });
     expect(res.json.data.article).toEqual({
       id: demo.article3Versions,
@@ -208,7 +231,7 @@ describe('restoreArticleVersion', () => {
       status: 'published',
       current_version: 4,
       published_version: 2,
-      updated_at: '2026-11-22T12:00:00.000Z',
+      updated_at: at,
     });
     const after = await stored(demo.article3Versions);
     expect(after.versions).toHaveLength(4);
@@ -252,13 +275,19 @@ describe('restoreArticleVersion', () => {
   it('twice in a row gives N+1 and N+2 with the right restored_from', async () => {
     const first = await restore(demo.article3Versions, 1);
     clock.advance(60_000);
-    const second = await restore(demo.article3Versions, 2, { publish: true });
+    const second = await stampedDuring(
+      () => restore(demo.article3Versions, 2, { publish: true }),
+      (r) => r.json.data.version.created_at,
+    );
+    // A minute later on the test clock (JSON engine); never before the first on any engine.
+    expect(Date.parse(second.json.data.version.created_at)).toBeGreaterThanOrEqual(
+      Date.parse(first.json.data.version.created_at),
+    );
     expect(first.json.data.version).toMatchObject({ number: 4, restored_from: 1, published: false });
     expect(second.json.data.version).toMatchObject({
       number: 5,
       restored_from: 2,
       published: true,
-      created_at: '2026-11-22T12:01:00.000Z',
     });
     expect(second.json.data.article).toMatchObject({ current_version: 5, published_version: 5 });
     // Restoring a restored version records the version it was restored from.
