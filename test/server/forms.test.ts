@@ -1,29 +1,39 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { demo, inProcess, TestClock, type InProcess } from '../support/server.js';
+import { App } from '../../src/server/app.js';
+import type { StoreEngine } from '../../src/store/engine/interface.js';
+import { demoEngine } from '../support/engines.js';
+import { demo, inProcess, sendJson, TestClock, type InProcess } from '../support/server.js';
 
 let s: InProcess;
 let clock: TestClock;
+/** The store's interface the App reads and writes (a PostgreSQL engine seeded with the demo on the postgres project). */
+let db: StoreEngine;
+let app: App;
 beforeEach(async () => {
   clock = new TestClock();
   s = await inProcess({ clock });
+  db = await demoEngine(s.store, clock);
+  app = new App({ store: s.store, db, clock });
 });
 afterEach(async () => {
+  if (db.kind === 'postgres') await db.close();
   await s.close();
 });
+const request = (r: Parameters<InProcess['request']>[0]) => sendJson(app, r);
 
 const FORM_WS3 = 'c571bc30-2f5b-4fb3-92b7-2b1ab7c4cbf5';
 const formUrl = (id: string = demo.formCatering, ws: string = demo.ws1) => `/v1/workspaces/${ws}/forms/${id}`;
 const patch = (json: unknown, token: string = demo.owner, url = formUrl()) =>
-  s.request({ method: 'PATCH', url, token, json });
-const stored = async (id: string = demo.formCatering) => await s.app.db.read((tx) => tx.get('forms', id));
+  request({ method: 'PATCH', url, token, json });
+const stored = async (id: string = demo.formCatering) => await db.read((tx) => tx.get('forms', id));
 /**
  * The record is the one read before: the same object on the JSON engine (nothing rewrote it), the
  * same content on PostgreSQL (every read parses a new one).
  */
 const expectUnchanged = (after: unknown, before: unknown) =>
-  s.app.db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
+  db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
 /** The store's time (tx.now(): the test clock on the JSON engine, the database's clock on PostgreSQL). */
-const storeNow = () => s.app.db.read((tx) => tx.now());
+const storeNow = () => db.read((tx) => tx.now());
 /**
  * Runs `fn` and checks that `at(result)` is a timestamp of the store's time during it: exactly the
  * test clock's time on the JSON engine (the clock stands still), within the request on PostgreSQL.
@@ -41,7 +51,7 @@ async function stampedDuring<T>(fn: () => Promise<T>, at: (r: T) => string): Pro
 
 describe('getForm (extension)', () => {
   it('returns the whole form without its workspace id', async () => {
-    const res = await s.request({ url: formUrl(), token: demo.contentReader });
+    const res = await request({ url: formUrl(), token: demo.contentReader });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json.data).sort()).toEqual([
       'design',
@@ -62,7 +72,7 @@ describe('getForm (extension)', () => {
     ['malformed id', formUrl('not-a-uuid'), 'form_not_found'],
     ["another workspace's form", formUrl(FORM_WS3), 'form_not_found'],
   ])('%s: 404', async (_n, url, code) => {
-    const res = await s.request({ url, token: demo.owner });
+    const res = await request({ url, token: demo.owner });
     expect(res.status).toBe(404);
     expect(res.json.code).toBe(code);
   });
@@ -147,7 +157,7 @@ describe('updateForm', () => {
     });
 
     it('accepts application/merge-patch+json (RFC 7396) as well as application/json', async () => {
-      const res = await s.request({
+      const res = await request({
         method: 'PATCH',
         url: formUrl(),
         token: demo.owner,
@@ -188,7 +198,7 @@ describe('updateForm', () => {
         `{"settings": {"${key}": {"polluted": true}}}`,
         `{"settings": {"a": {"${key}": {"polluted": true}}}}`,
       ]) {
-        const res = await s.request({
+        const res = await request({
           method: 'PATCH',
           url: formUrl(),
           token: demo.owner,
@@ -203,7 +213,7 @@ describe('updateForm', () => {
     });
 
     it('`__proto__` nested in an object member: 422; at its top level it is dropped, never stored', async () => {
-      const nested = await s.request({
+      const nested = await request({
         method: 'PATCH',
         url: formUrl(),
         token: demo.owner,
@@ -211,7 +221,7 @@ describe('updateForm', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(nested.status).toBe(422);
-      const top = await s.request({
+      const top = await request({
         method: 'PATCH',
         url: formUrl(),
         token: demo.owner,
@@ -272,7 +282,7 @@ describe('updateForm', () => {
     });
 
     it('no body at all is 422 too', async () => {
-      const res = await s.request({ method: 'PATCH', url: formUrl(), token: demo.owner });
+      const res = await request({ method: 'PATCH', url: formUrl(), token: demo.owner });
       expect(res.status).toBe(422);
       expect(res.json.code).toBe('validation_failed');
     });
@@ -317,7 +327,7 @@ describe('updateForm', () => {
       expect(res.status).toBe(403);
       expect(res.json.code).toBe(code);
       expectUnchanged(await stored(id), before);
-      const readBack = await s.request({ url, token: id === FORM_WS3 ? demo.ciWriter : demo.owner });
+      const readBack = await request({ url, token: id === FORM_WS3 ? demo.ciWriter : demo.owner });
       expect(readBack.json.data.name).toBe(name);
       expect(readBack.json.data.settings).not.toHaveProperty('x');
     });

@@ -1,15 +1,26 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { demo, inProcess, TestClock, type InProcess } from '../support/server.js';
+import { App } from '../../src/server/app.js';
+import type { StoreEngine } from '../../src/store/engine/interface.js';
+import { demoEngine } from '../support/engines.js';
+import { moveClock } from '../support/oauth.js';
+import { demo, inProcess, sendJson, TestClock, type InProcess } from '../support/server.js';
 
 let s: InProcess;
 let clock: TestClock;
+/** The store's interface the App reads and writes (a PostgreSQL engine seeded with the demo on the postgres project). */
+let db: StoreEngine;
+let app: App;
 beforeEach(async () => {
   clock = new TestClock();
   s = await inProcess({ clock });
+  db = await demoEngine(s.store, clock);
+  app = new App({ store: s.store, db, clock });
 });
 afterEach(async () => {
+  if (db.kind === 'postgres') await db.close();
   await s.close();
 });
+const request = (r: Parameters<InProcess['request']>[0]) => sendJson(app, r);
 
 const LIST_WS2 = 'd0f90159-28a7-4444-9b58-0db2b35c52b4';
 const ARTICLE_WS2 = 'b1e141f9-6644-410f-8a44-f68b88aefa33';
@@ -29,16 +40,16 @@ const restore = (
   json?: unknown,
   token: string = demo.owner,
   url = restoreUrl(article, version),
-) => s.request({ method: 'POST', url, token, json });
-const stored = async (id: string) => (await s.app.db.read((tx) => tx.get('articles', id)))!;
+) => request({ method: 'POST', url, token, json });
+const stored = async (id: string) => (await db.read((tx) => tx.get('articles', id)))!;
 /**
  * The record is the one read before: the same object on the JSON engine (nothing rewrote it), the
  * same content on PostgreSQL (every read parses a new one).
  */
 const expectUnchanged = (after: unknown, before: unknown) =>
-  s.app.db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
+  db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
 /** The store's time (tx.now(): the test clock on the JSON engine, the database's clock on PostgreSQL). */
-const storeNow = () => s.app.db.read((tx) => tx.now());
+const storeNow = () => db.read((tx) => tx.now());
 /**
  * Runs `fn` and checks that `at(result)` is a timestamp of the store's time during it: exactly the
  * test clock's time on the JSON engine (the clock stands still), within the request on PostgreSQL.
@@ -56,7 +67,7 @@ async function stampedDuring<T>(fn: () => Promise<T>, at: (r: T) => string): Pro
 
 describe('listArticles', () => {
   it('lists the articles of the list, newest article first, with the item shape of src/contract/knowledge.ts', async () => {
-    const res = await s.request({ url: listUrl(), token: demo.contentReader });
+    const res = await request({ url: listUrl(), token: demo.contentReader });
     expect(res.status).toBe(200);
     expect(res.json.meta.next_cursor).toBeNull();
     expect(res.json.data).toEqual([
@@ -92,7 +103,7 @@ describe('listArticles', () => {
     let cursor: string | null = null;
     let page = 0;
     do {
-      const res: any = await s.request({
+      const res: any = await request({
         url: `${listUrl()}?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
         token: demo.owner,
       });
@@ -121,7 +132,7 @@ describe('listArticles', () => {
     ['limit 101', '?limit=101', 422, 'validation_failed'],
     ['a tampered cursor', '?cursor=abc', 400, 'invalid_cursor'],
   ])('%s: the status and code of its row', async (_n, q, status, code) => {
-    const res = await s.request({ url: `${listUrl()}${q}`, token: demo.owner });
+    const res = await request({ url: `${listUrl()}${q}`, token: demo.owner });
     expect(res.status).toBe(status);
     expect(res.json.code).toBe(code);
   });
@@ -132,7 +143,7 @@ describe('listArticles', () => {
       () => restore(demo.articleNeverPublished, 1, { publish: true }),
       (r) => r.json.data.version.created_at,
     );
-    const res = await s.request({ url: listUrl(), token: demo.owner });
+    const res = await request({ url: listUrl(), token: demo.owner });
     expect(res.json.data[0]).toEqual({
       id: demo.articleNeverPublished,
       title: 'Allergens',
@@ -148,7 +159,7 @@ describe('listArticles', () => {
     ['malformed list id', listUrl('help')],
     ["another workspace's list, through a workspace the caller belongs to", listUrl(LIST_WS2, demo.ws1)],
   ])('%s: 404 knowledge_list_not_found', async (_n, url) => {
-    const res = await s.request({ url, token: demo.owner });
+    const res = await request({ url, token: demo.owner });
     expect(res.status).toBe(404);
     expect(res.json.code).toBe('knowledge_list_not_found');
   });
@@ -157,7 +168,7 @@ describe('listArticles', () => {
     ['no content:read', demo.support, 'insufficient_ability'],
     ['not a member', demo.ciWriter, 'not_a_member'],
   ])('%s: 403', async (_n, token, code) => {
-    const res = await s.request({ url: listUrl(), token });
+    const res = await request({ url: listUrl(), token });
     expect(res.status).toBe(403);
     expect(res.json.code).toBe(code);
   });
@@ -165,7 +176,7 @@ describe('listArticles', () => {
 
 describe('getArticle (extension)', () => {
   it('returns the summary, the list id and every version in number order', async () => {
-    const res = await s.request({ url: articleUrl(demo.article3Versions), token: demo.contentReader });
+    const res = await request({ url: articleUrl(demo.article3Versions), token: demo.contentReader });
     expect(res.status).toBe(200);
     const a = res.json.data;
     expect(a).toMatchObject({
@@ -200,7 +211,7 @@ describe('getArticle (extension)', () => {
       'knowledge_list_not_found',
     ],
   ])('%s: 404 %s', async (_n, url, code) => {
-    const res = await s.request({ url, token: demo.owner });
+    const res = await request({ url, token: demo.owner });
     expect(res.status).toBe(404);
     expect(res.json.code).toBe(code);
   });
@@ -274,7 +285,7 @@ describe('restoreArticleVersion', () => {
 
   it('twice in a row gives N+1 and N+2 with the right restored_from', async () => {
     const first = await restore(demo.article3Versions, 1);
-    clock.advance(60_000);
+    await moveClock(db, clock, 60_000);
     const second = await stampedDuring(
       () => restore(demo.article3Versions, 2, { publish: true }),
       (r) => r.json.data.version.created_at,
@@ -293,7 +304,7 @@ describe('restoreArticleVersion', () => {
     // Restoring a restored version records the version it was restored from.
     const third = await restore(demo.article3Versions, 4);
     expect(third.json.data.version).toMatchObject({ number: 6, restored_from: 4, title: 'Refund policy' });
-    const read = await s.request({ url: articleUrl(demo.article3Versions), token: demo.owner });
+    const read = await request({ url: articleUrl(demo.article3Versions), token: demo.owner });
     expect(read.json.data.versions.map((v: any) => [v.number, v.restored_from, v.published])).toEqual([
       [1, null, true],
       [2, null, true],
@@ -365,7 +376,7 @@ describe('restoreArticleVersion', () => {
     ])('%s', async (_n, rawUrl, code) => {
       const url = rawUrl.replace('VERSION_OF_OTHER', (await stored(demo.article4Versions)).versions[0].id);
       const before = [await stored(demo.article3Versions), await stored(ARTICLE_WS2)];
-      const res = await s.request({ method: 'POST', url, token: demo.owner, json: { publish: true } });
+      const res = await request({ method: 'POST', url, token: demo.owner, json: { publish: true } });
       expect(res.status).toBe(404);
       expect(res.json.code).toBe(code);
       expect([await stored(demo.article3Versions), await stored(ARTICLE_WS2)]).toEqual(before);
@@ -398,7 +409,7 @@ describe('restoreArticleVersion', () => {
     expect(res.status).toBe(403);
     expect(res.json.code).toBe(code);
     expectUnchanged(await stored(demo.article3Versions), before);
-    const read = await s.request({ url: articleUrl(demo.article3Versions), token: demo.owner });
+    const read = await request({ url: articleUrl(demo.article3Versions), token: demo.owner });
     expect(read.json.data).toMatchObject({ current_version: 3, published_version: 2 });
     expect(read.json.data.versions).toHaveLength(3);
   });

@@ -1,22 +1,33 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { demo, inProcess, TestClock, type InProcess } from '../support/server.js';
+import { App } from '../../src/server/app.js';
+import type { StoreEngine } from '../../src/store/engine/interface.js';
+import { demoEngine } from '../support/engines.js';
+import { moveClock } from '../support/oauth.js';
+import { demo, inProcess, sendJson, TestClock, type InProcess } from '../support/server.js';
 import { expectProblem } from '../support/problem.js';
 
 let s: InProcess;
 let clock: TestClock;
+/** The store's interface the App reads and writes (a PostgreSQL engine seeded with the demo on the postgres project). */
+let db: StoreEngine;
+let app: App;
 beforeEach(async () => {
   clock = new TestClock();
   s = await inProcess({ clock });
+  db = await demoEngine(s.store, clock);
+  app = new App({ store: s.store, db, clock });
 });
 afterEach(async () => {
+  if (db.kind === 'postgres') await db.close();
   await s.close();
 });
+const request = (r: Parameters<InProcess['request']>[0]) => sendJson(app, r);
 
 const lists = `/v1/workspaces/${demo.ws1}/lists`;
-const create = (json: unknown, token: string = demo.owner) => s.request({ method: 'POST', url: lists, token, json });
+const create = (json: unknown, token: string = demo.owner) => request({ method: 'POST', url: lists, token, json });
 /** Every listing of the demo's workspaces, read through the store's interface (either engine), newest first per workspace. */
 const allListings = () =>
-  s.app.db.read(async (tx) =>
+  db.read(async (tx) =>
     (
       await Promise.all(
         [demo.ws1, demo.ws2, demo.ws3].map((w) =>
@@ -26,9 +37,9 @@ const allListings = () =>
     ).flatMap((p) => p.items),
   );
 /** How many listings the store holds. */
-const listingCount = () => s.app.db.read((tx) => tx.count('listings'));
+const listingCount = () => db.read((tx) => tx.count('listings'));
 /** The store's time (tx.now(): the test clock on the JSON engine, the database's clock on PostgreSQL). */
-const storeNow = () => s.app.db.read((tx) => tx.now());
+const storeNow = () => db.read((tx) => tx.now());
 /**
  * Runs `fn` and checks that `at(result)` is a timestamp of the store's time during it: exactly the
  * test clock's time on the JSON engine (the clock stands still), within the request on PostgreSQL.
@@ -67,7 +78,7 @@ describe('createListing', () => {
       `http://localhost/dashboard/workspaces/${demo.ws1}/lists/${res.json.data.id}`,
     );
     expect(res.headers['X-Request-Id']).toBe(res.json.meta.request_id);
-    expect((await s.app.db.read((tx) => tx.get('listings', res.json.data.id)))?.workspace_id).toBe(demo.ws1);
+    expect((await db.read((tx) => tx.get('listings', res.json.data.id)))?.workspace_id).toBe(demo.ws1);
   });
 
   it('defaults items to []', async () => {
@@ -149,7 +160,7 @@ describe('the auth matrix', () => {
 
   it.each(rows)('createListing, %s', async (_name, t, [status, code]) => {
     const before = await allListings();
-    const res = await s.request({
+    const res = await request({
       method: 'POST',
       url: lists,
       token: tokenFor(t, 'create'),
@@ -159,7 +170,7 @@ describe('the auth matrix', () => {
       expectProblem(res, status, code, lists);
       // A refused create changes nothing: the store and the list read back are as before.
       expect(await allListings()).toEqual(before);
-      const back = await s.request({ url: `${lists}?limit=100`, token: demo.owner });
+      const back = await request({ url: `${lists}?limit=100`, token: demo.owner });
       expect(back.json.data.map((l: { title: string }) => l.title)).not.toContain('Guarded');
     } else {
       expect(res.status).toBe(status);
@@ -168,7 +179,7 @@ describe('the auth matrix', () => {
   });
 
   it.each(rows)('listListings, %s', async (_name, t, _create, [status, code]) => {
-    const res = await s.request({ url: lists, token: tokenFor(t, 'list') });
+    const res = await request({ url: lists, token: tokenFor(t, 'list') });
     if (code) expectProblem(res, status, code, lists);
     else {
       expect(res.status).toBe(status);
@@ -180,9 +191,9 @@ describe('the auth matrix', () => {
     // The support token (engagements only) expires at 2027-12-31T23:59:59Z: before, it authenticates
     // and fails on the ability; from that instant on, it no longer authenticates.
     clock.current = new Date('2027-12-31T23:59:58.999Z');
-    expect((await s.request({ url: lists, token: demo.support })).json.code).toBe('insufficient_ability');
+    expect((await request({ url: lists, token: demo.support })).json.code).toBe('insufficient_ability');
     clock.current = new Date('2027-12-31T23:59:59.000Z');
-    expectProblem(await s.request({ url: lists, token: demo.support }), 401, 'invalid_token');
+    expectProblem(await request({ url: lists, token: demo.support }), 401, 'invalid_token');
   });
 });
 
@@ -191,13 +202,13 @@ describe('listListings paging', () => {
   const url = `/v1/workspaces/${ws}/lists`;
   const token = demo.ciWriter;
   const add = async (title: string) => {
-    clock.advance(1000);
-    const res = await s.request({ method: 'POST', url, token, json: { title, template_slug: 'faq' } });
+    await moveClock(db, clock, 1000);
+    const res = await request({ method: 'POST', url, token, json: { title, template_slug: 'faq' } });
     expect(res.status).toBe(201);
     return res.json.data.id as string;
   };
   const page = async (q: string) => {
-    const res = await s.request({ url: `${url}?${q}`, token });
+    const res = await request({ url: `${url}?${q}`, token });
     expect(res.status).toBe(200);
     return res.json as {
       data: Array<{ id: string; title: string; dashboard_url: string }>;
@@ -207,7 +218,7 @@ describe('listListings paging', () => {
 
   it('60 listings with limit 25: pages of 25, 25, 10, no duplicate, null cursor at the end, newest first', async () => {
     const own = (await allListings()).filter((l) => l.workspace_id === ws);
-    await s.app.db.write(async (tx) => {
+    await db.write(async (tx) => {
       for (const l of own) await tx.delete('listings', l.id);
     });
     const created: string[] = [];
@@ -251,7 +262,7 @@ describe('listListings paging', () => {
     const first = await page('limit=10');
     // Same instant as everything created next: ties are broken by id, never by position.
     for (let i = 0; i < 10; i++)
-      await s.request({ method: 'POST', url, token, json: { title: `tie-${i}`, template_slug: 'faq' } });
+      await request({ method: 'POST', url, token, json: { title: `tie-${i}`, template_slug: 'faq' } });
     const rest: string[] = [];
     let cursor = first.meta.next_cursor;
     while (cursor) {
@@ -281,13 +292,13 @@ describe('listListings paging', () => {
   });
 
   it.each(['0', '101', 'abc', '2.5', '-1', ''])('limit=%s is 422 naming `limit`', async (limit) => {
-    const res = await s.request({ url: `${url}?limit=${limit}`, token });
+    const res = await request({ url: `${url}?limit=${limit}`, token });
     const p = expectProblem(res, 422, 'validation_failed');
     expect(Object.keys(p.errors)).toEqual(['limit']);
   });
 
   it('a limit given twice is 422 naming `limit`', async () => {
-    const res = await s.request({ url: `${url}?limit=2&limit=3`, token });
+    const res = await request({ url: `${url}?limit=2&limit=3`, token });
     expect(Object.keys(expectProblem(res, 422, 'validation_failed').errors)).toEqual(['limit']);
   });
 });
