@@ -1,7 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConflictError, type ReadTx, type StoreEngine } from '../../store/engine/interface.js';
 import type { SessionRecord } from '../../store/records.js';
-import type { Store } from '../../store/store.js';
 import type { RequestInfo } from '../request.js';
 
 export const SESSION_COOKIE = 'wcm_session';
@@ -71,17 +70,9 @@ const KEY_SETTING = 'session_key';
 const keyOf = (value: unknown): Buffer | undefined =>
   typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value) ? Buffer.from(value, 'base64url') : undefined;
 
-/**
- * The server key kept in the store's settings, if it has been made (at start, by `sessionKey`):
- * read in a transaction of the store's interface, or (the OAuth models not on it yet) of the store.
- */
-export function storedServerKey(tx: Pick<ReadTx, 'get'>): Promise<Buffer | undefined>;
-export function storedServerKey(store: Pick<Store, 'get'>): Buffer | undefined;
-export function storedServerKey(
-  from: Pick<ReadTx, 'get'> | Pick<Store, 'get'>,
-): Buffer | undefined | Promise<Buffer | undefined> {
-  const kept = from.get('settings', KEY_SETTING);
-  return kept instanceof Promise ? kept.then((s) => keyOf(s?.value)) : keyOf(kept?.value);
+/** The server key kept in the store's settings, if it has been made (at start, by `sessionKey`). */
+export async function storedServerKey(tx: Pick<ReadTx, 'get'>): Promise<Buffer | undefined> {
+  return keyOf((await tx.get('settings', KEY_SETTING))?.value);
 }
 
 /**
