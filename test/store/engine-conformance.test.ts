@@ -607,7 +607,7 @@ describe.each([json, postgres])('named snapshots on $name', (maker) => {
 });
 
 describe('named snapshots on postgres, with another process writing', () => {
-  it('a restore while another process reads and writes: its readers see the old state or the restored one, never a mix; its writes wait and land after', async () => {
+  it('a restore while another process reads and writes: its readers see the old state or the restored one, never a mix; its writes land after it or are replaced by it', async () => {
     const { engine, again } = await postgres.fresh();
     await putAll(engine, 50);
     await engine.snapshots.save('fifty');
@@ -627,7 +627,7 @@ describe('named snapshots on postgres, with another process writing', () => {
     await reading;
     expect([...seen].every((n) => n === 25 || n === 26 || n === 50 || n === 51)).toBe(true);
     const titlesNow = await other.read(async (tx) => tx.count('listings'));
-    // The write either landed after the restore (kept) or before it (replaced): never lost half-way.
+    // The write either landed after the restore (kept) or during its copy (replaced): never lost half-way.
     expect([50, 51]).toContain(titlesNow);
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ConflictError, type StoreEngine } from '../../src/store/engine/interface.js';
 import { StoreUnavailableError } from '../../src/store/pg/errors.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
+import type { TokenRecord } from '../../src/store/records.js';
 import { delayProxy } from '../support/delay-proxy.js';
 import { startBouncer, type Bouncer } from '../support/pgbouncer.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres.js';
@@ -26,6 +27,15 @@ afterEach(async () => {
   for (const e of opened.splice(0)) await e.close().catch(() => undefined);
 });
 const schemaUrl = (base = db.url, extra = '') => `${base}?schema=t_${randomBytes(6).toString('hex')}${extra}`;
+const token = (name: string): TokenRecord => ({
+  id: `tok_${name}`,
+  token_sha256: name.padStart(64, 'a'),
+  user_id: 'u1',
+  name,
+  abilities: [],
+  expires_at: null,
+  revoked_at: null,
+});
 const open = async (url: string, options?: Parameters<typeof PostgresEngine.open>[1]) => {
   const e = await PostgresEngine.open(url, options);
   opened.push(e);
@@ -129,6 +139,81 @@ describe('the PostgreSQL engine', () => {
       ahead.mockRestore();
     }
   });
+
+  it('a load of 20,000 records while another process reads and writes: each read sees the old records or the new, never a mix; every write succeeds, and none waits for the whole load', async () => {
+    const url = schemaUrl();
+    // The other process prepares its statements (the default): they run on across the swap.
+    const [loader, other] = [await open(url, { max: 4 }), await open(url, { max: 4 })];
+    const N = 20_000;
+    const generation = (title: string, n: number, sha: string) => [
+      ...Array.from({ length: n }, (_, i) => ['listings', { ...listing(i + 1), title }] as const),
+      ['tokens', { ...token(title), token_sha256: sha }] as const,
+    ];
+    const SHA = 'c'.repeat(64);
+    await loader.load(['listings', 'tokens'], generation('old', N, SHA));
+    let loading = true;
+    const mixed: string[] = [];
+    const seen = new Set<string>();
+    const reading = (async () => {
+      for (let round = 0; loading || round < 2; round++) {
+        const view = await other.read(async (tx) => {
+          // A collection the load does not replace first: the read's snapshot begins before it.
+          await tx.get('settings', 'none');
+          const count = await tx.count('listings', 'listingsByWorkspace', STORE_TEST_WS);
+          const page = await tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 50 });
+          const last = await tx.get('listings', listing(N).id);
+          const tok = await tx.find('tokens', 'tokensBySha256', SHA);
+          return { count, titles: page.items.map((l) => l.title), last: last?.title, tok: tok?.id };
+        });
+        const gen = view.count === N ? 'old' : view.count === N + 1 ? 'new' : `count ${view.count}`;
+        seen.add(gen);
+        const same = [...view.titles, view.last, view.tok?.slice('tok_'.length)].every((t) => t === gen);
+        if (!same) mixed.push(JSON.stringify({ gen, ...view, titles: [...new Set(view.titles)] }));
+      }
+    })();
+    const waits: number[] = [];
+    const failed: unknown[] = [];
+    let duringLoad = 0;
+    const writing = (async () => {
+      for (let i = 0; loading; i++) {
+        const t = Date.now();
+        await other
+          .write(async (tx) => {
+            // A row of a replaced collection read for update, and writes to a kept and a replaced one.
+            await tx.get('listings', listing(1).id);
+            await tx.put('settings', { id: `w-${i % 10}`, value: i });
+            await tx.put('listings', { ...listing(N + 10 + i), workspace_id: 'elsewhere' });
+          })
+          .catch((err) => failed.push(err));
+        waits.push(Date.now() - t);
+        if (loading) duringLoad++;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    const loaded = await loader
+      .load(['listings', 'tokens'], generation('new', N + 1, SHA))
+      .catch((err: unknown) => err)
+      .finally(() => (loading = false));
+    await Promise.all([reading, writing]);
+    expect(loaded).toBe(true);
+    expect(mixed).toEqual([]);
+    expect(seen).toEqual(new Set(['old', 'new']));
+    expect(failed).toEqual([]);
+    expect(duringLoad).toBeGreaterThanOrEqual(3);
+    // The swapped tables keep their constraints' names: a taken unique key is still a ConflictError naming its lookup.
+    const taken = await other
+      .write((tx) => tx.create('tokens', { ...token('again'), token_sha256: SHA }))
+      .catch((e) => e);
+    expect(taken).toBeInstanceOf(ConflictError);
+    expect((taken as ConflictError).index).toBe('tokensBySha256');
+    // The loader's own statements run on too, and a restore swaps as a load does.
+    await loader.snapshots.save('new');
+    await loader.load(['listings'], []);
+    expect(await other.read((tx) => tx.count('listings'))).toBe(0);
+    expect(await loader.snapshots.restore('new')).toBe(true);
+    expect(await other.read((tx) => tx.count('listings', 'listingsByWorkspace', STORE_TEST_WS))).toBe(N + 1);
+    expect((await other.read((tx) => tx.find('tokens', 'tokensBySha256', SHA)))?.id).toBe('tok_new');
+  }, 120_000);
 
   it('a database it cannot reach is a StoreUnavailableError', async () => {
     const u = new URL(db.url);

@@ -42,7 +42,15 @@ import {
   SNAPSHOT_SAVED,
 } from '../engine/interface.js';
 import type { NamedSnapshotRecord } from '../records.js';
-import { INDEXES_BY_COLLECTION, lookupColumn, migrate, Names } from './schema.js';
+import {
+  collectionTables,
+  INDEXES_BY_COLLECTION,
+  lookupColumn,
+  migrate,
+  Names,
+  STAGED,
+  swapStatements,
+} from './schema.js';
 
 export interface PostgresEngineOptions {
   /** Connections in the pool (default 8). */
@@ -71,11 +79,26 @@ export function parseStoreUrl(url: string): { base: string; schema: string; prep
 
 const RETRIED = new Set(['40001', '40P01']);
 
+/**
+ * A prepared statement that went stale under a load's swap (the tables it named dropped and
+ * renamed): PostgreSQL plans it again by name, but should it refuse it ("cached plan must not
+ * change result type", or a relation's OID gone), the transaction runs once more.
+ */
+function replanned(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return (
+    (e.code === '0A000' && /cached plan must not change result type/.test(e.message ?? '')) ||
+    (e.code === 'XX000' && /could not open relation with OID|cache lookup failed for relation/.test(e.message ?? ''))
+  );
+}
+
 export class PostgresEngine implements StoreEngine {
   readonly kind = 'postgres' as const;
   /** How many times a transaction ran again after a conflict (tests and the benchmark read it). */
   retried = 0;
   private readonly settings: string;
+  /** lock_timeout as set_config takes it (a quoted interval). */
+  private readonly lockTimeout: string;
 
   private constructor(
     private readonly sql: Sql,
@@ -84,8 +107,9 @@ export class PostgresEngine implements StoreEngine {
     private readonly options: PostgresEngineOptions,
   ) {
     const ms = (v: number | undefined, d: number) => `'${Math.max(0, Math.round(v ?? d))}ms'`;
+    this.lockTimeout = ms(options.lockTimeoutMs, 5000);
     this.settings =
-      `select set_config('lock_timeout', ${ms(options.lockTimeoutMs, 5000)}, true),` +
+      `select set_config('lock_timeout', ${this.lockTimeout}, true),` +
       ` set_config('statement_timeout', ${ms(options.statementTimeoutMs, 15000)}, true),` +
       ` set_config('idle_in_transaction_session_timeout', ${ms(options.idleInTransactionMs, 10000)}, true)`;
   }
@@ -131,26 +155,29 @@ export class PostgresEngine implements StoreEngine {
       // A load takes longer than a request: its statements get minutes, not seconds.
       await q.run(`select set_config('statement_timeout', '600s', true)`);
       if (options.ifEmpty) {
-        // Loads into an empty store take turns on the tables' locks (EXCLUSIVE conflicts with itself
-        // and with writes, not with reads; held until commit), the tables the emptiness check reads
-        // included; each counts after the one before committed (read committed: each statement sees
-        // the commits before it), so of two servers seeding one empty schema, the second finds it seeded.
-        await lockTables(q, names, [...new Set<CollectionName>([...collections, ...NONEMPTY_COLLECTIONS])]);
+        // Loads into an empty store take turns on the emptiness check's tables (SHARE ROW EXCLUSIVE
+        // conflicts with itself and with writes, not with reads; held until commit); each counts
+        // after the one before committed (read committed: each statement sees the commits before
+        // it), so of two servers seeding one empty schema, the second finds it seeded. Writes to
+        // users, workspaces and tokens wait meanwhile: only while a seed goes into an empty store.
+        await q.run(`select set_config('lock_timeout', '600s', true)`);
+        await q.run(
+          `lock table ${NONEMPTY_TABLES.map((c) => names.records(c)).join(', ')} in share row exclusive mode`,
+        );
+        await q.run(`select set_config('lock_timeout', ${this.lockTimeout}, true)`);
         if (!(await isEmptyStore(this.tx(q, false)))) return false;
       }
-      await lockTables(q, names, collections);
-      for (const c of collections) {
-        // DELETE, not TRUNCATE: TRUNCATE's exclusive lock would stop every reader until the commit.
-        await q.run(`delete from ${names.records(c)}`);
-        if (INDEXES_BY_COLLECTION.has(c)) await q.run(`delete from ${names.entries(c)}`);
-      }
+      // Fresh tables beside the live ones, filled while other processes go on reading and writing
+      // the live tables (no lock on them), then swapped in at the end (swap). A write another
+      // process commits to a live table meanwhile is replaced by the load: that is what replace means.
+      for (const c of collections) for (const stmt of collectionTables(names, c, STAGED).tables) await q.run(stmt);
       for (const [c, list] of byCollection) {
         if (!list.length) continue;
         const lookups = LOOKUPS_OF.get(c) ?? [];
         const cols = ['id', 'doc', ...lookups.map((l) => lookupColumn(l.name))];
         await copyIn(
           q.t,
-          `copy ${names.records(c)} (${cols.join(', ')}) from stdin`,
+          `copy ${names.records(c, STAGED)} (${cols.join(', ')}) from stdin with (freeze)`,
           list.map((rec) => [rec.id, JSON.stringify(rec), ...lookups.map((l) => l.key(rec as never))]),
         );
         const defs = INDEXES_BY_COLLECTION.get(c);
@@ -161,12 +188,55 @@ export class PostgresEngine implements StoreEngine {
             const key = encodeKey(def.key(rec as never)).toString('hex');
             for (const p of partitionsOf(def, rec)) rows.push([def.name, p, key, rec.id]);
           }
-        await copyIn(q.t, `copy ${names.entries(c)} (ix, part, key, id) from stdin`, rows);
+        await copyIn(q.t, `copy ${names.entries(c, STAGED)} (ix, part, key, id) from stdin with (freeze)`, rows);
       }
+      await this.swap(q, collections);
+      // After the swap: a record `also` puts into a replaced collection goes into its new table.
       const tx = this.tx(q, true);
       for (const [c, rec] of also) await tx.put(c, rec as never);
       return true;
     });
+  }
+
+  /**
+   * Puts the fresh tables of `collections` (collectionTables with STAGED, filled) in place of the
+   * live ones: their indexes made, then the live tables' ACCESS EXCLUSIVE lock taken (one
+   * statement, in COLLECTIONS order) and the tables swapped by drop and rename; the caller commits.
+   * The lock is waited for a short while at a time (SWAP_WAIT_MS) and given back between tries
+   * (a savepoint rolled back), so the writes and reads queued behind it wait no longer than that plus the swap.
+   * The fresh rows are written frozen (COPY … FREEZE), so a reader whose snapshot began before the
+   * commit, and reaches a swapped table only after it, sees the new rows, not an empty table: every
+   * reader sees the old state of the replaced collections or the new one, never a mix.
+   */
+  private async swap(q: Query, collections: readonly CollectionName[]): Promise<void> {
+    const names = this.names;
+    for (const c of collections) for (const stmt of collectionTables(names, c, STAGED).indexes) await q.run(stmt);
+    const tables = COLLECTIONS.filter((c) => collections.includes(c)).flatMap((c) =>
+      INDEXES_BY_COLLECTION.has(c) ? [names.records(c), names.entries(c)] : [names.records(c)],
+    );
+    const deadline = Date.now() + SWAP_PATIENCE_MS;
+    await q.run(`select set_config('lock_timeout', '${SWAP_WAIT_MS}ms', true)`);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // One try in COLLECTIONS order, the next in the reverse: a transaction holding one of the
+        // tables and waiting for another we hold already would have us time out every try in one
+        // order, not in both.
+        const order = attempt % 2 ? [...tables].reverse() : tables;
+        // In a savepoint of the driver's (its own scope: a statement failing in it rolls back to it
+        // and leaves the transaction going; one failing at the transaction's level would end it).
+        await q.t.savepoint((s) => s.unsafe(`lock table ${order.join(', ')} in access exclusive mode`));
+        break;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if ((code !== '55P03' && code !== '40P01') || Date.now() > deadline) throw err;
+        // Past the deadline's last try, wait as long as any transaction would.
+        if (Date.now() + SWAP_WAIT_MS > deadline)
+          await q.run(`select set_config('lock_timeout', ${this.lockTimeout}, true)`);
+        await new Promise((r) => setTimeout(r, 10 + Math.random() * Math.min(200, 10 * 2 ** attempt)));
+      }
+    }
+    await q.run(`select set_config('lock_timeout', ${this.lockTimeout}, true)`);
+    for (const c of collections) for (const stmt of swapStatements(names, c, STAGED)) await q.run(stmt);
   }
 
   /**
@@ -185,6 +255,7 @@ export class PostgresEngine implements StoreEngine {
 
   private async run<T>(mode: string, fn: (q: Query) => Promise<T>): Promise<T> {
     const max = this.options.retries ?? 10;
+    let stale = 0;
     for (let attempt = 0; ; attempt++) {
       let failed: ConflictError | null = null;
       try {
@@ -211,7 +282,7 @@ export class PostgresEngine implements StoreEngine {
         })) as unknown as [T];
         return boxed[0];
       } catch (err) {
-        if (attempt < max && RETRIED.has((err as { code?: string }).code ?? '')) {
+        if (attempt < max && (RETRIED.has((err as { code?: string }).code ?? '') || (replanned(err) && !stale++))) {
           this.retried++;
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
           continue;
@@ -359,31 +430,35 @@ export class PostgresEngine implements StoreEngine {
   }
 
   /**
-   * One transaction: the snapshot's record locked (a save or delete of it waits), the replaced
-   * tables locked against writes (EXCLUSIVE: readers go on, and see the old state until it
-   * commits), then each emptied and filled from the copy.
+   * One transaction: the snapshot's record locked (a save or delete of it waits), fresh tables made
+   * for the replaced collections and filled from the copy (read out and written back frozen, as a
+   * load writes them), then swapped in as a load swaps (swap): readers and writers go on with the
+   * live tables meanwhile, and see the old state until it commits, the restored one after.
    */
   private restoreSnapshot(name: string): Promise<boolean> {
     const names = this.names;
     return this.run('isolation level read committed', async (q) => {
       await q.run(`select set_config('statement_timeout', '600s', true)`);
       if (!(await this.tx(q, true).get('named_snapshots', name))) return false;
-      await lockTables(q, names, SNAPSHOT_REPLACED);
+      for (const c of SNAPSHOT_REPLACED)
+        for (const stmt of collectionTables(names, c, STAGED).tables) await q.run(stmt);
+      const snap = literal(name);
       for (const c of SNAPSHOT_REPLACED) {
-        await q.run(`delete from ${names.records(c)}`);
-        if (INDEXES_BY_COLLECTION.has(c)) await q.run(`delete from ${names.entries(c)}`);
         if (!SNAPSHOT_SAVED.has(c)) continue;
         const cols = ['id', 'doc', ...(LOOKUPS_OF.get(c) ?? []).map((l) => lookupColumn(l.name))].join(', ');
-        await q.run(
-          `insert into ${names.records(c)} (${cols}) select ${cols} from ${names.savedRecords(c)} where snap = $1`,
-          [name],
+        await copyAcross(
+          q.t,
+          `copy (select ${cols} from ${names.savedRecords(c)} where snap = ${snap}) to stdout`,
+          `copy ${names.records(c, STAGED)} (${cols}) from stdin with (freeze)`,
         );
         if (INDEXES_BY_COLLECTION.has(c))
-          await q.run(
-            `insert into ${names.entries(c)} (ix, part, key, id) select ix, part, key, id from ${names.savedEntries(c)} where snap = $1`,
-            [name],
+          await copyAcross(
+            q.t,
+            `copy (select ix, part, key, id from ${names.savedEntries(c)} where snap = ${snap}) to stdout`,
+            `copy ${names.entries(c, STAGED)} (ix, part, key, id) from stdin with (freeze)`,
           );
       }
+      await this.swap(q, SNAPSHOT_REPLACED);
       return true;
     });
   }
@@ -419,16 +494,17 @@ export class PostgresEngine implements StoreEngine {
   }
 }
 
-/**
- * Locks the tables of `collections` (records and index entries) against writes until the
- * transaction ends: EXCLUSIVE lets plain reads on, stops writes and `for update` reads. One
- * statement, in COLLECTIONS order, so two replacing transactions never wait on each other crosswise.
- */
-async function lockTables(q: Query, names: Names, collections: readonly CollectionName[]): Promise<void> {
-  const tables = COLLECTIONS.filter((c) => collections.includes(c)).flatMap((c) =>
-    INDEXES_BY_COLLECTION.has(c) ? [names.records(c), names.entries(c)] : [names.records(c)],
-  );
-  if (tables.length) await q.run(`lock table ${tables.join(', ')} in exclusive mode`);
+/** How long the swap waits for the live tables' lock at a time, and for how long it tries again. */
+const SWAP_WAIT_MS = 100;
+const SWAP_PATIENCE_MS = 30_000;
+
+/** The emptiness check's tables, in COLLECTIONS order (so two loads lock them in one order). */
+const NONEMPTY_TABLES = COLLECTIONS.filter((c) => (NONEMPTY_COLLECTIONS as readonly string[]).includes(c));
+
+/** A string literal for a statement that takes no parameters (COPY): valid whatever standard_conforming_strings is. */
+function literal(v: string): string {
+  if (v.includes('\u0000')) throw new Error('A name cannot hold a NUL character.');
+  return `E'${v.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
 /** A connection failure as StoreUnavailableError (the server answers 503 with Retry-After); anything else as it is. */
@@ -447,7 +523,9 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': 
  * never settles a COPY the server refused (porsager/postgres#1173): the transaction would wait
  * until idle_in_transaction_session_timeout ends its session. So nothing the server could refuse
  * is sent: load checks ids and unique keys first (checkLoad), fields are escaped, the documents
- * come from JSON.stringify, and a NUL (which text cannot hold) is refused here.
+ * come from JSON.stringify, and a NUL (which text cannot hold) is refused here. The fresh tables a
+ * load copies into get their unique lookup indexes only after the COPY (swap), so a taken key
+ * would fail that statement, not the COPY.
  */
 async function copyIn(t: TransactionSql, statement: string, rows: Array<Array<string | null>>): Promise<void> {
   for (const row of rows)
@@ -465,6 +543,22 @@ async function copyIn(t: TransactionSql, statement: string, rows: Array<Array<st
   }
   // The statement's own promise carries the server's error (a row it refuses): wait for both.
   await Promise.all([pipeline(Readable.from(chunks()), sink), query]);
+}
+
+/**
+ * Copies one statement's `copy … to stdout` into another's `copy … from stdin` on the same
+ * transaction: read out whole first (one connection runs one COPY at a time), then written. What
+ * PostgreSQL writes out in text format, it reads back into the same columns (nothing it could
+ * refuse is sent: see copyIn).
+ */
+async function copyAcross(t: TransactionSql, out: string, into: string): Promise<void> {
+  const chunks: Buffer[] = [];
+  const source = await t.unsafe(out).readable();
+  for await (const chunk of source) chunks.push(chunk as Buffer);
+  if (!chunks.length) return;
+  const query = t.unsafe(into);
+  const sink = await query.writable();
+  await Promise.all([pipeline(Readable.from(chunks), sink), query]);
 }
 
 interface Row {

@@ -34,11 +34,16 @@ export class Names {
   constructor(readonly schema: string) {
     this.migrations = `${ident(schema)}.wcm_engine_migrations`;
   }
-  records(c: CollectionName): string {
-    return `${ident(this.schema)}.${ident(`wcm_c_${c}`)}`;
+  /** A collection's table (with `suffix`: a load's fresh table, made beside it and renamed into its name). */
+  records(c: CollectionName, suffix = ''): string {
+    return `${ident(this.schema)}.${ident(`wcm_c_${c}${suffix}`)}`;
   }
-  entries(c: CollectionName): string {
-    return `${ident(this.schema)}.${ident(`wcm_e_${c}`)}`;
+  entries(c: CollectionName, suffix = ''): string {
+    return `${ident(this.schema)}.${ident(`wcm_e_${c}${suffix}`)}`;
+  }
+  /** An object of the schema by its unqualified name. */
+  qualified(name: string): string {
+    return `${ident(this.schema)}.${ident(name)}`;
   }
   /** The named snapshots' copies of a collection's table and of its index entries (snapshotTables). */
   savedRecords(c: CollectionName): string {
@@ -56,21 +61,69 @@ export const lookupColumn = (name: string): string => ident(`lk_${name}`);
 function version1(names: Names): string[] {
   const out: string[] = [];
   for (const c of COLLECTIONS) {
-    const lookups = LOOKUPS_OF.get(c) ?? [];
-    const cols = ['id text primary key', 'doc json not null', ...lookups.map((l) => `${lookupColumn(l.name)} text`)];
-    out.push(`create table if not exists ${names.records(c)} (${cols.join(', ')})`);
-    for (const l of lookups)
-      out.push(
-        `create unique index if not exists ${ident(`wcm_c_${c}_${l.name}`)} on ${names.records(c)} (${lookupColumn(l.name)})`,
-      );
-    if (!INDEXES_BY_COLLECTION.has(c)) continue;
-    out.push(
-      `create table if not exists ${names.entries(c)} (ix text not null, part text not null, key text collate "C" not null, id text not null, primary key (ix, part, key, id))`,
-    );
-    out.push(`create index if not exists ${ident(`wcm_e_${c}_id`)} on ${names.entries(c)} (id)`);
+    const made = collectionTables(names, c, '');
+    out.push(...made.tables, ...made.indexes);
   }
   out.push(...snapshotTables(names));
   return out;
+}
+
+/** The suffix of a load's fresh tables and their indexes (engine.ts, load and restore). */
+export const STAGED = '__new';
+
+/**
+ * The statements that make one collection's tables: `tables` (records, with the primary key, and
+ * for a collection with indexes its entries) and then `indexes` (the unique lookup indexes and the
+ * entries' id index). With `suffix`, every table, constraint and index name carries it: a load
+ * makes the fresh tables by this same code beside the live ones, fills them, makes their indexes,
+ * and renames them into the live names (swapNames). Names given explicitly are the defaults
+ * PostgreSQL gives (`<table>_pkey`), so schemas made before keep the same names.
+ */
+export function collectionTables(
+  names: Names,
+  c: CollectionName,
+  suffix: string,
+): { tables: string[]; indexes: string[] } {
+  const lookups = LOOKUPS_OF.get(c) ?? [];
+  const nx = suffix ? '' : ' if not exists';
+  const cols = [
+    'id text not null',
+    'doc json not null',
+    ...lookups.map((l) => `${lookupColumn(l.name)} text`),
+    `constraint ${ident(`wcm_c_${c}_pkey${suffix}`)} primary key (id)`,
+  ];
+  const tables = [`create table${nx} ${names.records(c, suffix)} (${cols.join(', ')})`];
+  const indexes = lookups.map(
+    (l) =>
+      `create unique index${nx} ${ident(`wcm_c_${c}_${l.name}${suffix}`)} on ${names.records(c, suffix)} (${lookupColumn(l.name)})`,
+  );
+  if (INDEXES_BY_COLLECTION.has(c)) {
+    tables.push(
+      `create table${nx} ${names.entries(c, suffix)} (ix text not null, part text not null, key text collate "C" not null, id text not null, constraint ${ident(`wcm_e_${c}_pkey${suffix}`)} primary key (ix, part, key, id))`,
+    );
+    indexes.push(`create index${nx} ${ident(`wcm_e_${c}_id${suffix}`)} on ${names.entries(c, suffix)} (id)`);
+  }
+  return { tables, indexes };
+}
+
+/**
+ * The statements that put a collection's fresh tables (collectionTables with `suffix`) in place of
+ * its live ones: the live tables dropped, the fresh ones and their indexes renamed into the live
+ * names. Run under the live tables' ACCESS EXCLUSIVE lock, in the transaction that made them.
+ */
+export function swapStatements(names: Names, c: CollectionName, suffix: string): string[] {
+  const lookups = LOOKUPS_OF.get(c) ?? [];
+  const tables = [`wcm_c_${c}`];
+  const indexes = [`wcm_c_${c}_pkey`, ...lookups.map((l) => `wcm_c_${c}_${l.name}`)];
+  if (INDEXES_BY_COLLECTION.has(c)) {
+    tables.push(`wcm_e_${c}`);
+    indexes.push(`wcm_e_${c}_pkey`, `wcm_e_${c}_id`);
+  }
+  return [
+    `drop table ${tables.map((t) => names.qualified(t)).join(', ')}`,
+    ...tables.map((t) => `alter table ${names.qualified(t + suffix)} rename to ${ident(t)}`),
+    ...indexes.map((i) => `alter index ${names.qualified(i + suffix)} rename to ${ident(i)}`),
+  ];
 }
 
 /**
