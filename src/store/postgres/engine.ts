@@ -431,8 +431,8 @@ export class PostgresEngine implements StoreEngine {
 
   /**
    * One transaction: the snapshot's record locked (a save or delete of it waits), fresh tables made
-   * for the replaced collections and filled from the copy (read out and written back frozen, as a
-   * load writes them), then swapped in as a load swaps (swap): readers and writers go on with the
+   * for the replaced collections and filled from the copy (read out and written back with COPY
+   * FREEZE, as a load writes them), then swapped in as a load swaps (swap): readers and writers go on with the
    * live tables meanwhile, and see the old state until it commits, the restored one after.
    */
   private restoreSnapshot(name: string): Promise<boolean> {
@@ -442,21 +442,23 @@ export class PostgresEngine implements StoreEngine {
       if (!(await this.tx(q, true).get('named_snapshots', name))) return false;
       for (const c of SNAPSHOT_REPLACED)
         for (const stmt of collectionTables(names, c, STAGED).tables) await q.run(stmt);
-      const snap = literal(name);
       for (const c of SNAPSHOT_REPLACED) {
         if (!SNAPSHOT_SAVED.has(c)) continue;
-        const cols = ['id', 'doc', ...(LOOKUPS_OF.get(c) ?? []).map((l) => lookupColumn(l.name))].join(', ');
-        await copyAcross(
+        const cols = ['id', 'doc', ...(LOOKUPS_OF.get(c) ?? []).map((l) => lookupColumn(l.name))];
+        const text = cols.map((col) => (col === 'doc' ? 'doc::text as doc' : col)).join(', ');
+        const recs = await q.run(`select ${text} from ${names.savedRecords(c)} where snap = $1`, [name]);
+        await copyIn(
           q.t,
-          `copy (select ${cols} from ${names.savedRecords(c)} where snap = ${snap}) to stdout`,
-          `copy ${names.records(c, STAGED)} (${cols}) from stdin with (freeze)`,
+          `copy ${names.records(c, STAGED)} (${cols.join(', ')}) from stdin with (freeze)`,
+          recs.map((r) => Object.values(r) as Array<string | null>),
         );
-        if (INDEXES_BY_COLLECTION.has(c))
-          await copyAcross(
-            q.t,
-            `copy (select ix, part, key, id from ${names.savedEntries(c)} where snap = ${snap}) to stdout`,
-            `copy ${names.entries(c, STAGED)} (ix, part, key, id) from stdin with (freeze)`,
-          );
+        if (!INDEXES_BY_COLLECTION.has(c)) continue;
+        const entries = await q.run(`select ix, part, key, id from ${names.savedEntries(c)} where snap = $1`, [name]);
+        await copyIn(
+          q.t,
+          `copy ${names.entries(c, STAGED)} (ix, part, key, id) from stdin with (freeze)`,
+          entries.map((r) => [r.ix, r.part, r.key, r.id] as Array<string | null>),
+        );
       }
       await this.swap(q, SNAPSHOT_REPLACED);
       return true;
@@ -501,12 +503,6 @@ const SWAP_PATIENCE_MS = 30_000;
 /** The emptiness check's tables, in COLLECTIONS order (so two loads lock them in one order). */
 const NONEMPTY_TABLES = COLLECTIONS.filter((c) => (NONEMPTY_COLLECTIONS as readonly string[]).includes(c));
 
-/** A string literal for a statement that takes no parameters (COPY): valid whatever standard_conforming_strings is. */
-function literal(v: string): string {
-  if (v.includes('\u0000')) throw new Error('A name cannot hold a NUL character.');
-  return `E'${v.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
-}
-
 /** A connection failure as StoreUnavailableError (the server answers 503 with Retry-After); anything else as it is. */
 function unavailable(err: unknown): unknown {
   if (err instanceof StoreUnavailableError || !isUnavailable(err)) return err;
@@ -543,22 +539,6 @@ async function copyIn(t: TransactionSql, statement: string, rows: Array<Array<st
   }
   // The statement's own promise carries the server's error (a row it refuses): wait for both.
   await Promise.all([pipeline(Readable.from(chunks()), sink), query]);
-}
-
-/**
- * Copies one statement's `copy … to stdout` into another's `copy … from stdin` on the same
- * transaction: read out whole first (one connection runs one COPY at a time), then written. What
- * PostgreSQL writes out in text format, it reads back into the same columns (nothing it could
- * refuse is sent: see copyIn).
- */
-async function copyAcross(t: TransactionSql, out: string, into: string): Promise<void> {
-  const chunks: Buffer[] = [];
-  const source = await t.unsafe(out).readable();
-  for await (const chunk of source) chunks.push(chunk as Buffer);
-  if (!chunks.length) return;
-  const query = t.unsafe(into);
-  const sink = await query.writable();
-  await Promise.all([pipeline(Readable.from(chunks), sink), query]);
 }
 
 interface Row {
