@@ -1,9 +1,7 @@
-import { StoreUnavailableError } from '../store/pg/errors.js';
+import { StoreUnavailableError } from '../store/postgres/errors.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
-import type { Store } from '../store/store.js';
 import type { StoreEngine } from '../store/engine/interface.js';
-import { JsonEngine } from '../store/json/engine.js';
 import {
   systemClock,
   type Clock,
@@ -41,9 +39,8 @@ export type AppRouter = Router<RouteHandler>;
 export type Routes = (router: AppRouter) => void;
 
 export interface AppOptions {
-  store: Store;
-  /** The store behind its interface; by default the JSON engine over `store`. */
-  db?: StoreEngine;
+  /** The store, behind its interface (either engine). */
+  db: StoreEngine;
   /** The server's origin and trusted hosts and origins (docs/security.md#host-origin-and-cors); `wcm serve` sets it once listening. */
   trust?: Trust;
   clock?: Clock;
@@ -66,7 +63,6 @@ export interface AppOptions {
 /** The whole API as a function of a request: no port needed (tests call it in-process). */
 export class App {
   readonly router: AppRouter = new Router();
-  readonly store: Store;
   readonly db: StoreEngine;
   readonly clock: Clock;
   readonly services: Services;
@@ -84,12 +80,11 @@ export class App {
   trust: Trust;
 
   constructor(options: AppOptions) {
-    this.store = options.store;
     this.clock = options.clock ?? systemClock;
-    this.db = options.db ?? new JsonEngine(options.store, { clock: () => this.clock.now().getTime() });
+    this.db = options.db;
     this.handlers = options.handlers ?? defaultHandlers;
     this.trust = options.trust ?? DEFAULT_TRUST;
-    this.services = { ...(options.services ?? {}), store: this.store, db: this.db, clock: this.clock };
+    this.services = { ...(options.services ?? {}), db: this.db, clock: this.clock };
     this.router
       .on(['GET', 'HEAD'], '/healthz', (x) => jsonResponse(200, { status: 'ok' }, x.info.id))
       .on(ANY, '/healthz', notAllowed(['GET']));
@@ -100,12 +95,7 @@ export class App {
     // The observers first, so they see refusals too (answered, never thrown); then the Host check,
     // the first step that may answer.
     const fail = (err: unknown, info: RequestInfo) => this.fail(err, info);
-    const edge = [
-      ...(options.around ?? []),
-      hostCheck(() => this.trust, fail),
-      originRule(() => this.trust, fail),
-      this.synced,
-    ];
+    const edge = [...(options.around ?? []), hostCheck(() => this.trust, fail), originRule(() => this.trust, fail)];
     this.chain = compose(edge, (x) => this.dispatch(x));
     this.badTarget = compose(edge, async () => {
       throw new ProblemError('route_not_found', { detail: 'The request target is not a valid path.' });
@@ -152,24 +142,6 @@ export class App {
     } catch (err) {
       return this.fail(err, info);
     }
-  }
-
-  /**
-   * On PostgreSQL, what other processes committed is applied before anything is read (not for
-   * /healthz, which answers without the store; nor on the JSON store, which has nothing to catch
-   * up and should not pay a step per request). A store that cannot be reached is a 503 that still
-   * goes out through the CORS step.
-   */
-  private readonly synced: Middleware<Call> = (x, next) =>
-    x.info.path === '/healthz' || !this.store.shared ? next(x) : this.syncThen(x, next);
-
-  private async syncThen(x: Call, next: (x: Call) => Promise<AppResponse>): Promise<AppResponse> {
-    try {
-      await this.store.sync();
-    } catch (err) {
-      return this.fail(err, x.info);
-    }
-    return next(x);
   }
 
   /** The last step of the request chain: the router's route, or its 404 / 405. */

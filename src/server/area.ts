@@ -1,12 +1,11 @@
 import type { StoreEngine } from '../store/engine/interface.js';
-import type { Store } from '../store/store.js';
 import type { Call, Middleware, Routes } from './app.js';
 import type { Clock, SecretSource, Services } from './context.js';
 import type { LocalServerOptions } from './serve.js';
 import type { Asset } from './web/assets.js';
 
 /** The services an area may add and read (each area declares its own on `Services`). */
-export type ServiceName = keyof Omit<Services, 'store' | 'db' | 'clock'>;
+export type ServiceName = keyof Omit<Services, 'db' | 'clock'>;
 
 /**
  * What `wcm serve` hands each area as it starts (extend.ts): the store, the clock and the options
@@ -14,13 +13,12 @@ export type ServiceName = keyof Omit<Services, 'store' | 'db' | 'clock'>;
  * services an area declared it needs are there (`N`).
  */
 export interface Setup<N extends ServiceName = never> {
-  readonly store: Store;
   /** The store behind its interface (engine/interface.ts). */
   readonly db: StoreEngine;
   readonly clock: Clock;
   readonly options: LocalServerOptions;
   readonly env: NodeJS.ProcessEnv;
-  readonly services: Omit<Services, 'store' | 'db' | 'clock'> & { [K in N]-?: NonNullable<Services[K]> };
+  readonly services: Omit<Services, 'db' | 'clock'> & { [K in N]-?: NonNullable<Services[K]> };
   /** Middleware around `/v1` operations, in registration order (chain.ts). */
   readonly use: Middleware[];
   /** Middleware around every request, outermost (before the Host and Origin checks): observers (chain.ts). */

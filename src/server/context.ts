@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { Operation } from '../contract/operations.js';
 import type { ReadTx, StoreEngine } from '../store/engine/interface.js';
-import type { Store } from '../store/store.js';
 import type { AuthContext } from './auth.js';
 import type { Call } from './chain.js';
 import type { Page } from './paging.js';
@@ -17,7 +16,6 @@ import type { RequestInfo } from './request.js';
  * this interface (`declare module '../context.js'`), so this file imports nothing from the areas.
  */
 export interface Services {
-  store: Store;
   /** The store behind its interface (engine/interface.ts): every handler reads and writes through it. */
   db: StoreEngine;
   clock: Clock;
@@ -33,7 +31,7 @@ export interface Services {
 export type SecretSource = 'env' | 'stored' | 'generated';
 
 /** What an area adds to the store and clock. */
-export type ExtraServices = Omit<Services, 'store' | 'db' | 'clock'>;
+export type ExtraServices = Omit<Services, 'db' | 'clock'>;
 
 export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
   params: P;
@@ -41,7 +39,6 @@ export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
   body: B;
   /** Null for public and signature operations. */
   auth: AuthContext | null;
-  store: Store;
   /** The store behind its interface: one `db.read` or `db.write` per request (engine/interface.ts). */
   db: StoreEngine;
   clock: Clock;

@@ -6,7 +6,6 @@ import { mcpArea } from './mcp/area.js';
 import { oauthArea } from './oauth/area.js';
 import { paymentsArea } from './payments/area.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './ratelimit.js';
-import { JsonEngine } from '../store/json/engine.js';
 import type { LocalServerOptions } from './serve.js';
 import { webArea } from './web/area.js';
 
@@ -55,11 +54,10 @@ export function orderAreas<A extends { name: string; needs: readonly string[]; p
   return out;
 }
 
-export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ store, db, clock, options }) => {
+export const extendServer: NonNullable<LocalServerOptions['extend']> = async ({ db, clock, options }) => {
   const env = options.env ?? process.env;
   const s: Setup = {
-    store,
-    db: db ?? new JsonEngine(store, { clock: () => clock.now().getTime() }),
+    db,
     clock,
     options,
     env,

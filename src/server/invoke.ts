@@ -9,7 +9,6 @@ import { fieldErrors } from '../contract/issues.js';
 import type { AnyOperation } from '../contract/operations.js';
 import { normalizeUuids } from '../contract/uuid.js';
 import type { UserRecord } from '../store/records.js';
-import type { Store } from '../store/store.js';
 import type { StoreEngine } from '../store/engine/interface.js';
 import { requireAbility, requireMembership, type AuthContext } from './auth.js';
 import type { Call } from './chain.js';
@@ -19,7 +18,6 @@ import { parseQuery, readJsonBody } from './request.js';
 
 /** What invoking an operation needs of the App. */
 export interface InvokeCore {
-  readonly store: Store;
   readonly db: StoreEngine;
   readonly clock: Clock;
   readonly services: Services;
@@ -104,7 +102,6 @@ export async function invoke(
     query,
     body,
     auth,
-    store: core.store,
     db: core.db,
     clock: core.clock,
     request: via.request,

@@ -1,13 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ABILITIES } from '../contract/enums.js';
 import { hashToken, tokenId } from '../store/fixture.js';
 import { checkFixturesExist, seedEngine } from '../store/seed.js';
-import { Store, type StoreOptions } from '../store/store.js';
+import type { StoreOptions } from '../store/store.js';
 import { isEmptyStore, type Loaded, type StoreEngine } from '../store/engine/interface.js';
-import { JsonEngine } from '../store/json/engine.js';
 import { openStore } from '../store/open.js';
 import type { Records } from '../store/fixture.js';
 import type { TokenRecord } from '../store/records.js';
@@ -33,7 +31,7 @@ export interface LocalServerOptions extends TrustOptions {
   env?: NodeJS.ProcessEnv;
   storeOptions?: StoreOptions;
   /** Extra services, middleware (faults, rate limits, idempotency, the request log) and routes that areas provide. */
-  extend?: (ctx: { store: Store; db?: StoreEngine; clock: Clock; options: LocalServerOptions }) => Promise<{
+  extend?: (ctx: { db: StoreEngine; clock: Clock; options: LocalServerOptions }) => Promise<{
     services?: ExtraServices;
     use?: Middleware[];
     around?: Middleware<Call>[];
@@ -49,8 +47,7 @@ export interface LocalServer extends RunningServer {
   app: App;
   /** The origin clients use (`--public-url`, else the socket's): OAuth issuer, links, redirects. */
   origin: string;
-  store: Store;
-  /** The store behind its interface. */
+  /** The store, behind its interface (the JSON file's engine, or PostgreSQL's). */
   db: StoreEngine;
   /** What happened at start (seeded, bootstrapped token, …) for `wcm serve` to print. */
   notes: string[];
@@ -142,16 +139,6 @@ function firstAllPowerfulToken(
 }
 
 /**
- * The old file store the App still takes beside `db` on PostgreSQL: empty, in a temporary
- * directory, read by nothing (every handler reads `db`); it goes away when the last reader moves.
- */
-async function unusedStore(): Promise<{ store: Store; remove(): Promise<void> }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'wcm-unused-'));
-  const store = await Store.open(path.join(dir, 'store.json'));
-  return { store, remove: () => rm(dir, { recursive: true, force: true }) };
-}
-
-/**
  * Opens the store, seeds or bootstraps an empty one, and starts the HTTP server: what `wcm serve`
  * does, callable in-process by tests.
  */
@@ -168,24 +155,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     // The engine adds the clock's offset (a setting in the store) to the unmoved time.
     clock: () => clock.baseMs(),
   });
-  let store: Store;
-  let removeUnused = async () => {};
-  if (db instanceof JsonEngine) store = db.store;
-  else {
-    try {
-      ({ store, remove: removeUnused } = await unusedStore());
-    } catch (err) {
-      await db.close().catch(() => undefined);
-      throw err;
-    }
-  }
-  const closeAll = async () => {
-    await db.close();
-    if (db.kind === 'postgres') {
-      await store.close();
-      await removeUnused();
-    }
-  };
+  const closeAll = () => db.close();
   const notes: string[] = [];
   let bootstrap: LocalServer['bootstrap'];
   let seededToken: LocalServer['seededToken'];
@@ -193,9 +163,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   try {
     // Extensions first: their own writes (the webhook signing secret) then go ahead of a big seed.
     // (The compaction a big seed starts runs beside reads and writes alike.)
-    const extra = (await options.extend?.({ store, db, clock, options })) ?? {};
+    const extra = (await options.extend?.({ db, clock, options })) ?? {};
     const app = new App({
-      store,
       db,
       clock,
       services: extra.services,
@@ -299,7 +268,6 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       url: `${reachable}/v1`,
       origin: app.trust.origin,
       app,
-      store,
       db,
       notes,
       adminToken: typeof extra.services?.adminToken === 'string' ? extra.services.adminToken : undefined,

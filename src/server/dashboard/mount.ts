@@ -176,7 +176,6 @@ function inWorkspace(
       return respond(404, notFoundView('No workspace of yours has this id.'), signed, info, homeNav(d, found.reached));
     const { membership, nav } = found;
     const r: WorkspaceRequest = {
-      store: x.app.store,
       db: x.app.db,
       clock: x.app.clock,
       services: x.app.services,
