@@ -1,6 +1,6 @@
 import { CliError } from './errors.js';
-import { StoreUnavailableError } from '../store/postgres/errors.js';
-import { SchemaTooNewError } from '../store/pg/migrations.js';
+import { StoreUnavailableError } from '../store/engine/interface.js';
+import { SchemaTooNewError } from '../store/postgres/schema.js';
 
 /** A PostgreSQL store that cannot be opened, as the message a command prints; other errors pass. */
 export async function rethrowStoreError(err: unknown): Promise<never> {

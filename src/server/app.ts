@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../store/postgres/errors.js';
+import { StoreUnavailableError } from '../store/engine/interface.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { operationList, type AnyOperation } from '../contract/operations.js';
 import type { StoreEngine } from '../store/engine/interface.js';

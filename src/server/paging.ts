@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { scanEntries, type IndexEntry, type SortedIndex, type SortKey } from '../store/sorted-index.js';
-import type { RecordIndex, RecordOfIndex, RecordRepository } from '../store/record-repository.js';
 import { ProblemError } from './problems.js';
-import { INDEXES } from '../store/indexes.js';
+import { INDEXES, type IndexName } from '../store/indexes.js';
+import type { RecordTypes } from '../store/records.js';
 import type { ReadTx, StoreEngine } from '../store/engine/interface.js';
 
 /** One page of a list operation, as handlers return it. */
@@ -111,8 +111,12 @@ export function pageEntries<T, R>(
   return { items: recs.map(opts.map), next_cursor: more && last ? encodeCursor(opts.scope, last) : null };
 }
 
-/** Where pageRecords reads: a transaction already open, the store (one read of its own), or (until every caller moves) the old repository. */
-export type PageSource = ReadTx | StoreEngine | RecordRepository;
+/** Where pageRecords reads: a transaction already open, or the store (a read of its own). */
+export type PageSource = ReadTx | StoreEngine;
+
+/** The indexes pageRecords pages through, and the records along each. */
+export type RecordIndex = IndexName;
+export type RecordOfIndex<N extends RecordIndex> = RecordTypes[(typeof INDEXES)[N]['collection']];
 
 /**
  * Keyset paging along one of the store's indexes (indexes.ts), inside `src` (a transaction) or in a
@@ -142,7 +146,6 @@ export async function pageRecords<N extends RecordIndex, R>(
       last: SortKey | null;
       more: boolean;
     }>;
-  const { items, last, more } =
-    'write' in src ? await src.read(read) : 'now' in src ? await read(src) : await src.page(index, partition, q);
+  const { items, last, more } = 'write' in src ? await src.read(read) : await read(src);
   return { items: items.map(opts.map), next_cursor: more && last ? encodeCursor(opts.scope, last) : null };
 }

@@ -28,17 +28,16 @@ const PIECE = 1 << 20;
 /**
  * The export's text in pieces, on either store: exactly `JSON.stringify(exportFixture(store), null, 2)`
  * and a line break, but never held whole (a million threads are past the longest string V8 makes),
- * with the threads and records read from the repositories (their tables, on PostgreSQL) as they are written.
+ * each thread joined to its messages as it is written.
  */
 export async function* exportText(store: Store): AsyncGenerator<string> {
   let piece = '{\n  "version": 1';
   for (const c of FIXTURE_COLLECTIONS) {
-    const count = c === 'threads' ? await store.threads.size() : await store.records.size(c);
-    if (!count) continue;
-    const recs: AsyncIterable<unknown> = c === 'threads' ? store.threads.stream() : store.records.stream(c);
+    if (!store.count(c)) continue;
+    const recs: Iterable<unknown> = c === 'threads' ? joinedThreads(store) : store.valuesInOrder(c);
     let first = true;
     piece += `,\n  ${JSON.stringify(c)}: [`;
-    for await (const rec of recs)
+    for (const rec of recs)
       for (const out of exported(store, c, rec)) {
         // Nested two levels deep: each line of the record indented by four spaces.
         piece += `${first ? '' : ','}\n    ${JSON.stringify(out, null, 2).replace(/\n/g, '\n    ')}`;
@@ -53,7 +52,12 @@ export async function* exportText(store: Store): AsyncGenerator<string> {
   yield `${piece}\n}\n`;
 }
 
-/** The export as a document (exportText parsed): on either store, the records kept in tables included. */
+/** The threads with their messages, in export order, one at a time (a big store's are not joined at once). */
+function* joinedThreads(store: Store): Generator<FullThread> {
+  for (const t of store.valuesInOrder('threads')) yield joinThread(t, store.get('thread_messages', t.id));
+}
+
+/** The export as a document (exportText parsed). */
 export async function exportDocument(store: Store): Promise<Record<string, unknown>> {
   let text = '';
   for await (const piece of exportText(store)) text += piece;

@@ -4,7 +4,7 @@
  */
 import type { StoreEngine } from './engine/interface.js';
 import { JsonEngine, type JsonEngineOptions } from './json/engine.js';
-import { StoreUnavailableError } from './postgres/errors.js';
+import { StoreUnavailableError } from './engine/interface.js';
 import { PostgresEngine, type PostgresEngineOptions } from './postgres/engine.js';
 import { Store, type StoreOptions } from './store.js';
 

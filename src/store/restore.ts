@@ -1,8 +1,6 @@
 import { constants as fsc } from 'node:fs';
 import { link, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { PgLog } from './pg/log.js';
-import type { TablesBack } from './pg/named.js';
 import { COLLECTIONS, type CollectionName, type Tx } from './records.js';
 import { readSnapshot, SnapshotError } from './snapshot.js';
 import { patchSaved, rebaseSnapshot } from './snapshot-writer.js';
@@ -45,29 +43,13 @@ export function loadSaved(file: string, buf: Buffer, keep: readonly CollectionNa
   return state;
 }
 
-/**
- * Writes `next`'s records over `current`'s, but for `keep`'s (a small restore, or one on a shared
- * store); `swapped`'s are not cleared (their table was replaced whole: pg/named.ts TablesBack).
- */
-export function replaceAll(
-  tx: Tx,
-  next: State,
-  keep: readonly CollectionName[],
-  swapped: readonly CollectionName[] = [],
-): void {
+/** Writes `next`'s records over `current`'s, but for `keep`'s (a small restore: one journal line). */
+export function replaceAll(tx: Tx, next: State, keep: readonly CollectionName[]): void {
   for (const c of COLLECTIONS) {
     if (keep.includes(c)) continue;
-    if (!swapped.includes(c)) tx.clear(c);
+    tx.clear(c);
     for (const rec of next.values(c)) tx.put(c, rec as never);
   }
-}
-
-/** A restore on PostgreSQL: one bulk load, `back` putting the named snapshot's tables back in it. */
-export function restoreShared(log: PgLog, next: State, keep: readonly CollectionName[], back?: TablesBack) {
-  return log.bulkFrom(async (sql) => {
-    await back?.swap(sql);
-    return (tx) => replaceAll(tx, next, keep, back?.swapped);
-  }, back);
 }
 
 /** How many writes replacing `current`'s records by `next`'s makes, but for `keep`'s. */

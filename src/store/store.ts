@@ -2,11 +2,9 @@ import path from 'node:path';
 import { acquireLock } from './lock.js';
 import { ownsDataDir, privateDir } from '../private-dir.js';
 import { fileExists, nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
-import type { TablesBack } from './pg/named.js';
 import type { CollectionName, Tx } from './records.js';
-import type { TxReads } from './record-repository.js';
 import { loadBase, readConsistently, replayJournal } from './recover.js';
-import { linkSaved, rebaseSaved, replaceAll, replaceCount, restoreShared, sameFile } from './restore.js';
+import { linkSaved, rebaseSaved, replaceAll, replaceCount, sameFile } from './restore.js';
 import { BulkNotDurableError, heldReplace, type HeldReplace } from './held.js';
 import { SAVED_HEADER_BYTES, SAVED_KEPT_BYTES } from './snapshot-writer.js';
 import { State, StoreCorruptError, type Op } from './state.js';
@@ -50,10 +48,7 @@ export class Store extends StoreView {
       file,
       journalFile,
       compactBytes: options.compactBytes ?? 64 * 1024 * 1024,
-      take: () => {
-        if (!this.options.readOnly) this.prune();
-        return { seq: this.seq, sections: this.state.snapshotSections() };
-      },
+      take: () => ({ seq: this.seq, sections: this.state.snapshotSections() }),
       ready: () => this.committer.poke(),
     });
     this.committer = new Committer({
@@ -91,18 +86,6 @@ export class Store extends StoreView {
     );
   }
 
-  /**
-   * Opens the store kept in the PostgreSQL database at `url`, shared with every other process on it
-   * (src/store/pg/log.ts). The driver is loaded only now. `tabled`: the collections kept in a
-   * table (pg/records.ts's RECORD_TABLE_COLLECTIONS; tests give others).
-   */
-  static async openShared(url: string, tabled?: ReadonlySet<CollectionName>): Promise<Store> {
-    const pg = await import('./pg/open.js');
-    const store = new Store(pg.displayUrl(url), {});
-    store.shared = await pg.openLog(url, store, tabled);
-    return store;
-  }
-
   private async load(): Promise<void> {
     const loaded = loadBase(this.state, this.file, await this.files.readIfExists(this.file));
     await replayJournal(this.files, this.journalFile, this.state, loaded, !!this.options.readOnly);
@@ -114,13 +97,11 @@ export class Store extends StoreView {
   /**
    * Runs `fn` synchronously against the store, applying its writes at once, and resolves when they
    * are durable. If `fn` throws, its writes are undone and nothing is journaled. If the disk write
-   * fails, every transaction not yet durable is undone and rejected. `reads` names the records `fn`
-   * reads with `tx.get` of the collections a PostgreSQL store may keep out of memory (TxReads).
+   * fails, every transaction not yet durable is undone and rejected.
    */
-  transact<T>(fn: (tx: Tx) => T, reads?: TxReads): Promise<T> {
+  transact<T>(fn: (tx: Tx) => T): Promise<T> {
     const refusal = this.refusal();
     if (refusal) return Promise.reject(refusal);
-    if (this.shared) return this.shared.transact(fn, reads);
     const ops: Op[] = [];
     const undo: Op[] = [];
     let result: T;
@@ -152,7 +133,6 @@ export class Store extends StoreView {
 
   /** @internal Why a write cannot be taken now (read-only, closed, reloading), or null. */
   writeRefusal(): Error | null {
-    if (this.shared) return new Error('This store is kept in PostgreSQL: use the PostgreSQL engine.');
     return this.refusal();
   }
 
@@ -169,7 +149,6 @@ export class Store extends StoreView {
   async bulk<T>(fn: (tx: Tx) => T, opts: BulkOptions = {}): Promise<T> {
     const refusal = this.refusal();
     if (refusal) throw refusal;
-    if (this.shared) return this.shared.bulk(fn);
     await this.drain();
     let result!: T;
     let applied = false;
@@ -208,7 +187,7 @@ export class Store extends StoreView {
    * small one (loadMany's threshold) is one transaction instead. Bytes that are not a readable
    * snapshot throw SnapshotError, and nothing changes.
    */
-  async restore(saved: Buffer, keep: readonly CollectionName[], from?: string, back?: TablesBack): Promise<void> {
+  async restore(saved: Buffer, keep: readonly CollectionName[], from?: string): Promise<void> {
     const refusal = this.refusal();
     if (refusal) throw refusal;
     // The saved file itself becomes the data file when it can (linkSaved), else a copy of it; not
@@ -220,8 +199,6 @@ export class Store extends StoreView {
     const linked = patched && linkable;
     // A small one costs less as one journal line than as a new snapshot file.
     const writes = replaceCount(this.state, next, keep);
-    // On PostgreSQL `back` puts the snapshot's threads and records back, in the same transaction.
-    if (this.shared) return void (await restoreShared(this.shared, next, keep, back));
     if (writes <= BULK_RECORDS) return void (await this.loadMany(writes, (tx) => replaceAll(tx, next, keep)));
     await heldReplace(this.replacing(), async () => {
       this.state = next;
@@ -271,7 +248,7 @@ export class Store extends StoreView {
    * (one started beside the writes has replaced the journal, or failed).
    */
   drain(): Promise<void> {
-    return this.shared ? this.shared.drain() : this.compaction.settle(this.committer);
+    return this.compaction.settle(this.committer);
   }
 
   /**
@@ -279,7 +256,6 @@ export class Store extends StoreView {
    * meanwhile wait, and are written after it.
    */
   async compact(): Promise<void> {
-    if (this.shared) return this.shared.compact();
     await this.drain();
     // Once the journal is emptied, a cut still pending from a failed write would pad it with zeros.
     await this.committer.hold(
@@ -298,10 +274,6 @@ export class Store extends StoreView {
   /** Flushes, folds the journal into the snapshot, and releases the lock. */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.shared) {
-      this.closed = true;
-      return this.shared.close();
-    }
     this.closing = true;
     await this.drain();
     this.closed = true;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import { BulkNotDurableError } from '../../src/store/held.js';
-import { StoreUnavailableError } from '../../src/store/pg/errors.js';
+import { StoreUnavailableError } from '../../src/store/engine/interface.js';
 import { extendServer } from '../../src/server/extend.js';
 import { startLocalServer } from '../../src/server/serve.js';
 import { BULK_RECORDS, type Tx } from '../../src/store/store.js';

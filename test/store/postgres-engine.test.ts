@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConflictError, type StoreEngine } from '../../src/store/engine/interface.js';
-import { StoreUnavailableError } from '../../src/store/pg/errors.js';
+import { StoreUnavailableError } from '../../src/store/engine/interface.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
 import type { TokenRecord } from '../../src/store/records.js';
 import { delayProxy } from '../support/delay-proxy.js';

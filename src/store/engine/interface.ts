@@ -279,3 +279,15 @@ export class ConflictError extends Error {
     this.name = 'ConflictError';
   }
 }
+
+/**
+ * The store cannot be reached or cannot take writes now (the database is down, restarting or refusing
+ * connections; a data file that could not be written): the server answers 503 `store_unavailable`.
+ */
+export class StoreUnavailableError extends Error {
+  /** The 503's Retry-After: unset where waiting does not help (a restart does). */
+  retryAfter: string | undefined = '1';
+  constructor(readonly reason: string) {
+    super(`The database is unavailable (${reason}). Retry shortly.`);
+  }
+}

@@ -20,8 +20,8 @@ import type { Sql, TransactionSql } from 'postgres';
 import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
 import { COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
 import { SortedIndex, type IndexDef, type SortKey } from '../sorted-index.js';
-import { encodeKey } from '../pg/sort-keys.js';
-import { isUnavailable, StoreUnavailableError } from './errors.js';
+import { encodeKey } from './sort-keys.js';
+import { isUnavailable } from './errors.js';
 import {
   checkLoad,
   CLOCK_OFFSET_SETTING,
@@ -40,6 +40,7 @@ import {
   type WriteTx,
   SNAPSHOT_REPLACED,
   SNAPSHOT_SAVED,
+  StoreUnavailableError,
 } from '../engine/interface.js';
 import type { NamedSnapshotRecord } from '../records.js';
 import {

@@ -1,11 +1,4 @@
-/** The database cannot be reached (down, restarting, refusing connections): the request may be retried. */
-export class StoreUnavailableError extends Error {
-  /** The 503's Retry-After: unset where waiting does not help (a restart does). */
-  retryAfter: string | undefined = '1';
-  constructor(readonly reason: string) {
-    super(`The database is unavailable (${reason}). Retry shortly.`);
-  }
-}
+import { StoreUnavailableError } from '../engine/interface.js';
 
 /** Connection-level failures, by the client's code or PostgreSQL's SQLSTATE (classes 08 and 57P, 53300). */
 const NETWORK_CODES = new Set([

@@ -150,6 +150,9 @@ function snapshotTables(names: Names): string[] {
 /** Errors of two processes making the same objects at once: the loser tries again, and finds them made. */
 const RACES = new Set(['23505', '42P07', '42710', '40001', '40P01']);
 
+/** A schema this binary must not use: made by a newer wcm, or holding the store of an earlier one. */
+export class SchemaTooNewError extends Error {}
+
 /**
  * Brings `names.schema` up to ENGINE_VERSION: one transaction, recorded in wcm_engine_migrations.
  * Two processes starting at once both succeed (the one that loses a race tries again).
@@ -169,10 +172,19 @@ export async function migrate(sql: Sql, names: Names, prepare: boolean): Promise
         });
         const have = Number(rows[0].v);
         if (have > ENGINE_VERSION)
-          throw new Error(
+          throw new SchemaTooNewError(
             `The schema ${names.schema} was made by a newer wcm (its store version ${have}; this one knows ${ENGINE_VERSION}): upgrade wcm.`,
           );
         if (have === ENGINE_VERSION) return;
+        // An earlier wcm kept a base and a journal (wcm_base, wcm_journal) that every process replayed;
+        // this engine reads tables of records. Nothing converts one into the other in place.
+        const old = await tx.unsafe(`select to_regclass($1) as t`, [`${names.schema}.wcm_base`], { prepare });
+        if (old[0].t !== null)
+          throw new SchemaTooNewError(
+            `The schema ${names.schema} holds a store written by an earlier wcm (its tables wcm_base and wcm_journal). ` +
+              `Export it with that version (\`wcm local export backup.json --store URL\`), then import the file into ` +
+              `an empty schema with this one (\`wcm local import backup.json --store 'URL?schema=NEW'\`).`,
+          );
         for (const stmt of version1(names)) await tx.unsafe(stmt, [], { prepare });
         await tx.unsafe(`insert into ${names.migrations} (version) values ($1)`, [ENGINE_VERSION], { prepare });
       });

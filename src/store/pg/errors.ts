@@ -1,1 +1,0 @@
-export { isDeadlock, isUnavailable, StoreUnavailableError, unavailable } from '../postgres/errors.js';
