@@ -113,7 +113,7 @@ describe('upper-case uuids name the same records (RFC 4122), on every operation 
       json: { button },
     });
     expect([res.status, res.body]).toEqual([201, expect.anything()]);
-    const events = (await recordsOf(s.store, 'analytics_events')).filter(
+    const events = (await recordsOf(s.db, 'analytics_events')).filter(
       (e) => e.button_id?.toLowerCase() === button.toLowerCase(),
     );
     expect(events.map((e) => [e.button_id, e.agent_id])).toEqual([[button.toLowerCase(), demo.agent1]]);

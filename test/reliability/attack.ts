@@ -18,11 +18,11 @@ import { demo, type InProcess } from '../support/server.js';
  */
 export async function fullApp(s: InProcess): Promise<App> {
   const extra = await extendServer({
-    store: s.store,
+    db: s.db,
     clock: s.app.clock,
     options: { dataFile: path.join(s.dir, 'store.json'), rateLimit: 1_000_000_000, payments: 'local', env: {} },
   });
-  return new App({ store: s.store, clock: s.app.clock, services: extra.services, use: extra.use });
+  return new App({ db: s.db, clock: s.app.clock, services: extra.services, use: extra.use });
 }
 
 export const ops = operationList;

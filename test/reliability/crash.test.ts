@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { App } from '../../src/server/app.js';
 import { errorLog } from '../../src/server/error-log.js';
-import { seedStore } from '../../src/store/seed.js';
+import { fileEngine, seedStore } from '../support/seed-store.js';
 import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import type { ListingRecord } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
@@ -200,7 +200,7 @@ describe('a write that fails in the file layer', () => {
     const store = await Store.open(file, { files });
     await seedStore(store, [DEMO]);
     const errors: unknown[] = [];
-    const app = new App({ store, around: [errorLog((err) => errors.push(err))] });
+    const app = new App({ db: fileEngine(store), around: [errorLog((err) => errors.push(err))] });
     const create = (title: string) =>
       app.handle({
         method: 'POST',

@@ -525,12 +525,12 @@ describe('generated bad input at the OAuth endpoints (in-process, with the mount
   beforeAll(async () => {
     s = await inProcess();
     const extra = await extendServer({
-      store: s.store,
+      db: s.db,
       clock: s.app.clock,
       options: { dataFile: `${s.dir}/store.json`, rateLimit: 1_000_000_000, payments: 'local', env: {} },
     });
     app = new App({
-      store: s.store,
+      db: s.db,
       clock: s.app.clock,
       services: extra.services,
       use: extra.use,

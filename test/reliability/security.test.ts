@@ -16,7 +16,7 @@ import http from 'node:http';
 import { ProfileStore } from '../../src/cli/config.js';
 import { createFactory } from '../../src/cli/factory.js';
 import { fakeIO } from '../support/cli.js';
-import { DEMO, demo, inProcess, onPort, tempDir, TestClock, type InProcess } from '../support/server.js';
+import { DEMO, demo, inProcess, onPort, tempDir, TestClock, type InProcess, fileStoreOf } from '../support/server.js';
 import {
   bearerOps,
   checkAnswer,
@@ -255,7 +255,7 @@ describe('operation × refusal matrix (in-process)', () => {
   it('an unexpected failure is a bare 500: no message, path or stack reaches the client', async () => {
     const secret = new Error(`ENOENT: open '/work/secret/store.json' at Object.openSync (node:fs:573:3)`);
     const app = new App({
-      store: s.store,
+      db: s.db,
       handlers: {
         getMe: () => {
           throw secret;
@@ -468,9 +468,9 @@ describe('tokens on disk', () => {
         .filter(existsSync)
         .map((f) => readFileSync(f, 'utf8'))
         .join('\n');
-      await server.store.drain();
+      await fileStoreOf(server.db).drain();
       const closedDir = server.dir;
-      await server.store.close();
+      await fileStoreOf(server.db).close();
       const compacted = readFileSync(path.join(closedDir, 'store.json'), 'utf8');
       const tokens = [demo.owner, demo.contentReader, demo.support, demo.expired, demo.ciWriter, demo.revoked];
       for (const text of [live, compacted, exported]) {
@@ -489,7 +489,7 @@ describe('slow clients are cut off (headersTimeout / requestTimeout)', () => {
   let running: RunningServer;
   beforeAll(async () => {
     s = await inProcess();
-    running = await listen(new App({ store: s.store }), { port: 0, headersTimeout: 1000, requestTimeout: 2000 });
+    running = await listen(new App({ db: s.db }), { port: 0, headersTimeout: 1000, requestTimeout: 2000 });
   });
   afterAll(async () => {
     await running.close();
@@ -652,7 +652,7 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
     });
     origin = `http://127.0.0.1:${server.port}`;
     const sha = hashToken(BO_ACME);
-    await server.store.transact((tx) =>
+    await fileStoreOf(server.db).transact((tx) =>
       tx.put('tokens', {
         id: tokenId(sha),
         token_sha256: sha,
@@ -692,7 +692,9 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
       }),
       token,
     );
-  const grants = () => [...server.store.values('oauth_grants')].length + [...server.store.values('oauth_codes')].length;
+  const grants = () =>
+    [...fileStoreOf(server.db).values('oauth_grants')].length +
+    [...fileStoreOf(server.db).values('oauth_codes')].length;
 
   it('a content:read token: consent offers content:read only, of all seven asked', async () => {
     const { landed } = await consentFor(demo.contentReader);
@@ -813,7 +815,7 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
   it('revoking the token ends its sessions, on the dashboard and on the consent page', async () => {
     const token = 'wcm_pat_boRevokedSecurityRow0123456789abcdefghi';
     const sha = hashToken(token);
-    await server.store.transact((tx) =>
+    await fileStoreOf(server.db).transact((tx) =>
       tx.put('tokens', {
         id: tokenId(sha),
         token_sha256: sha,
@@ -828,8 +830,8 @@ describe('sign-in on a network bind is limited by the signing-in personal token'
     expect(dash.landed.res.status).toBe(200);
     const consent = await consentFor(token, 'content:read');
     expect(consent.landed.res.status).toBe(200);
-    const rec = server.store.get('tokens', tokenId(sha))!;
-    await server.store.transact((tx) => tx.put('tokens', { ...rec, revoked_at: new Date().toISOString() }));
+    const rec = fileStoreOf(server.db).get('tokens', tokenId(sha))!;
+    await fileStoreOf(server.db).transact((tx) => tx.put('tokens', { ...rec, revoked_at: new Date().toISOString() }));
     const after = await dash.browser.request(`/dashboard/workspaces/${demo.ws1}/lists`);
     expect(after.status).toBe(303);
     expect(after.headers.get('location')).toContain('ended=token');

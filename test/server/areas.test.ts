@@ -54,7 +54,7 @@ describe('one middleware type over one call', () => {
       x.headers['X-Operation'] = x.op.operationId;
       return next(x);
     };
-    const app = new App({ store: t.store, around: [observe], use: [tag] });
+    const app = new App({ db: t.db, around: [observe], use: [tag] });
     const res = await sendJson(app, { url: `/v1/workspaces/${demo.ws1}/lists?limit=1`, token: demo.owner });
     expect(res.status).toBe(200);
     expect(res.headers['X-Operation']).toBe('listListings');

@@ -5,7 +5,7 @@ import { compose } from '../../src/server/chain.js';
 import { ProblemError } from '../../src/server/problems.js';
 import { Store } from '../../src/store/store.js';
 import { DEMO, demo, sendJson, tempDir } from '../support/server.js';
-import { seedStore } from '../../src/store/seed.js';
+import { fileEngine, seedStore } from '../support/seed-store.js';
 
 // A cross-cutting concern is one middleware in the App's `use` list (chain.ts), nothing else.
 let close: (() => Promise<void>) | undefined;
@@ -22,7 +22,7 @@ async function appWith(use: Middleware[]): Promise<App> {
     await store.close();
     cleanup();
   };
-  return new App({ store, use });
+  return new App({ db: fileEngine(store), use });
 }
 
 const workspaces = { url: `/v1/workspaces/${demo.ws1}/lists`, headers: { authorization: `Bearer ${demo.owner}` } };

@@ -10,7 +10,7 @@ import { CHANNELS, THREAD_VIEWS } from '../../src/contract/enums.js';
 import type { Loaded } from '../../src/store/engine/interface.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
 import { COLLECTIONS } from '../../src/store/records.js';
-import { seedStore } from '../../src/store/seed.js';
+import { fileEngine, seedStore } from '../support/seed-store.js';
 import { Store } from '../../src/store/store.js';
 import { eng, writeEngagementFixture } from '../support/engagement.js';
 import { generateThreads } from '../support/generate-threads.mjs';
@@ -42,8 +42,8 @@ beforeAll(async () => {
   const records: Loaded[] = [];
   for (const c of COLLECTIONS) for (const r of store.values(c)) records.push([c, r] as unknown as Loaded);
   await pg.load(COLLECTIONS, records);
-  onJson = new App({ store });
-  onPg = new App({ store, db: pg });
+  onJson = new App({ db: fileEngine(store) });
+  onPg = new App({ db: pg });
 }, 120_000);
 
 afterAll(async () => {

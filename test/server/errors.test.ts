@@ -307,7 +307,7 @@ describe('500 and 501', () => {
   it('500 internal_error without a stack trace, message or file path; the error log sees the error', async () => {
     const seen: unknown[] = [];
     const app = new App({
-      store: s.store,
+      db: s.db,
       handlers: {
         listListings: () => {
           throw new Error('secret failure in /home/dev/wcm/src/server/handlers/listings.ts:42');
@@ -325,7 +325,7 @@ describe('500 and 501', () => {
 
   it('500 also for a handler that rejects asynchronously', async () => {
     const app = new App({
-      store: s.store,
+      db: s.db,
       handlers: { listListings: async () => Promise.reject(new TypeError('x is undefined')) },
     });
     const res = await app.handle({ method: 'GET', url: lists(), headers: { authorization: `Bearer ${demo.owner}` } });
@@ -334,7 +334,7 @@ describe('500 and 501', () => {
   });
 
   it('501 not_implemented for an operation of the table without a handler', async () => {
-    const app = new App({ store: s.store, handlers: {} });
+    const app = new App({ db: s.db, handlers: {} });
     const res = await app.handle({ method: 'GET', url: lists(), headers: { authorization: `Bearer ${demo.owner}` } });
     const p = expectProblem(res, 501, 'not_implemented');
     expect(p.detail).toContain('listListings');

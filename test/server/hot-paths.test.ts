@@ -5,7 +5,7 @@ import { isoTime } from '../../src/server/context.js';
 import { hashToken, tokenId } from '../../src/store/fixture.js';
 import { App } from '../../src/server/app.js';
 import type { Store } from '../../src/store/store.js';
-import { demo, inProcess, onPort, sendJson, type InProcess } from '../support/server.js';
+import { demo, fileStoreOf, inProcess, onPort, sendJson, type InProcess } from '../support/server.js';
 
 // The per-request shortcuts of the hot paths (cached token digests, list pages sent from cached
 // bytes through reused send buffers) must not change a single answer.
@@ -175,7 +175,7 @@ describe('thread list items cached per index entry', () => {
         ),
       );
     const rewrite = async (store: Store, id: string, subject: string) => {
-      const { thread } = (await store.threads.get(id))!;
+      const thread = store.get('threads', id)!;
       await store.transact((tx) => tx.put('threads', { ...thread, subject }));
     };
     const before = await subjects(s.app);
@@ -187,9 +187,10 @@ describe('thread list items cached per index entry', () => {
     expect(after.get(second)).toBe(before.get(second));
 
     // A restart keeps the threads as index stubs until read: the items cached on the stubs go too.
-    const store = await s.reopen();
+    const db = await s.reopen();
+    const store = fileStoreOf(db);
     try {
-      const app = new App({ store });
+      const app = new App({ db });
       expect((await subjects(app)).get(first)).toBe('Rewritten in memory');
       await rewrite(store, second, 'Rewritten after the restart');
       const again = await subjects(app);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
 import { handlers } from '../../src/server/handlers/index.js';
 import { listen } from '../../src/server/http.js';
-import { seedStore } from '../../src/store/seed.js';
+import { fileEngine, seedStore } from '../support/seed-store.js';
 import { Store } from '../../src/store/store.js';
 import { DEMO, demo, onPort, tempDir } from '../support/server.js';
 import { expectProblem } from '../support/problem.js';
@@ -189,7 +189,7 @@ describe('graceful close', () => {
     let started!: () => void;
     const inHandler = new Promise<void>((r) => (started = r));
     const app = new App({
-      store,
+      db: fileEngine(store),
       handlers: {
         ...handlers,
         listListings: async (ctx) => {

@@ -86,11 +86,7 @@ describe('invoke', () => {
   });
 
   it('lets an operation answer 204: no data through invoke, an empty body over HTTP', async () => {
-    const app = new App({
-      store: t.store,
-      db: t.app.db,
-      handlers: { ...handlers, getMe: () => new Reply({ ignored: true }, 204) },
-    });
+    const app = new App({ db: t.db, handlers: { ...handlers, getMe: () => new Reply({ ignored: true }, 204) } });
     const owner = await authenticate(t.app.db, `Bearer ${demo.owner}`);
     const result = await invoke(app, operations.getMe, { params: {} }, owner, { request: info(app) });
     expect(result).toEqual({ status: 204, data: undefined, headers: {} });

@@ -344,7 +344,7 @@ describe('restoreArticleVersion', () => {
     await restore(demo.article3Versions, 1, { publish: true });
     const reopened = await s.reopen();
     try {
-      const a = (await reopened.records.get('articles', demo.article3Versions))!;
+      const a = (await reopened.read((tx) => tx.get('articles', demo.article3Versions)))!;
       expect(a.versions.map((v) => [v.number, v.restored_from, v.published])).toEqual([
         [1, null, true],
         [2, null, true],

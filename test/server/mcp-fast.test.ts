@@ -16,7 +16,7 @@ beforeAll(async () => {
   s = await inProcess();
   // On the postgres project the App reads a PostgreSQL engine loaded with the demo.
   const db = await testEngine(s.store, s.dir, [DEMO]);
-  app = db.kind === 'postgres' ? new App({ store: s.store, db }) : s.app;
+  app = db.kind === 'postgres' ? new App({ db }) : s.app;
 });
 afterAll(async () => {
   if (app.db.kind === 'postgres') await app.db.close();

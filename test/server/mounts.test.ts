@@ -7,6 +7,7 @@ import { listen, type RunningServer } from '../../src/server/http.js';
 import { ProblemError } from '../../src/server/problems.js';
 import { Store } from '../../src/store/store.js';
 import { sendJson } from '../support/server.js';
+import { fileEngine } from '../support/seed-store.js';
 
 // Parts of the server outside /v1 (OAuth, MCP, control plane, dashboard) add routes and mounts
 // (a whole subtree) to the App's one router.
@@ -42,7 +43,7 @@ afterEach(async () => {
 async function app(): Promise<App> {
   dir = mkdtempSync(path.join(tmpdir(), 'wcm-mounts-'));
   store = await Store.open(path.join(dir, 'store.json'));
-  return new App({ store, routes: [routes] });
+  return new App({ db: fileEngine(store), routes: [routes] });
 }
 
 describe('mounts', () => {

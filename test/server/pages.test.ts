@@ -14,7 +14,7 @@ const PAGE_WS2 = '50dc2aba-841a-4da0-9891-a1dd38cf8d76';
 const pageUrl = (id: string = demo.pageAcme, ws: string = demo.ws1) => `/v1/workspaces/${ws}/pages/${id}`;
 const patch = (json: unknown, token: string = demo.owner, url = pageUrl()) =>
   s.request({ method: 'PATCH', url, token, json });
-const stored = async (id: string = demo.pageAcme) => (await s.store.records.get('pages', id))!;
+const stored = async (id: string = demo.pageAcme) => (await s.db.read((tx) => tx.get('pages', id)))!;
 
 const str = (n: number) => 'x'.repeat(n);
 const reply = (over: Record<string, unknown> = {}) => ({

@@ -39,8 +39,8 @@ const get = (app: App, url: string) =>
 
 describe('cached JSON page items', () => {
   it.each([1, 2, 100])('answer byte for byte what plain items answer (limit %i, every page)', async (limit) => {
-    const plain = new App({ store: s.store, db: s.app.db, handlers: handlerWith(shape) });
-    const fast = new App({ store: s.store, db: s.app.db, handlers: handlerWith(cached) });
+    const plain = new App({ db: s.app.db, handlers: handlerWith(shape) });
+    const fast = new App({ db: s.app.db, handlers: handlerWith(cached) });
     let url = `/v1/workspaces/${demo.ws1}/lists?limit=${limit}`;
     for (let pages = 0; pages < 50; pages++) {
       const [a, b] = [await get(plain, url), await get(fast, url)];
@@ -54,7 +54,7 @@ describe('cached JSON page items', () => {
   });
 
   it('never serves a stale item: a replaced record is serialized again', async () => {
-    const fast = new App({ store: s.store, db: s.app.db, handlers: handlerWith(cached) });
+    const fast = new App({ db: s.app.db, handlers: handlerWith(cached) });
     const url = `/v1/workspaces/${demo.ws1}/lists?limit=100`;
     const first = JSON.parse((await get(fast, url)).body).data as Array<{ id: string; title: string }>;
     await s.app.db.write(async (tx) => {
@@ -66,7 +66,7 @@ describe('cached JSON page items', () => {
   });
 
   it('an empty page is the same envelope as before', async () => {
-    const fast = new App({ store: s.store, db: s.app.db, handlers: handlerWith(cached) });
+    const fast = new App({ db: s.app.db, handlers: handlerWith(cached) });
     await s.app.db.write(async (tx) => {
       const inWs2 = (await tx.page('listings', 'listingsByWorkspace', { partition: demo.ws2, limit: 1000 })).items;
       expect(inWs2.length).toBeGreaterThan(0);

@@ -223,7 +223,7 @@ describe('Origin rule (403 origin_not_allowed) and CORS', () => {
   ])('%s', async (_name, method, path, origin, status) => {
     const headers: Record<string, string> = { ...bearer, ...json };
     if (origin) headers.origin = origin === 'own' ? server.origin : origin;
-    const before = await server.store.records.size('listings');
+    const before = await server.db.read((tx) => tx.count('listings'));
     const res = await send(
       server.port,
       method,
@@ -234,7 +234,7 @@ describe('Origin rule (403 origin_not_allowed) and CORS', () => {
     expect(res.status).toBe(status);
     if (status === 403) {
       expect(res.json).toMatchObject({ code: 'origin_not_allowed' });
-      expect(await server.store.records.size('listings')).toBe(before);
+      expect(await server.db.read((tx) => tx.count('listings'))).toBe(before);
     }
     // Never credentials; never CORS outside its paths.
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();

@@ -8,7 +8,7 @@ import { extendServer } from '../../src/server/extend.js';
 import { startLocalServer } from '../../src/server/serve.js';
 import { BULK_RECORDS, type Tx } from '../../src/store/store.js';
 import { generateThreads } from '../support/generate-threads.mjs';
-import { DEMO, demo } from '../support/server.js';
+import { DEMO, demo, fileStoreOf } from '../support/server.js';
 import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
 
 // Store.bulk({ background }), what `wcm serve --seed` uses: it resolves once the load is in memory,
@@ -160,7 +160,7 @@ describe('wcm serve --seed of a big fixture (in process)', () => {
       storeOptions: { files },
       log: (line) => logs.push(line),
     });
-    stores.track(server.store);
+    stores.track(fileStoreOf(server.db));
     try {
       const call = (method: string, p: string, body?: unknown) =>
         fetch(`${server.url}/workspaces/${demo.ws1}${p}`, {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plainThread } from '../../src/store/fixture-fast.js';
 import { FixtureSchema } from '../../src/store/fixture-schema.js';
 import { LazyLines } from '../../src/store/lazy-lines.js';
-import { seedStore } from '../../src/store/seed.js';
+import { seedStore } from '../support/seed-store.js';
 import { readSnapshot } from '../../src/store/snapshot.js';
 import { encodeSnapshot, snapshotChunks } from '../../src/store/snapshot-writer.js';
 import { Store } from '../../src/store/store.js';

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plainThread } from '../../src/store/fixture-fast.js';
 import { rawThread } from '../../src/store/fixture-raw.js';
 import { LazyLines } from '../../src/store/lazy-lines.js';
-import { seedStore } from '../../src/store/seed.js';
+import { seedStore } from '../support/seed-store.js';
 import { Store } from '../../src/store/store.js';
 import { packThread } from '../../src/store/threads.js';
 import { tempDir } from '../support/server.js';

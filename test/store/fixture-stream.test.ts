@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureError } from '../../src/store/fixture.js';
 import { FixtureSyntaxError, readFixtureStream } from '../../src/store/fixture-stream.js';
-import { seedStore } from '../../src/store/seed.js';
+import { seedStore } from '../support/seed-store.js';
 import { BULK_RECORDS, Store } from '../../src/store/store.js';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { DEMO, tempDir } from '../support/server.js';

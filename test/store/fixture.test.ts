@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seedStore } from '../../src/store/seed.js';
+import { seedStore } from '../support/seed-store.js';
 import { exportFixture, FixtureError, hashToken, tokenId } from '../../src/store/fixture.js';
 import { Store } from '../../src/store/store.js';
 import { DEMO, demo, tempDir } from '../support/server.js';

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
-import { seedStore } from '../../src/store/seed.js';
+import { fileEngine, seedStore } from '../support/seed-store.js';
 import { threadContactPartitions } from '../../src/store/indexes.js';
 import { JsonEngine } from '../../src/store/json/engine.js';
 import type { ThreadRecord } from '../../src/store/records.js';
@@ -28,7 +28,7 @@ async function seeded(): Promise<string> {
 }
 
 async function list(store: Store, query = ''): Promise<string[]> {
-  const res = await sendJson(new App({ store }), { url: `${threads}${query}`, token: eng.token });
+  const res = await sendJson(new App({ db: fileEngine(store) }), { url: `${threads}${query}`, token: eng.token });
   expect(res.status).toBe(200);
   return res.json.data.map((x: { id: string }) => x.id);
 }
@@ -41,7 +41,7 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     expect(await list(s)).toEqual([t(5), t(2), t(7), t(1), t(6)]);
     expect(await list(s, '?view=closed')).toEqual([t(4), t(3)]);
     expect(await list(s, '?channel=whatsapp')).toEqual([t(5), t(1)]);
-    const one = await sendJson(new App({ store: s }), { url: `${threads}/${t(1)}`, token: eng.token });
+    const one = await sendJson(new App({ db: fileEngine(s) }), { url: `${threads}/${t(1)}`, token: eng.token });
     expect(one.status).toBe(200);
     expect(one.json.data.messages.map((m: { body: string }) => m.body)).toEqual([
       'A mango question from earlier',

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/server/app.js';
-import { seedStore } from '../../src/store/seed.js';
+import { fileEngine, seedStore } from '../support/seed-store.js';
 import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
 import { Store, StoreCorruptError } from '../../src/store/store.js';
 import { DEMO, demo } from '../support/server.js';
@@ -407,7 +407,7 @@ describe('an injected file-layer fault', () => {
     const files = faultyLayer();
     const s = await openStore(path.join(dir, 'store.json'), { files });
     await seedStore(s, [DEMO]);
-    const app = new App({ store: s });
+    const app = new App({ db: fileEngine(s) });
     const before = [...s.values('listings')];
     files.failing = true;
     const res = await app.handle({

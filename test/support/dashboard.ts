@@ -145,7 +145,7 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
     import('../../src/server/dashboard/mount.js'),
     import('../../src/server/web/assets.js'),
     import('../../src/server/web/session.js'),
-    import('../../src/store/seed.js'),
+    import('./seed-store.js'),
   ]);
   const base = await inProcess({ fixtures: [] });
   const fixtures = [DEMO, writeDashboardFixture(base.dir)];
@@ -155,7 +155,6 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
   const db = await testEngine(base.store, base.dir, fixtures, () => clock.now().getTime());
   const sessions = new Sessions(db);
   const app = new App({
-    store: base.store,
     db,
     clock,
     routes: [assetRoutes(), dashboardRoutes({ sessions, loopback: opts.loopback ?? true })],

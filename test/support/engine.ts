@@ -19,7 +19,7 @@ export async function testEngine(
       import('../../src/store/postgres/engine.js'),
       import('../../src/store/store.js'),
       import('../../src/store/records.js'),
-      import('../../src/store/seed.js'),
+      import('./seed-store.js'),
       import('./postgres.js'),
     ]);
   if (process.env.WCM_TEST_STORE !== 'postgres') return new JsonEngine(store, clock ? { clock } : {});

@@ -6,6 +6,7 @@ import type { Clock } from '../../src/server/context.js';
 import type { LocalServer } from '../../src/server/serve.js';
 import type { TrustOptions } from '../../src/server/trust/config.js';
 import type { Store } from '../../src/store/store.js';
+import type { StoreEngine } from '../../src/store/engine/interface.js';
 
 // The server's modules load when a test first starts one (inProcess, onPort): most end-to-end files
 // only need the constants here and spawn the built binary, and loading the whole server costs each
@@ -72,14 +73,17 @@ export class TestClock implements Clock {
 
 export interface InProcess {
   app: App;
-  store: Store;
+  /** The store behind its interface, either engine. */
+  db: StoreEngine;
+  /** The JSON engine's file store (tests about its files; throws on the postgres project). */
+  readonly store: Store;
   dir: string;
   /** Sends a request to the app without a socket; `json` is the parsed body. */
   request(
     req: Partial<AppRequest> & { method?: string; url: string; token?: string; json?: unknown },
   ): Promise<AppResponse & { json: any }>;
   /** Closes the store and opens what it wrote again, as a restart would (same file or database). */
-  reopen(): Promise<Store>;
+  reopen(): Promise<StoreEngine>;
   close(): Promise<void>;
 }
 
@@ -132,46 +136,78 @@ const onlyDemo = (fixtures?: string[]) => !fixtures || (fixtures.length === 1 &&
 
 /** The demo fixture seeded by the real code, as every server would seed it (the template of testDatabase). */
 async function seedDemo(url: string): Promise<void> {
-  const [{ seedStore }, { Store }] = await Promise.all([
+  const [{ seedEngine }, { PostgresEngine }] = await Promise.all([
     import('../../src/store/seed.js'),
-    import('../../src/store/store.js'),
+    import('../../src/store/postgres/engine.js'),
   ]);
-  const store = await Store.openShared(url);
+  const db = await PostgresEngine.open(url);
   try {
-    await seedStore(store, [DEMO]);
+    await seedEngine(db, [DEMO]);
   } finally {
-    await store.close();
+    await db.close();
   }
 }
 
-/** The real App and the real store in a temp directory, seeded with fixtures (demo by default). */
+/**
+ * The real App and the real store, seeded with fixtures (demo by default): the JSON engine over a
+ * data file in a temp directory, or on the postgres project the PostgreSQL engine on a fresh schema.
+ * The JSON engine's clock is `clock` (the PostgreSQL engine's is the database's).
+ */
 export async function inProcess(
   opts: { fixtures?: string[]; clock?: Clock; services?: Record<string, unknown> } = {},
 ): Promise<InProcess> {
-  const [{ App }, { seedStore }, { Store: StoreClass }] = await Promise.all([
+  const [{ App }, { importFixtures }, { JsonEngine }, { PostgresEngine }] = await Promise.all([
     import('../../src/server/app.js'),
     import('../../src/store/seed.js'),
-    import('../../src/store/store.js'),
+    import('../../src/store/json/engine.js'),
+    import('../../src/store/postgres/engine.js'),
   ]);
   const { dir, cleanup } = tempDir();
   const pg = await testDatabase(onlyDemo(opts.fixtures));
-  const store = pg ? await StoreClass.openShared(pg.url) : await StoreClass.open(path.join(dir, 'store.json'));
-  if (!pg?.seeded) await seedStore(store, opts.fixtures ?? [DEMO]);
-  const app = new App({ store, clock: opts.clock, services: opts.services });
+  const clock = opts.clock;
+  const open = (): Promise<StoreEngine> =>
+    pg
+      ? PostgresEngine.open(pg.url)
+      : JsonEngine.open(path.join(dir, 'store.json'), clock ? { clock: () => clock.now().getTime() } : {});
+  const db = await open();
+  if (!pg?.seeded) await importFixtures(db, opts.fixtures ?? [DEMO]);
+  const app = new App({ db, clock: opts.clock, services: opts.services });
   return {
     app,
-    store,
+    db,
+    get store(): Store {
+      if (!(db instanceof JsonEngine))
+        throw new Error('This test reads the JSON file store: it runs on the json project only.');
+      return db.store;
+    },
     dir,
     request: (r) => sendJson(app, r),
     async reopen() {
-      await store.close();
-      return pg ? StoreClass.openShared(pg.url) : StoreClass.open(path.join(dir, 'store.json'));
+      await db.close();
+      return open();
     },
     async close() {
-      await store.close();
+      await db.close();
       cleanup();
     },
   };
+}
+
+/** A server of onPort: a LocalServer, its temp directory, and (JSON tests) its file store. */
+export type OnPort = LocalServer & {
+  dir: string;
+  cleanup(): void;
+  storeUrl?: string;
+  /** The JSON engine's file store (tests about it; throws on the postgres project). */
+  readonly store: Store;
+};
+
+/** The JSON engine's file store under `db`; a test that reads it runs on the json project only. */
+export function fileStoreOf(db: StoreEngine): Store {
+  const store = (db as { store?: Store }).store;
+  if (db.kind !== 'json' || !store)
+    throw new Error('This test reads the JSON file store: it runs on the json project only.');
+  return store;
 }
 
 /** The real server on a free loopback port, with everything `wcm serve` adds. */
@@ -183,7 +219,7 @@ export async function onPort(
     dataFile?: string;
     host?: string;
   } & TrustOptions = {},
-): Promise<LocalServer & { dir: string; cleanup(): void; storeUrl?: string }> {
+): Promise<OnPort> {
   const [{ extendServer }, { startLocalServer }] = await Promise.all([
     import('../../src/server/extend.js'),
     import('../../src/server/serve.js'),
@@ -206,7 +242,8 @@ export async function onPort(
     trustProxy: opts.trustProxy,
   });
   const stop = server.close.bind(server); // taken before Object.assign replaces `close`
-  return Object.assign(server, {
+  Object.defineProperty(server, 'store', { get: () => fileStoreOf(server.db) });
+  return Object.assign(server as OnPort, {
     dir,
     cleanup,
     /** The PostgreSQL database's URL (postgres project), for a second process's store. */

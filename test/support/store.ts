@@ -4,6 +4,9 @@ import { afterEach, beforeEach } from 'vitest';
 import { readSnapshot } from '../../src/store/snapshot.js';
 import type { CollectionName, ListingRecord, RecordTypes } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
+import type { StoreEngine } from '../../src/store/engine/interface.js';
+import { JsonEngine } from '../../src/store/json/engine.js';
+import type { Scannable } from '../../src/store/fixture-export.js';
 import { tempDir } from './server.js';
 
 /**
@@ -52,11 +55,10 @@ export const listing = (n: number): ListingRecord => ({
   created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
 });
 
-/** Every record of `c`, read through store.records as on either store (PostgreSQL keeps the areas' in a table). */
-export async function recordsOf<C extends CollectionName>(s: Store, c: C): Promise<Array<RecordTypes[C]>> {
-  const out: Array<RecordTypes[C]> = [];
-  for await (const r of s.records.stream(c)) out.push(r);
-  return out;
+/** Every record of `c`, in export order, on either engine. */
+export async function recordsOf<C extends CollectionName>(db: StoreEngine, c: C): Promise<Array<RecordTypes[C]>> {
+  if (db instanceof JsonEngine) return db.store.valuesInOrder(c);
+  return (db as unknown as Scannable).scan(c);
 }
 
 /** The store's listing titles in number order (L1, L2, …). */

@@ -1,4 +1,3 @@
-import type { ThreadRepository } from '../../src/store/thread-repository.js';
 import { joinThread, splitThread, type FullThread } from '../../src/store/threads.js';
 import type { StoreEngine, WriteTx } from '../../src/store/engine/interface.js';
 import { threadFilterPartition } from '../../src/store/indexes.js';
@@ -14,22 +13,6 @@ export function deleteThread(tx: Tx, id: string): void {
 export function getFullThread(store: Pick<Tx, 'get'>, id: string): FullThread | undefined {
   const t = store.get('threads', id);
   return t && joinThread(t, store.get('thread_messages', id));
-}
-
-/** A stored thread with its messages, through the store's threads repository (either store). */
-export async function readFullThread(
-  store: { threads: ThreadRepository },
-  id: string,
-): Promise<FullThread | undefined> {
-  const found = await store.threads.get(id);
-  return found && joinThread(found.thread, { id, messages: found.messages });
-}
-
-/** Every stored thread with its messages, in export order, through the repository. */
-export async function allThreads(store: { threads: ThreadRepository }): Promise<FullThread[]> {
-  const out: FullThread[] = [];
-  for await (const t of store.threads.stream()) out.push(t);
-  return out;
 }
 
 /** Writes a thread and its messages through the store's interface (either engine), as a load would. */

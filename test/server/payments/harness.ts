@@ -4,7 +4,7 @@ import { App, type AppResponse } from '../../../src/server/app.js';
 import type { Clock } from '../../../src/server/context.js';
 import { extendServer } from '../../../src/server/extend.js';
 import type { LocalServerOptions } from '../../../src/server/serve.js';
-import { seedStore } from '../../../src/store/seed.js';
+import { seedStore } from '../../support/seed-store.js';
 import type { FileLayer } from '../../../src/store/files.js';
 import { Store } from '../../../src/store/store.js';
 import type { StoreEngine } from '../../../src/store/engine/interface.js';
@@ -90,12 +90,11 @@ export async function publicApp(opts: PublicAppOptions = {}): Promise<PublicApp>
     // One engine for the areas' middleware and the handlers, as `wcm serve` has.
     db = pgUrl ? await PostgresEngine.open(pgUrl) : new JsonEngine(store, { clock: () => clock.now().getTime() });
     const extra = await extendServer({
-      store,
       db,
       clock: clock as Clock,
       options: { dataFile, rateLimit: opts.rateLimit ?? 1000, env, payments: opts.payments },
     });
-    return new App({ store, db, clock, services: { ...extra.services, ...opts.services }, use: extra.use });
+    return new App({ db, clock, services: { ...extra.services, ...opts.services }, use: extra.use });
   };
   let db!: StoreEngine;
   /**

@@ -112,7 +112,7 @@ describe('/assets', () => {
   it('serves the stylesheet with a long cache lifetime, 304 on a matching ETag, 404 otherwise', async () => {
     const env = await inProcess({ fixtures: [] });
     try {
-      const app = new App({ store: env.store, routes: [assetRoutes()] });
+      const app = new App({ db: env.db, routes: [assetRoutes()] });
       const res = await sendJson(app, { url: STYLESHEET_HREF });
       expect(res.status).toBe(200);
       expect(res.headers['Content-Type']).toBe('text/css; charset=utf-8');

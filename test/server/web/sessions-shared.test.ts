@@ -163,7 +163,7 @@ describe('two servers on one PostgreSQL database', () => {
         ],
       );
       const apps = await Promise.all(
-        engines.map(async (db, i) => {
+        engines.map(async (db) => {
           // As each `wcm serve` does at start: the server key is made once and read by the other.
           const sessions = new Sessions(db, { key: await sessionKey(db) });
           const auth = signIn({ prefix: '/p', loopback: false, sessions });
@@ -175,7 +175,7 @@ describe('two servers on one PostgreSQL database', () => {
               return htmlResponse(200, `hello ${signed.user.name}; csrf ${signed.signOut.csrf}`);
             });
           };
-          return new App({ store: files[i], db, routes: [routes] });
+          return new App({ db, routes: [routes] });
         }),
       );
       const send = (app: App, r: { method?: string; url: string; body?: string; cookie?: string }) =>

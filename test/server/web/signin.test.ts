@@ -54,7 +54,7 @@ async function setup(loopback: boolean) {
       );
     });
   };
-  const app = new App({ store: env.store, db, clock, routes: [routes] });
+  const app = new App({ db, clock, routes: [routes] });
   const send = (r: Parameters<typeof sendJson>[1]) => sendJson(app, r);
   const form = (url: string, fields: Record<string, string>, cookie = '') =>
     send({
@@ -592,14 +592,13 @@ describe('the extend step', () => {
     const db = await JsonEngine.open(path.join(dir.dir, 'store.json'));
     try {
       const ext = await extendServer({
-        store: db.store,
         db,
         clock: new TestClock(),
         options: { dataFile: 'x', host, payments: 'local', env: {} },
       });
       expect(ext.services?.loopback).toBe(loopback);
       expect(ext.services?.sessions).toBeInstanceOf(Sessions);
-      const app = new App({ store: db.store, db, routes: ext.routes });
+      const app = new App({ db, routes: ext.routes });
       expect((await sendJson(app, { url: '/assets/wcm.css' })).status).toBe(200);
     } finally {
       await db.close();
