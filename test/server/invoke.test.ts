@@ -32,8 +32,8 @@ describe('invoke', () => {
   let t: InProcess;
   beforeAll(async () => {
     const base = await inProcess();
-    const db = await demoEngine(base.store);
-    const app = new App({ store: base.store, db });
+    const db = await demoEngine(base);
+    const app = new App({ db });
     t = {
       ...base,
       app,

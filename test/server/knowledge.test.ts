@@ -13,8 +13,8 @@ let app: App;
 beforeEach(async () => {
   clock = new TestClock();
   s = await inProcess({ clock });
-  db = await demoEngine(s.store, clock);
-  app = new App({ store: s.store, db, clock });
+  db = await demoEngine(s, clock);
+  app = new App({ db, clock });
 });
 afterEach(async () => {
   if (db.kind === 'postgres') await db.close();

@@ -7,15 +7,15 @@ import { freshSchema } from './postgres.js';
 import { DEMO, type TestClock } from './server.js';
 
 /**
- * The store's interface over the demo, for an App of a test: the JSON engine over `store` (the
+ * The store's interface over the demo, for an App of a test: the JSON engine over `s.store` (the
  * demo store of `inProcess`), timed by `clock` when given; on the postgres project, a PostgreSQL
  * engine on a schema of its own seeded with the demo, its clock (the database's) put at the test's
  * by the offset setting (move both with `moveClock`, test/support/oauth.ts). The caller closes a
  * PostgreSQL engine.
  */
-export async function demoEngine(store: Store, clock?: TestClock): Promise<StoreEngine> {
+export async function demoEngine(s: { readonly store: Store }, clock?: TestClock): Promise<StoreEngine> {
   if (process.env.WCM_TEST_STORE !== 'postgres')
-    return new JsonEngine(store, clock ? { clock: () => clock.now().getTime() } : {});
+    return new JsonEngine(s.store, clock ? { clock: () => clock.now().getTime() } : {});
   const db = await PostgresEngine.open((await freshSchema()).url, { max: 2 });
   await seedEngine(db, [DEMO]);
   if (clock) {

@@ -27,7 +27,7 @@ afterEach(async () => {
 async function setup(loopback: boolean) {
   env = await inProcess();
   const clock = new TestClock();
-  const db = await demoEngine(env.store, clock);
+  const db = await demoEngine(env, clock);
   if (db.kind === 'postgres') engines.push(db);
   const sessions = new Sessions(db);
   const auth = signIn({ prefix: PREFIX, loopback, sessions, purpose: 'to test <things>' });
