@@ -6,7 +6,6 @@ import { Reply } from '../../src/server/context.js';
 import { handlers } from '../../src/server/handlers/index.js';
 import { invoke } from '../../src/server/invoke.js';
 import { dashboardEnv, type DashboardEnv } from '../support/dashboard.js';
-import { demoEngine } from '../support/engines.js';
 import { demo, inProcess, onPort, sendJson, type InProcess } from '../support/server.js';
 
 const info = (app: App) => ({
@@ -31,17 +30,8 @@ describe('every operation of the contract table', () => {
 describe('invoke', () => {
   let t: InProcess;
   beforeAll(async () => {
-    const base = await inProcess();
-    const db = await demoEngine(base);
-    const app = new App({ db });
-    t = {
-      ...base,
-      app,
-      async close() {
-        if (db.kind === 'postgres') await db.close();
-        await base.close();
-      },
-    };
+    // On the postgres project inProcess's engine is PostgreSQL's, loaded with the demo.
+    t = await inProcess();
   });
   afterAll(() => t.close());
 

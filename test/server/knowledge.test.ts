@@ -340,7 +340,8 @@ describe('restoreArticleVersion', () => {
     expect(new Set(versions.map((v) => v.id)).size).toBe(23);
   });
 
-  it('a restore survives a restart of the store', async () => {
+  // A restart of the JSON file store (its journal replayed); a PostgreSQL engine holds nothing to lose.
+  it.skipIf(process.env.WCM_TEST_STORE === 'postgres')('a restore survives a restart of the store', async () => {
     await restore(demo.article3Versions, 1, { publish: true });
     const reopened = await s.reopen();
     try {

@@ -187,14 +187,18 @@ describe('the auth matrix', () => {
     }
   });
 
-  it('a token is refused exactly from its expiry instant', async () => {
-    // The support token (engagements only) expires at 2027-12-31T23:59:59Z: before, it authenticates
-    // and fails on the ability; from that instant on, it no longer authenticates.
-    clock.current = new Date('2027-12-31T23:59:58.999Z');
-    expect((await request({ url: lists, token: demo.support })).json.code).toBe('insufficient_ability');
-    clock.current = new Date('2027-12-31T23:59:59.000Z');
-    expectProblem(await request({ url: lists, token: demo.support }), 401, 'invalid_token');
-  });
+  // To the millisecond on the test's clock (the JSON engine); on PostgreSQL the database's clock runs on.
+  it.skipIf(process.env.WCM_TEST_STORE === 'postgres')(
+    'a token is refused exactly from its expiry instant',
+    async () => {
+      // The support token (engagements only) expires at 2027-12-31T23:59:59Z: before, it authenticates
+      // and fails on the ability; from that instant on, it no longer authenticates.
+      clock.current = new Date('2027-12-31T23:59:58.999Z');
+      expect((await request({ url: lists, token: demo.support })).json.code).toBe('insufficient_ability');
+      clock.current = new Date('2027-12-31T23:59:59.000Z');
+      expectProblem(await request({ url: lists, token: demo.support }), 401, 'invalid_token');
+    },
+  );
 });
 
 describe('listListings paging', () => {

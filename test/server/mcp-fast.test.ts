@@ -5,23 +5,18 @@ import { buildTools, type ToolRequest } from '../../src/mcp/tools.js';
 import { inProcessDispatch } from '../../src/server/mcp/mount.js';
 import { JsonItem } from '../../src/server/paging.js';
 import { App } from '../../src/server/app.js';
-import { testEngine } from '../support/engine.js';
-import { DEMO, demo, inProcess, type InProcess } from '../support/server.js';
+import { demo, inProcess, type InProcess } from '../support/server.js';
 
 // /mcp answers a plain `tools/call` itself instead of building an SDK server per request. Its
 // answer must be what the SDK path answers: the JSON-RPC envelope around callTool's result.
 let s: InProcess;
 let app: App;
 beforeAll(async () => {
+  // On the postgres project inProcess's engine is PostgreSQL's, loaded with the demo.
   s = await inProcess();
-  // On the postgres project the App reads a PostgreSQL engine loaded with the demo.
-  const db = await testEngine(s.store, s.dir, [DEMO]);
-  app = db.kind === 'postgres' ? new App({ db }) : s.app;
+  app = s.app;
 });
-afterAll(async () => {
-  if (app.db.kind === 'postgres') await app.db.close();
-  await s.close();
-});
+afterAll(() => s.close());
 
 const filter = { abilities: null, defaultWorkspace: demo.ws1 };
 const tools = buildTools(filter);

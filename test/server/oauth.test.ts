@@ -2,9 +2,10 @@
 // forms driven with a cookie jar, the token endpoint, refresh rotation and reuse detection,
 // revocation, dynamic registration, and a row for every refusal docs/oauth.md lists under "Refusals".
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { exportDocument, hashToken, tokenId } from '../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../src/store/fixture.js';
 import { authorizeUrl, FormBrowser, moveClock, pkce, resetClock, storeNow, tokenRequest } from '../support/oauth.js';
 import { demo, onPort, TestClock } from '../support/server.js';
+import { exportState } from '../support/store.js';
 
 const APP = demo.oauthAppAcme;
 /** The demo app registered http://127.0.0.1/callback: a loopback redirect, so any port matches. */
@@ -15,7 +16,7 @@ const ALL =
 let server: Awaited<ReturnType<typeof onPort>>;
 let origin: string;
 const clock = new TestClock(new Date('2026-11-22T12:00:00.000Z'));
-const state = async () => JSON.stringify(await exportDocument(server.store));
+const state = () => exportState(server.db);
 
 beforeAll(async () => {
   server = await onPort({ clock });

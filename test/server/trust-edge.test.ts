@@ -110,7 +110,7 @@ describe('Host allow-list (421 host_not_allowed before routing)', () => {
 
   it('the full rebinding walk fails at its first step: dynamic registration with a foreign Host', async () => {
     const host = { host: `attacker.example:${server.port}`, 'content-type': 'application/json' };
-    const apps = [...server.store.values('oauth_apps')].length;
+    const apps = await server.db.read((tx) => tx.count('oauth_apps'));
     const reg = await send(
       server.port,
       'POST',
@@ -120,7 +120,7 @@ describe('Host allow-list (421 host_not_allowed before routing)', () => {
     );
     expect(reg.status).toBe(421);
     expect(reg.json.code).toBe('host_not_allowed');
-    expect([...server.store.values('oauth_apps')].length).toBe(apps);
+    expect(await server.db.read((tx) => tx.count('oauth_apps'))).toBe(apps);
   });
 });
 

@@ -149,10 +149,11 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
   ]);
   const base = await inProcess({ fixtures: [] });
   const fixtures = [DEMO, writeDashboardFixture(base.dir)];
-  await seedStore(base.store, fixtures);
+  // On the postgres project testEngine loads the fixtures into a schema of its own.
+  if (base.db.kind === 'json') await seedStore(base.store, fixtures);
   const clock = new TestClock();
   // On the postgres project the pages read a PostgreSQL engine loaded with the same records.
-  const db = await testEngine(base.store, base.dir, fixtures, () => clock.now().getTime());
+  const db = await testEngine(base, base.dir, fixtures, () => clock.now().getTime());
   const sessions = new Sessions(db);
   const app = new App({
     db,

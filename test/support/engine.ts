@@ -8,7 +8,7 @@ import type { Store } from '../../src/store/store.js';
  * (seeded into a file store in `dir` first); else the JSON engine over `store`.
  */
 export async function testEngine(
-  store: Store,
+  s: { readonly store: Store },
   dir: string,
   fixtures: string[],
   clock?: () => number,
@@ -22,7 +22,7 @@ export async function testEngine(
       import('./seed-store.js'),
       import('./postgres.js'),
     ]);
-  if (process.env.WCM_TEST_STORE !== 'postgres') return new JsonEngine(store, clock ? { clock } : {});
+  if (process.env.WCM_TEST_STORE !== 'postgres') return new JsonEngine(s.store, clock ? { clock } : {});
   const seeded = await StoreClass.open(path.join(dir, 'engine-seed.json'));
   await seedStore(seeded, fixtures);
   const records: Loaded[] = [];

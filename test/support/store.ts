@@ -110,3 +110,12 @@ export async function until(cond: () => boolean, what: string): Promise<void> {
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/** The whole store as its export's text, on either engine (`wcm local export` writes the same). */
+export async function exportState(db: StoreEngine): Promise<string> {
+  const { exportText, exportScanned } = await import('../../src/store/fixture-export.js');
+  let text = '';
+  const pieces = db instanceof JsonEngine ? exportText(db.store) : exportScanned(db as unknown as Scannable);
+  for await (const piece of pieces) text += piece;
+  return text;
+}
