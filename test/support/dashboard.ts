@@ -2,8 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppResponse } from '../../src/server/app.js';
 import type { Sessions } from '../../src/server/web/session.js';
-import { testEngine } from './engine.js';
-import { DEMO, demo, inProcess, sendJson, TestClock, type InProcess } from './server.js';
+import { DEMO, demo, inProcess, sendJson, tempDir, TestClock, type InProcess } from './server.js';
 
 /** What a hostile visitor typed: each must show as text and run nothing. */
 export const HOSTILE = {
@@ -140,20 +139,23 @@ export interface DashboardEnv extends InProcess {
 /** The real App and store (demo plus the dashboard fixture) with the dashboard and assets mounted. */
 export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<DashboardEnv> {
   // Loaded here, not at the top: the browser tests use only the fixture and spawn the binary.
-  const [{ App }, { dashboardRoutes }, { assetRoutes }, { Sessions }, { seedStore }] = await Promise.all([
+  const [{ App }, { dashboardRoutes }, { assetRoutes }, { Sessions }, { CLOCK_OFFSET_SETTING }] = await Promise.all([
     import('../../src/server/app.js'),
     import('../../src/server/dashboard/mount.js'),
     import('../../src/server/web/assets.js'),
     import('../../src/server/web/session.js'),
-    import('./seed-store.js'),
+    import('../../src/store/engine/interface.js'),
   ]);
-  const base = await inProcess({ fixtures: [] });
-  const fixtures = [DEMO, writeDashboardFixture(base.dir)];
-  // On the postgres project testEngine loads the fixtures into a schema of its own.
-  if (base.db.kind === 'json') await seedStore(base.store, fixtures);
+  const fixtureDir = tempDir();
   const clock = new TestClock();
-  // On the postgres project the pages read a PostgreSQL engine loaded with the same records.
-  const db = await testEngine(base, base.dir, fixtures, () => clock.now().getTime());
+  const base = await inProcess({ fixtures: [DEMO, writeDashboardFixture(fixtureDir.dir)], clock });
+  fixtureDir.cleanup();
+  const db = base.db;
+  // The PostgreSQL engine reads the database's clock: put it at the test's by the offset setting.
+  if (db.kind === 'postgres') {
+    const off = clock.now().getTime() - (await db.read((tx) => tx.now()));
+    await db.write((tx) => tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: off }));
+  }
   const sessions = new Sessions(db);
   const app = new App({
     db,
@@ -176,19 +178,16 @@ export async function dashboardEnv(opts: { loopback?: boolean } = {}): Promise<D
     if (res.status !== 303) throw new Error(`sign-in with ${fields.split('=')[0]} answered ${res.status}`);
     return res.headers['Set-Cookie'].split(';')[0];
   };
-  return {
-    ...base,
+  // base's own accessors (the file store) stay lazy: spreading them would read them now.
+  return Object.assign(Object.create(base) as InProcess, {
     app,
     clock,
     sessions,
-    async close() {
-      if (db.kind === 'postgres') await db.close();
-      await base.close();
-    },
-    request: (r) => sendJson(app, r),
+    close: () => base.close(),
+    request: (r: Parameters<InProcess['request']>[0]) => sendJson(app, r),
     page,
-    api: (url, token = demo.owner) => sendJson(app, { url, token }),
-    signInAs: (userId) => submitSignIn(`user=${encodeURIComponent(userId)}`),
-    signInWith: (token) => submitSignIn(`token=${encodeURIComponent(token)}`),
-  };
+    api: (url: string, token = demo.owner) => sendJson(app, { url, token }),
+    signInAs: (userId: string) => submitSignIn(`user=${encodeURIComponent(userId)}`),
+    signInWith: (token: string) => submitSignIn(`token=${encodeURIComponent(token)}`),
+  });
 }
