@@ -267,6 +267,9 @@ async function saveServeProfile(
       `profile \`${taken.name}\` holds a live token for ${taken.base_url} (another server), so this server uses profile \`${name}\``,
     );
   const before = profiles.get(name);
+  // A second server's profile never becomes the active one by accident: the profile that was in
+  // use (perhaps only because it was the only one) stays in use, whichever profile this start saves.
+  await profiles.pinCurrent();
   const currentBefore = profiles.current();
   const fresh = server.bootstrap ?? server.seededToken;
   if (fresh) {
@@ -281,9 +284,6 @@ async function saveServeProfile(
       lines.push(
         `profile \`${name}\` pointed at ${before.base_url}, where no server answers for its token now; it now points at this server (pass \`--profile NAME\` to keep both)`,
       );
-    // A second server's profile never becomes the active one by accident: the profile that was in
-    // use (perhaps only because it was the only one) stays in use.
-    if (currentBefore && currentBefore !== name && !profiles.current()) await profiles.use(currentBefore);
     await (await import('../src/cli/config.js')).useWhenNoneCurrent(profiles, name, currentBefore, f.io.stderr);
     if (server.bootstrap) {
       const use = profiles.current() === name ? '' : `--profile ${name} `;

@@ -187,6 +187,15 @@ export class ProfileStore {
     return true;
   }
 
+  /**
+   * Writes down the profile `current()` finds only implicitly (the only one, or `default`), so
+   * that adding another profile cannot change which one commands use.
+   */
+  async pinCurrent(): Promise<void> {
+    const name = this.current();
+    if (name && this.read().current_profile !== name) await this.use(name);
+  }
+
   async use(name: string): Promise<void> {
     const s = this.read();
     s.current_profile = name;

@@ -97,6 +97,29 @@ it('two servers side by side: each keeps a profile with a working token and admi
   expect(JSON.parse(plain.stdout)).toMatchObject({ base_url: a.url, profile: 'local' });
 });
 
+it('a second server on a store that holds the token of `local` never unsets which profile commands use', async () => {
+  const env = { WCM_CONFIG_DIR: path.join(dir, 'config') };
+  // b.json: a store seeded elsewhere (another config), so b's start below is not a first start.
+  const seedB = await spawnServe(['--data', path.join(dir, 'b.json'), '--seed', DEMO], {
+    cwd: dir,
+    env: { WCM_CONFIG_DIR: path.join(dir, 'other-config') },
+  });
+  procs.push(seedB.proc);
+  await until(() => seedB.lines.some((l) => l.includes('profile `local`')), 'the seeding server');
+  seedB.proc.kill('SIGTERM');
+  await seedB.proc;
+  // a: the first server of this config; `local` is its only profile, current because it is alone.
+  const a = await serve(['--data', path.join(dir, 'a.json'), '--seed', DEMO]);
+  await until(() => a.lines.some((l) => l.includes('profile `local`')), 'profile line of a');
+  const b = await serve(['--data', path.join(dir, 'b.json')]);
+  const bName = `local-${new URL(b.url).port}`;
+  await until(() => b.lines.some((l) => l.includes(`profile \`${bName}\` now holds`)), 'the profile line of b');
+  expect(config().profiles[bName]).toMatchObject({ base_url: b.url, token: demo.owner });
+  const plain = await wcm(['auth', 'status', '--json'], { env });
+  expect(plain.exitCode, plain.stderr).toBe(0);
+  expect(JSON.parse(plain.stdout)).toMatchObject({ base_url: a.url, profile: 'local' });
+});
+
 it('auth login again to the same origin keeps the admin token, signing secret and workspace; another origin drops them (issue 48)', async () => {
   const s = await serve(['--data', path.join(dir, 'a.json'), '--seed', DEMO]);
   await until(() => s.lines.some((l) => l.includes('control plane')), 'started');
