@@ -7,6 +7,7 @@ import { checkFixturesExist, seedEngine } from '../store/seed.js';
 import type { StoreOptions } from '../store/store.js';
 import { isEmptyStore, type Loaded, type StoreEngine } from '../store/engine/interface.js';
 import { openStore } from '../store/open.js';
+import type { PostgresEngine } from '../store/postgres/engine.js';
 import type { Records } from '../store/fixture.js';
 import type { TokenRecord } from '../store/records.js';
 import { App, type Call, type Middleware, type Routes } from './app.js';
@@ -157,6 +158,11 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   });
   const closeAll = () => db.close();
   const notes: string[] = [];
+  const pg = db.kind === 'postgres' ? (db as PostgresEngine) : undefined;
+  if (pg?.prepareDetected && !pg.prepare)
+    notes.push(
+      'prepared statements off: PostgreSQL sees this connection come from another address (a pooler such as PgBouncer, or a proxy); `?prepare=true` in the store URL turns them on where that is safe',
+    );
   let bootstrap: LocalServer['bootstrap'];
   let seededToken: LocalServer['seededToken'];
   let seedDurable: Promise<void> | undefined;

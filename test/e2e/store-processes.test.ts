@@ -91,6 +91,9 @@ describe('two wcm serve processes on one PostgreSQL schema', () => {
     const direct = new URL(await seeded());
     direct.hostname = '127.0.0.1';
     direct.port = String(proxy.port);
+    // The proxy forwards each connection as it is (no pooling): prepared statements are safe
+    // through it, so the URL turns them on as a direct connection would have them.
+    direct.searchParams.set('prepare', 'true');
     const [a, b] = await Promise.all([serve(direct.href), serve(direct.href)]);
     // Load beside the checks: both processes keep creating lists of their own.
     let busy = true;

@@ -97,7 +97,9 @@ describe('the PostgreSQL engine', () => {
       const through = new URL(db.url);
       through.hostname = '127.0.0.1';
       through.port = String(proxy.port);
-      const url = schemaUrl(through.href);
+      // The proxy forwards each connection as it is (no pooling), so prepared statements are safe
+      // through it; said in the URL, as a direct connection would have them.
+      const url = schemaUrl(through.href, '&prepare=true');
       const [a, b] = [await open(url, { max: 4 }), await open(url, { max: 4 })];
       // Load beside the checks: both processes keep writing other records.
       let busy = true;
@@ -229,6 +231,38 @@ describe('the PostgreSQL engine behind PgBouncer in transaction mode', () => {
   });
   afterAll(async () => {
     await bouncer?.stop();
+  });
+
+  it('without `prepare` in the URL, statements are prepared straight to PostgreSQL and not through the pooler, where every acknowledged write is kept', async () => {
+    const direct = await open(schemaUrl());
+    expect([direct.prepare, direct.prepareDetected]).toEqual([true, true]);
+    const url = schemaUrl(bouncer.url(db.name));
+    const pooled = [await open(url, { max: 4 }), await open(url, { max: 4 })];
+    expect(pooled.map((e) => [e.prepare, e.prepareDetected])).toEqual([
+      [false, true],
+      [false, true],
+    ]);
+    const forced = await open(`${url}&prepare=true`, { max: 1 });
+    expect([forced.prepare, forced.prepareDetected]).toEqual([true, false]);
+    // With statements prepared, some of these acknowledged writes were lost behind PgBouncer 1.18.
+    const acknowledged: number[] = [];
+    await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        await pooled[i % 2].write(async (tx) => {
+          await tx.get('listings', listing(i + 1).id);
+          await tx.create('listings', listing(i + 1));
+        });
+        acknowledged.push(i + 1);
+      }),
+    );
+    expect(acknowledged).toHaveLength(60);
+    expect(await pooled[0].read((tx) => tx.count('listings'))).toBe(60);
+  });
+
+  it('a `prepare` other than true or false is refused, naming it', async () => {
+    await expect(PostgresEngine.open(`${db.url}?prepare=yes`)).rejects.toThrow(
+      '`prepare` in the store URL must be true or false; received `yes`.',
+    );
   });
 
   it('what A writes B reads, each schema keeps its own records, and concurrent read-then-writes lose nothing', async () => {

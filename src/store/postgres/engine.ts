@@ -10,7 +10,8 @@
  * - each sets, for itself alone (`set_config(…, true)`), lock_timeout, statement_timeout and
  *   idle_in_transaction_session_timeout: a paused process holds its rows for a bounded time;
  * - names are schema-qualified and nothing is set on the session, so it runs behind PgBouncer in
- *   transaction mode; `?prepare=false` turns prepared statements off;
+ *   transaction mode; prepared statements are used only where PostgreSQL is reached directly
+ *   (directConnection), or where `?prepare=true` says so; `?prepare=false` turns them off;
  * - `tx.now()` is the database's clock (`clock_timestamp()`) plus the shared emulator offset.
  * No cache yet: every read goes to the database.
  */
@@ -64,18 +65,62 @@ export interface PostgresEngineOptions {
   retries?: number;
 }
 
-/** The engine's own settings in the store URL, taken out before the driver sees it. */
-export function parseStoreUrl(url: string): { base: string; schema: string; prepare: boolean } {
+/**
+ * The engine's own settings in the store URL, taken out before the driver sees it. `prepare` is
+ * undefined when the URL does not say (then `open` decides by directConnection).
+ */
+export function parseStoreUrl(url: string): { base: string; schema: string; prepare: boolean | undefined } {
   const u = new URL(url);
   const schema = u.searchParams.get('schema') ?? 'public';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
     throw new Error(
       `The schema in the store URL must be 1 to 63 lower-case letters, digits or _; received \`${schema}\`.`,
     );
-  const prepare = u.searchParams.get('prepare') !== 'false';
+  const given = u.searchParams.get('prepare');
+  if (given !== null && given !== 'true' && given !== 'false')
+    throw new Error(`\`prepare\` in the store URL must be true or false; received \`${given}\`.`);
   u.searchParams.delete('schema');
   u.searchParams.delete('prepare');
-  return { base: u.href, schema, prepare };
+  return { base: u.href, schema, prepare: given === null ? undefined : given === 'true' };
+}
+
+/**
+ * Whether this process reaches PostgreSQL with nothing in between: one connection of our own,
+ * whose address and port as the server sees them (`inet_client_addr()`, `inet_client_port()`)
+ * are our socket's. Through PgBouncer or another proxy the server sees the pooler's connection
+ * instead. Prepared statements are safe only on a direct connection: in transaction pooling a
+ * client's next transaction may run on a server connection that never prepared its statements,
+ * and postgres 3.4's retry of such a statement inside a transaction can acknowledge a commit
+ * that PostgreSQL rolled back (measured behind PgBouncer 1.18: 6 of 9 acknowledged writes lost).
+ * A Unix socket (no port) counts as direct.
+ */
+async function directConnection(postgres: (url: string, options: object) => Sql, base: string): Promise<boolean> {
+  const { connect } = await import('node:net');
+  let local: { address?: string; port?: number } | undefined;
+  const probe = postgres(base, {
+    max: 1,
+    prepare: false,
+    onnotice: () => undefined,
+    connect_timeout: 10,
+    socket: (o: { host: string[]; port: number[]; path?: string }) =>
+      new Promise((resolve, reject) => {
+        const sock = o.path ? connect(o.path) : connect(o.port[0], o.host[0]);
+        sock.once('error', reject);
+        sock.once('connect', () => {
+          sock.off('error', reject);
+          local = o.path ? undefined : { address: sock.localAddress, port: sock.localPort };
+          resolve(sock);
+        });
+      }),
+  } as never);
+  try {
+    const [seen] = await probe.unsafe(`select host(inet_client_addr()) as address, inet_client_port() as port`);
+    if (!local) return true;
+    const bare = (a: string | null | undefined) => (a ?? '').replace(/^::ffff:/, '');
+    return seen.port === local.port && bare(seen.address) === bare(local.address);
+  } finally {
+    await probe.end({ timeout: 1 }).catch(() => undefined);
+  }
 }
 
 const RETRIED = new Set(['40001', '40P01']);
@@ -104,7 +149,10 @@ export class PostgresEngine implements StoreEngine {
   private constructor(
     private readonly sql: Sql,
     readonly names: Names,
-    private readonly prepare: boolean,
+    /** Whether statements are prepared (named, planned once per connection). */
+    readonly prepare: boolean,
+    /** Whether `prepare` was decided by directConnection (the URL did not say). */
+    readonly prepareDetected: boolean,
     private readonly options: PostgresEngineOptions,
   ) {
     const ms = (v: number | undefined, d: number) => `'${Math.max(0, Math.round(v ?? d))}ms'`;
@@ -115,10 +163,22 @@ export class PostgresEngine implements StoreEngine {
       ` set_config('idle_in_transaction_session_timeout', ${ms(options.idleInTransactionMs, 10000)}, true)`;
   }
 
-  /** Connects (the driver is loaded only now) and brings the schema up to date. */
+  /**
+   * Connects (the driver is loaded only now) and brings the schema up to date. Without
+   * `?prepare=` in the URL, prepared statements are on only when PostgreSQL is reached directly.
+   */
   static async open(url: string, options: PostgresEngineOptions = {}): Promise<PostgresEngine> {
     const { default: postgres } = await import('postgres');
-    const { base, schema, prepare } = parseStoreUrl(url);
+    const parsed = parseStoreUrl(url);
+    const { base, schema } = parsed;
+    let prepare = parsed.prepare;
+    if (prepare === undefined) {
+      try {
+        prepare = await directConnection(postgres, base);
+      } catch (err) {
+        throw unavailable(err);
+      }
+    }
     const sql = postgres(base, {
       max: options.max ?? 8,
       prepare,
@@ -133,7 +193,7 @@ export class PostgresEngine implements StoreEngine {
       await sql.end({ timeout: 1 }).catch(() => undefined);
       throw unavailable(err);
     }
-    return new PostgresEngine(sql, names, prepare, options);
+    return new PostgresEngine(sql, names, prepare, parsed.prepare === undefined, options);
   }
 
   read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
