@@ -131,8 +131,10 @@ export default defineCommand<ServeOptions>({
         throw err instanceof FixtureNotFoundError ? new CliError(err.message, 1) : err;
       });
     }
-    const { storeUrlOf } = await import('../src/cli/local.js');
+    const { storeUrlOf, maskUrl } = await import('../src/cli/local.js');
     let storeUrl = storeUrlOf(f, opts);
+    // The store as the user gave it (a `?passfile=` kept, the password it holds never shown).
+    let shownStore = storeUrl && maskUrl(opts.store ?? f.env.WCM_STORE ?? '');
     let embedded: { url: string; shareUrl: string; port: number; stop(): Promise<void> } | undefined;
     if (storeUrl === 'embedded') {
       const dir = path.resolve(f.cwd, '.wcm/postgres');
@@ -143,6 +145,7 @@ export default defineCommand<ServeOptions>({
         throw new CliError(`Cannot start the embedded PostgreSQL in ${dir}: ${(err as Error).message}`);
       }
       storeUrl = embedded.url;
+      shownStore = embedded.shareUrl;
       // The URL of the database's own role (not the superuser's), its password in a file: safe to print.
       f.io.stderr.write(
         `PostgreSQL (embedded) in ${dir} on 127.0.0.1:${embedded.port}; other processes share it with --store '${embedded.shareUrl}'\n`,
@@ -215,13 +218,12 @@ export default defineCommand<ServeOptions>({
       storeUrl ? undefined : dataFile,
       f.io.isStdoutTTY || !!opts.showSecrets,
     );
-    const { displayUrl } = await import('../src/store/open.js');
     const out = f.io.stdout;
     out.write(`wcm listening on ${server.url}\n`);
     if (server.origin !== new URL(server.url).origin) out.write(`public URL: ${server.origin}\n`);
     out.write(
       storeUrl
-        ? `store: ${displayUrl(storeUrl)} (shared: other wcm serve --store processes on it see the same data; the request log and faults stay per process)\n`
+        ? `store: ${shownStore} (shared: other wcm serve --store processes on it see the same data; the request log and faults stay per process)\n`
         : `data: ${dataFile}\n`,
     );
     out.write(`dashboard: ${server.origin}/dashboard (read-only; \`wcm open\` opens it at a record)\n`);
@@ -230,7 +232,7 @@ export default defineCommand<ServeOptions>({
     // A big seed is answered from memory while its snapshot is written (writes wait for it): say
     // when it is on disk. A failure is logged by the server (stderr), and writes are refused.
     void server.seedDurable?.then(
-      () => out.write(`seed saved to ${storeUrl ? displayUrl(storeUrl) : dataFile}\n`),
+      () => out.write(`seed saved to ${storeUrl ? shownStore : dataFile}\n`),
       () => undefined,
     );
 

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { wcm } from '../support/cli.js';
+import { spawnServe, wcm } from '../support/cli.js';
 import { freshDatabase } from '../support/postgres.js';
 
 const scratch = () => mkdtempSync(path.join(tmpdir(), 'wcm-store-url-'));
@@ -59,6 +59,22 @@ describe('a store URL on the command line', () => {
     const viaEnv = await wcm(['local', 'export', '-', '--store', bare.href], { env: { PGPASSFILE: file } });
     expect(viaEnv.stderr).toBe('');
     expect(viaEnv.exitCode).toBe(0);
+
+    // wcm serve shows the store as it was given: the passfile kept (a teammate can copy the line),
+    // the password it read never shown.
+    const served = await spawnServe(['--store', viaQuery], { env: { WCM_CONFIG_DIR: scratch() } });
+    try {
+      for (const end = Date.now() + 10_000; !served.lines.some((l) => l.startsWith('store: '));) {
+        if (Date.now() > end) throw new Error(served.lines.join('\n'));
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const line = served.lines.find((l) => l.startsWith('store: '))!;
+      expect(line.startsWith(`store: ${viaQuery} (shared:`), line).toBe(true);
+      expect(line).not.toContain(decodeURIComponent(db.password));
+    } finally {
+      served.proc.kill('SIGTERM');
+      await served.proc;
+    }
 
     const open = path.join(dir, 'open-pgpass');
     writeFileSync(open, `*:*:*:*:${decodeURIComponent(db.password)}\n`, { mode: 0o644 });
