@@ -33,7 +33,8 @@ export const bucketId = (client: string, route: string): string =>
  * `--trust-proxy` proxy names: `X-Forwarded-For` is believed from no one else, so a caller cannot pick one.
  * Buckets are records of the store (`rate_limit_buckets`), each read and written in one write per
  * request, by the store's clock: on PostgreSQL every process shares them and the database's clock,
- * so a limit holds across processes whatever their own clocks say.
+ * so a limit holds across processes whatever their own clocks say. The JSON engine keeps them in
+ * memory only (MEMORY_ONLY): that write costs no journal line, and a restart refills every bucket.
  */
 export class RateLimiter {
   private readonly msPerToken: number;

@@ -42,6 +42,15 @@ export type CollectionName = (typeof COLLECTIONS)[number];
  */
 export const LAZY_COLLECTIONS: ReadonlySet<CollectionName> = new Set<CollectionName>(['threads', 'thread_messages']);
 
+/**
+ * Collections the JSON engine keeps in memory only: read and written through transactions as the
+ * others are, but never journaled nor written to its snapshot, so a restart starts them empty.
+ * The rate limits' buckets: a single process forgetting how many requests a client made in the
+ * last minute is harmless, and a bucket's durable write on every limited request would cost that
+ * request a second journal line. (PostgreSQL keeps them in a table: its processes share them.)
+ */
+export const MEMORY_ONLY: ReadonlySet<CollectionName> = new Set<CollectionName>(['rate_limit_buckets']);
+
 /** The simple records, as their schemas (schemas.ts) output them: one definition, with the contract's limits. */
 export type UserRecord = z.output<typeof schemas.User>;
 export type WorkspaceRecord = z.output<typeof schemas.Workspace>;

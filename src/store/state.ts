@@ -9,7 +9,14 @@ import {
   type LookupName,
 } from './indexes.js';
 import type { SortedIndex } from './sorted-index.js';
-import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes, type Tx } from './records.js';
+import {
+  COLLECTIONS,
+  LAZY_COLLECTIONS,
+  MEMORY_ONLY,
+  type CollectionName,
+  type RecordTypes,
+  type Tx,
+} from './records.js';
 import type { SnapshotSection } from './snapshot-writer.js';
 
 export class StoreCorruptError extends Error {}
@@ -341,10 +348,12 @@ export class State {
     );
   }
 
-  /** The whole state, taken at once, as the sections encodeSnapshot writes. */
+  /** The whole state but MEMORY_ONLY collections, taken at once, as the sections encodeSnapshot writes. */
   snapshotSections(): SnapshotSection[] {
     return COLLECTIONS.map((c) => {
       const m = this.data.get(c)!;
+      // Kept in memory only: written as an empty section, so a restart starts it empty.
+      if (MEMORY_ONLY.has(c)) return { collection: c, records: [] };
       if (!LAZY_COLLECTIONS.has(c)) return { collection: c, records: this.valuesInOrder(c) };
       // Records never read are copied as the bytes they were loaded from, with the stubs the
       // indexes hold for them.

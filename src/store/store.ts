@@ -2,7 +2,7 @@ import path from 'node:path';
 import { acquireLock } from './lock.js';
 import { ownsDataDir, privateDir } from '../private-dir.js';
 import { fileExists, nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
-import type { CollectionName, Tx } from './records.js';
+import { MEMORY_ONLY, type CollectionName, type Tx } from './records.js';
 import { loadBase, readConsistently, replayJournal } from './recover.js';
 import { linkSaved, rebaseSaved, replaceAll, replaceCount, sameFile } from './restore.js';
 import { BulkNotDurableError, heldReplace, type HeldReplace } from './held.js';
@@ -113,21 +113,24 @@ export class Store extends StoreView {
       return Promise.reject(err);
     }
     this.state.reindex(ops, undo);
-    if (!ops.length) return Promise.resolve(result);
+    const [journaled, undone] = durableOnly(ops, undo);
+    if (!journaled.length) return Promise.resolve(result);
     return new Promise<T>((resolve, reject) => {
-      this.committer.take({ seq: ++this.seq, ops, undo, resolve: () => resolve(result), reject });
+      this.committer.take({ seq: ++this.seq, ops: journaled, undo: undone, resolve: () => resolve(result), reject });
     });
   }
 
   /**
    * @internal The JSON engine's commit (json/engine.ts): writes a transaction already applied to
    * the state (its `ops`, and the `undo` that reverts them, indexes included) to the journal, as
-   * `transact` does; it resolves once they are durable, or they are undone and it rejects.
+   * `transact` does; it resolves once they are durable, or they are undone and it rejects. Writes
+   * to MEMORY_ONLY collections are not journaled: a transaction of nothing else resolves at once.
    */
   commitApplied(ops: Op[], undo: Op[]): Promise<void> {
-    if (!ops.length) return Promise.resolve();
+    const [journaled, undone] = durableOnly(ops, undo);
+    if (!journaled.length) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.committer.take({ seq: ++this.seq, ops, undo, resolve, reject });
+      this.committer.take({ seq: ++this.seq, ops: journaled, undo: undone, resolve, reject });
     });
   }
 
@@ -285,4 +288,15 @@ export class Store extends StoreView {
       await this.releaseLock?.();
     }
   }
+}
+
+/**
+ * A transaction's writes that go to the journal, with their undo (`undo[i]` reverts `ops[i]`):
+ * all but those to MEMORY_ONLY collections, which stay as applied in memory (a failed disk write
+ * undoes the rest of the transaction, not them).
+ */
+function durableOnly(ops: Op[], undo: Op[]): [Op[], Op[]] {
+  if (!ops.some(([c]) => MEMORY_ONLY.has(c))) return [ops, undo];
+  const keep = ops.map(([c]) => !MEMORY_ONLY.has(c));
+  return [ops.filter((_, i) => keep[i]), undo.filter((_, i) => keep[i])];
 }

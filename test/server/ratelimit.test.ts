@@ -225,6 +225,32 @@ describe('buckets in the store', () => {
   });
 });
 
+describe.runIf(exactClock)('buckets on the JSON engine', () => {
+  it('are kept in memory only: a request that writes nothing but its bucket appends nothing to the journal, and a restart starts every bucket full', async () => {
+    const { readFileSync } = await import('node:fs');
+    s = await publicApp({ rateLimit: 3 });
+    const journal = () => readFileSync(s.store.journalFile);
+    const before = journal();
+    // Refused before any write of its own (no idempotency key; an inactive offer): each spends a token.
+    const missing = await s.request({ url: payUrl(demo.offerFixedUsd), key: null, json: {} });
+    const inactive = await s.request({ url: payUrl(demo.offerInactive), key: key(), json: {} });
+    expect([missing.status, inactive.status]).toEqual([400, 404]);
+    expect(inactive.headers['RateLimit-Remaining']).toBe('1');
+    expect(journal().equals(before)).toBe(true);
+    // A request that writes more than its bucket is journaled, as one line without the bucket.
+    expect((await s.request({ url: payUrl(demo.offerFixedUsd), key: key(), json: {} })).status).toBe(201);
+    const added = journal().subarray(before.length).toString('utf8').replace(/\0+$/, '');
+    expect(added.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(added).not.toContain('rate_limit_buckets');
+    expect((await s.request({ url: payUrl(demo.offerFixedUsd), key: key(), json: {} })).status).toBe(429);
+    await s.restart();
+    expect(await s.db.read((tx) => tx.count('rate_limit_buckets'))).toBe(0);
+    const again = await s.request({ url: payUrl(demo.offerFixedUsd), key: key(), json: {} });
+    expect(again.status).toBe(201);
+    expect(again.headers['RateLimit-Remaining']).toBe('2');
+  });
+});
+
 describe.runIf(process.env.WCM_TEST_STORE === 'postgres')('buckets on PostgreSQL', () => {
   it('two processes on one database share each bucket, timed by the database clock', async () => {
     const { RateLimiter } = await import('../../src/server/ratelimit.js');

@@ -331,7 +331,7 @@ describe.each([json, postgres])('the store interface on $name', (maker) => {
     expect(moved - Date.now()).toBeLessThan(3_600_000 + 1000);
   });
 
-  it('the collections that lived outside the store are collections: buckets, sessions, named snapshots', async () => {
+  it('the collections that lived outside the store are collections: buckets (in memory only on JSON), sessions, named snapshots', async () => {
     const { engine, again } = await maker.fresh();
     await engine.write(async (tx) => {
       await tx.put('rate_limit_buckets', { id: 'route|client', tokens: 59.5, at: 1000 });
@@ -345,8 +345,21 @@ describe.each([json, postgres])('the store interface on $name', (maker) => {
       });
       await tx.put('named_snapshots', { id: 'before', created_at: '2026-01-01T00:00:00.000Z', records: 3 });
     });
+    // A write of buckets alone (as a limited request's is).
+    await engine.write((tx) => tx.put('rate_limit_buckets', { id: 'route|other', tokens: 3, at: 2000 }));
+    expect((await engine.read((tx) => tx.get('rate_limit_buckets', 'route|client')))?.tokens).toBe(59.5);
+    expect(
+      (await engine.read((tx) => tx.page('rate_limit_buckets', 'bucketsByAt', { partition: '*', limit: 9 }))).items.map(
+        (b) => b.id,
+      ),
+    ).toEqual(['route|client', 'route|other']);
     const e = await again();
-    expect((await e.read((tx) => tx.get('rate_limit_buckets', 'route|client')))?.tokens).toBe(59.5);
+    // The JSON engine keeps buckets in memory only (a restart forgets them); PostgreSQL's
+    // processes share them in a table.
+    const kept = maker.name === 'postgres';
+    expect((await e.read((tx) => tx.get('rate_limit_buckets', 'route|client')))?.tokens).toBe(kept ? 59.5 : undefined);
+    expect((await e.read((tx) => tx.get('rate_limit_buckets', 'route|other')))?.tokens).toBe(kept ? 3 : undefined);
+    expect(await e.read((tx) => tx.count('rate_limit_buckets'))).toBe(kept ? 2 : 0);
     expect((await e.read((tx) => tx.get('sessions', 's1')))?.path).toBe('/dashboard');
     expect((await e.read((tx) => tx.get('named_snapshots', 'before')))?.records).toBe(3);
   });
