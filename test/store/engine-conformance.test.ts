@@ -316,7 +316,9 @@ describe.each([json, postgres])('the store interface on $name', (maker) => {
     expect(await Promise.all([cross('a', 'b'), cross('b', 'a')])).toEqual(['done', 'done']);
     const [a, b] = await engine.read(async (tx) => [await tx.get('settings', 'a'), await tx.get('settings', 'b')]);
     expect([a!.value, b!.value]).toEqual([11, 11]);
-    expect(runs).toBe(engine.kind === 'postgres' ? 3 : 2);
+    // PostgreSQL: the loser ran again (once, or more where a busy machine let the cycle form again).
+    if (engine.kind === 'postgres') expect(runs).toBeGreaterThanOrEqual(3);
+    else expect(runs).toBe(2);
   });
 
   it('now() is the engine clock plus the emulator offset setting', async () => {
