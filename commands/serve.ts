@@ -126,7 +126,7 @@ export default defineCommand<ServeOptions>({
     // A seed file that does not exist is said before anything is opened or created (no data file,
     // no journal, no embedded database).
     if (opts.seed?.length) {
-      const { checkFixturesExist, FixtureNotFoundError } = await import('../src/store/seed.js');
+      const { checkFixturesExist, FixtureNotFoundError } = await import('../src/store/fixtures/seed.js');
       await checkFixturesExist(opts.seed.map((s) => path.resolve(f.cwd, s))).catch((err: unknown) => {
         throw err instanceof FixtureNotFoundError ? new CliError(err.message, 1) : err;
       });
@@ -152,9 +152,9 @@ export default defineCommand<ServeOptions>({
       );
     }
     const { startLocalServer } = await import('../src/server/serve.js');
-    const { StoreLockedError } = await import('../src/store/lock.js');
-    const { FixtureError } = await import('../src/store/fixture.js');
-    const { StoreCorruptError } = await import('../src/store/store.js');
+    const { StoreLockedError } = await import('../src/store/json/lock.js');
+    const { FixtureError } = await import('../src/store/fixtures/import.js');
+    const { StoreCorruptError } = await import('../src/store/json/store.js');
     const { extendServer } = await import('../src/server/extend.js');
     let server;
     try {

@@ -3,7 +3,7 @@ import { defineCommand } from '../../src/cli/command.js';
 import { CliError } from '../../src/cli/errors.js';
 import type { Writer } from '../../src/cli/io.js';
 import { dataFileOf, dataOption, openEngine, storeOption, storeUrlOf } from '../../src/cli/local.js';
-import type { Scannable } from '../../src/store/fixture-export.js';
+import type { Scannable } from '../../src/store/fixtures/export.js';
 
 export default defineCommand<{ data?: string; store?: string }>({
   path: ['local', 'export'],
@@ -17,7 +17,7 @@ export default defineCommand<{ data?: string; store?: string }>({
     const url = storeUrlOf(f, opts);
     const db = await openEngine(f, { data: opts.data, readOnly: true, url });
     const [{ exportText, exportScanned }, { JsonEngine }, { displayUrl }] = await Promise.all([
-      import('../../src/store/fixture-export.js'),
+      import('../../src/store/fixtures/export.js'),
       import('../../src/store/json/engine.js'),
       import('../../src/store/open.js'),
     ]);
@@ -32,7 +32,7 @@ export default defineCommand<{ data?: string; store?: string }>({
         for await (const piece of text()) await writeOut(f.io.stdout, piece);
       } else {
         const out = path.resolve(f.cwd, target);
-        const { nodeFileLayer } = await import('../../src/store/files.js');
+        const { nodeFileLayer } = await import('../../src/store/json/files.js');
         await nodeFileLayer.writeAtomic(out, bytes(text())).catch((err: NodeJS.ErrnoException) => {
           throw cannotWrite(out, err);
         });

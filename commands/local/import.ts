@@ -26,14 +26,14 @@ export default defineCommand<{ data?: string; store?: string; replace?: boolean 
   async run(opts, f) {
     const url = storeUrlOf(f, opts);
     // Every fixture is found before any store is opened: a typo creates no data file or journal.
-    const { checkFixturesExist, FixtureNotFoundError } = await import('../../src/store/seed.js');
+    const { checkFixturesExist, FixtureNotFoundError } = await import('../../src/store/fixtures/seed.js');
     await checkFixturesExist(opts.args.map((a) => path.resolve(f.cwd, a))).catch((err: unknown) => {
       throw err instanceof FixtureNotFoundError ? new CliError(err.message, 1) : err;
     });
     const files = opts.args.map((a) => path.resolve(f.cwd, a));
     const file = url ? undefined : dataFileOf(f, opts.data);
     if (file) {
-      const { readLock } = await import('../../src/store/lock.js');
+      const { readLock } = await import('../../src/store/json/lock.js');
       const holder = await readLock(file);
       if (holder)
         throw new CliError(
@@ -42,8 +42,8 @@ export default defineCommand<{ data?: string; store?: string; replace?: boolean 
           'Or seed a running server through the API with `wcm seed`.',
         );
     }
-    const { importFixtures } = await import('../../src/store/seed.js');
-    const { FixtureError } = await import('../../src/store/fixture.js');
+    const { importFixtures } = await import('../../src/store/fixtures/seed.js');
+    const { FixtureError } = await import('../../src/store/fixtures/import.js');
     const { displayUrl } = await import('../../src/store/open.js');
     // In one transaction (a load with --replace, or into an empty store): nothing is written if a
     // fixture is bad, and every process on a PostgreSQL store keeps reading the old data until it commits.

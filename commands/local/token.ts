@@ -75,7 +75,7 @@ export default defineCommand<{ data?: string; store?: string; save?: boolean }>(
 
 /** No server may hold the file, and it must exist: a missing one would be created empty, with nobody to issue a token for. */
 async function checkFile(file: string): Promise<void> {
-  const holder = await (await import('../../src/store/lock.js')).readLock(file);
+  const holder = await (await import('../../src/store/json/lock.js')).readLock(file);
   if (holder)
     throw new CliError(
       `A wcm server (pid ${holder.pid}) is running on ${file}; stop it (Ctrl-C) before adding a token.`,

@@ -32,8 +32,8 @@ export async function openEngine(
   }
   const file = dataFileOf(f, data);
   const [{ StoreCorruptError }, { StoreLockedError }] = await Promise.all([
-    import('../store/store.js'),
-    import('../store/lock.js'),
+    import('../store/json/store.js'),
+    import('../store/json/lock.js'),
   ]);
   if (readOnly) await mustExist(file);
   try {

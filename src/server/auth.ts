@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
 import type { Page, ReadTx, SortKey, StoreEngine } from '../store/engine/interface.js';
-import { tokenId } from '../store/fixture.js';
+import { tokenId } from '../store/fixtures/import.js';
 import { isGrantToken, withGrant, type StoredToken } from '../store/oauth-tokens.js';
 import type { TokenRecord, UserRecord, WorkspaceRecord } from '../store/records.js';
 import { CLI_CLIENT_ID, CLI_CLIENT_NAME } from './oauth/models/client.js';

@@ -3,7 +3,7 @@ import { LAZY_COLLECTIONS, type CollectionName, type RecordTypes, type ThreadRec
 import { CHANNELS, THREAD_VIEWS } from '../contract/enums.js';
 import { SortedIndex, type IndexDef } from './sorted-index.js';
 
-// store.ts takes the index type from here, beside the definitions.
+// json/store.ts takes the index type from here, beside the definitions.
 export type { SortedIndex };
 
 /** What the threads index holds of a thread; entries may be just these members, so read the record with `store.get`. */

@@ -6,7 +6,7 @@ import type { StoreEngine } from './engine/interface.js';
 import { JsonEngine, type JsonEngineOptions } from './json/engine.js';
 import { StoreUnavailableError } from './engine/interface.js';
 import { PostgresEngine, type PostgresEngineOptions } from './postgres/engine.js';
-import { Store, type StoreOptions } from './store.js';
+import { Store, type StoreOptions } from './json/store.js';
 
 export interface OpenStoreOptions extends JsonEngineOptions {
   /** The data file's options (the JSON engine). */

@@ -291,7 +291,7 @@ export interface Tx {
   /** Deletes every record of `c` (a reset or a replacing import): on PostgreSQL, threads are not in memory to enumerate. */
   clear(c: CollectionName): void;
   /**
-   * A bulk load's records of a lazy collection already written as snapshot lines (lazy-lines.ts),
+   * A bulk load's records of a lazy collection already written as snapshot lines (json/lazy-lines.ts),
    * taken as they are. False (nothing taken) when this store cannot: the caller puts them one by one.
    */
   putLines?(c: CollectionName, lines: { bytes(): Buffer; ids: string[]; offsets: number[] }): boolean;

@@ -2,7 +2,7 @@
  * The records of the simple collections as the store keeps them, and as store fixtures write them
  * (defaults filled in): one zod schema each, with the limits taken from the contract's schemas.
  * `records.ts` derives their TypeScript types from these (type-only, so it loads no zod), and
- * `fixture.ts` validates fixtures with them. Records that the store derives or splits (tokens,
+ * `fixtures/` validates fixtures with them. Records that the store derives or splits (tokens,
  * threads, articles, orders, OAuth) keep their own types in records.ts.
  */
 import { z } from 'zod';

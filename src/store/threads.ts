@@ -23,7 +23,7 @@ export function splitThread(t: FullThread): { thread: ThreadRecord; messages: Th
   return { thread, messages: { id: t.id, messages } };
 }
 
-/** What a thread's record says of its messages (the messages themselves may be bytes, fixture-raw.ts). */
+/** What a thread's record says of its messages (the messages themselves may be bytes, fixtures/raw.ts). */
 export interface MessagesSummary {
   channels: ThreadRecord['channels'];
   count: number;
@@ -61,7 +61,7 @@ export function sortedMessages(t: FullThread): FullThread {
 }
 
 /**
- * What packing uses of LazyLines (lazy-lines.ts), named here: that module imports the snapshot
+ * What packing uses of LazyLines (json/lazy-lines.ts), named here: that module imports the snapshot
  * writer, whose reader imports this one.
  */
 interface MessageLines {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { accounts, expectedThreadPage, generateListings, generateThreads, threadSummary } from './datasets.mjs';
-import { importRecords, parseFixture } from '../../src/store/fixture.js';
+import { importRecords, parseFixture } from '../../src/store/fixtures/import.js';
 import { threadFilterPartition } from '../../src/store/indexes.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import { tempDir } from '../support/server.js';
 
 describe('benchmark data sets', () => {

@@ -59,7 +59,7 @@ function wcm(...args) {
 const { startEmbedded } = await import(path.join(root, 'dist/src/embedded-postgres/embedded.js'));
 const { resetState, saveSnapshot } = await import(path.join(root, 'dist/src/server/emulator/state.js'));
 const { PostgresEngine } = await import(path.join(root, 'dist/src/store/postgres/engine.js'));
-const { seedEngine } = await import(path.join(root, 'dist/src/store/seed.js'));
+const { seedEngine } = await import(path.join(root, 'dist/src/store/fixtures/seed.js'));
 const cluster = await startEmbedded({ dir: path.join(work, 'pg'), timeoutMs: 120_000 });
 try {
   const fixture = path.join(work, 'threads.json');

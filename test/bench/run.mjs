@@ -832,7 +832,7 @@ async function benchWrite() {
   const wcmRes = pair.a;
   const floorRes = pair.b;
   // Every acknowledged write must be in the data file after the stop.
-  const { readSnapshot } = await import(path.join(ROOT, 'dist/src/store/snapshot.js'));
+  const { readSnapshot } = await import(path.join(ROOT, 'dist/src/store/json/snapshot.js'));
   let stored = 0;
   readSnapshot(readFileSync(dataFile), { record: (c) => c === 'listings' && stored++, lazy() {} });
   if (stored < data.listings.count + 1 + wcmRes.ok)

@@ -22,7 +22,7 @@ it('src/cli/factory.ts decides nothing: no errors thrown, no keychain, OAuth or 
     './errors.js',
     './credentials.js',
     './oauth-login.js',
-    '../store/store.js',
+    '../store/json/store.js',
     '../client/client.js',
     './output.js',
   ])

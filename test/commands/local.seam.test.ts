@@ -23,7 +23,7 @@ import snapshotSave from '../../commands/local/snapshot/save.js';
 import localToken from '../../commands/local/token.js';
 import { ProfileStore } from '../../src/cli/config.js';
 import { CliError, UsageError } from '../../src/cli/errors.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import type { Prompter } from '../../src/cli/io.js';
 import type { StubRequest } from '../client/stubs.js';
 import { fakeIO } from '../support/cli.js';

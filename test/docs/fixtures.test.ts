@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_COLLECTIONS, FixtureSchema } from '../../src/store/fixture-schema.js';
+import { FIXTURE_COLLECTIONS, FixtureSchema } from '../../src/store/fixtures/schema.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const page = readFileSync(path.join(ROOT, 'docs/fixtures.md'), 'utf8');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServe, wcm } from '../support/cli.js';
 import { generateThreads } from '../support/generate-threads.mjs';
-import { BULK_RECORDS } from '../../src/store/store.js';
+import { BULK_RECORDS } from '../../src/store/json/store.js';
 import { DEMO, tempDir } from '../support/server.js';
 
 // docs/server.md, bulk loads: `serve --seed`, `local reset --to <snapshot>` and `local import` of a

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import { spawnServe, wcm } from '../support/cli.js';
 import { tempDir } from '../support/server.js';
 

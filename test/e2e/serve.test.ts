@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import { spawnServe, wcm } from '../support/cli.js';
 import { DEMO, demo, tempDir } from '../support/server.js';
 import { readSnapshotFile } from '../support/store.js';

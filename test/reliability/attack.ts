@@ -7,8 +7,8 @@ import { operationList, type AnyOperation } from '../../src/contract/operations.
 import { App } from '../../src/server/app.js';
 import { extendServer } from '../../src/server/extend.js';
 import { handlers } from '../../src/server/handlers/index.js';
-import { exportFixture } from '../../src/store/fixture.js';
-import type { Store } from '../../src/store/store.js';
+import { exportFixture } from '../../src/store/fixtures/import.js';
+import type { Store } from '../../src/store/json/store.js';
 import path from 'node:path';
 import { demo, type InProcess } from '../support/server.js';
 

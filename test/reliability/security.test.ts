@@ -8,7 +8,7 @@ import type { AnyOperation } from '../../src/contract/operations.js';
 import { App } from '../../src/server/app.js';
 import { errorLog } from '../../src/server/error-log.js';
 import { listen, type RunningServer } from '../../src/server/http.js';
-import { hashToken, tokenId } from '../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../src/store/fixtures/import.js';
 import { extendServer } from '../../src/server/extend.js';
 import { startLocalServer, type LocalServer } from '../../src/server/serve.js';
 import { authorizeUrl, FormBrowser, pkce, tokenRequest } from '../support/oauth.js';
@@ -462,7 +462,7 @@ describe('tokens on disk', () => {
         });
         expect(ok.status).toBe(201);
       }
-      const { exportFixture } = await import('../../src/store/fixture.js');
+      const { exportFixture } = await import('../../src/store/fixtures/import.js');
       const exported = JSON.stringify(exportFixture(server.store));
       const live = [dataFile, `${dataFile}.journal`]
         .filter(existsSync)

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { App, type Middleware } from '../../src/server/app.js';
 import { compose } from '../../src/server/chain.js';
 import { ProblemError } from '../../src/server/problems.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import { DEMO, demo, sendJson, tempDir } from '../support/server.js';
 import { fileEngine, seedStore } from '../support/seed-store.js';
 

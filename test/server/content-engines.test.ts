@@ -11,7 +11,7 @@ import type { Loaded } from '../../src/store/engine/interface.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
 import { COLLECTIONS } from '../../src/store/records.js';
 import { fileEngine, seedStore } from '../support/seed-store.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import { eng, writeEngagementFixture } from '../support/engagement.js';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { freshDatabase, type TestDatabase } from '../support/postgres.js';

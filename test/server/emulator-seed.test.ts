@@ -1,4 +1,4 @@
-// `POST /_emulator/reset {"to":"seed"}` loads the seed files as `serve --seed` did (store/seed.ts):
+// `POST /_emulator/reset {"to":"seed"}` loads the seed files as `serve --seed` did (store/fixtures/seed.ts):
 // several files whose threads name a workspace of another file, one of them past BULK_RECORDS; a
 // seed file broken, changed or gone after the start is a clear 422 and changes nothing. On both
 // stores (the postgres project runs test/server/**).
@@ -6,11 +6,11 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_KEPT } from '../../src/store/engine/interface.js';
-import { exportDocument } from '../../src/store/fixture-export.js';
+import { exportDocument } from '../../src/store/fixtures/export.js';
 import { parseStoreUrl, PostgresEngine } from '../../src/store/postgres/engine.js';
 import { Names } from '../../src/store/postgres/schema.js';
 import { COLLECTIONS } from '../../src/store/records.js';
-import { BULK_RECORDS } from '../../src/store/store.js';
+import { BULK_RECORDS } from '../../src/store/json/store.js';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { DEMO, demo, onPort, tempDir } from '../support/server.js';
 

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { newRequestId } from '../../src/server/ids.js';
 import { plainTarget } from '../../src/server/request.js';
 import { isoTime } from '../../src/server/context.js';
-import { hashToken, tokenId } from '../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../src/store/fixtures/import.js';
 import { App } from '../../src/server/app.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/json/store.js';
 import { demo, fileStoreOf, inProcess, onPort, sendJson, type InProcess } from '../support/server.js';
 
 // The per-request shortcuts of the hot paths (cached token digests, list pages sent from cached

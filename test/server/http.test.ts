@@ -5,7 +5,7 @@ import { App } from '../../src/server/app.js';
 import { handlers } from '../../src/server/handlers/index.js';
 import { listen } from '../../src/server/http.js';
 import { fileEngine, seedStore } from '../support/seed-store.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import { DEMO, demo, onPort, tempDir } from '../support/server.js';
 import { expectProblem } from '../support/problem.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
+import { nodeFileLayer, type FileLayer } from '../../src/store/json/files.js';
 import { demo } from '../support/server.js';
 import { publicApp, type PublicApp } from './payments/harness.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { App, type RouteHandler, type Routes } from '../../src/server/app.js';
 import { listen, type RunningServer } from '../../src/server/http.js';
 import { ProblemError } from '../../src/server/problems.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import { sendJson } from '../support/server.js';
 import { fileEngine } from '../support/seed-store.js';
 

@@ -5,8 +5,8 @@ import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 
 import path from 'node:path';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportFixture } from '../../src/store/fixture.js';
-import { BULK_RECORDS, Store } from '../../src/store/store.js';
+import { exportFixture } from '../../src/store/fixtures/import.js';
+import { BULK_RECORDS, Store } from '../../src/store/json/store.js';
 import { generateThreads } from '../support/generate-threads.mjs';
 import { DEMO, demo, onPort, tempDir } from '../support/server.js';
 

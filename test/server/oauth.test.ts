@@ -2,7 +2,7 @@
 // forms driven with a cookie jar, the token endpoint, refresh rotation and reuse detection,
 // revocation, dynamic registration, and a row for every refusal docs/oauth.md lists under "Refusals".
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hashToken, tokenId } from '../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../src/store/fixtures/import.js';
 import { authorizeUrl, FormBrowser, moveClock, pkce, resetClock, storeNow, tokenRequest } from '../support/oauth.js';
 import { demo, onPort, TestClock } from '../support/server.js';
 import { exportState } from '../support/store.js';

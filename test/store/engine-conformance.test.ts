@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, type SortKey, type StoreEngine, type WriteTx } from '../../src/store/engine/interface.js';
 import { threadFilterPartition } from '../../src/store/indexes.js';
 import { JsonEngine } from '../../src/store/json/engine.js';
-import { BULK_RECORDS } from '../../src/store/options.js';
+import { BULK_RECORDS } from '../../src/store/json/options.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
 import type { ThreadRecord, TokenRecord } from '../../src/store/records.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres.js';

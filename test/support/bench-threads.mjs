@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { generateThreads, DEMO_WS1 } from './generate-threads.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const { Store } = await import(path.join(root, 'dist/src/store/store.js'));
-const { seedStore } = await import(path.join(root, 'dist/src/store/seed.js'));
+const { Store } = await import(path.join(root, 'dist/src/store/json/store.js'));
+const { seedStore } = await import(path.join(root, 'dist/src/store/fixtures/seed.js'));
 const { App } = await import(path.join(root, 'dist/src/server/app.js'));
 
 const N = Number(process.argv[2] ?? 100_000);

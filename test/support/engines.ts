@@ -1,8 +1,8 @@
 import { CLOCK_OFFSET_SETTING, type StoreEngine } from '../../src/store/engine/interface.js';
 import { JsonEngine } from '../../src/store/json/engine.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
-import { seedEngine } from '../../src/store/seed.js';
-import type { Store } from '../../src/store/store.js';
+import { seedEngine } from '../../src/store/fixtures/seed.js';
+import type { Store } from '../../src/store/json/store.js';
 import { freshSchema } from './postgres.js';
 import { DEMO, type TestClock } from './server.js';
 

@@ -1,7 +1,7 @@
 import { JsonEngine } from '../../src/store/json/engine.js';
-import { importFixtures } from '../../src/store/seed.js';
+import { importFixtures } from '../../src/store/fixtures/seed.js';
 import type { Clock } from '../../src/server/context.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/json/store.js';
 
 /**
  * Imports fixture files into a JSON file store through its engine, as `wcm local import` does: all

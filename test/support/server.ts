@@ -5,7 +5,7 @@ import type { App, AppRequest, AppResponse } from '../../src/server/app.js';
 import type { Clock } from '../../src/server/context.js';
 import type { LocalServer } from '../../src/server/serve.js';
 import type { TrustOptions } from '../../src/server/trust/config.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/json/store.js';
 import type { StoreEngine } from '../../src/store/engine/interface.js';
 
 // The server's modules load when a test first starts one (inProcess, onPort): most end-to-end files
@@ -137,7 +137,7 @@ const onlyDemo = (fixtures?: string[]) => !fixtures || (fixtures.length === 1 &&
 /** The demo fixture seeded by the real code, as every server would seed it (the template of testDatabase). */
 async function seedDemo(url: string): Promise<void> {
   const [{ seedEngine }, { PostgresEngine }] = await Promise.all([
-    import('../../src/store/seed.js'),
+    import('../../src/store/fixtures/seed.js'),
     import('../../src/store/postgres/engine.js'),
   ]);
   const db = await PostgresEngine.open(url);
@@ -158,7 +158,7 @@ export async function inProcess(
 ): Promise<InProcess> {
   const [{ App }, { importFixtures }, { JsonEngine }, { PostgresEngine }] = await Promise.all([
     import('../../src/server/app.js'),
-    import('../../src/store/seed.js'),
+    import('../../src/store/fixtures/seed.js'),
     import('../../src/store/json/engine.js'),
     import('../../src/store/postgres/engine.js'),
   ]);

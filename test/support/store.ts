@@ -1,12 +1,12 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { readSnapshot } from '../../src/store/snapshot.js';
+import { readSnapshot } from '../../src/store/json/snapshot.js';
 import type { CollectionName, ListingRecord, RecordTypes } from '../../src/store/records.js';
-import { Store } from '../../src/store/store.js';
+import { Store } from '../../src/store/json/store.js';
 import type { StoreEngine } from '../../src/store/engine/interface.js';
 import { JsonEngine } from '../../src/store/json/engine.js';
-import type { Scannable } from '../../src/store/fixture-export.js';
+import type { Scannable } from '../../src/store/fixtures/export.js';
 import { tempDir } from './server.js';
 
 /**
@@ -113,7 +113,7 @@ export async function until(cond: () => boolean, what: string): Promise<void> {
 
 /** The whole store as its export's text, on either engine (`wcm local export` writes the same). */
 export async function exportState(db: StoreEngine): Promise<string> {
-  const { exportText, exportScanned } = await import('../../src/store/fixture-export.js');
+  const { exportText, exportScanned } = await import('../../src/store/fixtures/export.js');
   let text = '';
   const pieces = db instanceof JsonEngine ? exportText(db.store) : exportScanned(db as unknown as Scannable);
   for await (const piece of pieces) text += piece;

@@ -1,6 +1,6 @@
 import { SnapshotUnreadableError, type SnapshotInfo, type StoreEngine } from '../../store/engine/interface.js';
-import { FIXTURE_COLLECTIONS, FixtureError, type Records } from '../../store/fixture.js';
-import { loadedRecords, readFixtures } from '../../store/seed.js';
+import { FIXTURE_COLLECTIONS, FixtureError, type Records } from '../../store/fixtures/import.js';
+import { loadedRecords, readFixtures } from '../../store/fixtures/seed.js';
 import { ProblemError } from '../problems.js';
 
 /** Where `--seed` files of the first start are remembered (so `reset --to seed` can load them again). */

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ABILITIES, type Ability } from '../../contract/enums.js';
-import { hashToken, tokenId } from '../../store/fixture.js';
+import { hashToken, tokenId } from '../../store/fixtures/import.js';
 import { isGrantToken, type StoredToken } from '../../store/oauth-tokens.js';
 import type { SessionRecord, TokenRecord, UserRecord } from '../../store/records.js';
 import type { ReadTx, StoreEngine } from '../../store/engine/interface.js';

@@ -156,7 +156,7 @@ export interface SnapshotInfo {
  */
 export const SNAPSHOT_KEPT: readonly CollectionName[] = ['settings', 'named_snapshots'];
 /**
- * What a snapshot holds: what a fixture export does (fixture-schema.ts, FIXTURE_COLLECTIONS), the
+ * What a snapshot holds: what a fixture export does (fixtures/schema.ts, FIXTURE_COLLECTIONS), the
  * threads with their messages. A restore empties the other replaced collections (idempotency
  * records, OAuth codes, rate-limit buckets, sessions).
  */

@@ -13,13 +13,13 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { privateDir } from '../../private-dir.js';
-import { FixtureError, parseFixture, putRecords, recordCount } from '../fixture.js';
+import { FixtureError, parseFixture, putRecords, recordCount } from '../fixtures/import.js';
 import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
 import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
-import { isSnapshotFile, SnapshotError } from '../snapshot.js';
+import { isSnapshotFile, SnapshotError } from './snapshot.js';
 import { scanEntries, type SortedIndex } from '../sorted-index.js';
-import type { Op, State } from '../state.js';
-import { Store, type StoreOptions } from '../store.js';
+import type { Op, State } from './state.js';
+import { Store, type StoreOptions } from './store.js';
 import {
   checkLoad,
   CLOCK_OFFSET_SETTING,

@@ -1,7 +1,7 @@
 // docs/security.md#signing-in-on-pages: off loopback a dashboard session is limited by the personal access token it signed
 // in with: the sections its abilities read, the workspaces it reaches, and no longer than it lives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../../src/store/fixtures/import.js';
 import { dashboardEnv, type DashboardEnv } from '../../support/dashboard.js';
 import { demo } from '../../support/server.js';
 

@@ -9,11 +9,11 @@ import { exchangeCode } from '../../../src/server/oauth/grants/authorization-cod
 import { refreshTokens } from '../../../src/server/oauth/grants/refresh-token.js';
 import { findClient, type Client } from '../../../src/server/oauth/models/client.js';
 import { issueCode } from '../../../src/server/oauth/models/code.js';
-import { exportDocument, hashToken, importRecords, parseFixture, tokenId } from '../../../src/store/fixture.js';
+import { exportDocument, hashToken, importRecords, parseFixture, tokenId } from '../../../src/store/fixtures/import.js';
 import type { StoreEngine } from '../../../src/store/engine/interface.js';
 import { JsonEngine } from '../../../src/store/json/engine.js';
 import { PostgresEngine } from '../../../src/store/postgres/engine.js';
-import { Store } from '../../../src/store/store.js';
+import { Store } from '../../../src/store/json/store.js';
 import { pruneOAuth } from '../../../src/server/oauth/models/prune.js';
 import { moveClock, pkce, resetClock, storeNow, tokenRequest } from '../../support/oauth.js';
 import { demo, onPort, tempDir, TestClock } from '../../support/server.js';
@@ -250,7 +250,7 @@ describe('the current refresh token survives', () => {
     }
   });
 
-  // Exports read the JSON store's records (fixture-export.ts); on PostgreSQL snapshots are table copies.
+  // Exports read the JSON store's records (fixtures/export.ts); on PostgreSQL snapshots are table copies.
   it.skipIf(process.env.WCM_TEST_STORE === 'postgres')(
     'an export (as emulator snapshots save) carries the current refresh token, and imports into a working store',
     async () => {

@@ -4,7 +4,7 @@
 // self-registered client before sign-in, the unverified name on consent, /api/v1's own metadata
 // and the scope on a 401 from /mcp.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../../src/store/fixtures/import.js';
 import { authorizeUrl, FormBrowser, pkce, tokenRequest } from '../../support/oauth.js';
 import { demo, onPort } from '../../support/server.js';
 

@@ -3,7 +3,7 @@
 // is deleted by an owner only. The real server (on the run's store) and its App, called without a socket.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTools } from '../../../src/mcp/tools.js';
-import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../../src/store/fixtures/import.js';
 import { demo, onPort, sendJson } from '../../support/server.js';
 
 let server: Awaited<ReturnType<typeof onPort>>;

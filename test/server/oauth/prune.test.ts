@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OAuthPruner, pruneOAuth } from '../../../src/server/oauth/models/prune.js';
-import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../../src/store/fixtures/import.js';
 import type { CollectionName } from '../../../src/store/records.js';
 import { demo, onPort, TestClock } from '../../support/server.js';
 

@@ -8,7 +8,7 @@ import { refreshTokens } from '../../../src/server/oauth/grants/refresh-token.js
 import { findClient } from '../../../src/server/oauth/models/client.js';
 import { issueCode } from '../../../src/server/oauth/models/code.js';
 import { OAuthError } from '../../../src/server/oauth/errors.js';
-import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../../src/store/fixtures/import.js';
 import { refreshStateOf } from '../../../src/store/oauth-tokens.js';
 import { authenticate } from '../../../src/server/auth.js';
 import { sessionKey } from '../../../src/server/web/session.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StripePaymentProvider } from '../../../src/server/payments/stripe.js';
-import { nodeFileLayer, type FileLayer } from '../../../src/store/files.js';
+import { nodeFileLayer, type FileLayer } from '../../../src/store/json/files.js';
 import { cardDeclined, paymentIntentCreated, stripeStub } from './stripe-stub.js';
 import { SECRET, demo, payUrl, publicApp, type PublicApp } from './harness.js';
 

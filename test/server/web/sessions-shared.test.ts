@@ -3,11 +3,11 @@ import { App, type Routes } from '../../../src/server/app.js';
 import { htmlResponse } from '../../../src/server/web/html.js';
 import { SESSION_COOKIE, sessionKey, Sessions } from '../../../src/server/web/session.js';
 import { signIn } from '../../../src/server/web/signin.js';
-import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../../src/store/fixtures/import.js';
 import { CLOCK_OFFSET_SETTING, type StoreEngine } from '../../../src/store/engine/interface.js';
 import { JsonEngine } from '../../../src/store/json/engine.js';
 import { PostgresEngine } from '../../../src/store/postgres/engine.js';
-import { Store } from '../../../src/store/store.js';
+import { Store } from '../../../src/store/json/store.js';
 import { freshDatabase, freshSchema } from '../../support/postgres.js';
 import { TestClock, tempDir } from '../../support/server.js';
 

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App, type Routes } from '../../../src/server/app.js';
-import { hashToken, tokenId } from '../../../src/store/fixture.js';
+import { hashToken, tokenId } from '../../../src/store/fixtures/import.js';
 import { html, htmlResponse, layout, messagePage, parseForm } from '../../../src/server/web/html.js';
 import { checkCsrf, MAX_SESSIONS, SESSION_COOKIE, sessionKey, Sessions } from '../../../src/server/web/session.js';
 import { isLoopbackHost, safeReturnTo, signIn, SIGNIN_CSRF_COOKIE } from '../../../src/server/web/signin.js';

@@ -1,5 +1,5 @@
 import type { ReadTx, WriteTx } from '../../../store/engine/interface.js';
-import { hashToken, tokenId } from '../../../store/fixture.js';
+import { hashToken, tokenId } from '../../../store/fixtures/import.js';
 import type { AppResponse } from '../../app.js';
 import type { RequestInfo } from '../../context.js';
 import { authenticateClient, triedBasic } from '../checks/client-auth.js';

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { hashToken } from '../../../store/fixture.js';
+import { hashToken } from '../../../store/fixtures/import.js';
 import type { ReadTx } from '../../../store/engine/interface.js';
 import type { RequestInfo } from '../../context.js';
 import { OAuthError } from '../errors.js';

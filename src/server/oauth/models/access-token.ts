@@ -1,6 +1,6 @@
 import type { Ability } from '../../../contract/enums.js';
 import type { WriteTx } from '../../../store/engine/interface.js';
-import { hashToken, tokenId } from '../../../store/fixture.js';
+import { hashToken, tokenId } from '../../../store/fixtures/import.js';
 import type { GrantTokenRecord } from '../../../store/oauth-tokens.js';
 import type { OAuthGrantRecord } from '../../../store/records.js';
 import { newSecret } from '../../ids.js';

@@ -1,4 +1,4 @@
-import { hashToken } from '../../../store/fixture.js';
+import { hashToken } from '../../../store/fixtures/import.js';
 import type { ReadTx } from '../../../store/engine/interface.js';
 import type { OAuthAppRecord } from '../../../store/records.js';
 import { newSecret } from '../../ids.js';

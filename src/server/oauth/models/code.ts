@@ -1,5 +1,5 @@
 import type { ReadTx, StoreEngine, WriteTx } from '../../../store/engine/interface.js';
-import { hashToken } from '../../../store/fixture.js';
+import { hashToken } from '../../../store/fixtures/import.js';
 import type { OAuthCodeRecord } from '../../../store/records.js';
 import { newSecret } from '../../ids.js';
 import { CODE_SECONDS, iso } from '../time.js';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ReadTx, StoreEngine, WriteTx } from '../../../store/engine/interface.js';
-import { hashToken } from '../../../store/fixture.js';
+import { hashToken } from '../../../store/fixtures/import.js';
 import {
   ACCESS_SECONDS,
   isGrantToken,

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { acquireLock } from './lock.js';
-import { ownsDataDir, privateDir } from '../private-dir.js';
+import { ownsDataDir, privateDir } from '../../private-dir.js';
 import { fileExists, nodeFileLayer, SYNC_SLOTS, type FileLayer } from './files.js';
-import { MEMORY_ONLY, type CollectionName, type Tx } from './records.js';
+import { MEMORY_ONLY, type CollectionName, type Tx } from '../records.js';
 import { loadBase, readConsistently, replayJournal } from './recover.js';
 import { linkSaved, rebaseSaved, replaceAll, replaceCount, sameFile } from './restore.js';
 import { BulkNotDurableError, heldReplace, type HeldReplace } from './held.js';

@@ -1,5 +1,5 @@
-import type { IndexedRecord, IndexName, SortedIndex } from './indexes.js';
-import type { CollectionName, RecordTypes } from './records.js';
+import type { IndexedRecord, IndexName, SortedIndex } from '../indexes.js';
+import type { CollectionName, RecordTypes } from '../records.js';
 import { snapshotChunks } from './snapshot-writer.js';
 import { State } from './state.js';
 

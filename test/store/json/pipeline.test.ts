@@ -1,9 +1,9 @@
 import { constants, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
-import { defaultPipelineDepth } from '../../src/store/store.js';
-import { STORE_TEST_WS, crashCopy, listing, listingTitles, until, useTempStores } from '../support/store.js';
+import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../../src/store/json/files.js';
+import { defaultPipelineDepth } from '../../../src/store/json/store.js';
+import { STORE_TEST_WS, crashCopy, listing, listingTitles, until, useTempStores } from '../../support/store.js';
 
 const stores = useTempStores();
 let dir: string;
@@ -284,7 +284,7 @@ describe('pipelined commits', () => {
   });
 
   it('the node journal writes through an O_DSYNC file description per concurrent write, and closes them', async () => {
-    const { SYNC_SLOTS } = await import('../../src/store/files.js');
+    const { SYNC_SLOTS } = await import('../../../src/store/json/files.js');
     const file = path.join(dir, 'j.journal');
     const fds = () => readdirSync('/proc/self/fd');
     const before = fds().length;

@@ -3,9 +3,9 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../src/store/files.js';
-import { Store } from '../../src/store/store.js';
-import { ROOT } from '../support/server.js';
+import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../../src/store/json/files.js';
+import { Store } from '../../../src/store/json/store.js';
+import { ROOT } from '../../support/server.js';
 import {
   STORE_TEST_WS,
   crashCopy,
@@ -14,7 +14,7 @@ import {
   readSnapshotFile,
   until,
   useTempStores,
-} from '../support/store.js';
+} from '../../support/store.js';
 
 // Automatic compaction on the pipelined journal runs beside the writes: the snapshot is encoded
 // and written while later batches are appended, then the journal is replaced by those batches.
@@ -243,7 +243,7 @@ describe('SIGKILL while compactions run beside the writes (a child process on th
   // prints each listing's number once its write is acknowledged. It is killed at a random moment:
   // during an encoding, a snapshot rename, a journal replacement or a batch, whichever comes.
   const CHILD = `
-    const { Store } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/src/store/store.js')).href)});
+    const { Store } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/src/store/json/store.js')).href)});
     const { listing } = { listing: (n) => ({ id: '00000000-0000-4000-8000-' + String(n).padStart(12, '0'), workspace_id: '${STORE_TEST_WS}', title: 'L' + n, template_slug: 'faq', items: [], button_id: null, created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString() }) };
     const [file, from] = process.argv.slice(2);
     const s = await Store.open(file, { compactBytes: 8192 });

@@ -2,13 +2,20 @@ import { appendFileSync, existsSync, readFileSync, statSync, truncateSync, write
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/server/app.js';
-import { fileEngine, seedStore } from '../support/seed-store.js';
-import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
-import { Store, StoreCorruptError } from '../../src/store/store.js';
-import { DEMO, demo } from '../support/server.js';
-import { expectProblem } from '../support/problem.js';
-import { STORE_TEST_WS, crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
+import { App } from '../../../src/server/app.js';
+import { fileEngine, seedStore } from '../../support/seed-store.js';
+import { nodeFileLayer, type FileLayer } from '../../../src/store/json/files.js';
+import { Store, StoreCorruptError } from '../../../src/store/json/store.js';
+import { DEMO, demo } from '../../support/server.js';
+import { expectProblem } from '../../support/problem.js';
+import {
+  STORE_TEST_WS,
+  crashCopy,
+  listing,
+  listingTitles,
+  readSnapshotFile,
+  useTempStores,
+} from '../../support/store.js';
 
 const stores = useTempStores();
 let dir: string;

@@ -1,9 +1,9 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createNodeFileLayer, DEFAULT_PREALLOCATE, nodeFileLayer } from '../../src/store/files.js';
-import { Store } from '../../src/store/store.js';
-import { crashCopy, listing, listingTitles, useTempStores } from '../support/store.js';
+import { createNodeFileLayer, DEFAULT_PREALLOCATE, nodeFileLayer } from '../../../src/store/json/files.js';
+import { Store } from '../../../src/store/json/store.js';
+import { crashCopy, listing, listingTitles, useTempStores } from '../../support/store.js';
 
 const stores = useTempStores();
 /** Preallocating from the first write, 4 KiB ahead: a few listings cross a chunk. */

@@ -1,6 +1,6 @@
-import type { CollectionName } from './records.js';
+import type { CollectionName } from '../records.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError } from './snapshot.js';
-import { NL } from './json-bytes.js';
+import { NL } from '../json-bytes.js';
 
 /*
  * Writing the snapshot file (format in snapshot.ts): the whole state encoded chunk by chunk, so a

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { FileLayer } from './files.js';
 import { scanJournal } from './journal.js';
-import { LAZY_COLLECTIONS, type CollectionName } from './records.js';
+import { LAZY_COLLECTIONS, type CollectionName } from '../records.js';
 import { readSnapshot, SnapshotError, upgradeRecord } from './snapshot.js';
 import { StoreCorruptError, type Op, type State } from './state.js';
 

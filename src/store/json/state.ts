@@ -7,8 +7,8 @@ import {
   type IndexName,
   type LookupDef,
   type LookupName,
-} from './indexes.js';
-import type { SortedIndex } from './sorted-index.js';
+} from '../indexes.js';
+import type { SortedIndex } from '../sorted-index.js';
 import {
   COLLECTIONS,
   LAZY_COLLECTIONS,
@@ -16,7 +16,7 @@ import {
   type CollectionName,
   type RecordTypes,
   type Tx,
-} from './records.js';
+} from '../records.js';
 import type { SnapshotSection } from './snapshot-writer.js';
 
 export class StoreCorruptError extends Error {}

@@ -1,5 +1,5 @@
 import type { Committer, Pending } from './commit.js';
-import { StoreUnavailableError } from './engine/interface.js';
+import { StoreUnavailableError } from '../engine/interface.js';
 
 /** What heldReplace needs of the store. */
 export interface HeldReplace {

@@ -1,19 +1,19 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { App } from '../../src/server/app.js';
-import { fileEngine, seedStore } from '../support/seed-store.js';
-import { threadContactPartitions } from '../../src/store/indexes.js';
-import { JsonEngine } from '../../src/store/json/engine.js';
-import type { ThreadRecord } from '../../src/store/records.js';
-import { readSnapshot } from '../../src/store/snapshot.js';
-import { encodeSnapshot } from '../../src/store/snapshot-writer.js';
-import { Store, StoreCorruptError } from '../../src/store/store.js';
-import { putThread } from '../../src/store/threads.js';
-import { deleteThread, getFullThread } from '../support/threads.js';
-import { eng, fixture, t, writeEngagementFixture } from '../support/engagement.js';
-import { sendJson } from '../support/server.js';
-import { crashCopy, listing, readSnapshotFile, useTempStores } from '../support/store.js';
+import { App } from '../../../src/server/app.js';
+import { fileEngine, seedStore } from '../../support/seed-store.js';
+import { threadContactPartitions } from '../../../src/store/indexes.js';
+import { JsonEngine } from '../../../src/store/json/engine.js';
+import type { ThreadRecord } from '../../../src/store/records.js';
+import { readSnapshot } from '../../../src/store/json/snapshot.js';
+import { encodeSnapshot } from '../../../src/store/json/snapshot-writer.js';
+import { Store, StoreCorruptError } from '../../../src/store/json/store.js';
+import { putThread } from '../../../src/store/threads.js';
+import { deleteThread, getFullThread } from '../../support/threads.js';
+import { eng, fixture, t, writeEngagementFixture } from '../../support/engagement.js';
+import { sendJson } from '../../support/server.js';
+import { crashCopy, listing, readSnapshotFile, useTempStores } from '../../support/store.js';
 
 const stores = useTempStores();
 const threads = `/v1/workspaces/${eng.wsA}/threads`;
@@ -126,7 +126,7 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
   });
 
   it('exports the same fixture before and after a restart', async () => {
-    const { exportFixture } = await import('../../src/store/fixture.js');
+    const { exportFixture } = await import('../../../src/store/fixtures/import.js');
     const file = await seeded();
     const a = await stores.open(path.join(stores.dir, 'fresh.json'));
     await seedStore(a, [writeEngagementFixture(stores.dir)]);

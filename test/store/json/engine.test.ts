@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JsonEngine } from '../../src/store/json/engine.js';
-import type { TokenRecord } from '../../src/store/records.js';
-import { listing, useTempStores } from '../support/store.js';
+import { JsonEngine } from '../../../src/store/json/engine.js';
+import type { TokenRecord } from '../../../src/store/records.js';
+import { listing, useTempStores } from '../../support/store.js';
 
 const stores = useTempStores();
 const token = (n: number, sha: string): TokenRecord => ({

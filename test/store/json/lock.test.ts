@@ -3,9 +3,9 @@ import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock, readLock, StoreLockedError } from '../../src/store/lock.js';
-import { Store } from '../../src/store/store.js';
-import { tempDir } from '../support/server.js';
+import { acquireLock, readLock, StoreLockedError } from '../../../src/store/json/lock.js';
+import { Store } from '../../../src/store/json/store.js';
+import { tempDir } from '../../support/server.js';
 
 let dir: string;
 let cleanup: () => void;

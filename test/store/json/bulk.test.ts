@@ -1,14 +1,14 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importRecords, parseFixture } from '../../src/store/fixture.js';
-import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
-import { readSnapshot } from '../../src/store/snapshot.js';
-import { encodeSnapshot, snapshotChunks } from '../../src/store/snapshot-writer.js';
-import { BULK_RECORDS } from '../../src/store/store.js';
-import { generateThreads } from '../support/generate-threads.mjs';
-import { DEMO } from '../support/server.js';
-import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
+import { importRecords, parseFixture } from '../../../src/store/fixtures/import.js';
+import { nodeFileLayer, type FileLayer } from '../../../src/store/json/files.js';
+import { readSnapshot } from '../../../src/store/json/snapshot.js';
+import { encodeSnapshot, snapshotChunks } from '../../../src/store/json/snapshot-writer.js';
+import { BULK_RECORDS } from '../../../src/store/json/store.js';
+import { generateThreads } from '../../support/generate-threads.mjs';
+import { DEMO } from '../../support/server.js';
+import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../../support/store.js';
 
 // Bulk loads (seed, import, reset) are written as the store's snapshot, never as one giant journal
 // line (docs/server.md, bulk loads).

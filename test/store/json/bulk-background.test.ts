@@ -1,15 +1,15 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeFileLayer, type FileLayer } from '../../src/store/files.js';
-import { BulkNotDurableError } from '../../src/store/held.js';
-import { StoreUnavailableError } from '../../src/store/engine/interface.js';
-import { extendServer } from '../../src/server/extend.js';
-import { startLocalServer } from '../../src/server/serve.js';
-import { BULK_RECORDS, type Tx } from '../../src/store/store.js';
-import { generateThreads } from '../support/generate-threads.mjs';
-import { DEMO, demo, fileStoreOf } from '../support/server.js';
-import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../support/store.js';
+import { nodeFileLayer, type FileLayer } from '../../../src/store/json/files.js';
+import { BulkNotDurableError } from '../../../src/store/json/held.js';
+import { StoreUnavailableError } from '../../../src/store/engine/interface.js';
+import { extendServer } from '../../../src/server/extend.js';
+import { startLocalServer } from '../../../src/server/serve.js';
+import { BULK_RECORDS, type Tx } from '../../../src/store/json/store.js';
+import { generateThreads } from '../../support/generate-threads.mjs';
+import { DEMO, demo, fileStoreOf } from '../../support/server.js';
+import { crashCopy, listing, listingTitles, readSnapshotFile, useTempStores } from '../../support/store.js';
 
 // Store.bulk({ background }), what `wcm serve --seed` uses: it resolves once the load is in memory,
 // handing out the promise of its snapshot, which is still being written; every write waits until that is durable, and

@@ -1,7 +1,7 @@
 import { constants as fsc } from 'node:fs';
 import { link, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { COLLECTIONS, type CollectionName, type Tx } from './records.js';
+import { COLLECTIONS, type CollectionName, type Tx } from '../records.js';
 import { readSnapshot, SnapshotError } from './snapshot.js';
 import { patchSaved, rebaseSnapshot } from './snapshot-writer.js';
 import { State } from './state.js';

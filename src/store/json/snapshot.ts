@@ -1,6 +1,6 @@
-import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName } from './records.js';
-import { splitThread, type FullThread } from './threads.js';
-import { TAB, NL, QUOTE, BACKSLASH, CLOSE_BRACE } from './json-bytes.js';
+import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName } from '../records.js';
+import { splitThread, type FullThread } from '../threads.js';
+import { TAB, NL, QUOTE, BACKSLASH, CLOSE_BRACE } from '../json-bytes.js';
 
 /**
  * The snapshot file (`FILE`): the whole state at one journal sequence number, replaced atomically.
