@@ -23,7 +23,7 @@ export function splitThread(t: FullThread): { thread: ThreadRecord; messages: Th
   return { thread, messages: { id: t.id, messages } };
 }
 
-/** What a thread's record says of its messages (the messages themselves may be bytes, fixtures/raw.ts). */
+/** What a thread's record says of its messages (the messages themselves may be bytes, fixtures/parse.ts). */
 export interface MessagesSummary {
   channels: ThreadRecord['channels'];
   count: number;

@@ -31,7 +31,7 @@ export class LazyLines {
 
   /**
    * A thread's messages record whose messages array is JSON already, in the store's form
-   * (fixtures/raw.ts): `src[start, end)` is copied as it is. The same line as `add` would write.
+   * (fixtures/parse.ts, rawThread): `src[start, end)` is copied as it is. The same line as `add` would write.
    */
   addJson(id: string, src: Buffer, start: number, end: number): void {
     const key = JSON.stringify(id);
