@@ -5,7 +5,29 @@
 import autocannon from 'autocannon';
 
 const spec = JSON.parse(process.argv[2]);
+// `rotate` (the pg-rss row): every request another read path, and with `users`, another user's
+// token (auth-data.mjs), walking them in a scattered order; with `token` and `ws`, that one token.
+let requests;
+if (spec.rotate) {
+  const { benchUser, READ_PATHS } = await import('./auth-data.mjs');
+  const { users, token, ws } = spec.rotate;
+  const base = new URL(spec.url).pathname.replace(/\/$/, '');
+  let n = 0;
+  requests = [
+    {
+      setupRequest: (req) => {
+        n++;
+        const u = users ? benchUser((n * 7919) % users) : { ws, tokens: [token] };
+        const paths = READ_PATHS(u.ws);
+        req.path = base + paths[n % paths.length];
+        req.headers = { ...req.headers, authorization: `Bearer ${u.tokens[n % u.tokens.length]}` };
+        return req;
+      },
+    },
+  ];
+}
 const result = await autocannon({
+  requests,
   url: spec.url,
   method: spec.method ?? 'GET',
   headers: spec.headers ?? {},

@@ -5,6 +5,8 @@
 import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './datasets.mjs';
+import { delayProxy } from './delay-proxy.mjs';
+import { benchUser, writeAuthFixture } from './auth-data.mjs';
 import { httpRequest, median } from './procs.mjs';
 
 const DEMO_OWNER = 'wcm_pat_demoOwnerAllAbilities0123456789abcdefghi';
@@ -265,8 +267,243 @@ export function pgSections(ctx) {
     );
   }
 
+  /**
+   * Durable writes from two `wcm serve` processes against one, each process behind its own TCP
+   * proxy that holds every chunk 5 ms each way (10 ms a round trip), as a database on another host
+   * would. The same total load either way, at two sizes: 10 connections (the other rows' load) and
+   * 32 (enough to fill both processes' pools of 8). pg_locks is sampled every 100 ms meanwhile.
+   */
+  async function twoDelayed() {
+    const DELAY_MS = 5;
+    const url = await seeded('wcm_write', [ctx.data.listings.fixture]);
+    const target = new URL(url);
+    const proxies = [];
+    const sampled = { one: newSample(), two: newSample() };
+    let phase = null;
+    const out = [];
+    let a;
+    let b;
+    let sampler;
+    try {
+      for (let i = 0; i < 2; i++)
+        proxies.push(await delayProxy({ host: target.hostname, port: Number(target.port) }, DELAY_MS));
+      const via = (p) => {
+        const u = new URL(url);
+        u.port = String(p.port);
+        return u.href;
+      };
+      a = await ctx.startWcm(null, { store: via(proxies[0]) });
+      b = await ctx.startWcm(null, { store: via(proxies[1]) });
+      for (const s of [a, b]) {
+        const probe = await httpRequest(writeSpec(s).url, writeSpec(s));
+        if (probe.status !== 201) throw new Error(`createListing answered ${probe.status}: ${probe.body}`);
+      }
+      const rtt = await roundTrip(via(proxies[0]));
+      log(`pg two (delay): a query's round trip through the proxy ${fmt.ms(rtt)} ms`);
+      let busy = false;
+      sampler = setInterval(async () => {
+        if (!phase || busy) return;
+        busy = true;
+        const into = sampled[phase];
+        try {
+          const [r] = await sql`select
+              (select count(*) from pg_locks where locktype = 'advisory' and not granted)::int as adv_wait,
+              (select count(*) from pg_locks where locktype = 'advisory' and granted)::int as adv_held,
+              (select count(*) from pg_locks where not granted)::int as waiting,
+              (select coalesce(json_object_agg(locktype, n), '{}') from
+                (select locktype, count(*)::int as n from pg_locks where not granted group by 1) w) as by_type`;
+          into.samples++;
+          into.advWait = Math.max(into.advWait, r.adv_wait);
+          into.advHeld = Math.max(into.advHeld, r.adv_held);
+          into.waiting = Math.max(into.waiting, r.waiting);
+          for (const [k, v] of Object.entries(r.by_type ?? {})) into.byType[k] = Math.max(into.byType[k] ?? 0, v);
+        } catch (err) {
+          into.errors++;
+          log(`pg_locks sample failed: ${err.message}`);
+        } finally {
+          busy = false;
+        }
+      }, 100);
+      for (const total of [cfg.connections, 32]) {
+        for (const s of [a, b]) await ctx.load(s, { ...writeSpec(s), connections: total / 2, duration: 2 });
+        const one = async (seconds) => {
+          phase = 'one';
+          try {
+            return await ctx.load(a, { ...writeSpec(a), connections: total, duration: seconds });
+          } finally {
+            phase = null;
+          }
+        };
+        const both = async (seconds) => {
+          phase = 'two';
+          try {
+            const rs = await Promise.all(
+              [a, b].map((s) => ctx.load(s, { ...writeSpec(s), connections: total / 2, duration: seconds })),
+            );
+            return {
+              ok: rs[0].ok + rs[1].ok,
+              non2xx: rs[0].non2xx + rs[1].non2xx,
+              errors: rs[0].errors + rs[1].errors,
+              statusCodes: { ...rs[0].statusCodes, ...rs[1].statusCodes },
+              durationS: rs[0].durationS,
+              rps: rs[0].rps + rs[1].rps,
+              latency: { p50: Math.max(rs[0].latency.p50, rs[1].latency.p50) },
+              cpuPerRequestMs: (rs[0].cpuPerRequestMs + rs[1].cpuPerRequestMs) / 2,
+            };
+          } finally {
+            phase = null;
+          }
+        };
+        const seconds = Math.max(2, cfg.duration / 2);
+        const ratios = [];
+        const sums = { one: [], two: [], p50one: [], p50two: [] };
+        for (let r = 0; r < (cfg.quick ? 2 : 6); r++) {
+          const order = r % 2 ? ['two', 'one'] : ['one', 'two'];
+          const got = {};
+          for (const k of order) got[k] = k === 'one' ? await one(seconds) : await both(seconds);
+          ctx.checkLoad(`two processes, 5 ms away: writes, ${total} connections`, got.two);
+          ctx.checkLoad(`one process, 5 ms away: writes, ${total} connections`, got.one);
+          sums.one.push(got.one.rps);
+          sums.two.push(got.two.rps);
+          sums.p50one.push(got.one.latency.p50);
+          sums.p50two.push(got.two.latency.p50);
+          ratios.push(got.two.rps / got.one.rps);
+        }
+        log(
+          `pg two (delay ${DELAY_MS} ms each way), ${total} connections: one ${sums.one.map(fmt.rps).join(' ')}; two ${sums.two.map(fmt.rps).join(' ')} req/s; ratios ${ratios.map(fmt.x).join(' ')}`,
+        );
+        out.push({
+          total,
+          one: median(sums.one),
+          two: median(sums.two),
+          p50one: median(sums.p50one),
+          p50two: median(sums.p50two),
+          ratios,
+        });
+      }
+      out.rtt = rtt;
+    } finally {
+      clearInterval(sampler);
+      phase = null;
+      if (a) await ctx.stopWcm(a);
+      if (b) await ctx.stopWcm(b);
+      for (const p of proxies) await p.close();
+    }
+    const t = sampled.two;
+    log(
+      `pg_locks during the two-process windows: ${JSON.stringify(t)}; one-process windows: ${JSON.stringify(sampled.one)}`,
+    );
+    const ratio = median(out.at(-1).ratios);
+    const byType = (s) =>
+      Object.entries(s.byType)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none';
+    row(
+      `durable createListing from two \`wcm serve\` processes on one PostgreSQL database, each behind a proxy adding ${DELAY_MS} ms each way (a query's round trip ${fmt.ms(out.rtt)} ms), the load split between them, against the same load on one process: req/s (p50)`,
+      out.map((o) => `${o.total} connections: ${fmt.rps(o.two)} req/s (p50 ${fmt.ms(o.p50two)} ms)`).join('<br>'),
+      out
+        .map((o) => `one process, ${o.total} connections: ${fmt.rps(o.one)} req/s (p50 ${fmt.ms(o.p50one)} ms)`)
+        .join('<br>') +
+        `<br>pg_locks every 100 ms in the two-process windows (${t.samples} samples): advisory locks waiting at most ${t.advWait}, held at most ${t.advHeld}; any lock waiting at most ${t.waiting} (by type: ${byType(t)})`,
+      out
+        .map(
+          (o) =>
+            `${o.total} connections: ${fmt.x(median(o.ratios))} (rounds ${fmt.x(Math.min(...o.ratios))}–${fmt.x(Math.max(...o.ratios))})`,
+        )
+        .join('<br>') + `<br>advisory waits: ${t.advWait}`,
+      `≥ 1.7× at 32 connections; 0 advisory-lock waits`,
+      ratio >= 1.7 && t.advWait === 0 && t.samples > 0,
+    );
+  }
+
+  function newSample() {
+    return { samples: 0, errors: 0, advWait: 0, advHeld: 0, waiting: 0, byType: {} };
+  }
+
+  /** The median time of `select 1` over `storeUrl`, on a connection of its own. */
+  async function roundTrip(storeUrl) {
+    const { default: postgres } = await import('postgres');
+    const c = postgres(storeUrl, { max: 1, onnotice: () => {} });
+    try {
+      await c`select 1`;
+      const times = [];
+      for (let i = 0; i < 20; i++) {
+        const t0 = performance.now();
+        await c`select 1`;
+        times.push(performance.now() - t0);
+      }
+      return median(times);
+    } finally {
+      await c.end({ timeout: 5 });
+    }
+  }
+
+  /**
+   * RSS of `wcm serve` on a PostgreSQL schema holding many users (300k tokens, 100k OAuth grants,
+   * 100k users, on top of the demo) against the same serve on the demo alone: at its first answer
+   * and after a read load that authenticates every request with another token.
+   */
+  async function rss() {
+    const users = cfg.quick ? 10_000 : 100_000;
+    const big = await writeAuthFixture(path.join(cfg.dir, `auth-${users}.json`), users);
+    const t = performance.now();
+    const bigUrl = await seeded(`wcm_auth_${users}`, [ctx.DEMO, big]);
+    log(`pg rss: the ${fmt.n(users)}-user schema ready in ${fmt.ms(performance.now() - t)} ms`);
+    const demoUrl = await seeded('wcm_demo', [ctx.DEMO]);
+    const probeUser = benchUser(users - 1);
+    const sides = {
+      demo: { url: demoUrl, rotate: { token: DEMO_OWNER, ws: DEMO_WS }, probe: { token: DEMO_OWNER, ws: DEMO_WS } },
+      big: { url: bigUrl, rotate: { users }, probe: { token: probeUser.tokens[2], ws: probeUser.ws } },
+    };
+    const seconds = cfg.quick ? 3 : 10;
+    const rounds = cfg.quick ? 1 : 3;
+    const got = { demo: [], big: [] };
+    for (let r = 0; r < rounds; r++) {
+      for (const name of r % 2 ? ['big', 'demo'] : ['demo', 'big']) {
+        const side = sides[name];
+        const s = await ctx.startWcm(null, { store: side.url });
+        try {
+          const first = await httpRequest(`${s.url}/workspaces/${side.probe.ws}/lists?limit=20`, {
+            headers: { authorization: `Bearer ${side.probe.token}` },
+          });
+          if (first.status !== 200) throw new Error(`${name}: the first read answered ${first.status}: ${first.body}`);
+          const atFirst = ctx.memoryOf(s.child.pid);
+          const l = await ctx.load(s, { url: s.url, rotate: side.rotate, duration: seconds });
+          ctx.checkLoad(`pg rss: ${name} reads`, l);
+          const after = ctx.memoryOf(s.child.pid);
+          got[name].push({ first: atFirst.rssMB, after: after.rssMB, peak: after.hwmMB, rps: l.rps, ok: l.ok });
+          log(
+            `pg rss ${name}: first answer ${fmt.mb(atFirst.rssMB)}, after ${l.ok} reads (${fmt.rps(l.rps)} req/s) ${fmt.mb(after.rssMB)}, peak ${fmt.mb(after.hwmMB)}`,
+          );
+        } finally {
+          await ctx.stopWcm(s);
+        }
+      }
+    }
+    const m = (name, k) => median(got[name].map((g) => g[k]));
+    const rFirst = m('big', 'first') / m('demo', 'first');
+    const rAfter = m('big', 'after') / m('demo', 'after');
+    const text = (name) =>
+      `first answer ${fmt.mb(m(name, 'first'))}; after ${seconds} s of reads ${fmt.mb(m(name, 'after'))} (peak ${fmt.mb(m(name, 'peak'))}; ${fmt.rps(m(name, 'rps'))} req/s)`;
+    row(
+      `\`wcm serve\` on PostgreSQL holding ${fmt.n(users * 3)} tokens, ${fmt.n(users)} OAuth grants and ${fmt.n(users)} users (and the demo): RSS at the first answer and after reads that each authenticate with another token (the users in a scattered order, 2 personal tokens and 1 OAuth token each), median of ${rounds} starts`,
+      text('big'),
+      `the same serve on the demo fixture alone (one token): ${text('demo')}`,
+      `${fmt.x(rFirst)} at the first answer, ${fmt.x(rAfter)} after the reads`,
+      '≤ 1.25× the demo store’s',
+      rFirst <= 1.25 && rAfter <= 1.25,
+    );
+  }
+
   return {
-    sections: { 'pg-write': write, 'pg-read': read, 'pg-1m': million, 'pg-two': two },
+    sections: {
+      'pg-write': write,
+      'pg-read': read,
+      'pg-1m': million,
+      'pg-two': two,
+      'pg-two-delay': twoDelayed,
+      'pg-rss': rss,
+    },
     async close() {
       await sql?.end({ timeout: 5 });
       await cluster?.stop();

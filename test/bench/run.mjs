@@ -3,7 +3,7 @@
 // (what a user would pick instead) and with the floor (bare node:http), in the same run, on the
 // same generated data. Prints a markdown table and writes it to test/bench/last-results.md.
 //
-//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pull,cli-memory,pg-write,pg-read,pg-1m,pg-two] [--duration S] [--runs N] [--import-threads N]
+//   node test/bench/run.mjs [--quick] [--only startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pull,cli-memory,pg-write,pg-read,pg-1m,pg-two,pg-two-delay,pg-rss] [--duration S] [--runs N] [--import-threads N]
 //                           [--out FILE] [--dir DATA_DIR]
 // --quick: 10,000 records, 3 s load runs, 3 repeats (for developing the harness; figures are not
 // comparable with the full run).
@@ -65,7 +65,7 @@ const cfg = {
   only: new Set(
     opt(
       'only',
-      'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pull,cli-memory,pg-write,pg-read,pg-1m,pg-two',
+      'startup,read,paging,dashboard,mcp,tools-list,reset,import,write,cli,pull,cli-memory,pg-write,pg-read,pg-1m,pg-two,pg-two-delay,pg-rss',
     ).split(','),
   ),
   // `wcm local import` of a fixture this big (docs/server.md, bulk loads: 1,000,000 threads).
