@@ -506,6 +506,181 @@ describe.each([json, postgres])('the store interface on $name', (maker) => {
   });
 });
 
+/** The search rule as the API documents it: the query, lower-cased and without NUL, inside one field so treated. */
+const searchReference = (t: ThreadRecord, q: string): boolean => {
+  const form = (s: string) => s.toLowerCase().replace(/\u0000/g, '');
+  return [t.contact.name, t.contact.email, t.subject, t.last_message_body].some((f) => form(f ?? '').includes(form(q)));
+};
+
+describe('page with search: the same threads in the same order on both engines', () => {
+  // Text a search must treat as text: LIKE's wildcards and escape, quotes, case pairs outside
+  // ASCII (Turkish dotted I, sharp s, final sigma, a titlecase digraph), combining marks, a line
+  // break, an emoji (a surrogate pair) and a NUL.
+  const PIECES = [
+    'a',
+    'B',
+    '%',
+    '_',
+    '\\',
+    "'",
+    '"',
+    'İ',
+    'i̇',
+    'ß',
+    'SS',
+    'Σ',
+    'ς',
+    'σ',
+    'ǅ',
+    'é',
+    'É',
+    'e\u0301',
+    '\n',
+    '😀',
+    ' ',
+    '\u0000',
+    'Ω',
+    'ω',
+    'K',
+    'k',
+  ];
+  let seed = 7;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const text = (len: number) => Array.from({ length: len }, () => PIECES[rand(PIECES.length)]).join('');
+  const threads = Array.from({ length: 60 }, (_, i) =>
+    thread(i + 1, {
+      subject: rand(5) ? text(rand(8)) : null,
+      last_message_body: rand(5) ? text(rand(12)) : null,
+      contact: {
+        id: `c${i}`,
+        name: rand(3) ? text(rand(6)) : null,
+        email: rand(2) ? `${text(3)}@x.example` : null,
+        phone: null,
+      },
+      // A few threads share a last message time: the id tie-break orders them.
+      last_message_at: new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 3))).toISOString(),
+      status: i % 7 === 0 ? 'closed' : 'open',
+    }),
+  );
+  const needles = [
+    '',
+    '%',
+    '_',
+    '\\',
+    '%_',
+    "'",
+    '"',
+    "''",
+    'a%b',
+    'a_b',
+    '\\%',
+    'i',
+    'I',
+    'İ',
+    'i̇',
+    'ß',
+    'ss',
+    'SS',
+    'σ',
+    'Σ',
+    'ς',
+    'ǆ',
+    'ǅ',
+    'Ǆ',
+    'é',
+    'É',
+    'e\u0301',
+    '\n',
+    '😀',
+    '\ud83d',
+    '\u0000',
+    '\u0000a',
+    'a\nb',
+    'ω',
+    'k',
+    'K',
+    '@x.example',
+    'nothing like this',
+    ...Array.from({ length: 40 }, () => text(1 + rand(3))),
+  ];
+
+  it('every needle, paged 7 at a time, on json and postgres and by the rule', async () => {
+    const engines = await Promise.all([json.fresh(), postgres.fresh()]);
+    for (const { engine } of engines)
+      await engine.load(
+        ['threads'],
+        threads.map((t) => ['threads', t] as const),
+      );
+    // One written by a transaction rather than loaded: both ways of writing give its search text.
+    const written = thread(99, { subject: 'Ünïcödé %_\\ Σσς', last_message_at: null });
+    for (const { engine } of engines) await engine.write((tx) => tx.put('threads', written));
+    const all = [...threads, written];
+    const partition = threadFilterPartition(STORE_TEST_WS, 'inbox', undefined);
+    const expected = (q: string) =>
+      all
+        .filter((t) => t.status === 'open' && searchReference(t, q))
+        .sort((x, y) =>
+          x.last_message_at === y.last_message_at
+            ? x.id < y.id
+              ? 1
+              : -1
+            : x.last_message_at === null
+              ? 1
+              : y.last_message_at === null
+                ? -1
+                : x.last_message_at < y.last_message_at
+                  ? 1
+                  : -1,
+        )
+        .map((t) => t.id);
+    for (const q of needles) {
+      const got: string[][] = [];
+      for (const { engine } of engines) {
+        const ids: string[] = [];
+        let after: SortKey | null = null;
+        for (;;) {
+          const page = await engine.read((tx) =>
+            tx.page('threads', 'threadsByFilter', { partition, limit: 7, after, search: q }),
+          );
+          ids.push(...page.items.map((t) => t.id));
+          if (!page.more) break;
+          after = page.last;
+        }
+        got.push(ids);
+      }
+      expect({ q, json: got[0] }).toEqual({ q, json: expected(q) });
+      expect({ q, postgres: got[1] }).toEqual({ q, postgres: got[0] });
+    }
+    // Some needles match, some do not: the cases are not vacuous.
+    expect(needles.filter((q) => expected(q).length > 0 && expected(q).length < 40).length).toBeGreaterThan(20);
+  });
+
+  it('a search with a filter keeps both; a collection without searched fields refuses one', async () => {
+    for (const maker of [json, postgres]) {
+      const { engine } = await maker.fresh();
+      await engine.write(async (tx) => {
+        for (let i = 1; i <= 6; i++) await tx.put('threads', thread(i, { subject: i % 2 ? 'Refund' : 'Hours' }));
+      });
+      const partition = threadFilterPartition(STORE_TEST_WS, 'inbox', undefined);
+      const page = await engine.read((tx) =>
+        tx.page('threads', 'threadsByFilter', {
+          partition,
+          limit: 10,
+          search: 'REFUND',
+          filter: (t) => t.unread === false,
+        }),
+      );
+      expect(page.items.map((t) => t.subject)).toEqual(['T5', 'T3', 'T1'].map(() => 'Refund'));
+      expect(page.items.map((t) => t.id)).toEqual([thread(5).id, thread(3).id, thread(1).id]);
+      await expect(
+        engine.read((tx) =>
+          tx.page('listings', 'listingsByWorkspace', { partition: STORE_TEST_WS, limit: 5, search: 'x' }),
+        ),
+      ).rejects.toThrow(/no searched fields/);
+    }
+  });
+});
+
 describe.each([json, postgres])('named snapshots on $name', (maker) => {
   /** The listings' titles, read along their index (sorted: the index's order is not what this is about). */
   const titles = (engine: StoreEngine) =>

@@ -9,7 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ConflictError, type StoreEngine } from '../../src/store/engine/interface.js';
 import { StoreUnavailableError } from '../../src/store/engine/interface.js';
 import { PostgresEngine } from '../../src/store/postgres/engine.js';
-import type { TokenRecord } from '../../src/store/records.js';
+import postgres from 'postgres';
+import { threadFilterPartition } from '../../src/store/indexes.js';
+import type { ThreadRecord, TokenRecord } from '../../src/store/records.js';
 import { delayProxy } from '../support/delay-proxy.js';
 import { startBouncer, type Bouncer } from '../support/pgbouncer.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres.js';
@@ -216,6 +218,69 @@ describe('the PostgreSQL engine', () => {
     expect(await other.read((tx) => tx.count('listings', 'listingsByWorkspace', STORE_TEST_WS))).toBe(N + 1);
     expect((await other.read((tx) => tx.find('tokens', 'tokensBySha256', SHA)))?.id).toBe('tok_new');
   }, 120_000);
+
+  it("a schema of version 1 gets its search text: the threads and a named snapshot's copy are found by search, and keep their index", async () => {
+    const url = schemaUrl();
+    const schema = new URL(url).searchParams.get('schema') as string;
+    const thread = (n: number, subject: string): ThreadRecord => ({
+      id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+      workspace_id: STORE_TEST_WS,
+      subject,
+      status: 'open',
+      unread: false,
+      starred: false,
+      contact: { id: `c${n}`, name: null, email: null, phone: null },
+      channels: ['email'],
+      message_count: 1,
+      last_message_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+      last_message_body: null,
+    });
+    const a = await open(url);
+    // More than one batch of the migration's (a thousand rows a statement).
+    await a.load(
+      ['threads'],
+      Array.from(
+        { length: 1500 },
+        (_, k) => ['threads', thread(k + 1, (k + 1) % 500 ? `Hours ${k + 1}` : `Straße ${k + 1}`)] as const,
+      ),
+    );
+    await a.snapshots.save('before');
+    await a.close();
+    // Back to version 1: no search text, no search index.
+    const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
+    try {
+      await sql.unsafe(`drop index if exists ${schema}.wcm_c_threads_search`);
+      await sql.unsafe(`alter table ${schema}.wcm_c_threads drop column search_text`);
+      await sql.unsafe(`alter table ${schema}.wcm_s_threads drop column search_text`);
+      await sql.unsafe(`update ${schema}.wcm_engine_migrations set version = 1`);
+    } finally {
+      await sql.end();
+    }
+    const b = await open(url);
+    const partition = threadFilterPartition(STORE_TEST_WS, 'inbox', undefined);
+    const found = () =>
+      b.read((tx) => tx.page('threads', 'threadsByFilter', { partition, limit: 10, search: 'STRASSE' }));
+    // `ß` upper-cases to `SS` but `SS` lower-cases to `ss`: JavaScript's case mapping, not a folding.
+    expect((await found()).items).toEqual([]);
+    const street = () =>
+      b.read((tx) => tx.page('threads', 'threadsByFilter', { partition, limit: 10, search: 'STRAßE' }));
+    expect((await street()).items.map((t) => t.subject)).toEqual(['Straße 1500', 'Straße 1000', 'Straße 500']);
+    await b.write((tx) => tx.put('threads', thread(1500, 'Hours again')));
+    expect((await street()).items.length).toBe(2);
+    expect(await b.snapshots.restore('before')).toBe(true);
+    expect((await street()).items.length).toBe(3);
+    const check = postgres(db.url, { max: 1, onnotice: () => undefined });
+    try {
+      const [row] = await check.unsafe(
+        `select to_regclass($1) as t, (select max(version) from ${schema}.wcm_engine_migrations) as v`,
+        [`${schema}.wcm_c_threads_search`],
+      );
+      expect(row.t).not.toBeNull();
+      expect(row.v).toBe(2);
+    } finally {
+      await check.end();
+    }
+  });
 
   it('a database it cannot reach is a StoreUnavailableError', async () => {
     const u = new URL(db.url);

@@ -1,6 +1,6 @@
 import { operations } from '../../contract/operations.js';
 import type { ReadTx } from '../../store/engine/interface.js';
-import { INDEXES, threadFilterPartition } from '../../store/indexes.js';
+import { threadFilterPartition } from '../../store/indexes.js';
 import type { ThreadRecord } from '../../store/records.js';
 import type { SortKey } from '../../store/sorted-index.js';
 import { implement, type Handler } from '../context.js';
@@ -42,65 +42,13 @@ export function threadSummary(t: ThreadRecord) {
 const summaryJson = cachedJson(threadSummary);
 
 /**
- * What `q` is matched as: lower-cased, without NUL characters (PostgreSQL's text holds none, so
- * both stores drop them from the query and the fields alike and match the same threads).
- */
-export const searchForm = (s: string): string => s.toLowerCase().replace(/\u0000/g, '');
-
-/**
- * What `q` searches: contact name, email, subject and the last message (not earlier messages),
- * each in its search form, NUL between them so a query never matches across two fields. Records
- * are frozen and replaced whole, so the text is cached per record.
- */
-const haystacks = new WeakMap<ThreadRecord, string>();
-function haystack(t: ThreadRecord): string {
-  let s = haystacks.get(t);
-  if (s === undefined) {
-    s = [t.contact.name, t.contact.email, t.subject, t.last_message_body]
-      .map((v) => searchForm(v ?? ''))
-      .join('\u0000');
-    haystacks.set(t, s);
-  }
-  return s;
-}
-
-/** Rows read per step while `q` turns threads away: from a page's worth up to this many. */
-const SEARCH_BATCH_MAX = 1024;
-
-/**
  * One page of a view (and channel) partition of `threadsByFilter`, in list order (last message
- * newest first, then id), strictly after `after`. Without `q` the partition is the list: one
- * keyset read. With `q` the partition's threads are read in order, in growing batches, and matched
- * on their whole records (the index holds only its sort and filter members), until the page and
- * one more match are found or the partition ends.
+ * newest first, then id), strictly after `after`. `q` is the page's `search`: the store matches it
+ * on contact name, email, subject and the last message (src/store/search.ts), where the records
+ * are, so a search that matches few threads reads no more than those.
  */
-async function threadPage(
-  tx: ReadTx,
-  partition: string,
-  q: string,
-  after: SortKey | null,
-  limit: number,
-): Promise<{ items: ThreadRecord[]; last: SortKey | null; more: boolean }> {
-  if (!q) return tx.page('threads', 'threadsByFilter', { partition, after, limit });
-  const found: ThreadRecord[] = [];
-  let from = after;
-  let batch = Math.max(limit + 1, 64);
-  for (;;) {
-    const page = await tx.page('threads', 'threadsByFilter', { partition, after: from, limit: batch });
-    for (const t of page.items) {
-      if (!haystack(t).includes(q)) continue;
-      found.push(t);
-      if (found.length > limit) break;
-    }
-    if (found.length > limit || !page.more) break;
-    from = page.last;
-    batch = Math.min(batch * 2, SEARCH_BATCH_MAX);
-  }
-  const more = found.length > limit;
-  const items = more ? found.slice(0, limit) : found;
-  const lastRec = items[items.length - 1];
-  return { items, last: lastRec ? INDEXES.threadsByFilter.key(lastRec) : null, more };
-}
+const threadPage = (tx: ReadTx, partition: string, q: string | undefined, after: SortKey | null, limit: number) =>
+  tx.page('threads', 'threadsByFilter', { partition, after, limit, search: q || undefined });
 
 const listThreads: Handler<typeof operations.listThreads> = async ({ params, query, db }) => {
   const { view, channel, q } = query;
@@ -109,7 +57,7 @@ const listThreads: Handler<typeof operations.listThreads> = async ({ params, que
   const after = query.cursor ? decodeCursor(scope, query.cursor) : null;
   // View and channel pick one pre-filtered partition of the index.
   const partition = threadFilterPartition(params.workspace, view, channel);
-  const page = await db.read((tx) => threadPage(tx, partition, q ? searchForm(q) : '', after, query.limit));
+  const page = await db.read((tx) => threadPage(tx, partition, q, after, query.limit));
   return {
     items: page.items.map(summaryJson),
     next_cursor: page.more && page.last ? encodeCursor(scope, page.last) : null,

@@ -53,6 +53,13 @@ export interface PageQuery<T> {
    * members are sure to be there).
    */
   filter?: (rec: T) => boolean;
+  /**
+   * Only records whose searched fields (search.ts: SEARCHED; a collection without them refuses
+   * it) hold this text by search.ts's rule, `matchesSearch`: case-insensitive substring of one
+   * field. Empty matches every record. Unlike `filter`, each engine runs it where its records are
+   * (PostgreSQL in SQL), so a search that matches few records reads no more than those.
+   */
+  search?: string;
   /** Only keys at or after `from` and before `to`, in the index's order (bookings' time range: `[starts_at]`). */
   from?: SortKey;
   to?: SortKey;

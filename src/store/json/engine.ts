@@ -16,6 +16,7 @@ import { privateDir } from '../../private-dir.js';
 import { FixtureError, parseFixture, putRecords, recordCount } from '../fixtures/import.js';
 import { INDEXES, LOOKUPS, LOOKUPS_OF, type IndexName, type LookupName } from '../indexes.js';
 import { COLLECTIONS, LAZY_COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
+import { isSearched, matchesSearch, type SearchedCollection } from '../search.js';
 import { isSnapshotFile, SnapshotError } from './snapshot.js';
 import { scanEntries, type SortedIndex } from '../sorted-index.js';
 import type { Op, State } from './state.js';
@@ -337,7 +338,17 @@ function pageOf(state: State, c: CollectionName, name: IndexName, q: PageQuery<{
     entries = entries.slice(lo, Math.max(lo, hi));
   }
   const start = q.after ? index.seek(entries, q.after, true) : 0;
-  const { recs, last, more } = scanEntries(entries, start, q.limit, q.filter);
   // A lazy collection's index holds stubs: read each record (parsed on first read). Other indexes hold the records.
-  return { items: LAZY_COLLECTIONS.has(c) ? recs.map((r) => state.get(c, r.id)) : recs, last, more };
+  const whole = LAZY_COLLECTIONS.has(c) ? (r: { id: string }) => state.get(c, r.id) as { id: string } : null;
+  let filter = q.filter;
+  if (q.search) {
+    if (!isSearched(c)) throw new Error(`${c} has no searched fields`);
+    const needle = q.search;
+    const test = q.filter;
+    const searched = (r: { id: string }) =>
+      matchesSearch(c, (whole ? whole(r) : r) as RecordTypes[SearchedCollection], needle);
+    filter = test ? (r) => test(r) && searched(r) : searched;
+  }
+  const { recs, last, more } = scanEntries(entries, start, q.limit, filter);
+  return { items: whole ? recs.map(whole) : recs, last, more };
 }

@@ -50,9 +50,14 @@ import {
   lookupColumn,
   migrate,
   Names,
+  recordColumns,
+  recordValues,
+  SEARCH_COLUMN,
   STAGED,
   swapStatements,
+  type Trigrams,
 } from './schema.js';
+import { isSearched, likePattern, matchesSearch, type SearchedCollection } from '../search.js';
 
 export interface PostgresEngineOptions {
   /** Connections in the pool (default 8). */
@@ -154,6 +159,8 @@ export class PostgresEngine implements StoreEngine {
     /** Whether `prepare` was decided by directConnection (the URL did not say). */
     readonly prepareDetected: boolean,
     private readonly options: PostgresEngineOptions,
+    /** Where pg_trgm is (a load's fresh tables get their search index with it), or null. */
+    private readonly trgm: Trigrams,
   ) {
     const ms = (v: number | undefined, d: number) => `'${Math.max(0, Math.round(v ?? d))}ms'`;
     this.lockTimeout = ms(options.lockTimeoutMs, 5000);
@@ -187,13 +194,14 @@ export class PostgresEngine implements StoreEngine {
       idle_timeout: 30,
     });
     const names = new Names(schema);
+    let trgm: Trigrams;
     try {
-      await migrate(sql, names, prepare);
+      trgm = await migrate(sql, names, prepare);
     } catch (err) {
       await sql.end({ timeout: 1 }).catch(() => undefined);
       throw unavailable(err);
     }
-    return new PostgresEngine(sql, names, prepare, parsed.prepare === undefined, options);
+    return new PostgresEngine(sql, names, prepare, parsed.prepare === undefined, options, trgm);
   }
 
   read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T> {
@@ -231,15 +239,14 @@ export class PostgresEngine implements StoreEngine {
       // Fresh tables beside the live ones, filled while other processes go on reading and writing
       // the live tables (no lock on them), then swapped in at the end (swap). A write another
       // process commits to a live table meanwhile is replaced by the load: that is what replace means.
-      for (const c of collections) for (const stmt of collectionTables(names, c, STAGED).tables) await q.run(stmt);
+      for (const c of collections)
+        for (const stmt of collectionTables(names, c, STAGED, this.trgm).tables) await q.run(stmt);
       for (const [c, list] of byCollection) {
         if (!list.length) continue;
-        const lookups = LOOKUPS_OF.get(c) ?? [];
-        const cols = ['id', 'doc', ...lookups.map((l) => lookupColumn(l.name))];
         await copyIn(
           q.t,
-          `copy ${names.records(c, STAGED)} (${cols.join(', ')}) from stdin with (freeze)`,
-          list.map((rec) => [rec.id, JSON.stringify(rec), ...lookups.map((l) => l.key(rec as never))]),
+          `copy ${names.records(c, STAGED)} (${recordColumns(c).join(', ')}) from stdin with (freeze)`,
+          list.map((rec) => recordValues(c, rec)),
         );
         const defs = INDEXES_BY_COLLECTION.get(c);
         if (!defs) continue;
@@ -271,7 +278,8 @@ export class PostgresEngine implements StoreEngine {
    */
   private async swap(q: Query, collections: readonly CollectionName[]): Promise<void> {
     const names = this.names;
-    for (const c of collections) for (const stmt of collectionTables(names, c, STAGED).indexes) await q.run(stmt);
+    for (const c of collections)
+      for (const stmt of collectionTables(names, c, STAGED, this.trgm).indexes) await q.run(stmt);
     const tables = COLLECTIONS.filter((c) => collections.includes(c)).flatMap((c) =>
       INDEXES_BY_COLLECTION.has(c) ? [names.records(c), names.entries(c)] : [names.records(c)],
     );
@@ -302,7 +310,7 @@ export class PostgresEngine implements StoreEngine {
     await q.run(
       [
         `select set_config('lock_timeout', ${this.lockTimeout}, true)`,
-        ...collections.flatMap((c) => swapStatements(names, c, STAGED)),
+        ...collections.flatMap((c) => swapStatements(names, c, STAGED, this.trgm)),
       ].join(';\n'),
     );
   }
@@ -370,9 +378,8 @@ export class PostgresEngine implements StoreEngine {
     };
     const write = async <C extends CollectionName>(c: C, rec: RecordTypes[C], create: boolean) => {
       readOnly();
-      const lookups = LOOKUPS_OF.get(c) ?? [];
-      const cols = ['id', 'doc', ...lookups.map((l) => lookupColumn(l.name))];
-      const values = [rec.id, JSON.stringify(rec), ...lookups.map((l) => l.key(rec as never))];
+      const cols = recordColumns(c);
+      const values = recordValues(c, rec);
       const marks = values.map((_, i) => (i === 1 ? `$2::text::json` : `$${i + 1}::text`));
       const update = cols.slice(1).map((col) => `${col} = excluded.${col}`);
       q.current = { c, id: rec.id };
@@ -476,7 +483,7 @@ export class PostgresEngine implements StoreEngine {
       let records = 0;
       let bytes = 0;
       for (const c of SNAPSHOT_SAVED) {
-        const cols = ['id', 'doc', ...(LOOKUPS_OF.get(c) ?? []).map((l) => lookupColumn(l.name))].join(', ');
+        const cols = recordColumns(c).join(', ');
         await q.run(`delete from ${names.savedRecords(c)} where snap = $1`, [name]);
         const rows = await q.run(
           `with saved as (insert into ${names.savedRecords(c)} (snap, ${cols}) select $1::text, ${cols} from ${names.records(c)} returning octet_length(doc::text) as n)` +
@@ -509,10 +516,10 @@ export class PostgresEngine implements StoreEngine {
       await q.run(`select set_config('statement_timeout', '600s', true)`);
       if (!(await this.tx(q, true).get('named_snapshots', name))) return false;
       for (const c of SNAPSHOT_REPLACED)
-        for (const stmt of collectionTables(names, c, STAGED).tables) await q.run(stmt);
+        for (const stmt of collectionTables(names, c, STAGED, this.trgm).tables) await q.run(stmt);
       for (const c of SNAPSHOT_REPLACED) {
         if (!SNAPSHOT_SAVED.has(c)) continue;
-        const cols = ['id', 'doc', ...(LOOKUPS_OF.get(c) ?? []).map((l) => lookupColumn(l.name))];
+        const cols = recordColumns(c);
         const text = cols.map((col) => (col === 'doc' ? 'doc::text as doc' : col)).join(', ');
         const recs = await q.run(`select ${text} from ${names.savedRecords(c)} where snap = $1`, [name]);
         await copyIn(
@@ -635,7 +642,9 @@ function asConflict(err: unknown, current: Query['current']): ConflictError | nu
 
 /**
  * One keyset page: entries of the partition past `after` in the index's order, joined to their
- * records, read in batches while a filter turns some away.
+ * records, read in batches while a filter turns some away. A search is narrowed in SQL (a LIKE
+ * over the records' search text, which the trigram index answers when there is one), then tested
+ * on the rows found by the rule itself (search.ts), so only matching rows come back.
  */
 async function page(
   q: Query,
@@ -656,8 +665,21 @@ async function page(
   };
   if (query.from) add(desc ? 'e.key <= ?' : 'e.key >= ?', hex(query.from));
   if (query.to) add(desc ? 'e.key > ?' : 'e.key < ?', hex(query.to));
+  let test = query.filter;
+  let narrowed = true;
+  if (query.search) {
+    if (!isSearched(c)) throw new Error(`${c} has no searched fields`);
+    const needle = query.search;
+    const pattern = likePattern(needle);
+    if (pattern === null) narrowed = false;
+    else add(`t.${SEARCH_COLUMN} like ?`, pattern);
+    const filter = query.filter;
+    const searched = (rec: { id: string }) => matchesSearch(c, rec as RecordTypes[SearchedCollection], needle);
+    test = filter ? (rec) => filter(rec) && searched(rec) : searched;
+  }
   const want = query.limit + 1;
-  const batch = query.filter ? Math.max(want, 64) : want;
+  // Rows SQL has narrowed to a search's matches are nearly all kept: no bigger batch for them.
+  const batch = query.filter || !narrowed ? Math.max(want, 64) : want;
   const items: unknown[] = [];
   let after = query.after ? hex(query.after) : null;
   params.push(null);
@@ -672,7 +694,7 @@ async function page(
     );
     for (const row of rows) {
       const rec = parse(row.doc) as { id: string };
-      if (!query.filter || query.filter(rec)) items.push(rec);
+      if (!test || test(rec)) items.push(rec);
       if (items.length === want) break;
     }
     if (items.length === want || rows.length < batch) break;
