@@ -337,10 +337,10 @@ export class PostgresEngine implements StoreEngine {
       try {
         const boxed = (await this.sql.begin(mode, async (t) => {
           const q: Query = {
-            run: async (text, params = []) => {
+            run: async (text, params = [], planEach = false) => {
               if (failed) throw failed;
               try {
-                return await t.unsafe(text, params as never[], { prepare: this.prepare });
+                return await t.unsafe(text, params as never[], { prepare: this.prepare && !planEach });
               } catch (err) {
                 const conflict = asConflict(err, q.current);
                 if (conflict) throw (failed = conflict);
@@ -621,7 +621,8 @@ interface Row {
 }
 /** One transaction's statements; `current` names the record a write is for (its conflict's subject). */
 interface Query {
-  run(text: string, params?: unknown[]): Promise<Row[]>;
+  /** `planEach`: an unnamed statement, planned for its parameters every time (never a generic plan). */
+  run(text: string, params?: unknown[], planEach?: boolean): Promise<Row[]>;
   current: { c: CollectionName; id: string } | null;
   t: TransactionSql;
 }
@@ -667,12 +668,16 @@ async function page(
   if (query.to) add(desc ? 'e.key > ?' : 'e.key < ?', hex(query.to));
   let test = query.filter;
   let narrowed = true;
+  let likeInSql = false;
   if (query.search) {
     if (!isSearched(c)) throw new Error(`${c} has no searched fields`);
     const needle = query.search;
     const pattern = likePattern(needle);
     if (pattern === null) narrowed = false;
-    else add(`t.${SEARCH_COLUMN} like ?`, pattern);
+    else {
+      add(`t.${SEARCH_COLUMN} like ?`, pattern);
+      likeInSql = true;
+    }
     const filter = query.filter;
     const searched = (rec: { id: string }) => matchesSearch(c, rec as RecordTypes[SearchedCollection], needle);
     test = filter ? (rec) => filter(rec) && searched(rec) : searched;
@@ -691,6 +696,9 @@ async function page(
         ` where ${where.join(' and ')} and ($${afterAt}::text is null or e.key ${desc ? '<' : '>'} $${afterAt}::text)` +
         ` order by e.key ${desc ? 'desc' : 'asc'} limit ${batch}`,
       params,
+      // Whether the trigram index or the walk along the keys is faster depends on the needle (few
+      // matches or many): each search is planned for its own needle, never by a cached plan.
+      likeInSql,
     );
     for (const row of rows) {
       const rec = parse(row.doc) as { id: string };
