@@ -41,12 +41,16 @@ function searchForms(c: SearchedCollection, rec: RecordTypes[SearchedCollection]
 
 /**
  * The rule: a record matches when the search form of `needle` is a substring of the search form of
- * one of its fields (never across two fields). An empty needle matches every record.
+ * one of its fields (never across two fields). An empty needle matches every record. The
+ * predicate is made once per search: the needle's form is computed once, each record's once.
  */
-export function matchesSearch(c: SearchedCollection, rec: RecordTypes[SearchedCollection], needle: string): boolean {
+export function matchesSearch(
+  c: SearchedCollection,
+  needle: string,
+): (rec: RecordTypes[SearchedCollection]) => boolean {
   const q = searchForm(needle);
-  if (!q) return true;
-  return searchForms(c, rec).some((f) => f.includes(q));
+  if (!q) return () => true;
+  return (rec) => searchForms(c, rec).some((f) => f.includes(q));
 }
 
 /**

@@ -343,10 +343,9 @@ function pageOf(state: State, c: CollectionName, name: IndexName, q: PageQuery<{
   let filter = q.filter;
   if (q.search) {
     if (!isSearched(c)) throw new Error(`${c} has no searched fields`);
-    const needle = q.search;
+    const matches = matchesSearch(c, q.search);
     const test = q.filter;
-    const searched = (r: { id: string }) =>
-      matchesSearch(c, (whole ? whole(r) : r) as RecordTypes[SearchedCollection], needle);
+    const searched = (r: { id: string }) => matches((whole ? whole(r) : r) as RecordTypes[SearchedCollection]);
     filter = test ? (r) => test(r) && searched(r) : searched;
   }
   const { recs, last, more } = scanEntries(entries, start, q.limit, filter);

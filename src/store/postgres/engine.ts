@@ -679,7 +679,8 @@ async function page(
       likeInSql = true;
     }
     const filter = query.filter;
-    const searched = (rec: { id: string }) => matchesSearch(c, rec as RecordTypes[SearchedCollection], needle);
+    const matches = matchesSearch(c, needle);
+    const searched = (rec: { id: string }) => matches(rec as RecordTypes[SearchedCollection]);
     test = filter ? (rec) => filter(rec) && searched(rec) : searched;
   }
   const want = query.limit + 1;
