@@ -280,6 +280,12 @@ export class PostgresEngine implements StoreEngine {
     const names = this.names;
     for (const c of collections)
       for (const stmt of collectionTables(names, c, STAGED, this.trgm).indexes) await q.run(stmt);
+    // Statistics now, not at autovacuum's next round: until then the planner guesses a search's
+    // selectivity, and may walk a million rows in key order where the trigram index finds none.
+    const fresh = collections.flatMap((c) =>
+      INDEXES_BY_COLLECTION.has(c) ? [names.records(c, STAGED), names.entries(c, STAGED)] : [names.records(c, STAGED)],
+    );
+    await q.run(`analyze ${fresh.join(', ')}`);
     const tables = COLLECTIONS.filter((c) => collections.includes(c)).flatMap((c) =>
       INDEXES_BY_COLLECTION.has(c) ? [names.records(c), names.entries(c)] : [names.records(c)],
     );
