@@ -45,7 +45,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/server/**/*.test.ts', 'test/contract/openapi*.test.ts'],
+          include: ['test/server/**/*.test.ts', 'test/api/**/*.test.ts', 'test/contract/openapi*.test.ts'],
           exclude: [
             // About the JSON store's own files (journal bytes, the snapshot file): no such files on PostgreSQL.
             'test/server/oauth/refresh-rotation.test.ts',

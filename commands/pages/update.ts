@@ -158,7 +158,7 @@ export default defineCommand<UpdateOptions>({
 async function promptChanges(f: Factory, workspace: string, pageId: string): Promise<Record<string, unknown>> {
   const client = await f.client();
   const current = (await client.call('getPage', { params: { workspace, page: pageId } })).body.data;
-  const { SLUG_PATTERN } = await import('../../src/contract/pages.js');
+  const { SLUG_PATTERN } = await import('../../src/api/pages/schemas.js');
   const s = await errStyle(f.io);
   f.io.stderr.write(s.dim('Enter keeps a value; Backspace then Enter clears it; Tab edits it.\n'));
   return promptPageChanges(await f.io.prompter(), current, { slug: SLUG_PATTERN, schemaTypes: SCHEMA_TYPES });

@@ -1,7 +1,7 @@
 import type { Factory } from './factory.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 
-/** What `GET /v1/me` answers (src/contract/account.ts). */
+/** What `GET /v1/me` answers (src/api/account/schemas.ts). */
 export interface Me {
   user: { id: string; name: string; email: string };
   token: { name: string; kind: 'personal' | 'oauth'; abilities: string[]; expires_at: string | null };

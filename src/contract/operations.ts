@@ -1,14 +1,15 @@
 import type { z } from 'zod';
 import { CONTRACT_VERSION, routes, type OperationId, type Route } from './table.js';
 import type { OperationSchemas } from './route.js';
-import { accountSchemas } from './account.js';
-import { listingSchemas } from './listings.js';
-import { formSchemas } from './forms.js';
-import { pageSchemas } from './pages.js';
-import { knowledgeSchemas } from './knowledge.js';
-import { engagementSchemas } from './engagement.js';
-import { publicSchemas } from './public.js';
-import { oauthSchemas } from './oauth.js';
+import { joinAreas, type Area } from '../api/areas.js';
+import { accountSchemas } from '../api/account/schemas.js';
+import { listingSchemas } from '../api/listings/schemas.js';
+import { formSchemas } from '../api/forms/schemas.js';
+import { pageSchemas } from '../api/pages/schemas.js';
+import { knowledgeSchemas } from '../api/knowledge/schemas.js';
+import { engagementSchemas } from '../api/engagement/schemas.js';
+import { publicSchemas } from '../api/public/schemas.js';
+import { oauthSchemas } from '../api/oauth/schemas.js';
 
 export type { OperationSchemas };
 
@@ -20,17 +21,17 @@ export type Operation<
   R extends z.ZodType = z.ZodType,
 > = Route & OperationSchemas<P, Q, B, R> & { operationId: string };
 
-/** Every operation's schemas, joined from the areas' files; TypeScript refuses a route without schemas. */
-const schemas = {
-  ...accountSchemas,
-  ...listingSchemas,
-  ...formSchemas,
-  ...pageSchemas,
-  ...knowledgeSchemas,
-  ...engagementSchemas,
-  ...publicSchemas,
-  ...oauthSchemas,
-} satisfies Record<OperationId, OperationSchemas>;
+/** Every operation's schemas, joined from the areas' folders; TypeScript refuses a route without schemas. */
+const schemas = joinAreas({
+  account: accountSchemas,
+  listings: listingSchemas,
+  forms: formSchemas,
+  pages: pageSchemas,
+  knowledge: knowledgeSchemas,
+  engagement: engagementSchemas,
+  public: publicSchemas,
+  oauth: oauthSchemas,
+} satisfies Record<Area, object>) satisfies Record<OperationId, OperationSchemas>;
 
 /** Schemas without a route would be spread in silently: refuse them here. */
 type SchemasWithoutRoute = Exclude<keyof typeof schemas, OperationId>;

@@ -4,9 +4,9 @@ import type { Ability } from './enums.js';
 /**
  * What an operation is, in two halves. Its route: everything the router, the client, the CLI's help
  * and the OpenAPI document say about it other than the shape of its data, zod-free, so `wcm lists ls`
- * finds its URL without compiling every schema. Its schemas: the shape of its data. Each area writes
- * both halves of its operations (`routes/<area>.ts`, `<area>.ts`); `table.ts` and `operations.ts`
- * join the areas.
+ * finds its URL without compiling every schema. Its schemas: the shape of its data. Each area's
+ * folder writes both halves of its operations (`src/api/<area>/routes.ts`, `schemas.ts`) beside their
+ * handlers; `table.ts` and `operations.ts` join the areas that `src/api/areas.ts` names.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';

@@ -1,29 +1,30 @@
 import type { Route } from './route.js';
-import { accountRoutes } from './routes/account.js';
-import { listingRoutes } from './routes/listings.js';
-import { formRoutes } from './routes/forms.js';
-import { pageRoutes } from './routes/pages.js';
-import { knowledgeRoutes } from './routes/knowledge.js';
-import { engagementRoutes } from './routes/engagement.js';
-import { publicRoutes } from './routes/public.js';
-import { oauthRoutes } from './routes/oauth.js';
+import { joinAreas, type Area } from '../api/areas.js';
+import { accountRoutes } from '../api/account/routes.js';
+import { listingRoutes } from '../api/listings/routes.js';
+import { formRoutes } from '../api/forms/routes.js';
+import { pageRoutes } from '../api/pages/routes.js';
+import { knowledgeRoutes } from '../api/knowledge/routes.js';
+import { engagementRoutes } from '../api/engagement/routes.js';
+import { publicRoutes } from '../api/public/routes.js';
+import { oauthRoutes } from '../api/oauth/routes.js';
 
 export type { Access, HttpMethod, Route } from './route.js';
 
 /**
  * The v1 operations without their schemas (route.ts says what a route holds), joined from the areas'
- * files: an operation is added in its area, never here.
+ * folders (src/api/areas.ts): an operation is added in its area, never here.
  */
-export const routes = {
-  ...accountRoutes,
-  ...listingRoutes,
-  ...formRoutes,
-  ...pageRoutes,
-  ...knowledgeRoutes,
-  ...engagementRoutes,
-  ...publicRoutes,
-  ...oauthRoutes,
-} as const satisfies Record<string, Route>;
+export const routes = joinAreas({
+  account: accountRoutes,
+  listings: listingRoutes,
+  forms: formRoutes,
+  pages: pageRoutes,
+  knowledge: knowledgeRoutes,
+  engagement: engagementRoutes,
+  public: publicRoutes,
+  oauth: oauthRoutes,
+} satisfies Record<Area, Record<string, Route>>);
 
 export type OperationId = keyof typeof routes;
 

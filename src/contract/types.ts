@@ -7,21 +7,32 @@ import type {
   ArticleSummary as ArticleSummarySchema,
   Article as ArticleSchema,
   ArticleVersion as ArticleVersionSchema,
-} from './knowledge.js';
+  KnowledgeListSummary as KnowledgeListSummarySchema,
+} from '../api/knowledge/schemas.js';
 import type {
   Booking as BookingSchema,
   Message as MessageSchema,
   Thread as ThreadSchema,
   ThreadSummary as ThreadSummarySchema,
   VoiceInteraction as VoiceInteractionSchema,
-} from './engagement.js';
-import type { Form as FormSchema } from './forms.js';
-import type { ListingSummary as ListingSummarySchema, ListingTemplate as ListingTemplateSchema } from './listings.js';
-import type { Page as PageSchema, SuggestedReply as SuggestedReplySchema } from './pages.js';
+} from '../api/engagement/schemas.js';
+import type { Form as FormSchema, FormSummary as FormSummarySchema } from '../api/forms/schemas.js';
+import type {
+  Listing as ListingSchema,
+  ListingSummary as ListingSummarySchema,
+  ListingTemplate as ListingTemplateSchema,
+} from '../api/listings/schemas.js';
+import type {
+  Page as PageSchema,
+  PageSummary as PageSummarySchema,
+  SuggestedReply as SuggestedReplySchema,
+} from '../api/pages/schemas.js';
 import type {
   AgentChatOpened as AgentChatOpenedSchema,
+  AgentSummary as AgentSummarySchema,
   CreatedPaymentIntent as CreatedPaymentIntentSchema,
-} from './public.js';
+  OfferSummary as OfferSummarySchema,
+} from '../api/public/schemas.js';
 
 export type ListingSummary = z.output<typeof ListingSummarySchema>;
 export type ListingTemplate = z.output<typeof ListingTemplateSchema>;
@@ -40,14 +51,6 @@ export type VoiceInteraction = z.output<typeof VoiceInteractionSchema>;
 export type AgentChatOpened = z.output<typeof AgentChatOpenedSchema>;
 export type CreatedPaymentIntent = z.output<typeof CreatedPaymentIntentSchema>;
 
-import type {
-  AgentSummary as AgentSummarySchema,
-  FormSummary as FormSummarySchema,
-  KnowledgeListSummary as KnowledgeListSummarySchema,
-  OfferSummary as OfferSummarySchema,
-  PageSummary as PageSummarySchema,
-} from './finding.js';
-import type { Listing as ListingSchema } from './listings.js';
 export type FormSummary = z.output<typeof FormSummarySchema>;
 export type PageSummary = z.output<typeof PageSummarySchema>;
 export type KnowledgeListSummary = z.output<typeof KnowledgeListSummarySchema>;

@@ -10,7 +10,7 @@ import {
   type Services,
   type ExtraServices,
 } from './context.js';
-import { handlers as defaultHandlers } from './handlers/index.js';
+import { handlers as defaultHandlers } from '../api/handlers.js';
 import { ProblemError } from './problems.js';
 import { ANY, Router } from './router.js';
 import { compose, type Call, type Middleware, type OperationCall, type RouteHandler } from './chain.js';

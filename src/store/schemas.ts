@@ -8,9 +8,9 @@
 import { z } from 'zod';
 import { JsonObject, Uuid } from '../contract/common.js';
 import { BOOKING_STATUSES, CHANNELS, VOICE_KINDS, VOICE_STATUSES } from '../contract/enums.js';
-import { FormField } from '../contract/forms.js';
-import { CreateListingBody } from '../contract/listings.js';
-import { PageChatPatch, PageMembers, SuggestedReply } from '../contract/pages.js';
+import { FormField } from '../api/forms/schemas.js';
+import { CreateListingBody } from '../api/listings/schemas.js';
+import { PageChatPatch, PageMembers, SuggestedReply } from '../api/pages/schemas.js';
 
 const ts = z.iso.datetime({ offset: true });
 // Already canonical (what exports write) stays as is: re-formatting 450,000 timestamps through Date

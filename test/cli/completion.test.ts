@@ -8,7 +8,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/cli/config.js';
-import { LISTING_TEMPLATES } from '../../src/contract/listings.js';
+import { LISTING_TEMPLATES } from '../../src/api/listings/schemas.js';
 import { BIN, runInProcess } from '../support/cli.js';
 import { demo, onPort, tempDir } from '../support/server.js';
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { operationList, type AnyOperation } from '../../src/contract/operations.js';
 import { App } from '../../src/server/app.js';
 import { extendServer } from '../../src/server/extend.js';
-import { handlers } from '../../src/server/handlers/index.js';
+import { handlers } from '../../src/api/handlers.js';
 import { exportFixture } from '../../src/store/fixtures/import.js';
 import type { Store } from '../../src/store/json/store.js';
 import path from 'node:path';

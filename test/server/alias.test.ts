@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationList } from '../../src/contract/operations.js';
-import { handlers } from '../../src/server/handlers/index.js';
+import { handlers } from '../../src/api/handlers.js';
 import { demo, inProcess, TestClock, type InProcess } from '../support/server.js';
 
 /** Values a request creates afresh (ids, request ids) differ between two runs; everything else must not. */

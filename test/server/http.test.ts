@@ -2,7 +2,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from '../../src/server/app.js';
-import { handlers } from '../../src/server/handlers/index.js';
+import { handlers } from '../../src/api/handlers.js';
 import { listen } from '../../src/server/http.js';
 import { fileEngine, seedStore } from '../support/seed-store.js';
 import { Store } from '../../src/store/json/store.js';

@@ -3,7 +3,7 @@ import { operationList, operations } from '../../src/contract/operations.js';
 import { App } from '../../src/server/app.js';
 import { authenticate } from '../../src/server/auth.js';
 import { Reply } from '../../src/server/context.js';
-import { handlers } from '../../src/server/handlers/index.js';
+import { handlers } from '../../src/api/handlers.js';
 import { invoke } from '../../src/server/invoke.js';
 import { dashboardEnv, type DashboardEnv } from '../support/dashboard.js';
 import { demo, inProcess, onPort, sendJson, type InProcess } from '../support/server.js';

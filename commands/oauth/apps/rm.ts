@@ -6,7 +6,7 @@ export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'apps', 'rm'],
   output: 'deleteOAuthApp',
   summary: 'Delete an OAuth application; every token it was issued stops working',
-  // The pattern of src/contract/oauth.ts's CLIENT_ID_PATTERN (not imported: definitions stay light).
+  // The pattern of src/api/oauth/schemas.ts's CLIENT_ID_PATTERN (not imported: definitions stay light).
   args: [
     {
       name: 'APP',

@@ -6,7 +6,7 @@ export default defineCommand<{ yes?: boolean }>({
   path: ['oauth', 'grants', 'revoke'],
   output: 'revokeOAuthGrant',
   summary: 'Revoke one of your OAuth grants: every token issued under it stops working',
-  // The pattern of src/contract/oauth.ts's GrantId (not imported: definitions stay light).
+  // The pattern of src/api/oauth/schemas.ts's GrantId (not imported: definitions stay light).
   args: [
     {
       name: 'GRANT',

@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../../../contract/operations.js';
-import { redirectUriProblem } from '../../../contract/oauth.js';
+import { redirectUriProblem } from '../../../api/oauth/schemas.js';
 import type { App, AppResponse } from '../../app.js';
 import type { RequestInfo } from '../../context.js';
 import { newApp } from '../models/client.js';

@@ -1,4 +1,4 @@
-import { isLoopbackHostname } from '../../../contract/oauth.js';
+import { isLoopbackHostname } from '../../../api/oauth/schemas.js';
 import type { Client } from '../models/client.js';
 
 /**
