@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { accounts } from './datasets.mjs';
-import { cpuTimeOf, httpRequest, median, startServer, stopServer } from './procs.mjs';
+import { cpuTimeOf, httpRequest, median, memoryOf, startServer, stopServer } from './procs.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name) => (argv.includes(`--${name}`) ? argv.splice(argv.indexOf(`--${name}`), 2)[1] : undefined);
@@ -51,12 +51,13 @@ try {
       await httpRequest(`${s.match[1]}/workspaces/x/threads?limit=1`, { headers: { authorization: 'Bearer x' } });
       const wall = performance.now() - s.t0;
       const cpu = cpuTimeOf(s.child.pid);
+      const { rssMB } = memoryOf(s.child.pid);
       const w = seed ? await firstWrite(s.match[1], s.t0, s.child.pid) : undefined;
       await stopServer(s);
       rmSync(dir, { recursive: true, force: true });
-      results.get(side).push({ wall, cpu, ...w });
+      results.get(side).push({ wall, cpu, rssMB, ...w });
       console.log(
-        `${side} round ${r + 1}: ${wall.toFixed(0)} ms to the first answer, ${cpu.toFixed(0)} ms CPU` +
+        `${side} round ${r + 1}: ${wall.toFixed(0)} ms to the first answer, ${cpu.toFixed(0)} ms CPU, RSS ${rssMB.toFixed(0)} MB` +
           (w ? `; ${w.writeWall.toFixed(0)} ms to the first write, ${w.writeCpu.toFixed(0)} ms CPU` : ''),
       );
     }
@@ -65,7 +66,9 @@ try {
 }
 const span = (xs) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
 for (const [side, rs] of results) {
-  console.log(`${side}: wall ${span(rs.map((x) => x.wall))}, CPU ${span(rs.map((x) => x.cpu))}`);
+  console.log(
+    `${side}: wall ${span(rs.map((x) => x.wall))}, CPU ${span(rs.map((x) => x.cpu))}, RSS at the first answer ${span(rs.map((x) => x.rssMB)).replace(/ ms/, ' MB')}`,
+  );
   if (rs.every((x) => x.writeWall !== undefined))
     console.log(
       `${side}: to the first write, wall ${span(rs.map((x) => x.writeWall))}, CPU ${span(rs.map((x) => x.writeCpu))}`,

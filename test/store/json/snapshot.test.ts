@@ -101,6 +101,70 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     expect(await list(s)).toEqual([t(5), t(2), t(7), t(1), t(6)]);
   });
 
+  it('threads by contact, first read after writes, after a restart and after a crash, answers as an index built with every write', async () => {
+    const file = await seeded();
+    const before = readSnapshotFile(file).collections.threads as ThreadRecord[];
+    /** Every partition any thread had or has, each with its threads as the index orders them. */
+    const expected = (store: Store): Map<string, string[]> => {
+      const out = new Map<string, ThreadRecord[]>();
+      for (const x of before) for (const p of threadContactPartitions(x.workspace_id, x.contact)) out.set(p, []);
+      for (const id of store.ids('threads')) {
+        const x = store.get('threads', id)!;
+        for (const p of threadContactPartitions(x.workspace_id, x.contact)) out.set(p, [...(out.get(p) ?? []), x]);
+      }
+      const desc = (a: ThreadRecord, b: ThreadRecord) =>
+        a.last_message_at === b.last_message_at
+          ? a.id < b.id
+            ? 1
+            : -1
+          : a.last_message_at < b.last_message_at
+            ? 1
+            : -1;
+      return new Map([...out].map(([p, xs]) => [p, xs.sort(desc).map((x) => x.id)]));
+    };
+    const answered = async (store: Store, partitions: Iterable<string>): Promise<Map<string, string[]>> => {
+      const out = new Map<string, string[]>();
+      for (const partition of partitions)
+        out.set(
+          partition,
+          await new JsonEngine(store).read(async (tx) =>
+            (await tx.page('threads', 'threadsByContact', { partition, limit: 100 })).items.map((x) => x.id),
+          ),
+        );
+      return out;
+    };
+    const check = async (store: Store) => {
+      const want = expected(store);
+      expect(await answered(store, want.keys())).toEqual(want);
+    };
+
+    const s = await stores.open(file);
+    // Writes before the index's first read: a contact's new address, a deletion, a new thread.
+    const seven = getFullThread(s, t(7))!;
+    await s.transact((tx) => putThread(tx, { ...seven, contact: { ...seven.contact, email: 'Moved@Example.com' } }));
+    await s.transact((tx) => deleteThread(tx, t(3)));
+    const one = getFullThread(s, t(1))!;
+    await s.transact((tx) => putThread(tx, { ...one, id: 'new-thread', last_message_at: '2030-01-01T00:00:00.000Z' }));
+    await check(s);
+    // Built now: kept up to date by the writes after, and by a write and a read in one transaction.
+    await s.transact((tx) => putThread(tx, { ...getFullThread(tx, t(7))!, contact: { ...one.contact } }));
+    const seen = await new JsonEngine(s).write(async (tx) => {
+      await tx.put('threads', { ...(await tx.get('threads', t(2)))!, contact: { ...one.contact } });
+      const [byId] = threadContactPartitions(one.workspace_id, one.contact);
+      return (await tx.page('threads', 'threadsByContact', { partition: byId, limit: 100 })).items.map((x) => x.id);
+    });
+    expect(seen).toContain(t(2));
+    await check(s);
+
+    // Recovery replays the journal over the snapshot's stubs; the index is built on its first read.
+    const crashed = await stores.open(crashCopy(file));
+    await check(crashed);
+    await crashed.close();
+    await s.close();
+    const again = await stores.open(file);
+    await check(again);
+  });
+
   it('moves a thread that was never read when it is written after a restart, and keeps it through a crash and a compaction', async () => {
     const file = await seeded();
     const s = await stores.open(file);
