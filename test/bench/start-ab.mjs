@@ -51,13 +51,13 @@ try {
       await httpRequest(`${s.match[1]}/workspaces/x/threads?limit=1`, { headers: { authorization: 'Bearer x' } });
       const wall = performance.now() - s.t0;
       const cpu = cpuTimeOf(s.child.pid);
-      const { rssMB } = memoryOf(s.child.pid);
+      const { rssMB, hwmMB } = memoryOf(s.child.pid);
       const w = seed ? await firstWrite(s.match[1], s.t0, s.child.pid) : undefined;
       await stopServer(s);
       rmSync(dir, { recursive: true, force: true });
-      results.get(side).push({ wall, cpu, rssMB, ...w });
+      results.get(side).push({ wall, cpu, rssMB, hwmMB, ...w });
       console.log(
-        `${side} round ${r + 1}: ${wall.toFixed(0)} ms to the first answer, ${cpu.toFixed(0)} ms CPU, RSS ${rssMB.toFixed(0)} MB` +
+        `${side} round ${r + 1}: ${wall.toFixed(0)} ms to the first answer, ${cpu.toFixed(0)} ms CPU, RSS ${rssMB.toFixed(0)} MB (peak ${hwmMB.toFixed(0)})` +
           (w ? `; ${w.writeWall.toFixed(0)} ms to the first write, ${w.writeCpu.toFixed(0)} ms CPU` : ''),
       );
     }
@@ -67,7 +67,7 @@ try {
 const span = (xs) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
 for (const [side, rs] of results) {
   console.log(
-    `${side}: wall ${span(rs.map((x) => x.wall))}, CPU ${span(rs.map((x) => x.cpu))}, RSS at the first answer ${span(rs.map((x) => x.rssMB)).replace(/ ms/, ' MB')}`,
+    `${side}: wall ${span(rs.map((x) => x.wall))}, CPU ${span(rs.map((x) => x.cpu))}, RSS at the first answer ${span(rs.map((x) => x.rssMB)).replace(/ ms/, ' MB')}, peak ${span(rs.map((x) => x.hwmMB)).replace(/ ms/, ' MB')}`,
   );
   if (rs.every((x) => x.writeWall !== undefined))
     console.log(
