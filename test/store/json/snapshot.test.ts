@@ -144,7 +144,7 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     await s.transact((tx) => putThread(tx, { ...seven, contact: { ...seven.contact, email: 'Moved@Example.com' } }));
     await s.transact((tx) => deleteThread(tx, t(3)));
     const one = getFullThread(s, t(1))!;
-    await s.transact((tx) => putThread(tx, { ...one, id: 'new-thread', last_message_at: '2030-01-01T00:00:00.000Z' }));
+    await s.transact((tx) => putThread(tx, { ...one, id: 'new-thread' }));
     await check(s);
     // Built now: kept up to date by the writes after, and by a write and a read in one transaction.
     await s.transact((tx) => putThread(tx, { ...getFullThread(tx, t(7))!, contact: { ...one.contact } }));
