@@ -117,7 +117,7 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
           ? a.id < b.id
             ? 1
             : -1
-          : a.last_message_at < b.last_message_at
+          : (a.last_message_at ?? '') < (b.last_message_at ?? '')
             ? 1
             : -1;
       return new Map([...out].map(([p, xs]) => [p, xs.sort(desc).map((x) => x.id)]));
