@@ -1,4 +1,4 @@
-import type { CommandDef } from '../src/cli/command.js';
+import type { CommandDef, GroupDef } from '../src/cli/command.js';
 import serve from './serve.js';
 import open from './open.js';
 import openapi from './openapi.js';
@@ -8,47 +8,47 @@ import api from './api.js';
 import mcp from './mcp.js';
 import logs from './logs.js';
 import completion from './completion.js';
-import { authCommands } from './auth/index.js';
-import { profileCommands } from './profile/index.js';
-import { listsCommands } from './lists/index.js';
-import { formsCommands } from './forms/index.js';
-import { pagesCommands } from './pages/index.js';
-import { knowledgeCommands } from './knowledge/index.js';
-import { articlesCommands } from './articles/index.js';
-import { threadsCommands } from './threads/index.js';
-import { bookingsCommands } from './bookings/index.js';
-import { voiceCommands } from './voice/index.js';
-import { localCommands } from './local/index.js';
-import { offersCommands } from './offers/index.js';
-import { commerceCommands } from './commerce/index.js';
-import { agentsCommands } from './agents/index.js';
-import { paymentsCommands } from './payments/index.js';
-import { oauthCommands } from './oauth/index.js';
+import { authGroup } from './auth/index.js';
+import { profileGroup } from './profile/index.js';
+import { listsGroup } from './lists/index.js';
+import { formsGroup } from './forms/index.js';
+import { pagesGroup } from './pages/index.js';
+import { knowledgeGroup } from './knowledge/index.js';
+import { articlesGroup } from './articles/index.js';
+import { threadsGroup } from './threads/index.js';
+import { bookingsGroup } from './bookings/index.js';
+import { voiceGroup } from './voice/index.js';
+import { localGroup } from './local/index.js';
+import { offersGroup } from './offers/index.js';
+import { commerceGroup } from './commerce/index.js';
+import { agentsGroup } from './agents/index.js';
+import { paymentsGroup } from './payments/index.js';
+import { oauthGroup } from './oauth/index.js';
 
 /**
- * Every command, in help order: the top-level commands and each group's own list (a group registers its
- * verbs in `commands/<group>/index.ts`). Definitions are light: each loads what it needs inside `run`, so
- * `wcm --help` loads none of the server, the store, stripe or the prompts.
+ * The top-level commands and the command groups, in help order (a group's help line and its verbs
+ * are in its `commands/<group>/index.ts`). Definitions are light: each loads what it needs inside
+ * `run`, so `wcm --help` loads none of the server, the store, stripe or the prompts.
  */
-export const commands: CommandDef[] = [
+const entries: ReadonlyArray<CommandDef | GroupDef> = [
   serve,
-  ...authCommands,
-  ...profileCommands,
-  ...listsCommands,
-  ...formsCommands,
-  ...pagesCommands,
-  ...knowledgeCommands,
-  ...articlesCommands,
-  ...threadsCommands,
-  ...bookingsCommands,
-  ...voiceCommands,
+  authGroup,
+  profileGroup,
+  listsGroup,
+  formsGroup,
+  pagesGroup,
+  knowledgeGroup,
+  articlesGroup,
+  threadsGroup,
+  bookingsGroup,
+  voiceGroup,
   open,
-  ...localCommands,
-  ...offersCommands,
-  ...commerceCommands,
-  ...agentsCommands,
-  ...paymentsCommands,
-  ...oauthCommands,
+  localGroup,
+  offersGroup,
+  commerceGroup,
+  agentsGroup,
+  paymentsGroup,
+  oauthGroup,
   openapi,
   seed,
   pull,
@@ -56,4 +56,12 @@ export const commands: CommandDef[] = [
   mcp,
   logs,
   completion,
-] as CommandDef[];
+];
+
+const isGroup = (e: CommandDef | GroupDef): e is GroupDef => 'commands' in e && 'name' in e;
+
+/** Every command, in help order. */
+export const commands: CommandDef[] = entries.flatMap((e) => (isGroup(e) ? e.commands : [e]));
+
+/** Every command group, in help order, with its help line. */
+export const groups: GroupDef[] = entries.filter(isGroup);

@@ -1,7 +1,14 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import articlesLs from './ls.js';
 import articlesShow from './show.js';
 import articlesRestore from './restore.js';
 
-/** The `wcm articles` commands, in help order: a new verb is its file beside this one and one line here. */
-export const articlesCommands = [articlesLs, articlesShow, articlesRestore] as CommandDef[];
+/**
+ * `wcm articles`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const articlesGroup = defineGroup({
+  name: 'articles',
+  summary: 'Knowledge articles: list, show with versions, restore a version',
+  commands: [articlesLs, articlesShow, articlesRestore] as CommandDef[],
+});

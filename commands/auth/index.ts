@@ -1,8 +1,15 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import authLogin from './login.js';
 import authStatus from './status.js';
 import authToken from './token.js';
 import authLogout from './logout.js';
 
-/** The `wcm auth` commands, in help order: a new verb is its file beside this one and one line here. */
-export const authCommands = [authLogin, authStatus, authToken, authLogout] as CommandDef[];
+/**
+ * `wcm auth`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const authGroup = defineGroup({
+  name: 'auth',
+  summary: 'Log in with a token, show who you are, print or remove the token',
+  commands: [authLogin, authStatus, authToken, authLogout] as CommandDef[],
+});

@@ -1,5 +1,12 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import bookingsLs from './ls.js';
 
-/** The `wcm bookings` commands, in help order: a new verb is its file beside this one and one line here. */
-export const bookingsCommands = [bookingsLs] as CommandDef[];
+/**
+ * `wcm bookings`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const bookingsGroup = defineGroup({
+  name: 'bookings',
+  summary: 'Bookings: list by status and date',
+  commands: [bookingsLs] as CommandDef[],
+});

@@ -1,5 +1,12 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import knowledgeLs from './ls.js';
 
-/** The `wcm knowledge` commands, in help order: a new verb is its file beside this one and one line here. */
-export const knowledgeCommands = [knowledgeLs] as CommandDef[];
+/**
+ * `wcm knowledge`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const knowledgeGroup = defineGroup({
+  name: 'knowledge',
+  summary: 'Knowledge lists: list them (their articles: `wcm articles`)',
+  commands: [knowledgeLs] as CommandDef[],
+});

@@ -1,8 +1,15 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import listsCreate from './create.js';
 import listsLs from './ls.js';
 import listsShow from './show.js';
 import listsTemplates from './templates.js';
 
-/** The `wcm lists` commands, in help order: a new verb is its file beside this one and one line here. */
-export const listsCommands = [listsCreate, listsLs, listsShow, listsTemplates] as CommandDef[];
+/**
+ * `wcm lists`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const listsGroup = defineGroup({
+  name: 'lists',
+  summary: 'Listings: create, list, show one, templates',
+  commands: [listsCreate, listsLs, listsShow, listsTemplates] as CommandDef[],
+});

@@ -1,4 +1,4 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import localImport from './import.js';
 import localExport from './export.js';
 import localOrders from './orders.js';
@@ -17,24 +17,37 @@ import localClock from './clock.js';
 import localClockSet from './clock/set.js';
 import localClockClear from './clock/clear.js';
 
-/** The `wcm local` commands, in help order: a new verb is its file beside this one and one line here. */
-export const localCommands = [
-  localImport,
-  localExport,
-  localOrders,
-  localToken,
-  localEvents,
-  localReset,
-  localSnapshotSave,
-  localSnapshotRestore,
-  localSnapshotLs,
-  localSnapshotRm,
-  localFaultsLs,
-  localFaultsSet,
-  localFaultsAdd,
-  localFaultsClear,
-  // Before its subcommands: `wcm local clock` alone shows the clock, so the group is this command.
-  localClock,
-  localClockSet,
-  localClockClear,
-] as CommandDef[];
+/**
+ * `wcm local`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const localGroup = defineGroup({
+  name: 'local',
+  summary:
+    'The local server: import, export, orders, events (data file); reset, snapshot, faults, clock (running server)',
+  subgroups: {
+    snapshot: 'Named snapshots of the running local server: save, restore, ls, rm',
+    faults: 'Injected failures and delays of the running local server: ls, set, add, clear',
+    clock: "The running local server's clock: show it, set, clear",
+  },
+  commands: [
+    localImport,
+    localExport,
+    localOrders,
+    localToken,
+    localEvents,
+    localReset,
+    localSnapshotSave,
+    localSnapshotRestore,
+    localSnapshotLs,
+    localSnapshotRm,
+    localFaultsLs,
+    localFaultsSet,
+    localFaultsAdd,
+    localFaultsClear,
+    // Before its subcommands: `wcm local clock` alone shows the clock, so the group is this command.
+    localClock,
+    localClockSet,
+    localClockClear,
+  ] as CommandDef[],
+});

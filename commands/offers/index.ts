@@ -1,5 +1,12 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import offersLs from './ls.js';
 
-/** The `wcm offers` commands, in help order: a new verb is its file beside this one and one line here. */
-export const offersCommands = [offersLs] as CommandDef[];
+/**
+ * `wcm offers`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const offersGroup = defineGroup({
+  name: 'offers',
+  summary: 'Commerce offers: list them (pay one: `wcm commerce pay`)',
+  commands: [offersLs] as CommandDef[],
+});

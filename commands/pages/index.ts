@@ -1,7 +1,14 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import pagesLs from './ls.js';
 import pagesShow from './show.js';
 import pagesUpdate from './update.js';
 
-/** The `wcm pages` commands, in help order: a new verb is its file beside this one and one line here. */
-export const pagesCommands = [pagesLs, pagesShow, pagesUpdate] as CommandDef[];
+/**
+ * `wcm pages`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const pagesGroup = defineGroup({
+  name: 'pages',
+  summary: 'Hosted pages: list, show one, update, publish or unpublish',
+  commands: [pagesLs, pagesShow, pagesUpdate] as CommandDef[],
+});

@@ -1,6 +1,13 @@
-import type { CommandDef } from '../../src/cli/command.js';
+import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import threadsLs from './ls.js';
 import threadsShow from './show.js';
 
-/** The `wcm threads` commands, in help order: a new verb is its file beside this one and one line here. */
-export const threadsCommands = [threadsLs, threadsShow] as CommandDef[];
+/**
+ * `wcm threads`: its help line and its commands, in help order (a new verb is its file beside this one
+ * and one entry here; when the help line names the verbs, it names the new one too).
+ */
+export const threadsGroup = defineGroup({
+  name: 'threads',
+  summary: 'Conversation threads across chat, email, WhatsApp and forms: list, show',
+  commands: [threadsLs, threadsShow] as CommandDef[],
+});

@@ -80,6 +80,41 @@ export function defineCommand<O = any>(def: CommandDef<O>): CommandDef<O> {
   return def;
 }
 
+/**
+ * A command group: its help line (`wcm --help`, `wcm <group> --help`, shell completion), its
+ * commands in help order, and the help lines of the groups nested in it (`local snapshot`), all
+ * written once in the group's own `commands/<group>/index.ts`.
+ */
+export interface GroupDef {
+  /** The group's word, e.g. `lists`. */
+  name: string;
+  summary: string;
+  /** Nested groups by their word under this one (`snapshot` is `wcm local snapshot`), each with its help line. */
+  subgroups?: Readonly<Record<string, string>>;
+  commands: CommandDef[];
+}
+
+export function defineGroup(group: GroupDef): GroupDef {
+  return group;
+}
+
+/**
+ * Each group's help line by its words (`lists`, `local snapshot`); a group with none shows `<word>
+ * commands` (test/cli/help.test.ts checks that every group has one).
+ */
+export function groupSummaries(groups: readonly GroupDef[]): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  for (const g of groups) {
+    out.set(g.name, g.summary);
+    for (const [word, summary] of Object.entries(g.subgroups ?? {})) out.set(`${g.name} ${word}`, summary);
+  }
+  return out;
+}
+
+/** What a group without a help line of its own shows. */
+export const groupSummaryOf = (summaries: ReadonlyMap<string, string>, path: readonly string[]) =>
+  summaries.get(path.join(' ')) ?? `${path[path.length - 1]} commands`;
+
 /** Flags every list command takes. */
 export interface ListFlags {
   limit?: string;

@@ -1,4 +1,11 @@
-import { canonicalVerb, type ArgSpec, type CommandDef, type Completer, type OptionSpec } from './command.js';
+import {
+  canonicalVerb,
+  groupSummaryOf,
+  type ArgSpec,
+  type CommandDef,
+  type Completer,
+  type OptionSpec,
+} from './command.js';
 
 /**
  * Shell completion, cobra's way (gh, kubectl): the shell scripts are thin and ask the binary,
@@ -100,14 +107,14 @@ function locate(before: string[], commands: readonly CommandDef[]): Position {
   return pos;
 }
 
-/** The subcommands under `path`, each with its summary (a group's from `groups`). */
-function children(path: string[], commands: readonly CommandDef[], groups: Record<string, string>): Candidate[] {
+/** The subcommands under `path`, each with its summary (a group's help line from `groups`, by its words). */
+function children(path: string[], commands: readonly CommandDef[], groups: ReadonlyMap<string, string>): Candidate[] {
   const out = new Map<string, string>();
   for (const c of commands) {
     if (c.hidden || c.path.length <= path.length || path.some((w, i) => c.path[i] !== w)) continue;
     const word = c.path[path.length];
     if (!out.has(word))
-      out.set(word, c.path.length === path.length + 1 ? c.summary : (groups[word] ?? `${word} commands`));
+      out.set(word, c.path.length === path.length + 1 ? c.summary : groupSummaryOf(groups, [...path, word]));
   }
   return [...out].map(([value, description]) => ({ value, description }));
 }
@@ -129,7 +136,7 @@ function argAt(def: CommandDef, index: number): ArgSpec | undefined {
 export async function complete(
   words: string[],
   commands: readonly CommandDef[],
-  groups: Record<string, string>,
+  groups: ReadonlyMap<string, string>,
   sources: CandidateSources,
 ): Promise<Completion> {
   const current = words[words.length - 1] ?? '';

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { commandNamedBy, helpedCommand, jsonFieldsOf } from './argv.js';
-import { VERB_ALIASES, type CommandDef } from './command.js';
+import { VERB_ALIASES, groupSummaryOf, groupSummaries, type CommandDef } from './command.js';
 import { EXIT, UsageError, exitCodeOf, isReported } from './errors.js';
 import { createFactory, packageVersion, type Factory, type GlobalFlags } from './factory.js';
 import { systemIO, type IO } from './io.js';
@@ -20,44 +20,20 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Help lines for command groups (a group is created by its first command). */
-const GROUPS: Record<string, string> = {
-  auth: 'Log in with a token, show who you are, print or remove the token',
-  profile: 'Saved targets (base URL, token, default workspace)',
-  lists: 'Listings: create, list, show one, templates',
-  forms: 'Forms: list, show one, update (members replace, objects merge)',
-  pages: 'Hosted pages: list, show one, update, publish or unpublish',
-  knowledge: 'Knowledge lists: list them (their articles: `wcm articles`)',
-  offers: 'Commerce offers: list them (pay one: `wcm commerce pay`)',
-  articles: 'Knowledge articles: list, show with versions, restore a version',
-  threads: 'Conversation threads across chat, email, WhatsApp and forms: list, show',
-  bookings: 'Bookings: list by status and date',
-  voice: 'Inbound calls and voice messages: list',
-  commerce: 'Public card payments: create an order and payment intent (no token)',
-  agents: 'Agents: list them; record a chat open (public: no token)',
-  payments: 'Payment notifications: sign and send one, like the processor would',
-  local:
-    'The local server: import, export, orders, events (data file); reset, snapshot, faults, clock (running server)',
-  snapshot: 'Named snapshots of the running local server: save, restore, ls, rm',
-  faults: 'Injected failures and delays of the running local server: ls, set, add, clear',
-  clock: "The running local server's clock: show it, set, clear",
-  oauth: 'OAuth applications of the workspace, and the grants you gave them',
-  apps: 'Registered OAuth applications: create, list, delete',
-  grants: 'What you authorized OAuth applications to do: list, revoke',
-};
-
 function register(
   program: Command,
   def: CommandDef,
   onRun: (def: CommandDef, cmd: Command, args: string[]) => Promise<void>,
+  summaries: ReadonlyMap<string, string>,
   fieldsHelp = '',
 ): void {
   let parent = program;
-  for (const name of def.path.slice(0, -1)) {
+  // A group is created by its first command, with its help line from its commands/<group>/index.ts.
+  def.path.slice(0, -1).forEach((name, i) => {
     parent =
       parent.commands.find((c) => c.name() === name) ??
-      parent.command(name).description(GROUPS[name] ?? `${name} commands`);
-  }
+      parent.command(name).description(groupSummaryOf(summaries, def.path.slice(0, i + 1)));
+  });
   const verb = def.path[def.path.length - 1];
   const cmd = parent
     .command(verb, { hidden: !!def.hidden })
@@ -98,7 +74,7 @@ function register(
 async function completeLine(words: string[], deps: MainDeps): Promise<number> {
   const env = { ...(deps.env ?? process.env), WCM_RETRIES: '0', WCM_TIMEOUT_MS: '1500' };
   const io = deps.io ?? systemIO(env, { noColor: true });
-  const [{ commands }, c, { factorySources }] = await Promise.all([
+  const [{ commands, groups }, c, { factorySources }] = await Promise.all([
     import('../../commands/index.js'),
     import('./completion.js'),
     import('./completion-sources.js'),
@@ -113,7 +89,7 @@ async function completeLine(words: string[], deps: MainDeps): Promise<number> {
     stderr: { write: () => true } as unknown as IO['stderr'],
   };
   const f = deps.factory ? deps.factory(globals, quiet) : createFactory(quiet, env, globals, deps.cwd);
-  io.stdout.write(c.formatCompletion(await c.complete(words, commands, GROUPS, factorySources(f))));
+  io.stdout.write(c.formatCompletion(await c.complete(words, commands, groupSummaries(groups), factorySources(f))));
   return EXIT.ok;
 }
 
@@ -230,11 +206,13 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 validation (422), 4 not authenticated/al
       exitCode = exitCodeOf(err);
     }
   };
+  // One command named: only its file is loaded (no group help line shows in a command's own help).
   const one = await commandNamedBy(argv);
-  const defs = one ? [one] : (await import('../../commands/index.js')).commands;
+  const { commands: defs, groups } = one ? { commands: [one], groups: [] } : await import('../../commands/index.js');
+  const summaries = groupSummaries(groups);
   const helped = helpedCommand(argv, defs);
   const fieldsHelp = helped?.output ? await (await import('./json-fields.js')).jsonFieldsHelp(helped.output, 100) : '';
-  for (const def of defs) register(program, def, run, def === helped ? fieldsHelp : '');
+  for (const def of defs) register(program, def, run, summaries, def === helped ? fieldsHelp : '');
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -1,7 +1,8 @@
 // Help as gh prints it: the program's flags under "Inherited flags" on every command, and the fields
 // `--json a,b` can select under "JSON fields" on every command that prints records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.js';
+import { commands, groups } from '../../commands/index.js';
+import { groupSummaries } from '../../src/cli/command.js';
 import { fieldPaths } from '../../src/cli/json-fields.js';
 import { getOperation } from '../../src/contract/operations.js';
 import { fakeIO, runInProcess, wcm } from '../support/cli.js';
@@ -30,6 +31,18 @@ describe('--help', () => {
       expect(inherited).not.toContain('--version');
     },
   );
+
+  it("every command group has its help line, written in the group's commands/<group>/index.ts", () => {
+    const summaries = groupSummaries(groups);
+    const prefixes = new Set(
+      visible.flatMap((c) => c.path.slice(0, -1).map((_, i) => c.path.slice(0, i + 1).join(' '))),
+    );
+    expect([...prefixes].filter((p) => !summaries.has(p))).toEqual([]);
+    // A group holds only its own commands: `wcm lists …` is in commands/lists/index.ts.
+    for (const g of groups)
+      expect(g.commands.filter((c) => c.path[0] !== g.name).map((c) => c.path.join(' '))).toEqual([]);
+    expect(new Set(groups.map((g) => g.name)).size).toBe(groups.length);
+  });
 
   const printing = visible.filter((c) => c.output);
   it('every list, show, update and create command says what it prints', () => {
