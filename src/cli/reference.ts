@@ -25,13 +25,17 @@ async function helpOf(words: string[]): Promise<string> {
   return out.trimEnd();
 }
 
+/** From docs/commands/ (built, so the references test does not read it as a path from this file). */
+const CLI_GUIDE = '../cli' + '.md#finding-ids-ls-commands-and-id-pickers';
+
 /**
  * The command reference (`npm run docs` writes it to docs/commands/), made from the command
  * definitions through the same help a terminal shows, as gh's gen-docs does: one page per command
  * group (the first word: `docs/commands/lists.md` holds every `wcm lists …`), one section per command, and an
- * index, `README.md`, with `wcm --help` and a line per group. So the reference never says something
- * `--help` does not, and a new command changes only its group's page (and the index's line for its
- * group). A test checks every page is current. Returns the pages by file name.
+ * index, `README.md`, with `wcm --help`, a line per group and the commands whose arguments have an id
+ * picker (`pick`). So the reference never says something the definitions do not, and a new command
+ * changes only its group's page (and the index's lines for its group). A test checks every page is
+ * current. Returns the pages by file name.
  */
 export async function commandReference(): Promise<Map<string, string>> {
   const top = await helpOf([]);
@@ -67,6 +71,23 @@ export async function commandReference(): Promise<Map<string, string>> {
       parts.push('', `## wcm ${def.path.join(' ')}`, '', '```text', await helpOf(def.path), '```');
     pages.set(`${group}.md`, `${parts.join('\n')}\n`);
   }
+  // Which arguments offer a choice when left out, read from each argument's `pick`.
+  const picking = defs.filter((d) => d.args?.some((a) => a.pick));
+  index.push(
+    '',
+    '## Commands with id pickers',
+    '',
+    'Left out on a terminal, these arguments offer a searchable choice from the list that shows their',
+    `ids; piped or in CI, a left-out id is a usage error ([docs/cli.md](${CLI_GUIDE})).`,
+    '',
+    ...picking.map(
+      (d) =>
+        `- [wcm ${d.path.join(' ')}](${d.path[0]}.md): ${d
+          .args!.filter((a) => a.pick)
+          .map((a) => `\`${a.name}\` (${a.pick})`)
+          .join(', ')}`,
+    ),
+  );
   pages.set('README.md', `${index.join('\n')}\n`);
   return pages;
 }

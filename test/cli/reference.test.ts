@@ -32,6 +32,10 @@ it('docs/commands/ is the reference the command definitions make today, one page
       const section = page.split(`## wcm ${name}\n\n\`\`\`text\n`)[1]?.split('\n```')[0];
       expect(section, `the section of wcm ${name} in ${pageOf(group)}`).toMatch(new RegExp(`^Usage: wcm ${name}[ |]`));
       if (c.list) expect(section, `wcm ${name} is a list command`).toContain('--limit <n>');
+      if (c.args?.some((a) => a.pick))
+        expect(made.get('README.md')!.split('## Commands with id pickers')[1], `wcm ${name} has a picker`).toContain(
+          `- [wcm ${name}](${pageOf(group)}): `,
+        );
     }
     // A group's page holds its commands only.
     expect(new Set([...page.matchAll(/^## wcm (\S+)/gm)].map((m) => m[1]))).toEqual(new Set([group]));
