@@ -2,18 +2,14 @@ import type { z } from 'zod';
 import type { Form, UpdateFormBody } from './schemas.js';
 import { operations } from '../../contract/operations.js';
 import type { FormRecord } from '../../store/records.js';
-import { implement, txTimestamp } from '../../server/context.js';
+import { implement } from '../../server/context.js';
+import { ownRecords } from '../own.js';
 import { mergeMember } from '../../server/merge-patch.js';
 import { cachedJson, pageRecords } from '../../server/paging.js';
-import { notFound } from '../../server/problems.js';
 
 const OBJECT_MEMBERS = ['settings', 'design', 'integrations', 'embed'] as const;
 
-/** The form read, if it is in this workspace: another workspace's form is as unknown as a missing one. */
-function ownForm(form: FormRecord | undefined, workspace: string, id: string): FormRecord {
-  if (!form || form.workspace_id !== workspace) throw notFound('form_not_found', id);
-  return form;
-}
+const forms = ownRecords('forms', 'form_not_found');
 
 function present(rec: FormRecord): z.input<typeof Form> {
   const { workspace_id: _w, ...form } = rec;
@@ -53,22 +49,8 @@ export const formHandlers = [
       map: summarize,
     }),
   ),
-  implement(operations.getForm, async ({ params, db }) =>
-    present(ownForm(await db.read((tx) => tx.get('forms', params.form)), params.workspace, params.form)),
-  ),
-  // Read, merge and write in one transaction (the read locks the form): two concurrent patches both land.
+  implement(operations.getForm, async ({ params, db }) => present(await forms.get(db, params.workspace, params.form))),
   implement(operations.updateForm, async ({ params, body, db }) =>
-    present(
-      await db.write(async (tx) =>
-        tx.put(
-          'forms',
-          updated(
-            ownForm(await tx.get('forms', params.form), params.workspace, params.form),
-            body,
-            await txTimestamp(tx),
-          ),
-        ),
-      ),
-    ),
+    present(await forms.patch(db, params.workspace, params.form, (rec, now) => updated(rec, body, now))),
   ),
 ];

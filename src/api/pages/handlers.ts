@@ -2,17 +2,13 @@ import type { z } from 'zod';
 import { operations } from '../../contract/operations.js';
 import type { Page, UpdatePageBody } from './schemas.js';
 import type { PageRecord } from '../../store/records.js';
-import { implement, txTimestamp } from '../../server/context.js';
+import { implement } from '../../server/context.js';
+import { ownRecords } from '../own.js';
 import { mergeMember } from '../../server/merge-patch.js';
 import { pagesPartition } from '../../store/indexes.js';
 import { cachedJson, pageRecords } from '../../server/paging.js';
-import { notFound } from '../../server/problems.js';
 
-/** The page read, if it is in this workspace: another workspace's page is as unknown as a missing one. */
-function ownPage(page: PageRecord | undefined, workspace: string, id: string): PageRecord {
-  if (!page || page.workspace_id !== workspace) throw notFound('page_not_found', id);
-  return page;
-}
+const pages = ownRecords('pages', 'page_not_found');
 
 function present(rec: PageRecord): z.input<typeof Page> {
   const { workspace_id: _w, ...page } = rec;
@@ -53,22 +49,8 @@ export const pageHandlers = [
       map: summarize,
     });
   }),
-  implement(operations.getPage, async ({ params, db }) =>
-    present(ownPage(await db.read((tx) => tx.get('pages', params.page)), params.workspace, params.page)),
-  ),
-  // Read, merge and write in one transaction: two concurrent patches both land.
+  implement(operations.getPage, async ({ params, db }) => present(await pages.get(db, params.workspace, params.page))),
   implement(operations.updatePage, async ({ params, body, db }) =>
-    present(
-      await db.write(async (tx) =>
-        tx.put(
-          'pages',
-          updated(
-            ownPage(await tx.get('pages', params.page), params.workspace, params.page),
-            body,
-            await txTimestamp(tx),
-          ),
-        ),
-      ),
-    ),
+    present(await pages.patch(db, params.workspace, params.page, (rec, now) => updated(rec, body, now))),
   ),
 ];
