@@ -35,6 +35,27 @@ export const COLLECTIONS = [
 ] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 
+/** The collections a fixture holds, in dependency order (referenced before referencing). */
+export const FIXTURE_COLLECTIONS = [
+  'users',
+  'workspaces',
+  'tokens',
+  'listings',
+  'forms',
+  'pages',
+  'knowledge_lists',
+  'articles',
+  'threads',
+  'bookings',
+  'voice_interactions',
+  'offers',
+  'agents',
+  'orders',
+  'analytics_events',
+  'oauth_apps',
+  'oauth_grants',
+] as const satisfies ReadonlyArray<CollectionName>;
+
 /**
  * Collections whose records stay as bytes of the snapshot until first read: most of a big store's
  * bytes, needed a page or one record at a time, so start-up does not parse them. Their indexes

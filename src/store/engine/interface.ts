@@ -25,7 +25,7 @@ import {
   type LOOKUPS,
   type LookupName,
 } from '../indexes.js';
-import { COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
+import { COLLECTIONS, FIXTURE_COLLECTIONS, type CollectionName, type RecordTypes } from '../records.js';
 import type { SortKey } from '../sorted-index.js';
 
 export type { CollectionName, RecordTypes, SortKey };
@@ -163,30 +163,13 @@ export interface SnapshotInfo {
  */
 export const SNAPSHOT_KEPT: readonly CollectionName[] = ['settings', 'named_snapshots'];
 /**
- * What a snapshot holds: what a fixture export does (fixtures/schema.ts, FIXTURE_COLLECTIONS), the
+ * What a snapshot holds: what a fixture export does (records.ts, FIXTURE_COLLECTIONS), the
  * threads with their messages. A restore empties the other replaced collections (idempotency
  * records, OAuth codes, rate-limit buckets, sessions).
  */
-export const SNAPSHOT_SAVED: ReadonlySet<CollectionName> = new Set<CollectionName>([
-  'users',
-  'workspaces',
-  'tokens',
-  'listings',
-  'forms',
-  'pages',
-  'knowledge_lists',
-  'articles',
-  'threads',
-  'thread_messages',
-  'bookings',
-  'voice_interactions',
-  'offers',
-  'agents',
-  'orders',
-  'analytics_events',
-  'oauth_apps',
-  'oauth_grants',
-]);
+export const SNAPSHOT_SAVED: ReadonlySet<CollectionName> = new Set<CollectionName>(
+  FIXTURE_COLLECTIONS.flatMap((c) => (c === 'threads' ? [c, 'thread_messages' as const] : [c])),
+);
 /** The collections a restore or a reset replaces: all but SNAPSHOT_KEPT. */
 export const SNAPSHOT_REPLACED: readonly CollectionName[] = COLLECTIONS.filter((c) => !SNAPSHOT_KEPT.includes(c));
 
