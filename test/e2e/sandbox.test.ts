@@ -239,7 +239,11 @@ describe('the database stopped and started under load', () => {
     // the create left idle may close just as fetch reuses it (ECONNRESET, the full suite once).
     // The property here is the answer while the database is down, so a reset is asked again once.
     const down = await fetch(`${s.url}/workspaces/${demo.ws1}/lists`, { headers: auth }).catch(() =>
-      fetch(`${s.url}/workspaces/${demo.ws1}/lists`, { headers: auth }),
+      fetch(`${s.url}/workspaces/${demo.ws1}/lists`, { headers: auth }).catch((err: unknown) => {
+        // Refused: the server is gone. What it printed says why (postgres.js once threw from a
+        // write on a dropped connection, which ended the process).
+        throw new Error(`wcm serve stopped answering; its stderr:\n${s.stderr()}`, { cause: err });
+      }),
     );
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('1');

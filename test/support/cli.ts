@@ -34,8 +34,8 @@ export function wcm(
 /** Starts `wcm serve` as a real process and resolves once it printed its first line. */
 export async function spawnServe(
   args: string[],
-  opts: { env?: Record<string, string | undefined>; cwd?: string } = {},
-): Promise<{ proc: ResultPromise; url: string; lines: string[] }> {
+  opts: { env?: Record<string, string | undefined>; cwd?: string; startMs?: number } = {},
+): Promise<{ proc: ResultPromise; url: string; lines: string[]; stderr: () => string }> {
   const proc = execa('node', [BIN, 'serve', '--port', '0', ...args], {
     reject: false,
     cwd: opts.cwd,
@@ -43,9 +43,17 @@ export async function spawnServe(
     buffer: false,
   });
   const lines: string[] = [];
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  // A store behind a slow link (a delay proxy adds 1-10 ms to every packet) opens in several
+  // seconds when the full suite shares the machine: the start is given a minute unless told.
+  const startMs = opts.startMs ?? 60_000;
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error(`wcm serve did not start: ${lines.join('\n')}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`wcm serve did not start in ${startMs} ms: ${lines.join('\n')}\nstderr: ${err}`)),
+      startMs,
+    );
     proc.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
       let nl;
@@ -59,14 +67,12 @@ export async function spawnServe(
         }
       }
     });
-    let err = '';
-    proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     void proc.then((r) => {
       clearTimeout(timer);
       reject(new Error(`wcm serve exited ${r.exitCode}: ${err}`));
     });
   });
-  return { proc, url, lines };
+  return { proc, url, lines, stderr: () => err };
 }
 
 export interface FakeIO extends IO {

@@ -3,6 +3,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 /** A TCP proxy in front of `target` that holds every chunk, each way, for `minMs`–`maxMs` before passing it on. */
 export interface DelayProxy {
   port: number;
+  /** Drops every connection through the proxy at once (as a database restart would); new ones still pass. */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,9 @@ export async function delayProxy(
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as { port: number }).port,
+    cut: () => {
+      for (const s of sockets) s.destroy();
+    },
     close: () =>
       new Promise<void>((r) => {
         for (const s of sockets) s.destroy();
