@@ -1,6 +1,7 @@
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { keptSecret, startEmbedded, TrustError, type EmbeddedCluster } from './embedded.js';
+import { loadPostgres } from '../store/postgres/client.js';
 
 /** The embedded store's cluster, as `wcm serve` uses and hands it out. */
 export interface EmbeddedStore extends Omit<EmbeddedCluster, 'url'> {
@@ -34,7 +35,7 @@ export async function startEmbeddedStore(dir: string): Promise<EmbeddedStore> {
   let password: string;
   try {
     password = await rolePassword(passfile);
-    const { default: postgres } = await import('postgres');
+    const postgres = await loadPostgres();
     const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
     try {
       const [role] = await admin`select 1 from pg_roles where rolname = ${ROLE}`;
@@ -79,7 +80,7 @@ async function rolePassword(file: string): Promise<string> {
  * They are given to the role `wcm`, once.
  */
 async function handOver(superuserUrl: string): Promise<void> {
-  const { default: postgres } = await import('postgres');
+  const postgres = await loadPostgres();
   const u = new URL(superuserUrl);
   u.pathname = '/wcm';
   const sql = postgres(u.href, { max: 1, onnotice: () => undefined });

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { findBinaries, type PgBinaries } from './binaries.js';
+import { loadPostgres } from '../store/postgres/client.js';
 
 /** A PostgreSQL server wcm started itself (binaries: binaries.ts). */
 export interface EmbeddedCluster {
@@ -351,7 +352,7 @@ async function spawnServer(
 
 /** Resolves once the server answers a query; rejects when it exits first or the time is up. */
 async function ready(url: string, exited: Promise<void>, timeoutMs: number): Promise<void> {
-  const { default: postgres } = await import('postgres');
+  const postgres = await loadPostgres();
   let gone = false;
   void exited.then(() => (gone = true));
   const deadline = Date.now() + timeoutMs;

@@ -58,6 +58,7 @@ import {
   type Trigrams,
 } from './schema.js';
 import { isSearched, likePattern, matchesSearch, type SearchedCollection } from '../search.js';
+import { loadPostgres } from './client.js';
 
 export interface PostgresEngineOptions {
   /** Connections in the pool (default 8). */
@@ -175,7 +176,7 @@ export class PostgresEngine implements StoreEngine {
    * `?prepare=` in the URL, prepared statements are on only when PostgreSQL is reached directly.
    */
   static async open(url: string, options: PostgresEngineOptions = {}): Promise<PostgresEngine> {
-    const { default: postgres } = await import('postgres');
+    const postgres = await loadPostgres();
     const parsed = parseStoreUrl(url);
     const { base, schema } = parsed;
     let prepare = parsed.prepare;
