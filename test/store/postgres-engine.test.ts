@@ -44,6 +44,16 @@ const open = async (url: string, options?: Parameters<typeof PostgresEngine.open
   return e;
 };
 
+/** A delay proxy in front of the test database, and the database's URL through it. */
+async function proxied(minMs: number, maxMs: number) {
+  const server = new URL(db.url);
+  const proxy = await delayProxy({ host: server.hostname, port: Number(server.port || 5432) }, minMs, maxMs);
+  const through = new URL(db.url);
+  through.hostname = '127.0.0.1';
+  through.port = String(proxy.port);
+  return { proxy, through };
+}
+
 describe('the PostgreSQL engine', () => {
   it('two processes starting at once on an empty schema both serve, and a seed created by both is there once', async () => {
     const url = schemaUrl();
@@ -93,12 +103,8 @@ describe('the PostgreSQL engine', () => {
   });
 
   it('with 1-10 ms added to the database and writes under way, B never misses what A acknowledged', async () => {
-    const server = new URL(db.url);
-    const proxy = await delayProxy({ host: server.hostname, port: Number(server.port || 5432) }, 1, 10);
+    const { proxy, through } = await proxied(1, 10);
     try {
-      const through = new URL(db.url);
-      through.hostname = '127.0.0.1';
-      through.port = String(proxy.port);
       // The proxy forwards each connection as it is (no pooling), so prepared statements are safe
       // through it; said in the URL, as a direct connection would have them.
       const url = schemaUrl(through.href, '&prepare=true');
@@ -133,12 +139,8 @@ describe('the PostgreSQL engine', () => {
   }, 120_000);
 
   it('a transaction whose connection drops in the middle fails, the process stays up, and the next write goes through', async () => {
-    const server = new URL(db.url);
-    const proxy = await delayProxy({ host: server.hostname, port: Number(server.port || 5432) }, 0, 0);
+    const { proxy, through } = await proxied(0, 0);
     try {
-      const through = new URL(db.url);
-      through.hostname = '127.0.0.1';
-      through.port = String(proxy.port);
       const e = await open(schemaUrl(through.href), { max: 2 });
       await e.write((tx) => tx.put('settings', { id: 'before', value: 1 }));
       // The drop comes between two statements: the engine's ROLLBACK then goes to a closed socket,
