@@ -45,9 +45,7 @@ export async function spawnServe(
   const lines: string[] = [];
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  // A store behind a slow link (a delay proxy adds 1-10 ms to every packet) opens in several
-  // seconds when the full suite shares the machine: the start is given a minute unless told.
-  const startMs = opts.startMs ?? 60_000;
+  const startMs = opts.startMs ?? 15_000;
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(

@@ -15,14 +15,28 @@ export async function delayProxy(
 ): Promise<DelayProxy> {
   const sockets = new Set<Socket>();
   const relay = (from: Socket, to: Socket) => {
-    // Chunks keep their order: each leaves no earlier than the one before it.
-    let last = 0;
-    from.on('data', (chunk) => {
-      const at = Math.max(last, Date.now() + minMs + Math.random() * (maxMs - minMs));
-      last = at;
-      setTimeout(() => to.writable && to.write(chunk), at - Date.now());
-    });
-    from.on('end', () => setTimeout(() => to.end(), Math.max(0, last - Date.now())));
+    // Chunks keep their order: one queue each way, drained by one timer. (A timer per chunk does
+    // not: Node schedules a timer from the event loop's cached time, not Date.now(), so under load
+    // a later chunk's timer could fire first, and the reordered bytes left postgres.js waiting for
+    // a reply that never parsed: a hang, not a delay.)
+    const queue: Array<{ at: number; chunk: Buffer | null }> = [];
+    let timer: NodeJS.Timeout | null = null;
+    const pump = () => {
+      timer = null;
+      while (queue.length && queue[0].at <= Date.now()) {
+        const { chunk } = queue.shift()!;
+        if (chunk === null) to.end();
+        else if (to.writable) to.write(chunk);
+      }
+      if (queue.length) timer = setTimeout(pump, queue[0].at - Date.now());
+    };
+    const push = (chunk: Buffer | null) => {
+      const last = queue.length ? queue[queue.length - 1].at : 0;
+      queue.push({ at: Math.max(last, Date.now() + minMs + Math.random() * (maxMs - minMs)), chunk });
+      timer ??= setTimeout(pump, queue[0].at - Date.now());
+    };
+    from.on('data', (chunk: Buffer) => push(chunk));
+    from.on('end', () => push(null));
     from.on('error', () => to.destroy());
   };
   const server: Server = createServer((client) => {
