@@ -82,11 +82,11 @@ describe('wcm forms', () => {
   });
 
   it.each([
-    ['no change flags', [], 2, 'Nothing to change'],
-    ['a missing --file', ['--file', 'nope.json'], 2, '`--file`: cannot read'],
-    ['--fields-file that is not an array', ['--fields-file', 'obj.json'], 2, '`--fields-file` must hold a JSON array'],
-    ['a field id over 64 characters', ['--fields-file', 'long.json'], 3, 'fields.0.id'],
-  ])('%s: exit %i', async (_n, args, code, message) => {
+    ['no change flags', 2, [], 'Nothing to change'],
+    ['a missing --file', 2, ['--file', 'nope.json'], '`--file`: cannot read'],
+    ['--fields-file that is not an array', 2, ['--fields-file', 'obj.json'], '`--fields-file` must hold a JSON array'],
+    ['a field id over 64 characters', 3, ['--fields-file', 'long.json'], 'fields.0.id'],
+  ])('%s: exit %i', async (_n, code, args, message) => {
     file('obj.json', { a: 1 });
     file('long.json', [{ id: 'i'.repeat(65), label: 'x' }]);
     const r = await run(['forms', 'update', demo.formCatering, ...args]);
@@ -145,11 +145,11 @@ describe('wcm pages', () => {
   });
 
   it.each([
-    ['piped with no change flags', [], 2, 'Nothing to change'],
-    ['--publish with --unpublish', ['--publish', '--unpublish'], 2, 'cannot be used together'],
-    ['--set without =', ['--set', 'bio'], 2, '`--set` takes key=value'],
-    ['a slug the server refuses', ['--slug', 'Not A Slug'], 3, 'slug'],
-  ])('%s: exit %i, nothing changed', async (_n, args, code, message) => {
+    ['piped with no change flags', 2, [], 'Nothing to change'],
+    ['--publish with --unpublish', 2, ['--publish', '--unpublish'], 'cannot be used together'],
+    ['--set without =', 2, ['--set', 'bio'], '`--set` takes key=value'],
+    ['a slug the server refuses', 3, ['--slug', 'Not A Slug'], 'slug'],
+  ])('%s: exit %i, nothing changed', async (_n, code, args, message) => {
     const before = server.store.get('pages', demo.pageHoliday);
     const r = await run(['pages', 'update', demo.pageHoliday, ...args]);
     expect(r.exitCode).toBe(code);
