@@ -151,17 +151,23 @@ async function seedDemo(url: string): Promise<void> {
 /**
  * The real App and the real store, seeded with fixtures (demo by default): the JSON engine over a
  * data file in a temp directory, or on the postgres project the PostgreSQL engine on a fresh schema.
- * The JSON engine's clock is `clock` (the PostgreSQL engine's is the database's).
+ * The JSON engine's clock is `clock`; the PostgreSQL engine's is the database's, unless `storeClock`:
+ * then the offset setting (the emulator's clock) puts the database's time at `clock`'s when the
+ * store opens, so `tx.now()` starts at the test's time on either engine (move both with
+ * `moveClock`, test/support/oauth.ts; on PostgreSQL it runs on from there).
  */
 export async function inProcess(
-  opts: { fixtures?: string[]; clock?: Clock; services?: Record<string, unknown> } = {},
+  opts: { fixtures?: string[]; clock?: Clock; storeClock?: boolean; services?: Record<string, unknown> } = {},
 ): Promise<InProcess> {
-  const [{ App }, { importFixtures }, { JsonEngine }, { PostgresEngine }] = await Promise.all([
-    import('../../src/server/app.js'),
-    import('../../src/store/fixtures/seed.js'),
-    import('../../src/store/json/engine.js'),
-    import('../../src/store/postgres/engine.js'),
-  ]);
+  const [{ App }, { importFixtures }, { JsonEngine }, { PostgresEngine }, { CLOCK_OFFSET_SETTING }] = await Promise.all(
+    [
+      import('../../src/server/app.js'),
+      import('../../src/store/fixtures/seed.js'),
+      import('../../src/store/json/engine.js'),
+      import('../../src/store/postgres/engine.js'),
+      import('../../src/store/engine/interface.js'),
+    ],
+  );
   const { dir, cleanup } = tempDir();
   const pg = await testDatabase(onlyDemo(opts.fixtures));
   const clock = opts.clock;
@@ -171,6 +177,10 @@ export async function inProcess(
       : JsonEngine.open(path.join(dir, 'store.json'), clock ? { clock: () => clock.now().getTime() } : {});
   const db = await open();
   if (!pg?.seeded) await importFixtures(db, opts.fixtures ?? [DEMO]);
+  if (pg && clock && opts.storeClock) {
+    const offset = clock.now().getTime() - (await db.read((tx) => tx.now()));
+    await db.write((tx) => tx.put('settings', { id: CLOCK_OFFSET_SETTING, value: offset }));
+  }
   const app = new App({ db, clock: opts.clock, services: opts.services });
   return {
     app,

@@ -1,53 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../../../src/server/app.js';
-import type { StoreEngine } from '../../../src/store/engine/interface.js';
-import { demoEngine } from '../../support/engines.js';
-import { demo, inProcess, sendJson, TestClock, type InProcess } from '../../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { demoPerTest } from '../../support/api.js';
+import { demo } from '../../support/server.js';
 
-let s: InProcess;
-let clock: TestClock;
-/** The store's interface the App reads and writes (a PostgreSQL engine seeded with the demo on the postgres project). */
-let db: StoreEngine;
-let app: App;
-beforeEach(async () => {
-  clock = new TestClock();
-  s = await inProcess({ clock });
-  db = await demoEngine(s, clock);
-  app = new App({ db, clock });
-});
-afterEach(async () => {
-  if (db.kind === 'postgres') await db.close();
-  await s.close();
-});
-const request = (r: Parameters<InProcess['request']>[0]) => sendJson(app, r);
+const t = demoPerTest();
+const { request, expectUnchanged, stampedDuring } = t;
 
 const FORM_WS3 = 'c571bc30-2f5b-4fb3-92b7-2b1ab7c4cbf5';
 const formUrl = (id: string = demo.formCatering, ws: string = demo.ws1) => `/v1/workspaces/${ws}/forms/${id}`;
 const patch = (json: unknown, token: string = demo.owner, url = formUrl()) =>
   request({ method: 'PATCH', url, token, json });
-const stored = async (id: string = demo.formCatering) => await db.read((tx) => tx.get('forms', id));
-/**
- * The record is the one read before: the same object on the JSON engine (nothing rewrote it), the
- * same content on PostgreSQL (every read parses a new one).
- */
-const expectUnchanged = (after: unknown, before: unknown) =>
-  db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
-/** The store's time (tx.now(): the test clock on the JSON engine, the database's clock on PostgreSQL). */
-const storeNow = () => db.read((tx) => tx.now());
-/**
- * Runs `fn` and checks that `at(result)` is a timestamp of the store's time during it: exactly the
- * test clock's time on the JSON engine (the clock stands still), within the request on PostgreSQL.
- */
-async function stampedDuring<T>(fn: () => Promise<T>, at: (r: T) => string): Promise<T> {
-  const from = await storeNow();
-  const out = await fn();
-  const to = await storeNow();
-  const stamp = at(out);
-  expect(stamp).toBe(new Date(Date.parse(stamp)).toISOString());
-  expect(Date.parse(stamp)).toBeGreaterThanOrEqual(from);
-  expect(Date.parse(stamp)).toBeLessThanOrEqual(to);
-  return out;
-}
+const stored = async (id: string = demo.formCatering) => await t.db.read((tx) => tx.get('forms', id));
 
 describe('getForm (extension)', () => {
   it('returns the whole form without its workspace id', async () => {

@@ -1,26 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../../../src/server/app.js';
-import type { StoreEngine } from '../../../src/store/engine/interface.js';
-import { demoEngine } from '../../support/engines.js';
+import { describe, expect, it } from 'vitest';
+import { demoPerTest } from '../../support/api.js';
 import { moveClock } from '../../support/oauth.js';
-import { demo, inProcess, sendJson, TestClock, type InProcess } from '../../support/server.js';
+import { demo } from '../../support/server.js';
 
-let s: InProcess;
-let clock: TestClock;
-/** The store's interface the App reads and writes (a PostgreSQL engine seeded with the demo on the postgres project). */
-let db: StoreEngine;
-let app: App;
-beforeEach(async () => {
-  clock = new TestClock();
-  s = await inProcess({ clock });
-  db = await demoEngine(s, clock);
-  app = new App({ db, clock });
-});
-afterEach(async () => {
-  if (db.kind === 'postgres') await db.close();
-  await s.close();
-});
-const request = (r: Parameters<InProcess['request']>[0]) => sendJson(app, r);
+const t = demoPerTest();
+const { request, expectUnchanged, stampedDuring } = t;
 
 const LIST_WS2 = 'd0f90159-28a7-4444-9b58-0db2b35c52b4';
 const ARTICLE_WS2 = 'b1e141f9-6644-410f-8a44-f68b88aefa33';
@@ -41,29 +25,7 @@ const restore = (
   token: string = demo.owner,
   url = restoreUrl(article, version),
 ) => request({ method: 'POST', url, token, json });
-const stored = async (id: string) => (await db.read((tx) => tx.get('articles', id)))!;
-/**
- * The record is the one read before: the same object on the JSON engine (nothing rewrote it), the
- * same content on PostgreSQL (every read parses a new one).
- */
-const expectUnchanged = (after: unknown, before: unknown) =>
-  db.kind === 'json' ? expect(after).toBe(before) : expect(after).toStrictEqual(before);
-/** The store's time (tx.now(): the test clock on the JSON engine, the database's clock on PostgreSQL). */
-const storeNow = () => db.read((tx) => tx.now());
-/**
- * Runs `fn` and checks that `at(result)` is a timestamp of the store's time during it: exactly the
- * test clock's time on the JSON engine (the clock stands still), within the request on PostgreSQL.
- */
-async function stampedDuring<T>(fn: () => Promise<T>, at: (r: T) => string): Promise<T> {
-  const from = await storeNow();
-  const out = await fn();
-  const to = await storeNow();
-  const stamp = at(out);
-  expect(stamp).toBe(new Date(Date.parse(stamp)).toISOString());
-  expect(Date.parse(stamp)).toBeGreaterThanOrEqual(from);
-  expect(Date.parse(stamp)).toBeLessThanOrEqual(to);
-  return out;
-}
+const stored = async (id: string) => (await t.db.read((tx) => tx.get('articles', id)))!;
 
 describe('listArticles', () => {
   it('lists the articles of the list, newest article first, with the item shape of src/api/knowledge/schemas.ts', async () => {
@@ -138,7 +100,7 @@ describe('listArticles', () => {
   });
 
   it("a restore updates its article's item: title, status, versions, updated_at", async () => {
-    clock.current = new Date('2026-11-22T12:00:00.000Z');
+    t.clock.current = new Date('2026-11-22T12:00:00.000Z');
     const restored = await stampedDuring(
       () => restore(demo.articleNeverPublished, 1, { publish: true }),
       (r) => r.json.data.version.created_at,
@@ -285,7 +247,7 @@ describe('restoreArticleVersion', () => {
 
   it('twice in a row gives N+1 and N+2 with the right restored_from', async () => {
     const first = await restore(demo.article3Versions, 1);
-    await moveClock(db, clock, 60_000);
+    await moveClock(t.db, t.clock, 60_000);
     const second = await stampedDuring(
       () => restore(demo.article3Versions, 2, { publish: true }),
       (r) => r.json.data.version.created_at,
@@ -343,7 +305,7 @@ describe('restoreArticleVersion', () => {
   // A restart of the JSON file store (its journal replayed); a PostgreSQL engine holds nothing to lose.
   it.skipIf(process.env.WCM_TEST_STORE === 'postgres')('a restore survives a restart of the store', async () => {
     await restore(demo.article3Versions, 1, { publish: true });
-    const reopened = await s.reopen();
+    const reopened = await t.s.reopen();
     try {
       const a = (await reopened.read((tx) => tx.get('articles', demo.article3Versions)))!;
       expect(a.versions.map((v) => [v.number, v.restored_from, v.published])).toEqual([

@@ -1,33 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../../../src/server/app.js';
-import type { StoreEngine } from '../../../src/store/engine/interface.js';
-import { demoEngine } from '../../support/engines.js';
+import { describe, expect, it } from 'vitest';
+import { demoPerTest } from '../../support/api.js';
 import { moveClock } from '../../support/oauth.js';
-import { demo, inProcess, sendJson, TestClock, type InProcess } from '../../support/server.js';
+import { demo } from '../../support/server.js';
 import { expectProblem } from '../../support/problem.js';
 
-let s: InProcess;
-let clock: TestClock;
-/** The store's interface the App reads and writes (a PostgreSQL engine seeded with the demo on the postgres project). */
-let db: StoreEngine;
-let app: App;
-beforeEach(async () => {
-  clock = new TestClock();
-  s = await inProcess({ clock });
-  db = await demoEngine(s, clock);
-  app = new App({ db, clock });
-});
-afterEach(async () => {
-  if (db.kind === 'postgres') await db.close();
-  await s.close();
-});
-const request = (r: Parameters<InProcess['request']>[0]) => sendJson(app, r);
+const t = demoPerTest();
+const { request, stampedDuring } = t;
 
 const lists = `/v1/workspaces/${demo.ws1}/lists`;
 const create = (json: unknown, token: string = demo.owner) => request({ method: 'POST', url: lists, token, json });
 /** Every listing of the demo's workspaces, read through the store's interface (either engine), newest first per workspace. */
 const allListings = () =>
-  db.read(async (tx) =>
+  t.db.read(async (tx) =>
     (
       await Promise.all(
         [demo.ws1, demo.ws2, demo.ws3].map((w) =>
@@ -37,23 +21,7 @@ const allListings = () =>
     ).flatMap((p) => p.items),
   );
 /** How many listings the store holds. */
-const listingCount = () => db.read((tx) => tx.count('listings'));
-/** The store's time (tx.now(): the test clock on the JSON engine, the database's clock on PostgreSQL). */
-const storeNow = () => db.read((tx) => tx.now());
-/**
- * Runs `fn` and checks that `at(result)` is a timestamp of the store's time during it: exactly the
- * test clock's time on the JSON engine (the clock stands still), within the request on PostgreSQL.
- */
-async function stampedDuring<T>(fn: () => Promise<T>, at: (r: T) => string): Promise<T> {
-  const from = await storeNow();
-  const out = await fn();
-  const to = await storeNow();
-  const stamp = at(out);
-  expect(stamp).toBe(new Date(Date.parse(stamp)).toISOString());
-  expect(Date.parse(stamp)).toBeGreaterThanOrEqual(from);
-  expect(Date.parse(stamp)).toBeLessThanOrEqual(to);
-  return out;
-}
+const listingCount = () => t.db.read((tx) => tx.count('listings'));
 const item = (title = 'Q', description?: string) => (description === undefined ? { title } : { title, description });
 
 describe('createListing', () => {
@@ -78,7 +46,7 @@ describe('createListing', () => {
       `http://localhost/dashboard/workspaces/${demo.ws1}/lists/${res.json.data.id}`,
     );
     expect(res.headers['X-Request-Id']).toBe(res.json.meta.request_id);
-    expect((await db.read((tx) => tx.get('listings', res.json.data.id)))?.workspace_id).toBe(demo.ws1);
+    expect((await t.db.read((tx) => tx.get('listings', res.json.data.id)))?.workspace_id).toBe(demo.ws1);
   });
 
   it('defaults items to []', async () => {
@@ -193,9 +161,9 @@ describe('the auth matrix', () => {
     async () => {
       // The support token (engagements only) expires at 2027-12-31T23:59:59Z: before, it authenticates
       // and fails on the ability; from that instant on, it no longer authenticates.
-      clock.current = new Date('2027-12-31T23:59:58.999Z');
+      t.clock.current = new Date('2027-12-31T23:59:58.999Z');
       expect((await request({ url: lists, token: demo.support })).json.code).toBe('insufficient_ability');
-      clock.current = new Date('2027-12-31T23:59:59.000Z');
+      t.clock.current = new Date('2027-12-31T23:59:59.000Z');
       expectProblem(await request({ url: lists, token: demo.support }), 401, 'invalid_token');
     },
   );
@@ -206,7 +174,7 @@ describe('listListings paging', () => {
   const url = `/v1/workspaces/${ws}/lists`;
   const token = demo.ciWriter;
   const add = async (title: string) => {
-    await moveClock(db, clock, 1000);
+    await moveClock(t.db, t.clock, 1000);
     const res = await request({ method: 'POST', url, token, json: { title, template_slug: 'faq' } });
     expect(res.status).toBe(201);
     return res.json.data.id as string;
@@ -222,7 +190,7 @@ describe('listListings paging', () => {
 
   it('60 listings with limit 25: pages of 25, 25, 10, no duplicate, null cursor at the end, newest first', async () => {
     const own = (await allListings()).filter((l) => l.workspace_id === ws);
-    await db.write(async (tx) => {
+    await t.db.write(async (tx) => {
       for (const l of own) await tx.delete('listings', l.id);
     });
     const created: string[] = [];

@@ -8,27 +8,21 @@ import { checkCsrf, MAX_SESSIONS, SESSION_COOKIE, sessionKey, Sessions } from '.
 import { isLoopbackHost, safeReturnTo, signIn, SIGNIN_CSRF_COOKIE } from '../../../src/server/web/signin.js';
 import { ABILITIES } from '../../../src/contract/enums.js';
 import { JsonEngine } from '../../../src/store/json/engine.js';
-import type { StoreEngine } from '../../../src/store/engine/interface.js';
-import { demoEngine } from '../../support/engines.js';
 import { moveClock } from '../../support/oauth.js';
 import { demo, inProcess, sendJson, tempDir, TestClock, type InProcess } from '../../support/server.js';
 
 const PREFIX = '/web-test';
 let env: InProcess | undefined;
-/** PostgreSQL engines a test opened, closed after it. */
-const engines: StoreEngine[] = [];
 afterEach(async () => {
-  await Promise.all(engines.splice(0).map((db) => db.close()));
   await env?.close();
   env = undefined;
 });
 
 /** A mount like the dashboard's: sign-in, one page that needs a session, one form that changes something. */
 async function setup(loopback: boolean) {
-  env = await inProcess();
   const clock = new TestClock();
-  const db = await demoEngine(env, clock);
-  if (db.kind === 'postgres') engines.push(db);
+  env = await inProcess({ clock, storeClock: true });
+  const db = env.db;
   const sessions = new Sessions(db);
   const auth = signIn({ prefix: PREFIX, loopback, sessions, purpose: 'to test <things>' });
   const changes: string[] = [];
