@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { StoreEngine } from '../../src/store/engine/interface.js';
 import { inProcess, TestClock, type InProcess } from './server.js';
 
@@ -70,4 +70,32 @@ export function demoPerTest(): DemoPerTest {
     },
   };
   return t;
+}
+
+/** A response as the tests read it: the status and the parsed body. */
+type Answer = { status: number; json: any };
+
+/**
+ * Registers `%s: 403, read back unchanged`, one test a row `[case, token, code, ...rest]`: the
+ * operation tried with the token is refused 403 with the row's code, the record it aimed at is
+ * unchanged in the store (`unchanged(after, before)`, the file's own check), and `readBack` (with a
+ * token that may read it) finds it as it was. `rest` is what the row passes on to the three.
+ */
+export function refusedUnchanged<R extends unknown[]>(
+  rows: Array<[name: string, token: string, code: string, ...rest: R]>,
+  op: {
+    stored(...rest: R): Promise<unknown>;
+    attempt(token: string, ...rest: R): Promise<Answer>;
+    unchanged(after: unknown, before: unknown): void;
+    readBack(...rest: R): Promise<void>;
+  },
+): void {
+  it.each(rows)('%s: 403, read back unchanged', async (_name, token, code, ...rest) => {
+    const before = await op.stored(...(rest as R));
+    const res = await op.attempt(token, ...(rest as R));
+    expect(res.status).toBe(403);
+    expect(res.json.code).toBe(code);
+    op.unchanged(await op.stored(...(rest as R)), before);
+    await op.readBack(...(rest as R));
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoPerTest } from '../../support/api.js';
+import { demoPerTest, refusedUnchanged } from '../../support/api.js';
 import { demo } from '../../support/server.js';
 
 const t = demoPerTest();
@@ -266,32 +266,36 @@ describe('updateForm', () => {
       expect((await stored(FORM_WS3))!.name).toBe('Report a problem');
     });
 
-    it.each([
+    // [case, token, code, url, the form's id, its name]
+    refusedUnchanged<[url: string, id: string, name: string]>(
       [
-        'a token without content:write',
-        demo.contentReader,
-        formUrl(),
-        'insufficient_ability',
-        demo.formCatering,
-        'Catering request',
+        [
+          'a token without content:write',
+          demo.contentReader,
+          'insufficient_ability',
+          formUrl(),
+          demo.formCatering,
+          'Catering request',
+        ],
+        [
+          "a workspace the token's user is not a member of",
+          demo.owner,
+          'not_a_member',
+          formUrl(FORM_WS3, demo.ws3),
+          FORM_WS3,
+          'Report a problem',
+        ],
       ],
-      [
-        "a workspace the token's user is not a member of",
-        demo.owner,
-        formUrl(FORM_WS3, demo.ws3),
-        'not_a_member',
-        FORM_WS3,
-        'Report a problem',
-      ],
-    ])('%s: 403, read back unchanged', async (_n, token, url, code, id, name) => {
-      const before = await stored(id);
-      const res = await patch({ name: 'Hijacked', settings: { x: 1 } }, token, url);
-      expect(res.status).toBe(403);
-      expect(res.json.code).toBe(code);
-      expectUnchanged(await stored(id), before);
-      const readBack = await request({ url, token: id === FORM_WS3 ? demo.ciWriter : demo.owner });
-      expect(readBack.json.data.name).toBe(name);
-      expect(readBack.json.data.settings).not.toHaveProperty('x');
-    });
+      {
+        stored: (_url, id) => stored(id),
+        attempt: (token, url) => patch({ name: 'Hijacked', settings: { x: 1 } }, token, url),
+        unchanged: expectUnchanged,
+        async readBack(url, id, name) {
+          const readBack = await request({ url, token: id === FORM_WS3 ? demo.ciWriter : demo.owner });
+          expect(readBack.json.data.name).toBe(name);
+          expect(readBack.json.data.settings).not.toHaveProperty('x');
+        },
+      },
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoPerTest } from '../../support/api.js';
+import { demoPerTest, refusedUnchanged } from '../../support/api.js';
 import { moveClock } from '../../support/oauth.js';
 import { demo } from '../../support/server.js';
 
@@ -357,25 +357,30 @@ describe('restoreArticleVersion', () => {
     expectUnchanged(await stored(demo.article3Versions), before);
   });
 
-  it.each([
-    ['a token without content:write', demo.contentReader, demo.ws1, 'insufficient_ability'],
-    ["a workspace the token's user is not a member of", demo.ciWriter, demo.ws1, 'not_a_member'],
-  ])('%s: 403, read back unchanged', async (_n, token, ws, code) => {
-    const before = await stored(demo.article3Versions);
-    const res = await restore(
-      demo.article3Versions,
-      1,
-      { publish: true },
-      token,
-      restoreUrl(demo.article3Versions, 1, demo.knowledgeList, ws),
-    );
-    expect(res.status).toBe(403);
-    expect(res.json.code).toBe(code);
-    expectUnchanged(await stored(demo.article3Versions), before);
-    const read = await request({ url: articleUrl(demo.article3Versions), token: demo.owner });
-    expect(read.json.data).toMatchObject({ current_version: 3, published_version: 2 });
-    expect(read.json.data.versions).toHaveLength(3);
-  });
+  // [case, token, code, workspace]
+  refusedUnchanged<[ws: string]>(
+    [
+      ['a token without content:write', demo.contentReader, 'insufficient_ability', demo.ws1],
+      ["a workspace the token's user is not a member of", demo.ciWriter, 'not_a_member', demo.ws1],
+    ],
+    {
+      stored: () => stored(demo.article3Versions),
+      attempt: (token, ws) =>
+        restore(
+          demo.article3Versions,
+          1,
+          { publish: true },
+          token,
+          restoreUrl(demo.article3Versions, 1, demo.knowledgeList, ws),
+        ),
+      unchanged: expectUnchanged,
+      async readBack() {
+        const read = await request({ url: articleUrl(demo.article3Versions), token: demo.owner });
+        expect(read.json.data).toMatchObject({ current_version: 3, published_version: 2 });
+        expect(read.json.data.versions).toHaveLength(3);
+      },
+    },
+  );
 
   it('a restored version gets a fresh uuid', async () => {
     const res = await restore(demo.article3Versions, 1);

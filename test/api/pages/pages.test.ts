@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { refusedUnchanged } from '../../support/api.js';
 import { demo, inProcess, TestClock, type InProcess } from '../../support/server.js';
 
 let s: InProcess;
@@ -265,19 +266,22 @@ describe('updatePage: semantics', () => {
       unchanged(await stored(PAGE_WS2), before);
     });
 
-    it.each([
-      ['a token without content:write (content:read only)', demo.contentReader, 'insufficient_ability'],
-      ['a token without any content ability', demo.support, 'insufficient_ability'],
-    ])('%s: 403, read back unchanged', async (_n, token, code) => {
-      const before = await stored();
-      const res = await patch({ published: false, name: 'Hijacked' }, token);
-      expect(res.status).toBe(403);
-      expect(res.json.code).toBe(code);
-      unchanged(await stored(), before);
-      const readBack = await s.request({ url: pageUrl(), token: demo.owner });
-      expect(readBack.json.data.published).toBe(true);
-      expect(readBack.json.data.name).toBe('Acme Coffee home');
-    });
+    refusedUnchanged<[]>(
+      [
+        ['a token without content:write (content:read only)', demo.contentReader, 'insufficient_ability'],
+        ['a token without any content ability', demo.support, 'insufficient_ability'],
+      ],
+      {
+        stored: () => stored(),
+        attempt: (token) => patch({ published: false, name: 'Hijacked' }, token),
+        unchanged,
+        async readBack() {
+          const readBack = await s.request({ url: pageUrl(), token: demo.owner });
+          expect(readBack.json.data.published).toBe(true);
+          expect(readBack.json.data.name).toBe('Acme Coffee home');
+        },
+      },
+    );
 
     it('a workspace the user is not a member of: 403 not_a_member, nothing changed', async () => {
       // ci-writer (Dee) has content:write but belongs only to Civic Help Desk.
