@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { inProcess, tempDir, type InProcess } from './server.js';
 
 /**
  * A small store fixture for the engagement tests, where every expected id is known by name.
@@ -137,4 +139,28 @@ export function writeEngagementFixture(dir: string, extra: Record<string, unknow
   const file = path.join(dir, 'engagement.json');
   writeFileSync(file, JSON.stringify({ ...fixture, ...extra }));
   return file;
+}
+
+/**
+ * Registers, in the calling file, one in-process server over the fixture for all of its tests
+ * (opened before the first, closed after the last, its fixture's directory removed) and returns
+ * accessors to it.
+ */
+export function engagementPerFile(): { readonly s: InProcess } {
+  let s: InProcess | undefined;
+  let fixtures: ReturnType<typeof tempDir> | undefined;
+  beforeAll(async () => {
+    fixtures = tempDir();
+    s = await inProcess({ fixtures: [writeEngagementFixture(fixtures.dir)] });
+  });
+  afterAll(async () => {
+    await s?.close();
+    fixtures?.cleanup();
+  });
+  return {
+    get s() {
+      if (!s) throw new Error('engagementPerFile: no server outside the tests');
+      return s;
+    },
+  };
 }

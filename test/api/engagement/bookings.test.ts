@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { b, eng, v, writeEngagementFixture } from '../../support/engagement.js';
-import { inProcess, tempDir, type InProcess } from '../../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { b, eng, engagementPerFile, v } from '../../support/engagement.js';
 
-let s: InProcess;
-let fixtures: ReturnType<typeof tempDir>;
-beforeAll(async () => {
-  fixtures = tempDir();
-  s = await inProcess({ fixtures: [writeEngagementFixture(fixtures.dir)] });
-});
-afterAll(async () => {
-  await s.close();
-  fixtures.cleanup();
-});
+const server = engagementPerFile();
 
-const get = (url: string) => s.request({ url, token: eng.token });
+const get = (url: string) => server.s.request({ url, token: eng.token });
 const ids = (res: { json: { data: Array<{ id: string }> } }) => res.json.data.map((x) => x.id);
 
 describe('listBookings', () => {

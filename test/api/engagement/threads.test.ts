@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateThreads } from '../../support/generate-threads.mjs';
-import { eng, t, writeEngagementFixture } from '../../support/engagement.js';
-import { inProcess, tempDir, type InProcess } from '../../support/server.js';
+import { eng, engagementPerFile, t, writeEngagementFixture } from '../../support/engagement.js';
+import { inProcess, tempDir } from '../../support/server.js';
 import type { FullThread } from '../../../src/store/threads.js';
 import { dbFullThread, removeThread, workspaceThreads, writeThread } from '../../support/threads.js';
 
-let s: InProcess;
-let fixtures: ReturnType<typeof tempDir>;
-beforeAll(async () => {
-  fixtures = tempDir();
-  s = await inProcess({ fixtures: [writeEngagementFixture(fixtures.dir)] });
-});
-afterAll(async () => {
-  await s.close();
-  fixtures.cleanup();
-});
+const server = engagementPerFile();
 
 const threads = `/v1/workspaces/${eng.wsA}/threads`;
-const get = (url: string, token: string = eng.token) => s.request({ url, token });
+const get = (url: string, token: string = eng.token) => server.s.request({ url, token });
 const ids = (res: { json: { data: Array<{ id: string }> } }) => res.json.data.map((x) => x.id);
 
 describe('listThreads: views and channels', () => {
@@ -82,8 +73,8 @@ describe('listThreads: views and channels', () => {
 
   it('cuts a long last message to a one-line preview of 140 characters ending in …', async () => {
     const body = `Line one\n\n${'word '.repeat(60)}`;
-    const t7 = (await dbFullThread(s.app.db, t(7)))!;
-    await s.app.db.write((tx) =>
+    const t7 = (await dbFullThread(server.s.app.db, t(7)))!;
+    await server.s.app.db.write((tx) =>
       writeThread(tx, {
         ...t7,
         id: t(70),
@@ -97,20 +88,20 @@ describe('listThreads: views and channels', () => {
       expect(preview).toBe(`Line one ${'word '.repeat(26).trimEnd()}…`);
       expect(Array.from(preview).length).toBeLessThanOrEqual(140);
     } finally {
-      await s.app.db.write((tx) => removeThread(tx, t(70)));
+      await server.s.app.db.write((tx) => removeThread(tx, t(70)));
     }
   });
 
   it('moves a thread between views and channels when it is replaced (index partitions follow the record)', async () => {
-    const base = (await dbFullThread(s.app.db, t(7)))!;
+    const base = (await dbFullThread(server.s.app.db, t(7)))!;
     const x = {
       ...base,
       id: t(71),
       messages: base.messages.map((msg) => ({ ...msg, id: '40000000-0000-4000-8000-000000000071' })),
     };
     // Two writes with no read between: the second must find the first in the index to remove it.
-    await s.app.db.write((tx) => writeThread(tx, x));
-    await s.app.db.write((tx) =>
+    await server.s.app.db.write((tx) => writeThread(tx, x));
+    await server.s.app.db.write((tx) =>
       writeThread(tx, { ...x, status: 'closed', starred: true, messages: [{ ...x.messages[0], channel: 'form' }] }),
     );
     try {
@@ -118,7 +109,7 @@ describe('listThreads: views and channels', () => {
       expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(71), t(3)]);
       expect(ids(await get(`${threads}?view=starred&channel=form`))).toEqual([t(71), t(3)]);
     } finally {
-      await s.app.db.write((tx) => removeThread(tx, t(71)));
+      await server.s.app.db.write((tx) => removeThread(tx, t(71)));
     }
     expect(ids(await get(`${threads}?view=closed`))).toEqual([t(4), t(3)]);
   });
