@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../src/contract/openapi.js';
 import { operationList } from '../../src/contract/operations.js';
 import { runInProcess } from '../support/cli.js';
+import { PROBLEM_MEMBERS } from '../support/problem.js';
 import { demo, inProcess, type InProcess } from '../support/server.js';
 
 async function lint(doc: unknown) {
@@ -179,16 +180,7 @@ describe('the OpenAPI document', () => {
     const list = served.paths['/workspaces/{workspace}/lists'].get;
     const limit = list.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 25 });
-    expect(served.components.schemas.Problem.required.sort()).toEqual([
-      'code',
-      'detail',
-      'errors',
-      'instance',
-      'request_id',
-      'resolution',
-      'status',
-      'title',
-      'type',
-    ]);
+    // The schema requires exactly the members every problem body has (expectProblem's list).
+    expect(served.components.schemas.Problem.required.sort()).toEqual(PROBLEM_MEMBERS);
   });
 });

@@ -11,6 +11,7 @@ import { exportFixture } from '../../src/store/fixtures/import.js';
 import type { Store } from '../../src/store/json/store.js';
 import path from 'node:path';
 import { demo, type InProcess } from '../support/server.js';
+import { PROBLEM_MEMBERS } from '../support/problem.js';
 
 /**
  * The App as `wcm serve` builds it (services and middleware of every area: payments, idempotency, rate
@@ -89,7 +90,6 @@ export function validBody(op: AnyOperation): unknown {
 /** The whole store as one string: equal strings, equal state. */
 export const storeState = (store: Store) => JSON.stringify(exportFixture(store));
 
-const PROBLEM_MEMBERS = ['code', 'detail', 'errors', 'instance', 'request_id', 'resolution', 'status', 'title', 'type'];
 /** Stack frames, file paths, module paths: nothing of the server's insides may reach a client. */
 export const LEAK =
   /\/work\/|node_modules|\/home\/|\/tmp\/|file:\/\/|\n\s+at |\bat [\w$.<>]+ \(|\bat (node:|\/)|\.ts:\d+|\.js:\d+/;
