@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeFileLayer, type FileLayer } from '../../src/store/json/files.js';
 import { demo } from '../support/server.js';
+import { journalThrough } from '../support/store.js';
 import { publicApp, type PublicApp } from './payments/harness.js';
 
 /** The real disk layer, remembering every batch written to the journal. */
@@ -8,21 +9,10 @@ function recordingFiles(): { files: FileLayer; appends: string[] } {
   const appends: string[] = [];
   const files: FileLayer = {
     ...nodeFileLayer,
-    async openJournal(file) {
-      const j = await nodeFileLayer.openJournal(file);
-      return {
-        get size() {
-          return j.size;
-        },
-        independentSyncs: j.independentSyncs,
-        writeDurable: async (buf: Buffer) => {
-          await j.writeDurable(buf);
-          appends.push(buf.toString('utf8'));
-        },
-        truncate: (n: number) => j.truncate(n),
-        close: () => j.close(),
-      };
-    },
+    openJournal: journalThrough(async (j, buf) => {
+      await j.writeDurable(buf);
+      appends.push(buf.toString('utf8'));
+    }),
   };
   return { files, appends };
 }

@@ -6,6 +6,7 @@ import type { CollectionName, ListingRecord, RecordTypes } from '../../src/store
 import { Store } from '../../src/store/json/store.js';
 import type { StoreEngine } from '../../src/store/engine/interface.js';
 import { JsonEngine } from '../../src/store/json/engine.js';
+import { nodeFileLayer, type JournalHandle } from '../../src/store/json/files.js';
 import type { Scannable } from '../../src/store/fixtures/export.js';
 import { tempDir } from './server.js';
 
@@ -118,4 +119,27 @@ export async function exportState(db: StoreEngine): Promise<string> {
   const pieces = db instanceof JsonEngine ? exportText(db.store) : exportScanned(db as unknown as Scannable);
   for await (const piece of pieces) text += piece;
   return text;
+}
+
+/**
+ * The node file layer's `openJournal`, each journal's writes going through `writeDurable(real, buf)`
+ * (`real`: the journal as opened, whose own writeDurable it calls or not) and, when given, its cuts
+ * through `truncate`; its size, independentSyncs and close are the real journal's.
+ */
+export function journalThrough(
+  writeDurable: (real: JournalHandle, buf: Buffer, file: string) => Promise<void>,
+  truncate?: (real: JournalHandle, n: number) => Promise<void>,
+): (file: string) => Promise<JournalHandle> {
+  return async (file) => {
+    const j = await nodeFileLayer.openJournal(file);
+    return {
+      get size() {
+        return j.size;
+      },
+      independentSyncs: j.independentSyncs,
+      writeDurable: (buf) => writeDurable(j, buf, file),
+      truncate: (n) => (truncate ? truncate(j, n) : j.truncate(n)),
+      close: () => j.close(),
+    };
+  };
 }

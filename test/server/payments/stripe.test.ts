@@ -3,6 +3,7 @@ import { StripePaymentProvider } from '../../../src/server/payments/stripe.js';
 import { nodeFileLayer, type FileLayer } from '../../../src/store/json/files.js';
 import { cardDeclined, paymentIntentCreated, stripeStub } from './stripe-stub.js';
 import { SECRET, demo, payUrl, publicApp, type PublicApp } from './harness.js';
+import { journalThrough } from '../../support/store.js';
 
 let s: PublicApp | undefined;
 let stub: Awaited<ReturnType<typeof stripeStub>> | undefined;
@@ -154,24 +155,13 @@ describe("the stripe provider, against a local server speaking Stripe's wire for
     let failAppends = false;
     const files: FileLayer = {
       ...nodeFileLayer,
-      async openJournal(file) {
-        const j = await nodeFileLayer.openJournal(file);
-        return {
-          get size() {
-            return j.size;
-          },
-          independentSyncs: j.independentSyncs,
-          // A failing write still takes its place (the layer's contract): zeros, then the error.
-          // Only the order's write fails: the rate limit's bucket before it is a write of its own.
-          writeDurable: async (buf) => {
-            if (!failAppends || !buf.includes('["orders",')) return j.writeDurable(buf);
-            await j.writeDurable(Buffer.alloc(buf.length));
-            throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-          },
-          truncate: (n) => j.truncate(n),
-          close: () => j.close(),
-        };
-      },
+      // A failing write still takes its place (the layer's contract): zeros, then the error.
+      // Only the order's write fails: the rate limit's bucket before it is a write of its own.
+      openJournal: journalThrough(async (j, buf) => {
+        if (!failAppends || !buf.includes('["orders",')) return j.writeDurable(buf);
+        await j.writeDurable(Buffer.alloc(buf.length));
+        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      }),
     };
     stub = await stripeStub((req) =>
       req.path.endsWith('/cancel')

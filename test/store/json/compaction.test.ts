@@ -3,12 +3,13 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { nodeFileLayer, type FileLayer, type JournalHandle } from '../../../src/store/json/files.js';
+import { nodeFileLayer, type FileLayer } from '../../../src/store/json/files.js';
 import { Store } from '../../../src/store/json/store.js';
 import { ROOT } from '../../support/server.js';
 import {
   STORE_TEST_WS,
   crashCopy,
+  journalThrough,
   listing,
   listingTitles,
   readSnapshotFile,
@@ -55,25 +56,14 @@ function controlledLayer(): FileLayer & {
     failJournalReplace: false,
     journalReplaces: 0,
     failNextWrite: null as Error | null,
-    openJournal: async (file: string): Promise<JournalHandle> => {
-      const j = await nodeFileLayer.openJournal(file);
-      return {
-        get size() {
-          return j.size;
-        },
-        independentSyncs: j.independentSyncs,
-        writeDurable: async (buf) => {
-          await j.writeDurable(buf);
-          const err = layer.failNextWrite;
-          if (err) {
-            layer.failNextWrite = null;
-            throw err;
-          }
-        },
-        truncate: (n) => j.truncate(n),
-        close: () => j.close(),
-      };
-    },
+    openJournal: journalThrough(async (j, buf) => {
+      await j.writeDurable(buf);
+      const err = layer.failNextWrite;
+      if (err) {
+        layer.failNextWrite = null;
+        throw err;
+      }
+    }),
     writeAtomic: async (file: string, data: string | Buffer | readonly Buffer[]) => {
       if (file.endsWith('.journal')) {
         layer.journalReplaces++;

@@ -11,6 +11,7 @@ import { expectProblem } from '../../support/problem.js';
 import {
   STORE_TEST_WS,
   crashCopy,
+  journalThrough,
   listing,
   listingTitles,
   readSnapshotFile,
@@ -309,23 +310,12 @@ function faultyLayer(): FileLayer & { failing: boolean; appends: number } {
   const layer = {
     failing: false,
     appends: 0,
-    openJournal: async (file: string) => {
-      const j = await nodeFileLayer.openJournal(file);
-      return {
-        get size() {
-          return j.size;
-        },
-        independentSyncs: j.independentSyncs,
-        writeDurable: async (buf: Buffer) => {
-          layer.appends++;
-          if (!layer.failing) return j.writeDurable(buf);
-          await j.writeDurable(Buffer.alloc(buf.length));
-          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-        },
-        truncate: (n: number) => j.truncate(n),
-        close: () => j.close(),
-      };
-    },
+    openJournal: journalThrough(async (j, buf) => {
+      layer.appends++;
+      if (!layer.failing) return j.writeDurable(buf);
+      await j.writeDurable(Buffer.alloc(buf.length));
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }),
     writeAtomic: nodeFileLayer.writeAtomic,
     readIfExists: nodeFileLayer.readIfExists,
   };
