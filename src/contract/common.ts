@@ -65,10 +65,6 @@ export function envelope<T extends z.ZodType>(data: T) {
 }
 
 /** The success envelope around one page of a list. */
-export function listEnvelope<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), meta: ListMeta });
-}
-
 /** A body with at least one member: an empty PATCH is a mistake, not a no-op. */
 export function nonEmpty<T extends z.ZodObject>(schema: T) {
   return schema.refine((v) => Object.keys(v as object).length > 0, {

@@ -23,12 +23,9 @@ export const CHANNELS = ['web_chat', 'email', 'whatsapp', 'form'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export const BOOKING_STATUSES = ['pending', 'confirmed', 'cancelled'] as const;
-export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 
 export const VOICE_KINDS = ['call', 'voice_message'] as const;
-export type VoiceKind = (typeof VOICE_KINDS)[number];
 export const VOICE_STATUSES = ['answered', 'missed', 'voicemail'] as const;
-export type VoiceStatus = (typeof VOICE_STATUSES)[number];
 
 export const ARTICLE_STATUSES = ['published', 'draft'] as const;
 

@@ -93,12 +93,6 @@ export async function listPage(
   };
 }
 
-/** Rows rendered here (records read directly) as RowBytes. */
-export const rowBytes = (rows: Html[]): RowBytes => ({
-  count: rows.length,
-  bytes: rows.map((r) => Buffer.from(r.text)),
-});
-
 /** The records with these ids, each read once, by id (a missing one is absent): what a page's rows name. */
 export async function recordsById<C extends CollectionName>(
   tx: ReadTx,
