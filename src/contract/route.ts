@@ -68,3 +68,48 @@ export interface OperationSchemas<
   /** The schema of `data` (for lists: of one item). */
   response: R;
 }
+
+/**
+ * The get, update and list routes of a workspace's own content records (forms, pages): the same
+ * three operations, alike but for the noun.
+ */
+export function ownRoutes<N extends string>(noun: N, tag: string, exampleName: string) {
+  const list = `/workspaces/{workspace}/${noun}s`;
+  const notFound = { workspace: 'workspace_not_found', [noun]: `${noun}_not_found` };
+  return {
+    get: {
+      method: 'GET',
+      path: `${list}/{${noun}}`,
+      tag,
+      summary: `Get a ${noun}`,
+      access: 'bearer',
+      ability: 'content:read',
+      status: 200,
+      extension: true,
+      notFound,
+    },
+    update: {
+      method: 'PATCH',
+      path: `${list}/{${noun}}`,
+      tag,
+      summary: `Update a ${noun}`,
+      access: 'bearer',
+      ability: 'content:write',
+      status: 200,
+      notFound,
+      example: { body: { name: exampleName } },
+    },
+    list: {
+      method: 'GET',
+      path: list,
+      tag,
+      summary: `List the workspace's ${noun}s, most recently updated first (never updated last)`,
+      access: 'bearer',
+      ability: 'content:read',
+      status: 200,
+      list: true,
+      extension: true,
+      notFound: { workspace: 'workspace_not_found' },
+    },
+  } as const satisfies Record<string, Route>;
+}
