@@ -1,20 +1,9 @@
 import { defineCommand } from '../src/cli/command.js';
 import { controlRequest, controlStream } from '../src/cli/control.js';
 import { UsageError } from '../src/cli/errors.js';
+import type { LoggedRequest as Entry } from '../src/server/emulator/log.js';
 import { fitCell, fitWidths, printRows, terminalSafe, visibleWidth } from '../src/cli/output.js';
 
-interface Entry {
-  seq: number;
-  time: string;
-  method: string;
-  path: string;
-  operation: string | null;
-  status: number;
-  duration_ms: number;
-  request_id: string;
-  problem: string | null;
-  client: string;
-}
 interface Options {
   follow?: boolean;
   status?: string;
@@ -42,16 +31,8 @@ const COLUMNS = [
  * as tables are (the operation, path and problem give way; the time and request id never do).
  */
 export function followLine(e: Entry, width: number): string {
-  const cells = [
-    timeOfDay(e.time),
-    String(e.status),
-    e.method,
-    e.operation ?? '-',
-    e.path,
-    `${e.duration_ms} ms`,
-    e.problem ?? '',
-    e.request_id,
-  ];
+  const cells = COLUMNS.map((c) => c.value(e));
+  cells[5] += ' ms';
   const natural = [12, 3, 7, 28, 40, 11, visibleWidth(cells[6]), visibleWidth(cells[7])].map((w, i) =>
     Math.max(w, visibleWidth(cells[i])),
   );
