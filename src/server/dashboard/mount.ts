@@ -22,7 +22,7 @@ import {
 } from './pages/content.js';
 import { oauthView } from './pages/oauth.js';
 import { requestFilter, requestsView, requestView, REQUESTS_PATH, REQUESTS_STREAM } from './pages/requests.js';
-import { streamsBusy, type LogScope, type RequestLog } from '../emulator/log.js';
+import { eventStream, streamsBusy, type LogScope, type RequestLog } from '../emulator/log.js';
 import { recordPage } from './pages/open.js';
 import { bookingsView, threadsView, threadView, voiceView } from './pages/engagement.js';
 import {
@@ -243,17 +243,9 @@ async function requestStream(d: Dash, log: RequestLog, x: Call): Promise<AppResp
   const { filter } = requestFilter(q);
   if (log.full) throw streamsBusy();
   const scope = logScope(await mine(x.app.db, x.signed!));
-  return {
-    status: 200,
-    headers: {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      'X-Request-Id': x.info.id,
-    },
-    body: '',
-    stream: (res) => log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
-  };
+  return eventStream(x.info.id, (res) =>
+    log.stream(res, { ...filter, since: Number.isInteger(since) && since >= 0 ? since : 0 }, scope),
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { AppResponse } from '../app.js';
 import { ProblemError } from '../problems.js';
 
 /** One request as the log keeps it (docs/server.md: Controlling a running server). */
@@ -64,6 +65,19 @@ export const streamsBusy = (): ProblemError =>
     detail: `The request log already has ${STREAM_SUBSCRIBERS} live streams open; close one (or read \`GET /_emulator/requests?since=SEQ\`) and retry.`,
     headers: { 'Retry-After': '5' },
   });
+
+/** A `…/requests/stream` answer: Server-Sent Events written by `stream` (RequestLog.stream). */
+export const eventStream = (requestId: string, stream: (res: ServerResponse) => void): AppResponse => ({
+  status: 200,
+  headers: {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Request-Id': requestId,
+  },
+  body: '',
+  stream,
+});
 
 /**
  * What a dashboard session may see of the log: only requests to its own workspaces, never bodies.

@@ -4,7 +4,7 @@ import { guarded } from '../chain.js';
 import { ProblemError, validationFailed } from '../problems.js';
 import { header } from '../request.js';
 import { clockOffset, CONTROL, logFilter, parseFaults, readJson, type ControlOptions } from './control.js';
-import { streamsBusy } from './log.js';
+import { eventStream, streamsBusy } from './log.js';
 import { deleteSnapshot, listSnapshots, resetState, saveSnapshot } from './state.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -115,17 +115,7 @@ function webhookSecret(o: ControlOptions, x: Call): AppResponse {
 function requestStream(o: ControlOptions, x: Call): AppResponse {
   const f = logFilter(new URL(x.req.url, 'http://x'));
   if (o.log.full) throw streamsBusy();
-  return {
-    status: 200,
-    headers: {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      'X-Request-Id': x.info.id,
-    },
-    body: '',
-    stream: (res) => o.log.stream(res, f),
-  };
+  return eventStream(x.info.id, (res) => o.log.stream(res, f));
 }
 
 /** A snapshot name from the path, percent-decoded; a malformed escape (`%`, `%E0%A4%A`) is a 400, not a crash. */
