@@ -47,55 +47,52 @@ export interface IdPicker<T = never> {
   description?(item: T): string;
 }
 
+/** A row whose value is the item's id and whose plural is `<noun>s`, described by the id unless it says otherwise. */
+const byId = <T extends { id: string }>(row: Omit<IdPicker<T>, 'nouns' | 'value'> & { nouns?: string }) => ({
+  nouns: `${row.noun}s`,
+  value: (item: T) => item.id,
+  description: (item: T) => item.id,
+  ...row,
+});
+
 // `satisfies` keeps each row's item type for its callbacks while the table stays one object.
 export const ID_PICKERS = {
-  listing: {
+  listing: byId({
     noun: 'listing',
-    nouns: 'listings',
     operationId: 'listListings',
     lsCommand: 'wcm lists ls',
-    value: (l: ListingSummary) => l.id,
     label: (l: ListingSummary) => l.title,
-    description: (l: ListingSummary) => l.id,
-  },
-  form: {
+  }),
+  form: byId({
     noun: 'form',
-    nouns: 'forms',
     operationId: 'listForms',
     lsCommand: 'wcm forms ls',
-    value: (x: FormSummary) => x.id,
     label: (x: FormSummary) => x.name,
     description: (x: FormSummary) => `${x.field_count} field${x.field_count === 1 ? '' : 's'} · ${x.id}`,
-  },
-  page: {
+  }),
+  page: byId({
     noun: 'page',
-    nouns: 'pages',
     operationId: 'listPages',
     lsCommand: 'wcm pages ls',
-    value: (p: PageSummary) => p.id,
     label: (p: PageSummary) => `${p.name} (/${p.slug})`,
     description: (p: PageSummary) => `${p.published ? 'published' : 'unpublished'} · ${p.id}`,
-  },
-  knowledgeList: {
+  }),
+  knowledgeList: byId({
     noun: 'knowledge list',
-    nouns: 'knowledge lists',
     operationId: 'listKnowledgeLists',
     lsCommand: 'wcm knowledge ls',
     hasItems: (k: KnowledgeListSummary) => k.article_count > 0,
-    value: (k: KnowledgeListSummary) => k.id,
     label: (k: KnowledgeListSummary) => k.name,
     description: (k: KnowledgeListSummary) => `${k.article_count} article${k.article_count === 1 ? '' : 's'} · ${k.id}`,
-  },
-  article: {
+  }),
+  article: byId({
     noun: 'article',
-    nouns: 'articles',
     operationId: 'listArticles',
     lsCommand: 'wcm articles ls LIST',
     after: { list: 'knowledgeList' },
-    value: (a: ArticleSummary) => a.id,
     label: (a: ArticleSummary) => a.title,
     description: (a: ArticleSummary) => `${a.status}, v${a.current_version} · ${a.id}`,
-  },
+  }),
   articleVersion: {
     noun: 'version',
     nouns: 'versions',
@@ -107,36 +104,31 @@ export const ID_PICKERS = {
     label: (v: Article['versions'][number]) => `v${v.number} ${v.title}`,
     description: (v: Article['versions'][number]) => `${v.published ? 'published' : 'not published'} · ${v.created_at}`,
   },
-  offer: {
+  offer: byId({
     noun: 'offer',
     nouns: 'active offers',
     operationId: 'listOffers',
     lsCommand: 'wcm offers ls',
     choosable: (o: OfferSummary) => o.active,
-    value: (o: OfferSummary) => o.id,
     label: (o: OfferSummary) => o.title,
     description: (o: OfferSummary) =>
       `${o.kind}, ${o.unit_amount_minor === null ? 'buyer sets the amount' : formatMoney(o.unit_amount_minor, o.currency)} · ${o.id}`,
-  },
-  agent: {
+  }),
+  agent: byId({
     noun: 'agent',
-    nouns: 'agents',
     operationId: 'listAgents',
     lsCommand: 'wcm agents ls',
-    value: (a: AgentSummary) => a.id,
     label: (a: AgentSummary) => a.name,
-    description: (a: AgentSummary) => a.id,
-  },
-  thread: {
+  }),
+  thread: byId({
     noun: 'thread',
     nouns: 'threads in the inbox',
     operationId: 'listThreads',
     lsCommand: 'wcm threads ls',
-    value: (t: ThreadSummary) => t.id,
     label: (t: ThreadSummary) =>
       `${t.contact.name ?? t.contact.email ?? t.contact.phone ?? 'unknown'}: ${t.subject ?? t.last_message_preview ?? ''}`,
     description: (t: ThreadSummary) => `${t.last_message_at ?? ''} · ${t.id}`,
-  },
+  }),
 } as const satisfies Record<PickerName, IdPicker<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
