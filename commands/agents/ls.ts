@@ -1,5 +1,5 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
-import { runList } from '../../src/cli/list.js';
+import { workspaceList } from '../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['agents', 'ls'],
@@ -8,18 +8,12 @@ export default defineCommand<ListFlags>({
   description: 'Piped output is tab-separated: id, name.',
   list: true,
   examples: ['wcm agents ls', 'wcm agents ls --json'],
-  async run(opts, f) {
-    const workspace = await f.workspace();
-    return runList(
-      f,
-      opts,
-      'listAgents',
-      { params: { workspace } },
-      [
-        { header: 'ID', value: (r) => r.id },
-        { header: 'NAME', value: (r) => r.name, maxWidth: 60 },
-      ],
-      'agents',
-    );
-  },
+  run: workspaceList(
+    'listAgents',
+    [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'NAME', value: (r) => r.name, maxWidth: 60 },
+    ],
+    'agents',
+  ),
 });

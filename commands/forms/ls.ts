@@ -1,5 +1,5 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
-import { runList } from '../../src/cli/list.js';
+import { workspaceList } from '../../src/cli/list.js';
 import { relativeTime } from '../../src/cli/output.js';
 
 export default defineCommand<ListFlags>({
@@ -9,20 +9,14 @@ export default defineCommand<ListFlags>({
   description: 'Piped output is tab-separated: id, name, field count, updated_at (empty if never updated).',
   list: true,
   examples: ['wcm forms ls', 'wcm forms ls --all --json | jq -r \'.[] | select(.name == "Contact") | .id\''],
-  async run(opts, f) {
-    const workspace = await f.workspace();
-    return runList(
-      f,
-      opts,
-      'listForms',
-      { params: { workspace } },
-      [
-        { header: 'ID', value: (r) => r.id },
-        { header: 'NAME', value: (r) => r.name, maxWidth: 50 },
-        { header: 'FIELDS', value: (r) => String(r.field_count) },
-        { header: 'UPDATED', value: (r) => r.updated_at ?? '', pretty: (r, s) => s.dim(relativeTime(r.updated_at)) },
-      ],
-      'forms',
-    );
-  },
+  run: workspaceList(
+    'listForms',
+    [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'NAME', value: (r) => r.name, maxWidth: 50 },
+      { header: 'FIELDS', value: (r) => String(r.field_count) },
+      { header: 'UPDATED', value: (r) => r.updated_at ?? '', pretty: (r, s) => s.dim(relativeTime(r.updated_at)) },
+    ],
+    'forms',
+  ),
 });

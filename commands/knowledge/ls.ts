@@ -1,5 +1,5 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
-import { runList } from '../../src/cli/list.js';
+import { workspaceList } from '../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['knowledge', 'ls'],
@@ -8,19 +8,13 @@ export default defineCommand<ListFlags>({
   description: 'Piped output is tab-separated: id, name, article count.',
   list: true,
   examples: ['wcm knowledge ls', 'wcm articles ls "$(wcm knowledge ls --json | jq -r ".[0].id")"'],
-  async run(opts, f) {
-    const workspace = await f.workspace();
-    return runList(
-      f,
-      opts,
-      'listKnowledgeLists',
-      { params: { workspace } },
-      [
-        { header: 'ID', value: (r) => r.id },
-        { header: 'NAME', value: (r) => r.name, maxWidth: 50 },
-        { header: 'ARTICLES', value: (r) => String(r.article_count) },
-      ],
-      'knowledge lists',
-    );
-  },
+  run: workspaceList(
+    'listKnowledgeLists',
+    [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'NAME', value: (r) => r.name, maxWidth: 50 },
+      { header: 'ARTICLES', value: (r) => String(r.article_count) },
+    ],
+    'knowledge lists',
+  ),
 });

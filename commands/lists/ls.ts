@@ -1,5 +1,5 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
-import { runList } from '../../src/cli/list.js';
+import { workspaceList } from '../../src/cli/list.js';
 
 export default defineCommand<ListFlags>({
   path: ['lists', 'ls'],
@@ -8,19 +8,13 @@ export default defineCommand<ListFlags>({
   description: 'Piped output is tab-separated: id, title, dashboard URL.',
   list: true,
   examples: ['wcm lists ls', 'wcm lists ls --all --json | jq length'],
-  async run(opts, f) {
-    const workspace = await f.workspace();
-    return runList(
-      f,
-      opts,
-      'listListings',
-      { params: { workspace } },
-      [
-        { header: 'ID', value: (r) => r.id },
-        { header: 'TITLE', value: (r) => r.title, maxWidth: 60 },
-        { header: 'DASHBOARD', value: (r) => r.dashboard_url, pretty: (r, s) => s.dim(r.dashboard_url) },
-      ],
-      'listings',
-    );
-  },
+  run: workspaceList(
+    'listListings',
+    [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'TITLE', value: (r) => r.title, maxWidth: 60 },
+      { header: 'DASHBOARD', value: (r) => r.dashboard_url, pretty: (r, s) => s.dim(r.dashboard_url) },
+    ],
+    'listings',
+  ),
 });

@@ -1,5 +1,5 @@
 import { defineCommand, type ListFlags } from '../../src/cli/command.js';
-import { runList } from '../../src/cli/list.js';
+import { workspaceList } from '../../src/cli/list.js';
 import { formatMoney } from '../../src/cli/output.js';
 
 export default defineCommand<ListFlags>({
@@ -11,31 +11,25 @@ export default defineCommand<ListFlags>({
     'contribution offer, which the buyer prices), active (true/false).',
   list: true,
   examples: ['wcm offers ls', 'wcm offers ls --all --json | jq -r ".[] | select(.active) | .id"'],
-  async run(opts, f) {
-    const workspace = await f.workspace();
-    return runList(
-      f,
-      opts,
-      'listOffers',
-      { params: { workspace } },
-      [
-        { header: 'ID', value: (r) => r.id },
-        { header: 'KIND', value: (r) => r.kind },
-        { header: 'TITLE', value: (r) => r.title, maxWidth: 40 },
-        { header: 'CURRENCY', value: (r) => r.currency },
-        {
-          header: 'PRICE',
-          value: (r) => (r.unit_amount_minor === null ? '' : String(r.unit_amount_minor)),
-          pretty: (r, s) =>
-            r.unit_amount_minor === null ? s.dim('buyer sets') : formatMoney(r.unit_amount_minor, r.currency),
-        },
-        {
-          header: 'ACTIVE',
-          value: (r) => String(r.active),
-          pretty: (r, s) => (r.active ? s.green('active') : s.dim('inactive')),
-        },
-      ],
-      'offers',
-    );
-  },
+  run: workspaceList(
+    'listOffers',
+    [
+      { header: 'ID', value: (r) => r.id },
+      { header: 'KIND', value: (r) => r.kind },
+      { header: 'TITLE', value: (r) => r.title, maxWidth: 40 },
+      { header: 'CURRENCY', value: (r) => r.currency },
+      {
+        header: 'PRICE',
+        value: (r) => (r.unit_amount_minor === null ? '' : String(r.unit_amount_minor)),
+        pretty: (r, s) =>
+          r.unit_amount_minor === null ? s.dim('buyer sets') : formatMoney(r.unit_amount_minor, r.currency),
+      },
+      {
+        header: 'ACTIVE',
+        value: (r) => String(r.active),
+        pretty: (r, s) => (r.active ? s.green('active') : s.dim('inactive')),
+      },
+    ],
+    'offers',
+  ),
 });

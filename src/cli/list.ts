@@ -25,6 +25,12 @@ export async function runList<K extends ListOperationId, T = ItemOf<K>>(
   });
 }
 
+/** The `run` of a `<things> ls` that lists the workspace's records with the shared flags only. */
+export const workspaceList =
+  <K extends ListOperationId>(operationId: K, columns: Column<ItemOf<K>>[], noun: string) =>
+  async (flags: ListFlags, f: Factory): Promise<number> =>
+    runList(f, flags, operationId, { params: { workspace: await f.workspace() } }, columns, noun);
+
 /** The server's `invalid_cursor` is the user's `--cursor`: a usage error (exit 2) that names the flag. */
 function badCursor(err: unknown, cursor: string | undefined): UsageError | undefined {
   const api = apiErrorOf(err);
