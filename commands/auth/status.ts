@@ -62,14 +62,7 @@ export default defineCommand({
         'token',
         `${me.token.name}, ${me.token.kind} (from ${t.sources.token})${me.token.expires_at ? `, expires ${me.token.expires_at}` : ''}`,
       ],
-      [
-        'stored in',
-        t.storage === 'keychain'
-          ? 'the OS keychain'
-          : t.storage === 'file'
-            ? `${(await f.profiles()).path} (mode 0600)`
-            : 'WCM_TOKEN (not stored)',
-      ],
+      ['stored in', await storedIn(f, t)],
       ...(oauth
         ? [
             [
@@ -89,14 +82,17 @@ export default defineCommand({
   },
 });
 
+/** Where the token is kept, in words. */
+const storedIn = async (f: Factory, t: Target): Promise<string> =>
+  t.storage === 'keychain'
+    ? 'the OS keychain'
+    : t.storage === 'file'
+      ? `${(await f.profiles()).path} (mode 0600)`
+      : 'WCM_TOKEN (not stored)';
+
 /** What `auth status` can say without the server: where it points, as whom it would go, and that it is unreachable. */
 async function printOffline(f: Factory, t: Target): Promise<void> {
-  const stored =
-    t.storage === 'keychain'
-      ? 'the OS keychain'
-      : t.storage === 'file'
-        ? `${(await f.profiles()).path} (mode 0600)`
-        : 'WCM_TOKEN (not stored)';
+  const stored = await storedIn(f, t);
   if (f.globals.json) {
     printJson(f.io.stdout, {
       profile: t.profile ?? null,

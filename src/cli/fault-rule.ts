@@ -1,13 +1,8 @@
 import { UsageError } from './errors.js';
+import type { FaultRule } from '../server/emulator/control.js';
 
 /** A fault rule as `PUT /_emulator/faults` takes it (README: Controlling a running server). */
-export interface FaultRule {
-  operation: string;
-  probability: number;
-  status?: number;
-  latency_ms?: number;
-  reset?: boolean;
-}
+export type { FaultRule };
 
 export interface FaultFlags {
   operation?: string;
