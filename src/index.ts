@@ -12,11 +12,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { LoggedRequest } from './server/emulator/log.js';
+import type { LogFilter as RequestFilter, LoggedRequest } from './server/emulator/log.js';
 import { extendServer } from './server/extend.js';
 import { startLocalServer } from './server/serve.js';
 
-export type { LoggedRequest } from './server/emulator/log.js';
+export type { LogFilter as RequestFilter, LoggedRequest } from './server/emulator/log.js';
 
 export interface StartServerOptions {
   /** Store fixtures to load into an empty store (docs/fixtures.md). */
@@ -41,15 +41,6 @@ export interface StartServerOptions {
   allowedOrigins?: string[];
   /** Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client, as `--trust-proxy`. */
   trustProxy?: string[];
-}
-
-export interface RequestFilter {
-  limit?: number;
-  since?: number;
-  status?: string;
-  operation?: string;
-  /** Also the server's own traffic (dashboard pages, /healthz, /favicon.ico), left out otherwise. */
-  all?: boolean;
 }
 
 export interface StartedServer {
