@@ -69,6 +69,13 @@ export interface OperationSchemas<
   response: R;
 }
 
+/** A code's resource in words: `oauth_app` → `OAuth application` (404 details, here and over MCP). */
+export const resourceWords = (s: string): string =>
+  s
+    .replace(/_/g, ' ')
+    .replace(/\boauth\b/g, 'OAuth')
+    .replace(/\bapp\b/g, 'application');
+
 /**
  * The get, update and list routes of a workspace's own content records (forms, pages): the same
  * three operations, alike but for the noun.

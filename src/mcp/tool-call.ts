@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyOperation } from '../contract/operations.js';
+import { resourceWords } from '../contract/route.js';
 import { normalizeUuids } from '../contract/uuid.js';
 import type { Dispatch, ToolDef, ToolRequest } from './tools.js';
 
@@ -44,12 +45,6 @@ export class ToolArgumentError extends Error {
     super(message);
   }
 }
-
-const resourceWords = (s: string): string =>
-  s
-    .replace(/_/g, ' ')
-    .replace(/\boauth\b/g, 'OAuth')
-    .replace(/\bapp\b/g, 'application');
 
 /**
  * Ids are checked by their schema before any path is built, so `"."`, `".."` or `"a/b"` can never

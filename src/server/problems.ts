@@ -1,4 +1,5 @@
 import type { FieldErrors } from '../contract/issues.js';
+import { resourceWords } from '../contract/route.js';
 
 interface ProblemKind {
   status: number;
@@ -182,13 +183,6 @@ export class ProblemError extends Error {
     this.headers = options.headers ?? {};
   }
 }
-
-/** A code's resource in words: `oauth_app` → `OAuth application`. */
-const resourceWords = (s: string): string =>
-  s
-    .replace(/_/g, ' ')
-    .replace(/\boauth\b/g, 'OAuth')
-    .replace(/\bapp\b/g, 'application');
 
 function humanize(s: string): string {
   const words = resourceWords(s);
