@@ -27,8 +27,9 @@ import { oauthGroup } from './oauth/index.js';
 
 /**
  * The top-level commands and the command groups, in help order (a group's help line and its verbs
- * are in its `commands/<group>/index.ts`). Definitions are light: each loads what it needs inside
- * `run`, so `wcm --help` loads none of the server, the store, stripe or the prompts.
+ * are in its `commands/<group>/index.ts`: a new verb is its file there and one entry in that list;
+ * when the help line names the verbs, it names the new one too). Definitions are light: each loads
+ * what it needs inside `run`, so `wcm --help` loads none of the server, the store, stripe or the prompts.
  */
 const entries: ReadonlyArray<CommandDef | GroupDef> = [
   serve,

@@ -3,10 +3,7 @@ import articlesLs from './ls.js';
 import articlesShow from './show.js';
 import articlesRestore from './restore.js';
 
-/**
- * `wcm articles`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm articles`: its help line and its commands, in help order. */
 export const articlesGroup = defineGroup({
   name: 'articles',
   summary: 'Knowledge articles: list, show with versions, restore a version',

@@ -4,10 +4,7 @@ import authStatus from './status.js';
 import authToken from './token.js';
 import authLogout from './logout.js';
 
-/**
- * `wcm auth`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm auth`: its help line and its commands, in help order. */
 export const authGroup = defineGroup({
   name: 'auth',
   summary: 'Log in with a token, show who you are, print or remove the token',

@@ -1,10 +1,7 @@
 import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import knowledgeLs from './ls.js';
 
-/**
- * `wcm knowledge`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm knowledge`: its help line and its commands, in help order. */
 export const knowledgeGroup = defineGroup({
   name: 'knowledge',
   summary: 'Knowledge lists: list them (their articles: `wcm articles`)',

@@ -4,10 +4,7 @@ import listsLs from './ls.js';
 import listsShow from './show.js';
 import listsTemplates from './templates.js';
 
-/**
- * `wcm lists`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm lists`: its help line and its commands, in help order. */
 export const listsGroup = defineGroup({
   name: 'lists',
   summary: 'Listings: create, list, show one, templates',

@@ -17,10 +17,7 @@ import localClock from './clock.js';
 import localClockSet from './clock/set.js';
 import localClockClear from './clock/clear.js';
 
-/**
- * `wcm local`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm local`: its help line and its commands, in help order. */
 export const localGroup = defineGroup({
   name: 'local',
   summary:

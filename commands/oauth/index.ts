@@ -5,10 +5,7 @@ import oauthAppsRm from './apps/rm.js';
 import oauthGrantsLs from './grants/ls.js';
 import oauthGrantsRevoke from './grants/revoke.js';
 
-/**
- * `wcm oauth`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm oauth`: its help line and its commands, in help order. */
 export const oauthGroup = defineGroup({
   name: 'oauth',
   summary: 'OAuth applications of the workspace, and the grants you gave them',

@@ -3,10 +3,7 @@ import pagesLs from './ls.js';
 import pagesShow from './show.js';
 import pagesUpdate from './update.js';
 
-/**
- * `wcm pages`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm pages`: its help line and its commands, in help order. */
 export const pagesGroup = defineGroup({
   name: 'pages',
   summary: 'Hosted pages: list, show one, update, publish or unpublish',

@@ -4,10 +4,7 @@ import profileRm from './rm.js';
 import profileSetWorkspace from './set-workspace.js';
 import profileUse from './use.js';
 
-/**
- * `wcm profile`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm profile`: its help line and its commands, in help order. */
 export const profileGroup = defineGroup({
   name: 'profile',
   summary: 'Saved targets (base URL, token, default workspace)',

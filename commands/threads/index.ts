@@ -2,10 +2,7 @@ import { defineGroup, type CommandDef } from '../../src/cli/command.js';
 import threadsLs from './ls.js';
 import threadsShow from './show.js';
 
-/**
- * `wcm threads`: its help line and its commands, in help order (a new verb is its file beside this one
- * and one entry here; when the help line names the verbs, it names the new one too).
- */
+/** `wcm threads`: its help line and its commands, in help order. */
 export const threadsGroup = defineGroup({
   name: 'threads',
   summary: 'Conversation threads across chat, email, WhatsApp and forms: list, show',
