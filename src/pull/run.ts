@@ -11,6 +11,7 @@ import { routeOf, routes, type OperationId } from '../contract/table.js';
 import { ABILITIES } from '../contract/enums.js';
 import { CliError, EXIT } from '../cli/errors.js';
 import { toRecord } from './records.js';
+import { without, WORKSPACE_COLLECTIONS } from '../store/records.js';
 import { Scrubber } from './scrub.js';
 import {
   FixtureWriter,
@@ -26,18 +27,7 @@ import {
 type Item = any;
 
 /** The collections a pull copies, in the order it writes them (a knowledge list before its articles). */
-export const PULL_COLLECTIONS = [
-  'listings',
-  'forms',
-  'pages',
-  'knowledge_lists',
-  'articles',
-  'threads',
-  'bookings',
-  'voice_interactions',
-  'offers',
-  'agents',
-] as const;
+export const PULL_COLLECTIONS = without(WORKSPACE_COLLECTIONS, ['orders', 'analytics_events']);
 export type PullCollection = (typeof PULL_COLLECTIONS)[number];
 
 /** `--only` words: the collections' names, and the short ones the commands use. */

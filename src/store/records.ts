@@ -35,26 +35,33 @@ export const COLLECTIONS = [
 ] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
 
-/** The collections a fixture holds, in dependency order (referenced before referencing). */
-export const FIXTURE_COLLECTIONS = [
+/** `names` without `dropped`, in their order, each keeping its literal type. */
+export function without<N extends string, D extends N>(names: readonly N[], dropped: readonly D[]): Exclude<N, D>[] {
+  return names.filter((n): n is Exclude<N, D> => !(dropped as readonly N[]).includes(n));
+}
+
+/**
+ * The collections a fixture holds, in dependency order (referenced before referencing, as
+ * COLLECTIONS is): all but a thread's messages (a fixture's thread holds them) and the server's state.
+ */
+export const FIXTURE_COLLECTIONS = without(COLLECTIONS, [
+  'thread_messages',
+  'payment_events',
+  'idempotency_keys',
+  'settings',
+  'oauth_codes',
+  'rate_limit_buckets',
+  'sessions',
+  'named_snapshots',
+]);
+/** A fixture's collections of one workspace's records: all but the accounts (users, tokens, OAuth). */
+export const WORKSPACE_COLLECTIONS = without(FIXTURE_COLLECTIONS, [
   'users',
   'workspaces',
   'tokens',
-  'listings',
-  'forms',
-  'pages',
-  'knowledge_lists',
-  'articles',
-  'threads',
-  'bookings',
-  'voice_interactions',
-  'offers',
-  'agents',
-  'orders',
-  'analytics_events',
   'oauth_apps',
   'oauth_grants',
-] as const satisfies ReadonlyArray<CollectionName>;
+]);
 
 /**
  * Collections whose records stay as bytes of the snapshot until first read: most of a big store's
