@@ -29,6 +29,3 @@ export async function unavailable<T>(fn: () => Promise<T>): Promise<T> {
     throw new StoreUnavailableError((err as { code: string }).code);
   }
 }
-
-/** SQLSTATE deadlock_detected: PostgreSQL aborted this transaction to break a cycle of waits. */
-export const isDeadlock = (err: unknown) => (err as { code?: unknown } | null)?.code === '40P01';
