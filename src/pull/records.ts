@@ -3,17 +3,11 @@
  * get operation is copied whole; one the target lists but cannot get is made from its list entry,
  * with what the list does not show filled in so that the list answers the same.
  */
-import { createHash } from 'node:crypto';
 import type { Scrubber } from './scrub.js';
+import { madeId } from '../store/records.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- records as the target answered them, checked by the fixture reader */
 type Item = any;
-
-/** A stable UUID (v4 shape) made from text: ids of what the pull makes, the same on every run. */
-export function madeId(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
 
 /** A time `i` seconds before 2000-01-01, so records made in list order list in that order (newest first). */
 const madeTime = (i: number) => new Date(Date.UTC(2000, 0, 1) - i * 1000).toISOString();

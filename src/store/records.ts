@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { Ability, Channel, OrderState } from '../contract/enums.js';
 import type * as schemas from './schemas.js';
@@ -34,6 +35,12 @@ export const COLLECTIONS = [
   'named_snapshots',
 ] as const;
 export type CollectionName = (typeof COLLECTIONS)[number];
+
+/** A stable UUID (v4 shape) made from text: ids made for records (an article's versions, a pull's), the same on every run. */
+export function madeId(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 
 /** `names` without `dropped`, in their order, each keeping its literal type. */
 export function without<N extends string, D extends N>(names: readonly N[], dropped: readonly D[]): Exclude<N, D>[] {
