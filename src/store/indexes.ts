@@ -78,255 +78,231 @@ export function threadContactPartitions(workspace: string, contact: { id: string
 export const pagesPartition = (workspace: string, published: boolean) =>
   `${workspace}|${published ? 'published' : 'unpublished'}`;
 
+/** Definitions keyed by their names, each given its key as `name` (first, as if written there). */
+function named<T extends Record<string, object>>(defs: T): { [K in keyof T]: { name: K } & T[K] } {
+  return Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, { name, ...def }])) as never;
+}
+type Unnamed<T> = Omit<T, 'name'>;
+
 /** The indexes list operations page through. Sort keys always end in `id`: a stable tie-break. */
-export const INDEXES = {
+export const INDEXES = named({
   listingsByWorkspace: {
-    name: 'listingsByWorkspace',
     collection: 'listings',
     partition: (r) => r.workspace_id,
     key: (r) => [r.created_at, r.id],
     order: 'desc',
-  } as IndexDef<'listings'>,
+  } as Unnamed<IndexDef<'listings'>>,
   articlesByList: {
-    name: 'articlesByList',
     collection: 'articles',
     partition: (r) => r.list_id,
     key: (r) => [firstVersionAt(r), r.id],
     order: 'desc',
-  } as IndexDef<'articles'>,
+  } as Unnamed<IndexDef<'articles'>>,
   threadsByFilter: {
-    name: 'threadsByFilter',
     collection: 'threads',
     fields: THREAD_KEY_FIELDS,
     partition: (r) => r.workspace_id,
     partitions: threadFilterPartitions,
     key: (r) => [r.last_message_at, r.id],
     order: 'desc',
-  } as IndexDef<'threads', ThreadKeys>,
+  } as Unnamed<IndexDef<'threads', ThreadKeys>>,
   bookingsByWorkspace: {
-    name: 'bookingsByWorkspace',
     collection: 'bookings',
     partition: (r) => r.workspace_id,
     key: (r) => [r.starts_at, r.id],
     order: 'asc',
-  } as IndexDef<'bookings'>,
+  } as Unnamed<IndexDef<'bookings'>>,
   voiceByWorkspace: {
-    name: 'voiceByWorkspace',
     collection: 'voice_interactions',
     partition: (r) => r.workspace_id,
     key: (r) => [r.started_at, r.id],
     order: 'desc',
-  } as IndexDef<'voice_interactions'>,
+  } as Unnamed<IndexDef<'voice_interactions'>>,
   // Forms and pages have no creation time: most recently updated first, never-updated (null) last.
   // An update moves a record to the top, so a pager already past the top does not see it again.
   formsByWorkspace: {
-    name: 'formsByWorkspace',
     collection: 'forms',
     partition: (r) => r.workspace_id,
     key: (r) => [r.updated_at, r.id],
     order: 'desc',
-  } as IndexDef<'forms'>,
+  } as Unnamed<IndexDef<'forms'>>,
   // Also by published state, so `published=true|false` reads a pre-filtered list.
   pagesByWorkspace: {
-    name: 'pagesByWorkspace',
     collection: 'pages',
     partition: (r) => r.workspace_id,
     partitions: (r) => [r.workspace_id, pagesPartition(r.workspace_id, r.published)],
     key: (r) => [r.updated_at, r.id],
     order: 'desc',
-  } as IndexDef<'pages'>,
+  } as Unnamed<IndexDef<'pages'>>,
   // No timestamps at all, and nothing renames them: by name (case-folded), then id.
   knowledgeListsByWorkspace: {
-    name: 'knowledgeListsByWorkspace',
     collection: 'knowledge_lists',
     partition: (r) => r.workspace_id,
     key: (r) => [r.name.toLowerCase(), r.id],
     order: 'asc',
-  } as IndexDef<'knowledge_lists'>,
+  } as Unnamed<IndexDef<'knowledge_lists'>>,
   offersByWorkspace: {
-    name: 'offersByWorkspace',
     collection: 'offers',
     partition: (r) => r.workspace_id,
     key: (r) => [r.title.toLowerCase(), r.id],
     order: 'asc',
-  } as IndexDef<'offers'>,
+  } as Unnamed<IndexDef<'offers'>>,
   agentsByWorkspace: {
-    name: 'agentsByWorkspace',
     collection: 'agents',
     partition: (r) => r.workspace_id,
     key: (r) => [r.name.toLowerCase(), r.id],
     order: 'asc',
-  } as IndexDef<'agents'>,
+  } as Unnamed<IndexDef<'agents'>>,
   ordersByCreated: {
-    name: 'ordersByCreated',
     collection: 'orders',
     partition: () => '*',
     key: (r) => [r.created_at, r.id],
     order: 'desc',
-  } as IndexDef<'orders'>,
+  } as Unnamed<IndexDef<'orders'>>,
   // A self-registered client (RFC 7591) has no workspace: partition '' keeps it out of every list.
   oauthAppsByWorkspace: {
-    name: 'oauthAppsByWorkspace',
     collection: 'oauth_apps',
     partition: (r) => r.workspace_id ?? '',
     key: (r) => [r.created_at, r.id],
     order: 'desc',
-  } as IndexDef<'oauth_apps'>,
+  } as Unnamed<IndexDef<'oauth_apps'>>,
   // Only live grants: a revoked one leaves the user's list.
   oauthGrantsByUser: {
-    name: 'oauthGrantsByUser',
     collection: 'oauth_grants',
     partition: (r) => (r.revoked_at ? '' : r.user_id),
     key: (r) => [r.created_at, r.id],
     order: 'desc',
-  } as IndexDef<'oauth_grants'>,
+  } as Unnamed<IndexDef<'oauth_grants'>>,
   refreshesByGrant,
   // A workspace in the partition of each of its members: the workspaces a user belongs to, by
   // name (case-folded), then id, without reading any other workspace.
   workspacesByMember: {
-    name: 'workspacesByMember',
     collection: 'workspaces',
     partition: (r) => r.members[0]?.user_id ?? '',
     partitions: (r) => [...new Set(r.members.map((m) => m.user_id))],
     key: (r) => [r.name.toLowerCase(), r.id],
     order: 'asc',
-  } as IndexDef<'workspaces'>,
+  } as Unnamed<IndexDef<'workspaces'>>,
   // Every user, by name (case-folded), then id: the account chooser of a loopback server's sign-in.
   usersByName: {
-    name: 'usersByName',
     collection: 'users',
     partition: () => '*',
     key: (r) => [r.name.toLowerCase(), r.id],
     order: 'asc',
-  } as IndexDef<'users'>,
+  } as Unnamed<IndexDef<'users'>>,
   // Sessions by when they end, soonest first: starting one drops the expired ones and, at the cap,
   // the one idle longest, without reading the others.
   sessionsByExpiry: {
-    name: 'sessionsByExpiry',
     collection: 'sessions',
     partition: () => '*',
     key: (r) => [r.expires_at, r.id],
     order: 'asc',
-  } as IndexDef<'sessions'>,
+  } as Unnamed<IndexDef<'sessions'>>,
   // OAuth housekeeping (server/oauth/models/prune.ts) and lookups that must not scan a collection.
   // Codes by expiry: the expired ones are the prefix before now.
   oauthCodesByExpiry: {
-    name: 'oauthCodesByExpiry',
     collection: 'oauth_codes',
     partition: () => '*',
     key: (r) => [r.expires_at, r.id],
     order: 'asc',
-  } as IndexDef<'oauth_codes'>,
+  } as Unnamed<IndexDef<'oauth_codes'>>,
   // OAuth access tokens (those naming a grant) by expiry; personal tokens are in no partition.
   tokensByExpiry: {
-    name: 'tokensByExpiry',
     collection: 'tokens',
     partition: () => '*',
     partitions: (r) => (r.grant_id ? ['*'] : []),
     key: (r) => [r.expires_at ?? null, r.id],
     order: 'asc',
-  } as IndexDef<'tokens'>,
+  } as Unnamed<IndexDef<'tokens'>>,
   // Every token of a grant, whatever its shape: removing a grant removes them.
   tokensByGrant: {
-    name: 'tokensByGrant',
     collection: 'tokens',
     partition: (r) => r.grant_id ?? '',
     partitions: (r) => (r.grant_id ? [r.grant_id] : []),
     key: (r) => [r.id],
     order: 'asc',
-  } as IndexDef<'tokens'>,
+  } as Unnamed<IndexDef<'tokens'>>,
   // Every grant of an application, revoked or not.
   oauthGrantsByClient: {
-    name: 'oauthGrantsByClient',
     collection: 'oauth_grants',
     partition: (r) => r.client_id,
     key: (r) => [r.created_at, r.id],
     order: 'desc',
-  } as IndexDef<'oauth_grants'>,
+  } as Unnamed<IndexDef<'oauth_grants'>>,
   // Revoked grants by when: those revoked before a time are the prefix.
   oauthGrantsByRevoked: {
-    name: 'oauthGrantsByRevoked',
     collection: 'oauth_grants',
     partition: () => '*',
     partitions: (r) => (r.revoked_at ? ['*'] : []),
     key: (r) => [r.revoked_at, r.id],
     order: 'asc',
-  } as IndexDef<'oauth_grants'>,
+  } as Unnamed<IndexDef<'oauth_grants'>>,
   eventsByOccurred: {
-    name: 'eventsByOccurred',
     collection: 'analytics_events',
     partition: () => '*',
     key: (r) => [r.occurred_at, r.id],
     order: 'desc',
-  } as IndexDef<'analytics_events'>,
+  } as Unnamed<IndexDef<'analytics_events'>>,
   // The orders of one payment intent (one, as a rule): a notification naming only its intent finds its order.
   ordersByPaymentIntent: {
-    name: 'ordersByPaymentIntent',
     collection: 'orders',
     partition: (r) => r.payment_intent_id,
     key: (r) => [r.created_at, r.id],
     order: 'asc',
-  } as IndexDef<'orders'>,
+  } as Unnamed<IndexDef<'orders'>>,
   // Oldest first, so the idempotency records past their 24 h are the front of one list (pruning).
   idempotencyByCreated: {
-    name: 'idempotencyByCreated',
     collection: 'idempotency_keys',
     partition: () => '*',
     key: (r) => [r.created_at, r.id],
     order: 'asc',
-  } as IndexDef<'idempotency_keys'>,
+  } as Unnamed<IndexDef<'idempotency_keys'>>,
   // Least recently used first: a bucket untouched for a whole window is full, and can go.
   bucketsByAt: {
-    name: 'bucketsByAt',
     collection: 'rate_limit_buckets',
     partition: () => '*',
     key: (r) => [r.at, r.id],
     order: 'asc',
-  } as IndexDef<'rate_limit_buckets'>,
+  } as Unnamed<IndexDef<'rate_limit_buckets'>>,
   // The workspaces that have an owner (`wcm local token` issues a token to the first one's owner).
   workspacesWithOwner: {
-    name: 'workspacesWithOwner',
     collection: 'workspaces',
     partition: (r) => (r.members.some((m) => m.role === 'owner') ? '*' : ''),
     key: (r) => [r.id],
     order: 'asc',
-  } as IndexDef<'workspaces'>,
+  } as Unnamed<IndexDef<'workspaces'>>,
   // The dashboard's reads. One workspace's orders and analytics events, newest first (the indexes above span workspaces).
   ordersByWorkspace: {
-    name: 'ordersByWorkspace',
     collection: 'orders',
     partition: (r) => r.workspace_id,
     key: (r) => [r.created_at, r.id],
     order: 'desc',
-  } as IndexDef<'orders'>,
+  } as Unnamed<IndexDef<'orders'>>,
   eventsByWorkspace: {
-    name: 'eventsByWorkspace',
     collection: 'analytics_events',
     partition: (r) => r.workspace_id,
     key: (r) => [r.occurred_at, r.id],
     order: 'desc',
-  } as IndexDef<'analytics_events'>,
+  } as Unnamed<IndexDef<'analytics_events'>>,
   // Every grant that names a workspace, revoked ones too (the dashboard shows their state).
   oauthGrantsByWorkspace: {
-    name: 'oauthGrantsByWorkspace',
     collection: 'oauth_grants',
     partition: () => '',
     partitions: (r) => r.workspace_ids,
     key: (r) => [r.created_at, r.id],
     order: 'desc',
-  } as IndexDef<'oauth_grants'>,
+  } as Unnamed<IndexDef<'oauth_grants'>>,
   // A workspace's threads by their contact: `workspace|id|CONTACT_ID` and, with an e-mail address,
   // `workspace|email|ADDRESS` (lower case); newest activity first, as the inbox.
   threadsByContact: {
-    name: 'threadsByContact',
     collection: 'threads',
     fields: THREAD_CONTACT_FIELDS,
     partition: () => '',
     partitions: (r) => threadContactPartitions(r.workspace_id, r.contact),
     key: (r) => [r.last_message_at, r.id],
     order: 'desc',
-  } as IndexDef<'threads', ThreadContactKeys>,
-} as const;
+  } as Unnamed<IndexDef<'threads', ThreadContactKeys>>,
+});
 export type IndexName = keyof typeof INDEXES;
 /** What index `N`'s entries hold of each record. */
 export type IndexedRecord<N extends IndexName> =
@@ -379,21 +355,16 @@ export interface LookupDef<C extends CollectionName = CollectionName> {
 }
 
 /** The unique indexes. Not on lazy collections: the JSON engine builds each from its records on first use. */
-export const LOOKUPS = {
+export const LOOKUPS = named({
   // A token's id derives from a prefix of its hash (server/auth.ts); the whole hash is unique too.
-  tokensBySha256: { name: 'tokensBySha256', collection: 'tokens', key: (r) => r.token_sha256 } as LookupDef<'tokens'>,
-  oauthCodesBySha256: {
-    name: 'oauthCodesBySha256',
-    collection: 'oauth_codes',
-    key: (r) => r.code_sha256,
-  } as LookupDef<'oauth_codes'>,
+  tokensBySha256: { collection: 'tokens', key: (r) => r.token_sha256 } as Unnamed<LookupDef<'tokens'>>,
+  oauthCodesBySha256: { collection: 'oauth_codes', key: (r) => r.code_sha256 } as Unnamed<LookupDef<'oauth_codes'>>,
   // A grant's refresh token as of the code exchange (tokens of the older format are found by it).
   oauthGrantsByRefreshSha256: {
-    name: 'oauthGrantsByRefreshSha256',
     collection: 'oauth_grants',
     key: (r) => r.refresh_sha256,
-  } as LookupDef<'oauth_grants'>,
-} as const;
+  } as Unnamed<LookupDef<'oauth_grants'>>,
+});
 export type LookupName = keyof typeof LOOKUPS;
 
 /** Each collection's unique indexes. */
