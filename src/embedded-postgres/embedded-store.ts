@@ -40,9 +40,8 @@ export async function startEmbeddedStore(dir: string): Promise<EmbeddedStore> {
     try {
       const [role] = await admin`select 1 from pg_roles where rolname = ${ROLE}`;
       // The password goes in as a SCRAM verifier the server computes; never logged (log_statement is off).
-      if (!role)
-        await admin.unsafe(`create role ${ROLE} login nosuperuser nocreatedb nocreaterole password '${password}'`);
-      else await admin.unsafe(`alter role ${ROLE} login nosuperuser nocreatedb nocreaterole password '${password}'`);
+      const verb = role ? 'alter' : 'create';
+      await admin.unsafe(`${verb} role ${ROLE} login nosuperuser nocreatedb nocreaterole password '${password}'`);
       const [db] = await admin<Array<{ owner: string }>>`
         select pg_get_userbyid(datdba) as owner from pg_database where datname = 'wcm'`;
       if (!db) await admin.unsafe(`create database wcm owner ${ROLE}`);

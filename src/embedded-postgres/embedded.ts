@@ -73,7 +73,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedC
   for (const name of ['password', 'server.log', 'pgpass'])
     await checkOwned(path.join(dir, name), 'file', owners, owner);
   const password = await keptSecret(path.join(dir, 'password'), owners, owner);
-  if (!(await exists(path.join(data, 'PG_VERSION')))) await initdb(bin, dir, data, password, owner);
+  if (!(await stat(path.join(data, 'PG_VERSION')).catch(() => null))) await initdb(bin, dir, data, password, owner);
   await stopLeftover(data);
   const port = options.port ?? (await freePort());
   const child = await spawnServer(bin, dir, data, port, options.settings ?? {}, owner, owners);
@@ -375,13 +375,6 @@ async function ready(url: string, exited: Promise<void>, timeoutMs: number): Pro
 async function logTail(dir: string): Promise<string> {
   const text = await readFile(path.join(dir, 'server.log'), 'utf8').catch(() => '');
   return text.split('\n').slice(-15).join('\n');
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** A port free on 127.0.0.1 right now (the kernel's choice); the server binds it moments later. */
