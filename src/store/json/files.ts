@@ -34,7 +34,7 @@ export interface FileLayer {
   readIfExists(file: string): Promise<Buffer | null>;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+export async function fsyncDir(dir: string): Promise<void> {
   const fh = await fs.open(dir, fsc.O_RDONLY);
   try {
     await fh.sync();

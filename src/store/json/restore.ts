@@ -1,10 +1,10 @@
-import { constants as fsc } from 'node:fs';
 import { link, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { COLLECTIONS, type CollectionName, type Tx } from '../records.js';
 import { readSnapshot, SnapshotError } from './snapshot.js';
 import { patchSaved, rebaseSnapshot } from './snapshot-writer.js';
 import { State } from './state.js';
+import { fsyncDir } from './files.js';
 
 /**
  * A saved snapshot's bytes as the data file at `seq`, with `keep`'s records of `current` (patched
@@ -84,12 +84,7 @@ export async function linkSaved(from: string, file: string, prefix: Buffer): Pro
     throw err;
   }
   await rename(tmp, file);
-  const dir = await open(path.dirname(file), fsc.O_RDONLY);
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
+  await fsyncDir(path.dirname(file));
   return true;
 }
 
