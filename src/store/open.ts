@@ -2,9 +2,8 @@
  * Opening a store by what the user named: a postgres:// URL is the PostgreSQL engine on that
  * database (its schema brought up to date), anything else a JSON data file behind the JSON engine.
  */
-import type { StoreEngine } from './engine/interface.js';
+import { StoreUnavailableError, type StoreEngine } from './engine/interface.js';
 import { JsonEngine, type JsonEngineOptions } from './json/engine.js';
-import { StoreUnavailableError } from './engine/interface.js';
 import { PostgresEngine, type PostgresEngineOptions } from './postgres/engine.js';
 import { Store, type StoreOptions } from './json/store.js';
 
