@@ -30,16 +30,16 @@ export interface MessagesSummary {
   last: Pick<MessageRecord, 'created_at' | 'body'> | undefined;
 }
 
-/** A thread's own members, in the fixture's order (docs/fixtures.md): an export imports back byte for byte. */
-function ownMembers(t: Omit<FullThread, 'messages'>): Omit<FullThread, 'messages'> {
-  const { id, workspace_id, subject, status, unread, starred, contact } = t;
-  return { id, workspace_id, subject, status, unread, starred, contact };
-}
-
 /** A thread's record, from the thread and what it says of its messages. */
 export function threadRecord(t: Omit<FullThread, 'messages'>, m: MessagesSummary): ThreadRecord {
   return {
-    ...ownMembers(t),
+    id: t.id,
+    workspace_id: t.workspace_id,
+    subject: t.subject,
+    status: t.status,
+    unread: t.unread,
+    starred: t.starred,
+    contact: t.contact,
     channels: m.channels,
     message_count: m.count,
     last_message_at: m.last?.created_at ?? null,
@@ -79,9 +79,18 @@ export function packThread(t: FullThread, lines: MessageLines): ThreadRecord {
   return thread;
 }
 
-/** A thread with its messages, as a fixture holds it. */
+/** The fixture's member order (docs/fixtures.md), so an export imports back byte for byte. */
 export function joinThread(t: ThreadRecord, m: ThreadMessagesRecord | undefined): FullThread {
-  return { ...ownMembers(t), messages: m?.messages ?? [] };
+  return {
+    id: t.id,
+    workspace_id: t.workspace_id,
+    subject: t.subject,
+    status: t.status,
+    unread: t.unread,
+    starred: t.starred,
+    contact: t.contact,
+    messages: m?.messages ?? [],
+  };
 }
 
 /** Writes a thread and its messages in one transaction. */
