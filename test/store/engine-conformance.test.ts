@@ -333,6 +333,20 @@ describe.each([json, postgres])('the store interface on $name', (maker) => {
     expect(moved - Date.now()).toBeLessThan(3_600_000 + 1000);
   });
 
+  it('now() moves on within a transaction, and adds an offset the transaction itself wrote', async () => {
+    const { engine } = await maker.fresh();
+    const [first, later, moved] = await engine.write(async (tx) => {
+      const at = await tx.now();
+      await new Promise((r) => setTimeout(r, 60));
+      const then = await tx.now();
+      await tx.put('settings', { id: 'emulator.clock_offset_ms', value: 3_600_000 });
+      return [at, then, await tx.now()];
+    });
+    expect(later - first).toBeGreaterThanOrEqual(50);
+    expect(moved - later).toBeGreaterThan(3_600_000 - 1000);
+    expect(moved - later).toBeLessThan(3_600_000 + 1000);
+  });
+
   it('the collections that lived outside the store are collections: buckets (in memory only on JSON), sessions, named snapshots', async () => {
     const { engine, again } = await maker.fresh();
     await engine.write(async (tx) => {
