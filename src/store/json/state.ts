@@ -212,22 +212,28 @@ export class State {
   tx(ops: Op[], undo: Op[]): Tx {
     const tx: Tx = {
       get: (c, id) => this.get(c, id),
-      put: (c, rec) => {
-        Object.freeze(rec);
-        undo.push([c, rec.id, this.apply(c, rec.id, rec, false)]);
-        ops.push([c, rec.id, rec]);
-        return rec;
-      },
-      delete: (c, id) => {
-        if (!this.data.get(c)!.has(id)) return;
-        undo.push([c, id, this.apply(c, id, null, false)]);
-        ops.push([c, id, null]);
-      },
+      put: (c, rec) => this.write(ops, undo, c, rec),
+      delete: (c, id) => this.remove(ops, undo, c, id),
       clear: (c) => {
-        for (const id of this.ids(c)) tx.delete(c, id);
+        for (const id of this.ids(c)) this.remove(ops, undo, c, id);
       },
     };
     return tx;
+  }
+
+  /** Writes `rec` to its map (frozen), not yet to the indexes; `ops` and `undo` record it. */
+  write<C extends CollectionName>(ops: Op[], undo: Op[], c: C, rec: RecordTypes[C]): RecordTypes[C] {
+    Object.freeze(rec);
+    undo.push([c, rec.id, this.apply(c, rec.id, rec, false)]);
+    ops.push([c, rec.id, rec]);
+    return rec;
+  }
+
+  /** Deletes record `id` from its map, if it is there, not yet from the indexes; `ops` and `undo` record it. */
+  remove(ops: Op[], undo: Op[], c: CollectionName, id: string): void {
+    if (!this.data.get(c)!.has(id)) return;
+    undo.push([c, id, this.apply(c, id, null, false)]);
+    ops.push([c, id, null]);
   }
 
   /**
