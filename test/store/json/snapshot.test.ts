@@ -189,6 +189,30 @@ describe('version 2 snapshot: threads and their messages load lazily', () => {
     expect(getFullThread(again, t(1))!.messages).toHaveLength(2);
   });
 
+  it('a page read after a thread it listed is rewritten in place shows the new record, and after a rolled-back write the old one', async () => {
+    const file = await seeded();
+    const s = await stores.open(file);
+    const app = new App({ db: fileEngine(s) });
+    const starred = async () => {
+      const res = await sendJson(app, { url: threads, token: eng.token });
+      expect(res.status).toBe(200);
+      return res.json.data.map((x: { id: string; starred: boolean }) => [x.id, x.starred]);
+    };
+    const before = await starred();
+    expect(before.map((x: [string, boolean]) => x[0])).toEqual([t(5), t(2), t(7), t(1), t(6)]);
+    const was = getFullThread(s, t(2))!.starred;
+    // Same sort key and partitions: the index entry is replaced by the written record in place.
+    await s.transact((tx) => putThread(tx, { ...getFullThread(tx, t(2))!, starred: !was }));
+    expect(await starred()).toEqual(before.map(([id, v]: [string, boolean]) => [id, id === t(2) ? !was : v]));
+    await expect(
+      s.transact((tx) => {
+        putThread(tx, { ...getFullThread(tx, t(2))!, starred: was });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await starred()).toEqual(before.map(([id, v]: [string, boolean]) => [id, id === t(2) ? !was : v]));
+  });
+
   it('exports the same fixture before and after a restart', async () => {
     const { exportFixture } = await import('../../../src/store/fixtures/import.js');
     const file = await seeded();
