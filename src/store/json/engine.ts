@@ -374,24 +374,6 @@ class JsonWriteTx extends JsonReadTx implements WriteTx {
   }
 }
 
-/**
- * The record each index stub stands for, once read. A stub is replaced in its index whenever its
- * record is written or deleted, and a rollback puts back the stub and the record it stood for, so
- * a stub's record never changes: the memo saves a lookup in a map of every record of the
- * collection for each item of a page (with 100,000 threads, 5% of a filtered page's CPU).
- */
-const recordOf = new WeakMap<object, { id: string }>();
-
-function recordOfStub(state: State, c: CollectionName, stub: { id: string }): { id: string } {
-  let rec = recordOf.get(stub);
-  if (rec === undefined) {
-    rec = state.get(c, stub.id) as { id: string } | undefined;
-    if (rec === undefined) return rec as unknown as { id: string };
-    recordOf.set(stub, rec);
-  }
-  return rec;
-}
-
 /** One keyset page along an index in memory (a lazy collection's stubs read as their records). */
 function pageOf(state: State, c: CollectionName, name: IndexName, q: PageQuery<{ id: string }>): Page<unknown> {
   if (INDEXES[name].collection !== c) throw new Error(`index ${name} is not over ${c}`);
@@ -404,7 +386,7 @@ function pageOf(state: State, c: CollectionName, name: IndexName, q: PageQuery<{
   }
   const start = q.after ? index.seek(entries, q.after, true) : 0;
   // A lazy collection's index holds stubs: read each record (parsed on first read). Other indexes hold the records.
-  const whole = LAZY_COLLECTIONS.has(c) ? (r: { id: string }) => recordOfStub(state, c, r) : null;
+  const whole = LAZY_COLLECTIONS.has(c) ? (r: { id: string }) => state.ofStub(c, r) : null;
   let filter = q.filter;
   if (q.search) {
     if (!isSearched(c)) throw new Error(`${c} has no searched fields`);
